@@ -1,0 +1,554 @@
+//! The StreamingToolExecutor (DESIGN.md §5).
+//!
+//! `add()` is called the moment a tool_use block is complete. A driver task owns the queue:
+//! a queued call starts when nothing runs, or when it is concurrency-safe and everything
+//! running is safe; the queue is taken in order, so an unsafe call waits for all before it
+//! and blocks all after it. Results come back in tool_use order, one per tool_use.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures::StreamExt;
+use futures::stream::FuturesUnordered;
+use serde_json::Value;
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::JoinHandle;
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+use crate::agent::events::EventSink;
+use crate::agent::protocol::AgentEvent;
+use crate::cli::ToolExec;
+use crate::message::ContentBlock;
+use crate::permission::{Consent, PermissionPolicy, Verdict};
+use crate::tools::{Effect, ToolContext, ToolOutput, ToolRegistry, Workspace};
+
+/// Everything the executor needs besides the calls themselves.
+#[derive(Clone)]
+pub struct ExecEnv {
+    pub registry: Arc<ToolRegistry>,
+    pub policy: Arc<PermissionPolicy>,
+    pub workspace: Arc<Workspace>,
+    pub http: reqwest::Client,
+    pub events: EventSink,
+    pub strategy: ToolExec,
+    pub sibling_abort: bool,
+    pub max_output_bytes: usize,
+    /// Upper bound on any tool's own timeout.
+    pub max_timeout: Duration,
+}
+
+/// How long a cancelled tool may take to clean up (kill its process group) before the
+/// executor stops waiting for it.
+const CANCEL_GRACE: Duration = Duration::from_secs(5);
+
+pub const INTERRUPTED: &str = "interrupted by user";
+
+/// One finished call, in tool_use order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolRun {
+    pub id: String,
+    pub name: String,
+    pub output: ToolOutput,
+    /// None when the call never started (invalid input, aborted while queued, denied).
+    pub started_at: Option<Instant>,
+    pub ended_at: Instant,
+}
+
+impl ToolRun {
+    pub fn to_block(&self) -> ContentBlock {
+        ContentBlock::tool_result(&self.id, &self.output.content, self.output.is_error)
+    }
+}
+
+enum Msg {
+    Add {
+        id: String,
+        name: String,
+        input: Value,
+    },
+    AddError {
+        id: String,
+        name: String,
+        error: String,
+    },
+    StreamEnded,
+}
+
+pub struct StreamingToolExecutor {
+    tx: mpsc::UnboundedSender<Msg>,
+    done: oneshot::Receiver<Vec<ToolRun>>,
+    task: JoinHandle<()>,
+    registry: Arc<ToolRegistry>,
+}
+
+impl StreamingToolExecutor {
+    /// Starts the driver. `cancel` is the turn's token: cancelling it interrupts every call.
+    pub fn new(env: ExecEnv, cancel: CancellationToken) -> Self {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let (done_tx, done) = oneshot::channel();
+        let registry = env.registry.clone();
+        let task = tokio::spawn(async move {
+            let runs = Driver::new(env, cancel).run(rx).await;
+            let _ = done_tx.send(runs);
+        });
+        StreamingToolExecutor {
+            tx,
+            done,
+            task,
+            registry,
+        }
+    }
+
+    /// Whether a call may run beside other safe calls (unknown tools count as safe: they
+    /// are answered at once and never run).
+    pub fn is_safe(&self, name: &str, input: &Value) -> bool {
+        self.registry
+            .get(name)
+            .map(|r| r.tool.is_concurrency_safe(input))
+            .unwrap_or(true)
+    }
+
+    /// Hands a complete tool_use block over; it starts now if the rules allow.
+    pub fn add(&self, id: &str, name: &str, input: &Value) {
+        let _ = self.tx.send(Msg::Add {
+            id: id.to_string(),
+            name: name.to_string(),
+            input: input.clone(),
+        });
+    }
+
+    /// Records a call that is answered with `error` without running (its input was not JSON).
+    pub fn add_error(&self, id: &str, name: &str, error: &str) {
+        let _ = self.tx.send(Msg::AddError {
+            id: id.to_string(),
+            name: name.to_string(),
+            error: error.to_string(),
+        });
+    }
+
+    /// Says the model's stream is over: parallel and serial strategies start now, and
+    /// `finish` can complete once everything is done.
+    pub fn stream_ended(&self) {
+        let _ = self.tx.send(Msg::StreamEnded);
+    }
+
+    /// Waits for every call and returns one run per tool_use, in order.
+    pub async fn finish(self) -> Vec<ToolRun> {
+        let _ = self.tx.send(Msg::StreamEnded);
+        match self.done.await {
+            Ok(runs) => runs,
+            Err(_) => {
+                // The driver panicked: a bug, but history must stay valid.
+                tracing::error!("tool executor driver ended without results");
+                self.task.abort();
+                Vec::new()
+            }
+        }
+    }
+}
+
+enum State {
+    Queued,
+    Running,
+    Done,
+}
+
+struct Entry {
+    id: String,
+    name: String,
+    input: Value,
+    safe: bool,
+    state: State,
+    run: Option<ToolRun>,
+    token: CancellationToken,
+}
+
+struct Finished {
+    index: usize,
+    output: ToolOutput,
+    started_at: Option<Instant>,
+}
+
+struct Driver {
+    env: ExecEnv,
+    turn: CancellationToken,
+    /// Child of the turn token: a failing bash call cancels it, stopping its siblings.
+    siblings: CancellationToken,
+    sibling_reason: Arc<Mutex<Option<String>>>,
+    entries: Vec<Entry>,
+    stream_ended: bool,
+    running: FuturesUnordered<JoinHandle<Finished>>,
+}
+
+impl Driver {
+    fn new(env: ExecEnv, turn: CancellationToken) -> Self {
+        let siblings = turn.child_token();
+        Driver {
+            env,
+            turn,
+            siblings,
+            sibling_reason: Arc::new(Mutex::new(None)),
+            entries: Vec::new(),
+            stream_ended: false,
+            running: FuturesUnordered::new(),
+        }
+    }
+
+    async fn run(mut self, mut rx: mpsc::UnboundedReceiver<Msg>) -> Vec<ToolRun> {
+        let mut rx_open = true;
+        loop {
+            if self.stream_ended && self.running.is_empty() && self.all_settled() {
+                break;
+            }
+            tokio::select! {
+                biased;
+                msg = rx.recv(), if rx_open => match msg {
+                    Some(Msg::Add { id, name, input }) => self.add(id, name, input, None),
+                    Some(Msg::AddError { id, name, error }) => {
+                        self.add(id, name, Value::Null, Some(error))
+                    }
+                    Some(Msg::StreamEnded) => self.stream_ended = true,
+                    None => {
+                        rx_open = false;
+                        self.stream_ended = true;
+                    }
+                },
+                Some(joined) = self.running.next(), if !self.running.is_empty() => {
+                    match joined {
+                        Ok(f) => self.finish(f),
+                        Err(e) => tracing::error!("tool task failed: {e}"),
+                    }
+                }
+                _ = self.turn.cancelled(), if self.has_queued() => {}
+            }
+            if self.turn.is_cancelled() {
+                self.settle_queued(INTERRUPTED);
+            } else if self.siblings.is_cancelled() {
+                let reason = self.sibling_reason();
+                self.settle_queued(&reason);
+            }
+            self.schedule();
+        }
+        let now = Instant::now();
+        self.entries
+            .into_iter()
+            .map(|e| {
+                e.run.unwrap_or_else(|| ToolRun {
+                    id: e.id,
+                    name: e.name,
+                    output: ToolOutput::error(INTERRUPTED),
+                    started_at: None,
+                    ended_at: now,
+                })
+            })
+            .collect()
+    }
+
+    fn all_settled(&self) -> bool {
+        self.entries.iter().all(|e| matches!(e.state, State::Done))
+    }
+
+    fn has_queued(&self) -> bool {
+        self.entries.iter().any(|e| matches!(e.state, State::Queued))
+    }
+
+    fn sibling_reason(&self) -> String {
+        self.sibling_reason
+            .lock()
+            .ok()
+            .and_then(|r| r.clone())
+            .unwrap_or_else(|| "cancelled: a parallel tool call failed".to_string())
+    }
+
+    fn add(&mut self, id: String, name: String, input: Value, error: Option<String>) {
+        let index = self.entries.len();
+        let token = self.siblings.child_token();
+        let (safe, immediate) = match self.env.registry.get(&name) {
+            _ if error.is_some() => (true, error),
+            None => (
+                true,
+                Some(format!(
+                    "Error: no such tool: {name}. Available tools: {}",
+                    self.env.registry.names().collect::<Vec<_>>().join(", ")
+                )),
+            ),
+            Some(reg) => match reg.validator.validate(&input) {
+                Err(e) => (true, Some(format!("Error: invalid input for {name}: {e}"))),
+                Ok(()) => (reg.tool.is_concurrency_safe(&input), None),
+            },
+        };
+        self.entries.push(Entry {
+            id,
+            name,
+            input,
+            safe,
+            state: State::Queued,
+            run: None,
+            token,
+        });
+        if let Some(message) = immediate {
+            self.settle(index, ToolOutput::error(message), None);
+        } else if self.turn.is_cancelled() {
+            self.settle(index, ToolOutput::error(INTERRUPTED), None);
+        } else if self.siblings.is_cancelled() {
+            let reason = self.sibling_reason();
+            self.settle(index, ToolOutput::error(reason), None);
+        }
+    }
+
+    /// Starts every queued call the strategy and the concurrency rule allow, in order.
+    fn schedule(&mut self) {
+        if self.turn.is_cancelled() {
+            return;
+        }
+        if self.env.strategy != ToolExec::Streaming && !self.stream_ended {
+            return;
+        }
+        for i in 0..self.entries.len() {
+            if !matches!(self.entries[i].state, State::Queued) {
+                continue;
+            }
+            if !self.can_start(self.entries[i].safe) {
+                break;
+            }
+            self.start(i);
+        }
+    }
+
+    fn can_start(&self, safe: bool) -> bool {
+        let mut running = self
+            .entries
+            .iter()
+            .filter(|e| matches!(e.state, State::Running));
+        match self.env.strategy {
+            ToolExec::Serial => running.next().is_none(),
+            ToolExec::Streaming | ToolExec::Parallel => {
+                let mut any = false;
+                let all_safe = running.all(|e| {
+                    any = true;
+                    e.safe
+                });
+                !any || (safe && all_safe)
+            }
+        }
+    }
+
+    fn start(&mut self, index: usize) {
+        let entry = &mut self.entries[index];
+        entry.state = State::Running;
+        let Some(reg) = self.env.registry.get(&entry.name) else {
+            return;
+        };
+        let tool = reg.tool.clone();
+        let id = entry.id.clone();
+        let name = entry.name.clone();
+        let input = entry.input.clone();
+        let token = entry.token.clone();
+        let env = self.env.clone();
+        let turn = self.turn.clone();
+        let sibling_reason = self.sibling_reason.clone();
+        self.running.push(tokio::spawn(async move {
+            let effect = tool.effect();
+            if effect != Effect::ReadOnly
+                && let Err(output) = ask_consent(&env, &id, &name, effect, &input, &token).await
+            {
+                return Finished {
+                    index,
+                    output,
+                    started_at: None,
+                };
+            }
+            let started_at = Instant::now();
+            env.events.send(AgentEvent::ToolStart {
+                id: id.clone(),
+                name: name.clone(),
+            });
+            let progress_id = id.clone();
+            let progress_events = env.events.clone();
+            let ctx = ToolContext {
+                workspace: env.workspace.clone(),
+                cancel: token.clone(),
+                progress: Arc::new(move |chunk| {
+                    progress_events.send(AgentEvent::ToolProgress {
+                        id: progress_id.clone(),
+                        chunk,
+                    })
+                }),
+                max_output_bytes: env.max_output_bytes,
+                http: env.http.clone(),
+            };
+            let limit = tool.timeout(&input).min(env.max_timeout);
+            let mut fut = tool.run(input, ctx);
+            let output = tokio::select! {
+                out = &mut fut => out,
+                _ = tokio::time::sleep(limit) => {
+                    token.cancel();
+                    let _ = tokio::time::timeout(CANCEL_GRACE, &mut fut).await;
+                    ToolOutput::error(format!(
+                        "Error: {name} timed out after {} and was stopped",
+                        human_duration(limit)
+                    ))
+                }
+                _ = token.cancelled() => {
+                    let partial = tokio::time::timeout(CANCEL_GRACE, &mut fut).await.ok();
+                    let reason = if turn.is_cancelled() {
+                        INTERRUPTED.to_string()
+                    } else {
+                        sibling_reason
+                            .lock()
+                            .ok()
+                            .and_then(|r| r.clone())
+                            .unwrap_or_else(|| "cancelled".to_string())
+                    };
+                    match partial {
+                        Some(out) if !out.content.is_empty() => ToolOutput::error(format!(
+                            "{reason}\n[output before it was stopped]\n{}",
+                            out.content
+                        )),
+                        _ => ToolOutput::error(reason),
+                    }
+                }
+            };
+            Finished {
+                index,
+                output: cut_output(output, env.max_output_bytes),
+                started_at: Some(started_at),
+            }
+        }));
+    }
+
+    fn finish(&mut self, f: Finished) {
+        let failed_bash = self.env.sibling_abort
+            && f.output.is_error
+            && self.entries[f.index].name == "bash"
+            && !self.turn.is_cancelled()
+            && !self.siblings.is_cancelled()
+            && f.started_at.is_some();
+        if failed_bash {
+            let e = &self.entries[f.index];
+            let summary = self
+                .env
+                .registry
+                .get(&e.name)
+                .map(|r| r.tool.summary(&e.input))
+                .unwrap_or_default();
+            if let Ok(mut r) = self.sibling_reason.lock() {
+                *r = Some(format!(
+                    "cancelled: parallel tool call bash({summary}) failed (id {})",
+                    e.id
+                ));
+            }
+            self.siblings.cancel();
+        }
+        self.settle(f.index, f.output, f.started_at);
+    }
+
+    fn settle_queued(&mut self, reason: &str) {
+        for i in 0..self.entries.len() {
+            if matches!(self.entries[i].state, State::Queued) {
+                self.settle(i, ToolOutput::error(reason), None);
+            }
+        }
+    }
+
+    fn settle(&mut self, index: usize, output: ToolOutput, started_at: Option<Instant>) {
+        let ended_at = Instant::now();
+        let e = &mut self.entries[index];
+        e.state = State::Done;
+        let duration_ms = started_at
+            .map(|s| ended_at.duration_since(s).as_millis() as u64)
+            .unwrap_or(0);
+        self.env.events.send(AgentEvent::ToolEnd {
+            id: e.id.clone(),
+            name: e.name.clone(),
+            is_error: output.is_error,
+            duration_ms,
+            output: output.content.clone(),
+        });
+        e.run = Some(ToolRun {
+            id: e.id.clone(),
+            name: e.name.clone(),
+            output,
+            started_at,
+            ended_at,
+        });
+    }
+}
+
+/// Asks the policy, and the user if needed. Err carries the result for a refused call.
+async fn ask_consent(
+    env: &ExecEnv,
+    id: &str,
+    name: &str,
+    effect: Effect,
+    input: &Value,
+    token: &CancellationToken,
+) -> Result<(), ToolOutput> {
+    let inside = input
+        .get("path")
+        .and_then(Value::as_str)
+        .map(|p| env.workspace.is_inside(p))
+        .unwrap_or(true);
+    let decided = |allowed: bool| AgentEvent::Permission {
+        id: id.to_string(),
+        name: name.to_string(),
+        allowed,
+    };
+    match env.policy.verdict(name, effect, inside) {
+        Verdict::Allow => {
+            env.events.send(decided(true));
+            Ok(())
+        }
+        Verdict::Deny(message) => {
+            env.events.send(decided(false));
+            Err(ToolOutput::error(message))
+        }
+        Verdict::Ask => {
+            let rx = env.policy.register(id);
+            env.events.send(AgentEvent::PermissionRequest {
+                id: id.to_string(),
+                tool: name.to_string(),
+                input: input.clone(),
+            });
+            match env.policy.wait(id, name, rx, token).await {
+                Consent::Granted => {
+                    env.events.send(decided(true));
+                    Ok(())
+                }
+                Consent::Refused(message) => {
+                    env.events.send(decided(false));
+                    Err(ToolOutput::error(message))
+                }
+                Consent::Interrupted => Err(ToolOutput::error(INTERRUPTED)),
+            }
+        }
+    }
+}
+
+/// Cuts output beyond `limit` bytes (at a char boundary) and says how much was cut.
+pub fn cut_output(mut output: ToolOutput, limit: usize) -> ToolOutput {
+    let total = output.content.len();
+    if total <= limit {
+        return output;
+    }
+    let mut end = limit;
+    while end > 0 && !output.content.is_char_boundary(end) {
+        end -= 1;
+    }
+    output.content.truncate(end);
+    output.content.push_str(&format!(
+        "\n[output cut: {} of {total} bytes not shown]",
+        total - end
+    ));
+    output
+}
+
+pub fn human_duration(d: Duration) -> String {
+    let ms = d.as_millis();
+    if ms.is_multiple_of(1000) {
+        format!("{} s", ms / 1000)
+    } else {
+        format!("{ms} ms")
+    }
+}

@@ -1,0 +1,167 @@
+//! The only way in and out of the agent: commands from a front end, events back to it.
+//! The TUI and headless mode are both front ends on this pair.
+
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::message::Message;
+use crate::provider::Usage;
+
+/// What a front end asks of the agent.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AgentCommand {
+    /// Run one prompt to the end of the loop.
+    Submit { text: String },
+    /// Stop the turn in progress (Ctrl+C). History stays valid.
+    Abort,
+    /// The user's answer to a [`AgentEvent::PermissionRequest`].
+    PermissionReply { id: String, decision: Decision },
+    /// Forget the conversation and start a new one.
+    NewConversation,
+    /// End the agent task.
+    Shutdown,
+}
+
+/// A user's answer to "may this tool run?".
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decision {
+    AllowOnce,
+    AllowForSession,
+    Deny { reason: Option<String> },
+}
+
+impl Decision {
+    pub fn is_allow(&self) -> bool {
+        !matches!(self, Decision::Deny { .. })
+    }
+}
+
+/// Why a prompt's loop ended (DESIGN.md §3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Terminal {
+    Completed,
+    AbortedStreaming,
+    AbortedTools,
+    MaxTurns,
+    ModelError,
+    PromptTooLong,
+    MaxOutputTokens,
+}
+
+impl Terminal {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Terminal::Completed => "completed",
+            Terminal::AbortedStreaming => "aborted_streaming",
+            Terminal::AbortedTools => "aborted_tools",
+            Terminal::MaxTurns => "max_turns",
+            Terminal::ModelError => "model_error",
+            Terminal::PromptTooLong => "prompt_too_long",
+            Terminal::MaxOutputTokens => "max_output_tokens",
+        }
+    }
+
+    pub fn is_aborted(self) -> bool {
+        matches!(self, Terminal::AbortedStreaming | Terminal::AbortedTools)
+    }
+}
+
+/// Why the loop went round again (recorded so tests can assert which path ran).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Transition {
+    NextTurn,
+    MaxTokensRecovery,
+    Retry,
+    FallbackModel,
+}
+
+/// Everything the agent tells its front ends. Times are taken by the front end on receipt.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AgentEvent {
+    /// A prompt was accepted and its loop begins.
+    PromptStart { text: String },
+    /// One iteration of the loop (one model request and its tools).
+    TurnStart { turn: u32 },
+    /// A request is sent; `body` is what goes over the wire, minus credentials.
+    RequestStart {
+        turn: u32,
+        attempt: u32,
+        model: String,
+        body: Arc<Value>,
+    },
+    /// Waiting before another attempt.
+    Retry {
+        attempt: u32,
+        delay_ms: u64,
+        error: String,
+    },
+    TextDelta { text: String },
+    ThinkingDelta { text: String },
+    /// The model began writing a tool_use block (its input is still streaming).
+    ToolUseStreaming { id: String, name: String },
+    /// A tool_use block is complete and handed to the executor.
+    ToolUse {
+        id: String,
+        name: String,
+        input: Value,
+        safe: bool,
+    },
+    /// The tool waits for the user's consent.
+    PermissionRequest {
+        id: String,
+        tool: String,
+        input: Value,
+    },
+    /// Consent was decided (by the user, a mode or a rule).
+    Permission {
+        id: String,
+        name: String,
+        allowed: bool,
+    },
+    ToolStart { id: String, name: String },
+    /// Live output of a running tool (e.g. bash).
+    ToolProgress { id: String, chunk: String },
+    ToolEnd {
+        id: String,
+        name: String,
+        is_error: bool,
+        duration_ms: u64,
+        output: String,
+    },
+    /// The model's stream for this turn ended.
+    StreamEnd {
+        turn: u32,
+        stop_reason: Option<String>,
+    },
+    /// A raw SSE event of the current response (for the JSON pane).
+    RawSse { event: String, data: String },
+    /// Token counts for the whole prompt so far.
+    Usage(Usage),
+    /// history[index] is now `message`, exactly as it will be sent: an append when index is
+    /// the old length, else the last message was extended (a prompt after an interruption).
+    Message { index: usize, message: Message },
+    /// Something the user should know (max_turns reached, a fallback model, …).
+    Notice { text: String },
+    /// A recoverable problem (a failed attempt, a dropped stream) shown to the user.
+    Error { message: String },
+    /// The history was replaced (new conversation or resumed session).
+    HistoryReset { messages: Vec<Message> },
+    /// The prompt's loop ended.
+    Done(TurnSummary),
+}
+
+/// The end of one prompt's loop: what `result` prints in headless mode.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TurnSummary {
+    pub reason: Terminal,
+    pub turns: u32,
+    pub usage: Usage,
+    pub text: String,
+    pub transitions: Vec<Transition>,
+    pub error: Option<String>,
+}

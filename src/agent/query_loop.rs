@@ -1,0 +1,450 @@
+//! The query loop (DESIGN.md §3): request → stream → tools → results → again, until the
+//! model stops asking for tools.
+
+use std::sync::Arc;
+use futures::StreamExt;
+use tokio_util::sync::CancellationToken;
+
+use super::assembler::{Assembler, Completed};
+use super::executor::{StreamingToolExecutor, ToolRun};
+use super::protocol::{AgentEvent, Terminal, Transition, TurnSummary};
+use super::{Agent, interrupt_block};
+use crate::message::{ContentBlock, Message};
+use crate::provider::{EventStream, ProviderError, StreamEvent, Usage};
+
+/// The meta message that resumes a reply cut by the output token limit.
+pub const MAX_TOKENS_RESUME: &str =
+    "Output token limit hit. Resume directly — no apology, no recap. Pick up mid-thought.";
+const MAX_TOKENS_RECOVERIES: u32 = 3;
+const OVERLOADS_BEFORE_FALLBACK: u32 = 3;
+const CUT_OFF_RESUME: &str = "[Your previous reply was cut off by a connection problem. \
+Continue from where it stopped; tools that already ran have their results above.]";
+
+/// What carries over from one iteration to the next.
+struct State {
+    turn: u32,
+    /// Attempt number of the current request (1 = first try).
+    attempt: u32,
+    model: String,
+    usage: Usage,
+    transitions: Vec<Transition>,
+    max_tokens_recoveries: u32,
+    consecutive_overloads: u32,
+}
+
+enum Step {
+    Continue(Transition),
+    End(Terminal, Option<String>),
+}
+
+enum OpenError {
+    Aborted,
+    Failed(ProviderError),
+}
+
+enum StreamOutcome {
+    Finished,
+    Aborted,
+    Failed(ProviderError),
+}
+
+impl Agent {
+    /// Runs one prompt to the end of its loop and reports how it ended.
+    pub async fn run_prompt(&mut self, prompt: &str, cancel: &CancellationToken) -> TurnSummary {
+        let summary = run(self, prompt, cancel).await;
+        self.exec.events.send(AgentEvent::Done(summary.clone()));
+        summary
+    }
+}
+
+async fn run(agent: &mut Agent, prompt: &str, cancel: &CancellationToken) -> TurnSummary {
+    let events = agent.exec.events.clone();
+    events.send(AgentEvent::PromptStart {
+        text: prompt.to_string(),
+    });
+    agent.push(Message::user_text(prompt));
+    let mut state = State {
+        turn: 1,
+        attempt: 1,
+        model: agent.settings.model.clone(),
+        usage: Usage::default(),
+        transitions: Vec::new(),
+        max_tokens_recoveries: 0,
+        consecutive_overloads: 0,
+    };
+    events.send(AgentEvent::TurnStart { turn: 1 });
+    loop {
+        let step = one_request(agent, &mut state, cancel).await;
+        let (reason, error) = match step {
+            Step::Continue(t) => {
+                state.transitions.push(t);
+                if t == Transition::Retry {
+                    continue;
+                }
+                state.attempt = 1;
+                if state.turn >= agent.settings.max_turns {
+                    let text = format!(
+                        "Stopped after {} turns (--max-turns). The model still wanted to use \
+                         tools; send another prompt to let it go on.",
+                        state.turn
+                    );
+                    events.send(AgentEvent::Notice { text: text.clone() });
+                    (Terminal::MaxTurns, Some(text))
+                } else {
+                    state.turn += 1;
+                    events.send(AgentEvent::TurnStart { turn: state.turn });
+                    continue;
+                }
+            }
+            Step::End(reason, error) => (reason, error),
+        };
+        return TurnSummary {
+            reason,
+            turns: state.turn,
+            usage: state.usage,
+            text: if reason == Terminal::Completed {
+                agent.last_assistant_text()
+            } else {
+                String::new()
+            },
+            transitions: state.transitions,
+            error,
+        };
+    }
+}
+
+/// One model request and, if it asked for tools, their results.
+async fn one_request(agent: &mut Agent, state: &mut State, cancel: &CancellationToken) -> Step {
+    let events = agent.exec.events.clone();
+    let stream = match open_stream(agent, state, cancel).await {
+        Ok(s) => s,
+        Err(OpenError::Aborted) => {
+            agent.push(Message::user(vec![interrupt_block()]));
+            return Step::End(Terminal::AbortedStreaming, None);
+        }
+        Err(OpenError::Failed(e)) => return fail(agent, e),
+    };
+    let executor = StreamingToolExecutor::new(agent.exec.clone(), cancel.clone());
+    let mut asm = Assembler::new();
+    let outcome = consume(agent, stream, &mut asm, &executor, state, cancel).await;
+    state.usage.add(asm.usage);
+    match outcome {
+        StreamOutcome::Finished => {
+            state.consecutive_overloads = 0;
+            events.send(AgentEvent::StreamEnd {
+                turn: state.turn,
+                stop_reason: asm.stop_reason.clone(),
+            });
+            let cut = asm.stop_reason.as_deref() == Some("max_tokens");
+            let blocks = asm.blocks(!cut);
+            let asked = tool_use_ids(&blocks);
+            let runs = executor.finish().await;
+            agent.push(Message::assistant(blocks));
+            let mut results = results_for(&asked, &runs);
+            if cancel.is_cancelled() && !asked.is_empty() {
+                results.push(interrupt_block());
+                agent.push(Message::user(results));
+                return Step::End(Terminal::AbortedTools, None);
+            }
+            if cut {
+                if state.max_tokens_recoveries >= MAX_TOKENS_RECOVERIES {
+                    if !results.is_empty() {
+                        agent.push(Message::user(results));
+                    }
+                    return Step::End(
+                        Terminal::MaxOutputTokens,
+                        Some("the reply hit the output token limit 3 times".into()),
+                    );
+                }
+                state.max_tokens_recoveries += 1;
+                results.push(ContentBlock::text(MAX_TOKENS_RESUME));
+                agent.push(Message::user(results));
+                return Step::Continue(Transition::MaxTokensRecovery);
+            }
+            if asked.is_empty() {
+                return Step::End(Terminal::Completed, None);
+            }
+            agent.push(Message::user(results));
+            Step::Continue(Transition::NextTurn)
+        }
+        StreamOutcome::Aborted => {
+            let blocks = asm.blocks_with_partial(None);
+            let asked = tool_use_ids(&blocks);
+            let runs = executor.finish().await;
+            agent.push(Message::assistant(blocks));
+            let mut results = results_for(&asked, &runs);
+            results.push(interrupt_block());
+            agent.push(Message::user(results));
+            Step::End(Terminal::AbortedStreaming, None)
+        }
+        StreamOutcome::Failed(e) => {
+            events.send(AgentEvent::Error {
+                message: format!("the model's stream failed: {e}"),
+            });
+            let marker = format!("\n[reply cut off: {e}]");
+            let blocks = asm.blocks_with_partial(Some(&marker));
+            let asked = tool_use_ids(&blocks);
+            let runs = executor.finish().await;
+            let kept_anything = !blocks.is_empty();
+            if kept_anything {
+                agent.push(Message::assistant(blocks));
+                let mut results = results_for(&asked, &runs);
+                if cancel.is_cancelled() {
+                    results.push(interrupt_block());
+                    agent.push(Message::user(results));
+                    return Step::End(Terminal::AbortedTools, None);
+                }
+                if asked.is_empty() {
+                    results.push(ContentBlock::text(CUT_OFF_RESUME));
+                }
+                agent.push(Message::user(results));
+            }
+            if cancel.is_cancelled() {
+                agent.push(Message::user(vec![interrupt_block()]));
+                return Step::End(Terminal::AbortedStreaming, None);
+            }
+            if !agent.settings.retry.should_retry(state.attempt, &e) {
+                return fail(agent, e);
+            }
+            note_overload(agent, state, &e);
+            match wait_before_retry(agent, state, &e, cancel).await {
+                true => Step::Continue(Transition::Retry),
+                false => {
+                    agent.push(Message::user(vec![interrupt_block()]));
+                    Step::End(Terminal::AbortedStreaming, None)
+                }
+            }
+        }
+    }
+}
+
+/// Sends the request, retrying errors that happen before the first byte.
+async fn open_stream(
+    agent: &Agent,
+    state: &mut State,
+    cancel: &CancellationToken,
+) -> Result<EventStream, OpenError> {
+    loop {
+        let req = agent.request(&state.model);
+        agent.exec.events.send(AgentEvent::RequestStart {
+            turn: state.turn,
+            attempt: state.attempt,
+            model: state.model.clone(),
+            body: Arc::new(agent.provider.request_body(&req)),
+        });
+        let result = tokio::select! {
+            biased;
+            _ = cancel.cancelled() => return Err(OpenError::Aborted),
+            r = agent.provider.start(&req) => r,
+        };
+        let err = match result {
+            Ok(stream) => return Ok(stream),
+            Err(e) => e,
+        };
+        if !agent.settings.retry.should_retry(state.attempt, &err) {
+            return Err(OpenError::Failed(err));
+        }
+        note_overload(agent, state, &err);
+        if !wait_before_retry(agent, state, &err, cancel).await {
+            return Err(OpenError::Aborted);
+        }
+    }
+}
+
+/// Counts overloads and switches to the fallback model after too many in a row.
+fn note_overload(agent: &Agent, state: &mut State, err: &ProviderError) {
+    if !err.is_overloaded() {
+        state.consecutive_overloads = 0;
+        return;
+    }
+    state.consecutive_overloads += 1;
+    if state.consecutive_overloads < OVERLOADS_BEFORE_FALLBACK {
+        return;
+    }
+    if let Some(fallback) = &agent.settings.fallback_model
+        && *fallback != state.model
+    {
+        agent.exec.events.send(AgentEvent::Notice {
+            text: format!(
+                "{} is overloaded ({} times in a row); switching to {fallback}",
+                state.model, state.consecutive_overloads
+            ),
+        });
+        state.model = fallback.clone();
+        state.consecutive_overloads = 0;
+        state.transitions.push(super::protocol::Transition::FallbackModel);
+    }
+}
+
+/// Waits out the backoff; false if the user aborted during the wait.
+async fn wait_before_retry(
+    agent: &Agent,
+    state: &mut State,
+    err: &ProviderError,
+    cancel: &CancellationToken,
+) -> bool {
+    let delay = agent.settings.retry.delay(state.attempt, err);
+    agent.exec.events.send(AgentEvent::Retry {
+        attempt: state.attempt + 1,
+        delay_ms: delay.as_millis() as u64,
+        error: err.to_string(),
+    });
+    state.attempt += 1;
+    tokio::select! {
+        biased;
+        _ = cancel.cancelled() => false,
+        _ = tokio::time::sleep(delay) => true,
+    }
+}
+
+/// Reads the stream to its end, handing each complete tool_use to the executor at once.
+async fn consume(
+    agent: &Agent,
+    mut stream: EventStream,
+    asm: &mut Assembler,
+    executor: &StreamingToolExecutor,
+    state: &State,
+    cancel: &CancellationToken,
+) -> StreamOutcome {
+    let events = &agent.exec.events;
+    let idle = agent.settings.idle_timeout;
+    loop {
+        let next = tokio::select! {
+            biased;
+            _ = cancel.cancelled() => return StreamOutcome::Aborted,
+            n = tokio::time::timeout(idle, stream.next()) => n,
+        };
+        let event = match next {
+            Err(_) => return StreamOutcome::Failed(ProviderError::Idle(idle)),
+            Ok(None) if asm.saw_stop => {
+                executor.stream_ended();
+                return StreamOutcome::Finished;
+            }
+            Ok(None) => return StreamOutcome::Failed(ProviderError::Incomplete),
+            Ok(Some(Err(e))) => return StreamOutcome::Failed(e),
+            Ok(Some(Ok(ev))) => ev,
+        };
+        forward(events, &event);
+        let usage_event = matches!(
+            event,
+            StreamEvent::MessageStart { .. } | StreamEvent::Delta { .. }
+        );
+        match asm.push(event) {
+            Some(Completed::Block(ContentBlock::ToolUse { id, name, input })) => {
+                let safe = executor.is_safe(name, input);
+                events.send(AgentEvent::ToolUse {
+                    id: id.clone(),
+                    name: name.clone(),
+                    input: input.clone(),
+                    safe,
+                });
+                executor.add(id, name, input);
+            }
+            Some(Completed::Invalid(inv)) => {
+                events.send(AgentEvent::ToolUse {
+                    id: inv.id.clone(),
+                    name: inv.name.clone(),
+                    input: serde_json::json!({}),
+                    safe: true,
+                });
+                executor.add_error(&inv.id, &inv.name, &inv.error);
+            }
+            _ => {}
+        }
+        if usage_event {
+            let mut usage_base = state.usage;
+            usage_base.add(asm.usage);
+            events.send(AgentEvent::Usage(usage_base));
+        }
+        if asm.saw_stop {
+            // Nothing after message_stop matters; do not wait for the connection to close.
+            executor.stream_ended();
+            return StreamOutcome::Finished;
+        }
+    }
+}
+
+fn forward(events: &super::events::EventSink, event: &StreamEvent) {
+    match event {
+        StreamEvent::TextDelta { text, .. } => {
+            events.send(AgentEvent::TextDelta { text: text.clone() })
+        }
+        StreamEvent::ThinkingDelta { thinking, .. } => events.send(AgentEvent::ThinkingDelta {
+            text: thinking.clone(),
+        }),
+        StreamEvent::BlockStart {
+            id: Some(id),
+            name: Some(name),
+            ..
+        } => events.send(AgentEvent::ToolUseStreaming {
+            id: id.clone(),
+            name: name.clone(),
+        }),
+        StreamEvent::Raw { event, data } => events.send(AgentEvent::RawSse {
+            event: event.clone(),
+            data: data.clone(),
+        }),
+        _ => {}
+    }
+}
+
+/// Ends the prompt with the right reason for a request that could not be made.
+fn fail(agent: &Agent, e: ProviderError) -> Step {
+    let reason = if is_prompt_too_long(&e) {
+        Terminal::PromptTooLong
+    } else {
+        Terminal::ModelError
+    };
+    let message = describe(&e);
+    agent.exec.events.send(AgentEvent::Error {
+        message: message.clone(),
+    });
+    Step::End(reason, Some(message))
+}
+
+fn is_prompt_too_long(e: &ProviderError) -> bool {
+    match e {
+        ProviderError::Http {
+            status, message, ..
+        } => *status == 413 || message.to_lowercase().contains("prompt is too long"),
+        _ => false,
+    }
+}
+
+/// A message a user can act on.
+pub fn describe(e: &ProviderError) -> String {
+    match e {
+        ProviderError::Http {
+            status: 401 | 403,
+            message,
+            ..
+        } => format!("the API key was rejected ({message}); check the key you configured"),
+        ProviderError::Http { status: 413, .. } => {
+            "the conversation is too long for the model (HTTP 413)".to_string()
+        }
+        other => other.to_string(),
+    }
+}
+
+fn tool_use_ids(blocks: &[ContentBlock]) -> Vec<String> {
+    blocks
+        .iter()
+        .filter_map(|b| match b {
+            ContentBlock::ToolUse { id, .. } => Some(id.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// One tool_result per asked id, in tool_use order. A call the executor never saw (it
+/// cannot happen, but history must stay valid regardless) is answered as interrupted.
+fn results_for(asked: &[String], runs: &[ToolRun]) -> Vec<ContentBlock> {
+    asked
+        .iter()
+        .map(|id| match runs.iter().find(|r| &r.id == id) {
+            Some(run) => run.to_block(),
+            None => ContentBlock::tool_result(id, super::executor::INTERRUPTED, true),
+        })
+        .collect()
+}
+

@@ -1,0 +1,74 @@
+//! The agent as a task: commands in, events out. The TUI's side of the engine.
+
+use std::collections::VecDeque;
+
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+use super::Agent;
+use super::protocol::{AgentCommand, AgentEvent};
+
+/// Runs `agent` until Shutdown or until the command channel closes. Prompts submitted while
+/// a turn runs wait their turn; Abort and permission replies reach the running turn at once.
+pub fn spawn(agent: Agent, commands: mpsc::UnboundedReceiver<AgentCommand>) -> JoinHandle<Agent> {
+    tokio::spawn(run(agent, commands))
+}
+
+async fn run(mut agent: Agent, mut rx: mpsc::UnboundedReceiver<AgentCommand>) -> Agent {
+    let mut queued: VecDeque<String> = VecDeque::new();
+    loop {
+        let text = match queued.pop_front() {
+            Some(t) => t,
+            None => match rx.recv().await {
+                Some(AgentCommand::Submit { text }) => text,
+                Some(AgentCommand::NewConversation) => {
+                    agent.reset(Vec::new());
+                    continue;
+                }
+                // Nothing runs: an abort or a late permission answer has nothing to reach.
+                Some(AgentCommand::Abort | AgentCommand::PermissionReply { .. }) => continue,
+                Some(AgentCommand::Shutdown) | None => return agent,
+            },
+        };
+        let cancel = CancellationToken::new();
+        let policy = agent.exec.policy.clone();
+        let events = agent.exec.events.clone();
+        let mut shutdown = false;
+        let mut reset = false;
+        {
+            let turn = agent.run_prompt(&text, &cancel);
+            tokio::pin!(turn);
+            loop {
+                tokio::select! {
+                    _ = &mut turn => break,
+                    cmd = rx.recv() => match cmd {
+                        Some(AgentCommand::Abort) => cancel.cancel(),
+                        Some(AgentCommand::PermissionReply { id, decision }) => {
+                            policy.reply(&id, decision)
+                        }
+                        Some(AgentCommand::Submit { text }) => queued.push_back(text),
+                        Some(AgentCommand::NewConversation) => {
+                            cancel.cancel();
+                            reset = true;
+                        }
+                        Some(AgentCommand::Shutdown) | None => {
+                            cancel.cancel();
+                            shutdown = true;
+                        }
+                    },
+                }
+            }
+        }
+        if reset {
+            queued.clear();
+            agent.reset(Vec::new());
+        }
+        if shutdown {
+            events.send(AgentEvent::Notice {
+                text: "agent stopped".into(),
+            });
+            return agent;
+        }
+    }
+}

@@ -1,0 +1,164 @@
+//! The command line (CLI.md). Parsing only; [`crate::config`] turns it into a Config.
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use serde::{Deserialize, Serialize};
+
+use crate::permission::ApprovalMode;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ProviderKind {
+    Anthropic,
+    Openai,
+    Demo,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ToolExec {
+    /// Start each tool the moment its tool_use block is complete.
+    #[default]
+    Streaming,
+    /// Start after the stream ends; safe tools together.
+    Parallel,
+    /// One by one after the stream ends.
+    Serial,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    #[default]
+    Text,
+    Json,
+    StreamJson,
+}
+
+#[derive(Parser, Debug, Clone, Default)]
+#[command(
+    name = "tooloop",
+    version,
+    about = "A full-screen terminal agent that shows its tool-calling loop",
+    after_help = "Without -p, tooloop starts the full-screen TUI. Without an API key it talks to \
+                  the offline demo model."
+)]
+pub struct Cli {
+    /// Run one prompt headless and exit ("-" reads the prompt from stdin).
+    #[arg(short = 'p', long = "print", value_name = "PROMPT")]
+    pub prompt: Option<String>,
+
+    /// anthropic | openai | demo (default: by which API key is set, else demo).
+    #[arg(long, value_enum)]
+    pub provider: Option<ProviderKind>,
+
+    /// Model id sent to the provider.
+    #[arg(long)]
+    pub model: Option<String>,
+
+    /// Provider base URL; a path prefix is kept.
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+
+    /// Headless output: text | json | stream-json.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    pub output_format: OutputFormat,
+
+    /// Who may run tools that change things (headless treats ask as deny).
+    #[arg(long, value_enum)]
+    pub approval: Option<ApprovalMode>,
+
+    /// Pre-approve one tool (repeatable).
+    #[arg(long = "allow-tool", value_name = "NAME")]
+    pub allow_tool: Vec<String>,
+
+    /// Loop iterations before stopping with reason max_turns.
+    #[arg(long, value_name = "N")]
+    pub max_turns: Option<u32>,
+
+    /// Executor strategy.
+    #[arg(long, value_enum)]
+    pub tool_exec: Option<ToolExec>,
+
+    /// Root that file tools are confined to (default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub workspace: Option<PathBuf>,
+
+    /// Let file tools reach paths outside the workspace.
+    #[arg(long)]
+    pub allow_outside_workspace: bool,
+
+    /// Replace the default system prompt.
+    #[arg(long, value_name = "TEXT")]
+    pub system: Option<String>,
+
+    /// Max output tokens per request.
+    #[arg(long, value_name = "N")]
+    pub max_tokens: Option<u32>,
+
+    /// A failing bash call no longer cancels its sibling calls.
+    #[arg(long)]
+    pub no_sibling_abort: bool,
+
+    /// Ask the model for at most one tool call per reply.
+    #[arg(long)]
+    pub no_parallel_tool_use: bool,
+
+    /// Model to switch to after repeated overloaded errors.
+    #[arg(long, value_name = "NAME")]
+    pub fallback_model: Option<String>,
+
+    /// Most attempts per request (retries before and after the first byte).
+    #[arg(long, value_name = "N")]
+    pub max_retries: Option<u32>,
+
+    /// Seconds without a byte before a stream counts as dead.
+    #[arg(long, value_name = "SECS")]
+    pub idle_timeout: Option<u64>,
+
+    /// Write the turn timeline as Chrome Trace Event JSON.
+    #[arg(long, value_name = "FILE")]
+    pub trace: Option<PathBuf>,
+
+    /// Resume the most recent session of this workspace.
+    #[arg(long = "continue", short = 'c')]
+    pub continue_session: bool,
+
+    /// Resume a session by id.
+    #[arg(long, value_name = "ID")]
+    pub resume: Option<String>,
+
+    /// Write no transcript.
+    #[arg(long)]
+    pub no_session: bool,
+
+    /// Log level for the log file (error, warn, info, debug, trace).
+    #[arg(long, value_name = "LEVEL")]
+    pub log_level: Option<String>,
+
+    /// Capture the mouse (wheel scrolling everywhere, but no terminal text selection).
+    #[arg(long)]
+    pub mouse: bool,
+
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Subcommand, Debug, Clone)]
+pub enum Command {
+    /// List saved sessions.
+    Sessions,
+    /// Show or create the config file.
+    Config {
+        #[command(subcommand)]
+        action: ConfigAction,
+    },
+}
+
+#[derive(Subcommand, Debug, Clone)]
+pub enum ConfigAction {
+    /// Print where the config file and the logs live.
+    Path,
+    /// Write a commented default config file.
+    Init,
+}

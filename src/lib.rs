@@ -1,0 +1,16 @@
+//! tooloop: a terminal agent whose tool-calling loop you can watch.
+//!
+//! The data path (DESIGN.md §1): a front end (the TUI or headless mode) sends
+//! [`agent::protocol::AgentCommand`]s to the agent task and receives
+//! [`agent::protocol::AgentEvent`]s; the agent runs the query loop over a
+//! [`provider::Provider`] and the [`agent::executor::StreamingToolExecutor`].
+
+pub mod agent;
+pub mod cli;
+pub mod config;
+pub mod headless;
+pub mod message;
+pub mod permission;
+pub mod provider;
+pub mod tools;
+pub mod tui;

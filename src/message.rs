@@ -1,0 +1,356 @@
+//! The canonical conversation: the Anthropic MessageParam shape.
+//!
+//! Every provider converts to and from this shape at its boundary; the loop, the executor,
+//! the TUI and transcripts only ever see these types.
+
+use std::collections::HashSet;
+
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::Value;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    User,
+    Assistant,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ContentBlock {
+    Text {
+        text: String,
+    },
+    Thinking {
+        thinking: String,
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        signature: String,
+    },
+    RedactedThinking {
+        data: String,
+    },
+    ToolUse {
+        id: String,
+        name: String,
+        input: Value,
+    },
+    ToolResult {
+        tool_use_id: String,
+        #[serde(deserialize_with = "string_or_blocks")]
+        content: String,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        is_error: bool,
+    },
+}
+
+impl ContentBlock {
+    pub fn text(text: impl Into<String>) -> Self {
+        ContentBlock::Text { text: text.into() }
+    }
+
+    pub fn tool_result(id: impl Into<String>, content: impl Into<String>, is_error: bool) -> Self {
+        ContentBlock::ToolResult {
+            tool_use_id: id.into(),
+            content: content.into(),
+            is_error,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Message {
+    pub role: Role,
+    pub content: Vec<ContentBlock>,
+}
+
+/// The API accepts `content` as a plain string too; we always write the array form.
+impl<'de> Deserialize<'de> for Message {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Content {
+            Text(String),
+            Blocks(Vec<ContentBlock>),
+        }
+        #[derive(Deserialize)]
+        struct Raw {
+            role: Role,
+            content: Content,
+        }
+        let raw = Raw::deserialize(d)?;
+        let content = match raw.content {
+            Content::Text(text) => vec![ContentBlock::Text { text }],
+            Content::Blocks(blocks) => blocks,
+        };
+        Ok(Message {
+            role: raw.role,
+            content,
+        })
+    }
+}
+
+fn string_or_blocks<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Content {
+        Text(String),
+        Blocks(Vec<Value>),
+    }
+    Ok(match Content::deserialize(d)? {
+        Content::Text(s) => s,
+        Content::Blocks(blocks) => blocks
+            .iter()
+            .filter_map(|b| b.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n"),
+    })
+}
+
+impl Message {
+    pub fn user_text(text: impl Into<String>) -> Self {
+        Message {
+            role: Role::User,
+            content: vec![ContentBlock::text(text)],
+        }
+    }
+
+    pub fn assistant(content: Vec<ContentBlock>) -> Self {
+        Message {
+            role: Role::Assistant,
+            content,
+        }
+    }
+
+    pub fn user(content: Vec<ContentBlock>) -> Self {
+        Message {
+            role: Role::User,
+            content,
+        }
+    }
+
+    /// The tool_use blocks of this message, in order.
+    pub fn tool_uses(&self) -> impl Iterator<Item = (&str, &str, &Value)> {
+        self.content.iter().filter_map(|b| match b {
+            ContentBlock::ToolUse { id, name, input } => Some((id.as_str(), name.as_str(), input)),
+            _ => None,
+        })
+    }
+
+    /// All text blocks joined, without thinking or tool blocks.
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        for block in &self.content {
+            if let ContentBlock::Text { text } = block {
+                out.push_str(text);
+            }
+        }
+        out
+    }
+}
+
+/// A broken invariant, with the index of the message where it was found.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HistoryError {
+    #[error("messages[0] must be a user message")]
+    FirstNotUser,
+    #[error("messages[{0}]: roles must alternate (two {1:?} messages in a row)")]
+    NotAlternating(usize, Role),
+    #[error("messages[{0}]: content is empty")]
+    EmptyContent(usize),
+    #[error("messages[{0}]: tool_use id {1:?} is used more than once")]
+    DuplicateToolUseId(usize, String),
+    #[error("messages[{0}]: tool_use {1:?} has no tool_result in the next message")]
+    UnansweredToolUse(usize, String),
+    #[error("messages[{0}]: tool_result for {1:?} has no matching tool_use in the previous message")]
+    OrphanToolResult(usize, String),
+    #[error("messages[{0}]: tool_use {1:?} is answered more than once")]
+    DuplicateToolResult(usize, String),
+    #[error("messages[{0}]: a tool_result block must not appear in an assistant message")]
+    ResultInAssistant(usize),
+    #[error("messages[{0}]: a tool_use block must not appear in a user message")]
+    ToolUseInUser(usize),
+}
+
+/// Checks DESIGN.md §4 (1–3): alternation starting with the user, every tool_use answered
+/// exactly once in the very next message, unique ids, no orphan results.
+///
+/// A trailing assistant message whose tool_uses are not yet answered is an error too: the
+/// history as sent to the API must never end that way.
+pub fn validate_history(messages: &[Message]) -> Result<(), HistoryError> {
+    let Some(first) = messages.first() else {
+        return Ok(());
+    };
+    if first.role != Role::User {
+        return Err(HistoryError::FirstNotUser);
+    }
+    let mut seen_ids: HashSet<&str> = HashSet::new();
+    for (i, msg) in messages.iter().enumerate() {
+        if i > 0 && messages[i - 1].role == msg.role {
+            return Err(HistoryError::NotAlternating(i, msg.role));
+        }
+        if msg.content.is_empty() {
+            return Err(HistoryError::EmptyContent(i));
+        }
+        match msg.role {
+            Role::Assistant => {
+                for block in &msg.content {
+                    if matches!(block, ContentBlock::ToolResult { .. }) {
+                        return Err(HistoryError::ResultInAssistant(i));
+                    }
+                }
+                for (id, _, _) in msg.tool_uses() {
+                    if !seen_ids.insert(id) {
+                        return Err(HistoryError::DuplicateToolUseId(i, id.to_string()));
+                    }
+                }
+            }
+            Role::User => {
+                if msg
+                    .content
+                    .iter()
+                    .any(|b| matches!(b, ContentBlock::ToolUse { .. }))
+                {
+                    return Err(HistoryError::ToolUseInUser(i));
+                }
+                let asked: Vec<&str> = if i > 0 {
+                    messages[i - 1].tool_uses().map(|(id, _, _)| id).collect()
+                } else {
+                    Vec::new()
+                };
+                let mut answered: HashSet<&str> = HashSet::new();
+                for block in &msg.content {
+                    if let ContentBlock::ToolResult { tool_use_id, .. } = block {
+                        if !asked.contains(&tool_use_id.as_str()) {
+                            return Err(HistoryError::OrphanToolResult(i, tool_use_id.clone()));
+                        }
+                        if !answered.insert(tool_use_id) {
+                            return Err(HistoryError::DuplicateToolResult(i, tool_use_id.clone()));
+                        }
+                    }
+                }
+                if let Some(missing) = asked.iter().find(|id| !answered.contains(*id)) {
+                    return Err(HistoryError::UnansweredToolUse(i - 1, missing.to_string()));
+                }
+            }
+        }
+    }
+    if let Some(last) = messages.last()
+        && last.role == Role::Assistant
+        && let Some((id, _, _)) = last.tool_uses().next()
+    {
+        return Err(HistoryError::UnansweredToolUse(
+            messages.len() - 1,
+            id.to_string(),
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn tool_use(id: &str) -> ContentBlock {
+        ContentBlock::ToolUse {
+            id: id.into(),
+            name: "read_file".into(),
+            input: json!({"path": "a"}),
+        }
+    }
+
+    #[test]
+    fn valid_round_trip_passes() {
+        let h = vec![
+            Message::user_text("hi"),
+            Message::assistant(vec![ContentBlock::text("ok"), tool_use("t1"), tool_use("t2")]),
+            Message::user(vec![
+                ContentBlock::tool_result("t1", "x", false),
+                ContentBlock::tool_result("t2", "y", true),
+            ]),
+            Message::assistant(vec![ContentBlock::text("done")]),
+        ];
+        assert_eq!(validate_history(&h), Ok(()));
+    }
+
+    #[test]
+    fn each_broken_rule_is_named() {
+        let cases: Vec<(Vec<Message>, HistoryError)> = vec![
+            (
+                vec![Message::assistant(vec![ContentBlock::text("x")])],
+                HistoryError::FirstNotUser,
+            ),
+            (
+                vec![Message::user_text("a"), Message::user_text("b")],
+                HistoryError::NotAlternating(1, Role::User),
+            ),
+            (
+                vec![
+                    Message::user_text("a"),
+                    Message::assistant(vec![tool_use("t1")]),
+                    Message::user_text("b"),
+                ],
+                HistoryError::UnansweredToolUse(1, "t1".into()),
+            ),
+            (
+                vec![Message::user_text("a"), Message::assistant(vec![tool_use("t1")])],
+                HistoryError::UnansweredToolUse(1, "t1".into()),
+            ),
+            (
+                vec![Message::user(vec![ContentBlock::tool_result("zz", "x", false)])],
+                HistoryError::OrphanToolResult(0, "zz".into()),
+            ),
+            (
+                vec![
+                    Message::user_text("a"),
+                    Message::assistant(vec![tool_use("t1")]),
+                    Message::user(vec![
+                        ContentBlock::tool_result("t1", "x", false),
+                        ContentBlock::tool_result("t1", "x", false),
+                    ]),
+                ],
+                HistoryError::DuplicateToolResult(2, "t1".into()),
+            ),
+            (
+                vec![
+                    Message::user_text("a"),
+                    Message::assistant(vec![tool_use("t1")]),
+                    Message::user(vec![ContentBlock::tool_result("t1", "x", false)]),
+                    Message::assistant(vec![tool_use("t1")]),
+                    Message::user(vec![ContentBlock::tool_result("t1", "x", false)]),
+                ],
+                HistoryError::DuplicateToolUseId(3, "t1".into()),
+            ),
+            (
+                vec![Message::user_text("a"), Message::assistant(vec![])],
+                HistoryError::EmptyContent(1),
+            ),
+        ];
+        for (history, want) in cases {
+            assert_eq!(validate_history(&history), Err(want));
+        }
+    }
+
+    #[test]
+    fn serde_matches_the_api_shape() {
+        let m = Message::user(vec![ContentBlock::tool_result("t1", "boom", true)]);
+        let v = serde_json::to_value(&m).expect("serialize");
+        assert_eq!(
+            v,
+            json!({"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"boom","is_error":true}]})
+        );
+        let ok = ContentBlock::tool_result("t1", "fine", false);
+        assert_eq!(
+            serde_json::to_value(&ok).expect("serialize"),
+            json!({"type":"tool_result","tool_use_id":"t1","content":"fine"})
+        );
+        let parsed: Message =
+            serde_json::from_value(json!({"role":"user","content":"plain"})).expect("parse");
+        assert_eq!(parsed, Message::user_text("plain"));
+        let parsed: ContentBlock = serde_json::from_value(json!({
+            "type":"tool_result","tool_use_id":"t","content":[{"type":"text","text":"a"}]
+        }))
+        .expect("parse");
+        assert_eq!(parsed, ContentBlock::tool_result("t", "a", false));
+    }
+}

@@ -1,0 +1,59 @@
+//! Tool input validation against each tool's JSON schema (the `jsonschema` crate).
+
+use serde_json::Value;
+
+pub struct Validator {
+    inner: jsonschema::Validator,
+}
+
+impl Validator {
+    pub fn new(schema: &Value) -> Result<Self, String> {
+        jsonschema::validator_for(schema)
+            .map(|inner| Validator { inner })
+            .map_err(|e| e.to_string())
+    }
+
+    /// Ok, or every violation in one line the model can act on.
+    pub fn validate(&self, input: &Value) -> Result<(), String> {
+        let errors: Vec<String> = self
+            .inner
+            .iter_errors(input)
+            .map(|e| {
+                let path = e.instance_path.to_string();
+                if path.is_empty() {
+                    e.to_string()
+                } else {
+                    format!("{path}: {e}")
+                }
+            })
+            .collect();
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(errors.join("; "))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn reports_missing_and_wrong_types() {
+        let v = Validator::new(&json!({
+            "type": "object",
+            "properties": {"path": {"type": "string"}, "limit": {"type": "integer", "minimum": 1}},
+            "required": ["path"],
+            "additionalProperties": false
+        }))
+        .expect("schema compiles");
+        assert!(v.validate(&json!({"path": "a"})).is_ok());
+        let e = v.validate(&json!({})).expect_err("missing path");
+        assert!(e.contains("path"), "{e}");
+        let e = v.validate(&json!({"path": 3, "limit": 0})).expect_err("wrong types");
+        assert!(e.contains("/path") && e.contains("/limit"), "{e}");
+        assert!(v.validate(&json!("not an object")).is_err());
+    }
+}

@@ -1,0 +1,7 @@
+//! The full-screen TUI (placeholder until built).
+
+use crate::config::Config;
+
+pub async fn run(_config: Config) -> anyhow::Result<i32> {
+    anyhow::bail!("the TUI is not built yet; use -p PROMPT for headless mode")
+}
