@@ -85,7 +85,12 @@ async fn print_events(
 pub fn stream_json(event: &AgentEvent) -> Option<Value> {
     Some(match event {
         AgentEvent::TurnStart { turn } => json!({"type": "turn_start", "turn": turn}),
-        AgentEvent::RequestStart { turn, attempt, model, .. } => {
+        AgentEvent::RequestStart {
+            turn,
+            attempt,
+            model,
+            ..
+        } => {
             json!({"type": "request_start", "turn": turn, "attempt": attempt, "model": model})
         }
         AgentEvent::Retry {

@@ -12,5 +12,6 @@ pub mod headless;
 pub mod message;
 pub mod permission;
 pub mod provider;
+pub mod session;
 pub mod tools;
 pub mod tui;

@@ -161,7 +161,9 @@ pub enum HistoryError {
     DuplicateToolUseId(usize, String),
     #[error("messages[{0}]: tool_use {1:?} has no tool_result in the next message")]
     UnansweredToolUse(usize, String),
-    #[error("messages[{0}]: tool_result for {1:?} has no matching tool_use in the previous message")]
+    #[error(
+        "messages[{0}]: tool_result for {1:?} has no matching tool_use in the previous message"
+    )]
     OrphanToolResult(usize, String),
     #[error("messages[{0}]: tool_use {1:?} is answered more than once")]
     DuplicateToolResult(usize, String),
@@ -263,7 +265,11 @@ mod tests {
     fn valid_round_trip_passes() {
         let h = vec![
             Message::user_text("hi"),
-            Message::assistant(vec![ContentBlock::text("ok"), tool_use("t1"), tool_use("t2")]),
+            Message::assistant(vec![
+                ContentBlock::text("ok"),
+                tool_use("t1"),
+                tool_use("t2"),
+            ]),
             Message::user(vec![
                 ContentBlock::tool_result("t1", "x", false),
                 ContentBlock::tool_result("t2", "y", true),
@@ -293,11 +299,16 @@ mod tests {
                 HistoryError::UnansweredToolUse(1, "t1".into()),
             ),
             (
-                vec![Message::user_text("a"), Message::assistant(vec![tool_use("t1")])],
+                vec![
+                    Message::user_text("a"),
+                    Message::assistant(vec![tool_use("t1")]),
+                ],
                 HistoryError::UnansweredToolUse(1, "t1".into()),
             ),
             (
-                vec![Message::user(vec![ContentBlock::tool_result("zz", "x", false)])],
+                vec![Message::user(vec![ContentBlock::tool_result(
+                    "zz", "x", false,
+                )])],
                 HistoryError::OrphanToolResult(0, "zz".into()),
             ),
             (

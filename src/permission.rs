@@ -174,19 +174,34 @@ mod tests {
     #[test]
     fn modes_decide_by_effect() {
         let ask = PermissionPolicy::new(ApprovalMode::Ask, &[], true);
-        assert_eq!(ask.verdict("read_file", Effect::ReadOnly, true), Verdict::Allow);
+        assert_eq!(
+            ask.verdict("read_file", Effect::ReadOnly, true),
+            Verdict::Allow
+        );
         assert_eq!(ask.verdict("write_file", Effect::Edit, true), Verdict::Ask);
         let auto = PermissionPolicy::new(ApprovalMode::AutoEdit, &[], true);
-        assert_eq!(auto.verdict("write_file", Effect::Edit, true), Verdict::Allow);
-        assert_eq!(auto.verdict("write_file", Effect::Edit, false), Verdict::Ask);
+        assert_eq!(
+            auto.verdict("write_file", Effect::Edit, true),
+            Verdict::Allow
+        );
+        assert_eq!(
+            auto.verdict("write_file", Effect::Edit, false),
+            Verdict::Ask
+        );
         assert_eq!(auto.verdict("bash", Effect::Exec, true), Verdict::Ask);
         let yolo = PermissionPolicy::new(ApprovalMode::Yolo, &[], true);
         assert_eq!(yolo.verdict("bash", Effect::Exec, true), Verdict::Allow);
         let ro = PermissionPolicy::new(ApprovalMode::ReadOnly, &["bash".into()], true);
-        assert!(matches!(ro.verdict("write_file", Effect::Edit, true), Verdict::Deny(_)));
+        assert!(matches!(
+            ro.verdict("write_file", Effect::Edit, true),
+            Verdict::Deny(_)
+        ));
         assert_eq!(ro.verdict("bash", Effect::Exec, true), Verdict::Allow);
         let headless = PermissionPolicy::new(ApprovalMode::Ask, &[], false);
-        assert!(matches!(headless.verdict("bash", Effect::Exec, true), Verdict::Deny(_)));
+        assert!(matches!(
+            headless.verdict("bash", Effect::Exec, true),
+            Verdict::Deny(_)
+        ));
     }
 
     #[tokio::test]
@@ -200,6 +215,9 @@ mod tests {
 
         let rx = p.register("t2");
         c.cancel();
-        assert_eq!(p.wait("t2", "write_file", rx, &c).await, Consent::Interrupted);
+        assert_eq!(
+            p.wait("t2", "write_file", rx, &c).await,
+            Consent::Interrupted
+        );
     }
 }

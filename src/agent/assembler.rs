@@ -66,7 +66,11 @@ impl Assembler {
             }
             StreamEvent::TextDelta { index, text } => {
                 self.content_began = true;
-                match self.partial.entry(index).or_insert(Partial::Text(String::new())) {
+                match self
+                    .partial
+                    .entry(index)
+                    .or_insert(Partial::Text(String::new()))
+                {
                     Partial::Text(buf) => buf.push_str(&text),
                     _ => tracing::warn!("text delta for a non-text block {index}"),
                 }

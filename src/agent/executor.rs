@@ -250,7 +250,9 @@ impl Driver {
     }
 
     fn has_queued(&self) -> bool {
-        self.entries.iter().any(|e| matches!(e.state, State::Queued))
+        self.entries
+            .iter()
+            .any(|e| matches!(e.state, State::Queued))
     }
 
     fn sibling_reason(&self) -> String {

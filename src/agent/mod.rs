@@ -5,6 +5,7 @@ pub mod events;
 pub mod executor;
 pub mod protocol;
 pub mod query_loop;
+pub mod recorder;
 pub mod task;
 
 use std::sync::Arc;
@@ -53,6 +54,8 @@ pub struct Agent {
     pub exec: ExecEnv,
     pub settings: LoopSettings,
     pub history: Vec<Message>,
+    /// Transcript writer, if sessions are on.
+    pub recorder: Option<Box<dyn recorder::Recorder>>,
 }
 
 impl Agent {
@@ -83,6 +86,7 @@ impl Agent {
             exec,
             settings: LoopSettings::from_config(config),
             history: Vec::new(),
+            recorder: None,
         })
     }
 
@@ -117,6 +121,9 @@ impl Agent {
                 self.history.len() - 1
             }
         };
+        if let Some(r) = &mut self.recorder {
+            r.message(index, &self.history[index]);
+        }
         self.exec.events.send(AgentEvent::Message {
             index,
             message: self.history[index].clone(),

@@ -84,9 +84,13 @@ pub enum Transition {
 #[derive(Clone, Debug, PartialEq)]
 pub enum AgentEvent {
     /// A prompt was accepted and its loop begins.
-    PromptStart { text: String },
+    PromptStart {
+        text: String,
+    },
     /// One iteration of the loop (one model request and its tools).
-    TurnStart { turn: u32 },
+    TurnStart {
+        turn: u32,
+    },
     /// A request is sent; `body` is what goes over the wire, minus credentials.
     RequestStart {
         turn: u32,
@@ -100,10 +104,17 @@ pub enum AgentEvent {
         delay_ms: u64,
         error: String,
     },
-    TextDelta { text: String },
-    ThinkingDelta { text: String },
+    TextDelta {
+        text: String,
+    },
+    ThinkingDelta {
+        text: String,
+    },
     /// The model began writing a tool_use block (its input is still streaming).
-    ToolUseStreaming { id: String, name: String },
+    ToolUseStreaming {
+        id: String,
+        name: String,
+    },
     /// A tool_use block is complete and handed to the executor.
     ToolUse {
         id: String,
@@ -123,9 +134,15 @@ pub enum AgentEvent {
         name: String,
         allowed: bool,
     },
-    ToolStart { id: String, name: String },
+    ToolStart {
+        id: String,
+        name: String,
+    },
     /// Live output of a running tool (e.g. bash).
-    ToolProgress { id: String, chunk: String },
+    ToolProgress {
+        id: String,
+        chunk: String,
+    },
     ToolEnd {
         id: String,
         name: String,
@@ -139,18 +156,30 @@ pub enum AgentEvent {
         stop_reason: Option<String>,
     },
     /// A raw SSE event of the current response (for the JSON pane).
-    RawSse { event: String, data: String },
+    RawSse {
+        event: String,
+        data: String,
+    },
     /// Token counts for the whole prompt so far.
     Usage(Usage),
     /// history[index] is now `message`, exactly as it will be sent: an append when index is
     /// the old length, else the last message was extended (a prompt after an interruption).
-    Message { index: usize, message: Message },
+    Message {
+        index: usize,
+        message: Message,
+    },
     /// Something the user should know (max_turns reached, a fallback model, …).
-    Notice { text: String },
+    Notice {
+        text: String,
+    },
     /// A recoverable problem (a failed attempt, a dropped stream) shown to the user.
-    Error { message: String },
+    Error {
+        message: String,
+    },
     /// The history was replaced (new conversation or resumed session).
-    HistoryReset { messages: Vec<Message> },
+    HistoryReset {
+        messages: Vec<Message>,
+    },
     /// The prompt's loop ended.
     Done(TurnSummary),
 }

@@ -1,8 +1,8 @@
 //! The query loop (DESIGN.md §3): request → stream → tools → results → again, until the
 //! model stops asking for tools.
 
-use std::sync::Arc;
 use futures::StreamExt;
+use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 use super::assembler::{Assembler, Completed};
@@ -51,7 +51,14 @@ enum StreamOutcome {
 impl Agent {
     /// Runs one prompt to the end of its loop and reports how it ended.
     pub async fn run_prompt(&mut self, prompt: &str, cancel: &CancellationToken) -> TurnSummary {
+        let model = self.settings.model.clone();
+        if let Some(r) = &mut self.recorder {
+            r.prompt_start(prompt, &model);
+        }
         let summary = run(self, prompt, cancel).await;
+        if let Some(r) = &mut self.recorder {
+            r.prompt_end(&summary);
+        }
         self.exec.events.send(AgentEvent::Done(summary.clone()));
         summary
     }
@@ -272,7 +279,9 @@ fn note_overload(agent: &Agent, state: &mut State, err: &ProviderError) {
         });
         state.model = fallback.clone();
         state.consecutive_overloads = 0;
-        state.transitions.push(super::protocol::Transition::FallbackModel);
+        state
+            .transitions
+            .push(super::protocol::Transition::FallbackModel);
     }
 }
 
@@ -447,4 +456,3 @@ fn results_for(asked: &[String], runs: &[ToolRun]) -> Vec<ContentBlock> {
         })
         .collect()
 }
-

@@ -11,9 +11,7 @@ use futures::future::BoxFuture;
 use serde_json::{Value, json};
 
 use super::demo_reply::{Intent, answer_from_results, intents, no_match_reply};
-use super::{
-    BlockKind, EventStream, ModelRequest, Provider, ProviderError, StreamEvent, Usage,
-};
+use super::{BlockKind, EventStream, ModelRequest, Provider, ProviderError, StreamEvent, Usage};
 use crate::message::{ContentBlock, Message, Role};
 
 pub const DEMO_MODEL: &str = "tooloop-demo";
@@ -97,7 +95,9 @@ fn script(req: &ModelRequest, pace: Pace) -> Vec<(Duration, StreamEvent)> {
         json!({"type":"message_start","message":{"id":"msg_demo","type":"message","role":"assistant","model":DEMO_MODEL,"content":[],"usage":{"input_tokens":input_tokens,"output_tokens":1}}}),
     );
     let last = req.messages.last();
-    let results = last.map(tool_results_with_names(&req.messages)).unwrap_or_default();
+    let results = last
+        .map(tool_results_with_names(&req.messages))
+        .unwrap_or_default();
     let (text, calls) = if !results.is_empty() {
         (answer_from_results(&results), Vec::new())
     } else {
@@ -110,15 +110,15 @@ fn script(req: &ModelRequest, pace: Pace) -> Vec<(Duration, StreamEvent)> {
         }
     };
     s.text_block(&text);
-    let first_id = req
-        .messages
-        .iter()
-        .flat_map(|m| m.tool_uses())
-        .count();
+    let first_id = req.messages.iter().flat_map(|m| m.tool_uses()).count();
     for (n, intent) in calls.iter().enumerate() {
         s.tool_block(&format!("toolu_demo_{:03}", first_id + n + 1), intent);
     }
-    let stop = if calls.is_empty() { "end_turn" } else { "tool_use" };
+    let stop = if calls.is_empty() {
+        "end_turn"
+    } else {
+        "tool_use"
+    };
     s.finish(stop);
     s.events
 }
@@ -128,9 +128,9 @@ fn lead_in(found: &[Intent]) -> String {
     let list = match what.len() {
         1 => what[0].clone(),
         _ => {
-            let (last, rest) = what.split_last().map_or((String::new(), &[][..]), |(l, r)| {
-                (l.clone(), r)
-            });
+            let (last, rest) = what
+                .split_last()
+                .map_or((String::new(), &[][..]), |(l, r)| (l.clone(), r));
             format!("{} and {last}", rest.join(", "))
         }
     };

@@ -42,7 +42,9 @@ impl Intent {
     }
 }
 
-const FILLER: &[&str] = &["the", "file", "files", "for", "a", "me", "contents", "of", "in"];
+const FILLER: &[&str] = &[
+    "the", "file", "files", "for", "a", "me", "contents", "of", "in",
+];
 
 fn clean(word: &str) -> String {
     word.trim_matches(|c: char| "`'\"“”‘’,;:!?()".contains(c))
@@ -162,7 +164,13 @@ To talk to a real model, set `ANTHROPIC_API_KEY` (or `OPENAI_API_KEY`) and resta
 pub fn answer_from_results(results: &[(String, Value, String, bool)]) -> String {
     let mut out = String::from("Here is what I found (offline demo model):\n\n");
     for (name, input, output, is_error) in results {
-        let arg = |k: &str| input.get(k).and_then(Value::as_str).unwrap_or(".").to_string();
+        let arg = |k: &str| {
+            input
+                .get(k)
+                .and_then(Value::as_str)
+                .unwrap_or(".")
+                .to_string()
+        };
         if *is_error {
             let first = output.lines().next().unwrap_or("");
             out.push_str(&format!("- `{name}` did not succeed: {first}\n\n"));
@@ -171,8 +179,7 @@ pub fn answer_from_results(results: &[(String, Value, String, bool)]) -> String 
         let lines: Vec<&str> = output.lines().collect();
         match name.as_str() {
             "list_dir" => {
-                let shown: Vec<String> =
-                    lines.iter().take(12).map(|l| format!("`{l}`")).collect();
+                let shown: Vec<String> = lines.iter().take(12).map(|l| format!("`{l}`")).collect();
                 let more = if lines.len() > 12 { ", …" } else { "" };
                 out.push_str(&format!(
                     "**Files in `{}`** ({} entries): {}{more}\n\n",
@@ -196,12 +203,20 @@ pub fn answer_from_results(results: &[(String, Value, String, bool)]) -> String 
                 ));
             }
             "grep" | "glob" => {
-                let what = if name == "grep" { "matching lines" } else { "paths" };
+                let what = if name == "grep" {
+                    "matching lines"
+                } else {
+                    "paths"
+                };
                 out.push_str(&format!(
                     "**`{}`**: {} {what}{}\n\n",
                     arg("pattern"),
                     lines.len(),
-                    if lines.is_empty() { "." } else { ", the first ones:" }
+                    if lines.is_empty() {
+                        "."
+                    } else {
+                        ", the first ones:"
+                    }
                 ));
                 if !lines.is_empty() {
                     let first: Vec<&str> = lines.iter().take(6).copied().collect();
@@ -213,11 +228,16 @@ pub fn answer_from_results(results: &[(String, Value, String, bool)]) -> String 
             }
             _ => {
                 let tail: Vec<&str> = lines.iter().rev().take(10).rev().copied().collect();
-                out.push_str(&format!("**`{name}`** returned:\n\n```\n{}\n```\n\n", tail.join("\n")));
+                out.push_str(&format!(
+                    "**`{name}`** returned:\n\n```\n{}\n```\n\n",
+                    tail.join("\n")
+                ));
             }
         }
     }
-    out.push_str("Anything else? Open the JSON pane (Ctrl+O) to see these results as the model saw them.");
+    out.push_str(
+        "Anything else? Open the JSON pane (Ctrl+O) to see these results as the model saw them.",
+    );
     out
 }
 
@@ -236,9 +256,15 @@ mod tests {
                 Intent::Time
             ]
         );
-        assert_eq!(intents("find \"fn main\""), vec![Intent::Grep("fn main".into())]);
+        assert_eq!(
+            intents("find \"fn main\""),
+            vec![Intent::Grep("fn main".into())]
+        );
         assert_eq!(intents("grep TODO"), vec![Intent::Grep("TODO".into())]);
-        assert_eq!(intents("run `echo hi` please"), vec![Intent::Bash("echo hi".into())]);
+        assert_eq!(
+            intents("run `echo hi` please"),
+            vec![Intent::Bash("echo hi".into())]
+        );
         assert_eq!(intents("find *.rs"), vec![Intent::Glob("*.rs".into())]);
         assert!(intents("hello there").is_empty());
     }

@@ -55,7 +55,10 @@ impl Usage {
 #[derive(Clone, Debug, PartialEq)]
 pub enum StreamEvent {
     /// The response began; `usage` carries the input tokens known so far.
-    MessageStart { model: Option<String>, usage: Usage },
+    MessageStart {
+        model: Option<String>,
+        usage: Usage,
+    },
     /// A content block began. For tool_use, id and name are known from here on.
     BlockStart {
         index: usize,
@@ -63,12 +66,24 @@ pub enum StreamEvent {
         id: Option<String>,
         name: Option<String>,
     },
-    TextDelta { index: usize, text: String },
-    ThinkingDelta { index: usize, thinking: String },
+    TextDelta {
+        index: usize,
+        text: String,
+    },
+    ThinkingDelta {
+        index: usize,
+        thinking: String,
+    },
     /// A fragment of a tool_use block's input JSON (shown live; parsed at completion).
-    ToolInputDelta { index: usize, partial_json: String },
+    ToolInputDelta {
+        index: usize,
+        partial_json: String,
+    },
     /// A content block is complete. For tool_use the input has been parsed once, here.
-    BlockComplete { index: usize, block: ContentBlock },
+    BlockComplete {
+        index: usize,
+        block: ContentBlock,
+    },
     /// A tool_use block ended but its input is not valid JSON (or was cut off). The loop
     /// records it with `{}` input and answers it with an error the model can act on.
     ToolUseInvalid {
@@ -86,7 +101,10 @@ pub enum StreamEvent {
     /// The message ended properly (message_stop). Never emitted for a cut-off stream.
     MessageStop,
     /// A raw wire event, for the JSON pane. `event` is the SSE event name or "data".
-    Raw { event: String, data: String },
+    Raw {
+        event: String,
+        data: String,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -48,7 +48,12 @@ impl RetryPolicy {
 
 /// `retry-after-ms` (milliseconds) beats `retry-after` (seconds, or an HTTP date).
 pub fn parse_retry_after(headers: &HeaderMap) -> Option<Duration> {
-    let get = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::trim);
+    let get = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::trim)
+    };
     if let Some(ms) = get("retry-after-ms").and_then(|v| v.parse::<f64>().ok())
         && ms.is_finite()
         && ms >= 0.0

@@ -171,7 +171,8 @@ impl ToolRegistry {
     pub fn register(&mut self, tool: Arc<dyn Tool>) {
         let validator = schema::Validator::new(&tool.input_schema())
             .unwrap_or_else(|e| panic!("tool {} has an invalid schema: {e}", tool.name()));
-        self.tools.insert(tool.name(), Registered { tool, validator });
+        self.tools
+            .insert(tool.name(), Registered { tool, validator });
     }
 
     pub fn get(&self, name: &str) -> Option<&Registered> {

@@ -52,7 +52,9 @@ mod tests {
         assert!(v.validate(&json!({"path": "a"})).is_ok());
         let e = v.validate(&json!({})).expect_err("missing path");
         assert!(e.contains("path"), "{e}");
-        let e = v.validate(&json!({"path": 3, "limit": 0})).expect_err("wrong types");
+        let e = v
+            .validate(&json!({"path": 3, "limit": 0}))
+            .expect_err("wrong types");
         assert!(e.contains("/path") && e.contains("/limit"), "{e}");
         assert!(v.validate(&json!("not an object")).is_err());
     }

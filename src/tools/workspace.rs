@@ -155,8 +155,14 @@ mod tests {
     fn inside_paths_resolve() {
         let (_d, w) = ws();
         assert_eq!(w.resolve("sub/a.txt"), Ok(w.root().join("sub/a.txt")));
-        assert_eq!(w.resolve("sub/new/b.txt"), Ok(w.root().join("sub/new/b.txt")));
-        assert_eq!(w.resolve("sub/../sub/a.txt"), Ok(w.root().join("sub/a.txt")));
+        assert_eq!(
+            w.resolve("sub/new/b.txt"),
+            Ok(w.root().join("sub/new/b.txt"))
+        );
+        assert_eq!(
+            w.resolve("sub/../sub/a.txt"),
+            Ok(w.root().join("sub/a.txt"))
+        );
         assert_eq!(w.resolve(""), Ok(w.root().to_path_buf()));
         let abs = w.root().join("sub/a.txt");
         assert_eq!(w.resolve(abs.to_str().expect("utf8")), Ok(abs.clone()));

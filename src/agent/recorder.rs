@@ -1,0 +1,15 @@
+//! A hook that sees every change to history, for transcripts (src/session.rs).
+
+use crate::agent::protocol::TurnSummary;
+use crate::message::Message;
+
+/// Told about every message as it is appended and about each prompt's start and end.
+/// Implementations must not fail the loop: they log their own errors.
+pub trait Recorder: Send + Sync {
+    /// history[index] is now `message` (an append, or the last message extended).
+    fn message(&mut self, index: usize, message: &Message);
+    /// A prompt's loop begins; `model` is the model it will use.
+    fn prompt_start(&mut self, prompt: &str, model: &str);
+    /// A prompt's loop ended (flush and fsync here).
+    fn prompt_end(&mut self, summary: &TurnSummary);
+}
