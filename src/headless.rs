@@ -34,6 +34,7 @@ pub async fn run(
 ) -> Result<i32, String> {
     let (sink, rx) = EventSink::channel();
     let mut agent = Agent::from_config(config, provider, sink, false)?;
+    crate::session::attach(config, &mut agent)?;
     let cancel = CancellationToken::new();
     let on_sigint = cancel.clone();
     let sigint = tokio::spawn(async move {
