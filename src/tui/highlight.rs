@@ -74,7 +74,8 @@ pub fn highlight(code: &str, lang: &str) -> Vec<Line<'static>> {
             .into_iter()
             .filter_map(|(style, text)| {
                 let text = text.trim_end_matches('\n');
-                (!text.is_empty()).then(|| Span::styled(text.to_string(), convert(style, default_fg)))
+                (!text.is_empty())
+                    .then(|| Span::styled(text.to_string(), convert(style, default_fg)))
             })
             .collect::<Vec<_>>();
         out.push(Line::from(spans));
@@ -163,7 +164,10 @@ fn lang_token(lang: &str) -> Option<String> {
     (!token.is_empty()).then(|| token.to_ascii_lowercase())
 }
 
-fn convert(style: syntect::highlighting::Style, default_fg: Option<syntect::highlighting::Color>) -> Style {
+fn convert(
+    style: syntect::highlighting::Style,
+    default_fg: Option<syntect::highlighting::Color>,
+) -> Style {
     let fg = style.foreground;
     let mut out = Style::default();
     if default_fg != Some(fg) {
@@ -207,7 +211,12 @@ mod tests {
         assert_eq!(lines.len(), 3);
         assert_eq!(text(&lines), code.trim_end());
         assert!(coloured(&lines));
-        assert!(lines.iter().flat_map(|l| &l.spans).all(|s| s.style.bg.is_none()));
+        assert!(
+            lines
+                .iter()
+                .flat_map(|l| &l.spans)
+                .all(|s| s.style.bg.is_none())
+        );
     }
 
     #[test]

@@ -122,8 +122,7 @@ impl Writer {
     }
 
     fn end_line(&mut self) {
-        self.lines
-            .push(Line::from(std::mem::take(&mut self.spans)));
+        self.lines.push(Line::from(std::mem::take(&mut self.spans)));
     }
 }
 

@@ -153,7 +153,10 @@ mod tests {
     fn removes_osc52_clipboard_with_bel_and_st() {
         assert_eq!(sanitize("x\x1b]52;c;ZXZpbA==\x07y"), "xy");
         assert_eq!(sanitize("x\x1b]52;c;ZXZpbA==\x1b\\y"), "xy");
-        assert_eq!(sanitize("x\x1b]8;;http://e\x1b\\link\x1b]8;;\x1b\\"), "xlink");
+        assert_eq!(
+            sanitize("x\x1b]8;;http://e\x1b\\link\x1b]8;;\x1b\\"),
+            "xlink"
+        );
     }
 
     #[test]
@@ -206,7 +209,10 @@ mod tests {
 
     #[test]
     fn bidi_overrides_are_dropped() {
-        assert_eq!(sanitize("user\u{202e}fdp.exe\u{2066}x\u{2069}"), "userfdp.exex");
+        assert_eq!(
+            sanitize("user\u{202e}fdp.exe\u{2066}x\u{2069}"),
+            "userfdp.exex"
+        );
     }
 
     #[test]

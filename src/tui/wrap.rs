@@ -157,7 +157,10 @@ fn hanging_prefix_len(cells: &[Cell]) -> usize {
 /// If a list marker followed by a space starts at `i`, the index after that space.
 fn marker_end(cells: &[Cell], i: usize) -> Option<usize> {
     let first = cells.get(i)?.ch;
-    let after = if matches!(first, '•' | '◦' | '▪' | '‣' | '·' | '-' | '*' | '+' | '☐' | '☑') {
+    let after = if matches!(
+        first,
+        '•' | '◦' | '▪' | '‣' | '·' | '-' | '*' | '+' | '☐' | '☑'
+    ) {
         i + 1
     } else {
         let digits = cells[i..]
@@ -244,7 +247,11 @@ impl Builder<'_> {
 
     fn flush_text(&mut self) {
         if let Some(span) = self.text_span.take() {
-            let style = self.line.spans.get(span).map_or(Style::default(), |s| s.style);
+            let style = self
+                .line
+                .spans
+                .get(span)
+                .map_or(Style::default(), |s| s.style);
             self.spans
                 .push(Span::styled(std::mem::take(&mut self.text), style));
         }
