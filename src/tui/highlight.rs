@@ -15,6 +15,8 @@ use syntect::util::LinesWithEndings;
 
 use super::sanitize::sanitize;
 
+mod cache;
+
 /// Above this many bytes the code is shown plain.
 pub const MAX_BYTES: usize = 512 * 1024;
 /// Above this many lines the code is shown plain.
@@ -58,28 +60,61 @@ pub fn highlight(code: &str, lang: &str) -> Vec<Line<'static>> {
     let Some((set, syntax)) = find_syntax(assets, lang) else {
         return plain(&code);
     };
+    let resumed = cache::take(lang, &code);
+    let (mut done_lines, mut highlighter, mut consumed) = match resumed {
+        Some(entry) => (
+            entry.lines,
+            HighlightLines::from_state(&assets.theme, entry.state.0, entry.state.1),
+            entry.done.len(),
+        ),
+        None => (Vec::new(), HighlightLines::new(syntax, &assets.theme), 0),
+    };
     let default_fg = assets.theme.settings.foreground;
-    let mut highlighter = HighlightLines::new(syntax, &assets.theme);
-    let mut out = Vec::new();
-    let mut consumed = 0;
-    for line in LinesWithEndings::from(&code) {
+    let to_line = |ranges: Vec<(syntect::highlighting::Style, &str)>| {
+        Line::from(
+            ranges
+                .into_iter()
+                .filter_map(|(style, text)| {
+                    let text = text.trim_end_matches('\n');
+                    (!text.is_empty())
+                        .then(|| Span::styled(text.to_string(), convert(style, default_fg)))
+                })
+                .collect::<Vec<_>>(),
+        )
+    };
+
+    // Whole lines advance the cached state; a last line without `\n` (still streaming) is
+    // highlighted from a copy so the cache stays at a line boundary.
+    let mut partial = None;
+    for line in LinesWithEndings::from(&code[consumed..]) {
+        if !line.ends_with('\n') {
+            partial = Some(line);
+            break;
+        }
         let Ok(ranges) = highlighter.highlight_line(line, set) else {
             // A grammar error mid-way: show the rest plain rather than nothing.
             tracing::debug!(lang, "syntect failed; rest of the block shown plain");
-            out.extend(plain(&code[consumed..]));
-            return out;
+            done_lines.extend(plain(&code[consumed..]));
+            return done_lines;
         };
         consumed += line.len();
-        let spans = ranges
-            .into_iter()
-            .filter_map(|(style, text)| {
-                let text = text.trim_end_matches('\n');
-                (!text.is_empty())
-                    .then(|| Span::styled(text.to_string(), convert(style, default_fg)))
-            })
-            .collect::<Vec<_>>();
-        out.push(Line::from(spans));
+        done_lines.push(to_line(ranges));
     }
+    let (hs, ps) = highlighter.state();
+    let mut out = done_lines.clone();
+    if let Some(line) = partial {
+        let mut tail = HighlightLines::from_state(&assets.theme, hs.clone(), ps.clone());
+        match tail.highlight_line(line, set) {
+            Ok(ranges) => out.push(to_line(ranges)),
+            Err(_) => out.extend(plain(line)),
+        }
+    }
+    cache::put(cache::Entry {
+        lang: lang.to_string(),
+        done: code[..consumed].to_string(),
+        lines: done_lines,
+        state: (hs, ps),
+    });
     out
 }
 
@@ -288,6 +323,40 @@ mod tests {
         let blob = "{\"k\":".repeat(200_000);
         let lines = highlight(&blob, "json");
         assert_eq!(lines.len(), 1);
+    }
+
+    #[test]
+    fn resumed_highlighting_matches_a_fresh_run() {
+        let code = "/// doc\nfn main() {\n    let s = \"multi\n line\";\n    /* open\n comment */ x += 1;\n}\n";
+        for lang in ["rust", "toml", "py"] {
+            // Grow the code one char at a time, as a streaming reply does.
+            for end in (0..=code.len()).filter(|&i| code.is_char_boundary(i)) {
+                let streamed = highlight(&code[..end], lang);
+                cache::clear();
+                let fresh = highlight(&code[..end], lang);
+                assert_eq!(streamed, fresh, "{lang} at {end}");
+                // Restore a warm cache for the next step.
+                let _ = highlight(&code[..end], lang);
+            }
+            // And one uninterrupted stream, resuming from resumed entries each step.
+            cache::clear();
+            for end in 0..=code.len() {
+                let _ = highlight(&code[..end], lang);
+            }
+            let streamed = highlight(code, lang);
+            cache::clear();
+            assert_eq!(streamed, highlight(code, lang), "{lang} streamed");
+        }
+    }
+
+    #[test]
+    fn cached_block_is_returned_again_unchanged() {
+        let code = "let a = 1;\nlet b = 2;\n";
+        let first = highlight(code, "rs");
+        assert_eq!(highlight(code, "rs"), first);
+        assert_eq!(highlight(code, "rust"), first);
+        // A different block that shares no prefix still works.
+        assert_eq!(text(&highlight("x = 1\n", "py")), "x = 1");
     }
 
     #[test]

@@ -267,3 +267,12 @@ fn pathological_inputs_return() {
         assert!(no_controls(&lines));
     }
 }
+
+#[test]
+fn code_inside_list_and_quote_keeps_prefixes() {
+    let md = "- step:\n\n  ```sh\n  ls -la\n  ```\n\n> ```\n> quoted code\n> ```";
+    assert_eq!(
+        text(&render(md)),
+        "• step:\n\n    ls -la\n\n│   quoted code"
+    );
+}
