@@ -13,7 +13,13 @@ struct Run {
 
 fn tooloop(dir: &std::path::Path) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_tooloop"));
-    for key in ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_BASE_URL", "TOOLOOP_LOG"] {
+    for key in [
+        "ANTHROPIC_API_KEY",
+        "OPENAI_API_KEY",
+        "ANTHROPIC_BASE_URL",
+        "OPENAI_BASE_URL",
+        "TOOLOOP_LOG",
+    ] {
         cmd.env_remove(key);
     }
     let home = dir.join("home");
@@ -27,7 +33,11 @@ fn tooloop(dir: &std::path::Path) -> Command {
 
 fn workspace() -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("tempdir");
-    std::fs::write(dir.path().join("notes.txt"), "first line of notes\nsecond\n").expect("write");
+    std::fs::write(
+        dir.path().join("notes.txt"),
+        "first line of notes\nsecond\n",
+    )
+    .expect("write");
     std::fs::create_dir(dir.path().join("src")).expect("mkdir");
     std::fs::write(dir.path().join("src/lib.rs"), "// TODO: something\n").expect("write");
     dir
@@ -59,7 +69,12 @@ fn demo_runs_several_tools_in_one_reply_and_answers_from_their_results() {
     let dir = workspace();
     let r = run(
         dir.path(),
-        &["-p", "list files, read notes.txt and tell me the time", "--output-format", "stream-json"],
+        &[
+            "-p",
+            "list files, read notes.txt and tell me the time",
+            "--output-format",
+            "stream-json",
+        ],
     );
     assert_eq!(r.code, 0);
     for l in &r.lines {
@@ -69,8 +84,12 @@ fn demo_runs_several_tools_in_one_reply_and_answers_from_their_results() {
     let names: Vec<&str> = uses.iter().filter_map(|u| u["name"].as_str()).collect();
     assert_eq!(names, vec!["list_dir", "read_file", "get_current_time"]);
     // Streaming execution: the first tool started before the model's stream ended.
-    let first_start = of_type(&r.lines, "tool_start")[0]["t_ms"].as_u64().expect("t");
-    let stream_end = of_type(&r.lines, "stream_end")[0]["t_ms"].as_u64().expect("t");
+    let first_start = of_type(&r.lines, "tool_start")[0]["t_ms"]
+        .as_u64()
+        .expect("t");
+    let stream_end = of_type(&r.lines, "stream_end")[0]["t_ms"]
+        .as_u64()
+        .expect("t");
     assert!(first_start < stream_end, "{first_start} < {stream_end}");
     let result = r.lines.last().expect("lines");
     assert_eq!(result["type"], "result");
@@ -87,13 +106,22 @@ fn demo_runs_several_tools_in_one_reply_and_answers_from_their_results() {
 #[test]
 fn demo_without_a_match_explains_itself_and_json_output_prints_only_the_result() {
     let dir = workspace();
-    let r = run(dir.path(), &["-p", "hello there", "--output-format", "json"]);
+    let r = run(
+        dir.path(),
+        &["-p", "hello there", "--output-format", "json"],
+    );
     assert_eq!(r.code, 0);
     assert_eq!(r.lines.len(), 1);
     let text = r.lines[0]["text"].as_str().expect("text");
-    assert!(text.contains("offline demo model") && text.contains("ANTHROPIC_API_KEY"), "{text}");
+    assert!(
+        text.contains("offline demo model") && text.contains("ANTHROPIC_API_KEY"),
+        "{text}"
+    );
 
-    let out = tooloop(dir.path()).args(["-p", "hello"]).output().expect("run");
+    let out = tooloop(dir.path())
+        .args(["-p", "hello"])
+        .output()
+        .expect("run");
     assert_eq!(out.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&out.stdout).contains("offline demo model"));
 }
@@ -102,7 +130,12 @@ fn demo_without_a_match_explains_itself_and_json_output_prints_only_the_result()
 fn sigint_aborts_the_turn_and_still_prints_the_result() {
     let dir = workspace();
     let mut child = tooloop(dir.path())
-        .args(["-p", "list files and tell me the time", "--output-format", "stream-json"])
+        .args([
+            "-p",
+            "list files and tell me the time",
+            "--output-format",
+            "stream-json",
+        ])
         .stdout(Stdio::piped())
         .spawn()
         .expect("spawn");
@@ -128,13 +161,20 @@ fn sigint_aborts_the_turn_and_still_prints_the_result() {
     assert_eq!(result["reason"], "aborted_streaming");
     let h = history(result);
     validate_history(&h).expect("valid");
-    assert!(serde_json::to_string(&h).expect("ser").contains("[interrupted by user]"));
+    assert!(
+        serde_json::to_string(&h)
+            .expect("ser")
+            .contains("[interrupted by user]")
+    );
 }
 
 #[test]
 fn bad_usage_exits_2() {
     let dir = workspace();
-    let out = tooloop(dir.path()).args(["-p", "  "]).output().expect("run");
+    let out = tooloop(dir.path())
+        .args(["-p", "  "])
+        .output()
+        .expect("run");
     assert_eq!(out.status.code(), Some(2));
     let out = tooloop(dir.path())
         .args(["-p", "x", "--workspace", "/nonexistent/dir"])
