@@ -3,6 +3,8 @@
 //! One pass over the chars with a small state machine (no regex): it runs on every streamed
 //! delta, so the common case (plain text) costs one scan and one copy.
 
+use ratatui::style::Style;
+use ratatui::text::Line;
 use unicode_width::UnicodeWidthChar;
 
 /// Tab stops every this many columns, counted per line.
@@ -88,6 +90,15 @@ pub fn sanitize(s: &str) -> String {
         };
     }
     out
+}
+
+/// Untrusted plain text (tool output, thinking, user input echo) as lines in one style:
+/// sanitized, then split at newlines. `"a\n"` is one line; `""` is none.
+pub fn lines(s: &str, style: Style) -> Vec<Line<'static>> {
+    sanitize(s)
+        .lines()
+        .map(|l| Line::styled(l.to_string(), style))
+        .collect()
 }
 
 /// True when `s` has nothing [`sanitize`] would change: no C0 except `\n`, no DEL, and no
@@ -213,6 +224,17 @@ mod tests {
             sanitize("user\u{202e}fdp.exe\u{2066}x\u{2069}"),
             "userfdp.exex"
         );
+    }
+
+    #[test]
+    fn lines_splits_sanitized_text() {
+        let style = Style::default().add_modifier(ratatui::style::Modifier::DIM);
+        let out = lines("one\x1b[2J\r\n\ttwo\n", style);
+        assert_eq!(out.len(), 2);
+        assert_eq!(out[0].to_string(), "one");
+        assert_eq!(out[1].to_string(), "    two");
+        assert_eq!(out[1].style, style);
+        assert!(lines("", style).is_empty());
     }
 
     #[test]
