@@ -238,6 +238,28 @@ mod tests {
     }
 
     #[test]
+    fn injected_tool_output_draws_inert_cells() {
+        use ratatui::Terminal;
+        use ratatui::backend::TestBackend;
+        use ratatui::widgets::Paragraph;
+
+        let evil =
+            "ok\x1b[2J\x1b[H\n\x1b]52;c;cm0gLXJmIH4=\x07copied?\u{7}\n\u{9b}31mred\u{9b}0m\r\n";
+        let mut terminal = Terminal::new(TestBackend::new(20, 3)).expect("terminal");
+        terminal
+            .draw(|f| f.render_widget(Paragraph::new(lines(evil, Style::default())), f.area()))
+            .expect("draw");
+        let buffer = terminal.backend().buffer();
+        assert!(
+            buffer
+                .content()
+                .iter()
+                .all(|cell| cell.symbol().chars().all(|c| !c.is_control()))
+        );
+        insta::assert_snapshot!("sanitize_injection_cells", terminal.backend());
+    }
+
+    #[test]
     fn output_never_contains_controls() {
         let nasty: String = (0u32..0x300)
             .filter_map(char::from_u32)
