@@ -18,6 +18,10 @@
 //!   `.header(k, v)`, `.chunked(n)` (n-byte pieces, each its own flushed HTTP chunk),
 //!   `.event_delay(d)`, `.head_delay(d)`, `.ending(Ending::Complete|Drop|Stall)`.
 //!   `SseEvent::named(name, &json)`, `::data(str)`, `::raw(bytes)`, `.after(delay)`.
+//! - `Gate::new()` + `reply.head_gated(&g)` / `reply.gate_event(i, &g)` /
+//!   `event.gated(&g)`: the reply waits there until the test calls `g.open()` (from any
+//!   thread) — deterministic "abort while the stream is at X" without sleeps.
+//! - `server.wait_for_requests(n, timeout)` (sync) / `wait_for_requests_async(n)`.
 //! - Validation: `server::Route { suffix, validate }`; `default_routes()` holds
 //!   `/v1/messages` → `anthropic::validate` (401 without x-api-key, 400 without
 //!   anthropic-version, unanswered tool_use, orphan tool_result, non-alternating roles,
@@ -52,4 +56,4 @@ pub mod server;
 
 pub use anthropic::{ReplyBuilder, overloaded, rate_limited, text_reply, tool_reply, tool_results};
 pub use bin::{Run, Tooloop, assert_valid_history};
-pub use server::{Ending, MockServer, Recorded, Reply, SseEvent};
+pub use server::{Ending, Gate, MockServer, Recorded, Reply, SseEvent};

@@ -36,11 +36,39 @@ impl Recorded {
     }
 }
 
+/// A latch a test opens to release a waiting reply or event (from any thread, sync or async):
+/// deterministic "hold the stream here until I say so", no sleeps.
+#[derive(Clone, Debug)]
+pub struct Gate(Arc<tokio::sync::watch::Sender<bool>>);
+
+impl Default for Gate {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Gate {
+    pub fn new() -> Self {
+        Gate(Arc::new(tokio::sync::watch::Sender::new(false)))
+    }
+
+    pub fn open(&self) {
+        self.0.send_replace(true);
+    }
+
+    async fn wait(&self) {
+        let mut rx = self.0.subscribe();
+        let _ = rx.wait_for(|open| *open).await;
+    }
+}
+
 /// One server-sent event, or raw bytes written as they are.
 #[derive(Clone, Debug)]
 pub struct SseEvent {
     /// Waited before this event is written.
     pub delay: Duration,
+    /// Waited for (after `delay`) before this event is written.
+    pub gate: Option<Gate>,
     pub bytes: Vec<u8>,
 }
 
@@ -59,12 +87,19 @@ impl SseEvent {
     pub fn raw(bytes: impl Into<Vec<u8>>) -> Self {
         SseEvent {
             delay: Duration::ZERO,
+            gate: None,
             bytes: bytes.into(),
         }
     }
 
     pub fn after(mut self, delay: Duration) -> Self {
         self.delay = delay;
+        self
+    }
+
+    /// Holds this event (and all after it) until `gate` is opened.
+    pub fn gated(mut self, gate: &Gate) -> Self {
+        self.gate = Some(gate.clone());
         self
     }
 }
@@ -104,6 +139,8 @@ pub enum Body {
 pub struct Reply {
     /// Waited before the response head is written.
     pub head_delay: Duration,
+    /// Waited for (after `head_delay`) before the response head is written.
+    pub head_gate: Option<Gate>,
     pub body: Body,
 }
 
@@ -111,6 +148,7 @@ impl Reply {
     pub fn sse(events: Vec<SseEvent>) -> Self {
         Reply {
             head_delay: Duration::ZERO,
+            head_gate: None,
             body: Body::Sse {
                 events,
                 chunk: None,
@@ -128,6 +166,7 @@ impl Reply {
     pub fn status(status: u16, body: &str) -> Self {
         Reply {
             head_delay: Duration::ZERO,
+            head_gate: None,
             body: Body::Status {
                 status,
                 headers: vec![("content-type".into(), "application/json".into())],
@@ -139,6 +178,7 @@ impl Reply {
     pub fn hang() -> Self {
         Reply {
             head_delay: Duration::ZERO,
+            head_gate: None,
             body: Body::Hang,
         }
     }
@@ -168,6 +208,20 @@ impl Reply {
 
     pub fn head_delay(mut self, d: Duration) -> Self {
         self.head_delay = d;
+        self
+    }
+
+    /// Holds the response head until `gate` is opened.
+    pub fn head_gated(mut self, gate: &Gate) -> Self {
+        self.head_gate = Some(gate.clone());
+        self
+    }
+
+    /// Holds SSE event `index` (and all after it) until `gate` is opened.
+    pub fn gate_event(mut self, index: usize, gate: &Gate) -> Self {
+        if let Some(e) = self.events_mut().get_mut(index) {
+            e.gate = Some(gate.clone());
+        }
         self
     }
 
@@ -211,6 +265,8 @@ pub fn default_routes() -> Vec<Route> {
 
 #[derive(Default)]
 struct Shared {
+    /// Bumped on every recorded request, for `wait_for_requests`.
+    arrived: Option<Arc<tokio::sync::watch::Sender<usize>>>,
     queue: VecDeque<Reply>,
     requests: Vec<Recorded>,
     routes: Vec<Route>,
@@ -228,6 +284,7 @@ pub struct MockServer {
 impl MockServer {
     pub fn start() -> Self {
         let shared = Arc::new(Mutex::new(Shared {
+            arrived: Some(Arc::new(tokio::sync::watch::Sender::new(0))),
             routes: default_routes(),
             ..Shared::default()
         }));
@@ -300,6 +357,29 @@ impl MockServer {
             .collect()
     }
 
+    /// Blocks until at least `n` requests arrived (rejected ones count), or panics after
+    /// `timeout`. Usable from sync tests; from async ones prefer `wait_for_requests_async`.
+    pub fn wait_for_requests(&self, n: usize, timeout: Duration) -> Vec<Recorded> {
+        let tx = self.lock().arrived.clone().expect("arrived");
+        let mut rx = tx.subscribe();
+        let deadline = std::time::Instant::now() + timeout;
+        while *rx.borrow_and_update() < n {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "mock server: {n} request(s) did not arrive within {timeout:?}"
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        self.requests()
+    }
+
+    pub async fn wait_for_requests_async(&self, n: usize) -> Vec<Recorded> {
+        let tx = self.lock().arrived.clone().expect("arrived");
+        let mut rx = tx.subscribe();
+        let _ = rx.wait_for(|count| *count >= n).await;
+        self.requests()
+    }
+
     /// Replies still queued.
     pub fn pending(&self) -> usize {
         self.lock().queue.len()
@@ -360,6 +440,9 @@ async fn serve(mut sock: TcpStream, shared: Arc<Mutex<Shared>>) {
             }
         };
         s.requests.push(rec);
+        if let Some(tx) = &s.arrived {
+            tx.send_replace(s.requests.len());
+        }
         reply
     };
     let _ = write_reply(&mut sock, reply).await;
@@ -415,6 +498,9 @@ async fn write_reply(sock: &mut TcpStream, reply: Reply) -> std::io::Result<()> 
     if !reply.head_delay.is_zero() {
         tokio::time::sleep(reply.head_delay).await;
     }
+    if let Some(g) = &reply.head_gate {
+        g.wait().await;
+    }
     match reply.body {
         Body::Hang => {
             std::future::pending::<()>().await;
@@ -451,6 +537,9 @@ async fn write_reply(sock: &mut TcpStream, reply: Reply) -> std::io::Result<()> 
             for event in events {
                 if !event.delay.is_zero() {
                     tokio::time::sleep(event.delay).await;
+                }
+                if let Some(g) = &event.gate {
+                    g.wait().await;
                 }
                 let size = chunk.unwrap_or(event.bytes.len()).max(1);
                 for piece in event.bytes.chunks(size) {
