@@ -2,7 +2,7 @@
 //!
 //! Use it from an integration test with `mod support;` and `use support::*;`.
 //!
-//! ## Mock server (`server.rs`)
+//! ## Mock server (`server.rs`, replies in `reply.rs`)
 //! - `let server = MockServer::start();` — real HTTP/1.1 on 127.0.0.1 (random port), on its
 //!   own thread and runtime: works in plain `#[test]`s that spawn the binary and in async
 //!   tests. Dropping it stops it (stalled connections too).
@@ -23,7 +23,7 @@
 //!   thread) — deterministic "abort while the stream is at X" without sleeps.
 //! - `server.wait_for_requests(n, timeout)` (sync) / `wait_for_requests_async(n)`.
 //! - Validation: `server::Route { suffix, validate }`; `default_routes()` holds
-//!   `/v1/messages` → `anthropic::validate` (401 without x-api-key, 400 without
+//!   `/v1/messages` → `anthropic_validate::validate` (401 without x-api-key, 400 without
 //!   anthropic-version, unanswered tool_use, orphan tool_result, non-alternating roles,
 //!   first message not user, empty content, duplicate tool_use ids, bad tools — with the
 //!   API's wording). OpenAI adds `/chat/completions` from `support/openai.rs` to
@@ -51,9 +51,13 @@
 #![allow(dead_code, unused_imports)]
 
 pub mod anthropic;
+pub mod anthropic_validate;
 pub mod bin;
+pub mod reply;
 pub mod server;
+pub mod stream;
 
 pub use anthropic::{ReplyBuilder, overloaded, rate_limited, text_reply, tool_reply, tool_results};
 pub use bin::{Run, Tooloop, assert_valid_history};
-pub use server::{Ending, Gate, MockServer, Recorded, Reply, SseEvent};
+pub use reply::{Body, Ending, Gate, Reply, SseEvent};
+pub use server::{MockServer, Recorded, Route, Validator};
