@@ -130,7 +130,7 @@ impl Decoder {
                     usage: usage(&msg["usage"]),
                 }));
             }
-            "content_block_start" => self.block_start(index(v)?, &v["content_block"], out),
+            "content_block_start" => self.block_start(index(v)?, &v["content_block"], out)?,
             "content_block_delta" => self.block_delta(index(v)?, &v["delta"], out)?,
             "content_block_stop" => self.block_stop(index(v)?, out)?,
             "message_delta" => out.push_back(Ok(StreamEvent::Delta {
@@ -162,7 +162,12 @@ impl Decoder {
         Ok(())
     }
 
-    fn block_start(&mut self, index: usize, block: &Value, out: &mut VecDeque<Item>) {
+    fn block_start(
+        &mut self,
+        index: usize,
+        block: &Value,
+        out: &mut VecDeque<Item>,
+    ) -> Result<(), String> {
         let ty = block["type"].as_str().unwrap_or("");
         let (kind, open, id, name) = match ty {
             "text" => (BlockKind::Text, Open::Text(String::new()), None, None),
@@ -182,8 +187,14 @@ impl Decoder {
                 None,
             ),
             "tool_use" => {
-                let id = block["id"].as_str().unwrap_or("").to_string();
-                let name = block["name"].as_str().unwrap_or("").to_string();
+                // Without an id the call could never be answered, so the history would break.
+                let (Some(id), Some(name)) = (
+                    block["id"].as_str().filter(|s| !s.is_empty()),
+                    block["name"].as_str().filter(|s| !s.is_empty()),
+                ) else {
+                    return Err(format!("tool_use block {index} without an id or name"));
+                };
+                let (id, name) = (id.to_string(), name.to_string());
                 let open = Open::ToolUse {
                     id: id.clone(),
                     name: name.clone(),
@@ -214,6 +225,7 @@ impl Decoder {
             let d = serde_json::json!({"type": "thinking_delta", "thinking": t});
             self.block_delta(index, &d, out).ok();
         }
+        Ok(())
     }
 
     fn block_delta(
@@ -378,3 +390,7 @@ fn error_chain(e: &dyn std::error::Error) -> String {
     }
     s
 }
+
+#[cfg(test)]
+#[path = "anthropic_stream_tests.rs"]
+mod tests;
