@@ -10,7 +10,8 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
-use super::reply::{Body, Ending, Reply};
+// Re-exported so paths from the first version (`support::server::Reply`) keep working.
+pub use super::reply::{Body, Ending, Gate, Reply, SseEvent};
 
 /// One request as the server saw it.
 #[derive(Clone, Debug)]
