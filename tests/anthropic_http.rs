@@ -203,3 +203,17 @@ async fn auth_error_and_the_key_never_leaks() {
         );
     }
 }
+
+#[tokio::test]
+async fn no_response_head_is_an_idle_error() {
+    let server = MockServer::start();
+    server.enqueue(Reply::hang());
+    let p = anthropic(&server).with_head_timeout(Duration::from_millis(100));
+    let req = sample_request();
+    let e = match p.start(&req).await {
+        Ok(_) => panic!("a server that never answers cannot give a stream"),
+        Err(e) => e,
+    };
+    assert_eq!(e, ProviderError::Idle(Duration::from_millis(100)));
+    assert!(e.is_retryable());
+}

@@ -249,3 +249,36 @@ fn one_byte_chunks_end_to_end() {
     assert_eq!(ids, vec!["toolu_a", "toolu_b"]);
     assert_valid_history(run.result());
 }
+
+#[test]
+fn prompt_too_long_is_its_own_reason() {
+    let server = MockServer::start();
+    server.enqueue(prompt_too_long());
+    let run = tooloop(&server, "hi", "json", &[]).run();
+    assert_eq!(run.code, Some(1), "stderr:\n{}", run.stderr);
+    let result = run.result();
+    assert_eq!(result["reason"], "prompt_too_long");
+    assert!(
+        result["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("prompt is too long")),
+        "{result}"
+    );
+    assert_eq!(server.requests().len(), 1, "a 400 is not retried");
+}
+
+#[test]
+fn rate_limit_wait_is_the_servers() {
+    let server = MockServer::start();
+    server.enqueue(rate_limited(30));
+    server.enqueue(text_reply("after the wait"));
+    let run = tooloop(&server, "hi", "stream-json", &[]).run();
+    assert_eq!(run.code, Some(0), "stderr:\n{}", run.stderr);
+    let retry = run.of_type("retry");
+    assert_eq!(retry.len(), 1);
+    assert_eq!(
+        retry[0]["delay_ms"], 30,
+        "retry-after-ms wins over retry-after"
+    );
+    assert_eq!(run.result()["text"], "after the wait");
+}

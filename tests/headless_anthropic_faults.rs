@@ -112,3 +112,20 @@ fn malformed_event_is_an_error_then_recovers() {
     assert_valid_history(run.result());
     assert_no_rejections(&server);
 }
+
+#[test]
+fn a_server_that_never_answers_ends_the_turn() {
+    let server = MockServer::start();
+    server.enqueue(Reply::hang());
+    let run = run_against(&server, &["--idle-timeout", "1", "--max-retries", "1"]);
+    assert_eq!(run.code, Some(1), "stderr:\n{}", run.stderr);
+    let result = run.result();
+    assert_eq!(result["reason"], "model_error");
+    assert!(
+        result["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("no data")),
+        "{result}"
+    );
+    assert_valid_history(result);
+}

@@ -1,6 +1,8 @@
 //! The Anthropic Messages API, streaming: request building, the HTTP exchange and its
 //! errors. The stream decoding lives in `anthropic_stream.rs`.
 
+use std::time::Duration;
+
 use futures::StreamExt;
 use futures::future::BoxFuture;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderValue};
@@ -10,6 +12,7 @@ use super::anthropic_stream::event_stream;
 use super::{EventStream, ModelRequest, Provider, ProviderError, retry};
 
 pub const ANTHROPIC_VERSION: &str = "2023-06-01";
+const DEFAULT_HEAD_TIMEOUT: Duration = Duration::from_secs(90);
 /// How much of an error body is read; enough for any JSON error, bounded for a hostile one.
 const MAX_ERROR_BODY: usize = 64 * 1024;
 /// How much of a non-JSON error body is shown.
@@ -17,6 +20,9 @@ const SHOWN_ERROR_BODY: usize = 300;
 
 pub struct AnthropicProvider {
     endpoint: reqwest::Url,
+    /// Longest wait for the response head; a server that accepts and never answers would
+    /// otherwise hold the turn forever (the loop's idle timeout starts with the body).
+    head_timeout: Duration,
     /// Only ever placed in the x-api-key header (marked sensitive); never printed.
     api_key: HeaderValue,
     client: reqwest::Client,
@@ -46,9 +52,16 @@ impl AnthropicProvider {
         api_key.set_sensitive(true);
         Ok(AnthropicProvider {
             endpoint: endpoint(base_url)?,
+            head_timeout: DEFAULT_HEAD_TIMEOUT,
             api_key,
             client: super::http_client(),
         })
+    }
+
+    /// Sets the longest wait for the response head (default 90 s, like the idle timeout).
+    pub fn with_head_timeout(mut self, d: Duration) -> Self {
+        self.head_timeout = d;
+        self
     }
 
     /// The URL requests go to.
@@ -58,7 +71,7 @@ impl AnthropicProvider {
 
     async fn send(&self, req: &ModelRequest) -> Result<EventStream, ProviderError> {
         let body = self.request_body(req).to_string();
-        let resp = self
+        let send = self
             .client
             .post(self.endpoint.clone())
             .header("x-api-key", self.api_key.clone())
@@ -66,8 +79,10 @@ impl AnthropicProvider {
             .header(CONTENT_TYPE, "application/json")
             .header(ACCEPT, "text/event-stream")
             .body(body)
-            .send()
+            .send();
+        let resp = tokio::time::timeout(self.head_timeout, send)
             .await
+            .map_err(|_| ProviderError::Idle(self.head_timeout))?
             .map_err(|e| {
                 if e.is_builder() {
                     ProviderError::Config(error_chain(&e))

@@ -233,10 +233,9 @@ pub fn from_config(config: &crate::config::Config) -> Result<std::sync::Arc<dyn 
         ProviderKind::Demo => Ok(std::sync::Arc::new(demo::DemoProvider::default())),
         ProviderKind::Anthropic => {
             let key = config.api_key.clone().unwrap_or_default();
-            Ok(std::sync::Arc::new(anthropic::AnthropicProvider::new(
-                &config.base_url,
-                key,
-            )?))
+            let provider = anthropic::AnthropicProvider::new(&config.base_url, key)?
+                .with_head_timeout(config.idle_timeout);
+            Ok(std::sync::Arc::new(provider))
         }
         ProviderKind::Openai => Err(format!("provider {:?} is not built yet", config.provider)),
     }

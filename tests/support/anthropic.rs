@@ -326,3 +326,12 @@ fn split3(s: &str) -> Vec<String> {
     let step = chars.len().div_ceil(3).max(1);
     chars.chunks(step).map(|c| c.iter().collect()).collect()
 }
+
+/// 400 with the API's prompt-too-long message.
+pub fn prompt_too_long() -> Reply {
+    Reply::error(
+        400,
+        "invalid_request_error",
+        "prompt is too long: 210000 tokens > 200000 maximum",
+    )
+}

@@ -31,7 +31,8 @@
 //!
 //! ## Anthropic replies (`anthropic.rs`)
 //! - `text_reply("Hello")`, `tool_reply(&[("toolu_1", "get_current_time", json!({}))])`,
-//!   `overloaded()` (529), `rate_limited(ms)` (429 + retry-after-ms), `stream_error(ty, msg)`.
+//!   `overloaded()` (529), `rate_limited(ms)` (429 + retry-after-ms), `prompt_too_long()`,
+//!   `stream_error(ty, msg)`.
 //! - `ReplyBuilder::new().text(..).thinking(text, sig).tool_use(id, name, input)
 //!   .tool_use_fragments(id, name, &["{\"a\"", ":1}"]).stop_reason(..).usage(in, out)
 //!   .delay_ms(20).chunk(1).no_ping()` then `.build()`, or a fault: `.drop_after(n)`,
@@ -57,7 +58,9 @@ pub mod reply;
 pub mod server;
 pub mod stream;
 
-pub use anthropic::{ReplyBuilder, overloaded, rate_limited, text_reply, tool_reply, tool_results};
+pub use anthropic::{
+    ReplyBuilder, overloaded, prompt_too_long, rate_limited, text_reply, tool_reply, tool_results,
+};
 pub use bin::{Run, Tooloop, assert_valid_history};
 pub use reply::{Body, Ending, Gate, Reply, SseEvent};
 pub use server::{MockServer, Recorded, Route, Validator};
