@@ -38,7 +38,16 @@
 //!   .delay_ms(20).chunk(1).no_ping()` then `.build()`, or a fault: `.drop_after(n)`,
 //!   `.error_after(n, "overloaded_error", "Overloaded")`, `.malformed_after(n)`,
 //!   `.without_message_stop()`, `.stall_after(n)`; `.events()` for hand editing.
+//!   Event order (for the `n` of faults and `gate_event`): 0 message_start, 1 ping, then per
+//!   block start / deltas (text split at spaces, tool input in 3 fragments, none for `{}`) /
+//!   stop, then message_delta, message_stop.
 //! - `tool_results(&recorded)` — the tool_result blocks of a request's last message.
+//!
+//! ## Provider streams (`stream.rs`)
+//! - `collect(event_stream).await` → `Seen { raw, events, error }` (+ `.completed()`,
+//!   `.text()`, `.thinking()`); panics if anything follows an error.
+//! - `sample_request()`, `anthropic(&server)`, `anthropic_run(&server, reply)`,
+//!   `anthropic_start_err(&server, reply)`, `TEST_KEY`.
 //!
 //! ## The binary (`bin.rs`)
 //! - `Tooloop::new(&["-p", "hi", "--output-format", "stream-json"]).env(k, v).run()` → `Run
