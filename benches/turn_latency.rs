@@ -67,7 +67,9 @@ impl Scenario {
     fn reply(&self, fetch_base: &str) -> Reply {
         let mut b = ReplyBuilder::new();
         for (i, (_, took)) in self.blocks.iter().enumerate() {
-            b = b.text(&format!("Now I will look at the page number {i} to see it. "));
+            b = b.text(&format!(
+                "Now I will look at the page number {i} to see it. "
+            ));
             b = b.tool_use(
                 &format!("toolu_{i:02}"),
                 "web_fetch",
@@ -180,8 +182,9 @@ async fn run_once(env: &Env, sc: &Scenario, strategy: ToolExec) -> Sample {
     let ws = Workspace::new(env.workspace.path(), false).expect("workspace");
     let mut exec = ExecEnv::with_defaults(registry, ws, sink);
     exec.strategy = strategy;
-    let provider = AnthropicProvider::new(&env.mock.anthropic_base(), support::stream::TEST_KEY.into())
-        .expect("provider");
+    let provider =
+        AnthropicProvider::new(&env.mock.anthropic_base(), support::stream::TEST_KEY.into())
+            .expect("provider");
     let mut agent = Agent::new(Arc::new(provider), exec, LoopSettings::default());
     let summary = agent.run_prompt("go", &CancellationToken::new()).await;
     assert_eq!(summary.reason, Terminal::Completed, "{:?}", summary.error);
@@ -236,7 +239,15 @@ fn main() {
         run_once(&env, &Scenario::spread(3), ToolExec::Streaming).await;
         println!(
             "{:<9} {:>5} {:>9} {:>9} {:>9} {:>8} {:>8} {:>8} {:>14}",
-            "strategy", "tools", "limit_ms", "turn_ms", "excess_ms", "ratio", "ratio_max", "goal", "start_lag_us"
+            "strategy",
+            "tools",
+            "limit_ms",
+            "turn_ms",
+            "excess_ms",
+            "ratio",
+            "ratio_max",
+            "goal",
+            "start_lag_us"
         );
         for n in [3usize, 8, 16] {
             let sc = Scenario::spread(n);
@@ -265,10 +276,11 @@ fn report(n: usize, strategy: ToolExec, sc: &Scenario, samples: &[Sample]) {
         .map(|s| s.stream_end - sc.stream_ms as f64)
         .collect();
     let ratio_max = ratios.iter().copied().fold(0.0, f64::max);
-    let goal_met = samples
+    let goal_met = samples.iter().all(|s| s.follow_up <= 1.02 * s.limit + 5.0);
+    let mut lags: Vec<u64> = samples
         .iter()
-        .all(|s| s.follow_up <= 1.02 * s.limit + 5.0);
-    let mut lags: Vec<u64> = samples.iter().flat_map(|s| s.start_lags_us.clone()).collect();
+        .flat_map(|s| s.start_lags_us.clone())
+        .collect();
     lags.sort();
     let lag = if strategy == ToolExec::Streaming && !lags.is_empty() {
         format!("p50 {} max {}", lags[lags.len() / 2], lags[lags.len() - 1])

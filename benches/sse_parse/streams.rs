@@ -7,11 +7,46 @@
 use serde_json::{Value, json};
 
 const WORDS: &[&str] = &[
-    "the", "function", "returns", "a", "value", "of", "type", "`Result<T, E>`", "when",
-    "called", "with", "an", "invalid", "path", "—", "see", "`src/main.rs`", "line", "42",
-    "naïve", "café", "→", "世界", "\"quoted\"", "back\\slash", "and", "then", "we", "check",
-    "whether", "it", "compiles.\n\n", "```rust\nfn main() {\n    println!(\"hi\");\n}\n```\n",
-    "- item", "**bold**", "tokens", "stream", "events", "are", "small",
+    "the",
+    "function",
+    "returns",
+    "a",
+    "value",
+    "of",
+    "type",
+    "`Result<T, E>`",
+    "when",
+    "called",
+    "with",
+    "an",
+    "invalid",
+    "path",
+    "—",
+    "see",
+    "`src/main.rs`",
+    "line",
+    "42",
+    "naïve",
+    "café",
+    "→",
+    "世界",
+    "\"quoted\"",
+    "back\\slash",
+    "and",
+    "then",
+    "we",
+    "check",
+    "whether",
+    "it",
+    "compiles.\n\n",
+    "```rust\nfn main() {\n    println!(\"hi\");\n}\n```\n",
+    "- item",
+    "**bold**",
+    "tokens",
+    "stream",
+    "events",
+    "are",
+    "small",
 ];
 
 struct Rng(fastrand::Rng);
@@ -46,9 +81,15 @@ fn fragments(rng: &mut Rng, s: &str, min: usize, max: usize) -> Vec<String> {
 
 fn tool_input(rng: &mut Rng) -> Value {
     match rng.0.u8(..3) {
-        0 => json!({"path": format!("src/module_{}.rs", rng.0.u32(..1000)), "offset": 1, "limit": 200}),
-        1 => json!({"command": format!("cargo test --lib {} 2>&1 | tail -n 40", rng.words(2).trim())}),
-        _ => json!({"path": "src/lib.rs", "old_string": rng.words(30), "new_string": rng.words(40)}),
+        0 => {
+            json!({"path": format!("src/module_{}.rs", rng.0.u32(..1000)), "offset": 1, "limit": 200})
+        }
+        1 => {
+            json!({"command": format!("cargo test --lib {} 2>&1 | tail -n 40", rng.words(2).trim())})
+        }
+        _ => {
+            json!({"path": "src/lib.rs", "old_string": rng.words(30), "new_string": rng.words(40)})
+        }
     }
 }
 
@@ -68,48 +109,92 @@ pub fn anthropic(size: usize) -> Vec<u8> {
     let mut index = 0usize;
     while out.len() < size {
         // thinking, then text, then a few tool calls: the shape of an agent turn.
-        event(&mut out, "content_block_start", &json!({"type": "content_block_start",
-            "index": index, "content_block": {"type": "thinking", "thinking": "", "signature": ""}}));
+        event(
+            &mut out,
+            "content_block_start",
+            &json!({"type": "content_block_start",
+            "index": index, "content_block": {"type": "thinking", "thinking": "", "signature": ""}}),
+        );
         for _ in 0..40 {
             let n = rng.0.usize(3..12);
             let t = rng.words(n);
-            event(&mut out, "content_block_delta", &json!({"type": "content_block_delta",
-                "index": index, "delta": {"type": "thinking_delta", "thinking": t}}));
+            event(
+                &mut out,
+                "content_block_delta",
+                &json!({"type": "content_block_delta",
+                "index": index, "delta": {"type": "thinking_delta", "thinking": t}}),
+            );
         }
-        event(&mut out, "content_block_delta", &json!({"type": "content_block_delta",
-            "index": index, "delta": {"type": "signature_delta", "signature": "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds"}}));
-        event(&mut out, "content_block_stop", &json!({"type": "content_block_stop", "index": index}));
+        event(
+            &mut out,
+            "content_block_delta",
+            &json!({"type": "content_block_delta",
+            "index": index, "delta": {"type": "signature_delta", "signature": "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds"}}),
+        );
+        event(
+            &mut out,
+            "content_block_stop",
+            &json!({"type": "content_block_stop", "index": index}),
+        );
         index += 1;
 
-        event(&mut out, "content_block_start", &json!({"type": "content_block_start",
-            "index": index, "content_block": {"type": "text", "text": ""}}));
+        event(
+            &mut out,
+            "content_block_start",
+            &json!({"type": "content_block_start",
+            "index": index, "content_block": {"type": "text", "text": ""}}),
+        );
         for _ in 0..300 {
             let n = rng.0.usize(1..5);
             let t = rng.words(n);
-            event(&mut out, "content_block_delta", &json!({"type": "content_block_delta",
-                "index": index, "delta": {"type": "text_delta", "text": t}}));
+            event(
+                &mut out,
+                "content_block_delta",
+                &json!({"type": "content_block_delta",
+                "index": index, "delta": {"type": "text_delta", "text": t}}),
+            );
             if rng.0.u8(..100) == 0 {
                 event(&mut out, "ping", &json!({"type": "ping"}));
             }
         }
-        event(&mut out, "content_block_stop", &json!({"type": "content_block_stop", "index": index}));
+        event(
+            &mut out,
+            "content_block_stop",
+            &json!({"type": "content_block_stop", "index": index}),
+        );
         index += 1;
 
         for _ in 0..3 {
             let id = format!("toolu_01{:022}", index);
-            event(&mut out, "content_block_start", &json!({"type": "content_block_start",
-                "index": index, "content_block": {"type": "tool_use", "id": id, "name": "edit_file", "input": {}}}));
+            event(
+                &mut out,
+                "content_block_start",
+                &json!({"type": "content_block_start",
+                "index": index, "content_block": {"type": "tool_use", "id": id, "name": "edit_file", "input": {}}}),
+            );
             let input = tool_input(&mut rng).to_string();
             for f in fragments(&mut rng, &input, 8, 40) {
-                event(&mut out, "content_block_delta", &json!({"type": "content_block_delta",
-                    "index": index, "delta": {"type": "input_json_delta", "partial_json": f}}));
+                event(
+                    &mut out,
+                    "content_block_delta",
+                    &json!({"type": "content_block_delta",
+                    "index": index, "delta": {"type": "input_json_delta", "partial_json": f}}),
+                );
             }
-            event(&mut out, "content_block_stop", &json!({"type": "content_block_stop", "index": index}));
+            event(
+                &mut out,
+                "content_block_stop",
+                &json!({"type": "content_block_stop", "index": index}),
+            );
             index += 1;
         }
     }
-    event(&mut out, "message_delta", &json!({"type": "message_delta",
-        "delta": {"stop_reason": "tool_use", "stop_sequence": null}, "usage": {"output_tokens": 150000}}));
+    event(
+        &mut out,
+        "message_delta",
+        &json!({"type": "message_delta",
+        "delta": {"stop_reason": "tool_use", "stop_sequence": null}, "usage": {"output_tokens": 150000}}),
+    );
     event(&mut out, "message_stop", &json!({"type": "message_stop"}));
     out
 }

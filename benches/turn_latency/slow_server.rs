@@ -25,7 +25,9 @@ impl SlowServer {
                 .expect("slow server runtime");
             rt.block_on(async move {
                 let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-                addr_tx.send(listener.local_addr().expect("addr")).expect("addr");
+                addr_tx
+                    .send(listener.local_addr().expect("addr"))
+                    .expect("addr");
                 let accept = async {
                     loop {
                         if let Ok((sock, _)) = listener.accept().await {
@@ -76,7 +78,11 @@ async fn serve(mut sock: TcpStream) {
     let head = String::from_utf8_lossy(&buf);
     let delay_ms = head
         .split_once("ms=")
-        .map(|(_, rest)| rest.chars().take_while(char::is_ascii_digit).collect::<String>())
+        .map(|(_, rest)| {
+            rest.chars()
+                .take_while(char::is_ascii_digit)
+                .collect::<String>()
+        })
         .and_then(|d| d.parse::<u64>().ok())
         .unwrap_or(0);
     tokio::time::sleep_until(arrived + Duration::from_millis(delay_ms)).await;

