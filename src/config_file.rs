@@ -84,7 +84,7 @@ impl FileConfig {
 }
 
 fn describe_error(e: &toml::de::Error, text: &str, path: &Path) -> String {
-    let message = e.message().trim();
+    let message = e.message().trim().lines().collect::<Vec<_>>().join("; ");
     let Some(span) = e.span() else {
         return format!("{}: {message}", path.display());
     };
@@ -256,7 +256,10 @@ mod tests {
     fn an_unknown_key_names_file_line_and_key() {
         let e = parse("model = \"m\"\n\n[openai]\nbase_url = \"http://x\"\ncolour = 3\n")
             .expect_err("unknown key");
-        assert!(e.starts_with("/x/config.toml:5: key `openai.colour`:"), "{e}");
+        assert!(
+            e.starts_with("/x/config.toml:5: key `openai.colour`:"),
+            "{e}"
+        );
         assert!(e.contains("unknown field `colour`"), "{e}");
     }
 

@@ -12,18 +12,30 @@ fn config_path_names_the_file_the_logs_and_the_sessions() {
     let text = String::from_utf8_lossy(&out.stdout);
     let root = sb.root.path().display().to_string();
     assert!(
-        text.contains(&format!("config: {root}/config/tooloop/config.toml (not created yet")),
+        text.contains(&format!(
+            "config: {root}/config/tooloop/config.toml (not created yet"
+        )),
         "{text}"
     );
-    assert!(text.contains(&format!("logs: {root}/state/tooloop\n")), "{text}");
-    assert!(text.contains(&format!("sessions: {root}/data/tooloop/sessions\n")), "{text}");
+    assert!(
+        text.contains(&format!("logs: {root}/state/tooloop\n")),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("sessions: {root}/data/tooloop/sessions\n")),
+        "{text}"
+    );
 }
 
 #[test]
 fn config_init_writes_a_default_once() {
     let sb = Sandbox::new();
     let out = sb.cmd().args(["config", "init"]).output().expect("runs");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let written = std::fs::read_to_string(sb.config_file()).expect("written");
     assert_eq!(written, tooloop::config_file::DEFAULT_CONFIG);
     std::fs::write(sb.config_file(), "model = \"mine\"\n").expect("edit");
@@ -52,7 +64,10 @@ fn run_with_config(text: &str) -> (Sandbox, session_support::Run) {
 fn an_unknown_key_is_an_error_naming_file_line_and_key() {
     let (sb, run) = run_with_config("model = \"m\"\n\n[tools]\ncolour = \"red\"\n");
     assert_eq!(run.code, 2);
-    let want = format!("{}:4: key `tools.colour`: unknown field `colour`", sb.config_file().display());
+    let want = format!(
+        "{}:4: key `tools.colour`: unknown field `colour`",
+        sb.config_file().display()
+    );
     assert!(run.stderr.contains(&want), "{}", run.stderr);
 }
 
@@ -60,7 +75,10 @@ fn an_unknown_key_is_an_error_naming_file_line_and_key() {
 fn a_wrong_type_is_an_error_naming_file_line_and_key() {
     let (sb, run) = run_with_config("# mine\nmax_turns = \"many\"\n");
     assert_eq!(run.code, 2);
-    let want = format!("{}:2: key `max_turns`: invalid type", sb.config_file().display());
+    let want = format!(
+        "{}:2: key `max_turns`: invalid type",
+        sb.config_file().display()
+    );
     assert!(run.stderr.contains(&want), "{}", run.stderr);
 }
 
@@ -69,7 +87,12 @@ fn a_named_config_file_must_exist() {
     let sb = Sandbox::new();
     let run = sb.demo("hi", &["--config", "/nonexistent/tooloop.toml"]);
     assert_eq!(run.code, 2);
-    assert!(run.stderr.contains("/nonexistent/tooloop.toml does not exist"), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("/nonexistent/tooloop.toml does not exist"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]

@@ -58,20 +58,35 @@ fn base_url_flag_beats_env_beats_file_beats_default() {
     let key = ("ANTHROPIC_API_KEY", "k");
     let with_env = env(&[key, ("ANTHROPIC_BASE_URL", "http://env.example")]);
     let flag = ["--base-url", "http://flag.example"];
-    assert_eq!(resolve(&flag, &with_env, FILE).base_url, "http://flag.example");
+    assert_eq!(
+        resolve(&flag, &with_env, FILE).base_url,
+        "http://flag.example"
+    );
     assert_eq!(resolve(&[], &with_env, FILE).base_url, "http://env.example");
-    assert_eq!(resolve(&[], &env(&[key]), FILE).base_url, "http://file.example");
-    assert_eq!(resolve(&[], &env(&[key]), "").base_url, DEFAULT_ANTHROPIC_BASE);
+    assert_eq!(
+        resolve(&[], &env(&[key]), FILE).base_url,
+        "http://file.example"
+    );
+    assert_eq!(
+        resolve(&[], &env(&[key]), "").base_url,
+        DEFAULT_ANTHROPIC_BASE
+    );
 }
 
 #[test]
 fn model_flag_beats_env_beats_file_beats_default() {
     let key = ("ANTHROPIC_API_KEY", "k");
     let with_env = env(&[key, ("TOOLOOP_MODEL", "env-model")]);
-    assert_eq!(resolve(&["--model", "flag-model"], &with_env, FILE).model, "flag-model");
+    assert_eq!(
+        resolve(&["--model", "flag-model"], &with_env, FILE).model,
+        "flag-model"
+    );
     assert_eq!(resolve(&[], &with_env, FILE).model, "env-model");
     assert_eq!(resolve(&[], &env(&[key]), FILE).model, "file-model");
-    assert_eq!(resolve(&[], &env(&[key]), "").model, DEFAULT_ANTHROPIC_MODEL);
+    assert_eq!(
+        resolve(&[], &env(&[key]), "").model,
+        DEFAULT_ANTHROPIC_MODEL
+    );
     let section = "[anthropic]\nmodel = \"section-model\"\n";
     assert_eq!(resolve(&[], &env(&[key]), section).model, "section-model");
 }
@@ -80,10 +95,19 @@ fn model_flag_beats_env_beats_file_beats_default() {
 fn provider_flag_beats_env_beats_file_beats_detection() {
     let keys = env(&[("ANTHROPIC_API_KEY", "k"), ("TOOLOOP_PROVIDER", "openai")]);
     let f = "provider = \"demo\"\n";
-    assert_eq!(resolve(&["--provider", "anthropic"], &keys, f).provider, ProviderKind::Anthropic);
+    assert_eq!(
+        resolve(&["--provider", "anthropic"], &keys, f).provider,
+        ProviderKind::Anthropic
+    );
     assert_eq!(resolve(&[], &keys, f).provider, ProviderKind::Openai);
-    assert_eq!(resolve(&[], &env(&[("ANTHROPIC_API_KEY", "k")]), f).provider, ProviderKind::Demo);
-    assert_eq!(resolve(&[], &env(&[("OPENAI_API_KEY", "k")]), "").provider, ProviderKind::Openai);
+    assert_eq!(
+        resolve(&[], &env(&[("ANTHROPIC_API_KEY", "k")]), f).provider,
+        ProviderKind::Demo
+    );
+    assert_eq!(
+        resolve(&[], &env(&[("OPENAI_API_KEY", "k")]), "").provider,
+        ProviderKind::Openai
+    );
     assert_eq!(resolve(&[], &env(&[]), "").provider, ProviderKind::Demo);
     let bad = Config::resolve_with(&cli(&[]), &env(&[("TOOLOOP_PROVIDER", "x")]), &file(""));
     assert!(bad.expect_err("bad provider").contains("TOOLOOP_PROVIDER"));
@@ -98,8 +122,15 @@ fn api_key_env_names_the_variable_the_key_is_read_from() {
     assert_eq!(c.api_key.as_deref(), Some("sk-work"));
     // Detection follows the configured name too.
     let c = resolve(&[], &env(&[("ANTHROPIC_API_KEY", "sk-default")]), f);
-    assert_eq!(c.provider, ProviderKind::Demo, "ANTHROPIC_API_KEY is not the key variable now");
-    assert!(!format!("{:?}", resolve(&[], &e, f)).contains("sk-work"), "Debug redacts the key");
+    assert_eq!(
+        c.provider,
+        ProviderKind::Demo,
+        "ANTHROPIC_API_KEY is not the key variable now"
+    );
+    assert!(
+        !format!("{:?}", resolve(&[], &e, f)).contains("sk-work"),
+        "Debug redacts the key"
+    );
 }
 
 #[test]
@@ -116,8 +147,16 @@ fn the_other_keys_come_from_the_file_unless_a_flag_says_otherwise() {
     assert_eq!(c.theme, "light");
     assert!(!c.keyboard_enhancement);
     let flags = [
-        "--max-turns", "3", "--approval", "yolo", "--tool-exec", "parallel",
-        "--idle-timeout", "4", "--max-retries", "9",
+        "--max-turns",
+        "3",
+        "--approval",
+        "yolo",
+        "--tool-exec",
+        "parallel",
+        "--idle-timeout",
+        "4",
+        "--max-retries",
+        "9",
     ];
     let c = resolve(&flags, &env(&[]), FILE);
     assert_eq!(c.max_turns, 3);
@@ -135,12 +174,18 @@ fn the_other_keys_come_from_the_file_unless_a_flag_says_otherwise() {
 #[test]
 fn session_flags_become_a_mode() {
     assert_eq!(resolve(&[], &env(&[]), "").session, SessionMode::New);
-    assert_eq!(resolve(&["-c"], &env(&[]), "").session, SessionMode::Continue);
+    assert_eq!(
+        resolve(&["-c"], &env(&[]), "").session,
+        SessionMode::Continue
+    );
     assert_eq!(
         resolve(&["--resume", "ab12"], &env(&[]), "").session,
         SessionMode::Resume("ab12".into())
     );
-    assert_eq!(resolve(&["--no-session"], &env(&[]), "").session, SessionMode::Off);
+    assert_eq!(
+        resolve(&["--no-session"], &env(&[]), "").session,
+        SessionMode::Off
+    );
     let both = Config::resolve_with(&cli(&["-c", "--resume", "x"]), &env(&[]), &file(""));
     assert!(both.is_err());
 }

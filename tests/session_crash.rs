@@ -17,7 +17,14 @@ const PROMPT: &str = "list the files here, read notes.txt and find files matchin
 fn kill_when(sb: &Sandbox, at: impl Fn(&Value) -> bool) {
     let mut child = sb
         .cmd()
-        .args(["--provider", "demo", "--output-format", "stream-json", "-p", PROMPT])
+        .args([
+            "--provider",
+            "demo",
+            "--output-format",
+            "stream-json",
+            "-p",
+            PROMPT,
+        ])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -27,7 +34,10 @@ fn kill_when(sb: &Sandbox, at: impl Fn(&Value) -> bool) {
     for line in BufReader::new(stdout).lines() {
         let line = line.expect("line");
         let v: Value = serde_json::from_str(&line).expect("json line");
-        assert_ne!(v["type"], "result", "the run finished before the kill point");
+        assert_ne!(
+            v["type"], "result",
+            "the run finished before the kill point"
+        );
         if at(&v) {
             child.kill().expect("kill -9");
             killed = true;
@@ -62,7 +72,10 @@ fn kill_9_while_the_model_streams_then_continue() {
     let messages = continue_after_crash(&sb);
     // Only the prompt had reached history; the next prompt merges into that user message.
     assert_eq!(messages[0].role, Role::User);
-    assert!(messages[0].text().contains("what time is it"), "{messages:?}");
+    assert!(
+        messages[0].text().contains("what time is it"),
+        "{messages:?}"
+    );
 }
 
 #[test]
@@ -99,7 +112,11 @@ fn a_torn_last_line_is_dropped_and_the_session_goes_on() {
     let m2 = second.messages();
     assert_eq!(m2[..first.messages().len()], first.messages()[..]);
     let after = std::fs::read(&file).expect("read");
-    assert_eq!(after[..before.len()], before[..], "the good part is kept byte for byte");
+    assert_eq!(
+        after[..before.len()],
+        before[..],
+        "the good part is kept byte for byte"
+    );
     let reloaded = load::read(&file).expect("loads");
     assert!(reloaded.notices.is_empty(), "the torn bytes are gone");
     assert_eq!(reloaded.messages, m2);
@@ -126,7 +143,11 @@ fn an_unanswered_tool_use_is_answered_as_interrupted() {
 
     let run = sb.demo("what time is it", &["--resume", "0bad"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    assert!(run.stderr.contains("answered as interrupted"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("answered as interrupted"),
+        "{}",
+        run.stderr
+    );
     let messages = run.messages();
     assert_eq!(
         messages[2].content[..2],
@@ -135,6 +156,9 @@ fn an_unanswered_tool_use_is_answered_as_interrupted() {
             ContentBlock::tool_result("toolu_b", INTERRUPTED_TOOL, true),
         ]
     );
-    assert!(messages[2].text().contains("what time is it"), "the prompt merged in");
+    assert!(
+        messages[2].text().contains("what time is it"),
+        "the prompt merged in"
+    );
     assert_eq!(load::read(&file).expect("loads").messages, messages);
 }

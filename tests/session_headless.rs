@@ -14,7 +14,11 @@ fn a_session_is_written_continued_resumed_and_listed() {
     let files = sb.session_files();
     assert_eq!(files.len(), 1, "{files:?}");
     let id = session_id(&files[0]);
-    let name = files[0].file_name().expect("name").to_string_lossy().into_owned();
+    let name = files[0]
+        .file_name()
+        .expect("name")
+        .to_string_lossy()
+        .into_owned();
     assert!(name.ends_with(&format!("Z-{id}.jsonl")), "{name}");
     assert_eq!(load::read(&files[0]).expect("loads").messages, m1);
 
@@ -22,8 +26,16 @@ fn a_session_is_written_continued_resumed_and_listed() {
     assert_eq!(second.code, 0, "{}", second.stderr);
     let m2 = second.messages();
     assert!(m2.len() > m1.len(), "{m2:?}");
-    assert_eq!(m2[..m1.len()], m1[..], "the continued run carries the first run's history");
-    assert_eq!(sb.session_files(), files, "continue appends to the same file");
+    assert_eq!(
+        m2[..m1.len()],
+        m1[..],
+        "the continued run carries the first run's history"
+    );
+    assert_eq!(
+        sb.session_files(),
+        files,
+        "continue appends to the same file"
+    );
     assert_eq!(load::read(&files[0]).expect("loads").messages, m2);
 
     let third = sb.demo("list the files here", &["--resume", &id]);
@@ -40,8 +52,15 @@ fn a_session_is_written_continued_resumed_and_listed() {
     let new_id = session_id(&files[1]);
     let fifth = sb.demo("what time is it", &["-c"]);
     assert_eq!(fifth.code, 0, "{}", fifth.stderr);
-    assert_eq!(fifth.messages()[..fourth.messages().len()], fourth.messages()[..]);
-    assert_eq!(load::read(&files[0]).expect("loads").messages, m3, "old one untouched");
+    assert_eq!(
+        fifth.messages()[..fourth.messages().len()],
+        fourth.messages()[..]
+    );
+    assert_eq!(
+        load::read(&files[0]).expect("loads").messages,
+        m3,
+        "old one untouched"
+    );
 
     let list = sb.cmd().arg("sessions").output().expect("runs");
     assert!(list.status.success());
@@ -68,7 +87,10 @@ fn no_session_writes_nothing() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(!sb.path("data").exists(), "nothing under the data dir");
     let listed = sb.cmd().arg("sessions").output().expect("runs");
-    assert_eq!(String::from_utf8_lossy(&listed.stdout), "no saved sessions\n");
+    assert_eq!(
+        String::from_utf8_lossy(&listed.stdout),
+        "no saved sessions\n"
+    );
 }
 
 #[test]
@@ -76,13 +98,21 @@ fn continue_without_a_session_and_an_unknown_id_are_clear_errors() {
     let sb = Sandbox::new();
     let run = sb.demo("hi", &["--continue"]);
     assert_eq!(run.code, 2);
-    assert!(run.stderr.contains("no saved session for workspace"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("no saved session for workspace"),
+        "{}",
+        run.stderr
+    );
     let run = sb.demo("hi", &["--resume", "nope"]);
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("no session \"nope\""), "{}", run.stderr);
     let run = sb.demo("hi", &["--resume", "x", "--no-session"]);
     assert_eq!(run.code, 2);
-    assert!(run.stderr.contains("--no-session cannot be combined"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("--no-session cannot be combined"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[cfg(unix)]
@@ -101,14 +131,28 @@ fn files_are_owner_only_whatever_the_umask() {
         };
     }
     let out = cmd
-        .args(["-c", "umask 000; exec \"$0\" \"$@\"", env!("CARGO_BIN_EXE_tooloop")])
-        .args(["--provider", "demo", "--output-format", "json", "-p", "what time is it"])
+        .args([
+            "-c",
+            "umask 000; exec \"$0\" \"$@\"",
+            env!("CARGO_BIN_EXE_tooloop"),
+        ])
+        .args([
+            "--provider",
+            "demo",
+            "--output-format",
+            "json",
+            "-p",
+            "what time is it",
+        ])
         .output()
         .expect("runs");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let mode = |p: &std::path::Path| {
-        std::fs::metadata(p).expect("exists").permissions().mode() & 0o777
-    };
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mode =
+        |p: &std::path::Path| std::fs::metadata(p).expect("exists").permissions().mode() & 0o777;
     let files = sb.session_files();
     assert_eq!(files.len(), 1);
     assert_eq!(mode(&files[0]), 0o600, "transcript");

@@ -15,23 +15,49 @@ fn no_file_written_contains_the_key() {
         .cmd()
         .env("ANTHROPIC_API_KEY", KEY)
         .env("OPENAI_API_KEY", KEY)
-        .args(["--provider", "anthropic", "--base-url", "http://127.0.0.1:9"])
-        .args(["--max-retries", "1", "--log-level", "trace", "--output-format", "json"])
+        .args([
+            "--provider",
+            "anthropic",
+            "--base-url",
+            "http://127.0.0.1:9",
+        ])
+        .args([
+            "--max-retries",
+            "1",
+            "--log-level",
+            "trace",
+            "--output-format",
+            "json",
+        ])
         .args(["-p", "what time is it"])
         .output()
         .expect("runs");
     assert_ne!(real.status.code(), Some(0), "nothing listens on port 9");
     for out in [&real.stdout, &real.stderr] {
-        assert!(!String::from_utf8_lossy(out).contains(KEY), "printed the key");
+        assert!(
+            !String::from_utf8_lossy(out).contains(KEY),
+            "printed the key"
+        );
     }
     // The key in the environment while the demo runs and records a session.
     let demo = sb
         .cmd()
         .env("ANTHROPIC_API_KEY", KEY)
-        .args(["--provider", "demo", "--log-level", "trace", "-p", "what time is it"])
+        .args([
+            "--provider",
+            "demo",
+            "--log-level",
+            "trace",
+            "-p",
+            "what time is it",
+        ])
         .output()
         .expect("runs");
-    assert!(demo.status.success(), "{}", String::from_utf8_lossy(&demo.stderr));
+    assert!(
+        demo.status.success(),
+        "{}",
+        String::from_utf8_lossy(&demo.stderr)
+    );
     let init = sb.cmd().args(["config", "init"]).output().expect("runs");
     assert!(init.status.success());
 

@@ -75,8 +75,10 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Loaded, String> {
             Some(Record::Header(_)) => {
                 return Err(format!("{shown}:{line_no}: a second header"));
             }
-            Some(Record::Message { index, message }) => record::apply(&mut messages, index, message)
-                .map_err(|e| format!("{shown}:{line_no}: {e}"))?,
+            Some(Record::Message { index, message }) => {
+                record::apply(&mut messages, index, message)
+                    .map_err(|e| format!("{shown}:{line_no}: {e}"))?
+            }
             Some(Record::PromptStart { prompt, .. }) => prompts.push(prompt),
             Some(Record::PromptEnd { turns: t, .. }) => turns = turns.saturating_add(t),
         }
@@ -172,7 +174,11 @@ mod tests {
         let l = parse(text.as_bytes(), Path::new("t.jsonl")).expect("loads");
         assert_eq!(l.messages, vec![Message::user_text("hi")]);
         assert_eq!(l.good_len, good.len() as u64);
-        assert!(l.notices[0].contains("dropped a partial line"), "{:?}", l.notices);
+        assert!(
+            l.notices[0].contains("dropped a partial line"),
+            "{:?}",
+            l.notices
+        );
     }
 
     #[test]
@@ -186,7 +192,11 @@ mod tests {
 
     #[test]
     fn a_bad_line_in_the_middle_is_an_error() {
-        let text = format!("{}\ngarbage\n{}\n", header(), msg(0, Message::user_text("x")));
+        let text = format!(
+            "{}\ngarbage\n{}\n",
+            header(),
+            msg(0, Message::user_text("x"))
+        );
         let e = parse(text.as_bytes(), Path::new("t.jsonl")).expect_err("damaged");
         assert!(e.starts_with("t.jsonl:2: not a transcript record"), "{e}");
     }

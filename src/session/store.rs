@@ -94,13 +94,14 @@ pub fn find(dir: &Path, id: &str) -> Result<SessionSummary, String> {
     };
     match matches.as_slice() {
         [one] => Ok((*one).clone()),
-        [] => Err(format!(
-            "no session {id:?} (`tooloop sessions` lists them)"
-        )),
+        [] => Err(format!("no session {id:?} (`tooloop sessions` lists them)")),
         many => Err(format!(
             "{id:?} fits {} sessions ({}); give more of the id",
             many.len(),
-            many.iter().map(|s| s.id.as_str()).collect::<Vec<_>>().join(", ")
+            many.iter()
+                .map(|s| s.id.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
         )),
     }
 }

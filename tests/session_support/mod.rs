@@ -63,7 +63,14 @@ impl Sandbox {
     pub fn demo(&self, prompt: &str, extra: &[&str]) -> Run {
         let out = self
             .cmd()
-            .args(["--provider", "demo", "--output-format", "json", "-p", prompt])
+            .args([
+                "--provider",
+                "demo",
+                "--output-format",
+                "json",
+                "-p",
+                prompt,
+            ])
             .args(extra)
             .output()
             .expect("runs");
@@ -117,9 +124,11 @@ impl From<Output> for Run {
 impl Run {
     /// The `result` object (the last stdout line).
     pub fn result(&self) -> Value {
-        let line = self.stdout.lines().last().unwrap_or_else(|| {
-            panic!("no stdout; code {} stderr {}", self.code, self.stderr)
-        });
+        let line = self
+            .stdout
+            .lines()
+            .last()
+            .unwrap_or_else(|| panic!("no stdout; code {} stderr {}", self.code, self.stderr));
         serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}"))
     }
 
