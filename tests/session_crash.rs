@@ -162,3 +162,18 @@ fn an_unanswered_tool_use_is_answered_as_interrupted() {
     );
     assert_eq!(load::read(&file).expect("loads").messages, messages);
 }
+
+#[test]
+fn a_session_open_in_another_run_cannot_be_resumed() {
+    let sb = Sandbox::new();
+    let first = sb.demo("what time is it", &[]);
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    let file = std::fs::File::open(&sb.session_files()[0]).expect("open");
+    file.lock().expect("lock like a running tooloop does");
+    let run = sb.demo("again", &["--continue"]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("is open in another tooloop"), "{}", run.stderr);
+    file.unlock().expect("unlock");
+    let run = sb.demo("what time is it", &["--continue"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+}

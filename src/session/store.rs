@@ -130,7 +130,7 @@ pub fn format_table(sessions: &[SessionSummary]) -> String {
             updated,
             s.prompts,
             s.turns,
-            one_line(&s.workspace, 30),
+            tail(&s.workspace, 30),
             prompt
         ));
     }
@@ -152,6 +152,18 @@ fn one_line(s: &str, max: usize) -> String {
     cut
 }
 
+/// The end of `s` (a path's most telling part), cut to `max` characters with "…".
+fn tail(s: &str, max: usize) -> String {
+    let flat = one_line(s, usize::MAX);
+    let n = flat.chars().count();
+    if n <= max {
+        return flat;
+    }
+    let mut cut = String::from("…");
+    cut.extend(flat.chars().skip(n - max.saturating_sub(1)));
+    cut
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -160,5 +172,6 @@ mod tests {
     fn one_line_flattens_and_cuts() {
         assert_eq!(one_line("a\nb\x1b[31m  c", 20), "a b [31m c");
         assert_eq!(one_line("abcdefgh", 5), "abcd…");
+        assert_eq!(tail("/home/u/projects/x", 8), "…jects/x");
     }
 }

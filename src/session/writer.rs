@@ -2,7 +2,8 @@
 //!
 //! Each record is one `write` of the whole line to an unbuffered file, so a crash tears at
 //! most the last line; `prompt_end` also fsyncs. A new session's file is created with its
-//! first record, so starting tooloop and quitting leaves nothing behind.
+//! first record, so starting tooloop and quitting leaves nothing behind. The file is locked
+//! (flock) while a run writes it, so a second run cannot resume it at the same time.
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
@@ -97,6 +98,14 @@ impl Transcript {
             .append(true)
             .open(path)
             .map_err(|e| format!("{shown}: {e}"))?;
+        // Two runs appending to one transcript would interleave their histories.
+        file.try_lock().map_err(|e| match e {
+            std::fs::TryLockError::WouldBlock => format!(
+                "session {} is open in another tooloop; quit that one or start a new session",
+                header.id
+            ),
+            std::fs::TryLockError::Error(e) => format!("{shown}: cannot lock: {e}"),
+        })?;
         file.set_len(good_len)
             .map_err(|e| format!("{shown}: cannot cut the partial line: {e}"))?;
         if missing_newline {
@@ -232,5 +241,8 @@ fn open_new(path: &Path) -> std::io::Result<File> {
     std::os::unix::fs::OpenOptionsExt::mode(&mut opts, 0o600);
     let file = opts.open(path)?;
     crate::paths::set_mode(path, 0o600)?;
+    if let Err(e) = file.try_lock() {
+        tracing::warn!(path = %path.display(), "cannot lock the new transcript: {e}");
+    }
     Ok(file)
 }
