@@ -172,7 +172,11 @@ fn a_session_open_in_another_run_cannot_be_resumed() {
     file.lock().expect("lock like a running tooloop does");
     let run = sb.demo("again", &["--continue"]);
     assert_eq!(run.code, 2);
-    assert!(run.stderr.contains("is open in another tooloop"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("is open in another tooloop"),
+        "{}",
+        run.stderr
+    );
     file.unlock().expect("unlock");
     let run = sb.demo("what time is it", &["--continue"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
