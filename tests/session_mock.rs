@@ -120,6 +120,16 @@ fn killed_while_the_model_is_slow_then_continue_sends_a_valid_request() {
             starts += 1;
         }
     }
+    // …and the mock has taken that request (the hang is consumed, not left for the resume).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while server.accepted().len() < 2 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the second request never arrived"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert_eq!(server.pending(), 0);
     child.kill().expect("kill -9");
     child.wait().expect("waits");
 
