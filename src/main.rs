@@ -46,6 +46,7 @@ async fn run(cli: Cli) -> i32 {
         base_url = %config.base_url,
         workspace = %config.workspace.display(),
         headless = cli.prompt.is_some(),
+        config_file = ?config.config_file,
         "tooloop starts"
     );
     let Some(prompt) = cli.prompt.clone() else {
