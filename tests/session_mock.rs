@@ -56,7 +56,6 @@ fn assert_no_key_anywhere(sb: &Sandbox) {
 }
 
 #[test]
-#[ignore = "needs the Anthropic provider (branch anthropic); run with --ignored once merged"]
 fn the_continued_request_carries_the_earlier_messages() {
     let sb = Sandbox::new();
     let server = MockServer::start();
@@ -90,7 +89,6 @@ fn the_continued_request_carries_the_earlier_messages() {
 }
 
 #[test]
-#[ignore = "needs the Anthropic provider (branch anthropic); run with --ignored once merged"]
 fn killed_while_the_model_is_slow_then_continue_sends_a_valid_request() {
     let sb = Sandbox::new();
     let server = MockServer::start();
