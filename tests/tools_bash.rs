@@ -9,7 +9,11 @@ use tokio::sync::mpsc;
 use tooloop::tools::bash::Bash;
 use tooloop::tools::{Tool, ToolContext, ToolOutput, Workspace};
 
-fn ctx() -> (tempfile::TempDir, ToolContext, mpsc::UnboundedReceiver<String>) {
+fn ctx() -> (
+    tempfile::TempDir,
+    ToolContext,
+    mpsc::UnboundedReceiver<String>,
+) {
     let dir = tempfile::tempdir().expect("tempdir");
     let ws = Workspace::new(dir.path(), false).expect("workspace");
     let mut ctx = ToolContext::for_workspace(Arc::new(ws));
@@ -89,8 +93,14 @@ async fn cancel_kills_the_whole_process_group() {
     let (pgid, grandchild) = (ids[0], ids[1]);
     // bash may exec the last command in place, so the leader pid can become `sleep`.
     let before = live_in_group(pgid);
-    assert!(before.contains(&pgid), "bash leads its own group: {before:?}");
-    assert!(before.contains(&grandchild), "the & job is in the group: {before:?}");
+    assert!(
+        before.contains(&pgid),
+        "bash leads its own group: {before:?}"
+    );
+    assert!(
+        before.contains(&grandchild),
+        "the & job is in the group: {before:?}"
+    );
 
     cancel.cancel();
     let out = tokio::time::timeout(Duration::from_secs(8), task)
@@ -98,9 +108,17 @@ async fn cancel_kills_the_whole_process_group() {
         .expect("bash returns after cancel")
         .expect("join");
     assert!(out.is_error, "{}", out.content);
-    assert!(out.content.contains("PGID="), "output so far is kept: {}", out.content);
+    assert!(
+        out.content.contains("PGID="),
+        "output so far is kept: {}",
+        out.content
+    );
     assert!(out.content.contains("[stopped:"), "{}", out.content);
-    assert_eq!(live_in_group(pgid), Vec::<i32>::new(), "nothing of the group survives");
+    assert_eq!(
+        live_in_group(pgid),
+        Vec::<i32>::new(),
+        "nothing of the group survives"
+    );
     assert!(!is_live(grandchild));
 }
 
@@ -114,7 +132,11 @@ async fn timeout_names_itself_and_kills_the_group() {
         )
         .await;
     assert!(out.is_error);
-    assert!(out.content.contains("timed out after 500 ms"), "{}", out.content);
+    assert!(
+        out.content.contains("timed out after 500 ms"),
+        "{}",
+        out.content
+    );
     let pgid: i32 = out
         .content
         .lines()
@@ -134,7 +156,11 @@ async fn a_group_that_ignores_sigterm_gets_sigkill() {
             ctx.clone(),
         )
         .await;
-    assert!(out.content.contains("timed out after 300 ms"), "{}", out.content);
+    assert!(
+        out.content.contains("timed out after 300 ms"),
+        "{}",
+        out.content
+    );
     // SIGTERM was ignored, so only the SIGKILL after the grace period could end it.
     assert!(started.elapsed() >= tooloop::tools::process::TERM_GRACE);
     let pgid: i32 = out
@@ -154,21 +180,34 @@ async fn stdout_and_stderr_interleave_in_order() {
         &ctx,
     )
     .await;
-    assert_eq!(out, ToolOutput::ok("out1\nerr1\nout2\nerr2\nno newline\nexit code 0"));
+    assert_eq!(
+        out,
+        ToolOutput::ok("out1\nerr1\nout2\nerr2\nno newline\nexit code 0")
+    );
 }
 
 #[tokio::test]
 async fn exit_codes_and_signals_are_reported() {
     let (_d, ctx, _rx) = ctx();
-    assert_eq!(bash("true", &ctx).await, ToolOutput::ok("(no output)\nexit code 0"));
+    assert_eq!(
+        bash("true", &ctx).await,
+        ToolOutput::ok("(no output)\nexit code 0")
+    );
     assert_eq!(
         bash("echo failing >&2; exit 3", &ctx).await,
         ToolOutput::error("failing\nexit code 3")
     );
     let out = bash("kill -9 $$", &ctx).await;
-    assert_eq!(out, ToolOutput::error("(no output)\nkilled by signal SIGKILL (9)"));
+    assert_eq!(
+        out,
+        ToolOutput::error("(no output)\nkilled by signal SIGKILL (9)")
+    );
     let out = bash("no_such_command_xyz", &ctx).await;
-    assert!(out.is_error && out.content.contains("command not found"), "{}", out.content);
+    assert!(
+        out.is_error && out.content.contains("command not found"),
+        "{}",
+        out.content
+    );
     assert!(out.content.ends_with("exit code 127"), "{}", out.content);
 }
 
@@ -190,11 +229,19 @@ async fn long_output_keeps_head_and_tail_and_says_how_much_was_cut() {
     let out = bash("seq 1 100000", &ctx).await;
     assert!(!out.is_error);
     assert!(out.content.len() <= 2000, "{}", out.content.len());
-    assert!(out.content.starts_with("1\n2\n3\n"), "{}", &out.content[..20]);
-    assert!(out.content.ends_with("99999\n100000\nexit code 0"), "{}", out.content);
+    assert!(
+        out.content.starts_with("1\n2\n3\n"),
+        "{}",
+        &out.content[..20]
+    );
+    assert!(
+        out.content.ends_with("99999\n100000\nexit code 0"),
+        "{}",
+        out.content
+    );
     // seq 1 100000 prints 588895 bytes.
-    let note = regex::Regex::new(r"\[… output cut: (\d+) of 588895 bytes not shown …\]")
-        .expect("regex");
+    let note =
+        regex::Regex::new(r"\[… output cut: (\d+) of 588895 bytes not shown …\]").expect("regex");
     let cut: usize = note
         .captures(&out.content)
         .and_then(|c| c[1].parse().ok())
@@ -214,7 +261,10 @@ async fn output_streams_live_as_progress() {
         .expect("first chunk")
         .expect("open");
     assert_eq!(first, "first\n");
-    assert!(!task.is_finished(), "the first line arrived while the command still ran");
+    assert!(
+        !task.is_finished(),
+        "the first line arrived while the command still ran"
+    );
     let out = task.await.expect("join");
     assert_eq!(out, ToolOutput::ok("first\nsecond\nexit code 0"));
     let mut rest = String::new();
@@ -230,15 +280,29 @@ async fn background_jobs_do_not_outlive_the_command() {
     // The job does not hold the pipe: bash exits, the job is found and stopped.
     let out = bash("sleep 300 >/dev/null 2>&1 & echo BG=$!", &ctx).await;
     assert!(!out.is_error, "{}", out.content);
-    assert!(out.content.contains("background processes"), "{}", out.content);
-    let bg: i32 = out.content.lines().find_map(|l| l.strip_prefix("BG=")).and_then(|v| v.parse().ok()).expect("bg pid");
+    assert!(
+        out.content.contains("background processes"),
+        "{}",
+        out.content
+    );
+    let bg: i32 = out
+        .content
+        .lines()
+        .find_map(|l| l.strip_prefix("BG="))
+        .and_then(|v| v.parse().ok())
+        .expect("bg pid");
     assert!(!is_live(bg));
     // The job holds the pipe open: we stop reading shortly after bash exits.
     let started = std::time::Instant::now();
     let out = bash("sleep 300 & echo BG=$!", &ctx).await;
     assert!(started.elapsed() < Duration::from_secs(30));
     assert!(out.content.contains("exit code 0"), "{}", out.content);
-    let bg: i32 = out.content.lines().find_map(|l| l.strip_prefix("BG=")).and_then(|v| v.parse().ok()).expect("bg pid");
+    let bg: i32 = out
+        .content
+        .lines()
+        .find_map(|l| l.strip_prefix("BG="))
+        .and_then(|v| v.parse().ok())
+        .expect("bg pid");
     assert!(!is_live(bg));
 }
 
@@ -247,7 +311,13 @@ fn timeout_is_clamped_and_the_executor_limit_has_a_margin() {
     let t = |ms: u64| Bash.timeout(&json!({"command": "x", "timeout_ms": ms}));
     assert_eq!(t(500), Duration::from_millis(10_500));
     assert_eq!(t(10_000_000), Duration::from_secs(610));
-    assert_eq!(Bash.timeout(&json!({"command": "x"})), Duration::from_secs(130));
+    assert_eq!(
+        Bash.timeout(&json!({"command": "x"})),
+        Duration::from_secs(130)
+    );
     assert!(!Bash.is_concurrency_safe(&json!({"command": "ls"})));
-    assert_eq!(Bash.summary(&json!({"command": "cargo test\n--lib"})), "cargo test…");
+    assert_eq!(
+        Bash.summary(&json!({"command": "cargo test\n--lib"})),
+        "cargo test…"
+    );
 }

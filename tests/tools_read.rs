@@ -45,7 +45,10 @@ async fn read_file_numbers_lines_like_cat_n() {
     assert_eq!(out, "     1\tfirst\n     2\tsecond\n     3\tthird");
     // The exact format the demo model parses: number right-aligned in 6, a tab, the text.
     for (i, line) in out.lines().enumerate() {
-        assert_eq!(line.split_once('\t').expect("tab").0.trim(), (i + 1).to_string());
+        assert_eq!(
+            line.split_once('\t').expect("tab").0.trim(),
+            (i + 1).to_string()
+        );
     }
 }
 
@@ -64,9 +67,19 @@ async fn read_file_offset_limit_and_continuation_note() {
         out,
         "     4\tline 4\n     5\tline 5\n     6\tline 6\n… 4 more lines; use offset=7 to read on"
     );
-    let out = ok(run(&read_file::ReadFile, json!({"path": "ten.txt", "offset": 10}), &ctx).await);
+    let out = ok(run(
+        &read_file::ReadFile,
+        json!({"path": "ten.txt", "offset": 10}),
+        &ctx,
+    )
+    .await);
     assert_eq!(out, "    10\tline 10");
-    let out = run(&read_file::ReadFile, json!({"path": "ten.txt", "offset": 11}), &ctx).await;
+    let out = run(
+        &read_file::ReadFile,
+        json!({"path": "ten.txt", "offset": 11}),
+        &ctx,
+    )
+    .await;
     assert!(out.content.contains("past the end"), "{}", out.content);
 }
 
@@ -86,7 +99,10 @@ async fn read_file_default_limit_is_2000_lines_and_long_lines_are_cut() {
     write(d.path(), "wide.txt", "x".repeat(2500));
     let out = ok(run(&read_file::ReadFile, json!({"path": "wide.txt"}), &ctx).await);
     assert!(
-        out.ends_with(&format!("{}… [line cut: 500 more characters]", "x".repeat(10))),
+        out.ends_with(&format!(
+            "{}… [line cut: 500 more characters]",
+            "x".repeat(10)
+        )),
         "{}",
         &out[out.len() - 60..]
     );
@@ -146,12 +162,20 @@ async fn list_dir_caps_entries_with_a_note() {
     assert_eq!(lines.len(), 1001);
     assert_eq!(lines[0], "f0000");
     assert_eq!(lines[999], "f0999");
-    assert!(lines[1000].starts_with("… 5 more entries"), "{}", lines[1000]);
+    assert!(
+        lines[1000].starts_with("… 5 more entries"),
+        "{}",
+        lines[1000]
+    );
 }
 
 fn project(root: &Path) {
     write(root, ".gitignore", "target/\n*.log\n");
-    write(root, "src/main.rs", "fn main() {\n    // TODO: greet\n    println!(\"hi\");\n}\n");
+    write(
+        root,
+        "src/main.rs",
+        "fn main() {\n    // TODO: greet\n    println!(\"hi\");\n}\n",
+    );
     write(root, "src/lib.rs", "pub mod todo; // todo list\n");
     write(root, "src/deep/mod.rs", "// nothing here\n");
     write(root, "target/debug/gen.rs", "// TODO generated\n");
@@ -190,7 +214,11 @@ async fn glob_caps_results_with_a_note() {
     let out = ok(run(&glob::Glob, json!({"pattern": "g/*.txt"}), &ctx).await);
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 1001);
-    assert!(lines[1000].contains("10 more matches not shown (1010 in all)"), "{}", lines[1000]);
+    assert!(
+        lines[1000].contains("10 more matches not shown (1010 in all)"),
+        "{}",
+        lines[1000]
+    );
 }
 
 #[tokio::test]
@@ -208,15 +236,36 @@ async fn grep_finds_lines_honours_gitignore_and_skips_binary() {
         &ctx,
     )
     .await);
-    assert_eq!(out, "src/lib.rs:1:pub mod todo; // todo list\nsrc/main.rs:2:    // TODO: greet");
-    let out = ok(run(&grep::Grep, json!({"pattern": "^pub", "path": "src/lib.rs"}), &ctx).await);
+    assert_eq!(
+        out,
+        "src/lib.rs:1:pub mod todo; // todo list\nsrc/main.rs:2:    // TODO: greet"
+    );
+    let out = ok(run(
+        &grep::Grep,
+        json!({"pattern": "^pub", "path": "src/lib.rs"}),
+        &ctx,
+    )
+    .await);
     assert_eq!(out, "src/lib.rs:1:pub mod todo; // todo list");
     // An explicit path is searched even when .gitignore lists it.
-    let out = ok(run(&grep::Grep, json!({"pattern": "TODO", "path": "debug.log"}), &ctx).await);
+    let out = ok(run(
+        &grep::Grep,
+        json!({"pattern": "TODO", "path": "debug.log"}),
+        &ctx,
+    )
+    .await);
     assert_eq!(out, "debug.log:1:TODO in a log");
     let out = ok(run(&grep::Grep, json!({"pattern": "binary"}), &ctx).await);
-    assert!(out.starts_with("No matches") && out.contains("1 binary files skipped"), "{out}");
-    let out = ok(run(&grep::Grep, json!({"pattern": "fn", "glob": "src/deep/*"}), &ctx).await);
+    assert!(
+        out.starts_with("No matches") && out.contains("1 binary files skipped"),
+        "{out}"
+    );
+    let out = ok(run(
+        &grep::Grep,
+        json!({"pattern": "fn", "glob": "src/deep/*"}),
+        &ctx,
+    )
+    .await);
     assert!(out.starts_with("No matches"), "{out}");
 }
 
@@ -225,8 +274,16 @@ async fn grep_reports_invalid_regex_and_escapes() {
     let (d, ctx) = workspace();
     project(d.path());
     let e = err(run(&grep::Grep, json!({"pattern": "fn (main"}), &ctx).await);
-    assert!(e.contains("invalid regex") && e.contains("unclosed group"), "{e}");
-    let e = err(run(&grep::Grep, json!({"pattern": "root", "path": "/etc"}), &ctx).await);
+    assert!(
+        e.contains("invalid regex") && e.contains("unclosed group"),
+        "{e}"
+    );
+    let e = err(run(
+        &grep::Grep,
+        json!({"pattern": "root", "path": "/etc"}),
+        &ctx,
+    )
+    .await);
     assert!(e.contains("outside the workspace root"), "{e}");
 }
 
@@ -347,10 +404,16 @@ async fn web_fetch_gets_text_and_strips_html() {
     let (_d, ctx) = fetch_ctx();
     let wf = web_fetch::WebFetch;
     let out = ok(run(&wf, json!({"url": format!("{base}/text")}), &ctx).await);
-    assert!(out.starts_with(&format!("{base}/text — HTTP 200, text/plain")), "{out}");
+    assert!(
+        out.starts_with(&format!("{base}/text — HTTP 200, text/plain")),
+        "{out}"
+    );
     assert!(out.ends_with("hello from 127.0.0.1\n"), "{out}");
     let out = ok(run(&wf, json!({"url": format!("{base}/page")}), &ctx).await);
-    assert!(out.contains("Title") && out.contains("Body & soul"), "{out}");
+    assert!(
+        out.contains("Title") && out.contains("Body & soul"),
+        "{out}"
+    );
     assert!(!out.contains("var x") && !out.contains("<p>"), "{out}");
     let out = ok(run(&wf, json!({"url": format!("{base}/json")}), &ctx).await);
     assert!(out.ends_with(r#"{"ok":true}"#), "{out}");
@@ -387,8 +450,16 @@ async fn web_fetch_stops_at_the_size_cap() {
         out[start..end].to_string()
     };
     assert_eq!(body(&out), "a".repeat(50_000));
-    assert!(out.ends_with("[body cut at 50000 bytes; raise max_bytes to read more]"), "{out:.100}");
-    let out = ok(run(&web_fetch::WebFetch, json!({"url": format!("{base}/big")}), &ctx).await);
+    assert!(
+        out.ends_with("[body cut at 50000 bytes; raise max_bytes to read more]"),
+        "{out:.100}"
+    );
+    let out = ok(run(
+        &web_fetch::WebFetch,
+        json!({"url": format!("{base}/big")}),
+        &ctx,
+    )
+    .await);
     assert_eq!(body(&out).len(), web_fetch::DEFAULT_MAX_BYTES);
 }
 
@@ -399,7 +470,14 @@ async fn web_fetch_stops_when_cancelled() {
     let cancel = ctx.cancel.clone();
     let task = tokio::spawn({
         let ctx = ctx.clone();
-        async move { run(&web_fetch::WebFetch, json!({"url": format!("{base}/hang")}), &ctx).await }
+        async move {
+            run(
+                &web_fetch::WebFetch,
+                json!({"url": format!("{base}/hang")}),
+                &ctx,
+            )
+            .await
+        }
     });
     tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     cancel.cancel();
@@ -407,5 +485,9 @@ async fn web_fetch_stops_when_cancelled() {
         .await
         .expect("returns promptly after cancel")
         .expect("join");
-    assert!(out.is_error && out.content.contains("cancelled"), "{}", out.content);
+    assert!(
+        out.is_error && out.content.contains("cancelled"),
+        "{}",
+        out.content
+    );
 }

@@ -104,7 +104,11 @@ async fn escapes_are_refused_for_read_write_and_edit() {
             )
             .await;
         for (tool, out) in [("read_file", r), ("write_file", w), ("edit_file", e)] {
-            assert!(out.is_error, "{tool} {path} was not refused: {}", out.content);
+            assert!(
+                out.is_error,
+                "{tool} {path} was not refused: {}",
+                out.content
+            );
             assert!(
                 out.content.contains("outside the workspace root")
                     || out.content.contains("symlink"),
@@ -113,7 +117,11 @@ async fn escapes_are_refused_for_read_write_and_edit() {
             );
         }
     }
-    assert_eq!(f.outside_snapshot(), before, "nothing outside the workspace changed");
+    assert_eq!(
+        f.outside_snapshot(),
+        before,
+        "nothing outside the workspace changed"
+    );
     assert!(!f.outer.join("not_there.txt").exists());
     assert!(!f.outer.join("outside/deeper").exists());
     assert_eq!(fs::read("/etc/passwd").ok(), passwd_before);
@@ -134,29 +142,55 @@ async fn symlinks_inside_the_workspace_are_followed_and_kept() {
     let out = f
         .run(&WriteFile, json!({"path": "alias.txt", "content": "two\n"}))
         .await;
-    assert_eq!(out, ToolOutput::ok("Overwrote real.txt (4 bytes; it had 4 bytes)"));
+    assert_eq!(
+        out,
+        ToolOutput::ok("Overwrote real.txt (4 bytes; it had 4 bytes)")
+    );
     assert_eq!(read(&f.root.join("real.txt")), "two\n");
-    assert!(f.root.join("alias.txt").symlink_metadata().expect("meta").file_type().is_symlink());
+    assert!(
+        f.root
+            .join("alias.txt")
+            .symlink_metadata()
+            .expect("meta")
+            .file_type()
+            .is_symlink()
+    );
 }
 
 #[tokio::test]
 async fn write_file_creates_parents_and_reports_created_or_overwrote() {
     let f = fixture();
     let out = f
-        .run(&WriteFile, json!({"path": "a/b/c.txt", "content": "héllo\n"}))
+        .run(
+            &WriteFile,
+            json!({"path": "a/b/c.txt", "content": "héllo\n"}),
+        )
         .await;
     assert_eq!(out, ToolOutput::ok("Created a/b/c.txt (7 bytes)"));
     assert_eq!(read(&f.root.join("a/b/c.txt")), "héllo\n");
     let out = f
         .run(&WriteFile, json!({"path": "a/b/c.txt", "content": ""}))
         .await;
-    assert_eq!(out, ToolOutput::ok("Overwrote a/b/c.txt (0 bytes; it had 7 bytes)"));
+    assert_eq!(
+        out,
+        ToolOutput::ok("Overwrote a/b/c.txt (0 bytes; it had 7 bytes)")
+    );
     assert_eq!(read(&f.root.join("a/b/c.txt")), "");
     // The temp file of the atomic write is gone.
-    let names: Vec<_> = fs::read_dir(f.root.join("a/b")).expect("ls").flatten().map(|e| e.file_name()).collect();
+    let names: Vec<_> = fs::read_dir(f.root.join("a/b"))
+        .expect("ls")
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
     assert_eq!(names, ["c.txt"]);
-    let out = f.run(&WriteFile, json!({"path": "a", "content": "x"})).await;
-    assert!(out.is_error && out.content.contains("is a directory"), "{}", out.content);
+    let out = f
+        .run(&WriteFile, json!({"path": "a", "content": "x"}))
+        .await;
+    assert!(
+        out.is_error && out.content.contains("is a directory"),
+        "{}",
+        out.content
+    );
     assert!(f.root.join("a").is_dir());
 }
 
@@ -167,10 +201,17 @@ fn edit(path: &str, old: &str, new: &str) -> Value {
 #[tokio::test]
 async fn edit_file_replaces_a_unique_string_and_shows_a_diff() {
     let f = fixture();
-    fs::write(f.root.join("m.rs"), "fn main() {\n    println!(\"hi\");\n}\n").expect("write");
+    fs::write(
+        f.root.join("m.rs"),
+        "fn main() {\n    println!(\"hi\");\n}\n",
+    )
+    .expect("write");
     let out = f.run(&EditFile, edit("m.rs", "\"hi\"", "\"hello\"")).await;
     assert!(!out.is_error, "{}", out.content);
-    assert_eq!(read(&f.root.join("m.rs")), "fn main() {\n    println!(\"hello\");\n}\n");
+    assert_eq!(
+        read(&f.root.join("m.rs")),
+        "fn main() {\n    println!(\"hello\");\n}\n"
+    );
     assert_eq!(
         out.content,
         "Edited m.rs: replaced 1 occurrence\n--- a/m.rs\n+++ b/m.rs\n@@ -1,3 +1,3 @@\n fn main() {\n-    println!(\"hi\");\n+    println!(\"hello\");\n }"
@@ -183,18 +224,33 @@ async fn edit_file_absent_ambiguous_and_replace_all() {
     let p = f.root.join("t.txt");
     fs::write(&p, "a x\nb x\nc x\n").expect("write");
     let out = f.run(&EditFile, edit("t.txt", "y", "z")).await;
-    assert!(out.is_error && out.content.contains("not found in t.txt"), "{}", out.content);
+    assert!(
+        out.is_error && out.content.contains("not found in t.txt"),
+        "{}",
+        out.content
+    );
     let out = f.run(&EditFile, edit("t.txt", "x", "z")).await;
     assert!(out.is_error, "{}", out.content);
     assert!(out.content.contains("occurs 3 times"), "{}", out.content);
-    assert_eq!(read(&p), "a x\nb x\nc x\n", "a refused edit changes nothing");
+    assert_eq!(
+        read(&p),
+        "a x\nb x\nc x\n",
+        "a refused edit changes nothing"
+    );
     let out = f
         .run(
             &EditFile,
             json!({"path": "t.txt", "old_string": "x", "new_string": "z", "replace_all": true}),
         )
         .await;
-    assert!(!out.is_error && out.content.starts_with("Edited t.txt: replaced 3 occurrences"), "{}", out.content);
+    assert!(
+        !out.is_error
+            && out
+                .content
+                .starts_with("Edited t.txt: replaced 3 occurrences"),
+        "{}",
+        out.content
+    );
     assert_eq!(read(&p), "a z\nb z\nc z\n");
 }
 
@@ -203,16 +259,32 @@ async fn edit_file_refuses_empty_identical_missing_and_non_utf8() {
     let f = fixture();
     fs::write(f.root.join("t.txt"), "abc\n").expect("write");
     let e = f.run(&EditFile, edit("t.txt", "", "x")).await;
-    assert!(e.is_error && e.content.contains("old_string is empty"), "{}", e.content);
+    assert!(
+        e.is_error && e.content.contains("old_string is empty"),
+        "{}",
+        e.content
+    );
     let e = f.run(&EditFile, edit("t.txt", "abc", "abc")).await;
-    assert!(e.is_error && e.content.contains("identical"), "{}", e.content);
+    assert!(
+        e.is_error && e.content.contains("identical"),
+        "{}",
+        e.content
+    );
     let e = f.run(&EditFile, edit("nope.txt", "a", "b")).await;
-    assert!(e.is_error && e.content.contains("does not exist"), "{}", e.content);
+    assert!(
+        e.is_error && e.content.contains("does not exist"),
+        "{}",
+        e.content
+    );
     assert!(!f.root.join("nope.txt").exists());
     let latin1 = b"caf\xe9 au lait\n";
     fs::write(f.root.join("l1.txt"), latin1).expect("write");
     let e = f.run(&EditFile, edit("l1.txt", "lait", "milk")).await;
-    assert!(e.is_error && e.content.contains("not valid UTF-8"), "{}", e.content);
+    assert!(
+        e.is_error && e.content.contains("not valid UTF-8"),
+        "{}",
+        e.content
+    );
     assert_eq!(fs::read(f.root.join("l1.txt")).expect("read"), latin1);
 }
 
@@ -222,16 +294,32 @@ async fn edit_file_keeps_crlf_line_endings() {
     let p = f.root.join("w.txt");
     fs::write(&p, "one\r\ntwo\r\nthree\r\n").expect("write");
     // old_string written with \n, as a model would, matches the CRLF text.
-    let out = f.run(&EditFile, edit("w.txt", "one\ntwo\n", "uno\ndos\ndos bis\n")).await;
+    let out = f
+        .run(
+            &EditFile,
+            edit("w.txt", "one\ntwo\n", "uno\ndos\ndos bis\n"),
+        )
+        .await;
     assert!(!out.is_error, "{}", out.content);
-    assert!(out.content.contains("CRLF line endings kept"), "{}", out.content);
-    assert!(out.content.contains("-one\n-two\n+uno\n+dos\n+dos bis\n three"), "{}", out.content);
+    assert!(
+        out.content.contains("CRLF line endings kept"),
+        "{}",
+        out.content
+    );
+    assert!(
+        out.content
+            .contains("-one\n-two\n+uno\n+dos\n+dos bis\n three"),
+        "{}",
+        out.content
+    );
     assert_eq!(read(&p), "uno\r\ndos\r\ndos bis\r\nthree\r\n");
 
     // Mixed endings: the CRLF part is matched when old_string's \n is taken as \r\n.
     let m = f.root.join("mixed.txt");
     fs::write(&m, "lf line\ncr a\r\ncr b\r\n").expect("write");
-    let out = f.run(&EditFile, edit("mixed.txt", "cr a\ncr b", "CR A\nCR B")).await;
+    let out = f
+        .run(&EditFile, edit("mixed.txt", "cr a\ncr b", "CR A\nCR B"))
+        .await;
     assert!(!out.is_error, "{}", out.content);
     assert_eq!(read(&m), "lf line\nCR A\r\nCR B\r\n");
 }

@@ -69,7 +69,9 @@ impl Tool for Bash {
     }
     async fn run(&self, input: Value, ctx: ToolContext) -> ToolOutput {
         let command = match required_str(&input, "command") {
-            Ok(c) if c.trim().is_empty() => return ToolOutput::error("Error: the command is empty"),
+            Ok(c) if c.trim().is_empty() => {
+                return ToolOutput::error("Error: the command is empty");
+            }
             Ok(c) => c,
             Err(e) => return e,
         };
@@ -238,7 +240,9 @@ fn report(
             "Error: timed out after {timeout_ms} ms; the command and every process it started \
              were stopped"
         )),
-        End::Cancelled => text.push_str("[stopped: the command and every process it started were killed]"),
+        End::Cancelled => {
+            text.push_str("[stopped: the command and every process it started were killed]")
+        }
     }
     if leftovers {
         text.push_str(

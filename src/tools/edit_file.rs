@@ -68,10 +68,9 @@ impl Tool for EditFile {
             Err(e) => return ToolOutput::error(e),
         };
         let shown = ctx.workspace.display(&resolved);
-        let edited = tokio::task::spawn_blocking(move || {
-            edit(&resolved, &shown, &old, &new, replace_all)
-        })
-        .await;
+        let edited =
+            tokio::task::spawn_blocking(move || edit(&resolved, &shown, &old, &new, replace_all))
+                .await;
         match edited {
             Ok(Ok(text)) => ToolOutput::ok(text),
             Ok(Err(e)) => ToolOutput::error(e),
@@ -139,7 +138,8 @@ fn edit(
     } else {
         replaced.clone()
     };
-    write_atomic(path, on_disk.as_bytes()).map_err(|e| format!("Error: cannot write {shown}: {e}"))?;
+    write_atomic(path, on_disk.as_bytes())
+        .map_err(|e| format!("Error: cannot write {shown}: {e}"))?;
     let diff = TextDiff::from_lines(plan.content.as_str(), replaced.as_str())
         .unified_diff()
         .context_radius(3)

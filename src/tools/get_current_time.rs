@@ -67,7 +67,11 @@ pub fn now_in(timezone: Option<&str>, now: Timestamp) -> Result<String, String> 
     };
     let zoned = now.to_zoned(tz);
     // Etc/UTC is what most containers call UTC; say the familiar name.
-    let label = if label == "Etc/UTC" { "UTC".to_string() } else { label };
+    let label = if label == "Etc/UTC" {
+        "UTC".to_string()
+    } else {
+        label
+    };
     Ok(format!(
         "{} ({label}, {})",
         zoned.strftime("%Y-%m-%dT%H:%M:%S%:z"),

@@ -61,7 +61,10 @@ impl Tool for Glob {
             Ok(g) => g.compile_matcher(),
             Err(e) => return ToolOutput::error(format!("Error: invalid glob pattern: {e}")),
         };
-        let base = match ctx.workspace.resolve(optional_str(&input, "path").unwrap_or("")) {
+        let base = match ctx
+            .workspace
+            .resolve(optional_str(&input, "path").unwrap_or(""))
+        {
             Ok(b) => b,
             Err(e) => return ToolOutput::error(e),
         };

@@ -76,11 +76,17 @@ impl Tool for Grep {
             Ok(r) => r,
             Err(e) => return ToolOutput::error(format!("Error: invalid regex {pattern:?}: {e}")),
         };
-        let filter = match optional_str(&input, "glob").map(FileFilter::new).transpose() {
+        let filter = match optional_str(&input, "glob")
+            .map(FileFilter::new)
+            .transpose()
+        {
             Ok(f) => f,
             Err(e) => return ToolOutput::error(e),
         };
-        let base = match ctx.workspace.resolve(optional_str(&input, "path").unwrap_or("")) {
+        let base = match ctx
+            .workspace
+            .resolve(optional_str(&input, "path").unwrap_or(""))
+        {
             Ok(b) => b,
             Err(e) => return ToolOutput::error(e),
         };

@@ -3,8 +3,30 @@
 //! model to read a page; not a parser.
 
 const BLOCK_TAGS: &[&str] = &[
-    "p", "div", "br", "li", "ul", "ol", "tr", "table", "h1", "h2", "h3", "h4", "h5", "h6",
-    "pre", "section", "article", "header", "footer", "nav", "blockquote", "hr", "title", "dt",
+    "p",
+    "div",
+    "br",
+    "li",
+    "ul",
+    "ol",
+    "tr",
+    "table",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "pre",
+    "section",
+    "article",
+    "header",
+    "footer",
+    "nav",
+    "blockquote",
+    "hr",
+    "title",
+    "dt",
     "dd",
 ];
 

@@ -108,10 +108,7 @@ mod tests {
 
     #[test]
     fn parses_stat_lines_with_odd_names() {
-        assert_eq!(
-            parse_stat("42 (a) b)) S 1 40 40 0 -1"),
-            Some(('S', 40))
-        );
+        assert_eq!(parse_stat("42 (a) b)) S 1 40 40 0 -1"), Some(('S', 40)));
         assert_eq!(parse_stat("garbage"), None);
     }
 

@@ -86,7 +86,13 @@ async fn read(input: &Value, ctx: &ToolContext) -> Result<String, String> {
         .await
         .map_err(|e| format!("Error: cannot read {shown}: {e}"))?;
     let text = as_text(&bytes, &shown)?;
-    Ok(number_lines(text, offset, limit, ctx.max_output_bytes, &shown))
+    Ok(number_lines(
+        text,
+        offset,
+        limit,
+        ctx.max_output_bytes,
+        &shown,
+    ))
 }
 
 /// `cat -n` numbering of lines `offset..offset+limit`, stopping early (with a note) before

@@ -64,7 +64,10 @@ mod tests {
         assert!(!looks_binary(&late_nul));
         assert_eq!(as_text("héllo".as_bytes(), "f"), Ok("héllo"));
         let e = as_text(b"ok\xff\xfe", "f.txt").expect_err("latin-1");
-        assert!(e.contains("not valid UTF-8") && e.contains("offset 2"), "{e}");
+        assert!(
+            e.contains("not valid UTF-8") && e.contains("offset 2"),
+            "{e}"
+        );
         let e = as_text(b"\0\0", "f.bin").expect_err("binary");
         assert!(e.contains("binary"), "{e}");
     }

@@ -78,7 +78,10 @@ async fn fetch(url: &str, max_bytes: usize, ctx: &ToolContext) -> Result<String,
     let mut response = ctx
         .http
         .get(parsed)
-        .header(reqwest::header::ACCEPT, "text/html, text/*;q=0.9, application/json;q=0.9, */*;q=0.1")
+        .header(
+            reqwest::header::ACCEPT,
+            "text/html, text/*;q=0.9, application/json;q=0.9, */*;q=0.1",
+        )
         .timeout(FETCH_TIMEOUT)
         .send()
         .await
@@ -187,7 +190,11 @@ mod tests {
 
     #[test]
     fn text_types() {
-        for t in ["text/html; charset=utf-8", "application/json", "application/ld+json"] {
+        for t in [
+            "text/html; charset=utf-8",
+            "application/json",
+            "application/ld+json",
+        ] {
             assert!(is_text_type(t), "{t}");
         }
         for t in ["image/png", "application/octet-stream", "application/pdf"] {

@@ -75,7 +75,12 @@ impl Harness {
         Self::with(mode, interactive, true, &[])
     }
 
-    pub fn with(mode: ApprovalMode, interactive: bool, sibling_abort: bool, allow: &[String]) -> Self {
+    pub fn with(
+        mode: ApprovalMode,
+        interactive: bool,
+        sibling_abort: bool,
+        allow: &[String],
+    ) -> Self {
         let dir = tempfile::tempdir().expect("tempdir");
         let workspace = Workspace::new(dir.path(), false).expect("workspace");
         let (events, rx) = EventSink::channel();
@@ -91,6 +96,10 @@ impl Harness {
             max_timeout: Duration::from_secs(600),
         };
         Harness { dir, env, rx }
+    }
+
+    pub fn rx_mut(&mut self) -> &mut mpsc::UnboundedReceiver<AgentEvent> {
+        &mut self.rx
     }
 
     pub fn path(&self, rel: &str) -> std::path::PathBuf {
@@ -160,4 +169,24 @@ pub fn deny(_: &str) -> Answer {
 
 pub fn never_asked(tool: &str) -> Answer {
     panic!("{tool} should not have needed an answer")
+}
+
+/// Live (non-zombie) processes in process group `pgid`, straight from /proc. Zombies are
+/// ignored: this container's init does not reap orphans, so they linger dead.
+pub fn live_in_group(pgid: i32) -> Vec<i32> {
+    let mut pids = Vec::new();
+    for entry in std::fs::read_dir("/proc").expect("/proc").flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        let after = &stat[stat.rfind(')').expect("comm") + 2..];
+        let fields: Vec<&str> = after.split_whitespace().collect();
+        if fields[2].parse::<i32>() == Ok(pgid) && fields[0] != "Z" && fields[0] != "X" {
+            pids.push(pid);
+        }
+    }
+    pids
 }
