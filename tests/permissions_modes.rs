@@ -318,3 +318,22 @@ async fn the_tool_clock_starts_after_consent() {
         .collect();
     assert_eq!(kinds, ["ask", "decided", "start", "end"]);
 }
+
+#[tokio::test]
+async fn auto_edit_asks_for_edits_outside_the_workspace() {
+    // Only reachable with --allow-outside-workspace: confinement is lifted, consent is not.
+    let mut h = Harness::new(ApprovalMode::AutoEdit, true);
+    let outer = tempfile::tempdir().expect("tempdir");
+    let target = outer.path().join("out.txt");
+    let open = tooloop::tools::Workspace::new(h.dir.path(), true).expect("workspace");
+    h.env.workspace = std::sync::Arc::new(open);
+    let path = target.display().to_string();
+    let batch = h
+        .run(
+            &[("t1", "write_file", json!({"path": path, "content": "x"}))],
+            deny,
+        )
+        .await;
+    assert_eq!(batch.asked(), ["write_file"]);
+    assert!(!target.exists());
+}

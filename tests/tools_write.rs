@@ -323,3 +323,20 @@ async fn edit_file_keeps_crlf_line_endings() {
     assert!(!out.is_error, "{}", out.content);
     assert_eq!(read(&m), "lf line\nCR A\r\nCR B\r\n");
 }
+
+#[tokio::test]
+async fn allow_outside_workspace_lifts_confinement() {
+    let f = fixture();
+    let open = Workspace::new(&f.root, true).expect("workspace");
+    let ctx = ToolContext::for_workspace(Arc::new(open));
+    let out = WriteFile
+        .run(
+            json!({"path": "../lifted.txt", "content": "ok\n"}),
+            ctx.clone(),
+        )
+        .await;
+    assert!(!out.is_error, "{}", out.content);
+    assert_eq!(read(&f.outer.join("lifted.txt")), "ok\n");
+    let out = ReadFile.run(json!({"path": "link_out"}), ctx).await;
+    assert_eq!(out, ToolOutput::ok("     1\tsecret"));
+}
