@@ -54,7 +54,7 @@ impl ExecEnv {
             strategy: ToolExec::Streaming,
             sibling_abort: true,
             max_output_bytes: crate::tools::DEFAULT_MAX_OUTPUT_BYTES,
-            max_timeout: Duration::from_secs(600),
+            max_timeout: Duration::from_secs(660),
         }
     }
 }

@@ -105,7 +105,7 @@ impl Agent {
             strategy: config.tool_exec,
             sibling_abort: config.sibling_abort,
             max_output_bytes: config.max_output_bytes,
-            max_timeout: Duration::from_secs(600),
+            max_timeout: Duration::from_secs(660),
         };
         Ok(Agent {
             provider,
