@@ -7,6 +7,7 @@ pub mod protocol;
 pub mod query_loop;
 pub mod recorder;
 pub mod task;
+mod tool_call;
 
 use std::sync::Arc;
 use std::time::Duration;
