@@ -229,8 +229,10 @@ pub fn from_config(config: &crate::config::Config) -> Result<std::sync::Arc<dyn 
     use crate::cli::ProviderKind;
     match config.provider {
         ProviderKind::Demo => Ok(std::sync::Arc::new(demo::DemoProvider::default())),
-        ProviderKind::Anthropic | ProviderKind::Openai => {
-            Err(format!("provider {:?} is not built yet", config.provider))
-        }
+        ProviderKind::Openai => Ok(std::sync::Arc::new(openai::OpenAiProvider::new(
+            &config.base_url,
+            config.api_key.clone(),
+        )?)),
+        ProviderKind::Anthropic => Err(format!("provider {:?} is not built yet", config.provider)),
     }
 }

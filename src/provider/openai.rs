@@ -1,1 +1,365 @@
-//! OpenAI-compatible chat completions (placeholder).
+//! OpenAI-compatible chat completions, streaming: OpenAI, OpenRouter, and local servers
+//! (Ollama, vLLM, llama.cpp, LM Studio).
+//!
+//! The canonical history is converted to OpenAI messages here and nowhere else
+//! ([`convert`]); the reply comes back as normalized events ([`stream`]).
+
+pub mod convert;
+mod sse_lines;
+pub mod stream;
+mod tool_calls;
+
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use futures::future::BoxFuture;
+use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap};
+use serde_json::{Map, Value, json};
+
+use super::retry::{parse_retry_after, parse_should_retry};
+use super::{EventStream, ModelRequest, Provider, ProviderError};
+use stream::Framing;
+
+pub struct OpenAiProvider {
+    endpoint: reqwest::Url,
+    /// Sent as a bearer token, only when set: local servers need none.
+    api_key: Option<String>,
+    client: reqwest::Client,
+    /// Set once the server said it wants `max_completion_tokens` (OpenAI reasoning models).
+    max_completion_tokens: AtomicBool,
+}
+
+/// Never shows the key.
+impl std::fmt::Debug for OpenAiProvider {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OpenAiProvider")
+            .field("endpoint", &self.endpoint.as_str())
+            .field("api_key", &self.api_key.as_ref().map(|_| "[set]"))
+            .finish()
+    }
+}
+
+impl OpenAiProvider {
+    /// `base_url` usually ends in `/v1`; `/chat/completions` is appended to it (any path
+    /// prefix is kept, a trailing slash is fine, and a URL that already names the endpoint
+    /// is taken as it is).
+    pub fn new(base_url: &str, api_key: Option<String>) -> Result<Self, String> {
+        Ok(OpenAiProvider {
+            endpoint: endpoint(base_url)?,
+            api_key: api_key.filter(|k| !k.trim().is_empty()),
+            client: super::http_client(),
+            max_completion_tokens: AtomicBool::new(false),
+        })
+    }
+
+    /// The URL requests go to.
+    pub fn endpoint(&self) -> &str {
+        self.endpoint.as_str()
+    }
+
+    fn body(&self, req: &ModelRequest) -> Value {
+        let mut body = Map::new();
+        body.insert("model".into(), json!(req.model));
+        body.insert(
+            "messages".into(),
+            Value::Array(convert::to_openai_messages(&req.system, &req.messages)),
+        );
+        let limit = if self.max_completion_tokens.load(Ordering::Relaxed) {
+            "max_completion_tokens"
+        } else {
+            "max_tokens"
+        };
+        body.insert(limit.into(), json!(req.max_tokens));
+        body.insert("stream".into(), json!(true));
+        body.insert("stream_options".into(), json!({"include_usage": true}));
+        // Servers reject an empty tools array, and parallel_tool_calls without tools.
+        if !req.tools.is_empty() {
+            body.insert(
+                "tools".into(),
+                Value::Array(convert::to_openai_tools(&req.tools)),
+            );
+            if req.disable_parallel_tool_use {
+                body.insert("parallel_tool_calls".into(), json!(false));
+            }
+        }
+        Value::Object(body)
+    }
+
+    async fn send(&self, req: &ModelRequest) -> Result<EventStream, ProviderError> {
+        let mut switched = false;
+        loop {
+            let mut request = self
+                .client
+                .post(self.endpoint.clone())
+                .header(ACCEPT, "text/event-stream")
+                .json(&self.body(req));
+            if let Some(key) = &self.api_key {
+                request = request.bearer_auth(key);
+            }
+            let response = request
+                .send()
+                .await
+                .map_err(|e| ProviderError::Connect(self.redact(&error_chain(&e))))?;
+            let status = response.status();
+            if !status.is_success() {
+                let headers = response.headers().clone();
+                let text = response.text().await.unwrap_or_default();
+                let err = self.http_error(status.as_u16(), &headers, &text);
+                // OpenAI's reasoning models refuse max_tokens; say it their way once.
+                if !switched
+                    && !self.max_completion_tokens.load(Ordering::Relaxed)
+                    && matches!(&err, ProviderError::Http { status: 400, message, .. }
+                        if message.contains("max_completion_tokens"))
+                {
+                    switched = true;
+                    self.max_completion_tokens.store(true, Ordering::Relaxed);
+                    continue;
+                }
+                return Err(err);
+            }
+            let framing = match response.headers().get(CONTENT_TYPE) {
+                Some(v) if v.to_str().is_ok_and(|t| t.starts_with("application/json")) => {
+                    Framing::Json
+                }
+                _ => Framing::Sse,
+            };
+            let taken: HashSet<String> = req
+                .messages
+                .iter()
+                .flat_map(|m| m.tool_uses().map(|(id, _, _)| id.to_string()))
+                .collect();
+            let body = response.bytes_stream();
+            return Ok(stream::decode(Box::pin(body), framing, taken));
+        }
+    }
+
+    fn http_error(&self, status: u16, headers: &HeaderMap, body: &str) -> ProviderError {
+        let (mut message, error_type) = parse_error_body(body);
+        if message.is_empty() {
+            message = reqwest::StatusCode::from_u16(status)
+                .ok()
+                .and_then(|s| s.canonical_reason())
+                .unwrap_or("error")
+                .to_string();
+        }
+        if matches!(status, 401 | 403) && self.api_key.is_none() {
+            message.push_str(" (no API key is set: export OPENAI_API_KEY)");
+        }
+        ProviderError::Http {
+            status,
+            error_type,
+            message: self.redact(&message),
+            retry_after: parse_retry_after(headers),
+            should_retry: parse_should_retry(headers),
+        }
+    }
+
+    /// A server that echoes the key must not put it into an error message.
+    fn redact(&self, text: &str) -> String {
+        match &self.api_key {
+            Some(key) if text.contains(key.as_str()) => text.replace(key.as_str(), "[redacted]"),
+            _ => text.to_string(),
+        }
+    }
+}
+
+impl Provider for OpenAiProvider {
+    fn name(&self) -> &str {
+        "openai"
+    }
+
+    fn request_body(&self, req: &ModelRequest) -> Value {
+        self.body(req)
+    }
+
+    fn start<'a>(
+        &'a self,
+        req: &'a ModelRequest,
+    ) -> BoxFuture<'a, Result<EventStream, ProviderError>> {
+        Box::pin(self.send(req))
+    }
+}
+
+fn endpoint(base_url: &str) -> Result<reqwest::Url, String> {
+    let base = base_url.trim().trim_end_matches('/');
+    let full = if base.ends_with("/chat/completions") {
+        base.to_string()
+    } else {
+        format!("{base}/chat/completions")
+    };
+    let url = reqwest::Url::parse(&full).map_err(|e| format!("base URL {base_url:?}: {e}"))?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(format!(
+            "base URL {base_url:?}: the scheme must be http or https"
+        ));
+    }
+    Ok(url)
+}
+
+/// The message and type of an error body. OpenAI sends `{"error": {"message", "type",
+/// "code"}}`; others send `{"error": "text"}` (Ollama), or put `message` and `type` at the
+/// top level (vLLM); anything else is shown shortened.
+fn parse_error_body(body: &str) -> (String, Option<String>) {
+    let Ok(v) = serde_json::from_str::<Value>(body) else {
+        let text: String = body.trim().chars().take(500).collect();
+        return (text, None);
+    };
+    let obj = match v.get("error") {
+        Some(Value::String(s)) => return (s.clone(), None),
+        Some(e @ Value::Object(_)) => e,
+        _ => &v,
+    };
+    let message = obj
+        .get("message")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .unwrap_or_else(|| body.trim().chars().take(500).collect());
+    let error_type = obj
+        .get("type")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .or_else(|| match obj.get("code") {
+            Some(Value::String(s)) => Some(s.clone()),
+            _ => None,
+        });
+    (message, error_type)
+}
+
+/// reqwest's Display hides the cause ("error sending request"); the chain says what broke.
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut out = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        let text = s.to_string();
+        if !out.contains(&text) {
+            out.push_str(": ");
+            out.push_str(&text);
+        }
+        source = s.source();
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::message::{ContentBlock, Message};
+    use crate::provider::ToolSpec;
+
+    fn request() -> ModelRequest {
+        ModelRequest {
+            model: "m".into(),
+            system: "sys".into(),
+            messages: vec![Message::user_text("hi")],
+            tools: vec![ToolSpec {
+                name: "glob".into(),
+                description: "d".into(),
+                input_schema: json!({"type": "object"}),
+            }],
+            max_tokens: 100,
+            disable_parallel_tool_use: false,
+        }
+    }
+
+    #[test]
+    fn endpoint_keeps_prefixes_and_tolerates_slashes() {
+        let e = |b: &str| endpoint(b).map(|u| u.to_string());
+        assert_eq!(
+            e("http://localhost:11434/v1").as_deref(),
+            Ok("http://localhost:11434/v1/chat/completions")
+        );
+        assert_eq!(
+            e("https://openrouter.ai/api/v1/").as_deref(),
+            Ok("https://openrouter.ai/api/v1/chat/completions")
+        );
+        assert_eq!(
+            e("http://h/v1/chat/completions").as_deref(),
+            Ok("http://h/v1/chat/completions")
+        );
+        assert!(e("ftp://h/v1").is_err());
+        assert!(e("not a url").is_err());
+    }
+
+    #[test]
+    fn body_has_what_the_api_needs_and_no_key() {
+        let p = OpenAiProvider::new("http://h/v1", Some("sk-secret".into())).expect("provider");
+        let mut req = request();
+        let body = p.request_body(&req);
+        assert_eq!(body["stream"], true);
+        assert_eq!(body["stream_options"], json!({"include_usage": true}));
+        assert_eq!(body["max_tokens"], 100);
+        assert_eq!(
+            body["messages"][0],
+            json!({"role": "system", "content": "sys"})
+        );
+        assert_eq!(body["tools"][0]["function"]["name"], "glob");
+        assert!(body.get("parallel_tool_calls").is_none());
+        assert!(!body.to_string().contains("sk-secret"));
+        assert!(!format!("{p:?}").contains("sk-secret"));
+        req.disable_parallel_tool_use = true;
+        assert_eq!(p.request_body(&req)["parallel_tool_calls"], false);
+        req.tools.clear();
+        let body = p.request_body(&req);
+        assert!(body.get("tools").is_none() && body.get("parallel_tool_calls").is_none());
+        req.messages
+            .push(Message::assistant(vec![ContentBlock::text("x")]));
+        assert_eq!(p.request_body(&req)["messages"][2]["role"], "assistant");
+    }
+
+    #[test]
+    fn error_bodies_of_several_servers() {
+        assert_eq!(
+            parse_error_body(
+                r#"{"error":{"message":"Incorrect API key","type":"invalid_request_error","code":"invalid_api_key"}}"#
+            ),
+            (
+                "Incorrect API key".into(),
+                Some("invalid_request_error".into())
+            )
+        );
+        assert_eq!(
+            parse_error_body(r#"{"error":"model \"x\" not found"}"#),
+            ("model \"x\" not found".into(), None)
+        );
+        assert_eq!(
+            parse_error_body(
+                r#"{"object":"error","message":"too long","type":"BadRequestError","code":400}"#
+            ),
+            ("too long".into(), Some("BadRequestError".into()))
+        );
+        assert_eq!(
+            parse_error_body("<html>bad gateway</html>").0,
+            "<html>bad gateway</html>"
+        );
+    }
+
+    #[test]
+    fn http_errors_redact_the_key_and_hint_when_none_is_set() {
+        let p = OpenAiProvider::new("http://h/v1", Some("sk-secret".into())).expect("provider");
+        let err = p.http_error(
+            401,
+            &HeaderMap::new(),
+            r#"{"error":{"message":"bad key sk-secret"}}"#,
+        );
+        assert!(!err.to_string().contains("sk-secret"), "{err}");
+        let p = OpenAiProvider::new("http://h/v1", None).expect("provider");
+        let err = p.http_error(401, &HeaderMap::new(), "");
+        assert!(err.to_string().contains("OPENAI_API_KEY"), "{err}");
+        let mut h = HeaderMap::new();
+        h.insert("retry-after-ms", "250".parse().expect("header"));
+        h.insert("x-should-retry", "false".parse().expect("header"));
+        match p.http_error(429, &h, "") {
+            ProviderError::Http {
+                retry_after,
+                should_retry,
+                message,
+                ..
+            } => {
+                assert_eq!(retry_after, Some(std::time::Duration::from_millis(250)));
+                assert_eq!(should_retry, Some(false));
+                assert_eq!(message, "Too Many Requests");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}
