@@ -382,16 +382,10 @@ impl Driver {
             };
             let limit = tool.timeout(&input).min(env.max_timeout);
             let mut fut = tool.run(input, ctx);
+            // Cancellation is checked first: a tool that returns because it saw the token
+            // must still be reported as interrupted, not as its own "stopped" output.
             let output = tokio::select! {
-                out = &mut fut => out,
-                _ = tokio::time::sleep(limit) => {
-                    token.cancel();
-                    let _ = tokio::time::timeout(CANCEL_GRACE, &mut fut).await;
-                    ToolOutput::error(format!(
-                        "Error: {name} timed out after {} and was stopped",
-                        human_duration(limit)
-                    ))
-                }
+                biased;
                 _ = token.cancelled() => {
                     let partial = tokio::time::timeout(CANCEL_GRACE, &mut fut).await.ok();
                     let reason = if turn.is_cancelled() {
@@ -410,6 +404,15 @@ impl Driver {
                         )),
                         _ => ToolOutput::error(reason),
                     }
+                }
+                out = &mut fut => out,
+                _ = tokio::time::sleep(limit) => {
+                    token.cancel();
+                    let _ = tokio::time::timeout(CANCEL_GRACE, &mut fut).await;
+                    ToolOutput::error(format!(
+                        "Error: {name} timed out after {} and was stopped",
+                        human_duration(limit)
+                    ))
                 }
             };
             Finished {
