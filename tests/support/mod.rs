@@ -48,6 +48,7 @@
 
 pub mod anthropic;
 pub mod bin;
+pub mod openai;
 pub mod server;
 
 pub use anthropic::{ReplyBuilder, overloaded, rate_limited, text_reply, tool_reply, tool_results};
