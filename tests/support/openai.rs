@@ -4,7 +4,8 @@
 //! - `openai::server()` — a MockServer with the route added; base URL `openai::base(&s)`
 //!   (`http://127.0.0.1:PORT/v1`). A request with an `Authorization` header must carry
 //!   `Bearer {TEST_KEY}` (401 otherwise); without the header it passes, like a local
-//!   server. `route_key_required()` also refuses a missing key.
+//!   server. `route_key_required()` also refuses a missing key; `route_reasoning_model()`
+//!   refuses `max_tokens` like OpenAI's o-series (add either with `server.add_route`).
 //! - Chunks: `text(s)`, `role()`, `call(index, id, name, args)` (each part optional),
 //!   `finish(reason)`, `usage(prompt, completion)`, `done()`, `chunk(delta, finish)`,
 //!   `error_event(type, message)`.
@@ -33,6 +34,26 @@ pub fn route_key_required() -> Route {
         suffix: "/chat/completions",
         validate: validate_key_required,
     }
+}
+
+/// Like OpenAI's reasoning models: `max_tokens` is refused in favour of
+/// `max_completion_tokens`.
+pub fn route_reasoning_model() -> Route {
+    Route {
+        suffix: "/chat/completions",
+        validate: validate_reasoning_model,
+    }
+}
+
+fn validate_reasoning_model(req: &Recorded) -> Result<(), Reply> {
+    if req.body.get("max_tokens").is_some() {
+        return Err(error(
+            400,
+            "invalid_request_error",
+            "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+        ));
+    }
+    validate(req)
 }
 
 /// A mock server that speaks the OpenAI route.
