@@ -44,9 +44,16 @@ async fn sends_the_chat_completions_request() {
     let req = request(vec![Message::user_text("hi")]);
     drain(&p, &req).await.expect("stream");
     let got = &server.accepted()[0];
-    assert_eq!(got.path, "/prefix/v1/chat/completions", "prefix kept, slash tolerated");
+    assert_eq!(
+        got.path, "/prefix/v1/chat/completions",
+        "prefix kept, slash tolerated"
+    );
     assert_eq!(got.header("authorization"), Some("Bearer sk-test-openai"));
-    assert_eq!(got.body, p.request_body(&req), "request_body is what is sent");
+    assert_eq!(
+        got.body,
+        p.request_body(&req),
+        "request_body is what is sent"
+    );
     assert_eq!(got.body["stream"], true);
     assert_eq!(got.body["stream_options"]["include_usage"], true);
     assert_eq!(got.body["max_tokens"], 128);
@@ -85,7 +92,10 @@ async fn a_wrong_key_is_a_401_with_the_api_message() {
             status, message, ..
         } => {
             assert_eq!(*status, 401);
-            assert!(message.starts_with("Incorrect API key provided"), "{message}");
+            assert!(
+                message.starts_with("Incorrect API key provided"),
+                "{message}"
+            );
         }
         other => panic!("{other:?}"),
     }
@@ -147,7 +157,9 @@ async fn nobody_listening_is_a_connection_error() {
 async fn max_completion_tokens_when_the_model_asks_for_it() {
     let server = MockServer::start();
     server.add_route(oa::route_reasoning_model());
-    server.enqueue(oa::text_reply("ok")).enqueue(oa::text_reply("again"));
+    server
+        .enqueue(oa::text_reply("ok"))
+        .enqueue(oa::text_reply("again"));
     let p = OpenAiProvider::new(&oa::base(&server), None).expect("provider");
     let req = request(vec![Message::user_text("hi")]);
     drain(&p, &req).await.expect("switched and succeeded");
@@ -205,7 +217,10 @@ async fn post(server: &MockServer, messages: Value) -> (u16, String) {
         .expect("send");
     let status = resp.status().as_u16();
     let body: Value = resp.json().await.unwrap_or(Value::Null);
-    (status, body["error"]["message"].as_str().unwrap_or("").to_string())
+    (
+        status,
+        body["error"]["message"].as_str().unwrap_or("").to_string(),
+    )
 }
 
 #[tokio::test]
