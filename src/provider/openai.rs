@@ -145,12 +145,14 @@ impl OpenAiProvider {
         if matches!(status, 401 | 403) && self.api_key.is_none() {
             message.push_str(" (no API key is set: export OPENAI_API_KEY)");
         }
+        // A 429 for an exhausted quota does not pass by waiting.
+        let out_of_quota = status == 429 && error_type.as_deref() == Some("insufficient_quota");
         ProviderError::Http {
             status,
             error_type,
             message: self.redact(&message),
             retry_after: parse_retry_after(headers),
-            should_retry: parse_should_retry(headers),
+            should_retry: parse_should_retry(headers).or(out_of_quota.then_some(false)),
         }
     }
 
@@ -214,14 +216,12 @@ fn parse_error_body(body: &str) -> (String, Option<String>) {
         .and_then(Value::as_str)
         .map(str::to_string)
         .unwrap_or_else(|| body.trim().chars().take(500).collect());
-    let error_type = obj
-        .get("type")
-        .and_then(Value::as_str)
-        .map(str::to_string)
-        .or_else(|| match obj.get("code") {
-            Some(Value::String(s)) => Some(s.clone()),
-            _ => None,
-        });
+    // OpenAI's string code is the more precise of the two (`context_length_exceeded`,
+    // `invalid_api_key`, `insufficient_quota` under types that say less).
+    let error_type = match obj.get("code") {
+        Some(Value::String(code)) if !code.is_empty() => Some(code.clone()),
+        _ => obj.get("type").and_then(Value::as_str).map(str::to_string),
+    };
     (message, error_type)
 }
 
@@ -312,10 +312,7 @@ mod tests {
             parse_error_body(
                 r#"{"error":{"message":"Incorrect API key","type":"invalid_request_error","code":"invalid_api_key"}}"#
             ),
-            (
-                "Incorrect API key".into(),
-                Some("invalid_request_error".into())
-            )
+            ("Incorrect API key".into(), Some("invalid_api_key".into()))
         );
         assert_eq!(
             parse_error_body(r#"{"error":"model \"x\" not found"}"#),
@@ -345,6 +342,13 @@ mod tests {
         let p = OpenAiProvider::new("http://h/v1", None).expect("provider");
         let err = p.http_error(401, &HeaderMap::new(), "");
         assert!(err.to_string().contains("OPENAI_API_KEY"), "{err}");
+        let quota = p.http_error(
+            429,
+            &HeaderMap::new(),
+            r#"{"error":{"message":"You exceeded your current quota","type":"insufficient_quota","code":"insufficient_quota"}}"#,
+        );
+        assert!(!quota.is_retryable(), "{quota:?}");
+        assert!(p.http_error(429, &HeaderMap::new(), "").is_retryable());
         let mut h = HeaderMap::new();
         h.insert("retry-after-ms", "250".parse().expect("header"));
         h.insert("x-should-retry", "false".parse().expect("header"));
