@@ -454,6 +454,10 @@ async fn an_error_object_in_the_stream() {
             .iter()
             .any(|e| matches!(e, StreamEvent::TextDelta { .. }))
     );
+    assert!(
+        matches!(events.last(), Some(StreamEvent::Raw { data, .. }) if data.contains("server_error")),
+        "the error's raw event reaches the JSON pane too"
+    );
 }
 
 #[tokio::test]

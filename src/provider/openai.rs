@@ -2,11 +2,12 @@
 //! (Ollama, vLLM, llama.cpp, LM Studio).
 //!
 //! The canonical history is converted to OpenAI messages here and nowhere else
-//! ([`convert`]); the reply comes back as normalized events ([`stream`]).
+//! ([`convert`]); the reply comes back as normalized events ([`body`]).
 
+pub mod body;
 pub mod convert;
 mod sse_lines;
-pub mod stream;
+mod stream;
 mod tool_calls;
 
 use std::collections::HashSet;
@@ -18,7 +19,7 @@ use serde_json::{Map, Value, json};
 
 use super::retry::{parse_retry_after, parse_should_retry};
 use super::{EventStream, ModelRequest, Provider, ProviderError};
-use stream::Framing;
+use body::Framing;
 
 pub struct OpenAiProvider {
     endpoint: reqwest::Url,
@@ -129,7 +130,7 @@ impl OpenAiProvider {
                 .flat_map(|m| m.tool_uses().map(|(id, _, _)| id.to_string()))
                 .collect();
             let body = response.bytes_stream();
-            return Ok(stream::decode(Box::pin(body), framing, taken));
+            return Ok(body::decode(Box::pin(body), framing, taken));
         }
     }
 

@@ -7,15 +7,14 @@
 //! omit `[DONE]`); otherwise the stream is incomplete. `finish_reason` is not trusted to
 //! say whether tools were called: servers send `stop` with tool calls.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::HashSet;
 
-use futures::{Stream, StreamExt};
 use serde_json::Value;
 
-use super::sse_lines::{Frame, SseLines};
+use super::sse_lines::Frame;
 use super::tool_calls::ToolCalls;
 use crate::message::ContentBlock;
-use crate::provider::{BlockKind, EventStream, ProviderError, StreamEvent, Usage};
+use crate::provider::{BlockKind, ProviderError, StreamEvent, Usage};
 
 #[derive(Debug)]
 enum Open {
@@ -47,20 +46,20 @@ impl ChunkDecoder {
         self.stopped
     }
 
-    /// One SSE event: its Raw copy first, then what it means.
-    pub fn frame(&mut self, frame: Frame) -> Result<Vec<StreamEvent>, ProviderError> {
-        let mut out = vec![StreamEvent::Raw {
-            event: frame.event.clone(),
-            data: frame.data.clone(),
-        }];
+    /// One SSE event's meaning, appended to `out` (events before an error are kept).
+    pub fn frame(
+        &mut self,
+        frame: &Frame,
+        out: &mut Vec<StreamEvent>,
+    ) -> Result<(), ProviderError> {
         if self.stopped {
-            return Ok(out);
+            return Ok(());
         }
         if frame.data.trim() == "[DONE]" {
-            self.finish(None, &mut out)?;
+            self.finish(None, out)?;
             out.push(StreamEvent::MessageStop);
             self.stopped = true;
-            return Ok(out);
+            return Ok(());
         }
         let chunk: Value = serde_json::from_str(&frame.data)
             .map_err(|e| ProviderError::Malformed(format!("{e} in {}", shorten(&frame.data))))?;
@@ -70,23 +69,21 @@ impl ChunkDecoder {
         if frame.event == "error" {
             return Err(stream_error(&chunk));
         }
-        self.chunk(&chunk, &mut out)?;
-        Ok(out)
+        self.chunk(&chunk, out)
     }
 
     /// The body ended.
-    pub fn end(&mut self) -> Result<Vec<StreamEvent>, ProviderError> {
-        let mut out = Vec::new();
+    pub fn end(&mut self, out: &mut Vec<StreamEvent>) -> Result<(), ProviderError> {
         if self.stopped {
-            return Ok(out);
+            return Ok(());
         }
         if !self.finished {
             return Err(ProviderError::Incomplete);
         }
-        self.finish(None, &mut out)?;
+        self.finish(None, out)?;
         out.push(StreamEvent::MessageStop);
         self.stopped = true;
-        Ok(out)
+        Ok(())
     }
 
     fn chunk(&mut self, chunk: &Value, out: &mut Vec<StreamEvent>) -> Result<(), ProviderError> {
@@ -292,113 +289,4 @@ fn shorten(s: &str) -> String {
     }
     let cut: String = s.chars().take(MAX).collect();
     format!("{cut}…")
-}
-
-/// How the response body is framed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Framing {
-    Sse,
-    /// One JSON object: a server that ignored `stream: true`.
-    Json,
-}
-
-/// A response body → normalized events. The stream ends after MessageStop or the first
-/// error; `taken_ids` are the tool_use ids already in the history.
-pub fn decode<S, B, E>(body: S, framing: Framing, taken_ids: HashSet<String>) -> EventStream
-where
-    S: Stream<Item = Result<B, E>> + Send + Unpin + 'static,
-    B: AsRef<[u8]>,
-    E: std::fmt::Display,
-{
-    struct St<S> {
-        body: S,
-        framing: Framing,
-        lines: SseLines,
-        whole: Vec<u8>,
-        decoder: ChunkDecoder,
-        pending: VecDeque<Result<StreamEvent, ProviderError>>,
-        done: bool,
-    }
-    let state = St {
-        body,
-        framing,
-        lines: SseLines::new(),
-        whole: Vec::new(),
-        decoder: ChunkDecoder::new(taken_ids),
-        pending: VecDeque::new(),
-        done: false,
-    };
-    let stream = futures::stream::unfold(state, |mut st| async move {
-        loop {
-            if let Some(item) = st.pending.pop_front() {
-                return Some((item, st));
-            }
-            if st.done {
-                return None;
-            }
-            let frames: Result<Vec<Frame>, ProviderError> = match st.body.next().await {
-                Some(Ok(bytes)) => match st.framing {
-                    Framing::Sse => st
-                        .lines
-                        .push(bytes.as_ref())
-                        .map_err(ProviderError::Malformed),
-                    Framing::Json => {
-                        st.whole.extend_from_slice(bytes.as_ref());
-                        Ok(Vec::new())
-                    }
-                },
-                Some(Err(e)) => {
-                    st.fail(ProviderError::Interrupted(e.to_string()));
-                    continue;
-                }
-                None => {
-                    st.done = true;
-                    match st.framing {
-                        Framing::Sse => st.lines.finish().map_err(ProviderError::Malformed),
-                        Framing::Json => String::from_utf8(std::mem::take(&mut st.whole))
-                            .map(|data| {
-                                vec![Frame {
-                                    event: "data".into(),
-                                    data,
-                                }]
-                            })
-                            .map_err(|e| {
-                                ProviderError::Malformed(format!("response is not UTF-8: {e}"))
-                            }),
-                    }
-                }
-            };
-            let at_end = st.done;
-            match frames {
-                Ok(frames) => st.feed(frames, at_end),
-                Err(e) => st.fail(e),
-            }
-        }
-    });
-    impl<S> St<S> {
-        fn feed(&mut self, frames: Vec<Frame>, at_end: bool) {
-            for frame in frames {
-                match self.decoder.frame(frame) {
-                    Ok(events) => self.pending.extend(events.into_iter().map(Ok)),
-                    Err(e) => return self.fail(e),
-                }
-                if self.decoder.stopped() {
-                    self.done = true;
-                    return;
-                }
-            }
-            if at_end {
-                match self.decoder.end() {
-                    Ok(events) => self.pending.extend(events.into_iter().map(Ok)),
-                    Err(e) => self.fail(e),
-                }
-            }
-        }
-
-        fn fail(&mut self, e: ProviderError) {
-            self.pending.push_back(Err(e));
-            self.done = true;
-        }
-    }
-    Box::pin(stream)
 }
