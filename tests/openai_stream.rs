@@ -488,3 +488,37 @@ async fn reasoning_becomes_a_thinking_block() {
         ]
     );
 }
+
+#[tokio::test]
+async fn comments_and_crlf_framing_as_openrouter_sends_them() {
+    let chunk = |delta: Value, finish: Option<&str>| {
+        let c = json!({"model": "m", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]});
+        SseEvent::raw(format!("data: {c}\r\n\r\n"))
+    };
+    let reply = Reply::sse(vec![
+        SseEvent::raw(": OPENROUTER PROCESSING\n\n"),
+        chunk(json!({"content": "Hé"}), None),
+        SseEvent::raw(": OPENROUTER PROCESSING\n\n"),
+        chunk(json!({"content": "llo"}), Some("stop")),
+        SseEvent::raw("data: [DONE]\r\n\r\n"),
+    ])
+    .chunked(3);
+    let events = ok_events(reply).await;
+    assert_eq!(
+        assemble(&events).blocks(true),
+        vec![ContentBlock::text("Héllo")]
+    );
+}
+
+/// Paused time: the 90 s pass at once while the mock holds the request.
+#[tokio::test(start_paused = true)]
+async fn a_server_that_never_answers_hits_the_head_timeout() {
+    let server = oa::server();
+    server.enqueue(Reply::hang());
+    let p = OpenAiProvider::new(&oa::base(&server), None)
+        .expect("provider")
+        .with_head_timeout(Duration::from_secs(90));
+    let req = request(vec![Message::user_text("go")]);
+    let err = p.start(&req).await.err();
+    assert_eq!(err, Some(ProviderError::Idle(Duration::from_secs(90))));
+}

@@ -38,6 +38,27 @@ pub struct ExecEnv {
     pub max_timeout: Duration,
 }
 
+impl ExecEnv {
+    /// Defaults for tests and benchmarks: yolo policy, streaming, sibling abort on.
+    pub fn with_defaults(registry: ToolRegistry, workspace: Workspace, events: EventSink) -> Self {
+        ExecEnv {
+            registry: Arc::new(registry),
+            policy: Arc::new(PermissionPolicy::new(
+                crate::permission::ApprovalMode::Yolo,
+                &[],
+                true,
+            )),
+            workspace: Arc::new(workspace),
+            http: crate::provider::http_client(),
+            events,
+            strategy: ToolExec::Streaming,
+            sibling_abort: true,
+            max_output_bytes: crate::tools::DEFAULT_MAX_OUTPUT_BYTES,
+            max_timeout: Duration::from_secs(600),
+        }
+    }
+}
+
 /// How long a cancelled tool may take to clean up (kill its process group) before the
 /// executor stops waiting for it.
 const CANCEL_GRACE: Duration = Duration::from_secs(5);

@@ -6,25 +6,33 @@
 
 pub mod body;
 pub mod convert;
-mod sse_lines;
 mod stream;
 mod tool_calls;
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use futures::future::BoxFuture;
-use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap};
+use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderValue};
 use serde_json::{Map, Value, json};
 
 use super::retry::{parse_retry_after, parse_should_retry};
 use super::{EventStream, ModelRequest, Provider, ProviderError};
 use body::Framing;
 
+const DEFAULT_HEAD_TIMEOUT: Duration = Duration::from_secs(90);
+/// How much of an error body is read: enough for any JSON error, bounded for a hostile one.
+const MAX_ERROR_BODY: usize = 64 * 1024;
+
 pub struct OpenAiProvider {
     endpoint: reqwest::Url,
-    /// Sent as a bearer token, only when set: local servers need none.
+    /// Kept only to redact it from error text a server might echo.
     api_key: Option<String>,
+    /// `Bearer KEY`, marked sensitive; only when a key is set (local servers need none).
+    auth: Option<HeaderValue>,
+    /// Longest wait for the response head (the loop's idle timeout starts with the body).
+    head_timeout: Duration,
     client: reqwest::Client,
     /// Set once the server said it wants `max_completion_tokens` (OpenAI reasoning models).
     max_completion_tokens: AtomicBool,
@@ -45,12 +53,34 @@ impl OpenAiProvider {
     /// prefix is kept, a trailing slash is fine, and a URL that already names the endpoint
     /// is taken as it is).
     pub fn new(base_url: &str, api_key: Option<String>) -> Result<Self, String> {
+        let api_key = api_key
+            .map(|k| k.trim().to_string())
+            .filter(|k| !k.is_empty());
+        let auth = match &api_key {
+            Some(key) => {
+                let mut v = HeaderValue::from_str(&format!("Bearer {key}")).map_err(|_| {
+                    "OPENAI_API_KEY contains characters that cannot be sent in an HTTP header"
+                        .to_string()
+                })?;
+                v.set_sensitive(true);
+                Some(v)
+            }
+            None => None,
+        };
         Ok(OpenAiProvider {
             endpoint: endpoint(base_url)?,
-            api_key: api_key.filter(|k| !k.trim().is_empty()),
+            api_key,
+            auth,
+            head_timeout: DEFAULT_HEAD_TIMEOUT,
             client: super::http_client(),
             max_completion_tokens: AtomicBool::new(false),
         })
+    }
+
+    /// Sets the longest wait for the response head (default 90 s, like the idle timeout).
+    pub fn with_head_timeout(mut self, d: Duration) -> Self {
+        self.head_timeout = d;
+        self
     }
 
     /// The URL requests go to.
@@ -94,17 +124,24 @@ impl OpenAiProvider {
                 .post(self.endpoint.clone())
                 .header(ACCEPT, "text/event-stream")
                 .json(&self.body(req));
-            if let Some(key) = &self.api_key {
-                request = request.bearer_auth(key);
+            if let Some(auth) = &self.auth {
+                request = request.header(AUTHORIZATION, auth.clone());
             }
-            let response = request
-                .send()
+            let response = tokio::time::timeout(self.head_timeout, request.send())
                 .await
-                .map_err(|e| ProviderError::Connect(self.redact(&error_chain(&e))))?;
+                .map_err(|_| ProviderError::Idle(self.head_timeout))?
+                .map_err(|e| {
+                    let text = self.redact(&error_chain(&e));
+                    if e.is_builder() {
+                        ProviderError::Config(text)
+                    } else {
+                        ProviderError::Connect(text)
+                    }
+                })?;
             let status = response.status();
             if !status.is_success() {
                 let headers = response.headers().clone();
-                let text = response.text().await.unwrap_or_default();
+                let text = read_capped(response).await;
                 let err = self.http_error(status.as_u16(), &headers, &text);
                 // OpenAI's reasoning models refuse max_tokens; say it their way once.
                 if !switched
@@ -181,6 +218,19 @@ impl Provider for OpenAiProvider {
     ) -> BoxFuture<'a, Result<EventStream, ProviderError>> {
         Box::pin(self.send(req))
     }
+}
+
+/// The start of a body, at most MAX_ERROR_BODY bytes.
+async fn read_capped(mut response: reqwest::Response) -> String {
+    let mut buf = Vec::new();
+    while let Ok(Some(chunk)) = response.chunk().await {
+        buf.extend_from_slice(&chunk);
+        if buf.len() >= MAX_ERROR_BODY {
+            buf.truncate(MAX_ERROR_BODY);
+            break;
+        }
+    }
+    String::from_utf8_lossy(&buf).into_owned()
 }
 
 fn endpoint(base_url: &str) -> Result<reqwest::Url, String> {
@@ -278,6 +328,10 @@ mod tests {
             Ok("http://h/v1/chat/completions")
         );
         assert!(e("ftp://h/v1").is_err());
+        assert!(OpenAiProvider::new("http://h/v1", Some("bad\nkey".into())).is_err());
+        assert!(
+            OpenAiProvider::new("http://h/v1", Some("  ".into())).is_ok_and(|p| p.auth.is_none())
+        );
         assert!(e("not a url").is_err());
     }
 

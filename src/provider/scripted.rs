@@ -92,8 +92,11 @@ impl Provider for ScriptedProvider {
                     Err(e)
                 }
                 Some(Reply::Stream(steps)) => {
+                    // A zero wait must not go through the timer wheel (1 ms resolution).
                     let s = futures::stream::iter(steps).then(|(after, item)| async move {
-                        tokio::time::sleep(after).await;
+                        if !after.is_zero() {
+                            tokio::time::sleep(after).await;
+                        }
                         item
                     });
                     Ok(Box::pin(s) as EventStream)

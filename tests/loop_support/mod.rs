@@ -16,8 +16,6 @@ use tooloop::agent::protocol::AgentEvent;
 use tooloop::agent::{Agent, LoopSettings};
 use tooloop::cli::ToolExec;
 use tooloop::message::validate_history;
-use tooloop::permission::{ApprovalMode, PermissionPolicy};
-use tooloop::provider::retry::RetryPolicy;
 use tooloop::provider::scripted::{Reply, ScriptedProvider};
 use tooloop::tools::{Effect, Tool, ToolContext, ToolOutput, ToolRegistry, Workspace};
 
@@ -98,33 +96,10 @@ pub fn harness(
     let start = Instant::now();
     let events = record(rx, start);
     let provider = ScriptedProvider::new(replies);
-    let exec = ExecEnv {
-        registry: Arc::new(registry),
-        policy: Arc::new(PermissionPolicy::new(ApprovalMode::Yolo, &[], true)),
-        workspace: Arc::new(Workspace::new(dir.path(), false).expect("workspace")),
-        http: reqwest::Client::new(),
-        events: sink,
-        strategy,
-        sibling_abort: true,
-        max_output_bytes: 30_000,
-        max_timeout: Duration::from_secs(600),
-    };
-    let agent = Agent {
-        provider: Arc::new(provider.clone()),
-        exec,
-        settings: LoopSettings {
-            model: "test-model".into(),
-            system: "test".into(),
-            max_tokens: 1000,
-            max_turns: 10,
-            retry: RetryPolicy::default(),
-            idle_timeout: Duration::from_secs(90),
-            disable_parallel_tool_use: false,
-            fallback_model: None,
-        },
-        history: Vec::new(),
-        recorder: None,
-    };
+    let workspace = Workspace::new(dir.path(), false).expect("workspace");
+    let mut exec = ExecEnv::with_defaults(registry, workspace, sink);
+    exec.strategy = strategy;
+    let agent = Agent::new(Arc::new(provider.clone()), exec, LoopSettings::default());
     Harness {
         agent,
         provider,

@@ -5,8 +5,8 @@ use std::collections::{HashSet, VecDeque};
 
 use futures::{Stream, StreamExt};
 
-use super::sse_lines::{Frame, SseLines};
 use super::stream::ChunkDecoder;
+use crate::provider::sse::{SseParser, SseRecord};
 use crate::provider::{EventStream, ProviderError, StreamEvent};
 
 /// How the response body is framed.
@@ -28,7 +28,7 @@ where
     let state = BodyDecoder {
         body,
         framing,
-        lines: SseLines::new(),
+        sse: SseParser::new(),
         whole: Vec::new(),
         decoder: ChunkDecoder::new(taken_ids),
         pending: VecDeque::new(),
@@ -50,7 +50,7 @@ where
 struct BodyDecoder<S> {
     body: S,
     framing: Framing,
-    lines: SseLines,
+    sse: SseParser,
     /// The whole body, for JSON framing.
     whole: Vec<u8>,
     decoder: ChunkDecoder,
@@ -66,45 +66,42 @@ where
 {
     /// Reads one piece of the body and queues what it completes.
     async fn read(&mut self) {
-        let frames = match self.body.next().await {
+        let mut records = Vec::new();
+        match self.body.next().await {
             Some(Ok(bytes)) => match self.framing {
-                Framing::Sse => self.lines.push(bytes.as_ref()),
-                Framing::Json => {
-                    self.whole.extend_from_slice(bytes.as_ref());
-                    Ok(Vec::new())
-                }
+                Framing::Sse => self.sse.feed(bytes.as_ref(), &mut records),
+                Framing::Json => self.whole.extend_from_slice(bytes.as_ref()),
             },
             Some(Err(e)) => return self.fail(ProviderError::Interrupted(e.to_string())),
             None => {
+                // An SSE event still open here is dropped (the WHATWG rule); whether the
+                // message ended properly is the chunk decoder's call.
                 self.done = true;
-                match self.framing {
-                    Framing::Sse => self.lines.finish(),
-                    Framing::Json => String::from_utf8(std::mem::take(&mut self.whole))
-                        .map(|data| {
-                            vec![Frame {
-                                event: "data".into(),
-                                data,
-                            }]
-                        })
-                        .map_err(|e| format!("response is not UTF-8: {e}")),
+                if self.framing == Framing::Json {
+                    records.push(SseRecord {
+                        event: String::new(),
+                        data: String::from_utf8_lossy(&std::mem::take(&mut self.whole))
+                            .into_owned(),
+                    });
                 }
             }
-        };
-        match frames {
-            Ok(frames) => self.feed(frames),
-            Err(e) => self.fail(ProviderError::Malformed(e)),
         }
+        self.feed(records);
     }
 
-    fn feed(&mut self, frames: Vec<Frame>) {
+    fn feed(&mut self, records: Vec<SseRecord>) {
         let at_end = self.done;
         let mut out = Vec::new();
-        for frame in frames {
+        for record in records {
+            let event = match record.event.as_str() {
+                "" => "data".to_string(),
+                name => name.to_string(),
+            };
             self.pending.push_back(Ok(StreamEvent::Raw {
-                event: frame.event.clone(),
-                data: frame.data.clone(),
+                event,
+                data: record.data.clone(),
             }));
-            let result = self.decoder.frame(&frame, &mut out);
+            let result = self.decoder.frame(&record, &mut out);
             self.pending.extend(out.drain(..).map(Ok));
             if let Err(e) = result {
                 return self.fail(e);

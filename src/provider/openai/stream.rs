@@ -11,9 +11,9 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
-use super::sse_lines::Frame;
 use super::tool_calls::ToolCalls;
 use crate::message::ContentBlock;
+use crate::provider::sse::SseRecord;
 use crate::provider::{BlockKind, ProviderError, StreamEvent, Usage};
 
 #[derive(Debug)]
@@ -49,7 +49,7 @@ impl ChunkDecoder {
     /// One SSE event's meaning, appended to `out` (events before an error are kept).
     pub fn frame(
         &mut self,
-        frame: &Frame,
+        frame: &SseRecord,
         out: &mut Vec<StreamEvent>,
     ) -> Result<(), ProviderError> {
         if self.stopped {
