@@ -100,6 +100,12 @@ fn a_multi_tool_loop_against_an_openai_compatible_server() {
     assert!(server.requests().iter().all(|r| r.rejected.is_none()));
     let reqs = server.accepted();
     assert_eq!(reqs.len(), 3);
+    assert_eq!(
+        reqs[0].header("authorization"),
+        None,
+        "no key set, none sent"
+    );
+    assert_eq!(reqs[0].path, "/v1/chat/completions");
     let second: &Vec<Value> = reqs[1].body["messages"].as_array().expect("messages");
     assert_eq!(second[0]["role"], "system");
     assert_eq!(second[2]["role"], "assistant");
