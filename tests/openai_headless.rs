@@ -158,3 +158,30 @@ fn a_wrong_key_ends_the_turn_with_a_clear_message() {
         Some("Bearer sk-wrong-key")
     );
 }
+
+#[test]
+fn no_parallel_tool_use_asks_for_one_call_per_reply() {
+    let server = oa::server();
+    server.enqueue(oa::text_reply("One at a time."));
+    let base = oa::base(&server);
+    let run = Tooloop::new(&[
+        "-p",
+        "hi",
+        "--provider",
+        "openai",
+        "--base-url",
+        &base,
+        "--no-parallel-tool-use",
+        "--max-tokens",
+        "321",
+        "--output-format",
+        "json",
+    ])
+    .run();
+    assert_eq!(run.code, Some(0), "stderr:\n{}", run.stderr);
+    assert_eq!(run.result()["reason"], "completed");
+    let body = &server.accepted()[0].body;
+    assert_eq!(body["parallel_tool_calls"], false);
+    assert_eq!(body["max_tokens"], 321);
+    assert!(body["tools"].as_array().is_some_and(|t| !t.is_empty()));
+}
