@@ -1,7 +1,8 @@
 //! The OpenAI side of the mock: a `/chat/completions` route that checks requests like the
 //! real API (with its wording), and builders for chat completion chunk streams.
 //!
-//! - `openai::server()` — a MockServer with the route added; base URL `openai::base(&s)`
+//! - The route is in `server::default_routes()`, so any `MockServer::start()` speaks it;
+//!   `openai::server()` is the same server, and `openai::base(&s)` its base URL
 //!   (`http://127.0.0.1:PORT/v1`). A request with an `Authorization` header must carry
 //!   `Bearer {TEST_KEY}` (401 otherwise); without the header it passes, like a local
 //!   server. `route_key_required()` also refuses a missing key; `route_reasoning_model()`
@@ -56,11 +57,9 @@ fn validate_reasoning_model(req: &Recorded) -> Result<(), Reply> {
     validate(req)
 }
 
-/// A mock server that speaks the OpenAI route.
+/// A mock server (the OpenAI route is one of its default routes).
 pub fn server() -> MockServer {
-    let s = MockServer::start();
-    s.add_route(route());
-    s
+    MockServer::start()
 }
 
 /// `http://127.0.0.1:PORT/v1`.

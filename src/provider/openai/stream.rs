@@ -6,6 +6,9 @@
 //! `data: [DONE]`, or at the end of the body once a `finish_reason` came (for servers that
 //! omit `[DONE]`); otherwise the stream is incomplete. `finish_reason` is not trusted to
 //! say whether tools were called: servers send `stop` with tool calls.
+//!
+//! Reasoning has no signature, so its thinking block would be refused by the Anthropic API;
+//! the OpenAI conversion drops thinking blocks anyway.
 
 use std::collections::HashSet;
 
