@@ -249,7 +249,8 @@ fn block_start(index: usize, kind: BlockKind) -> StreamEvent {
 }
 
 /// An error object inside the stream, with its type normalized so the retry policy sees
-/// the same names as for Anthropic (`overloaded_error`, `api_error`).
+/// the same names as for Anthropic (`overloaded_error`, `api_error`, `rate_limit_error`);
+/// OpenRouter and others put an HTTP status in `code`.
 fn stream_error(err: &Value) -> ProviderError {
     let message = match err {
         Value::String(s) => s.clone(),
@@ -271,6 +272,8 @@ fn stream_error(err: &Value) -> ProviderError {
         || message.to_lowercase().contains("overloaded");
     let error_type = if overloaded {
         "overloaded_error".to_string()
+    } else if status == Some(429) || kind.is_some_and(|k| k.contains("rate_limit")) {
+        "rate_limit_error".to_string()
     } else if matches!(kind, Some("server_error" | "api_error")) || status.is_some_and(|s| s >= 500)
     {
         "api_error".to_string()
@@ -292,4 +295,68 @@ fn shorten(s: &str) -> String {
     }
     let cut: String = s.chars().take(MAX).collect();
     format!("{cut}…")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn kind(err: Value) -> String {
+        match stream_error(&err) {
+            ProviderError::Stream { error_type, .. } => error_type,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn stream_error_types_are_normalized() {
+        assert_eq!(
+            kind(json!({"message": "x", "type": "server_error"})),
+            "api_error"
+        );
+        assert_eq!(kind(json!({"message": "x", "code": 502})), "api_error");
+        assert_eq!(
+            kind(json!({"message": "Provider overloaded", "code": 400})),
+            "overloaded_error"
+        );
+        assert_eq!(
+            kind(json!({"message": "x", "code": "503"})),
+            "overloaded_error"
+        );
+        assert_eq!(
+            kind(json!({"message": "slow down", "code": 429})),
+            "rate_limit_error"
+        );
+        assert_eq!(
+            kind(json!({"message": "x", "type": "invalid_request_error"})),
+            "invalid_request_error"
+        );
+        assert_eq!(kind(json!("plain text")), "error");
+    }
+
+    #[test]
+    fn done_without_finish_infers_the_stop_reason() {
+        let mut d = ChunkDecoder::new(HashSet::new());
+        let mut out = Vec::new();
+        let rec = |data: &str| SseRecord {
+            event: String::new(),
+            data: data.into(),
+        };
+        let call = json!({"choices": [{"index": 0, "delta": {"tool_calls": [
+            {"index": 0, "id": "c1", "function": {"name": "glob", "arguments": "{}"}}]}}]});
+        d.frame(&rec(&call.to_string()), &mut out).expect("chunk");
+        d.frame(&rec("[DONE]"), &mut out).expect("done");
+        assert!(d.stopped());
+        assert!(out.contains(&StreamEvent::Delta {
+            stop_reason: Some("tool_use".into()),
+            usage: Usage::default()
+        }));
+        assert_eq!(out.last(), Some(&StreamEvent::MessageStop));
+        let mut after = Vec::new();
+        d.frame(&rec("{\"choices\": []}"), &mut after)
+            .expect("ignored");
+        d.end(&mut after).expect("already stopped");
+        assert!(after.is_empty(), "nothing after [DONE]");
+    }
 }
