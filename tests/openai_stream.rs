@@ -522,3 +522,31 @@ async fn a_server_that_never_answers_hits_the_head_timeout() {
     let err = p.start(&req).await.err();
     assert_eq!(err, Some(ProviderError::Idle(Duration::from_secs(90))));
 }
+
+/// Older Ollama: no `index`, each call whole in its own chunk, the finish in the last one.
+#[tokio::test]
+async fn calls_without_an_index_as_older_ollama_sends_them() {
+    let whole = |id: &str, path: &str| {
+        json!({"id": id, "type": "function",
+               "function": {"name": "read_file", "arguments": format!("{{\"path\":\"{path}\"}}")}})
+    };
+    let reply = Reply::sse(vec![
+        oa::chunk(
+            json!({"role": "assistant", "content": "", "tool_calls": [whole("call_x", "a")]}),
+            None,
+        ),
+        oa::chunk(
+            json!({"role": "assistant", "content": "", "tool_calls": [whole("call_y", "b")]}),
+            Some("tool_calls"),
+        ),
+        oa::done(),
+    ]);
+    let calls = tool_uses(&ok_events(reply).await);
+    assert_eq!(
+        calls,
+        vec![
+            ("call_x".into(), "read_file".into(), json!({"path": "a"})),
+            ("call_y".into(), "read_file".into(), json!({"path": "b"})),
+        ]
+    );
+}
