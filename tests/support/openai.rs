@@ -14,10 +14,18 @@
 //!   role, then each call as OpenAI streams it (id and name first, arguments in pieces),
 //!   finish `tool_calls`, usage, `[DONE]`. `error(status, type, message)` is an error reply
 //!   with OpenAI's body shape.
+//! - Provider streams: `request(history)`, `stream(reply)` / `stream_with(&server, &req)`
+//!   → (events, error), `ok_events(reply)` (must end with MessageStop), `tool_uses(&events)`,
+//!   `assemble(&events)` (the loop's Assembler), `stop_reason`, `position`.
 
 use std::collections::HashSet;
 
+use futures::StreamExt;
 use serde_json::{Value, json};
+use tooloop::agent::assembler::Assembler;
+use tooloop::message::{ContentBlock, Message};
+use tooloop::provider::openai::OpenAiProvider;
+use tooloop::provider::{ModelRequest, Provider, ProviderError, StreamEvent, ToolSpec};
 
 use super::server::{MockServer, Recorded, Reply, Route, SseEvent};
 
@@ -352,4 +360,86 @@ pub fn call_events(index: u64, id: &str, name: &str, args: &str) -> Vec<SseEvent
         }
     }
     events
+}
+
+// ---- Provider streams, for assertions ----
+
+/// A request with one tool (read_file) and the given history.
+pub fn request(messages: Vec<Message>) -> ModelRequest {
+    ModelRequest {
+        model: "mock-model".into(),
+        system: "sys".into(),
+        messages,
+        tools: vec![ToolSpec {
+            name: "read_file".into(),
+            description: "read".into(),
+            input_schema: json!({"type": "object"}),
+        }],
+        max_tokens: 64,
+        disable_parallel_tool_use: false,
+    }
+}
+
+/// Everything the stream yielded, and the error it ended with, if any.
+pub async fn stream_with(
+    server: &MockServer,
+    req: &ModelRequest,
+) -> (Vec<StreamEvent>, Option<ProviderError>) {
+    let p = OpenAiProvider::new(&base(server), None).expect("provider");
+    let mut s = p.start(req).await.expect("request accepted");
+    let mut events = Vec::new();
+    while let Some(item) = s.next().await {
+        match item {
+            Ok(e) => events.push(e),
+            Err(e) => return (events, Some(e)),
+        }
+    }
+    (events, None)
+}
+
+/// One reply from a fresh server, for a one-message history.
+pub async fn stream(reply: Reply) -> (Vec<StreamEvent>, Option<ProviderError>) {
+    let server = server();
+    server.enqueue(reply);
+    stream_with(&server, &request(vec![Message::user_text("go")])).await
+}
+
+/// The events of a stream that must end properly.
+pub async fn ok_events(reply: Reply) -> Vec<StreamEvent> {
+    let (events, err) = stream(reply).await;
+    assert_eq!(err, None, "events so far: {events:#?}");
+    assert_eq!(events.last(), Some(&StreamEvent::MessageStop));
+    events
+}
+
+/// The completed tool_use blocks, as (id, name, input).
+pub fn tool_uses(events: &[StreamEvent]) -> Vec<(String, String, Value)> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            StreamEvent::BlockComplete {
+                block: ContentBlock::ToolUse { id, name, input },
+                ..
+            } => Some((id.clone(), name.clone(), input.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The events fed through the loop's own assembler.
+pub fn assemble(events: &[StreamEvent]) -> Assembler {
+    let mut asm = Assembler::new();
+    for e in events {
+        asm.push(e.clone());
+    }
+    asm
+}
+
+pub fn stop_reason(events: &[StreamEvent]) -> Option<String> {
+    assemble(events).stop_reason
+}
+
+/// Where the first event matching `pred` is.
+pub fn position(events: &[StreamEvent], pred: impl Fn(&StreamEvent) -> bool) -> usize {
+    events.iter().position(pred).expect("event present")
 }
