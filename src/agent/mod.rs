@@ -159,6 +159,9 @@ impl Agent {
     /// Replaces the conversation (a new session, or a resumed one).
     pub fn reset(&mut self, messages: Vec<Message>) {
         self.history = messages;
+        if let Some(r) = &mut self.recorder {
+            r.reset(&self.history);
+        }
         self.exec.events.send(AgentEvent::HistoryReset {
             messages: self.history.clone(),
         });
