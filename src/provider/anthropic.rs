@@ -71,6 +71,7 @@ impl AnthropicProvider {
 
     async fn send(&self, req: &ModelRequest) -> Result<EventStream, ProviderError> {
         let body = self.request_body(req).to_string();
+        tracing::info!(url = %self.endpoint, model = %req.model, messages = req.messages.len(), bytes = body.len(), "anthropic request");
         let send = self
             .client
             .post(self.endpoint.clone())

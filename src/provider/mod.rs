@@ -237,6 +237,10 @@ pub fn from_config(config: &crate::config::Config) -> Result<std::sync::Arc<dyn 
                 .with_head_timeout(config.idle_timeout);
             Ok(std::sync::Arc::new(provider))
         }
-        ProviderKind::Openai => Err(format!("provider {:?} is not built yet", config.provider)),
+        ProviderKind::Openai => {
+            let provider = openai::OpenAiProvider::new(&config.base_url, config.api_key.clone())?
+                .with_head_timeout(config.idle_timeout);
+            Ok(std::sync::Arc::new(provider))
+        }
     }
 }

@@ -63,6 +63,7 @@
 pub mod anthropic;
 pub mod anthropic_validate;
 pub mod bin;
+pub mod openai;
 pub mod reply;
 pub mod server;
 pub mod stream;

@@ -52,10 +52,13 @@ pub struct Route {
 
 /// The routes every server starts with. OpenAI support adds its route here.
 pub fn default_routes() -> Vec<Route> {
-    vec![Route {
-        suffix: "/v1/messages",
-        validate: super::anthropic_validate::validate,
-    }]
+    vec![
+        Route {
+            suffix: "/v1/messages",
+            validate: super::anthropic_validate::validate,
+        },
+        super::openai::route(),
+    ]
 }
 
 #[derive(Default)]
