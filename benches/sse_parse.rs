@@ -7,11 +7,13 @@
 #[path = "sse_parse/streams.rs"]
 mod streams;
 
-use std::collections::VecDeque;
+use std::collections::{HashSet, VecDeque};
 use std::time::{Duration, Instant};
 
+use futures::StreamExt;
 use tooloop::provider::StreamEvent;
 use tooloop::provider::anthropic_stream::Decoder;
+use tooloop::provider::openai;
 use tooloop::provider::sse::SseParser;
 
 const PASSES: usize = 5;
@@ -87,6 +89,27 @@ fn decode_anthropic(bytes: &[u8], chunk: usize) -> usize {
     n
 }
 
+/// The OpenAI body decoder is a stream over the body; the body here is an in-memory
+/// stream of chunks, polled to its end on this thread.
+fn decode_openai(bytes: &'static [u8], chunk: usize) -> usize {
+    let body = futures::stream::iter(bytes.chunks(chunk).map(Ok::<_, std::io::Error>));
+    let mut events = openai::body::decode(body, openai::body::Framing::Sse, HashSet::new());
+    futures::executor::block_on(async {
+        let mut n = 0;
+        let mut stopped = false;
+        while let Some(item) = events.next().await {
+            match item {
+                Ok(StreamEvent::Raw { .. }) => {}
+                Ok(StreamEvent::MessageStop) => stopped = true,
+                Ok(_) => n += 1,
+                Err(e) => panic!("openai decoder failed: {e}"),
+            }
+        }
+        assert!(stopped, "the stream did not reach [DONE]");
+        n
+    })
+}
+
 fn row(what: &str, chunk: usize, r: Rate, unit: &str) {
     let cpu = r.cpu.unwrap_or(f64::NAN);
     let verdict = if cpu.max(r.wall) >= GOAL_MB_S {
@@ -107,6 +130,13 @@ fn main() {
         anthropic.len() as f64 / 1e6,
         anthropic.windows(2).filter(|w| w == b"\n\n").count()
     );
+    // 'static so the body stream can hand out slices of it without copying.
+    let oai: &'static [u8] = streams::openai(32 << 20).leak();
+    println!(
+        "openai stream:    {:.1} MB, {} events",
+        oai.len() as f64 / 1e6,
+        oai.windows(2).filter(|w| w == b"\n\n").count()
+    );
     for chunk in [1400, 16 << 10] {
         row(
             "framing (provider::sse)",
@@ -118,6 +148,18 @@ fn main() {
             "anthropic decode → StreamEvent",
             chunk,
             measure(&anthropic, |b| decode_anthropic(b, chunk)),
+            "events",
+        );
+        row(
+            "framing, openai stream",
+            chunk,
+            measure(oai, |b| frame(b, chunk)),
+            "records",
+        );
+        row(
+            "openai decode → StreamEvent",
+            chunk,
+            measure(oai, |_| decode_openai(oai, chunk)),
             "events",
         );
     }

@@ -178,7 +178,7 @@ async fn run_once(env: &Env, sc: &Scenario, strategy: ToolExec) -> Sample {
     });
 
     let mut registry = ToolRegistry::new();
-    registry.register(Arc::new(slow_server::LocalFetch));
+    registry.register(Arc::new(tooloop::tools::web_fetch::WebFetch));
     let ws = Workspace::new(env.workspace.path(), false).expect("workspace");
     let mut exec = ExecEnv::with_defaults(registry, ws, sink);
     exec.strategy = strategy;

@@ -198,3 +198,57 @@ pub fn anthropic(size: usize) -> Vec<u8> {
     event(&mut out, "message_stop", &json!({"type": "message_stop"}));
     out
 }
+
+fn chunk(out: &mut Vec<u8>, delta: Value, finish: Option<&str>) {
+    let data = json!({"id": "chatcmpl-AbC123xyz", "object": "chat.completion.chunk",
+        "created": 1764547200, "model": "gpt-4o-2024-08-06", "system_fingerprint": "fp_7f6be3efb0",
+        "choices": [{"index": 0, "delta": delta, "logprobs": null, "finish_reason": finish}]});
+    out.extend_from_slice(format!("data: {data}\n\n").as_bytes());
+}
+
+/// An OpenAI Chat Completions stream of at least `size` bytes: text deltas and tool calls
+/// whose arguments come in fragments, a usage chunk and `[DONE]`.
+pub fn openai(size: usize) -> Vec<u8> {
+    let mut rng = Rng(fastrand::Rng::with_seed(11));
+    let mut out = Vec::with_capacity(size + 4096);
+    let mut call = 0u64;
+    chunk(
+        &mut out,
+        json!({"role": "assistant", "content": "", "refusal": null}),
+        None,
+    );
+    while out.len() < size {
+        for _ in 0..300 {
+            let n = rng.0.usize(1..5);
+            let t = rng.words(n);
+            chunk(&mut out, json!({"content": t}), None);
+        }
+        // Tool calls only come after the text in one reply; many replies' worth are
+        // concatenated here, so text keeps going after them (the decoder accepts it).
+        for _ in 0..3 {
+            let k = call;
+            call += 1;
+            let id = format!("call_{:024}", out.len());
+            chunk(
+                &mut out,
+                json!({"tool_calls": [{"index": k, "id": id, "type": "function",
+                "function": {"name": "edit_file", "arguments": ""}}]}),
+                None,
+            );
+            let input = tool_input(&mut rng).to_string();
+            for f in fragments(&mut rng, &input, 8, 40) {
+                chunk(
+                    &mut out,
+                    json!({"tool_calls": [{"index": k, "function": {"arguments": f}}]}),
+                    None,
+                );
+            }
+        }
+    }
+    chunk(&mut out, json!({}), Some("tool_calls"));
+    let usage = json!({"id": "chatcmpl-AbC123xyz", "object": "chat.completion.chunk",
+        "created": 1764547200, "model": "gpt-4o-2024-08-06", "choices": [],
+        "usage": {"prompt_tokens": 2095, "completion_tokens": 150000, "total_tokens": 152095}});
+    out.extend_from_slice(format!("data: {usage}\n\ndata: [DONE]\n\n").as_bytes());
+    out
+}

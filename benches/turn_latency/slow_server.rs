@@ -94,38 +94,3 @@ async fn serve(mut sock: TcpStream) {
     let _ = sock.write_all(reply.as_bytes()).await;
     let _ = sock.shutdown().await;
 }
-
-/// Stand-in for `web_fetch` until the real one lands on main: a safe tool that GETs a URL
-/// with the shared client and returns the body.
-pub struct LocalFetch;
-
-#[async_trait::async_trait]
-impl tooloop::tools::Tool for LocalFetch {
-    fn name(&self) -> &'static str {
-        "web_fetch"
-    }
-    fn description(&self) -> &'static str {
-        "GET a URL"
-    }
-    fn input_schema(&self) -> serde_json::Value {
-        serde_json::json!({"type": "object", "properties": {"url": {"type": "string"}}, "required": ["url"]})
-    }
-    fn effect(&self) -> tooloop::tools::Effect {
-        tooloop::tools::Effect::ReadOnly
-    }
-    async fn run(
-        &self,
-        input: serde_json::Value,
-        ctx: tooloop::tools::ToolContext,
-    ) -> tooloop::tools::ToolOutput {
-        use tooloop::tools::ToolOutput;
-        let url = input["url"].as_str().unwrap_or_default();
-        match ctx.http.get(url).send().await {
-            Ok(r) => match r.text().await {
-                Ok(t) => ToolOutput::ok(t),
-                Err(e) => ToolOutput::error(e.to_string()),
-            },
-            Err(e) => ToolOutput::error(e.to_string()),
-        }
-    }
-}

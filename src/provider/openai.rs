@@ -6,6 +6,7 @@
 
 pub mod body;
 pub mod convert;
+mod fast;
 mod stream;
 mod tool_calls;
 

@@ -97,11 +97,12 @@ where
                 "" => "data".to_string(),
                 name => name.to_string(),
             };
+            // Decoded first so the data moves into the Raw copy, which still goes first.
+            let result = self.decoder.frame(&record, &mut out);
             self.pending.push_back(Ok(StreamEvent::Raw {
                 event,
-                data: record.data.clone(),
+                data: record.data,
             }));
-            let result = self.decoder.frame(&record, &mut out);
             self.pending.extend(out.drain(..).map(Ok));
             if let Err(e) = result {
                 return self.fail(e);

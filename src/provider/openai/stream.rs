@@ -64,6 +64,16 @@ impl ChunkDecoder {
             self.stopped = true;
             return Ok(());
         }
+        // The first chunk (MessageStart, model) and error events take the general path.
+        if self.started
+            && frame.event != "error"
+            && let Some(content) = super::fast::plain_text(&frame.data)
+        {
+            if let Some(text) = content.filter(|t| !t.is_empty()) {
+                self.text(&text, out);
+            }
+            return Ok(());
+        }
         let chunk: Value = serde_json::from_str(&frame.data)
             .map_err(|e| ProviderError::Malformed(format!("{e} in {}", shorten(&frame.data))))?;
         if let Some(err) = chunk.get("error").filter(|e| !e.is_null()) {
