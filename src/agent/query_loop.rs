@@ -411,11 +411,25 @@ fn fail(agent: &Agent, e: ProviderError) -> Step {
     Step::End(reason, Some(message))
 }
 
+/// Anthropic says 413 or "prompt is too long"; OpenAI `context_length_exceeded` ("maximum
+/// context length"); llama.cpp `exceed_context_size_error`.
 fn is_prompt_too_long(e: &ProviderError) -> bool {
     match e {
         ProviderError::Http {
-            status, message, ..
-        } => *status == 413 || message.to_lowercase().contains("prompt is too long"),
+            status,
+            message,
+            error_type,
+            ..
+        } => {
+            let message = message.to_lowercase();
+            *status == 413
+                || message.contains("prompt is too long")
+                || message.contains("maximum context length")
+                || matches!(
+                    error_type.as_deref(),
+                    Some("context_length_exceeded" | "exceed_context_size_error")
+                )
+        }
         _ => false,
     }
 }
