@@ -124,17 +124,26 @@ impl ToolsPane {
             return;
         }
         let prompt_rows = self.rows.len() - self.prompt_first.min(self.rows.len());
+        // Timeline: a title, the model row, one row per tool of this prompt, the axis.
         let want_timeline = (prompt_rows + 3) as u16;
         let timeline_h = if inner.height >= 6 && self.prompt_start.is_some() {
             want_timeline.min(inner.height / 2).max(3)
         } else {
             0
         };
-        let [list, tl] =
-            Layout::vertical([Constraint::Min(1), Constraint::Length(timeline_h)]).areas(inner);
+        let list_h = (self.rows.len().max(1) as u16).min(inner.height - timeline_h);
+        let [list, tl, _] = Layout::vertical([
+            Constraint::Length(list_h),
+            Constraint::Length(timeline_h),
+            Constraint::Min(0),
+        ])
+        .areas(inner);
         self.draw_rows(f, list, now, theme);
         if timeline_h > 0 {
-            self.draw_timeline(f, tl, now, theme);
+            let [title, body] =
+                Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(tl);
+            f.render_widget(Paragraph::new(Span::styled(strings::TIMELINE_TITLE, theme.dim)), title);
+            self.draw_timeline(f, body, now, theme);
         }
     }
 
