@@ -49,18 +49,28 @@ fn prompt(app: &mut App, text: &str, now: Instant) {
                 turn: 1,
                 attempt: 1,
                 model: "tooloop-demo".into(),
-                body: Arc::new(json!({"model": "tooloop-demo", "max_tokens": 8192, "messages": []})),
+                body: Arc::new(
+                    json!({"model": "tooloop-demo", "max_tokens": 8192, "messages": []}),
+                ),
             },
         ],
     );
 }
 
 fn tool_use(id: &str, name: &str, input: serde_json::Value) -> AgentEvent {
-    AgentEvent::ToolUse { id: id.into(), name: name.into(), input, safe: true }
+    AgentEvent::ToolUse {
+        id: id.into(),
+        name: name.into(),
+        input,
+        safe: true,
+    }
 }
 
 fn start(id: &str, name: &str) -> AgentEvent {
-    AgentEvent::ToolStart { id: id.into(), name: name.into() }
+    AgentEvent::ToolStart {
+        id: id.into(),
+        name: name.into(),
+    }
 }
 
 fn text(t: &str) -> AgentEvent {
@@ -86,7 +96,14 @@ async fn streaming_answer_with_a_code_block() {
     let mut app = app();
     let now = Instant::now();
     prompt(&mut app, "show me a hello world in rust", now);
-    for chunk in ["Here is ", "the classic:\n\n", "```rust\nfn main() {\n", "    println!(\"hello\");\n", "}\n```\n\n", "Run it with `cargo run`."] {
+    for chunk in [
+        "Here is ",
+        "the classic:\n\n",
+        "```rust\nfn main() {\n",
+        "    println!(\"hello\");\n",
+        "}\n```\n\n",
+        "Run it with `cargo run`.",
+    ] {
         feed(&mut app, now, vec![text(chunk)]);
     }
     let t = render(&mut app, 100, 24, now + Duration::from_millis(1200));
@@ -97,7 +114,11 @@ async fn streaming_answer_with_a_code_block() {
 async fn three_tools_mid_run_with_timers() {
     let mut app = app();
     let t0 = Instant::now();
-    prompt(&mut app, "list files, read Cargo.toml and tell me the time", t0);
+    prompt(
+        &mut app,
+        "list files, read Cargo.toml and tell me the time",
+        t0,
+    );
     feed(&mut app, t0, vec![text("I'll look around.\n\n")]);
     tokio::time::advance(Duration::from_millis(300)).await;
     let t1 = Instant::now();
@@ -119,7 +140,10 @@ async fn three_tools_mid_run_with_timers() {
         vec![
             tool_use("c", "get_current_time", json!({})),
             start("c", "get_current_time"),
-            AgentEvent::StreamEnd { turn: 1, stop_reason: Some("tool_use".into()) },
+            AgentEvent::StreamEnd {
+                turn: 1,
+                stop_reason: Some("tool_use".into()),
+            },
             AgentEvent::ToolEnd {
                 id: "a".into(),
                 name: "list_dir".into(),
@@ -134,7 +158,10 @@ async fn three_tools_mid_run_with_timers() {
     let t = render(&mut app, 120, 30, now);
     let screen = t.backend().to_string();
     // read_file has run 1.2 s, get_current_time 0.7 s; list_dir finished in 0.5 s.
-    assert!(screen.contains("1.2s") && screen.contains("0.7s") && screen.contains("0.5s"), "{screen}");
+    assert!(
+        screen.contains("1.2s") && screen.contains("0.7s") && screen.contains("0.5s"),
+        "{screen}"
+    );
     insta::assert_snapshot!(t.backend());
 }
 
@@ -147,8 +174,17 @@ async fn approval_modal_for_bash_and_edit_file() {
         &mut app,
         now,
         vec![
-            AgentEvent::ToolUse { id: "b".into(), name: "bash".into(), input: json!({"command": "cargo test --quiet"}), safe: false },
-            AgentEvent::PermissionRequest { id: "b".into(), tool: "bash".into(), input: json!({"command": "cargo test --quiet"}) },
+            AgentEvent::ToolUse {
+                id: "b".into(),
+                name: "bash".into(),
+                input: json!({"command": "cargo test --quiet"}),
+                safe: false,
+            },
+            AgentEvent::PermissionRequest {
+                id: "b".into(),
+                tool: "bash".into(),
+                input: json!({"command": "cargo test --quiet"}),
+            },
         ],
     );
     let t = render(&mut app, 100, 24, now);
@@ -156,7 +192,15 @@ async fn approval_modal_for_bash_and_edit_file() {
 
     let edit = json!({"path": "src/main.rs", "old_string": "fn main() {\n    run();\n}", "new_string": "fn main() {\n    run_fast();\n}"});
     app.approvals.clear();
-    feed(&mut app, now, vec![AgentEvent::PermissionRequest { id: "e".into(), tool: "edit_file".into(), input: edit }]);
+    feed(
+        &mut app,
+        now,
+        vec![AgentEvent::PermissionRequest {
+            id: "e".into(),
+            tool: "edit_file".into(),
+            input: edit,
+        }],
+    );
     let t = render(&mut app, 100, 24, now);
     insta::assert_snapshot!("approval_edit_file", t.backend());
 }
@@ -170,21 +214,35 @@ async fn json_pane_history() {
         &mut app,
         now,
         vec![
-            AgentEvent::Message { index: 0, message: Message::user_text("read Cargo.toml") },
+            AgentEvent::Message {
+                index: 0,
+                message: Message::user_text("read Cargo.toml"),
+            },
             AgentEvent::Message {
                 index: 1,
-                message: Message::assistant(vec![ContentBlock::ToolUse { id: "toolu_1".into(), name: "read_file".into(), input: json!({"path": "Cargo.toml"}) }]),
+                message: Message::assistant(vec![ContentBlock::ToolUse {
+                    id: "toolu_1".into(),
+                    name: "read_file".into(),
+                    input: json!({"path": "Cargo.toml"}),
+                }]),
             },
             AgentEvent::Message {
                 index: 2,
-                message: Message::user(vec![ContentBlock::tool_result("toolu_1", "[package]\nname = \"tooloop\"", false)]),
+                message: Message::user(vec![ContentBlock::tool_result(
+                    "toolu_1",
+                    "[package]\nname = \"tooloop\"",
+                    false,
+                )]),
             },
         ],
     );
     app.json_open = true;
     let t = render(&mut app, 120, 40, now);
     let screen = t.backend().to_string();
-    assert!(screen.contains("tool_use") && screen.contains("tool_result"), "{screen}");
+    assert!(
+        screen.contains("tool_use") && screen.contains("tool_result"),
+        "{screen}"
+    );
     insta::assert_snapshot!(t.backend());
 }
 
@@ -203,7 +261,10 @@ async fn interrupted_turn_80x24() {
             AgentEvent::Done(TurnSummary {
                 reason: Reason::AbortedTools,
                 turns: 1,
-                usage: Usage { input_tokens: 1200, output_tokens: 34 },
+                usage: Usage {
+                    input_tokens: 1200,
+                    output_tokens: 34,
+                },
                 text: String::new(),
                 transitions: vec![],
                 error: None,
@@ -216,7 +277,15 @@ async fn interrupted_turn_80x24() {
 
 #[tokio::test(start_paused = true)]
 async fn tiny_terminals_never_panic() {
-    for (w, h) in [(1, 1), (2, 2), (10, 3), (20, 5), (40, 10), (79, 23), (300, 2)] {
+    for (w, h) in [
+        (1, 1),
+        (2, 2),
+        (10, 3),
+        (20, 5),
+        (40, 10),
+        (79, 23),
+        (300, 2),
+    ] {
         let mut app = app();
         let now = Instant::now();
         prompt(&mut app, "list files", now);
@@ -226,7 +295,11 @@ async fn tiny_terminals_never_panic() {
             vec![
                 text("a long line of streaming text that will not fit"),
                 tool_use("a", "list_dir", json!({})),
-                AgentEvent::PermissionRequest { id: "a".into(), tool: "bash".into(), input: json!({"command": "ls"}) },
+                AgentEvent::PermissionRequest {
+                    id: "a".into(),
+                    tool: "bash".into(),
+                    input: json!({"command": "ls"}),
+                },
             ],
         );
         app.json_open = true;
@@ -251,8 +324,16 @@ async fn escape_sequences_render_inert() {
             text(&format!("model says {nasty}\n\n")),
             tool_use("a", "bash", json!({"command": nasty})),
             start("a", "bash"),
-            AgentEvent::ToolEnd { id: "a".into(), name: "bash\x1b[2J".into(), is_error: false, duration_ms: 5, output: nasty.into() },
-            AgentEvent::Error { message: nasty.into() },
+            AgentEvent::ToolEnd {
+                id: "a".into(),
+                name: "bash\x1b[2J".into(),
+                is_error: false,
+                duration_ms: 5,
+                output: nasty.into(),
+            },
+            AgentEvent::Error {
+                message: nasty.into(),
+            },
         ],
     );
     app.conversation.select(true);
@@ -263,10 +344,19 @@ async fn escape_sequences_render_inert() {
         let buf = t.backend().buffer();
         for cell in buf.content() {
             let s = cell.symbol();
-            assert!(!s.contains('\x1b') && !s.contains('\x07') && !s.contains('\r'), "control char in cell {s:?}");
-            assert!(s.chars().all(|c| !c.is_control()), "control char in cell {s:?}");
+            assert!(
+                !s.contains('\x1b') && !s.contains('\x07') && !s.contains('\r'),
+                "control char in cell {s:?}"
+            );
+            assert!(
+                s.chars().all(|c| !c.is_control()),
+                "control char in cell {s:?}"
+            );
         }
         let screen = t.backend().to_string();
-        assert!(screen.contains("before") && screen.contains("after"), "{screen}");
+        assert!(
+            screen.contains("before") && screen.contains("after"),
+            "{screen}"
+        );
     }
 }

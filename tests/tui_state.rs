@@ -55,7 +55,12 @@ fn start_turn(app: &mut App, now: Instant) {
             text: "hello".into()
         }]
     );
-    app.on_agent(AgentEvent::PromptStart { text: "hello".into() }, now);
+    app.on_agent(
+        AgentEvent::PromptStart {
+            text: "hello".into(),
+        },
+        now,
+    );
     app.on_agent(AgentEvent::TurnStart { turn: 1 }, now);
 }
 
@@ -74,7 +79,13 @@ async fn enter_sends_and_ctrl_c_while_busy_aborts() {
         },
         now,
     );
-    app.on_agent(AgentEvent::ToolStart { id: "t1".into(), name: "bash".into() }, now);
+    app.on_agent(
+        AgentEvent::ToolStart {
+            id: "t1".into(),
+            name: "bash".into(),
+        },
+        now,
+    );
     app.on_key(ctrl('c'), now);
     assert_eq!(app.take_commands(), vec![AgentCommand::Abort]);
     assert!(!app.should_quit);
@@ -89,7 +100,10 @@ async fn enter_sends_and_ctrl_c_while_busy_aborts() {
         },
         now + Duration::from_millis(300),
     );
-    app.on_agent(done(Terminal::AbortedTools), now + Duration::from_millis(300));
+    app.on_agent(
+        done(Terminal::AbortedTools),
+        now + Duration::from_millis(300),
+    );
     assert!(!app.turn.busy);
     assert_eq!(app.tools.rows[0].state, ToolState::Cancelled);
     assert!(matches!(
@@ -99,7 +113,12 @@ async fn enter_sends_and_ctrl_c_while_busy_aborts() {
     // The next prompt goes to the same agent as a normal Submit.
     type_text(&mut app, "again", now);
     app.on_key(key(KeyCode::Enter), now);
-    assert_eq!(app.take_commands(), vec![AgentCommand::Submit { text: "again".into() }]);
+    assert_eq!(
+        app.take_commands(),
+        vec![AgentCommand::Submit {
+            text: "again".into()
+        }]
+    );
 }
 
 #[tokio::test(start_paused = true)]
@@ -161,7 +180,12 @@ async fn prompts_typed_while_busy_are_queued_until_done() {
     assert_eq!(app.queued.len(), 1);
     assert!(app.input.is_empty());
     app.on_agent(done(Terminal::Completed), now);
-    assert_eq!(app.take_commands(), vec![AgentCommand::Submit { text: "next one".into() }]);
+    assert_eq!(
+        app.take_commands(),
+        vec![AgentCommand::Submit {
+            text: "next one".into()
+        }]
+    );
     assert!(app.turn.busy);
     assert!(app.queued.is_empty());
 }
@@ -179,7 +203,12 @@ async fn newline_keys_do_not_send() {
     assert_eq!(app.take_commands(), vec![]);
     assert_eq!(app.input.text(), "a\nb\ncd\ne");
     app.on_key(key(KeyCode::Enter), now);
-    assert_eq!(app.take_commands(), vec![AgentCommand::Submit { text: "a\nb\ncd\ne".into() }]);
+    assert_eq!(
+        app.take_commands(),
+        vec![AgentCommand::Submit {
+            text: "a\nb\ncd\ne".into()
+        }]
+    );
 }
 
 #[tokio::test(start_paused = true)]
@@ -217,8 +246,18 @@ async fn approval_keys_answer_the_question() {
     let cases = [
         (key(KeyCode::Char('y')), Decision::AllowOnce),
         (key(KeyCode::Char('a')), Decision::AllowForSession),
-        (key(KeyCode::Char('n')), Decision::Deny { reason: Some("denied by the user".into()) }),
-        (key(KeyCode::Esc), Decision::Deny { reason: Some("denied by the user".into()) }),
+        (
+            key(KeyCode::Char('n')),
+            Decision::Deny {
+                reason: Some("denied by the user".into()),
+            },
+        ),
+        (
+            key(KeyCode::Esc),
+            Decision::Deny {
+                reason: Some("denied by the user".into()),
+            },
+        ),
     ];
     for (k, decision) in cases {
         let mut app = app();
@@ -235,7 +274,10 @@ async fn approval_keys_answer_the_question() {
         app.on_key(k, now);
         assert_eq!(
             app.take_commands(),
-            vec![AgentCommand::PermissionReply { id: "b1".into(), decision }]
+            vec![AgentCommand::PermissionReply {
+                id: "b1".into(),
+                decision
+            }]
         );
         assert!(!app.approvals.is_open());
     }
@@ -257,7 +299,13 @@ async fn tool_rows_follow_the_lifecycle_and_time() {
     let mut app = app();
     let t0 = Instant::now();
     start_turn(&mut app, t0);
-    app.on_agent(AgentEvent::ToolUseStreaming { id: "r".into(), name: "read_file".into() }, t0);
+    app.on_agent(
+        AgentEvent::ToolUseStreaming {
+            id: "r".into(),
+            name: "read_file".into(),
+        },
+        t0,
+    );
     assert_eq!(app.tools.rows[0].state, ToolState::Streaming);
     let t1 = t0 + Duration::from_millis(200);
     app.on_agent(
@@ -271,9 +319,18 @@ async fn tool_rows_follow_the_lifecycle_and_time() {
     );
     assert_eq!(app.tools.rows[0].state, ToolState::Queued);
     assert_eq!(app.tools.rows[0].summary, "Cargo.toml");
-    app.on_agent(AgentEvent::ToolStart { id: "r".into(), name: "read_file".into() }, t1);
+    app.on_agent(
+        AgentEvent::ToolStart {
+            id: "r".into(),
+            name: "read_file".into(),
+        },
+        t1,
+    );
     assert_eq!(app.state_label(t1), "running 1 tool");
-    assert!(app.next_wakeup(t1).is_some(), "timers tick while a tool runs");
+    assert!(
+        app.next_wakeup(t1).is_some(),
+        "timers tick while a tool runs"
+    );
     let t2 = t1 + Duration::from_millis(400);
     app.on_agent(
         AgentEvent::ToolEnd {
@@ -288,7 +345,10 @@ async fn tool_rows_follow_the_lifecycle_and_time() {
     let row = &app.tools.rows[0];
     assert_eq!(row.state, ToolState::Ok);
     assert_eq!(row.duration_ms, Some(400));
-    assert_eq!(row.ended_at.map(|e| e - t1), Some(Duration::from_millis(400)));
+    assert_eq!(
+        row.ended_at.map(|e| e - t1),
+        Some(Duration::from_millis(400))
+    );
     app.on_agent(done(Terminal::Completed), t2);
     assert_eq!(app.next_wakeup(t2), None, "idle: no wake-ups");
 }
@@ -299,11 +359,18 @@ async fn retry_shows_a_countdown() {
     let now = Instant::now();
     start_turn(&mut app, now);
     app.on_agent(
-        AgentEvent::Retry { attempt: 1, delay_ms: 2500, error: "overloaded".into() },
+        AgentEvent::Retry {
+            attempt: 1,
+            delay_ms: 2500,
+            error: "overloaded".into(),
+        },
         now,
     );
     assert_eq!(app.state_label(now), "retrying in 3s");
-    assert_eq!(app.state_label(now + Duration::from_millis(1600)), "retrying in 1s");
+    assert_eq!(
+        app.state_label(now + Duration::from_millis(1600)),
+        "retrying in 1s"
+    );
 }
 
 #[tokio::test(start_paused = true)]
@@ -319,7 +386,10 @@ async fn json_keys_toggle_cycle_and_save() {
     app.on_key(key(KeyCode::F(3)), now);
     assert_eq!(app.json.view, JsonView::History);
     app.on_agent(
-        AgentEvent::Message { index: 0, message: tooloop::message::Message::user_text("hi") },
+        AgentEvent::Message {
+            index: 0,
+            message: tooloop::message::Message::user_text("hi"),
+        },
         now,
     );
     let dir = tempfile::tempdir().expect("tempdir");
@@ -330,7 +400,10 @@ async fn json_keys_toggle_cycle_and_save() {
     let path = files[0].as_ref().expect("entry").path();
     let saved: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&path).expect("read")).expect("json");
-    assert_eq!(saved, json!([{"role": "user", "content": [{"type": "text", "text": "hi"}]}]));
+    assert_eq!(
+        saved,
+        json!([{"role": "user", "content": [{"type": "text", "text": "hi"}]}])
+    );
     let said = match app.conversation.cells().last().map(|c| &c.kind) {
         Some(CellKind::Notice(t)) => t.clone(),
         _ => String::new(),
@@ -348,7 +421,11 @@ async fn tab_cycles_focus_and_typing_returns_to_the_input() {
     app.on_key(key(KeyCode::Tab), now);
     assert_eq!(app.focus, Focus::Conversation);
     app.on_key(key(KeyCode::Tab), now);
-    assert_eq!(app.focus, Focus::Json, "no tools pane drawn yet, so JSON is next");
+    assert_eq!(
+        app.focus,
+        Focus::Json,
+        "no tools pane drawn yet, so JSON is next"
+    );
     app.on_key(KeyEvent::new(KeyCode::BackTab, KeyModifiers::SHIFT), now);
     assert_eq!(app.focus, Focus::Conversation);
     app.on_key(key(KeyCode::Char('z')), now);

@@ -16,7 +16,10 @@ struct Tmux {
 }
 
 fn have_tmux() -> bool {
-    let ok = Command::new("tmux").arg("-V").output().is_ok_and(|o| o.status.success());
+    let ok = Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success());
     if !ok {
         eprintln!("SKIPPED: tmux is not installed; the TUI end-to-end tests need it");
     }
@@ -31,9 +34,16 @@ impl Tmux {
         let workspace = dir.path().join("ws");
         std::fs::create_dir_all(&home).expect("home");
         std::fs::create_dir_all(workspace.join("src")).expect("ws");
-        std::fs::write(workspace.join("Cargo.toml"), "[package]\nname = \"demo\"\nversion = \"0.1.0\"\n")
-            .expect("write");
-        std::fs::write(workspace.join("src/main.rs"), "fn main() {\n    println!(\"hi\");\n}\n").expect("write");
+        std::fs::write(
+            workspace.join("Cargo.toml"),
+            "[package]\nname = \"demo\"\nversion = \"0.1.0\"\n",
+        )
+        .expect("write");
+        std::fs::write(
+            workspace.join("src/main.rs"),
+            "fn main() {\n    println!(\"hi\");\n}\n",
+        )
+        .expect("write");
         std::fs::write(workspace.join("notes.txt"), "TODO: nothing\n").expect("write");
         let socket = format!("tooloop-{name}-{}", std::process::id());
         let bin = env!("CARGO_BIN_EXE_tooloop");
@@ -53,11 +63,20 @@ impl Tmux {
             .status()
             .expect("tmux new-session");
         assert!(status.success(), "tmux new-session failed");
-        Tmux { socket, _dir: dir, workspace }
+        Tmux {
+            socket,
+            _dir: dir,
+            workspace,
+        }
     }
 
     fn tmux(&self, args: &[&str]) -> String {
-        let out = Command::new("tmux").arg("-L").arg(&self.socket).args(args).output().expect("tmux");
+        let out = Command::new("tmux")
+            .arg("-L")
+            .arg(&self.socket)
+            .args(args)
+            .output()
+            .expect("tmux");
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
@@ -95,21 +114,32 @@ impl Tmux {
     }
 
     fn status_line(s: &str) -> String {
-        s.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").to_string()
+        s.lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("")
+            .to_string()
     }
 
     fn alternate_screen_on(&self) -> bool {
-        self.tmux(&["display-message", "-p", "-t", "0", "#{alternate_on}"]).trim() == "1"
+        self.tmux(&["display-message", "-p", "-t", "0", "#{alternate_on}"])
+            .trim()
+            == "1"
     }
 
     fn pane_pid(&self) -> u32 {
-        self.tmux(&["display-message", "-p", "-t", "0", "#{pane_pid}"]).trim().parse().expect("pid")
+        self.tmux(&["display-message", "-p", "-t", "0", "#{pane_pid}"])
+            .trim()
+            .parse()
+            .expect("pid")
     }
 }
 
 impl Drop for Tmux {
     fn drop(&mut self) {
-        let _ = Command::new("tmux").args(["-L", &self.socket, "kill-server"]).output();
+        let _ = Command::new("tmux")
+            .args(["-L", &self.socket, "kill-server"])
+            .output();
     }
 }
 
@@ -140,7 +170,9 @@ fn chat_interrupt_json_pane_and_quit() {
             .all(|name| s.lines().any(|l| l.contains(name) && has_timer(l)))
     });
     assert!(s.contains("timeline"), "{s}");
-    t.wait_for("the answer and idle", |s| s.contains("Anything else?") && Tmux::status_line(s).contains("idle"));
+    t.wait_for("the answer and idle", |s| {
+        s.contains("Anything else?") && Tmux::status_line(s).contains("idle")
+    });
 
     // Ctrl+C mid-turn.
     t.type_text("list files in src and read notes.txt");
@@ -150,8 +182,13 @@ fn chat_interrupt_json_pane_and_quit() {
         st.contains("streaming") || st.contains("running")
     });
     t.keys(&["C-c"]);
-    let s = t.wait_for("interrupted, then idle", |s| s.contains("interrupted") && Tmux::status_line(s).contains("idle"));
-    assert!(!s.contains("press Ctrl+C again"), "an abort must not arm quit:\n{s}");
+    let s = t.wait_for("interrupted, then idle", |s| {
+        s.contains("interrupted") && Tmux::status_line(s).contains("idle")
+    });
+    assert!(
+        !s.contains("press Ctrl+C again"),
+        "an abort must not arm quit:\n{s}"
+    );
 
     // The next prompt continues the same conversation.
     t.type_text("what time is it");
@@ -160,7 +197,8 @@ fn chat_interrupt_json_pane_and_quit() {
         let lines: Vec<&str> = s.lines().collect();
         let asked = lines.iter().rposition(|l| l.contains("› what time is it"));
         let answered = lines.iter().rposition(|l| l.contains("Anything else?"));
-        matches!((asked, answered), (Some(a), Some(b)) if b > a) && Tmux::status_line(s).contains("idle")
+        matches!((asked, answered), (Some(a), Some(b)) if b > a)
+            && Tmux::status_line(s).contains("idle")
     });
 
     // The JSON pane shows the history with tool_use and tool_result blocks.
@@ -184,7 +222,12 @@ fn chat_interrupt_json_pane_and_quit() {
             }
         }
     }
-    assert_eq!(seen, [true, true], "tool_use / tool_result not both shown:\n{}", t.screen());
+    assert_eq!(
+        seen,
+        [true, true],
+        "tool_use / tool_result not both shown:\n{}",
+        t.screen()
+    );
     t.keys(&["Escape"]);
     t.keys(&["C-o"]);
 
@@ -193,8 +236,14 @@ fn chat_interrupt_json_pane_and_quit() {
     t.wait_text("press Ctrl+C again to quit");
     t.keys(&["C-c"]);
     let s = t.wait_text("EXITED:0");
-    assert!(!s.contains("Ask something"), "the TUI is still on screen:\n{s}");
-    assert!(!t.alternate_screen_on(), "the alternate screen was not left");
+    assert!(
+        !s.contains("Ask something"),
+        "the TUI is still on screen:\n{s}"
+    );
+    assert!(
+        !t.alternate_screen_on(),
+        "the alternate screen was not left"
+    );
 }
 
 #[test]
@@ -209,7 +258,10 @@ fn bash_asks_for_approval_in_a_modal() {
     let s = t.wait_text("allow bash?");
     assert!(s.contains("$ echo hello-from-bash"), "{s}");
     assert!(s.contains("y allow once"), "{s}");
-    assert!(Tmux::status_line(&s).contains("waiting for approval"), "{s}");
+    assert!(
+        Tmux::status_line(&s).contains("waiting for approval"),
+        "{s}"
+    );
     t.keys(&["y"]);
     t.wait_for("the approved call to finish", |s| {
         !s.contains("allow bash?") && Tmux::status_line(s).contains("idle")
@@ -229,11 +281,18 @@ fn sigterm_restores_the_terminal() {
     let t = Tmux::start("sigterm", "");
     t.wait_text("Ask something");
     // The pane runs bash -c, which runs tooloop: walk down to the process of our binary.
-    let tooloop = find_descendant(t.pane_pid(), env!("CARGO_BIN_EXE_tooloop")).expect("tooloop pid");
-    let status = Command::new("kill").args(["-TERM", &tooloop.to_string()]).status().expect("kill");
+    let tooloop =
+        find_descendant(t.pane_pid(), env!("CARGO_BIN_EXE_tooloop")).expect("tooloop pid");
+    let status = Command::new("kill")
+        .args(["-TERM", &tooloop.to_string()])
+        .status()
+        .expect("kill");
     assert!(status.success());
     t.wait_text("EXITED:143");
-    assert!(!t.alternate_screen_on(), "the alternate screen was not left");
+    assert!(
+        !t.alternate_screen_on(),
+        "the alternate screen was not left"
+    );
 }
 
 fn children(pid: u32) -> Vec<u32> {
@@ -249,7 +308,11 @@ fn find_descendant(root: u32, exe: &str) -> Option<u32> {
     let want = Path::new(exe).canonicalize().ok()?;
     let mut stack = vec![root];
     while let Some(pid) = stack.pop() {
-        if std::fs::read_link(format!("/proc/{pid}/exe")).ok().as_deref() == Some(want.as_path()) {
+        if std::fs::read_link(format!("/proc/{pid}/exe"))
+            .ok()
+            .as_deref()
+            == Some(want.as_path())
+        {
             return Some(pid);
         }
         stack.extend(children(pid));

@@ -77,7 +77,10 @@ impl Approvals {
         let Some(req) = self.current() else { return };
         if area.width < 8 || area.height < 4 {
             // Too small for a box: one line that still says what is asked and how to answer.
-            let line = Line::styled(format!("allow {}? y/a/n", sanitize(&req.tool)), theme.accent);
+            let line = Line::styled(
+                format!("allow {}? y/a/n", sanitize(&req.tool)),
+                theme.accent,
+            );
             f.render_widget(Clear, area);
             f.render_widget(Paragraph::new(line), area);
             return;
@@ -86,8 +89,13 @@ impl Approvals {
         let inner_w = w.saturating_sub(2).max(1);
         let mut body = wrap(&body_lines(req, theme), inner_w);
         body.push(Line::default());
-        body.push(Line::styled(strings::APPROVAL_KEYS, theme.accent.add_modifier(Modifier::BOLD)));
-        let h = (body.len() as u16 + 2).min(area.height.saturating_sub(2)).max(4);
+        body.push(Line::styled(
+            strings::APPROVAL_KEYS,
+            theme.accent.add_modifier(Modifier::BOLD),
+        ));
+        let h = (body.len() as u16 + 2)
+            .min(area.height.saturating_sub(2))
+            .max(4);
         let rect = Rect {
             x: area.x + (area.width.saturating_sub(w)) / 2,
             y: area.y + (area.height.saturating_sub(h)) / 2,
@@ -102,7 +110,10 @@ impl Approvals {
         let block = Block::default()
             .borders(Borders::ALL)
             .border_style(theme.accent)
-            .title(Span::styled(title, theme.accent.add_modifier(Modifier::BOLD)));
+            .title(Span::styled(
+                title,
+                theme.accent.add_modifier(Modifier::BOLD),
+            ));
         let inner = block.inner(rect);
         // Keep the key line visible when the body is taller than the box.
         let room = inner.height as usize;
@@ -158,7 +169,11 @@ fn body_lines(req: &ApprovalRequest, theme: &Theme) -> Vec<Line<'static>> {
         "write_file" => {
             let content = sanitize(field(input, "content"));
             out.push(Line::styled(
-                format!("{} ({} lines)", sanitize(field(input, "path")), content.lines().count()),
+                format!(
+                    "{} ({} lines)",
+                    sanitize(field(input, "path")),
+                    content.lines().count()
+                ),
                 theme.accent,
             ));
             for l in content.lines() {

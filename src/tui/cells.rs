@@ -180,9 +180,15 @@ impl Cell {
                 if self.expanded {
                     let body: Vec<Line<'static>> = clean
                         .lines()
-                        .map(|l| Line::styled(l.to_string(), theme.dim.add_modifier(Modifier::ITALIC)))
+                        .map(|l| {
+                            Line::styled(l.to_string(), theme.dim.add_modifier(Modifier::ITALIC))
+                        })
                         .collect();
-                    out.extend(prefixed(wrap(&body, inner.saturating_sub(2).max(1)), Span::raw("    "), "    "));
+                    out.extend(prefixed(
+                        wrap(&body, inner.saturating_sub(2).max(1)),
+                        Span::raw("    "),
+                        "    ",
+                    ));
                 }
                 out
             }
@@ -243,24 +249,39 @@ impl Cell {
                 .collect();
             if total > MAX_EXPANDED_LINES {
                 body.push(Line::styled(
-                    format!("… {} more lines (the JSON pane has all of it)", total - MAX_EXPANDED_LINES),
+                    format!(
+                        "… {} more lines (the JSON pane has all of it)",
+                        total - MAX_EXPANDED_LINES
+                    ),
                     theme.dim,
                 ));
             }
             let wrapped = wrap(&body, inner.saturating_sub(4).max(1));
-            out.extend(prefixed(wrapped, Span::styled("    │ ", theme.dim), "    │ "));
+            out.extend(prefixed(
+                wrapped,
+                Span::styled("    │ ", theme.dim),
+                "    │ ",
+            ));
         }
         out
     }
 }
 
 /// Puts `first` before the first line and `rest` (plain) before the others.
-pub fn prefixed(lines: Vec<Line<'static>>, first: Span<'static>, rest: &'static str) -> Vec<Line<'static>> {
+pub fn prefixed(
+    lines: Vec<Line<'static>>,
+    first: Span<'static>,
+    rest: &'static str,
+) -> Vec<Line<'static>> {
     lines
         .into_iter()
         .enumerate()
         .map(|(i, mut line)| {
-            let p = if i == 0 { first.clone() } else { Span::styled(rest, first.style) };
+            let p = if i == 0 {
+                first.clone()
+            } else {
+                Span::styled(rest, first.style)
+            };
             line.spans.insert(0, p);
             line
         })

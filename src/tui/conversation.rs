@@ -40,11 +40,11 @@ impl Conversation {
     }
 
     pub fn text_delta(&mut self, text: &str) {
-        if let Some(CellKind::Assistant(md)) = self.cells.last_mut().map(|c| &mut c.kind) {
-            if md.is_streaming() {
-                md.push(text);
-                return;
-            }
+        if let Some(CellKind::Assistant(md)) = self.cells.last_mut().map(|c| &mut c.kind)
+            && md.is_streaming()
+        {
+            md.push(text);
+            return;
         }
         let mut md = StreamingMarkdown::streaming();
         md.push(text);
@@ -52,11 +52,14 @@ impl Conversation {
     }
 
     pub fn thinking_delta(&mut self, delta: &str) {
-        if let Some(cell) = self.cells.last_mut() {
-            if let CellKind::Thinking { text, streaming: true } = cell.kind_mut() {
-                text.push_str(delta);
-                return;
-            }
+        if let Some(cell) = self.cells.last_mut()
+            && let CellKind::Thinking {
+                text,
+                streaming: true,
+            } = cell.kind_mut()
+        {
+            text.push_str(delta);
+            return;
         }
         self.push(CellKind::Thinking {
             text: delta.to_string(),
@@ -69,7 +72,10 @@ impl Conversation {
         if let Some(cell) = self.cells.last_mut() {
             match &mut cell.kind {
                 CellKind::Assistant(md) if md.is_streaming() => md.finish(),
-                CellKind::Thinking { streaming: s @ true, .. } => {
+                CellKind::Thinking {
+                    streaming: s @ true,
+                    ..
+                } => {
                     *s = false;
                     cell.invalidate();
                 }
@@ -98,10 +104,10 @@ impl Conversation {
     }
 
     pub fn update_tool(&mut self, id: &str, f: impl FnOnce(&mut ToolCall)) {
-        if let Some(&i) = self.tools.get(id) {
-            if let Some(CellKind::Tool(call)) = self.cells.get_mut(i).map(Cell::kind_mut) {
-                f(call);
-            }
+        if let Some(&i) = self.tools.get(id)
+            && let Some(CellKind::Tool(call)) = self.cells.get_mut(i).map(Cell::kind_mut)
+        {
+            f(call);
         }
     }
 
@@ -128,7 +134,9 @@ impl Conversation {
     }
 
     fn expandable(&self) -> Vec<usize> {
-        (0..self.cells.len()).filter(|&i| self.cells[i].is_expandable()).collect()
+        (0..self.cells.len())
+            .filter(|&i| self.cells[i].is_expandable())
+            .collect()
     }
 
     /// Moves the selection among tool calls and thinking blocks (`back`: towards older).
@@ -137,7 +145,10 @@ impl Conversation {
         if items.is_empty() {
             return;
         }
-        let next = match self.selected.and_then(|s| items.iter().position(|&i| i == s)) {
+        let next = match self
+            .selected
+            .and_then(|s| items.iter().position(|&i| i == s))
+        {
             None => *items.last().unwrap_or(&0),
             Some(p) if back => items[p.saturating_sub(1)],
             Some(p) => items[(p + 1).min(items.len() - 1)],
@@ -173,7 +184,11 @@ impl Conversation {
             return;
         }
         let width = area.width;
-        let heights: Vec<usize> = self.cells.iter_mut().map(|c| c.height(width, theme)).collect();
+        let heights: Vec<usize> = self
+            .cells
+            .iter_mut()
+            .map(|c| c.height(width, theme))
+            .collect();
         let total: usize = heights.iter().sum::<usize>() + heights.len().saturating_sub(1);
         if !self.scroll.follows() && total > self.last_total {
             self.scroll.grew(total - self.last_total);

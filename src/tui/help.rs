@@ -20,16 +20,27 @@ fn scope_title(scope: Scope) -> &'static str {
 }
 
 pub fn lines(theme: &Theme) -> Vec<Line<'static>> {
-    let label_w = BINDINGS.iter().map(|b| b.label.chars().count()).max().unwrap_or(8).min(34);
+    let label_w = BINDINGS
+        .iter()
+        .map(|b| b.label.chars().count())
+        .max()
+        .unwrap_or(8)
+        .min(34);
     let mut out = Vec::new();
     for scope in [Scope::Global, Scope::Input, Scope::Pane, Scope::Approval] {
         if !out.is_empty() {
             out.push(Line::default());
         }
-        out.push(Line::styled(scope_title(scope), theme.accent.add_modifier(Modifier::BOLD)));
+        out.push(Line::styled(
+            scope_title(scope),
+            theme.accent.add_modifier(Modifier::BOLD),
+        ));
         for b in BINDINGS.iter().filter(|b| b.scope == scope) {
             out.push(Line::from(vec![
-                Span::styled(format!("  {:<label_w$}  ", b.label), theme.text.add_modifier(Modifier::BOLD)),
+                Span::styled(
+                    format!("  {:<label_w$}  ", b.label),
+                    theme.text.add_modifier(Modifier::BOLD),
+                ),
                 Span::styled(b.help, theme.dim),
             ]));
         }

@@ -127,11 +127,21 @@ impl Input {
         (self.textarea.lines().len() as u16).clamp(1, MAX_ROWS) + 1
     }
 
-    pub fn draw(&mut self, f: &mut Frame, area: Rect, focused: bool, note: Option<String>, theme: &Theme) {
+    pub fn draw(
+        &mut self,
+        f: &mut Frame,
+        area: Rect,
+        focused: bool,
+        note: Option<String>,
+        theme: &Theme,
+    ) {
         let border = if focused { theme.accent } else { theme.dim };
         let mut block = Block::default().borders(Borders::TOP).border_style(border);
         if let Some(note) = note {
-            block = block.title(Span::styled(note, theme.accent.add_modifier(Modifier::BOLD)));
+            block = block.title(Span::styled(
+                note,
+                theme.accent.add_modifier(Modifier::BOLD),
+            ));
         }
         self.textarea.set_block(block);
         let cursor = if focused {

@@ -75,7 +75,10 @@ impl Segment {
         if !matches!(&self.wrapped, Some((w, _)) if *w == width) {
             self.wrapped = Some((width, wrap(&self.logical, width)));
         }
-        self.wrapped.as_ref().map(|(_, l)| l.as_slice()).unwrap_or(&[])
+        self.wrapped
+            .as_ref()
+            .map(|(_, l)| l.as_slice())
+            .unwrap_or(&[])
     }
 }
 
@@ -157,7 +160,8 @@ impl JsonPane {
                 self.sse
                     .iter()
                     .map(|(e, d)| {
-                        let data = serde_json::from_str(d).unwrap_or_else(|_| Value::String(d.clone()));
+                        let data =
+                            serde_json::from_str(d).unwrap_or_else(|_| Value::String(d.clone()));
                         serde_json::json!({"event": e, "data": data})
                     })
                     .collect(),
@@ -187,17 +191,18 @@ impl JsonPane {
                 self.history_segs.iter_mut().flatten().collect()
             }
             JsonView::Request => {
-                if self.request_seg.is_none() {
-                    if let Some(body) = &self.request {
-                        self.request_seg = Some(Segment::new(json_view::render(body)));
-                    }
+                if self.request_seg.is_none()
+                    && let Some(body) = &self.request
+                {
+                    self.request_seg = Some(Segment::new(json_view::render(body)));
                 }
                 self.request_seg.iter_mut().collect()
             }
             JsonView::Sse => {
                 while self.sse_segs.len() < self.sse.len() {
                     let (event, data) = &self.sse[self.sse_segs.len()];
-                    self.sse_segs.push(Segment::new(sse_lines(event, data, theme)));
+                    self.sse_segs
+                        .push(Segment::new(sse_lines(event, data, theme)));
                 }
                 self.sse_segs.iter_mut().collect()
             }
@@ -209,7 +214,9 @@ impl JsonPane {
         let mut title = vec![Span::styled(" JSON ", border)];
         for v in JsonView::ALL {
             let st = if v == self.view {
-                theme.accent.add_modifier(Modifier::BOLD | Modifier::REVERSED)
+                theme
+                    .accent
+                    .add_modifier(Modifier::BOLD | Modifier::REVERSED)
             } else {
                 theme.dim
             };
@@ -231,7 +238,10 @@ impl JsonPane {
         let heights: Vec<usize> = segs.iter_mut().map(|s| s.lines(width).len()).collect();
         let total: usize = heights.iter().sum();
         if total == 0 {
-            f.render_widget(Paragraph::new(Span::styled(strings::JSON_EMPTY, theme.dim)), inner);
+            f.render_widget(
+                Paragraph::new(Span::styled(strings::JSON_EMPTY, theme.dim)),
+                inner,
+            );
             return;
         }
         let (start, end) = self.scroll_window(view, total, inner.height as usize);
@@ -263,19 +273,25 @@ fn message_lines(i: usize, n: usize, m: &Message, theme: &Theme) -> Vec<Line<'st
     let value = serde_json::to_value(m).unwrap_or(Value::Null);
     let mut lines = vec![Line::styled(format!("// history[{i}]"), theme.dim)];
     lines.extend(json_view::render(&value));
-    if i + 1 < n {
-        if let Some(last) = lines.last_mut() {
-            last.spans.push(Span::styled(",", theme.dim));
-        }
+    if i + 1 < n
+        && let Some(last) = lines.last_mut()
+    {
+        last.spans.push(Span::styled(",", theme.dim));
     }
     lines
 }
 
 fn sse_lines(event: &str, data: &str, theme: &Theme) -> Vec<Line<'static>> {
-    let mut lines = vec![Line::styled(format!("event: {}", sanitize(event)), theme.accent)];
+    let mut lines = vec![Line::styled(
+        format!("event: {}", sanitize(event)),
+        theme.accent,
+    )];
     match serde_json::from_str::<Value>(data) {
         Ok(v) => lines.extend(json_view::render(&v)),
-        Err(_) => lines.push(Line::styled(format!("data: {}", sanitize(data)), theme.text)),
+        Err(_) => lines.push(Line::styled(
+            format!("data: {}", sanitize(data)),
+            theme.text,
+        )),
     }
     lines
 }

@@ -100,40 +100,194 @@ use KeyCode::*;
 use Scope::*;
 
 pub const BINDINGS: &[Binding] = &[
-    bind(Approval, &[key(Char('y'))], "y", Action::AllowOnce, "allow this call once"),
-    bind(Approval, &[key(Char('a'))], "a", Action::AllowSession, "allow this tool for the session"),
-    bind(Approval, &[key(Char('n')), key(Esc)], "n / Esc", Action::Deny, "deny this call"),
-    bind(Global, &[ctrl('c')], "Ctrl+C", Action::Interrupt, "abort the turn / clear input / quit (twice)"),
-    bind(Global, &[key(Esc)], "Esc", Action::Cancel, "abort the running turn, close overlays"),
-    bind(Global, &[ctrl('o'), key(F(2))], "Ctrl+O / F2", Action::ToggleJson, "show or hide the JSON pane"),
-    bind(Global, &[key(F(3))], "F3", Action::NextJsonView, "JSON pane: history / request / SSE events"),
-    bind(Global, &[ctrl('s'), key(F(4))], "Ctrl+S / F4", Action::SaveJson, "write the JSON view to a file"),
-    bind(Global, &[key(F(1))], "F1 / ?", Action::Help, "this help (? on an empty input)"),
-    bind(Global, &[key(Tab)], "Tab", Action::FocusNext, "focus the next pane"),
-    bind(Global, &[key(BackTab), with(BackTab, KeyModifiers::SHIFT)], "Shift+Tab", Action::FocusPrev, "focus the previous pane"),
-    bind(Global, &[ctrl('n')], "Ctrl+N", Action::NewConversation, "start a new conversation (when idle)"),
-    bind(Input, &[key(Enter)], "Enter", Action::Submit, "send (queued while a turn runs)"),
+    bind(
+        Approval,
+        &[key(Char('y'))],
+        "y",
+        Action::AllowOnce,
+        "allow this call once",
+    ),
+    bind(
+        Approval,
+        &[key(Char('a'))],
+        "a",
+        Action::AllowSession,
+        "allow this tool for the session",
+    ),
+    bind(
+        Approval,
+        &[key(Char('n')), key(Esc)],
+        "n / Esc",
+        Action::Deny,
+        "deny this call",
+    ),
+    bind(
+        Global,
+        &[ctrl('c')],
+        "Ctrl+C",
+        Action::Interrupt,
+        "abort the turn / clear input / quit (twice)",
+    ),
+    bind(
+        Global,
+        &[key(Esc)],
+        "Esc",
+        Action::Cancel,
+        "abort the running turn, close overlays",
+    ),
+    bind(
+        Global,
+        &[ctrl('o'), key(F(2))],
+        "Ctrl+O / F2",
+        Action::ToggleJson,
+        "show or hide the JSON pane",
+    ),
+    bind(
+        Global,
+        &[key(F(3))],
+        "F3",
+        Action::NextJsonView,
+        "JSON pane: history / request / SSE events",
+    ),
+    bind(
+        Global,
+        &[ctrl('s'), key(F(4))],
+        "Ctrl+S / F4",
+        Action::SaveJson,
+        "write the JSON view to a file",
+    ),
+    bind(
+        Global,
+        &[key(F(1))],
+        "F1 / ?",
+        Action::Help,
+        "this help (? on an empty input)",
+    ),
+    bind(
+        Global,
+        &[key(Tab)],
+        "Tab",
+        Action::FocusNext,
+        "focus the next pane",
+    ),
+    bind(
+        Global,
+        &[key(BackTab), with(BackTab, KeyModifiers::SHIFT)],
+        "Shift+Tab",
+        Action::FocusPrev,
+        "focus the previous pane",
+    ),
+    bind(
+        Global,
+        &[ctrl('n')],
+        "Ctrl+N",
+        Action::NewConversation,
+        "start a new conversation (when idle)",
+    ),
     bind(
         Input,
-        &[ctrl('j'), with(Enter, KeyModifiers::ALT), with(Enter, KeyModifiers::SHIFT)],
+        &[key(Enter)],
+        "Enter",
+        Action::Submit,
+        "send (queued while a turn runs)",
+    ),
+    bind(
+        Input,
+        &[
+            ctrl('j'),
+            with(Enter, KeyModifiers::ALT),
+            with(Enter, KeyModifiers::SHIFT),
+        ],
         "Alt+Enter / Ctrl+J / Shift+Enter",
         Action::Newline,
         "new line (Shift+Enter where the terminal reports it)",
     ),
-    bind(Input, &[ctrl('d')], "Ctrl+D", Action::Quit, "quit (on an empty input)"),
-    bind(Input, &[key(Up)], "Up", Action::HistoryPrev, "earlier prompt (on an empty input)"),
-    bind(Input, &[key(Down)], "Down", Action::HistoryNext, "later prompt (while recalling)"),
-    bind(Input, &[key(PageUp)], "PgUp", Action::PageUp, "scroll the conversation up"),
-    bind(Input, &[key(PageDown)], "PgDn", Action::PageDown, "scroll the conversation down"),
-    bind(Pane, &[key(Up)], "Up / wheel", Action::ScrollUp, "scroll the focused pane"),
-    bind(Pane, &[key(Down)], "Down / wheel", Action::ScrollDown, "scroll the focused pane"),
+    bind(
+        Input,
+        &[ctrl('d')],
+        "Ctrl+D",
+        Action::Quit,
+        "quit (on an empty input)",
+    ),
+    bind(
+        Input,
+        &[key(Up)],
+        "Up",
+        Action::HistoryPrev,
+        "earlier prompt (on an empty input)",
+    ),
+    bind(
+        Input,
+        &[key(Down)],
+        "Down",
+        Action::HistoryNext,
+        "later prompt (while recalling)",
+    ),
+    bind(
+        Input,
+        &[key(PageUp)],
+        "PgUp",
+        Action::PageUp,
+        "scroll the conversation up",
+    ),
+    bind(
+        Input,
+        &[key(PageDown)],
+        "PgDn",
+        Action::PageDown,
+        "scroll the conversation down",
+    ),
+    bind(
+        Pane,
+        &[key(Up)],
+        "Up / wheel",
+        Action::ScrollUp,
+        "scroll the focused pane",
+    ),
+    bind(
+        Pane,
+        &[key(Down)],
+        "Down / wheel",
+        Action::ScrollDown,
+        "scroll the focused pane",
+    ),
     bind(Pane, &[key(PageUp)], "PgUp", Action::PageUp, "page up"),
-    bind(Pane, &[key(PageDown)], "PgDn", Action::PageDown, "page down"),
+    bind(
+        Pane,
+        &[key(PageDown)],
+        "PgDn",
+        Action::PageDown,
+        "page down",
+    ),
     bind(Pane, &[key(Home)], "Home", Action::Top, "go to the top"),
-    bind(Pane, &[key(End)], "End", Action::Bottom, "go to the bottom and follow"),
-    bind(Pane, &[key(Left)], "Left", Action::PrevItem, "select the previous tool call (JSON: previous view)"),
-    bind(Pane, &[key(Right)], "Right", Action::NextItem, "select the next tool call (JSON: next view)"),
-    bind(Pane, &[key(Enter)], "Enter", Action::Toggle, "expand / collapse the selected tool call"),
+    bind(
+        Pane,
+        &[key(End)],
+        "End",
+        Action::Bottom,
+        "go to the bottom and follow",
+    ),
+    bind(
+        Pane,
+        &[key(Left)],
+        "Left",
+        Action::PrevItem,
+        "select the previous tool call (JSON: previous view)",
+    ),
+    bind(
+        Pane,
+        &[key(Right)],
+        "Right",
+        Action::NextItem,
+        "select the next tool call (JSON: next view)",
+    ),
+    bind(
+        Pane,
+        &[key(Enter)],
+        "Enter",
+        Action::Toggle,
+        "expand / collapse the selected tool call",
+    ),
 ];
 
 /// The action bound to `ev` in `scope`, if any. Shift is ignored on characters (terminals
@@ -183,6 +337,10 @@ mod tests {
 
     #[test]
     fn every_binding_has_help_text() {
-        assert!(BINDINGS.iter().all(|b| !b.help.is_empty() && !b.label.is_empty()));
+        assert!(
+            BINDINGS
+                .iter()
+                .all(|b| !b.help.is_empty() && !b.label.is_empty())
+        );
     }
 }

@@ -63,7 +63,8 @@ pub async fn run(config: Config) -> anyhow::Result<i32> {
         save_dir: state_dir().join("json"),
     });
     if config.provider == ProviderKind::Demo {
-        app.conversation.push(CellKind::Notice(strings::DEMO_NOTE.into()));
+        app.conversation
+            .push(CellKind::Notice(strings::DEMO_NOTE.into()));
     }
     let result = event_loop::run(&mut terminal, &mut app, events_rx, &commands_tx).await;
     terminal::restore();

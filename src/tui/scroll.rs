@@ -23,7 +23,11 @@ impl Scroll {
     }
 
     pub fn up(&mut self, n: usize) {
-        self.from_bottom = self.from_bottom.min(self.max).saturating_add(n).min(self.max);
+        self.from_bottom = self
+            .from_bottom
+            .min(self.max)
+            .saturating_add(n)
+            .min(self.max);
     }
 
     pub fn down(&mut self, n: usize) {

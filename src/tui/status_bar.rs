@@ -46,13 +46,20 @@ pub fn draw(f: &mut Frame, area: Rect, v: &StatusView, theme: &Theme) {
     };
     let sep = || Span::styled(" │ ", theme.dim);
     let mut spans = vec![
-        Span::styled(format!(" {}/{}", v.provider, v.model), theme.text.add_modifier(Modifier::BOLD)),
+        Span::styled(
+            format!(" {}/{}", v.provider, v.model),
+            theme.text.add_modifier(Modifier::BOLD),
+        ),
         sep(),
         Span::styled(v.state.clone(), state_style),
     ];
     let mut optional = vec![
         format!("turn {}", v.turn),
-        format!("↑{} ↓{}", tokens(v.usage.input_tokens), tokens(v.usage.output_tokens)),
+        format!(
+            "↑{} ↓{}",
+            tokens(v.usage.input_tokens),
+            tokens(v.usage.output_tokens)
+        ),
     ];
     if let Some(id) = v.session {
         optional.push(format!("session {id}"));
@@ -73,7 +80,12 @@ pub fn draw(f: &mut Frame, area: Rect, v: &StatusView, theme: &Theme) {
             spans.clear();
             spans.push(Span::raw(" "));
         }
-        spans.push(Span::styled(note, theme.error.add_modifier(Modifier::BOLD | Modifier::REVERSED)));
+        spans.push(Span::styled(
+            note,
+            theme
+                .error
+                .add_modifier(Modifier::BOLD | Modifier::REVERSED),
+        ));
     } else {
         // Hints are right-aligned and dropped from the end until they fit.
         let mut hints: Vec<Span> = Vec::new();

@@ -91,10 +91,8 @@ impl StreamingMarkdown {
         if self.streaming && self.boundary > self.stable_len {
             let chunk = sanitize(&self.text[self.stable_len..self.boundary]);
             let mut rendered = markdown::render(&chunk);
-            if !self.stable.is_empty() && !rendered.is_empty() {
-                if self.stable.last().is_some_and(|l| l.width() > 0) {
-                    self.stable.push(Line::default());
-                }
+            if !rendered.is_empty() && self.stable.last().is_some_and(|l| l.width() > 0) {
+                self.stable.push(Line::default());
             }
             // Only the new lines need wrapping; append them to the wrapped cache as well.
             if let Some((w, wrapped)) = &mut self.stable_wrapped {
@@ -122,14 +120,24 @@ impl StreamingMarkdown {
             } else {
                 markdown::render(&sanitize(tail))
             };
-            if !lines.is_empty() && !self.stable.is_empty() && self.stable.last().is_some_and(|l| l.width() > 0) {
+            if !lines.is_empty()
+                && !self.stable.is_empty()
+                && self.stable.last().is_some_and(|l| l.width() > 0)
+            {
                 lines.insert(0, Line::default());
             }
             self.tail_wrapped = Some((width, wrap(&lines, width)));
         }
-        let stable = self.stable_wrapped.as_ref().map(|(_, l)| l.as_slice()).unwrap_or(&[]);
+        let stable = self
+            .stable_wrapped
+            .as_ref()
+            .map(|(_, l)| l.as_slice())
+            .unwrap_or(&[]);
         let tail = if self.streaming {
-            self.tail_wrapped.as_ref().map(|(_, l)| l.as_slice()).unwrap_or(&[])
+            self.tail_wrapped
+                .as_ref()
+                .map(|(_, l)| l.as_slice())
+                .unwrap_or(&[])
         } else {
             &[]
         };

@@ -3,10 +3,13 @@
 pub const APP: &str = "tooloop";
 pub const INTERRUPTED: &str = "⏹ interrupted — the next prompt continues this conversation";
 pub const QUIT_CONFIRM: &str = "press Ctrl+C again to quit";
-pub const INPUT_PLACEHOLDER: &str = "Ask something — try: list files, read Cargo.toml and tell me the time";
-pub const DEMO_NOTE: &str = "offline demo model: no API key set (ANTHROPIC_API_KEY / OPENAI_API_KEY)";
+pub const INPUT_PLACEHOLDER: &str =
+    "Ask something — try: list files, read Cargo.toml and tell me the time";
+pub const DEMO_NOTE: &str =
+    "offline demo model: no API key set (ANTHROPIC_API_KEY / OPENAI_API_KEY)";
 pub const NEW_CONVERSATION: &str = "new conversation";
-pub const NOT_WHILE_BUSY: &str = "wait for the turn to end (or Ctrl+C) before starting a new conversation";
+pub const NOT_WHILE_BUSY: &str =
+    "wait for the turn to end (or Ctrl+C) before starting a new conversation";
 pub const HELP_TITLE: &str = " keys — any key closes ";
 pub const TOOLS_TITLE: &str = " tools ";
 pub const TIMELINE_TITLE: &str = "── timeline ──";

@@ -40,7 +40,12 @@ pub fn setup(mouse: bool) -> io::Result<Setup> {
     ACTIVE.store(true, Ordering::SeqCst);
     let mut out = io::stdout();
     let result = (|| {
-        execute!(out, EnterAlternateScreen, EnableBracketedPaste, cursor::Hide)?;
+        execute!(
+            out,
+            EnterAlternateScreen,
+            EnableBracketedPaste,
+            cursor::Hide
+        )?;
         out.write_all(ALTERNATE_SCROLL_ON.as_bytes())?;
         let keyboard_enhanced = supports_keyboard_enhancement().unwrap_or(false);
         let mut modes = 0;
@@ -83,7 +88,12 @@ pub fn restore() {
         let _ = execute!(out, DisableMouseCapture);
     }
     let _ = out.write_all(ALTERNATE_SCROLL_OFF.as_bytes());
-    let _ = execute!(out, DisableBracketedPaste, LeaveAlternateScreen, cursor::Show);
+    let _ = execute!(
+        out,
+        DisableBracketedPaste,
+        LeaveAlternateScreen,
+        cursor::Show
+    );
     let _ = out.flush();
     let _ = disable_raw_mode();
 }

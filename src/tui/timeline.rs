@@ -52,14 +52,21 @@ pub fn draw(
     };
     let body_rows = area.height.saturating_sub(1) as usize;
     // Keep the model row and the newest tools when there is not room for all.
-    let skip = rows.len().saturating_sub(body_rows.max(1)).min(rows.len().saturating_sub(1));
+    let skip = rows
+        .len()
+        .saturating_sub(body_rows.max(1))
+        .min(rows.len().saturating_sub(1));
     let shown = std::iter::once(&rows[0]).chain(rows.iter().skip(1 + skip));
     let mut lines: Vec<Line> = Vec::new();
     for (label, spans) in shown.take(body_rows) {
         let mut cells: Vec<(&str, Style)> = vec![(" ", theme.text); bar_w];
         for s in spans {
             if let Some(q) = s.queued {
-                for c in cells.iter_mut().take(col(s.start).min(bar_w)).skip(col(q).min(bar_w)) {
+                for c in cells
+                    .iter_mut()
+                    .take(col(s.start).min(bar_w))
+                    .skip(col(q).min(bar_w))
+                {
                     *c = ("·", theme.dim);
                 }
             }
@@ -79,7 +86,13 @@ pub fn draw(
     let end_label = format_duration(total_ms as u64);
     let axis_fill = bar_w.saturating_sub(2 + end_label.len() + 1);
     lines.push(Line::styled(
-        format!("{:w$} 0s{}{} ", "", " ".repeat(axis_fill), end_label, w = label_w),
+        format!(
+            "{:w$} 0s{}{} ",
+            "",
+            " ".repeat(axis_fill),
+            end_label,
+            w = label_w
+        ),
         theme.dim,
     ));
     f.render_widget(Paragraph::new(lines), area);

@@ -12,9 +12,9 @@ use unicode_width::UnicodeWidthStr;
 use super::cells::ToolState;
 use super::sanitize::sanitize;
 use super::scroll::Scroll;
+use super::strings;
 use super::theme::Theme;
 use super::timeline::{self, Span as TimeSpan};
-use super::strings;
 
 /// Rows kept for the last turns; older ones scroll away for good.
 const MAX_ROWS: usize = 500;
@@ -91,7 +91,10 @@ impl ToolsPane {
     }
 
     pub fn running(&self) -> usize {
-        self.rows.iter().filter(|r| r.state == ToolState::Running).count()
+        self.rows
+            .iter()
+            .filter(|r| r.state == ToolState::Running)
+            .count()
     }
 
     pub fn any_active(&self) -> bool {
@@ -142,14 +145,20 @@ impl ToolsPane {
         if timeline_h > 0 {
             let [title, body] =
                 Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(tl);
-            f.render_widget(Paragraph::new(Span::styled(strings::TIMELINE_TITLE, theme.dim)), title);
+            f.render_widget(
+                Paragraph::new(Span::styled(strings::TIMELINE_TITLE, theme.dim)),
+                title,
+            );
             self.draw_timeline(f, body, now, theme);
         }
     }
 
     fn draw_rows(&mut self, f: &mut Frame, area: Rect, now: Instant, theme: &Theme) {
         if self.rows.is_empty() {
-            f.render_widget(Paragraph::new(Span::styled(strings::NO_TOOLS, theme.dim)), area);
+            f.render_widget(
+                Paragraph::new(Span::styled(strings::NO_TOOLS, theme.dim)),
+                area,
+            );
             return;
         }
         let (start, end) = self.scroll.window(self.rows.len(), area.height as usize);

@@ -50,10 +50,14 @@ impl App {
                 self.conversation.tool(&id, &name, "", ToolState::Streaming);
                 self.tools.upsert(&id, &name, "", ToolState::Streaming, now);
             }
-            AgentEvent::ToolUse { id, name, input, .. } => {
+            AgentEvent::ToolUse {
+                id, name, input, ..
+            } => {
                 let summary = self.summary(&name, &input);
-                self.conversation.tool(&id, &name, &summary, ToolState::Queued);
-                self.tools.upsert(&id, &name, &summary, ToolState::Queued, now);
+                self.conversation
+                    .tool(&id, &name, &summary, ToolState::Queued);
+                self.tools
+                    .upsert(&id, &name, &summary, ToolState::Queued, now);
                 if let Some(row) = self.tools.row_mut(&id) {
                     row.queued_at = now;
                 }
@@ -86,7 +90,8 @@ impl App {
                 output,
                 ..
             } => {
-                let cancelled = is_error && (self.turn.abort_requested || output.contains(INTERRUPTED));
+                let cancelled =
+                    is_error && (self.turn.abort_requested || output.contains(INTERRUPTED));
                 let state = match (is_error, cancelled) {
                     (false, _) => ToolState::Ok,
                     (true, true) => ToolState::Cancelled,
@@ -172,10 +177,12 @@ impl App {
                     self.conversation
                         .push(CellKind::Assistant(StreamingMarkdown::finished(text)));
                 }
-                ContentBlock::Thinking { thinking, .. } => self.conversation.push(CellKind::Thinking {
-                    text: thinking.clone(),
-                    streaming: false,
-                }),
+                ContentBlock::Thinking { thinking, .. } => {
+                    self.conversation.push(CellKind::Thinking {
+                        text: thinking.clone(),
+                        streaming: false,
+                    })
+                }
                 ContentBlock::RedactedThinking { .. } => {}
                 ContentBlock::ToolUse { id, name, input } => {
                     let summary = self.summary(name, input);
@@ -186,11 +193,14 @@ impl App {
                     content,
                     is_error,
                 } => self.conversation.update_tool(tool_use_id, |c| {
-                    c.state = if *is_error { ToolState::Error } else { ToolState::Ok };
+                    c.state = if *is_error {
+                        ToolState::Error
+                    } else {
+                        ToolState::Ok
+                    };
                     c.output = content.clone();
                 }),
             }
         }
     }
 }
-

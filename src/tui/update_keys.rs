@@ -36,10 +36,10 @@ impl App {
             // Ctrl+C still aborts the turn; everything else answers the question or waits.
             if global == Some(Action::Interrupt) {
                 self.interrupt(now);
-            } else if let Some(a) = action_for(&key, Scope::Approval, shift_enter) {
-                if let Some(cmd) = self.approvals.answer(a) {
-                    self.send(cmd);
-                }
+            } else if let Some(a) = action_for(&key, Scope::Approval, shift_enter)
+                && let Some(cmd) = self.approvals.answer(a)
+            {
+                self.send(cmd);
             }
             return;
         }
@@ -97,7 +97,11 @@ impl App {
                 let order = self.focus_order();
                 let i = order.iter().position(|f| *f == self.focus).unwrap_or(0);
                 let n = order.len();
-                let next = if action == Action::FocusNext { (i + 1) % n } else { (i + n - 1) % n };
+                let next = if action == Action::FocusNext {
+                    (i + 1) % n
+                } else {
+                    (i + n - 1) % n
+                };
                 self.set_focus(order[next]);
                 if self.focus == Focus::Conversation {
                     self.conversation.select(true);
@@ -105,11 +109,13 @@ impl App {
             }
             Action::NewConversation => {
                 if self.turn.busy {
-                    self.conversation.push(CellKind::Notice(strings::NOT_WHILE_BUSY.into()));
+                    self.conversation
+                        .push(CellKind::Notice(strings::NOT_WHILE_BUSY.into()));
                 } else {
                     self.send(AgentCommand::NewConversation);
                     self.conversation.clear();
-                    self.conversation.push(CellKind::Notice(strings::NEW_CONVERSATION.into()));
+                    self.conversation
+                        .push(CellKind::Notice(strings::NEW_CONVERSATION.into()));
                 }
             }
             _ => {}
@@ -157,7 +163,9 @@ impl App {
     fn pane_key(&mut self, key: KeyEvent) {
         let Some(action) = action_for(&key, Scope::Pane, self.info.shift_enter) else {
             // Typing in a pane goes to the input, which takes the focus back.
-            let plain = !key.modifiers.intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
+            let plain = !key
+                .modifiers
+                .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
             if plain && matches!(key.code, KeyCode::Char(_)) {
                 self.set_focus(Focus::Input);
                 self.input.key(key);

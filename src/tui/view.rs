@@ -39,7 +39,8 @@ pub fn draw(app: &mut App, f: &mut Frame, now: Instant) {
         app.json.draw(f, json, app.focus == Focus::Json, &theme);
     }
     if let Some(tools) = areas.tools {
-        app.tools.draw(f, tools, app.focus == Focus::Tools, now, &theme);
+        app.tools
+            .draw(f, tools, app.focus == Focus::Tools, now, &theme);
     }
     app.conversation.draw(f, areas.conversation, &theme);
     if input.height > 0 {
@@ -48,7 +49,8 @@ pub fn draw(app: &mut App, f: &mut Frame, now: Instant) {
         } else {
             focus_note(app.focus).map(str::to_string)
         };
-        app.input.draw(f, input, app.focus == Focus::Input, note, &theme);
+        app.input
+            .draw(f, input, app.focus == Focus::Input, note, &theme);
     }
     let view = status_view(app, now);
     status_bar::draw(f, status, &view, &theme);
@@ -111,14 +113,20 @@ fn split_main(app: &App, main: Rect) -> Areas {
 fn focus_note(focus: Focus) -> Option<&'static str> {
     match focus {
         Focus::Input => None,
-        Focus::Conversation => Some(" conversation: ↑↓ scroll · ←→ select · Enter expand · Esc back "),
+        Focus::Conversation => {
+            Some(" conversation: ↑↓ scroll · ←→ select · Enter expand · Esc back ")
+        }
         Focus::Tools => Some(" tools: ↑↓ PgUp PgDn Home End scroll · Esc back "),
         Focus::Json => Some(" JSON: ↑↓ scroll · ←→ view · Ctrl+S save · Esc back "),
     }
 }
 
 fn status_view<'a>(app: &'a App, now: Instant) -> StatusView<'a> {
-    let newline = if app.info.shift_enter { "Shift+Enter" } else { "Alt+Enter" };
+    let newline = if app.info.shift_enter {
+        "Shift+Enter"
+    } else {
+        "Alt+Enter"
+    };
     let hints = if app.turn.busy {
         vec![
             ("Ctrl+C", "abort"),
