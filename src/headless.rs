@@ -14,6 +14,7 @@ use crate::cli::OutputFormat;
 use crate::config::Config;
 use crate::message::Message;
 use crate::provider::Provider;
+use crate::trace::TraceRecorder;
 
 /// Exit status for a finished run (CLI.md).
 pub fn exit_code(reason: Terminal) -> i32 {
@@ -43,12 +44,18 @@ pub async fn run(
         }
     });
     let start = Instant::now();
-    let printer = tokio::spawn(print_events(rx, format, start));
+    let trace = config.trace.clone();
+    let printer = tokio::spawn(print_events(rx, format, start, trace.is_some()));
     let summary = agent.run_prompt(prompt, &cancel).await;
     let history = std::mem::take(&mut agent.history);
     drop(agent);
     sigint.abort();
-    let _ = printer.await;
+    let recorded = printer.await.ok().flatten();
+    if let (Some(path), Some(recorded)) = (trace, recorded)
+        && let Err(e) = recorded.write(&path)
+    {
+        eprintln!("tooloop: cannot write the trace to {}: {e}", path.display());
+    }
     print_result(&summary, &history, format, start);
     Ok(exit_code(summary.reason))
 }
@@ -57,8 +64,13 @@ async fn print_events(
     mut rx: mpsc::UnboundedReceiver<AgentEvent>,
     format: OutputFormat,
     start: Instant,
-) {
+    tracing: bool,
+) -> Option<TraceRecorder> {
+    let mut trace = tracing.then(|| TraceRecorder::new(start));
     while let Some(event) = rx.recv().await {
+        if let Some(t) = &mut trace {
+            t.observe(&event);
+        }
         if format == OutputFormat::Text {
             if let AgentEvent::Error { message } = &event {
                 eprintln!("tooloop: {message}");
@@ -80,6 +92,7 @@ async fn print_events(
             let _ = out.flush();
         }
     }
+    trace
 }
 
 /// The stream-json line for an event, if it has one.

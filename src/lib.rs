@@ -14,4 +14,5 @@ pub mod permission;
 pub mod provider;
 pub mod session;
 pub mod tools;
+pub mod trace;
 pub mod tui;

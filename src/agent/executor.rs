@@ -38,6 +38,27 @@ pub struct ExecEnv {
     pub max_timeout: Duration,
 }
 
+impl ExecEnv {
+    /// Defaults for tests and benchmarks: yolo policy, streaming, sibling abort on.
+    pub fn with_defaults(registry: ToolRegistry, workspace: Workspace, events: EventSink) -> Self {
+        ExecEnv {
+            registry: Arc::new(registry),
+            policy: Arc::new(PermissionPolicy::new(
+                crate::permission::ApprovalMode::Yolo,
+                &[],
+                true,
+            )),
+            workspace: Arc::new(workspace),
+            http: crate::provider::http_client(),
+            events,
+            strategy: ToolExec::Streaming,
+            sibling_abort: true,
+            max_output_bytes: crate::tools::DEFAULT_MAX_OUTPUT_BYTES,
+            max_timeout: Duration::from_secs(600),
+        }
+    }
+}
+
 /// How long a cancelled tool may take to clean up (kill its process group) before the
 /// executor stops waiting for it.
 const CANCEL_GRACE: Duration = Duration::from_secs(5);
@@ -382,16 +403,10 @@ impl Driver {
             };
             let limit = tool.timeout(&input).min(env.max_timeout);
             let mut fut = tool.run(input, ctx);
+            // Cancellation is checked first: a tool that returns because it saw the token
+            // must still be reported as interrupted, not as its own "stopped" output.
             let output = tokio::select! {
-                out = &mut fut => out,
-                _ = tokio::time::sleep(limit) => {
-                    token.cancel();
-                    let _ = tokio::time::timeout(CANCEL_GRACE, &mut fut).await;
-                    ToolOutput::error(format!(
-                        "Error: {name} timed out after {} and was stopped",
-                        human_duration(limit)
-                    ))
-                }
+                biased;
                 _ = token.cancelled() => {
                     let partial = tokio::time::timeout(CANCEL_GRACE, &mut fut).await.ok();
                     let reason = if turn.is_cancelled() {
@@ -410,6 +425,15 @@ impl Driver {
                         )),
                         _ => ToolOutput::error(reason),
                     }
+                }
+                out = &mut fut => out,
+                _ = tokio::time::sleep(limit) => {
+                    token.cancel();
+                    let _ = tokio::time::timeout(CANCEL_GRACE, &mut fut).await;
+                    ToolOutput::error(format!(
+                        "Error: {name} timed out after {} and was stopped",
+                        human_duration(limit)
+                    ))
                 }
             };
             Finished {

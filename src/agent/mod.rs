@@ -34,6 +34,21 @@ pub struct LoopSettings {
     pub fallback_model: Option<String>,
 }
 
+impl Default for LoopSettings {
+    fn default() -> Self {
+        LoopSettings {
+            model: "test-model".into(),
+            system: "You are a test.".into(),
+            max_tokens: 1024,
+            max_turns: 10,
+            retry: RetryPolicy::default(),
+            idle_timeout: Duration::from_secs(90),
+            disable_parallel_tool_use: false,
+            fallback_model: None,
+        }
+    }
+}
+
 impl LoopSettings {
     pub fn from_config(config: &Config) -> Self {
         LoopSettings {
@@ -59,6 +74,17 @@ pub struct Agent {
 }
 
 impl Agent {
+    /// An agent over any provider and executor setup (tests, benchmarks).
+    pub fn new(provider: Arc<dyn Provider>, exec: ExecEnv, settings: LoopSettings) -> Self {
+        Agent {
+            provider,
+            exec,
+            settings,
+            history: Vec::new(),
+            recorder: None,
+        }
+    }
+
     /// Builds an agent from a resolved config. `interactive` is false for headless runs,
     /// where nobody can answer a permission question.
     pub fn from_config(

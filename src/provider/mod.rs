@@ -6,6 +6,7 @@ pub mod demo;
 mod demo_reply;
 pub mod openai;
 pub mod retry;
+pub mod scripted;
 pub mod sse;
 
 use std::pin::Pin;

@@ -1,7 +1,399 @@
 //! Wrapping styled lines to a width (unicode-width aware), for the per-cell line cache.
+//!
+//! Greedy word wrap in one linear pass per line: span styles survive, double-width chars count
+//! two columns, a zero-width char (combining mark, ZWJ) never starts a line, words wider than
+//! the width are broken hard, and continuation lines of a list item or block quote keep the
+//! item's indentation (and the quote bar).
 
-use ratatui::text::Line;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use unicode_width::UnicodeWidthChar;
 
-pub fn wrap(lines: &[Line<'static>], _width: u16) -> Vec<Line<'static>> {
-    lines.to_vec()
+/// Wraps every line to at most `width` display columns (a single char wider than the width
+/// still gets a line of its own). Width 0 returns the lines unchanged. Lines keep their
+/// style and alignment; whitespace at a wrap point is dropped.
+pub fn wrap(lines: &[Line<'static>], width: u16) -> Vec<Line<'static>> {
+    let mut out = Vec::with_capacity(lines.len());
+    for line in lines {
+        wrap_line_into(line, width, &mut out);
+    }
+    out
+}
+
+/// [`wrap`] for one line.
+pub fn wrap_line(line: &Line<'static>, width: u16) -> Vec<Line<'static>> {
+    let mut out = Vec::new();
+    wrap_line_into(line, width, &mut out);
+    out
+}
+
+/// One char of the input line with its display width and the span it came from.
+#[derive(Clone, Copy)]
+struct Cell {
+    ch: char,
+    width: usize,
+    span: usize,
+}
+
+fn wrap_line_into(line: &Line<'static>, width: u16, out: &mut Vec<Line<'static>>) {
+    let width = usize::from(width);
+    if width == 0 || line.width() <= width {
+        out.push(line.clone());
+        return;
+    }
+    let cells: Vec<Cell> = line
+        .spans
+        .iter()
+        .enumerate()
+        .flat_map(|(span, s)| {
+            s.content.chars().map(move |ch| Cell {
+                ch,
+                width: ch.width().unwrap_or(0),
+                span,
+            })
+        })
+        .collect();
+
+    let prefix_len = hanging_prefix_len(&cells);
+    let prefix_width: usize = cells[..prefix_len].iter().map(|c| c.width).sum();
+    // A hanging indent wider than half the line would leave too little room for text.
+    let hanging = prefix_len > 0 && prefix_width * 2 <= width;
+
+    let mut b = Builder {
+        line,
+        cells: &cells,
+        width,
+        out,
+        indent: if hanging {
+            continuation_prefix(line, &cells[..prefix_len])
+        } else {
+            Vec::new()
+        },
+        indent_width: if hanging { prefix_width } else { 0 },
+        spans: Vec::new(),
+        text: String::new(),
+        text_span: None,
+        used: 0,
+        has_content: false,
+    };
+
+    let mut i = if hanging {
+        b.emit(0, prefix_len);
+        b.has_content = false;
+        prefix_len
+    } else {
+        // Leading whitespace is content (indentation), not a wrap point.
+        let end = run_end(&cells, 0, true);
+        b.emit_hard(0, end);
+        end
+    };
+
+    let mut pending: Option<(usize, usize, usize)> = None; // whitespace run: start, end, width
+    while i < cells.len() {
+        let is_space = is_space(cells[i].ch);
+        let end = run_end(&cells, i, is_space);
+        let run_width: usize = cells[i..end].iter().map(|c| c.width).sum();
+        if is_space {
+            pending = Some((i, end, run_width));
+        } else {
+            let space_width = pending.map_or(0, |p| p.2);
+            if b.has_content && b.used + space_width + run_width <= width {
+                if let Some((s, e, _)) = pending {
+                    b.emit(s, e);
+                }
+                b.emit(i, end);
+            } else if !b.has_content && b.used + run_width <= width {
+                b.emit(i, end);
+            } else if b.indent_width + run_width <= width {
+                b.new_line();
+                b.emit(i, end);
+            } else {
+                // Wider than a whole line: start fresh, then break it wherever it reaches the edge.
+                if b.has_content {
+                    b.new_line();
+                }
+                b.emit_hard(i, end);
+            }
+            pending = None;
+        }
+        i = end;
+    }
+    b.finish();
+}
+
+/// End of the run of spaces (or of non-spaces) starting at `start`.
+fn run_end(cells: &[Cell], start: usize, spaces: bool) -> usize {
+    cells[start..]
+        .iter()
+        .position(|c| is_space(c.ch) != spaces)
+        .map_or(cells.len(), |p| start + p)
+}
+
+fn is_space(c: char) -> bool {
+    // A no-break space must not become a wrap point.
+    c.is_whitespace() && c != '\u{a0}' && c != '\u{202f}'
+}
+
+fn is_bar(c: char) -> bool {
+    matches!(c, '│' | '┃' | '▎' | '▏' | '▌')
+}
+
+/// Length (in cells) of a list / quote prefix: leading spaces and quote bars, then up to two
+/// markers such as `• `, `- `, `12. `, `☐ `, each followed by a space.
+fn hanging_prefix_len(cells: &[Cell]) -> usize {
+    let mut i = cells
+        .iter()
+        .position(|c| !(c.ch == ' ' || is_bar(c.ch)))
+        .unwrap_or(cells.len());
+    for _ in 0..2 {
+        match marker_end(cells, i) {
+            Some(end) => i = end,
+            None => break,
+        }
+    }
+    i
+}
+
+/// If a list marker followed by a space starts at `i`, the index after that space.
+fn marker_end(cells: &[Cell], i: usize) -> Option<usize> {
+    let first = cells.get(i)?.ch;
+    let after = if matches!(
+        first,
+        '•' | '◦' | '▪' | '‣' | '·' | '-' | '*' | '+' | '☐' | '☑'
+    ) {
+        i + 1
+    } else {
+        let digits = cells[i..]
+            .iter()
+            .take(10)
+            .take_while(|c| c.ch.is_ascii_digit())
+            .count();
+        if digits == 0 || !matches!(cells.get(i + digits)?.ch, '.' | ')') {
+            return None;
+        }
+        i + digits + 1
+    };
+    (cells.get(after)?.ch == ' ').then_some(after + 1)
+}
+
+/// What continuation lines start with: the prefix with bars kept (in their style) and every
+/// other char turned into spaces of the same width.
+fn continuation_prefix(line: &Line<'static>, prefix: &[Cell]) -> Vec<Span<'static>> {
+    let mut spans: Vec<Span<'static>> = Vec::new();
+    let mut blanks = 0usize;
+    for c in prefix {
+        if is_bar(c.ch) {
+            if blanks > 0 {
+                spans.push(Span::raw(" ".repeat(blanks)));
+                blanks = 0;
+            }
+            let style = line.spans.get(c.span).map_or(Style::default(), |s| s.style);
+            spans.push(Span::styled(c.ch.to_string(), style));
+        } else {
+            blanks += c.width;
+        }
+    }
+    if blanks > 0 {
+        spans.push(Span::raw(" ".repeat(blanks)));
+    }
+    spans
+}
+
+/// Accumulates output lines; chars from the same input span are merged into one span.
+struct Builder<'a> {
+    line: &'a Line<'static>,
+    cells: &'a [Cell],
+    width: usize,
+    out: &'a mut Vec<Line<'static>>,
+    indent: Vec<Span<'static>>,
+    indent_width: usize,
+    spans: Vec<Span<'static>>,
+    text: String,
+    text_span: Option<usize>,
+    /// Columns used on the current output line, indent included.
+    used: usize,
+    /// Whether the current output line holds anything besides its indent.
+    has_content: bool,
+}
+
+impl Builder<'_> {
+    /// Appends cells `start..end` to the current line without breaking.
+    fn emit(&mut self, start: usize, end: usize) {
+        for i in start..end {
+            self.push(self.cells[i]);
+        }
+    }
+
+    /// Appends cells `start..end`, starting a new line whenever the next char would not fit.
+    fn emit_hard(&mut self, start: usize, end: usize) {
+        for i in start..end {
+            let cell = self.cells[i];
+            if self.has_content && cell.width > 0 && self.used + cell.width > self.width {
+                self.new_line();
+            }
+            self.push(cell);
+        }
+    }
+
+    fn push(&mut self, cell: Cell) {
+        if self.text_span != Some(cell.span) {
+            self.flush_text();
+            self.text_span = Some(cell.span);
+        }
+        self.text.push(cell.ch);
+        self.used += cell.width;
+        self.has_content = true;
+    }
+
+    fn flush_text(&mut self) {
+        if let Some(span) = self.text_span.take() {
+            let style = self
+                .line
+                .spans
+                .get(span)
+                .map_or(Style::default(), |s| s.style);
+            self.spans
+                .push(Span::styled(std::mem::take(&mut self.text), style));
+        }
+    }
+
+    fn new_line(&mut self) {
+        self.flush_text();
+        let spans = std::mem::replace(&mut self.spans, self.indent.clone());
+        self.out.push(self.finished(spans));
+        self.used = self.indent_width;
+        self.has_content = false;
+    }
+
+    fn finish(mut self) {
+        self.flush_text();
+        let spans = std::mem::take(&mut self.spans);
+        self.out.push(self.finished(spans));
+    }
+
+    fn finished(&self, spans: Vec<Span<'static>>) -> Line<'static> {
+        let mut line = Line::from(spans).style(self.line.style);
+        line.alignment = self.line.alignment;
+        line
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ratatui::style::{Color, Modifier};
+
+    fn texts(lines: &[Line<'static>]) -> Vec<String> {
+        lines.iter().map(|l| l.to_string()).collect()
+    }
+
+    fn wrap_str(s: &str, width: u16) -> Vec<String> {
+        texts(&wrap(&[Line::from(s.to_string())], width))
+    }
+
+    #[test]
+    fn short_lines_are_untouched() {
+        assert_eq!(wrap_str("hello world", 20), ["hello world"]);
+        assert_eq!(wrap_str("", 5), [""]);
+    }
+
+    #[test]
+    fn wraps_at_word_boundaries_and_drops_break_spaces() {
+        assert_eq!(
+            wrap_str("the quick brown fox jumps", 10),
+            ["the quick", "brown fox", "jumps"]
+        );
+    }
+
+    #[test]
+    fn keeps_span_styles_across_breaks() {
+        let bold = Style::default().add_modifier(Modifier::BOLD);
+        let red = Style::default().fg(Color::Red);
+        let line = Line::from(vec![
+            Span::styled("bold words here ", bold),
+            Span::styled("red", red),
+            Span::raw("tail"),
+        ]);
+        let out = wrap(&[line], 10);
+        assert_eq!(texts(&out), ["bold words", "here", "redtail"]);
+        assert_eq!(out[0].spans[0].style, bold);
+        assert_eq!(out[2].spans[0].style, red);
+        assert_eq!(out[2].spans[0].content, "red");
+        assert_eq!(out[2].spans[1].content, "tail");
+    }
+
+    #[test]
+    fn hard_breaks_long_words() {
+        assert_eq!(
+            wrap_str("ab abcdefghijkl", 5),
+            ["ab", "abcde", "fghij", "kl"]
+        );
+    }
+
+    #[test]
+    fn double_width_chars_count_two() {
+        assert_eq!(wrap_str("中文字符测试", 5), ["中文", "字符", "测试"]);
+        // A double-width char on a 1-column line overflows on its own line instead of looping.
+        assert_eq!(wrap_str("中文", 1), ["中", "文"]);
+    }
+
+    #[test]
+    fn combining_marks_stay_with_their_base() {
+        let s = "e\u{301}e\u{301}e\u{301}e\u{301}";
+        assert_eq!(wrap_str(s, 2), ["e\u{301}e\u{301}", "e\u{301}e\u{301}"]);
+    }
+
+    #[test]
+    fn width_zero_and_one_terminate() {
+        assert_eq!(wrap_str("abc def", 0), ["abc def"]);
+        assert_eq!(wrap_str("ab c", 1), ["a", "b", "c"]);
+        assert_eq!(wrap_str("- item text", 1).len(), 9);
+    }
+
+    #[test]
+    fn list_items_keep_a_hanging_indent() {
+        assert_eq!(
+            wrap_str("  • one two three four", 12),
+            ["  • one two", "    three", "    four"]
+        );
+        assert_eq!(
+            wrap_str("12. alpha beta gamma", 12),
+            ["12. alpha", "    beta", "    gamma"]
+        );
+    }
+
+    #[test]
+    fn quote_bars_repeat_on_continuation_lines() {
+        let green = Style::default().fg(Color::Green);
+        let line = Line::from(vec![
+            Span::styled("│ ", green),
+            Span::raw("quoted words that wrap"),
+        ]);
+        let out = wrap(&[line], 10);
+        assert_eq!(texts(&out), ["│ quoted", "│ words", "│ that", "│ wrap"]);
+        assert_eq!(out[1].spans[0].style, green);
+    }
+
+    #[test]
+    fn leading_indentation_wider_than_half_is_plain_content() {
+        assert_eq!(wrap_str("        abc def", 10), ["        ", "abc def"]);
+    }
+
+    #[test]
+    fn keeps_line_style() {
+        let style = Style::default().fg(Color::Blue);
+        let out = wrap(&[Line::from("aaa bbb").style(style)], 3);
+        assert_eq!(out.len(), 2);
+        assert!(out.iter().all(|l| l.style == style));
+    }
+
+    #[test]
+    fn one_megabyte_line_wraps_linearly() {
+        let s = "x".repeat(1 << 20);
+        let out = wrap(&[Line::from(s)], 80);
+        assert_eq!(out.len(), (1 << 20) / 80 + 1);
+        let words = "word ".repeat(200_000);
+        let out = wrap(&[Line::from(words)], 80);
+        assert!(out.iter().all(|l| l.width() <= 80));
+    }
 }

@@ -1,0 +1,275 @@
+//! A provider that plays back scripted replies in-process, for tests and benchmarks of the
+//! loop and the executor under tokio's paused time (no sockets, exact timings).
+//!
+//! Like the real API it refuses a request whose history breaks the invariants, with a 400.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures::StreamExt;
+use futures::future::BoxFuture;
+use serde_json::{Value, json};
+
+use super::{BlockKind, EventStream, ModelRequest, Provider, ProviderError, StreamEvent, Usage};
+use crate::message::{ContentBlock, Message, validate_history};
+
+/// One step of a scripted reply: wait `after` (since the previous step), then yield.
+pub type Step = (Duration, Result<StreamEvent, ProviderError>);
+
+/// What the provider does for one request.
+pub enum Reply {
+    /// Fail before the first byte (after `delay`).
+    Fail(Duration, ProviderError),
+    /// Stream these steps. A stream that should hang forever ends with a huge delay.
+    Stream(Vec<Step>),
+}
+
+#[derive(Clone, Default)]
+pub struct ScriptedProvider {
+    replies: Arc<Mutex<VecDeque<Reply>>>,
+    requests: Arc<Mutex<Vec<Vec<Message>>>>,
+}
+
+impl ScriptedProvider {
+    pub fn new(replies: Vec<Reply>) -> Self {
+        ScriptedProvider {
+            replies: Arc::new(Mutex::new(replies.into())),
+            requests: Arc::default(),
+        }
+    }
+
+    pub fn push(&self, reply: Reply) {
+        if let Ok(mut r) = self.replies.lock() {
+            r.push_back(reply);
+        }
+    }
+
+    /// The history of every request received, in order.
+    pub fn requests(&self) -> Vec<Vec<Message>> {
+        self.requests.lock().map(|r| r.clone()).unwrap_or_default()
+    }
+}
+
+impl Provider for ScriptedProvider {
+    fn name(&self) -> &str {
+        "scripted"
+    }
+
+    fn request_body(&self, req: &ModelRequest) -> Value {
+        json!({"model": req.model, "messages": req.messages})
+    }
+
+    fn start<'a>(
+        &'a self,
+        req: &'a ModelRequest,
+    ) -> BoxFuture<'a, Result<EventStream, ProviderError>> {
+        if let Ok(mut r) = self.requests.lock() {
+            r.push(req.messages.clone());
+        }
+        let invalid = validate_history(&req.messages).err();
+        let reply = self.replies.lock().ok().and_then(|mut r| r.pop_front());
+        Box::pin(async move {
+            if let Some(e) = invalid {
+                return Err(ProviderError::Http {
+                    status: 400,
+                    error_type: Some("invalid_request_error".into()),
+                    message: e.to_string(),
+                    retry_after: None,
+                    should_retry: None,
+                });
+            }
+            match reply {
+                None => Err(ProviderError::Http {
+                    status: 500,
+                    error_type: Some("api_error".into()),
+                    message: "the script has no reply left".into(),
+                    retry_after: None,
+                    should_retry: Some(false),
+                }),
+                Some(Reply::Fail(delay, e)) => {
+                    tokio::time::sleep(delay).await;
+                    Err(e)
+                }
+                Some(Reply::Stream(steps)) => {
+                    // A zero wait must not go through the timer wheel (1 ms resolution).
+                    let s = futures::stream::iter(steps).then(|(after, item)| async move {
+                        if !after.is_zero() {
+                            tokio::time::sleep(after).await;
+                        }
+                        item
+                    });
+                    Ok(Box::pin(s) as EventStream)
+                }
+            }
+        })
+    }
+}
+
+/// Builds a reply step by step with absolute times (ms since the request started).
+#[derive(Default)]
+pub struct ReplyBuilder {
+    steps: Vec<Step>,
+    now_ms: u64,
+    index: usize,
+}
+
+impl ReplyBuilder {
+    pub fn new() -> Self {
+        let mut b = ReplyBuilder::default();
+        b.steps.push((
+            Duration::ZERO,
+            Ok(StreamEvent::MessageStart {
+                model: None,
+                usage: Usage {
+                    input_tokens: 10,
+                    output_tokens: 1,
+                },
+            }),
+        ));
+        b
+    }
+
+    fn at(&mut self, ms: u64, event: Result<StreamEvent, ProviderError>) {
+        let after = ms.saturating_sub(self.now_ms);
+        self.now_ms = self.now_ms.max(ms);
+        self.steps.push((Duration::from_millis(after), event));
+    }
+
+    /// A whole text block at `ms`.
+    pub fn text(mut self, ms: u64, text: &str) -> Self {
+        let index = self.index;
+        self.index += 1;
+        self.at(
+            ms,
+            Ok(StreamEvent::BlockStart {
+                index,
+                kind: BlockKind::Text,
+                id: None,
+                name: None,
+            }),
+        );
+        self.at(
+            ms,
+            Ok(StreamEvent::TextDelta {
+                index,
+                text: text.into(),
+            }),
+        );
+        self.at(
+            ms,
+            Ok(StreamEvent::BlockComplete {
+                index,
+                block: ContentBlock::text(text),
+            }),
+        );
+        self
+    }
+
+    /// Text that starts streaming at `ms` and never completes (for aborts mid-text).
+    pub fn partial_text(mut self, ms: u64, text: &str) -> Self {
+        let index = self.index;
+        self.index += 1;
+        self.at(
+            ms,
+            Ok(StreamEvent::BlockStart {
+                index,
+                kind: BlockKind::Text,
+                id: None,
+                name: None,
+            }),
+        );
+        self.at(
+            ms,
+            Ok(StreamEvent::TextDelta {
+                index,
+                text: text.into(),
+            }),
+        );
+        self
+    }
+
+    /// A tool_use block that starts at `start_ms` and is complete at `done_ms`.
+    pub fn tool(mut self, start_ms: u64, done_ms: u64, id: &str, name: &str, input: Value) -> Self {
+        let index = self.index;
+        self.index += 1;
+        self.at(
+            start_ms,
+            Ok(StreamEvent::BlockStart {
+                index,
+                kind: BlockKind::ToolUse,
+                id: Some(id.into()),
+                name: Some(name.into()),
+            }),
+        );
+        self.at(
+            done_ms,
+            Ok(StreamEvent::BlockComplete {
+                index,
+                block: ContentBlock::ToolUse {
+                    id: id.into(),
+                    name: name.into(),
+                    input,
+                },
+            }),
+        );
+        self
+    }
+
+    /// A tool_use whose input JSON starts streaming at `ms` and never completes.
+    pub fn partial_tool(mut self, ms: u64, id: &str, name: &str) -> Self {
+        let index = self.index;
+        self.index += 1;
+        self.at(
+            ms,
+            Ok(StreamEvent::BlockStart {
+                index,
+                kind: BlockKind::ToolUse,
+                id: Some(id.into()),
+                name: Some(name.into()),
+            }),
+        );
+        self.at(
+            ms,
+            Ok(StreamEvent::ToolInputDelta {
+                index,
+                partial_json: "{\"pa".into(),
+            }),
+        );
+        self
+    }
+
+    /// An error in the stream at `ms`; the reply ends there.
+    pub fn fail(mut self, ms: u64, e: ProviderError) -> Reply {
+        self.at(ms, Err(e));
+        Reply::Stream(self.steps)
+    }
+
+    /// Nothing more arrives until `ms` (then the stream ends without message_stop).
+    pub fn stall_until(mut self, ms: u64) -> Reply {
+        self.at(
+            ms,
+            Ok(StreamEvent::Raw {
+                event: "ping".into(),
+                data: "{}".into(),
+            }),
+        );
+        Reply::Stream(self.steps)
+    }
+
+    /// message_delta + message_stop at `ms`.
+    pub fn end(mut self, ms: u64, stop_reason: &str) -> Reply {
+        self.at(
+            ms,
+            Ok(StreamEvent::Delta {
+                stop_reason: Some(stop_reason.into()),
+                usage: Usage {
+                    input_tokens: 0,
+                    output_tokens: 5,
+                },
+            }),
+        );
+        self.at(ms, Ok(StreamEvent::MessageStop));
+        Reply::Stream(self.steps)
+    }
+}

@@ -1,0 +1,555 @@
+//! The Anthropic side of the mock: request validation with the API's wording, and builders
+//! for scripted Messages API streams.
+
+use std::collections::HashSet;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::server::{Ending, Recorded, Reply, SseEvent};
+
+fn invalid(message: String) -> Reply {
+    Reply::error(400, "invalid_request_error", &message)
+}
+
+/// Checks a `/v1/messages` request like the real API does.
+pub fn validate(req: &Recorded) -> Result<(), Reply> {
+    if req.method != "POST" {
+        return Err(Reply::error(
+            405,
+            "invalid_request_error",
+            "Method not allowed",
+        ));
+    }
+    if req.header("x-api-key").is_none_or(str::is_empty) {
+        return Err(Reply::error(
+            401,
+            "authentication_error",
+            "x-api-key header is required",
+        ));
+    }
+    if req.header("anthropic-version").is_none() {
+        return Err(invalid("anthropic-version: header is required".into()));
+    }
+    let body = &req.body;
+    if !body.is_object() {
+        return Err(invalid(
+            "There was an error parsing the body of your request as JSON".into(),
+        ));
+    }
+    for field in ["model", "max_tokens", "messages"] {
+        if body.get(field).is_none() {
+            return Err(invalid(format!("{field}: Field required")));
+        }
+    }
+    if body["max_tokens"].as_u64().is_none_or(|n| n < 1) {
+        return Err(invalid(
+            "max_tokens: Input should be greater than or equal to 1".into(),
+        ));
+    }
+    if let Some(system) = body.get("system")
+        && !(system.is_string() || system.is_array())
+    {
+        return Err(invalid("system: Input should be a valid string".into()));
+    }
+    validate_tools(body)?;
+    let Some(messages) = body["messages"].as_array() else {
+        return Err(invalid("messages: Input should be a valid list".into()));
+    };
+    validate_messages(messages).map_err(invalid)
+}
+
+fn validate_tools(body: &Value) -> Result<(), Reply> {
+    if let Some(tools) = body.get("tools") {
+        let Some(tools) = tools.as_array() else {
+            return Err(invalid("tools: Input should be a valid list".into()));
+        };
+        let mut names = HashSet::new();
+        for (i, t) in tools.iter().enumerate() {
+            let Some(name) = t["name"].as_str() else {
+                return Err(invalid(format!("tools.{i}.name: Field required")));
+            };
+            if !t["input_schema"].is_object() {
+                return Err(invalid(format!("tools.{i}.input_schema: Field required")));
+            }
+            if !names.insert(name) {
+                return Err(invalid("tools: Tool names must be unique.".into()));
+            }
+        }
+    }
+    if let Some(choice) = body.get("tool_choice") {
+        let ok = matches!(
+            choice["type"].as_str(),
+            Some("auto" | "any" | "tool" | "none")
+        );
+        if !ok {
+            return Err(invalid("tool_choice.type: Input tag is not one of the expected tags: 'auto', 'any', 'tool', 'none'".into()));
+        }
+    }
+    Ok(())
+}
+
+/// The content blocks of a message: the string form counts as one text block.
+fn blocks(msg: &Value) -> Vec<Value> {
+    match &msg["content"] {
+        Value::String(s) => vec![json!({"type": "text", "text": s})],
+        Value::Array(a) => a.clone(),
+        _ => Vec::new(),
+    }
+}
+
+fn tool_use_ids(blocks: &[Value]) -> Vec<String> {
+    blocks
+        .iter()
+        .filter(|b| b["type"] == "tool_use")
+        .filter_map(|b| b["id"].as_str().map(String::from))
+        .collect()
+}
+
+fn validate_messages(messages: &[Value]) -> Result<(), String> {
+    if messages.is_empty() {
+        return Err("messages: at least one message is required".into());
+    }
+    let mut seen_ids = HashSet::new();
+    for (i, msg) in messages.iter().enumerate() {
+        let role = msg["role"].as_str().unwrap_or("");
+        if role != "user" && role != "assistant" {
+            return Err(format!(
+                "messages.{i}.role: Input should be 'user' or 'assistant'"
+            ));
+        }
+        if i == 0 && role != "user" {
+            return Err("messages: first message must use the \"user\" role".into());
+        }
+        if i > 0 && messages[i - 1]["role"] == msg["role"] {
+            return Err(format!(
+                "messages: roles must alternate between \"user\" and \"assistant\", but found multiple \"{role}\" roles in a row"
+            ));
+        }
+        let content = blocks(msg);
+        let is_final_assistant = i + 1 == messages.len() && role == "assistant";
+        if content.is_empty() && !is_final_assistant {
+            return Err(format!(
+                "messages.{i}: all messages must have non-empty content except for the optional final assistant message"
+            ));
+        }
+        for (j, b) in content.iter().enumerate() {
+            let ty = b["type"].as_str().unwrap_or("");
+            match (role, ty) {
+                ("user", "tool_use") | ("assistant", "tool_result") => {
+                    return Err(format!(
+                        "messages.{i}.content.{j}: `{ty}` blocks are not allowed in {role} messages"
+                    ));
+                }
+                (_, "text") if !b["text"].is_string() => {
+                    return Err(format!(
+                        "messages.{i}.content.{j}.text.text: Field required"
+                    ));
+                }
+                (_, "tool_use") => {
+                    let id = b["id"].as_str().unwrap_or("");
+                    let id_ok = !id.is_empty()
+                        && id
+                            .chars()
+                            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+                    if !id_ok {
+                        return Err(format!(
+                            "messages.{i}.content.{j}.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'"
+                        ));
+                    }
+                    if !b["input"].is_object() {
+                        return Err(format!(
+                            "messages.{i}.content.{j}.tool_use.input: Input should be a valid dictionary"
+                        ));
+                    }
+                    if !seen_ids.insert(id.to_string()) {
+                        return Err(format!(
+                            "messages.{i}.content.{j}: `tool_use` ids must be unique"
+                        ));
+                    }
+                }
+                _ => {}
+            }
+        }
+        if role == "user" {
+            let prev_ids: HashSet<String> = match i.checked_sub(1) {
+                Some(p) => tool_use_ids(&blocks(&messages[p])).into_iter().collect(),
+                None => HashSet::new(),
+            };
+            for (j, b) in content.iter().enumerate() {
+                if b["type"] != "tool_result" {
+                    continue;
+                }
+                let id = b["tool_use_id"].as_str().unwrap_or("");
+                if !prev_ids.contains(id) {
+                    return Err(format!(
+                        "messages.{i}.content.{j}: unexpected `tool_use_id` found in `tool_result` blocks: {id}. Each `tool_result` block must have a corresponding `tool_use` block in the previous message."
+                    ));
+                }
+            }
+        }
+        if role == "assistant" {
+            let ids = tool_use_ids(&content);
+            let answered: HashSet<String> = messages
+                .get(i + 1)
+                .map(|next| {
+                    blocks(next)
+                        .iter()
+                        .filter(|b| b["type"] == "tool_result")
+                        .filter_map(|b| b["tool_use_id"].as_str().map(String::from))
+                        .collect()
+                })
+                .unwrap_or_default();
+            let missing: Vec<&str> = ids
+                .iter()
+                .filter(|id| !answered.contains(*id))
+                .map(String::as_str)
+                .collect();
+            if !missing.is_empty() {
+                return Err(format!(
+                    "messages.{i}: `tool_use` ids were found without `tool_result` blocks immediately after: {}. Each `tool_use` block must have a corresponding `tool_result` block in the next message.",
+                    missing.join(", ")
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The tool_result blocks of a request's last message: (tool_use_id, content, is_error).
+pub fn tool_results(req: &Recorded) -> Vec<(String, Value, bool)> {
+    let Some(last) = req.body["messages"].as_array().and_then(|m| m.last()) else {
+        return Vec::new();
+    };
+    blocks(last)
+        .iter()
+        .filter(|b| b["type"] == "tool_result")
+        .map(|b| {
+            (
+                b["tool_use_id"].as_str().unwrap_or("").to_string(),
+                b["content"].clone(),
+                b["is_error"].as_bool().unwrap_or(false),
+            )
+        })
+        .collect()
+}
+
+#[derive(Clone, Debug)]
+enum Block {
+    Text(String),
+    Thinking(String, String),
+    ToolUse {
+        id: String,
+        name: String,
+        fragments: Vec<String>,
+    },
+}
+
+/// Builds a Messages API stream:
+/// `ReplyBuilder::new().text("Hi").tool_use("toolu_1", "get_current_time", json!({})).build()`.
+#[derive(Clone, Debug)]
+pub struct ReplyBuilder {
+    blocks: Vec<Block>,
+    stop_reason: Option<String>,
+    input_tokens: u64,
+    output_tokens: u64,
+    delay: Duration,
+    chunk: Option<usize>,
+    ping: bool,
+}
+
+impl Default for ReplyBuilder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl ReplyBuilder {
+    pub fn new() -> Self {
+        ReplyBuilder {
+            blocks: Vec::new(),
+            stop_reason: None,
+            input_tokens: 10,
+            output_tokens: 5,
+            delay: Duration::ZERO,
+            chunk: None,
+            ping: true,
+        }
+    }
+
+    pub fn text(mut self, text: &str) -> Self {
+        self.blocks.push(Block::Text(text.to_string()));
+        self
+    }
+
+    pub fn thinking(mut self, thinking: &str, signature: &str) -> Self {
+        self.blocks
+            .push(Block::Thinking(thinking.into(), signature.into()));
+        self
+    }
+
+    /// A tool_use whose input JSON is streamed in three fragments (none for `{}`).
+    pub fn tool_use(self, id: &str, name: &str, input: Value) -> Self {
+        let s = input.to_string();
+        let fragments = if s == "{}" { Vec::new() } else { split3(&s) };
+        self.tool_use_fragments(id, name, &fragments)
+    }
+
+    /// A tool_use with exactly these input_json_delta fragments (may be invalid JSON).
+    pub fn tool_use_fragments(
+        mut self,
+        id: &str,
+        name: &str,
+        fragments: &[impl AsRef<str>],
+    ) -> Self {
+        self.blocks.push(Block::ToolUse {
+            id: id.into(),
+            name: name.into(),
+            fragments: fragments.iter().map(|f| f.as_ref().to_string()).collect(),
+        });
+        self
+    }
+
+    pub fn stop_reason(mut self, reason: &str) -> Self {
+        self.stop_reason = Some(reason.into());
+        self
+    }
+
+    pub fn usage(mut self, input: u64, output: u64) -> Self {
+        self.input_tokens = input;
+        self.output_tokens = output;
+        self
+    }
+
+    /// The delay before every event.
+    pub fn delay(mut self, d: Duration) -> Self {
+        self.delay = d;
+        self
+    }
+
+    pub fn delay_ms(self, ms: u64) -> Self {
+        self.delay(Duration::from_millis(ms))
+    }
+
+    /// Write the body in `n`-byte pieces.
+    pub fn chunk(mut self, n: usize) -> Self {
+        self.chunk = Some(n);
+        self
+    }
+
+    /// Without the `ping` the real API sends after message_start.
+    pub fn no_ping(mut self) -> Self {
+        self.ping = false;
+        self
+    }
+
+    /// The events, to edit before wrapping them with [`Reply::sse`].
+    pub fn events(&self) -> Vec<SseEvent> {
+        let mut ev = Vec::new();
+        ev.push(named(
+            "message_start",
+            json!({"type": "message_start", "message": {
+                "id": "msg_mock", "type": "message", "role": "assistant", "model": "mock-model",
+                "content": [], "stop_reason": null, "stop_sequence": null,
+                "usage": {"input_tokens": self.input_tokens, "output_tokens": 1}
+            }}),
+        ));
+        if self.ping {
+            ev.push(named("ping", json!({"type": "ping"})));
+        }
+        for (index, block) in self.blocks.iter().enumerate() {
+            match block {
+                Block::Text(text) => {
+                    ev.push(block_start(index, json!({"type": "text", "text": ""})));
+                    for piece in split_words(text) {
+                        ev.push(delta(index, json!({"type": "text_delta", "text": piece})));
+                    }
+                }
+                Block::Thinking(thinking, sig) => {
+                    ev.push(block_start(
+                        index,
+                        json!({"type": "thinking", "thinking": "", "signature": ""}),
+                    ));
+                    for piece in split_words(thinking) {
+                        ev.push(delta(
+                            index,
+                            json!({"type": "thinking_delta", "thinking": piece}),
+                        ));
+                    }
+                    ev.push(delta(
+                        index,
+                        json!({"type": "signature_delta", "signature": sig}),
+                    ));
+                }
+                Block::ToolUse {
+                    id,
+                    name,
+                    fragments,
+                } => {
+                    ev.push(block_start(
+                        index,
+                        json!({"type": "tool_use", "id": id, "name": name, "input": {}}),
+                    ));
+                    for f in fragments {
+                        ev.push(delta(
+                            index,
+                            json!({"type": "input_json_delta", "partial_json": f}),
+                        ));
+                    }
+                }
+            }
+            ev.push(named(
+                "content_block_stop",
+                json!({"type": "content_block_stop", "index": index}),
+            ));
+        }
+        let has_tools = self
+            .blocks
+            .iter()
+            .any(|b| matches!(b, Block::ToolUse { .. }));
+        let stop = self
+            .stop_reason
+            .clone()
+            .unwrap_or_else(|| if has_tools { "tool_use" } else { "end_turn" }.to_string());
+        ev.push(named(
+            "message_delta",
+            json!({"type": "message_delta",
+            "delta": {"stop_reason": stop, "stop_sequence": null},
+            "usage": {"output_tokens": self.output_tokens}}),
+        ));
+        ev.push(named("message_stop", json!({"type": "message_stop"})));
+        ev
+    }
+
+    pub fn build(&self) -> Reply {
+        self.wrap(self.events(), Ending::Complete)
+    }
+
+    /// The stream cut after `n` events by closing the connection mid-body.
+    pub fn drop_after(&self, n: usize) -> Reply {
+        let mut ev = self.events();
+        ev.truncate(n);
+        self.wrap(ev, Ending::Drop)
+    }
+
+    /// `n` events, then `event: error` (e.g. overloaded_error) and a clean end of body.
+    pub fn error_after(&self, n: usize, error_type: &str, message: &str) -> Reply {
+        let mut ev = self.events();
+        ev.truncate(n);
+        ev.push(stream_error(error_type, message));
+        self.wrap(ev, Ending::Complete)
+    }
+
+    /// `n` events, then an event whose data is not JSON.
+    pub fn malformed_after(&self, n: usize) -> Reply {
+        let mut ev = self.events();
+        ev.truncate(n);
+        ev.push(SseEvent::raw(
+            "event: content_block_delta\ndata: {\"type\": \"content_blo\n\n",
+        ));
+        self.wrap(ev, Ending::Complete)
+    }
+
+    /// Every event but message_stop, then a clean end of body.
+    pub fn without_message_stop(&self) -> Reply {
+        let mut ev = self.events();
+        ev.pop();
+        self.wrap(ev, Ending::Complete)
+    }
+
+    /// `n` events, then silence with the connection open.
+    pub fn stall_after(&self, n: usize) -> Reply {
+        let mut ev = self.events();
+        ev.truncate(n);
+        self.wrap(ev, Ending::Stall)
+    }
+
+    fn wrap(&self, mut events: Vec<SseEvent>, ending: Ending) -> Reply {
+        for e in &mut events {
+            e.delay = self.delay;
+        }
+        let mut r = Reply::sse(events).ending(ending);
+        if let Some(n) = self.chunk {
+            r = r.chunked(n);
+        }
+        r
+    }
+}
+
+/// A plain text answer.
+pub fn text_reply(text: &str) -> Reply {
+    ReplyBuilder::new().text(text).build()
+}
+
+/// A reply asking for these tools, in order: `(id, name, input)`.
+pub fn tool_reply(calls: &[(&str, &str, Value)]) -> Reply {
+    let mut b = ReplyBuilder::new();
+    for (id, name, input) in calls {
+        b = b.tool_use(id, name, input.clone());
+    }
+    b.build()
+}
+
+/// 529 overloaded_error, the API's "try again later".
+pub fn overloaded() -> Reply {
+    Reply::error(529, "overloaded_error", "Overloaded")
+}
+
+/// 429 rate_limit_error with `retry-after-ms`.
+pub fn rate_limited(retry_after_ms: u64) -> Reply {
+    Reply::error(
+        429,
+        "rate_limit_error",
+        "Number of request tokens has exceeded your per-minute rate limit",
+    )
+    .header("retry-after-ms", &retry_after_ms.to_string())
+    .header("retry-after", &retry_after_ms.div_ceil(1000).to_string())
+}
+
+/// An `event: error` SSE event.
+pub fn stream_error(error_type: &str, message: &str) -> SseEvent {
+    named(
+        "error",
+        json!({"type": "error", "error": {"type": error_type, "message": message}}),
+    )
+}
+
+pub fn named(name: &str, data: Value) -> SseEvent {
+    SseEvent::named(name, &data)
+}
+
+fn block_start(index: usize, block: Value) -> SseEvent {
+    named(
+        "content_block_start",
+        json!({"type": "content_block_start", "index": index, "content_block": block}),
+    )
+}
+
+fn delta(index: usize, delta: Value) -> SseEvent {
+    named(
+        "content_block_delta",
+        json!({"type": "content_block_delta", "index": index, "delta": delta}),
+    )
+}
+
+/// Words with their trailing spaces, so deltas join back to the text.
+fn split_words(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    for c in text.chars() {
+        cur.push(c);
+        if c == ' ' {
+            out.push(std::mem::take(&mut cur));
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+fn split3(s: &str) -> Vec<String> {
+    let chars: Vec<char> = s.chars().collect();
+    let step = chars.len().div_ceil(3).max(1);
+    chars.chunks(step).map(|c| c.iter().collect()).collect()
+}

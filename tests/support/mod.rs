@@ -1,0 +1,55 @@
+//! Shared test support: a mock model server and a runner for the real binary.
+//!
+//! Use it from an integration test with `mod support;` and `use support::*;`.
+//!
+//! ## Mock server (`server.rs`)
+//! - `let server = MockServer::start();` — real HTTP/1.1 on 127.0.0.1 (random port), on its
+//!   own thread and runtime: works in plain `#[test]`s that spawn the binary and in async
+//!   tests. Dropping it stops it (stalled connections too).
+//! - `server.url()` = `http://127.0.0.1:PORT`; `server.anthropic_base()` = `…/anthropic` (a
+//!   path prefix; any prefix before `/v1/messages` is accepted).
+//! - `server.enqueue(reply)` — replies are served in order to *valid* requests, one each.
+//!   An empty queue answers 400 "mock server: no reply scripted for request #N".
+//! - `server.requests()` / `server.accepted()` — every request: `method`, `path`, `headers`
+//!   (lowercased; `.header(name)`), `body` (JSON) and `body_text`, `rejected` (the
+//!   validator's error body if it was refused). `server.pending()` = replies left.
+//! - `Reply`: `Reply::sse(Vec<SseEvent>)`, `Reply::error(status, type, message)` (the API's
+//!   JSON error body), `Reply::status(status, body)`, `Reply::hang()`; modifiers
+//!   `.header(k, v)`, `.chunked(n)` (n-byte pieces, each its own flushed HTTP chunk),
+//!   `.event_delay(d)`, `.head_delay(d)`, `.ending(Ending::Complete|Drop|Stall)`.
+//!   `SseEvent::named(name, &json)`, `::data(str)`, `::raw(bytes)`, `.after(delay)`.
+//! - Validation: `server::Route { suffix, validate }`; `default_routes()` holds
+//!   `/v1/messages` → `anthropic::validate` (401 without x-api-key, 400 without
+//!   anthropic-version, unanswered tool_use, orphan tool_result, non-alternating roles,
+//!   first message not user, empty content, duplicate tool_use ids, bad tools — with the
+//!   API's wording). OpenAI adds `/chat/completions` from `support/openai.rs` to
+//!   `default_routes()` (or at run time with `server.add_route`).
+//!
+//! ## Anthropic replies (`anthropic.rs`)
+//! - `text_reply("Hello")`, `tool_reply(&[("toolu_1", "get_current_time", json!({}))])`,
+//!   `overloaded()` (529), `rate_limited(ms)` (429 + retry-after-ms), `stream_error(ty, msg)`.
+//! - `ReplyBuilder::new().text(..).thinking(text, sig).tool_use(id, name, input)
+//!   .tool_use_fragments(id, name, &["{\"a\"", ":1}"]).stop_reason(..).usage(in, out)
+//!   .delay_ms(20).chunk(1).no_ping()` then `.build()`, or a fault: `.drop_after(n)`,
+//!   `.error_after(n, "overloaded_error", "Overloaded")`, `.malformed_after(n)`,
+//!   `.without_message_stop()`, `.stall_after(n)`; `.events()` for hand editing.
+//! - `tool_results(&recorded)` — the tool_result blocks of a request's last message.
+//!
+//! ## The binary (`bin.rs`)
+//! - `Tooloop::new(&["-p", "hi", "--output-format", "stream-json"]).env(k, v).run()` → `Run
+//!   { code, stdout, stderr, lines (stdout JSON lines), home, workspace }`; `.spawn()` gives
+//!   a `Spawned` (its `pid()` for signals) to `.wait()` on. API keys and base URLs are
+//!   removed from the inherited env; HOME and XDG dirs point into a temp dir; the cwd is an
+//!   empty workspace unless `.workspace(dir)`. Killed after 60 s (`.timeout(d)`).
+//! - `run.result()`, `run.types()`, `run.of_type("tool_use")`,
+//!   `assert_valid_history(run.result())`.
+
+#![allow(dead_code, unused_imports)]
+
+pub mod anthropic;
+pub mod bin;
+pub mod server;
+
+pub use anthropic::{ReplyBuilder, overloaded, rate_limited, text_reply, tool_reply, tool_results};
+pub use bin::{Run, Tooloop, assert_valid_history};
+pub use server::{Ending, MockServer, Recorded, Reply, SseEvent};

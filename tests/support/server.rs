@@ -1,0 +1,495 @@
+//! The mock model server: a real HTTP/1.1 server on 127.0.0.1 with a queue of scripted
+//! replies. See the API summary in `support/mod.rs`.
+
+use std::collections::VecDeque;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+/// One request as the server saw it.
+#[derive(Clone, Debug)]
+pub struct Recorded {
+    pub method: String,
+    /// The full path as sent, prefix included (`/anthropic/v1/messages`).
+    pub path: String,
+    /// Header names lowercased, in arrival order.
+    pub headers: Vec<(String, String)>,
+    /// The raw body as text.
+    pub body_text: String,
+    /// The body parsed as JSON, or Null if it is not JSON.
+    pub body: Value,
+    /// The validator's complaint, if the request was rejected (and no reply consumed).
+    pub rejected: Option<String>,
+}
+
+impl Recorded {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        let name = name.to_ascii_lowercase();
+        self.headers
+            .iter()
+            .find(|(k, _)| *k == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// One server-sent event, or raw bytes written as they are.
+#[derive(Clone, Debug)]
+pub struct SseEvent {
+    /// Waited before this event is written.
+    pub delay: Duration,
+    pub bytes: Vec<u8>,
+}
+
+impl SseEvent {
+    /// `event: NAME\ndata: DATA\n\n`.
+    pub fn named(name: &str, data: &Value) -> Self {
+        Self::raw(format!("event: {name}\ndata: {data}\n\n"))
+    }
+
+    /// `data: DATA\n\n` with no event name (the OpenAI style).
+    pub fn data(data: &str) -> Self {
+        Self::raw(format!("data: {data}\n\n"))
+    }
+
+    /// Bytes written exactly as given (comments, malformed events, CRLF framing…).
+    pub fn raw(bytes: impl Into<Vec<u8>>) -> Self {
+        SseEvent {
+            delay: Duration::ZERO,
+            bytes: bytes.into(),
+        }
+    }
+
+    pub fn after(mut self, delay: Duration) -> Self {
+        self.delay = delay;
+        self
+    }
+}
+
+/// How an SSE body ends once its events are written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ending {
+    /// The terminating chunk is written and the connection closed: a clean end.
+    Complete,
+    /// The socket is closed without the terminating chunk: the client sees a broken body.
+    Drop,
+    /// Nothing more is written and the connection stays open until the server is dropped.
+    Stall,
+}
+
+#[derive(Clone, Debug)]
+pub enum Body {
+    /// 200 text/event-stream, chunked; each event (or each `chunk`-byte piece of it) is its
+    /// own HTTP chunk, written and flushed separately.
+    Sse {
+        events: Vec<SseEvent>,
+        chunk: Option<usize>,
+        ending: Ending,
+    },
+    /// Any status with headers and a body (error replies).
+    Status {
+        status: u16,
+        headers: Vec<(String, String)>,
+        body: String,
+    },
+    /// Accept the request and never answer (abort before the first byte).
+    Hang,
+}
+
+/// A scripted reply, served to the next valid request.
+#[derive(Clone, Debug)]
+pub struct Reply {
+    /// Waited before the response head is written.
+    pub head_delay: Duration,
+    pub body: Body,
+}
+
+impl Reply {
+    pub fn sse(events: Vec<SseEvent>) -> Self {
+        Reply {
+            head_delay: Duration::ZERO,
+            body: Body::Sse {
+                events,
+                chunk: None,
+                ending: Ending::Complete,
+            },
+        }
+    }
+
+    /// An error status with the API's JSON error body.
+    pub fn error(status: u16, error_type: &str, message: &str) -> Self {
+        let body = json!({"type": "error", "error": {"type": error_type, "message": message}});
+        Reply::status(status, &body.to_string())
+    }
+
+    pub fn status(status: u16, body: &str) -> Self {
+        Reply {
+            head_delay: Duration::ZERO,
+            body: Body::Status {
+                status,
+                headers: vec![("content-type".into(), "application/json".into())],
+                body: body.to_string(),
+            },
+        }
+    }
+
+    pub fn hang() -> Self {
+        Reply {
+            head_delay: Duration::ZERO,
+            body: Body::Hang,
+        }
+    }
+
+    /// Adds a response header (only for `Status` replies).
+    pub fn header(mut self, name: &str, value: &str) -> Self {
+        if let Body::Status { headers, .. } = &mut self.body {
+            headers.push((name.to_string(), value.to_string()));
+        }
+        self
+    }
+
+    /// Writes the SSE body in pieces of `n` bytes, each flushed on its own.
+    pub fn chunked(mut self, n: usize) -> Self {
+        if let Body::Sse { chunk, .. } = &mut self.body {
+            *chunk = Some(n.max(1));
+        }
+        self
+    }
+
+    pub fn ending(mut self, how: Ending) -> Self {
+        if let Body::Sse { ending, .. } = &mut self.body {
+            *ending = how;
+        }
+        self
+    }
+
+    pub fn head_delay(mut self, d: Duration) -> Self {
+        self.head_delay = d;
+        self
+    }
+
+    /// Sets the same delay before every event.
+    pub fn event_delay(mut self, d: Duration) -> Self {
+        if let Body::Sse { events, .. } = &mut self.body {
+            for e in events {
+                e.delay = d;
+            }
+        }
+        self
+    }
+
+    /// The SSE events, for tweaking a built reply (truncate, insert faults…).
+    pub fn events_mut(&mut self) -> &mut Vec<SseEvent> {
+        match &mut self.body {
+            Body::Sse { events, .. } => events,
+            _ => panic!("events_mut on a non-SSE reply"),
+        }
+    }
+}
+
+/// Checks a request for one route. `Err(reply)` rejects it with that reply (no scripted
+/// reply is consumed).
+pub type Validator = fn(&Recorded) -> Result<(), Reply>;
+
+/// Requests whose path ends with `suffix` are checked by `validate` before a reply is served.
+#[derive(Clone)]
+pub struct Route {
+    pub suffix: &'static str,
+    pub validate: Validator,
+}
+
+/// The routes every server starts with. OpenAI support adds its route here.
+pub fn default_routes() -> Vec<Route> {
+    vec![Route {
+        suffix: "/v1/messages",
+        validate: super::anthropic::validate,
+    }]
+}
+
+#[derive(Default)]
+struct Shared {
+    queue: VecDeque<Reply>,
+    requests: Vec<Recorded>,
+    routes: Vec<Route>,
+}
+
+/// The server. It runs on its own thread with its own runtime, so it works from plain
+/// `#[test]`s (spawning the binary) and from async tests alike; dropping it stops it.
+pub struct MockServer {
+    addr: SocketAddr,
+    shared: Arc<Mutex<Shared>>,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl MockServer {
+    pub fn start() -> Self {
+        let shared = Arc::new(Mutex::new(Shared {
+            routes: default_routes(),
+            ..Shared::default()
+        }));
+        let (addr_tx, addr_rx) = std::sync::mpsc::channel();
+        let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+        let state = shared.clone();
+        let thread = std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("mock server runtime");
+            rt.block_on(async move {
+                let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+                addr_tx
+                    .send(listener.local_addr().expect("addr"))
+                    .expect("addr");
+                let accept = async {
+                    loop {
+                        let Ok((sock, _)) = listener.accept().await else {
+                            continue;
+                        };
+                        tokio::spawn(serve(sock, state.clone()));
+                    }
+                };
+                tokio::select! {
+                    _ = accept => {}
+                    _ = stop_rx => {}
+                }
+            });
+            // Dropping the runtime here cancels every connection task (stalled ones too).
+        });
+        let addr = addr_rx.recv().expect("mock server address");
+        MockServer {
+            addr,
+            shared,
+            stop: Some(stop_tx),
+            thread: Some(thread),
+        }
+    }
+
+    /// `http://127.0.0.1:PORT`.
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// A base URL with a path prefix: `http://127.0.0.1:PORT/anthropic`.
+    pub fn anthropic_base(&self) -> String {
+        format!("{}/anthropic", self.url())
+    }
+
+    pub fn enqueue(&self, reply: Reply) -> &Self {
+        self.lock().queue.push_back(reply);
+        self
+    }
+
+    pub fn add_route(&self, route: Route) {
+        self.lock().routes.insert(0, route);
+    }
+
+    /// Every request so far, rejected ones included, in arrival order.
+    pub fn requests(&self) -> Vec<Recorded> {
+        self.lock().requests.clone()
+    }
+
+    /// Requests that were not rejected by a validator.
+    pub fn accepted(&self) -> Vec<Recorded> {
+        self.requests()
+            .into_iter()
+            .filter(|r| r.rejected.is_none())
+            .collect()
+    }
+
+    /// Replies still queued.
+    pub fn pending(&self) -> usize {
+        self.lock().queue.len()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Shared> {
+        self.shared.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+impl Drop for MockServer {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// One connection, one request (every response says `connection: close`).
+async fn serve(mut sock: TcpStream, shared: Arc<Mutex<Shared>>) {
+    let Some(req) = read_request(&mut sock).await else {
+        return;
+    };
+    let reply = {
+        let mut s = shared.lock().unwrap_or_else(|p| p.into_inner());
+        let route = s
+            .routes
+            .iter()
+            .find(|r| req.path.split('?').next().unwrap_or("").ends_with(r.suffix))
+            .cloned();
+        let verdict = match route {
+            Some(r) => (r.validate)(&req),
+            None => Err(Reply::error(
+                404,
+                "not_found_error",
+                &format!("mock server: no route for {}", req.path),
+            )),
+        };
+        let mut rec = req;
+        let reply = match verdict {
+            Ok(()) => s.queue.pop_front().unwrap_or_else(|| {
+                let n = s.requests.len();
+                Reply::error(
+                    400,
+                    "invalid_request_error",
+                    &format!("mock server: no reply scripted for request #{n}"),
+                )
+            }),
+            Err(reply) => {
+                rec.rejected = Some(match &reply.body {
+                    Body::Status { body, .. } => body.clone(),
+                    _ => "rejected".into(),
+                });
+                reply
+            }
+        };
+        s.requests.push(rec);
+        reply
+    };
+    let _ = write_reply(&mut sock, reply).await;
+}
+
+async fn read_request(sock: &mut TcpStream) -> Option<Recorded> {
+    let mut buf = Vec::new();
+    let mut tmp = [0u8; 8192];
+    let head_end = loop {
+        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            break i;
+        }
+        let n = sock.read(&mut tmp).await.ok()?;
+        if n == 0 {
+            return None;
+        }
+        buf.extend_from_slice(&tmp[..n]);
+    };
+    let head = String::from_utf8_lossy(&buf[..head_end]).to_string();
+    let mut lines = head.split("\r\n");
+    let mut first = lines.next()?.split(' ');
+    let method = first.next()?.to_string();
+    let path = first.next()?.to_string();
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
+        .collect();
+    let len = headers
+        .iter()
+        .find(|(k, _)| k == "content-length")
+        .and_then(|(_, v)| v.parse::<usize>().ok())
+        .unwrap_or(0);
+    let mut body = buf[head_end + 4..].to_vec();
+    while body.len() < len {
+        let n = sock.read(&mut tmp).await.ok()?;
+        if n == 0 {
+            break;
+        }
+        body.extend_from_slice(&tmp[..n]);
+    }
+    let body_text = String::from_utf8_lossy(&body).to_string();
+    Some(Recorded {
+        method,
+        path,
+        headers,
+        body: serde_json::from_str(&body_text).unwrap_or(Value::Null),
+        body_text,
+        rejected: None,
+    })
+}
+
+async fn write_reply(sock: &mut TcpStream, reply: Reply) -> std::io::Result<()> {
+    if !reply.head_delay.is_zero() {
+        tokio::time::sleep(reply.head_delay).await;
+    }
+    match reply.body {
+        Body::Hang => {
+            std::future::pending::<()>().await;
+            Ok(())
+        }
+        Body::Status {
+            status,
+            headers,
+            body,
+        } => {
+            let mut head = format!("HTTP/1.1 {status} {}\r\n", reason(status));
+            for (k, v) in &headers {
+                head.push_str(&format!("{k}: {v}\r\n"));
+            }
+            head.push_str(&format!(
+                "content-length: {}\r\nconnection: close\r\n\r\n",
+                body.len()
+            ));
+            sock.write_all(head.as_bytes()).await?;
+            sock.write_all(body.as_bytes()).await?;
+            sock.flush().await
+        }
+        Body::Sse {
+            events,
+            chunk,
+            ending,
+        } => {
+            sock.write_all(
+                b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\n\
+                  transfer-encoding: chunked\r\nconnection: close\r\n\r\n",
+            )
+            .await?;
+            sock.flush().await?;
+            for event in events {
+                if !event.delay.is_zero() {
+                    tokio::time::sleep(event.delay).await;
+                }
+                let size = chunk.unwrap_or(event.bytes.len()).max(1);
+                for piece in event.bytes.chunks(size) {
+                    let mut frame = format!("{:x}\r\n", piece.len()).into_bytes();
+                    frame.extend_from_slice(piece);
+                    frame.extend_from_slice(b"\r\n");
+                    sock.write_all(&frame).await?;
+                    sock.flush().await?;
+                }
+            }
+            match ending {
+                Ending::Complete => {
+                    sock.write_all(b"0\r\n\r\n").await?;
+                    sock.flush().await?;
+                    let _ = sock.shutdown().await;
+                }
+                // Closing without the terminating chunk: the client's body read fails.
+                Ending::Drop => {}
+                Ending::Stall => std::future::pending::<()>().await,
+            }
+            Ok(())
+        }
+    }
+}
+
+fn reason(status: u16) -> &'static str {
+    match status {
+        200 => "OK",
+        400 => "Bad Request",
+        401 => "Unauthorized",
+        403 => "Forbidden",
+        404 => "Not Found",
+        413 => "Payload Too Large",
+        429 => "Too Many Requests",
+        500 => "Internal Server Error",
+        502 => "Bad Gateway",
+        503 => "Service Unavailable",
+        504 => "Gateway Timeout",
+        529 => "Overloaded",
+        _ => "Status",
+    }
+}
