@@ -162,7 +162,7 @@ impl Cell {
                     .lines()
                     .map(|l| Line::styled(l.to_string(), theme.text.add_modifier(Modifier::BOLD)))
                     .collect();
-                prefixed(wrap(&body, inner), Span::styled("› ", theme.accent), "  ")
+                prefixed(wrap(&body, inner), Span::styled("› ", theme.user), "  ")
             }
             CellKind::Assistant(_) => Vec::new(),
             CellKind::Thinking { text, streaming } => {
@@ -175,13 +175,13 @@ impl Cell {
                 };
                 let mut out = vec![Line::from(vec![
                     self.marker(theme),
-                    Span::styled(head, theme.dim.add_modifier(Modifier::ITALIC)),
+                    Span::styled(head, theme.thinking),
                 ])];
                 if self.expanded {
                     let body: Vec<Line<'static>> = clean
                         .lines()
                         .map(|l| {
-                            Line::styled(l.to_string(), theme.dim.add_modifier(Modifier::ITALIC))
+                            Line::styled(l.to_string(), theme.thinking)
                         })
                         .collect();
                     out.extend(prefixed(
@@ -213,7 +213,7 @@ impl Cell {
         let mut head = vec![
             self.marker(theme),
             Span::styled(format!("{} ", call.state.icon()), st),
-            Span::styled(call.name.clone(), theme.accent.add_modifier(Modifier::BOLD)),
+            Span::styled(sanitize(&call.name), theme.tool_name),
             Span::raw(" "),
             Span::styled(sanitize(&call.summary), theme.text),
         ];

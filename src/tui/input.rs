@@ -135,7 +135,7 @@ impl Input {
         note: Option<String>,
         theme: &Theme,
     ) {
-        let border = if focused { theme.accent } else { theme.dim };
+        let border = if focused { theme.focus_border } else { theme.border };
         let mut block = Block::default().borders(Borders::TOP).border_style(border);
         if let Some(note) = note {
             block = block.title(Span::styled(

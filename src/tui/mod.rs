@@ -52,6 +52,8 @@ pub async fn run(config: Config) -> anyhow::Result<i32> {
     let (commands_tx, commands_rx) = mpsc::unbounded_channel::<AgentCommand>();
     let agent_task = crate::agent::task::spawn(agent, commands_rx);
 
+    // Load syntect's syntaxes off the UI thread, so the first code block does not stall a frame.
+    tokio::task::spawn_blocking(highlight::warm_up);
     let setup = terminal::setup(config.mouse).context("cannot set up the terminal")?;
     let mut terminal = setup.terminal;
     let mut app = App::new(RunInfo {

@@ -3,7 +3,6 @@
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 use tokio::time::Instant;
@@ -116,7 +115,7 @@ impl ToolsPane {
     }
 
     pub fn draw(&mut self, f: &mut Frame, area: Rect, focused: bool, now: Instant, theme: &Theme) {
-        let border = if focused { theme.accent } else { theme.dim };
+        let border = if focused { theme.focus_border } else { theme.border };
         let block = Block::default()
             .borders(Borders::TOP)
             .border_style(border)
@@ -237,7 +236,7 @@ fn row_line(r: &ToolRow, width: u16, now: Instant, theme: &Theme) -> Line<'stati
     let st = r.state.style(theme);
     Line::from(vec![
         Span::styled(format!("{icon} "), st),
-        Span::styled(name, theme.text.add_modifier(Modifier::BOLD)),
+        Span::styled(name, theme.tool_name),
         Span::raw(" "),
         Span::styled(summary, theme.dim),
         Span::raw(" ".repeat(pad)),
