@@ -189,7 +189,16 @@ impl Conversation {
             .iter_mut()
             .map(|c| c.height(width, theme))
             .collect();
-        let total: usize = heights.iter().sum::<usize>() + heights.len().saturating_sub(1);
+        // Consecutive tool lines stay together; other cells get a blank line between them.
+        let seps: Vec<usize> = (0..self.cells.len())
+            .map(|i| {
+                let tools = i > 0
+                    && matches!(self.cells[i - 1].kind, CellKind::Tool(_))
+                    && matches!(self.cells[i].kind, CellKind::Tool(_));
+                usize::from(i > 0 && !tools)
+            })
+            .collect();
+        let total: usize = heights.iter().sum::<usize>() + seps.iter().sum::<usize>();
         if !self.scroll.follows() && total > self.last_total {
             self.scroll.grew(total - self.last_total);
         }
@@ -198,7 +207,7 @@ impl Conversation {
         let mut lines: Vec<Line<'static>> = Vec::with_capacity(end - start);
         let mut y = 0usize;
         for (i, cell) in self.cells.iter_mut().enumerate() {
-            let h = heights[i] + usize::from(i > 0);
+            let h = heights[i] + seps[i];
             if y + h <= start {
                 y += h;
                 continue;
@@ -207,7 +216,7 @@ impl Conversation {
                 break;
             }
             let (a, b) = cell.lines(width, theme);
-            let sep = (i > 0).then(Line::default);
+            let sep = (seps[i] > 0).then(Line::default);
             for (k, line) in sep.iter().chain(a).chain(b).enumerate() {
                 let row = y + k;
                 if row >= start && row < end {
