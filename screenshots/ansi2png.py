@@ -121,6 +121,8 @@ def main():
         (False, True): ImageFont.truetype(FONT_DIR + "DejaVuSansMono-Oblique.ttf", SIZE),
         (True, True): ImageFont.truetype(FONT_DIR + "DejaVuSansMono-BoldOblique.ttf", SIZE),
     }
+    # DejaVu Sans Mono has no braille (the spinner); DejaVu Sans does.
+    fallback = ImageFont.truetype(FONT_DIR + "DejaVuSans.ttf", SIZE)
     cw = int(round(fonts[(False, False)].getlength("M")))
     ch = int(SIZE * 1.3)
     pad = 10
@@ -151,7 +153,7 @@ def main():
             if bg != BG:
                 draw.rectangle([px, py, px + w * cw - 1, py + ch - 1], fill=bg)
             if c != " ":
-                font = fonts[(pen.bold, pen.italic)]
+                font = fallback if 0x2800 <= ord(c) <= 0x28FF else fonts[(pen.bold, pen.italic)]
                 # Box-drawing and block glyphs fill the cell height so lines join up.
                 draw.text((px, py + (ch - SIZE) // 2 - 1), c, font=font, fill=fg)
             if pen.underline:

@@ -276,6 +276,18 @@ async fn interrupted_turn_80x24() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn help_overlay_from_the_key_table() {
+    let mut app = app();
+    app.help_open = true;
+    let t = render(&mut app, 100, 40, Instant::now());
+    let screen = t.backend().to_string();
+    for b in tooloop::tui::keys::BINDINGS {
+        assert!(screen.contains(b.help), "help is missing {:?}", b.help);
+    }
+    insta::assert_snapshot!(t.backend());
+}
+
+#[tokio::test(start_paused = true)]
 async fn tiny_terminals_never_panic() {
     for (w, h) in [
         (1, 1),

@@ -445,3 +445,73 @@ async fn question_mark_on_empty_input_opens_help() {
     assert!(!app.help_open);
     assert_eq!(app.input.text(), "why?");
 }
+
+#[tokio::test(start_paused = true)]
+async fn queued_prompts_return_to_the_input_after_an_abort() {
+    let mut app = app();
+    let now = Instant::now();
+    start_turn(&mut app, now);
+    type_text(&mut app, "later", now);
+    app.on_key(key(KeyCode::Enter), now);
+    app.on_key(ctrl('c'), now);
+    assert_eq!(app.take_commands(), vec![AgentCommand::Abort]);
+    app.on_agent(done(Terminal::AbortedStreaming), now);
+    assert_eq!(
+        app.take_commands(),
+        vec![],
+        "nothing starts on its own after Ctrl+C"
+    );
+    assert_eq!(app.input.text(), "later");
+    assert!(app.queued.is_empty());
+}
+
+#[tokio::test(start_paused = true)]
+async fn enter_in_the_conversation_expands_the_selected_tool_call() {
+    let mut app = app();
+    let now = Instant::now();
+    start_turn(&mut app, now);
+    for (id, out) in [("a", "first output"), ("b", "second output")] {
+        app.on_agent(
+            AgentEvent::ToolUse {
+                id: id.into(),
+                name: "read_file".into(),
+                input: json!({"path": id}),
+                safe: true,
+            },
+            now,
+        );
+        app.on_agent(
+            AgentEvent::ToolEnd {
+                id: id.into(),
+                name: "read_file".into(),
+                is_error: false,
+                duration_ms: 1,
+                output: out.into(),
+            },
+            now,
+        );
+    }
+    let screen = |app: &mut App| {
+        let mut t =
+            ratatui::Terminal::new(ratatui::backend::TestBackend::new(60, 20)).expect("terminal");
+        t.draw(|f| tooloop::tui::view::draw(app, f, now))
+            .expect("draw");
+        t.backend().to_string()
+    };
+    assert!(!screen(&mut app).contains("second output"));
+    app.on_key(key(KeyCode::Tab), now);
+    assert_eq!(app.focus, Focus::Conversation);
+    app.on_key(key(KeyCode::Enter), now);
+    let s = screen(&mut app);
+    assert!(
+        s.contains("second output") && !s.contains("first output"),
+        "{s}"
+    );
+    app.on_key(key(KeyCode::Left), now);
+    app.on_key(key(KeyCode::Enter), now);
+    let s = screen(&mut app);
+    assert!(
+        s.contains("first output") && s.contains("second output"),
+        "{s}"
+    );
+}

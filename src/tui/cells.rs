@@ -180,9 +180,7 @@ impl Cell {
                 if self.expanded {
                     let body: Vec<Line<'static>> = clean
                         .lines()
-                        .map(|l| {
-                            Line::styled(l.to_string(), theme.thinking)
-                        })
+                        .map(|l| Line::styled(l.to_string(), theme.thinking))
                         .collect();
                     out.extend(prefixed(
                         wrap(&body, inner.saturating_sub(2).max(1)),

@@ -135,7 +135,11 @@ impl Input {
         note: Option<String>,
         theme: &Theme,
     ) {
-        let border = if focused { theme.focus_border } else { theme.border };
+        let border = if focused {
+            theme.focus_border
+        } else {
+            theme.border
+        };
         let mut block = Block::default().borders(Borders::TOP).border_style(border);
         if let Some(note) = note {
             block = block.title(Span::styled(

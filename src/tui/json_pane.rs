@@ -210,7 +210,11 @@ impl JsonPane {
     }
 
     pub fn draw(&mut self, f: &mut Frame, area: Rect, focused: bool, theme: &Theme) {
-        let border = if focused { theme.focus_border } else { theme.border };
+        let border = if focused {
+            theme.focus_border
+        } else {
+            theme.border
+        };
         let mut title = vec![Span::styled(" JSON ", border)];
         for v in JsonView::ALL {
             let st = if v == self.view {

@@ -96,7 +96,10 @@ pub fn draw(f: &mut Frame, area: Rect, v: &StatusView, theme: &Theme) {
                 break;
             }
             hint_w += w;
-            hints.push(Span::styled(keys.to_string(), theme.key_hint.patch(theme.accent)));
+            hints.push(Span::styled(
+                keys.to_string(),
+                theme.key_hint.patch(theme.accent),
+            ));
             hints.push(Span::styled(format!(" {what}  "), theme.dim));
         }
         let pad = width.saturating_sub(used(&spans) + hint_w);

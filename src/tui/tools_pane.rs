@@ -115,7 +115,11 @@ impl ToolsPane {
     }
 
     pub fn draw(&mut self, f: &mut Frame, area: Rect, focused: bool, now: Instant, theme: &Theme) {
-        let border = if focused { theme.focus_border } else { theme.border };
+        let border = if focused {
+            theme.focus_border
+        } else {
+            theme.border
+        };
         let block = Block::default()
             .borders(Borders::TOP)
             .border_style(border)

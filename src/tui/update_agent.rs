@@ -157,7 +157,15 @@ impl App {
             self.conversation.push(CellKind::Error(text));
         }
         self.turn.abort_requested = false;
-        if let Some(next) = self.queued.pop_front() {
+        if summary.reason.is_aborted() && !self.queued.is_empty() {
+            // The user stopped the turn: queued prompts wait in the input instead of
+            // starting on their own.
+            let mut parts: Vec<String> = self.queued.drain(..).collect();
+            if !self.input.is_empty() {
+                parts.push(self.input.text());
+            }
+            self.input.set_text(&parts.join("\n"));
+        } else if let Some(next) = self.queued.pop_front() {
             self.submit(next);
         }
     }
