@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use crossterm::event::{Event, EventStream};
+use crossterm::event::{Event, EventStream, KeyCode, KeyEvent, KeyModifiers};
 use futures::StreamExt;
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc;
@@ -38,6 +38,8 @@ pub async fn run(
     let mut input = EventStream::new();
     let mut sigterm = signal(SignalKind::terminate())?;
     let mut sighup = signal(SignalKind::hangup())?;
+    // In raw mode Ctrl+C arrives as a key; a SIGINT from elsewhere (kill -INT) means the same.
+    let mut sigint = signal(SignalKind::interrupt())?;
     let mut last_draw: Option<Instant> = None;
     let mut dirty;
     let mut deadline: Option<Instant> = Some(Instant::now());
@@ -83,6 +85,11 @@ pub async fn run(
                 dirty = true;
             }
             _ = sleep => dirty = true,
+            _ = sigint.recv() => {
+                let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
+                app.on_key(ctrl_c, Instant::now());
+                dirty = true;
+            }
             _ = sigterm.recv() => return Ok(Exit::Terminated),
             _ = sighup.recv() => return Ok(Exit::Terminated),
         }

@@ -133,7 +133,8 @@ impl ToolsPane {
         // Timeline: a title, the model row, one row per tool of this prompt, the axis.
         let want_timeline = (prompt_rows + 3) as u16;
         let timeline_h = if inner.height >= 6 && self.prompt_start.is_some() {
-            want_timeline.min(inner.height / 2).max(3)
+            let room = inner.height.saturating_sub(self.rows.len() as u16);
+            want_timeline.min(room.max(inner.height / 2)).max(3)
         } else {
             0
         };
