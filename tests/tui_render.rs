@@ -372,3 +372,27 @@ async fn escape_sequences_render_inert() {
         );
     }
 }
+
+#[tokio::test(start_paused = true)]
+async fn the_conversation_follows_only_while_at_the_bottom() {
+    let mut app = app();
+    let now = Instant::now();
+    prompt(&mut app, "count", now);
+    for i in 0..60 {
+        feed(&mut app, now, vec![text(&format!("line {i}\n\n"))]);
+    }
+    let screen = |app: &mut App| render(app, 80, 24, now).backend().to_string();
+    assert!(screen(&mut app).contains("line 59"));
+    app.conversation.scroll.up(10);
+    let before = screen(&mut app);
+    assert!(!before.contains("line 59"));
+    feed(&mut app, now, vec![text("line 60\n\n")]);
+    assert_eq!(
+        screen(&mut app),
+        before,
+        "scrolled up: new output must not move the view"
+    );
+    app.conversation.scroll.bottom();
+    feed(&mut app, now, vec![text("line 61\n\n")]);
+    assert!(screen(&mut app).contains("line 61"));
+}

@@ -409,6 +409,24 @@ async fn json_keys_toggle_cycle_and_save() {
         _ => String::new(),
     };
     assert!(said.contains(&path.display().to_string()), "{said}");
+    assert!(
+        app.note(now)
+            .is_some_and(|n| n.contains(&path.display().to_string()))
+    );
+    assert_eq!(
+        app.next_wakeup(now),
+        Some(now + Duration::from_secs(5)),
+        "the note goes away by itself"
+    );
+    assert!(
+        app.note(now)
+            .is_some_and(|n| n.contains(&path.display().to_string()))
+    );
+    assert_eq!(
+        app.next_wakeup(now),
+        Some(now + Duration::from_secs(5)),
+        "the note goes away by itself"
+    );
     app.on_key(key(KeyCode::F(2)), now);
     assert!(!app.json_open);
 }
@@ -514,4 +532,25 @@ async fn enter_in_the_conversation_expands_the_selected_tool_call() {
         s.contains("first output") && s.contains("second output"),
         "{s}"
     );
+}
+
+#[tokio::test(start_paused = true)]
+async fn ctrl_n_starts_a_new_conversation_when_idle() {
+    let mut app = app();
+    let now = Instant::now();
+    start_turn(&mut app, now);
+    app.on_key(ctrl('n'), now);
+    assert_eq!(app.take_commands(), vec![], "not while a turn runs");
+    app.on_agent(done(Terminal::Completed), now);
+    app.on_key(ctrl('n'), now);
+    assert_eq!(app.take_commands(), vec![AgentCommand::NewConversation]);
+    app.on_agent(AgentEvent::HistoryReset { messages: vec![] }, now);
+    let kinds: Vec<bool> = app
+        .conversation
+        .cells()
+        .iter()
+        .map(|c| matches!(&c.kind, CellKind::Notice(t) if t == "new conversation"))
+        .collect();
+    assert_eq!(kinds, vec![true]);
+    assert!(app.json.history().is_empty());
 }

@@ -21,6 +21,8 @@ use crate::tools::ToolRegistry;
 
 /// How long "press Ctrl+C again to quit" stays armed.
 pub const QUIT_WINDOW: Duration = Duration::from_secs(2);
+/// How long a note in the status bar ("wrote … to …") stays.
+pub const NOTE_WINDOW: Duration = Duration::from_secs(5);
 /// Spinners and timers advance in tenths of a second.
 pub const TICK: Duration = Duration::from_millis(100);
 
@@ -80,6 +82,8 @@ pub struct App {
     pub help_open: bool,
     pub help_scroll: u16,
     pub quit_armed_until: Option<Instant>,
+    /// A short message for the status bar and when it goes away.
+    pub note: Option<(String, Instant)>,
     /// Prompts typed while busy; the first is sent when the turn ends.
     pub queued: VecDeque<String>,
     pub should_quit: bool,
@@ -105,6 +109,7 @@ impl App {
             help_open: false,
             help_scroll: 0,
             quit_armed_until: None,
+            note: None,
             queued: VecDeque::new(),
             should_quit: false,
             areas: Areas::default(),
@@ -138,6 +143,13 @@ impl App {
         self.approvals.clear();
     }
 
+    pub fn note(&self, now: Instant) -> Option<&str> {
+        self.note
+            .as_ref()
+            .filter(|(_, until)| now < *until)
+            .map(|(s, _)| s.as_str())
+    }
+
     pub fn quit_armed(&self, now: Instant) -> bool {
         self.quit_armed_until.is_some_and(|t| now < t)
     }
@@ -147,10 +159,8 @@ impl App {
     pub fn next_wakeup(&self, now: Instant) -> Option<Instant> {
         let tick = (self.turn.busy || self.tools.any_active()).then(|| now + TICK);
         let quit = self.quit_armed_until.filter(|t| *t > now);
-        match (tick, quit) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        let note = self.note.as_ref().map(|(_, t)| *t).filter(|t| *t > now);
+        [tick, quit, note].into_iter().flatten().min()
     }
 
     pub fn state_label(&self, now: Instant) -> String {

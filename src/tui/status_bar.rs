@@ -21,6 +21,8 @@ pub struct StatusView<'a> {
     pub usage: Usage,
     pub session: Option<&'a str>,
     pub quit_armed: bool,
+    /// A passing message ("wrote … to …"); shown instead of the hints.
+    pub note: Option<&'a str>,
     /// (keys, what) in priority order; as many as fit are shown.
     pub hints: Vec<(&'a str, &'a str)>,
 }
@@ -86,6 +88,9 @@ pub fn draw(f: &mut Frame, area: Rect, v: &StatusView, theme: &Theme) {
                 .error
                 .add_modifier(Modifier::BOLD | Modifier::REVERSED),
         ));
+    } else if let Some(note) = v.note {
+        spans.push(sep());
+        spans.push(Span::styled(note.to_string(), theme.accent));
     } else {
         // Hints are right-aligned and dropped from the end until they fit.
         let mut hints: Vec<Span> = Vec::new();

@@ -120,8 +120,14 @@ impl App {
             AgentEvent::Message { index, message } => self.json.set_message(index, message),
             AgentEvent::HistoryReset { messages } => {
                 self.conversation.clear();
+                self.turn.turn = 0;
+                self.turn.usage = Default::default();
                 for m in &messages {
                     self.replay(m);
+                }
+                if messages.is_empty() {
+                    self.conversation
+                        .push(CellKind::Notice(strings::NEW_CONVERSATION.into()));
                 }
                 self.json.reset_history(messages);
             }

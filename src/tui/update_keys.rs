@@ -88,7 +88,7 @@ impl App {
                     self.json_open = true;
                 }
             }
-            Action::SaveJson => self.save_json(),
+            Action::SaveJson => self.save_json(now),
             Action::Help => {
                 self.help_open = true;
                 self.help_scroll = 0;
@@ -112,10 +112,8 @@ impl App {
                     self.conversation
                         .push(CellKind::Notice(strings::NOT_WHILE_BUSY.into()));
                 } else {
+                    // The agent answers with HistoryReset, which clears the screen.
                     self.send(AgentCommand::NewConversation);
-                    self.conversation.clear();
-                    self.conversation
-                        .push(CellKind::Notice(strings::NEW_CONVERSATION.into()));
                 }
             }
             _ => {}
@@ -232,7 +230,7 @@ impl App {
         self.conversation.invalidate();
     }
 
-    fn save_json(&mut self) {
+    fn save_json(&mut self, now: Instant) {
         self.saves += 1;
         let stamp = format!(
             "{}-{}",
@@ -240,11 +238,16 @@ impl App {
             self.saves
         );
         let dir = self.info.save_dir.clone();
-        let note = match self.json.save(&dir, &stamp) {
-            Ok(path) => CellKind::Notice(strings::saved_json(self.json.view.name(), &path)),
-            Err((path, e)) => CellKind::Error(strings::save_failed(&path, &e)),
+        let (text, cell): (String, fn(String) -> CellKind) = match self.json.save(&dir, &stamp) {
+            Ok(path) => (
+                strings::saved_json(self.json.view.name(), &path),
+                CellKind::Notice,
+            ),
+            Err((path, e)) => (strings::save_failed(&path, &e), CellKind::Error),
         };
-        self.conversation.push(note);
+        // The conversation may be hidden behind the JSON pane: say it in the status bar too.
+        self.note = Some((text.clone(), now + super::app::NOTE_WINDOW));
+        self.conversation.push(cell(text));
         self.conversation.scroll.bottom();
     }
 }

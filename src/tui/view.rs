@@ -154,6 +154,7 @@ fn status_view<'a>(app: &'a App, now: Instant) -> StatusView<'a> {
         usage: app.turn.usage,
         session: app.info.session.as_deref(),
         quit_armed: app.quit_armed(now),
+        note: app.note(now),
         hints,
     }
 }
