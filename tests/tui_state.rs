@@ -267,6 +267,11 @@ async fn approval_keys_answer_the_question() {
         assert!(app.approvals.is_open());
         assert_eq!(app.state_label(now), "waiting for approval");
         assert_eq!(app.tools.rows[0].state, ToolState::Approval);
+        assert_eq!(
+            app.next_wakeup(now),
+            None,
+            "nothing animates while the question waits"
+        );
         // Other keys neither answer nor reach the input.
         app.on_key(key(KeyCode::Char('x')), now);
         assert_eq!(app.take_commands(), vec![]);

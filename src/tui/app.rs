@@ -157,7 +157,9 @@ impl App {
     /// The next time the screen must change by itself: a tick while something runs, the end
     /// of the quit window, or never (idle: no wake-ups).
     pub fn next_wakeup(&self, now: Instant) -> Option<Instant> {
-        let tick = (self.turn.busy || self.tools.any_active()).then(|| now + TICK);
+        // While a question waits for the user nothing moves, unless a tool runs beside it.
+        let animating = (self.turn.busy && !self.approvals.is_open()) || self.tools.running() > 0;
+        let tick = animating.then(|| now + TICK);
         let quit = self.quit_armed_until.filter(|t| *t > now);
         let note = self.note.as_ref().map(|(_, t)| *t).filter(|t| *t > now);
         [tick, quit, note].into_iter().flatten().min()
