@@ -136,6 +136,10 @@ pub struct Cli {
     #[arg(long, value_name = "LEVEL")]
     pub log_level: Option<String>,
 
+    /// Read this config file instead of config.toml in the config directory.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<std::path::PathBuf>,
+
     /// Capture the mouse (wheel scrolling everywhere, but no terminal text selection).
     #[arg(long)]
     pub mouse: bool,

@@ -1,9 +1,11 @@
-//! One Config value from flags, the environment and defaults (flag > env > file > default).
+//! One Config value from flags, the environment, the config file and defaults
+//! (flag > env > file > default).
 
 use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::cli::{Cli, ProviderKind, ToolExec};
+use crate::config_file::{FileConfig, ProviderSection};
 use crate::permission::ApprovalMode;
 use crate::provider::retry::RetryPolicy;
 
@@ -11,11 +13,26 @@ pub const DEFAULT_ANTHROPIC_MODEL: &str = "claude-sonnet-4-5";
 pub const DEFAULT_OPENAI_MODEL: &str = "gpt-4.1";
 pub const DEFAULT_ANTHROPIC_BASE: &str = "https://api.anthropic.com";
 pub const DEFAULT_OPENAI_BASE: &str = "https://api.openai.com/v1";
+pub const DEFAULT_THEME: &str = "dark";
 pub const DEFAULT_SYSTEM_PROMPT: &str = "You are tooloop, a coding agent in the user's terminal. \
 Use the tools to look at the workspace before you answer questions about it. Call several \
 independent tools in one reply when you can; they run in parallel. Be concise.";
 
-#[derive(Clone, Debug)]
+/// Which transcript this run writes to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SessionMode {
+    /// A new session (the default).
+    New,
+    /// The most recent session of this workspace (--continue).
+    Continue,
+    /// A given session (--resume ID).
+    Resume(String),
+    /// No transcript at all (--no-session).
+    Off,
+}
+
+// Debug is written by hand below so that the key can never reach a log line.
+#[derive(Clone)]
 pub struct Config {
     pub provider: ProviderKind,
     pub model: String,
@@ -39,6 +56,30 @@ pub struct Config {
     pub tool_timeout: Duration,
     pub trace: Option<PathBuf>,
     pub mouse: bool,
+    pub theme: String,
+    /// Ask the terminal for the kitty keyboard protocol.
+    pub keyboard_enhancement: bool,
+    pub session: SessionMode,
+    /// The log filter the config file asks for (flag and TOOLOOP_LOG beat it).
+    pub log_level: Option<String>,
+    /// The config file that was read (it may not exist).
+    pub config_file: Option<PathBuf>,
+}
+
+impl std::fmt::Debug for Config {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Config")
+            .field("provider", &self.provider)
+            .field("model", &self.model)
+            .field("base_url", &self.base_url)
+            .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
+            .field("approval", &self.approval)
+            .field("max_turns", &self.max_turns)
+            .field("tool_exec", &self.tool_exec)
+            .field("workspace", &self.workspace)
+            .field("session", &self.session)
+            .finish_non_exhaustive()
+    }
 }
 
 /// The environment as tooloop reads it, so tests can pass their own.
@@ -54,36 +95,90 @@ impl Env for ProcessEnv {
     }
 }
 
+/// The config file this run reads: --config, else TOOLOOP_CONFIG, else config.toml in the
+/// config directory. `true` when the user named it (then it must exist).
+pub fn config_path(cli: &Cli, env: &dyn Env) -> Result<(PathBuf, bool), String> {
+    if let Some(p) = &cli.config {
+        return Ok((p.clone(), true));
+    }
+    if let Some(p) = env.var("TOOLOOP_CONFIG") {
+        return Ok((PathBuf::from(p), true));
+    }
+    Ok((crate::paths::config_file()?, false))
+}
+
 impl Config {
-    /// Flags beat the environment, which beats defaults.
+    /// Reads the config file, then [`Config::resolve_with`].
     pub fn resolve(cli: &Cli, env: &dyn Env) -> Result<Config, String> {
-        let anthropic_key = env.var("ANTHROPIC_API_KEY");
-        let openai_key = env.var("OPENAI_API_KEY");
-        let provider = cli.provider.unwrap_or(if anthropic_key.is_some() {
-            ProviderKind::Anthropic
-        } else if openai_key.is_some() {
-            ProviderKind::Openai
-        } else {
-            ProviderKind::Demo
-        });
+        let (path, explicit) = config_path(cli, env)?;
+        if explicit && !path.exists() {
+            return Err(format!("config file {} does not exist", path.display()));
+        }
+        let file = FileConfig::load(&path)?;
+        let mut config = Config::resolve_with(cli, env, &file)?;
+        config.config_file = Some(path);
+        Ok(config)
+    }
+
+    /// Flags beat the environment, which beats the file, which beats defaults.
+    pub fn resolve_with(cli: &Cli, env: &dyn Env, file: &FileConfig) -> Result<Config, String> {
+        let key_var = |section: &ProviderSection, default: &str| {
+            section
+                .api_key_env
+                .clone()
+                .unwrap_or_else(|| default.to_string())
+        };
+        let anthropic_key = env.var(&key_var(&file.anthropic, "ANTHROPIC_API_KEY"));
+        let openai_key = env.var(&key_var(&file.openai, "OPENAI_API_KEY"));
+        let provider = match (cli.provider, env.var("TOOLOOP_PROVIDER")) {
+            (Some(p), _) => p,
+            (None, Some(name)) => parse_provider(&name)?,
+            (None, None) => file.provider.unwrap_or(if anthropic_key.is_some() {
+                ProviderKind::Anthropic
+            } else if openai_key.is_some() {
+                ProviderKind::Openai
+            } else {
+                ProviderKind::Demo
+            }),
+        };
+        let pick = |flag: &Option<String>, var: &str, from_file: &Option<String>, default: &str| {
+            flag.clone()
+                .or_else(|| env.var(var))
+                .or_else(|| from_file.clone())
+                .unwrap_or_else(|| default.to_string())
+        };
+        let model_from = |section: &ProviderSection, default: &str| {
+            let from_file = file.model.clone().or_else(|| section.model.clone());
+            pick(&cli.model, "TOOLOOP_MODEL", &from_file, default)
+        };
         let (model, base_url, api_key) = match provider {
             ProviderKind::Anthropic => (
-                DEFAULT_ANTHROPIC_MODEL,
-                cli.base_url
-                    .clone()
-                    .or_else(|| env.var("ANTHROPIC_BASE_URL"))
-                    .unwrap_or_else(|| DEFAULT_ANTHROPIC_BASE.into()),
+                model_from(&file.anthropic, DEFAULT_ANTHROPIC_MODEL),
+                pick(
+                    &cli.base_url,
+                    "ANTHROPIC_BASE_URL",
+                    &file.anthropic.base_url,
+                    DEFAULT_ANTHROPIC_BASE,
+                ),
                 anthropic_key,
             ),
             ProviderKind::Openai => (
-                DEFAULT_OPENAI_MODEL,
-                cli.base_url
-                    .clone()
-                    .or_else(|| env.var("OPENAI_BASE_URL"))
-                    .unwrap_or_else(|| DEFAULT_OPENAI_BASE.into()),
+                model_from(&file.openai, DEFAULT_OPENAI_MODEL),
+                pick(
+                    &cli.base_url,
+                    "OPENAI_BASE_URL",
+                    &file.openai.base_url,
+                    DEFAULT_OPENAI_BASE,
+                ),
                 openai_key,
             ),
-            ProviderKind::Demo => ("tooloop-demo", String::new(), None),
+            // The offline model has no name to configure; a file written for a real
+            // provider must not make the demo look like it.
+            ProviderKind::Demo => (
+                cli.model.clone().unwrap_or_else(|| "tooloop-demo".into()),
+                String::new(),
+                None,
+            ),
         };
         let workspace = match &cli.workspace {
             Some(w) => w.clone(),
@@ -96,34 +191,85 @@ impl Config {
             ));
         }
         let mut retry = RetryPolicy::default();
-        if let Some(n) = cli.max_retries {
+        if let Some(n) = cli.max_retries.or(file.retry.max_attempts) {
             retry.max_attempts = n.max(1);
         }
+        if let Some(secs) = file.retry.max_delay_secs {
+            retry.max_delay = Duration::from_secs(secs);
+        }
+        let mut allowed_tools = file.tools.allow.clone().unwrap_or_default();
+        allowed_tools.extend(cli.allow_tool.iter().cloned());
+        let session = match (&cli.resume, cli.continue_session, cli.no_session) {
+            (_, _, true) if cli.resume.is_some() || cli.continue_session => {
+                return Err("--no-session cannot be combined with --resume or --continue".into());
+            }
+            (Some(_), true, _) => return Err("--resume and --continue exclude each other".into()),
+            (_, _, true) => SessionMode::Off,
+            (Some(id), false, _) => SessionMode::Resume(id.clone()),
+            (None, true, _) => SessionMode::Continue,
+            (None, false, _) => SessionMode::New,
+        };
         Ok(Config {
             provider,
-            model: cli.model.clone().unwrap_or_else(|| model.to_string()),
+            model,
             base_url,
             api_key,
-            approval: cli.approval.unwrap_or_default(),
-            allowed_tools: cli.allow_tool.clone(),
-            max_turns: cli.max_turns.unwrap_or(50).max(1),
-            tool_exec: cli.tool_exec.unwrap_or_default(),
+            approval: cli.approval.or(file.approval).unwrap_or_default(),
+            allowed_tools,
+            max_turns: cli.max_turns.or(file.max_turns).unwrap_or(50).max(1),
+            tool_exec: cli.tool_exec.or(file.tool_exec).unwrap_or_default(),
             workspace,
             allow_outside_workspace: cli.allow_outside_workspace,
             system: cli
                 .system
                 .clone()
+                .or_else(|| file.system.clone())
                 .unwrap_or_else(|| DEFAULT_SYSTEM_PROMPT.to_string()),
-            max_tokens: cli.max_tokens.unwrap_or(8192).max(1),
+            max_tokens: cli.max_tokens.or(file.max_tokens).unwrap_or(8192).max(1),
             sibling_abort: !cli.no_sibling_abort,
             disable_parallel_tool_use: cli.no_parallel_tool_use,
-            fallback_model: cli.fallback_model.clone(),
+            fallback_model: cli
+                .fallback_model
+                .clone()
+                .or_else(|| file.fallback_model.clone()),
             retry,
-            idle_timeout: Duration::from_secs(cli.idle_timeout.unwrap_or(90).max(1)),
-            max_output_bytes: crate::tools::DEFAULT_MAX_OUTPUT_BYTES,
-            tool_timeout: crate::tools::DEFAULT_TOOL_TIMEOUT,
+            idle_timeout: Duration::from_secs(
+                cli.idle_timeout
+                    .or(file.idle_timeout_secs)
+                    .unwrap_or(90)
+                    .max(1),
+            ),
+            max_output_bytes: file
+                .tools
+                .max_output_bytes
+                .unwrap_or(crate::tools::DEFAULT_MAX_OUTPUT_BYTES)
+                .max(1),
+            tool_timeout: file
+                .tools
+                .timeout_secs
+                .map(|s| Duration::from_secs(s.max(1)))
+                .unwrap_or(crate::tools::DEFAULT_TOOL_TIMEOUT),
             trace: cli.trace.clone(),
-            mouse: cli.mouse,
+            mouse: cli.mouse || file.mouse.unwrap_or(false),
+            theme: file
+                .theme
+                .clone()
+                .unwrap_or_else(|| DEFAULT_THEME.to_string()),
+            keyboard_enhancement: file.keyboard.enhancement.unwrap_or(true),
+            session,
+            log_level: file.log_level.clone(),
+            config_file: None,
         })
+    }
+}
+
+fn parse_provider(name: &str) -> Result<ProviderKind, String> {
+    match name.to_ascii_lowercase().as_str() {
+        "anthropic" => Ok(ProviderKind::Anthropic),
+        "openai" => Ok(ProviderKind::Openai),
+        "demo" => Ok(ProviderKind::Demo),
+        other => Err(format!(
+            "TOOLOOP_PROVIDER={other:?}: expected anthropic, openai or demo"
+        )),
     }
 }

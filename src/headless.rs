@@ -35,7 +35,11 @@ pub async fn run(
 ) -> Result<i32, String> {
     let (sink, rx) = EventSink::channel();
     let mut agent = Agent::from_config(config, provider, sink, false)?;
-    crate::session::attach(config, &mut agent)?;
+    if let Some(notice) = crate::session::attach(config, &mut agent)?.and_then(|s| s.notice) {
+        for line in notice.lines() {
+            eprintln!("tooloop: {line}");
+        }
+    }
     let cancel = CancellationToken::new();
     let on_sigint = cancel.clone();
     let sigint = tokio::spawn(async move {

@@ -8,8 +8,11 @@
 pub mod agent;
 pub mod cli;
 pub mod config;
+pub mod config_file;
 pub mod headless;
+pub mod logging;
 pub mod message;
+pub mod paths;
 pub mod permission;
 pub mod provider;
 pub mod session;

@@ -3,7 +3,7 @@ use std::io::Read;
 use clap::Parser;
 
 use tooloop::cli::{Cli, Command, ConfigAction};
-use tooloop::config::{Config, ProcessEnv};
+use tooloop::config::{Config, Env, ProcessEnv};
 
 fn main() {
     let cli = Cli::parse();
@@ -20,15 +20,10 @@ fn main() {
 async fn run(cli: Cli) -> i32 {
     if let Some(command) = &cli.command {
         return match command {
-            Command::Sessions => {
-                eprintln!("tooloop: sessions are not built yet");
-                2
-            }
+            Command::Sessions => list_sessions(),
             Command::Config { action } => match action {
-                ConfigAction::Path | ConfigAction::Init => {
-                    eprintln!("tooloop: the config file is not built yet");
-                    2
-                }
+                ConfigAction::Path => config_path(&cli),
+                ConfigAction::Init => config_init(&cli),
             },
         };
     }
@@ -39,10 +34,26 @@ async fn run(cli: Cli) -> i32 {
             return 2;
         }
     };
+    // Kept until the process exits: dropping it flushes the log file.
+    let _log_guard = match start_logging(&cli, &config) {
+        Ok(g) => g,
+        Err(code) => return code,
+    };
+    tracing::info!(
+        version = env!("CARGO_PKG_VERSION"),
+        provider = ?config.provider,
+        model = %config.model,
+        base_url = %config.base_url,
+        workspace = %config.workspace.display(),
+        headless = cli.prompt.is_some(),
+        config_file = ?config.config_file,
+        "tooloop starts"
+    );
     let Some(prompt) = cli.prompt.clone() else {
         return match tooloop::tui::run(config).await {
             Ok(code) => code,
             Err(e) => {
+                tracing::error!("tui: {e:#}");
                 eprintln!("tooloop: {e:#}");
                 1
             }
@@ -69,8 +80,93 @@ async fn run(cli: Cli) -> i32 {
             return 2;
         }
     };
-    match tooloop::headless::run(&config, provider, &prompt, cli.output_format).await {
+    let code = match tooloop::headless::run(&config, provider, &prompt, cli.output_format).await {
         Ok(code) => code,
+        Err(e) => {
+            eprintln!("tooloop: {e}");
+            2
+        }
+    };
+    tracing::info!(exit = code, "headless run ends");
+    code
+}
+
+/// Logs go to a file or nowhere: a log directory that cannot be made is a warning, a
+/// filter that does not parse is a usage error.
+fn start_logging(cli: &Cli, config: &Config) -> Result<Option<tooloop::logging::LogGuard>, i32> {
+    let env = ProcessEnv.var("TOOLOOP_LOG");
+    let directives = tooloop::logging::filter_directives(
+        cli.log_level.as_deref(),
+        env.as_deref(),
+        config.log_level.as_deref(),
+    )
+    .map_err(|e| {
+        eprintln!("tooloop: {e}");
+        2
+    })?;
+    match tooloop::logging::init(&directives) {
+        Ok((guard, _dir)) => Ok(Some(guard)),
+        Err(e) => {
+            eprintln!("tooloop: logging is off: {e}");
+            Ok(None)
+        }
+    }
+}
+
+fn list_sessions() -> i32 {
+    let listed = tooloop::paths::sessions_dir().and_then(|dir| tooloop::session::list(&dir));
+    match listed {
+        Ok(sessions) => {
+            print!("{}", tooloop::session::format_table(&sessions));
+            0
+        }
+        Err(e) => {
+            eprintln!("tooloop: {e}");
+            1
+        }
+    }
+}
+
+fn config_path(cli: &Cli) -> i32 {
+    let paths = tooloop::config::config_path(cli, &ProcessEnv).and_then(|(file, _)| {
+        Ok((
+            file,
+            tooloop::paths::log_dir()?,
+            tooloop::paths::sessions_dir()?,
+        ))
+    });
+    match paths {
+        Ok((file, logs, sessions)) => {
+            let state = if file.exists() {
+                ""
+            } else {
+                " (not created yet: `tooloop config init` writes one)"
+            };
+            println!("config: {}{state}", file.display());
+            println!("logs: {}", logs.display());
+            println!("sessions: {}", sessions.display());
+            0
+        }
+        Err(e) => {
+            eprintln!("tooloop: {e}");
+            1
+        }
+    }
+}
+
+fn config_init(cli: &Cli) -> i32 {
+    let path = match tooloop::config::config_path(cli, &ProcessEnv) {
+        Ok((p, _)) => p,
+        Err(e) => {
+            eprintln!("tooloop: {e}");
+            return 1;
+        }
+    };
+    match tooloop::config_file::write_default(&path) {
+        Ok(()) => {
+            println!("wrote {}", path.display());
+            0
+        }
         Err(e) => {
             eprintln!("tooloop: {e}");
             2

@@ -168,3 +168,43 @@ async fn dropped_stream_is_a_body_error() {
     }
     assert!(failed, "a dropped chunked body must surface as an error");
 }
+
+#[tokio::test]
+async fn gates_hold_the_head_and_events_until_opened() {
+    use futures::StreamExt;
+    use std::time::Duration;
+    let server = MockServer::start();
+    let head = Gate::new();
+    let mid = Gate::new();
+    server.enqueue(
+        ReplyBuilder::new()
+            .text("a b")
+            .build()
+            .head_gated(&head)
+            .gate_event(3, &mid),
+    );
+    let send = reqwest::Client::new()
+        .post(format!("{}/v1/messages", server.url()))
+        .header("x-api-key", "k")
+        .header("anthropic-version", "2023-06-01")
+        .json(&body(json!([{"role": "user", "content": "hi"}])))
+        .send();
+    let send = tokio::spawn(send);
+    server.wait_for_requests_async(1).await;
+    assert!(!send.is_finished(), "the head must wait for its gate");
+    head.open();
+    let resp = send.await.expect("join").expect("send");
+    let mut stream = resp.bytes_stream();
+    let mut got = Vec::new();
+    // Events 0..3 arrive; event 3 waits for the gate.
+    while !String::from_utf8_lossy(&got).contains("content_block_start") {
+        got.extend_from_slice(&stream.next().await.expect("more").expect("chunk"));
+    }
+    let held = tokio::time::timeout(Duration::from_millis(100), stream.next()).await;
+    assert!(held.is_err(), "event 3 must wait for its gate");
+    mid.open();
+    while let Some(chunk) = stream.next().await {
+        got.extend_from_slice(&chunk.expect("chunk"));
+    }
+    assert!(String::from_utf8_lossy(&got).contains("message_stop"));
+}

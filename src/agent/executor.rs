@@ -20,8 +20,11 @@ use crate::agent::events::EventSink;
 use crate::agent::protocol::AgentEvent;
 use crate::cli::ToolExec;
 use crate::message::ContentBlock;
-use crate::permission::{Consent, PermissionPolicy, Verdict};
-use crate::tools::{Effect, ToolContext, ToolOutput, ToolRegistry, Workspace};
+use crate::permission::PermissionPolicy;
+use crate::tools::{ToolOutput, ToolRegistry, Workspace};
+
+use super::tool_call::Call;
+pub use super::tool_call::{cut_output, human_duration};
 
 /// Everything the executor needs besides the calls themselves.
 #[derive(Clone)]
@@ -54,14 +57,10 @@ impl ExecEnv {
             strategy: ToolExec::Streaming,
             sibling_abort: true,
             max_output_bytes: crate::tools::DEFAULT_MAX_OUTPUT_BYTES,
-            max_timeout: Duration::from_secs(600),
+            max_timeout: Duration::from_secs(660),
         }
     }
 }
-
-/// How long a cancelled tool may take to clean up (kill its process group) before the
-/// executor stops waiting for it.
-const CANCEL_GRACE: Duration = Duration::from_secs(5);
 
 pub const INTERRUPTED: &str = "interrupted by user";
 
@@ -371,75 +370,21 @@ impl Driver {
         let env = self.env.clone();
         let turn = self.turn.clone();
         let sibling_reason = self.sibling_reason.clone();
+        let call = Call {
+            tool,
+            id,
+            name,
+            input,
+            token,
+            turn,
+            sibling_reason,
+        };
         self.running.push(tokio::spawn(async move {
-            let effect = tool.effect();
-            if effect != Effect::ReadOnly
-                && let Err(output) = ask_consent(&env, &id, &name, effect, &input, &token).await
-            {
-                return Finished {
-                    index,
-                    output,
-                    started_at: None,
-                };
-            }
-            let started_at = Instant::now();
-            env.events.send(AgentEvent::ToolStart {
-                id: id.clone(),
-                name: name.clone(),
-            });
-            let progress_id = id.clone();
-            let progress_events = env.events.clone();
-            let ctx = ToolContext {
-                workspace: env.workspace.clone(),
-                cancel: token.clone(),
-                progress: Arc::new(move |chunk| {
-                    progress_events.send(AgentEvent::ToolProgress {
-                        id: progress_id.clone(),
-                        chunk,
-                    })
-                }),
-                max_output_bytes: env.max_output_bytes,
-                http: env.http.clone(),
-            };
-            let limit = tool.timeout(&input).min(env.max_timeout);
-            let mut fut = tool.run(input, ctx);
-            // Cancellation is checked first: a tool that returns because it saw the token
-            // must still be reported as interrupted, not as its own "stopped" output.
-            let output = tokio::select! {
-                biased;
-                _ = token.cancelled() => {
-                    let partial = tokio::time::timeout(CANCEL_GRACE, &mut fut).await.ok();
-                    let reason = if turn.is_cancelled() {
-                        INTERRUPTED.to_string()
-                    } else {
-                        sibling_reason
-                            .lock()
-                            .ok()
-                            .and_then(|r| r.clone())
-                            .unwrap_or_else(|| "cancelled".to_string())
-                    };
-                    match partial {
-                        Some(out) if !out.content.is_empty() => ToolOutput::error(format!(
-                            "{reason}\n[output before it was stopped]\n{}",
-                            out.content
-                        )),
-                        _ => ToolOutput::error(reason),
-                    }
-                }
-                out = &mut fut => out,
-                _ = tokio::time::sleep(limit) => {
-                    token.cancel();
-                    let _ = tokio::time::timeout(CANCEL_GRACE, &mut fut).await;
-                    ToolOutput::error(format!(
-                        "Error: {name} timed out after {} and was stopped",
-                        human_duration(limit)
-                    ))
-                }
-            };
+            let (output, started_at) = call.run(&env).await;
             Finished {
                 index,
-                output: cut_output(output, env.max_output_bytes),
-                started_at: Some(started_at),
+                output,
+                started_at,
             }
         }));
     }
@@ -499,82 +444,5 @@ impl Driver {
             started_at,
             ended_at,
         });
-    }
-}
-
-/// Asks the policy, and the user if needed. Err carries the result for a refused call.
-async fn ask_consent(
-    env: &ExecEnv,
-    id: &str,
-    name: &str,
-    effect: Effect,
-    input: &Value,
-    token: &CancellationToken,
-) -> Result<(), ToolOutput> {
-    let inside = input
-        .get("path")
-        .and_then(Value::as_str)
-        .map(|p| env.workspace.is_inside(p))
-        .unwrap_or(true);
-    let decided = |allowed: bool| AgentEvent::Permission {
-        id: id.to_string(),
-        name: name.to_string(),
-        allowed,
-    };
-    match env.policy.verdict(name, effect, inside) {
-        Verdict::Allow => {
-            env.events.send(decided(true));
-            Ok(())
-        }
-        Verdict::Deny(message) => {
-            env.events.send(decided(false));
-            Err(ToolOutput::error(message))
-        }
-        Verdict::Ask => {
-            let rx = env.policy.register(id);
-            env.events.send(AgentEvent::PermissionRequest {
-                id: id.to_string(),
-                tool: name.to_string(),
-                input: input.clone(),
-            });
-            match env.policy.wait(id, name, rx, token).await {
-                Consent::Granted => {
-                    env.events.send(decided(true));
-                    Ok(())
-                }
-                Consent::Refused(message) => {
-                    env.events.send(decided(false));
-                    Err(ToolOutput::error(message))
-                }
-                Consent::Interrupted => Err(ToolOutput::error(INTERRUPTED)),
-            }
-        }
-    }
-}
-
-/// Cuts output beyond `limit` bytes (at a char boundary) and says how much was cut.
-pub fn cut_output(mut output: ToolOutput, limit: usize) -> ToolOutput {
-    let total = output.content.len();
-    if total <= limit {
-        return output;
-    }
-    let mut end = limit;
-    while end > 0 && !output.content.is_char_boundary(end) {
-        end -= 1;
-    }
-    output.content.truncate(end);
-    output.content.push_str(&format!(
-        "\n[output cut: {} of {total} bytes not shown]",
-        total - end
-    ));
-    output
-}
-
-pub fn human_duration(d: Duration) -> String {
-    let ms = d.as_millis();
-    if ms.is_multiple_of(1000) {
-        format!("{} s", ms / 1000)
-    } else {
-        format!("{ms} ms")
     }
 }

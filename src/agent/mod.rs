@@ -7,6 +7,7 @@ pub mod protocol;
 pub mod query_loop;
 pub mod recorder;
 pub mod task;
+mod tool_call;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -105,7 +106,7 @@ impl Agent {
             strategy: config.tool_exec,
             sibling_abort: config.sibling_abort,
             max_output_bytes: config.max_output_bytes,
-            max_timeout: Duration::from_secs(600),
+            max_timeout: Duration::from_secs(660),
         };
         Ok(Agent {
             provider,
@@ -159,6 +160,9 @@ impl Agent {
     /// Replaces the conversation (a new session, or a resumed one).
     pub fn reset(&mut self, messages: Vec<Message>) {
         self.history = messages;
+        if let Some(r) = &mut self.recorder {
+            r.reset(&self.history);
+        }
         self.exec.events.send(AgentEvent::HistoryReset {
             messages: self.history.clone(),
         });

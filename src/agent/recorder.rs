@@ -12,4 +12,7 @@ pub trait Recorder: Send + Sync {
     fn prompt_start(&mut self, prompt: &str, model: &str);
     /// A prompt's loop ended (flush and fsync here).
     fn prompt_end(&mut self, summary: &TurnSummary);
+    /// The history was replaced by `messages` (empty: a new conversation). The transcript
+    /// follows: a recorder for sessions starts a new session here.
+    fn reset(&mut self, _messages: &[Message]) {}
 }

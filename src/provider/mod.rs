@@ -2,6 +2,7 @@
 //! sees a wire format.
 
 pub mod anthropic;
+pub mod anthropic_stream;
 pub mod demo;
 mod demo_reply;
 pub mod openai;
@@ -230,8 +231,16 @@ pub fn from_config(config: &crate::config::Config) -> Result<std::sync::Arc<dyn 
     use crate::cli::ProviderKind;
     match config.provider {
         ProviderKind::Demo => Ok(std::sync::Arc::new(demo::DemoProvider::default())),
-        ProviderKind::Anthropic | ProviderKind::Openai => {
-            Err(format!("provider {:?} is not built yet", config.provider))
+        ProviderKind::Anthropic => {
+            let key = config.api_key.clone().unwrap_or_default();
+            let provider = anthropic::AnthropicProvider::new(&config.base_url, key)?
+                .with_head_timeout(config.idle_timeout);
+            Ok(std::sync::Arc::new(provider))
+        }
+        ProviderKind::Openai => {
+            let provider = openai::OpenAiProvider::new(&config.base_url, config.api_key.clone())?
+                .with_head_timeout(config.idle_timeout);
+            Ok(std::sync::Arc::new(provider))
         }
     }
 }

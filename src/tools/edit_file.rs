@@ -1,9 +1,18 @@
-//! edit_file (placeholder until implemented).
+//! edit_file: exact string replacement in one file, answered with a unified diff.
+
+use std::path::Path;
 
 use async_trait::async_trait;
-use serde_json::Value;
+use serde_json::{Value, json};
+use similar::TextDiff;
 
+use super::args::{flag, one_line, optional_str, required_str};
+use super::atomic::write_atomic;
+use super::text::{MAX_TEXT_FILE_BYTES, as_text};
 use super::{Effect, Tool, ToolContext, ToolOutput};
+
+/// Diffs longer than this many lines are cut (the edit itself is not).
+const MAX_DIFF_LINES: usize = 200;
 
 pub struct EditFile;
 
@@ -13,15 +22,194 @@ impl Tool for EditFile {
         "edit_file"
     }
     fn description(&self) -> &'static str {
-        "edit_file"
+        "Replace an exact string in a UTF-8 text file. `old_string` must occur exactly once \
+         (include enough surrounding lines to make it unique) unless `replace_all` is true. \
+         Whitespace and indentation must match the file exactly. Files with CRLF line \
+         endings keep them; write old_string and new_string with plain \\n. Returns a unified \
+         diff of the change. Use write_file to create new files."
     }
     fn input_schema(&self) -> Value {
-        serde_json::json!({"type":"object","properties":{"path":{"type":"string"},"old_string":{"type":"string"},"new_string":{"type":"string"},"replace_all":{"type":"boolean"}},"required":["path","old_string","new_string"],"additionalProperties":false})
+        json!({
+            "type": "object",
+            "properties": {
+                "path": {"type": "string", "description": "File path, relative to the workspace root"},
+                "old_string": {"type": "string", "description": "The exact text to replace"},
+                "new_string": {"type": "string", "description": "The text to put in its place"},
+                "replace_all": {"type": "boolean", "description": "Replace every occurrence (default false)"}
+            },
+            "required": ["path", "old_string", "new_string"],
+            "additionalProperties": false
+        })
     }
     fn effect(&self) -> Effect {
         Effect::Edit
     }
-    async fn run(&self, _input: Value, _ctx: ToolContext) -> ToolOutput {
-        ToolOutput::error("edit_file is not implemented yet")
+    fn summary(&self, input: &Value) -> String {
+        let path = one_line(optional_str(input, "path").unwrap_or("?"), 60);
+        if flag(input, "replace_all") {
+            format!("{path} (replace all)")
+        } else {
+            path
+        }
     }
+    async fn run(&self, input: Value, ctx: ToolContext) -> ToolOutput {
+        let fields = (
+            required_str(&input, "path"),
+            required_str(&input, "old_string"),
+            required_str(&input, "new_string"),
+        );
+        let (path, old, new) = match fields {
+            (Ok(p), Ok(o), Ok(n)) => (p, o.to_string(), n.to_string()),
+            (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => return e,
+        };
+        let replace_all = flag(&input, "replace_all");
+        let resolved = match ctx.workspace.resolve(path) {
+            Ok(p) => p,
+            Err(e) => return ToolOutput::error(e),
+        };
+        let shown = ctx.workspace.display(&resolved);
+        let edited =
+            tokio::task::spawn_blocking(move || edit(&resolved, &shown, &old, &new, replace_all))
+                .await;
+        match edited {
+            Ok(Ok(text)) => ToolOutput::ok(text),
+            Ok(Err(e)) => ToolOutput::error(e),
+            Err(e) => ToolOutput::error(format!("Error: edit_file failed: {e}")),
+        }
+    }
+}
+
+fn edit(
+    path: &Path,
+    shown: &str,
+    old: &str,
+    new: &str,
+    replace_all: bool,
+) -> Result<String, String> {
+    if old.is_empty() {
+        return Err(
+            "Error: old_string is empty; give the exact text to replace (use write_file to \
+             create a file or replace it whole)"
+                .to_string(),
+        );
+    }
+    if old == new {
+        return Err("Error: old_string and new_string are identical; nothing to change".into());
+    }
+    let meta = std::fs::metadata(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => {
+            format!("Error: {shown} does not exist; use write_file to create it")
+        }
+        _ => format!("Error: cannot read {shown}: {e}"),
+    })?;
+    if !meta.is_file() {
+        return Err(format!("Error: {shown} is not a regular file"));
+    }
+    if meta.len() > MAX_TEXT_FILE_BYTES {
+        return Err(format!(
+            "Error: {shown} is {} bytes, over the 10 MiB limit of edit_file",
+            meta.len()
+        ));
+    }
+    let bytes = std::fs::read(path).map_err(|e| format!("Error: cannot read {shown}: {e}"))?;
+    let text = as_text(&bytes, shown)?;
+    let plan = Replacement::plan(text, old, new);
+    let count = plan.content.matches(plan.old.as_str()).count();
+    if count == 0 {
+        return Err(format!(
+            "Error: old_string was not found in {shown}. It must match the file exactly, \
+             including whitespace and indentation; read the file again to see its current \
+             content."
+        ));
+    }
+    if count > 1 && !replace_all {
+        return Err(format!(
+            "Error: old_string occurs {count} times in {shown}; include more surrounding \
+             lines to make it unique, or set replace_all to replace all {count}"
+        ));
+    }
+    let replaced = if replace_all {
+        plan.content.replace(plan.old.as_str(), &plan.new)
+    } else {
+        plan.content.replacen(plan.old.as_str(), &plan.new, 1)
+    };
+    let on_disk = if plan.crlf {
+        replaced.replace('\n', "\r\n")
+    } else {
+        replaced.clone()
+    };
+    write_atomic(path, on_disk.as_bytes())
+        .map_err(|e| format!("Error: cannot write {shown}: {e}"))?;
+    let diff = TextDiff::from_lines(plan.content.as_str(), replaced.as_str())
+        .unified_diff()
+        .context_radius(3)
+        .header(&format!("a/{shown}"), &format!("b/{shown}"))
+        .to_string();
+    let what = if count == 1 {
+        "1 occurrence".to_string()
+    } else {
+        format!("{count} occurrences")
+    };
+    let endings = if plan.crlf {
+        " (CRLF line endings kept)"
+    } else {
+        ""
+    };
+    Ok(format!(
+        "Edited {shown}: replaced {what}{endings}\n{}",
+        cut_diff(&diff)
+    ))
+}
+
+/// What to search and replace. A file that uses CRLF throughout is edited in a \n view
+/// (so old_string written with \n matches) and written back with CRLF. A file with mixed
+/// endings is matched as it is, or — when that fails — with old_string's \n taken as \r\n.
+struct Replacement {
+    content: String,
+    old: String,
+    new: String,
+    crlf: bool,
+}
+
+impl Replacement {
+    fn plan(text: &str, old: &str, new: &str) -> Self {
+        let lf = text.matches('\n').count();
+        let crlf = text.matches("\r\n").count();
+        if crlf > 0 && crlf == lf {
+            return Replacement {
+                content: text.replace("\r\n", "\n"),
+                old: old.replace("\r\n", "\n"),
+                new: new.replace("\r\n", "\n"),
+                crlf: true,
+            };
+        }
+        let as_crlf = |s: &str| s.replace("\r\n", "\n").replace('\n', "\r\n");
+        if crlf > 0 && !text.contains(old) && text.contains(&as_crlf(old)) {
+            return Replacement {
+                content: text.to_string(),
+                old: as_crlf(old),
+                new: as_crlf(new),
+                crlf: false,
+            };
+        }
+        Replacement {
+            content: text.to_string(),
+            old: old.to_string(),
+            new: new.to_string(),
+            crlf: false,
+        }
+    }
+}
+
+fn cut_diff(diff: &str) -> String {
+    let total = diff.lines().count();
+    if total <= MAX_DIFF_LINES {
+        return diff.trim_end().to_string();
+    }
+    let head: Vec<&str> = diff.lines().take(MAX_DIFF_LINES).collect();
+    format!(
+        "{}\n… diff cut: {} more lines (the edit was applied in full)",
+        head.join("\n"),
+        total - MAX_DIFF_LINES
+    )
 }

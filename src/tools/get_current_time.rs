@@ -1,8 +1,11 @@
-//! get_current_time (placeholder until implemented).
+//! get_current_time: the current date and time, in the system's or a named time zone.
 
 use async_trait::async_trait;
-use serde_json::Value;
+use jiff::Timestamp;
+use jiff::tz::TimeZone;
+use serde_json::{Value, json};
 
+use super::args::optional_str;
 use super::{Effect, Tool, ToolContext, ToolOutput};
 
 pub struct GetCurrentTime;
@@ -13,15 +16,86 @@ impl Tool for GetCurrentTime {
         "get_current_time"
     }
     fn description(&self) -> &'static str {
-        "get_current_time"
+        "The current date and time as RFC 3339 with the UTC offset, the time zone and the \
+         weekday. `timezone` is an IANA name such as Europe/Berlin or UTC (default: the \
+         system's time zone)."
     }
     fn input_schema(&self) -> Value {
-        serde_json::json!({"type":"object","properties":{"timezone":{"type":"string"}},"additionalProperties":false})
+        json!({
+            "type": "object",
+            "properties": {
+                "timezone": {"type": "string", "description": "IANA time zone name, e.g. America/New_York"}
+            },
+            "additionalProperties": false
+        })
     }
     fn effect(&self) -> Effect {
         Effect::ReadOnly
     }
-    async fn run(&self, _input: Value, _ctx: ToolContext) -> ToolOutput {
-        ToolOutput::error("get_current_time is not implemented yet")
+    fn summary(&self, input: &Value) -> String {
+        optional_str(input, "timezone")
+            .unwrap_or("local time")
+            .chars()
+            .take(40)
+            .collect()
+    }
+    async fn run(&self, input: Value, _ctx: ToolContext) -> ToolOutput {
+        match now_in(optional_str(&input, "timezone"), Timestamp::now()) {
+            Ok(line) => ToolOutput::ok(line),
+            Err(e) => ToolOutput::error(e),
+        }
+    }
+}
+
+/// One line like `2026-12-01T06:30:00+00:00 (UTC, Tuesday)`.
+pub fn now_in(timezone: Option<&str>, now: Timestamp) -> Result<String, String> {
+    let (tz, label) = match timezone.map(str::trim).filter(|t| !t.is_empty()) {
+        Some(name) => {
+            let tz = TimeZone::get(name).map_err(|_| {
+                format!(
+                    "Error: unknown time zone {name:?}; use an IANA name such as UTC, \
+                     Europe/Berlin or America/New_York"
+                )
+            })?;
+            (tz, name.to_string())
+        }
+        None => {
+            let tz = TimeZone::system();
+            let label = tz.iana_name().unwrap_or("system time zone").to_string();
+            (tz, label)
+        }
+    };
+    let zoned = now.to_zoned(tz);
+    // Etc/UTC is what most containers call UTC; say the familiar name.
+    let label = if label == "Etc/UTC" {
+        "UTC".to_string()
+    } else {
+        label
+    };
+    Ok(format!(
+        "{} ({label}, {})",
+        zoned.strftime("%Y-%m-%dT%H:%M:%S%:z"),
+        zoned.strftime("%A")
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_in_a_named_zone_and_names_unknown_zones() {
+        let t: Timestamp = "2026-12-01T06:30:00Z".parse().expect("timestamp");
+        assert_eq!(
+            now_in(Some("UTC"), t).expect("utc"),
+            "2026-12-01T06:30:00+00:00 (UTC, Tuesday)"
+        );
+        assert_eq!(
+            now_in(Some("Asia/Tokyo"), t).expect("tokyo"),
+            "2026-12-01T15:30:00+09:00 (Asia/Tokyo, Tuesday)"
+        );
+        let e = now_in(Some("Mars/Olympus"), t).expect_err("unknown");
+        assert!(e.contains("Mars/Olympus"), "{e}");
+        assert!(now_in(None, t).is_ok());
     }
 }

@@ -1,13 +1,20 @@
 //! Tools the model may call: one trait, one registry, one file per tool.
 
+pub mod args;
+mod atomic;
 pub mod bash;
 pub mod edit_file;
 pub mod get_current_time;
 pub mod glob;
 pub mod grep;
+mod html;
 pub mod list_dir;
+pub mod output;
+pub mod process;
 pub mod read_file;
 pub mod schema;
+pub mod text;
+mod walk;
 pub mod web_fetch;
 pub mod workspace;
 pub mod write_file;

@@ -1,9 +1,16 @@
-//! read_file (placeholder until implemented).
+//! read_file: a text file with line numbers, like `cat -n`, a window at a time.
+
+use std::fmt::Write as _;
 
 use async_trait::async_trait;
-use serde_json::Value;
+use serde_json::{Value, json};
 
+use super::args::{one_line, optional_u64, required_str};
+use super::text::{MAX_TEXT_FILE_BYTES, as_text, cut_line};
 use super::{Effect, Tool, ToolContext, ToolOutput};
+
+pub const DEFAULT_LIMIT: usize = 2000;
+pub const MAX_LINE_CHARS: usize = 2000;
 
 pub struct ReadFile;
 
@@ -13,15 +20,146 @@ impl Tool for ReadFile {
         "read_file"
     }
     fn description(&self) -> &'static str {
-        "read_file"
+        "Read a UTF-8 text file in the workspace. Lines come numbered like `cat -n` \
+         (number, tab, text). Reads up to 2000 lines from `offset` (1-based, default 1); \
+         lines longer than 2000 characters are cut. When more lines remain, the output ends \
+         with the offset to continue from. Binary files and files over 10 MiB are refused; \
+         use list_dir for directories."
     }
     fn input_schema(&self) -> Value {
-        serde_json::json!({"type":"object","properties":{"path":{"type":"string"},"offset":{"type":"integer","minimum":1},"limit":{"type":"integer","minimum":1}},"required":["path"],"additionalProperties":false})
+        json!({
+            "type": "object",
+            "properties": {
+                "path": {"type": "string", "description": "File path, relative to the workspace root"},
+                "offset": {"type": "integer", "minimum": 1, "description": "First line to read (1-based)"},
+                "limit": {"type": "integer", "minimum": 1, "description": "Most lines to read (default 2000)"}
+            },
+            "required": ["path"],
+            "additionalProperties": false
+        })
     }
     fn effect(&self) -> Effect {
         Effect::ReadOnly
     }
-    async fn run(&self, _input: Value, _ctx: ToolContext) -> ToolOutput {
-        ToolOutput::error("read_file is not implemented yet")
+    fn summary(&self, input: &Value) -> String {
+        let path = input.get("path").and_then(Value::as_str).unwrap_or("?");
+        match optional_u64(input, "offset") {
+            Some(o) => format!("{} (from line {o})", one_line(path, 60)),
+            None => one_line(path, 60),
+        }
+    }
+    async fn run(&self, input: Value, ctx: ToolContext) -> ToolOutput {
+        match read(&input, &ctx).await {
+            Ok(text) => ToolOutput::ok(text),
+            Err(message) => ToolOutput::error(message),
+        }
+    }
+}
+
+async fn read(input: &Value, ctx: &ToolContext) -> Result<String, String> {
+    let path = required_str(input, "path").map_err(|e| e.content)?;
+    let offset = optional_u64(input, "offset").unwrap_or(1).max(1) as usize;
+    let limit = optional_u64(input, "limit")
+        .map(|l| l.max(1) as usize)
+        .unwrap_or(DEFAULT_LIMIT);
+    let resolved = ctx.workspace.resolve(path)?;
+    let shown = ctx.workspace.display(&resolved);
+    let meta = tokio::fs::metadata(&resolved)
+        .await
+        .map_err(|e| format!("Error: cannot read {shown}: {e}"))?;
+    if meta.is_dir() {
+        return Err(format!(
+            "Error: {shown} is a directory; use list_dir to see what it contains"
+        ));
+    }
+    if !meta.is_file() {
+        return Err(format!("Error: {shown} is not a regular file"));
+    }
+    if meta.len() > MAX_TEXT_FILE_BYTES {
+        return Err(format!(
+            "Error: {shown} is {} bytes, over the 10 MiB limit of read_file; use grep to find \
+             the part you need",
+            meta.len()
+        ));
+    }
+    let bytes = tokio::fs::read(&resolved)
+        .await
+        .map_err(|e| format!("Error: cannot read {shown}: {e}"))?;
+    let text = as_text(&bytes, &shown)?;
+    Ok(number_lines(
+        text,
+        offset,
+        limit,
+        ctx.max_output_bytes,
+        &shown,
+    ))
+}
+
+/// `cat -n` numbering of lines `offset..offset+limit`, stopping early (with a note) before
+/// the output would pass `max_bytes`, so the executor never has to cut mid-line.
+pub fn number_lines(
+    text: &str,
+    offset: usize,
+    limit: usize,
+    max_bytes: usize,
+    shown: &str,
+) -> String {
+    let total = text.lines().count();
+    if total == 0 {
+        return format!("({shown} is empty)");
+    }
+    if offset > total {
+        return format!("({shown} has {total} lines; offset {offset} is past the end)");
+    }
+    // Room for the closing note, so the whole result stays under the limit.
+    let budget = max_bytes.saturating_sub(120);
+    let mut out = String::new();
+    let mut next = offset;
+    for (i, line) in text.lines().enumerate().skip(offset - 1).take(limit) {
+        let n = i + 1;
+        let numbered = format!("{:>6}\t{}\n", n, cut_line(line, MAX_LINE_CHARS));
+        if out.len() + numbered.len() > budget && n > offset {
+            break;
+        }
+        out.push_str(&numbered);
+        next = n + 1;
+    }
+    if next <= total {
+        let _ = write!(
+            out,
+            "… {} more lines; use offset={next} to read on",
+            total - next + 1
+        );
+    } else {
+        out.pop();
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_like_cat_n_and_notes_the_rest() {
+        let text = "a\nb\r\nc\n";
+        assert_eq!(
+            number_lines(text, 1, 10, 10_000, "f"),
+            "     1\ta\n     2\tb\n     3\tc"
+        );
+        assert_eq!(
+            number_lines(text, 2, 1, 10_000, "f"),
+            "     2\tb\n… 1 more lines; use offset=3 to read on"
+        );
+        assert!(number_lines("", 1, 10, 10_000, "f").contains("empty"));
+        assert!(number_lines(text, 9, 10, 10_000, "f").contains("past the end"));
+    }
+
+    #[test]
+    fn stops_before_the_byte_budget() {
+        let text = "x".repeat(50) + "\n";
+        let out = number_lines(&text.repeat(100), 1, 2000, 1000, "f");
+        assert!(out.len() <= 1000, "{}", out.len());
+        assert!(out.ends_with("to read on"), "{out}");
     }
 }

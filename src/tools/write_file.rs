@@ -1,8 +1,10 @@
-//! write_file (placeholder until implemented).
+//! write_file: create or replace a file in the workspace, atomically.
 
 use async_trait::async_trait;
-use serde_json::Value;
+use serde_json::{Value, json};
 
+use super::args::{one_line, optional_str, required_str};
+use super::atomic::write_atomic;
 use super::{Effect, Tool, ToolContext, ToolOutput};
 
 pub struct WriteFile;
@@ -13,15 +15,73 @@ impl Tool for WriteFile {
         "write_file"
     }
     fn description(&self) -> &'static str {
-        "write_file"
+        "Write `content` to a file in the workspace, creating parent directories as needed. \
+         An existing file is replaced whole (atomically), so read it first and prefer \
+         edit_file for small changes. Reports the bytes written and whether the file was \
+         created or overwritten."
     }
     fn input_schema(&self) -> Value {
-        serde_json::json!({"type":"object","properties":{"path":{"type":"string"},"content":{"type":"string"}},"required":["path","content"],"additionalProperties":false})
+        json!({
+            "type": "object",
+            "properties": {
+                "path": {"type": "string", "description": "File path, relative to the workspace root"},
+                "content": {"type": "string", "description": "The complete new content of the file"}
+            },
+            "required": ["path", "content"],
+            "additionalProperties": false
+        })
     }
     fn effect(&self) -> Effect {
         Effect::Edit
     }
-    async fn run(&self, _input: Value, _ctx: ToolContext) -> ToolOutput {
-        ToolOutput::error("write_file is not implemented yet")
+    fn summary(&self, input: &Value) -> String {
+        let path = one_line(optional_str(input, "path").unwrap_or("?"), 60);
+        match optional_str(input, "content") {
+            Some(c) => format!("{path} ({} bytes)", c.len()),
+            None => path,
+        }
+    }
+    async fn run(&self, input: Value, ctx: ToolContext) -> ToolOutput {
+        let (path, content) = match (
+            required_str(&input, "path"),
+            required_str(&input, "content"),
+        ) {
+            (Ok(p), Ok(c)) => (p, c.to_string()),
+            (Err(e), _) | (_, Err(e)) => return e,
+        };
+        let resolved = match ctx.workspace.resolve(path) {
+            Ok(p) => p,
+            Err(e) => return ToolOutput::error(e),
+        };
+        let shown = ctx.workspace.display(&resolved);
+        let written = tokio::task::spawn_blocking(move || {
+            let before = match std::fs::metadata(&resolved) {
+                Ok(m) if m.is_dir() => {
+                    return Err(format!("Error: {shown} is a directory, not a file"));
+                }
+                Ok(m) => Some(m.len()),
+                Err(_) => None,
+            };
+            if let Some(parent) = resolved.parent() {
+                std::fs::create_dir_all(parent).map_err(|e| {
+                    format!("Error: cannot create the directories for {shown}: {e}")
+                })?;
+            }
+            write_atomic(&resolved, content.as_bytes())
+                .map_err(|e| format!("Error: cannot write {shown}: {e}"))?;
+            Ok(match before {
+                None => format!("Created {shown} ({} bytes)", content.len()),
+                Some(old) => format!(
+                    "Overwrote {shown} ({} bytes; it had {old} bytes)",
+                    content.len()
+                ),
+            })
+        })
+        .await;
+        match written {
+            Ok(Ok(text)) => ToolOutput::ok(text),
+            Ok(Err(e)) => ToolOutput::error(e),
+            Err(e) => ToolOutput::error(format!("Error: write_file failed: {e}")),
+        }
     }
 }

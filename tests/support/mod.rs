@@ -2,7 +2,7 @@
 //!
 //! Use it from an integration test with `mod support;` and `use support::*;`.
 //!
-//! ## Mock server (`server.rs`)
+//! ## Mock server (`server.rs`, replies in `reply.rs`)
 //! - `let server = MockServer::start();` — real HTTP/1.1 on 127.0.0.1 (random port), on its
 //!   own thread and runtime: works in plain `#[test]`s that spawn the binary and in async
 //!   tests. Dropping it stops it (stalled connections too).
@@ -18,8 +18,12 @@
 //!   `.header(k, v)`, `.chunked(n)` (n-byte pieces, each its own flushed HTTP chunk),
 //!   `.event_delay(d)`, `.head_delay(d)`, `.ending(Ending::Complete|Drop|Stall)`.
 //!   `SseEvent::named(name, &json)`, `::data(str)`, `::raw(bytes)`, `.after(delay)`.
+//! - `Gate::new()` + `reply.head_gated(&g)` / `reply.gate_event(i, &g)` /
+//!   `event.gated(&g)`: the reply waits there until the test calls `g.open()` (from any
+//!   thread) — deterministic "abort while the stream is at X" without sleeps.
+//! - `server.wait_for_requests(n, timeout)` (sync) / `wait_for_requests_async(n)`.
 //! - Validation: `server::Route { suffix, validate }`; `default_routes()` holds
-//!   `/v1/messages` → `anthropic::validate` (401 without x-api-key, 400 without
+//!   `/v1/messages` → `anthropic_validate::validate` (401 without x-api-key, 400 without
 //!   anthropic-version, unanswered tool_use, orphan tool_result, non-alternating roles,
 //!   first message not user, empty content, duplicate tool_use ids, bad tools — with the
 //!   API's wording). OpenAI adds `/chat/completions` from `support/openai.rs` to
@@ -27,13 +31,23 @@
 //!
 //! ## Anthropic replies (`anthropic.rs`)
 //! - `text_reply("Hello")`, `tool_reply(&[("toolu_1", "get_current_time", json!({}))])`,
-//!   `overloaded()` (529), `rate_limited(ms)` (429 + retry-after-ms), `stream_error(ty, msg)`.
+//!   `overloaded()` (529), `rate_limited(ms)` (429 + retry-after-ms), `prompt_too_long()`,
+//!   `stream_error(ty, msg)`.
 //! - `ReplyBuilder::new().text(..).thinking(text, sig).tool_use(id, name, input)
 //!   .tool_use_fragments(id, name, &["{\"a\"", ":1}"]).stop_reason(..).usage(in, out)
 //!   .delay_ms(20).chunk(1).no_ping()` then `.build()`, or a fault: `.drop_after(n)`,
 //!   `.error_after(n, "overloaded_error", "Overloaded")`, `.malformed_after(n)`,
 //!   `.without_message_stop()`, `.stall_after(n)`; `.events()` for hand editing.
+//!   Event order (for the `n` of faults and `gate_event`): 0 message_start, 1 ping, then per
+//!   block start / deltas (text split at spaces, tool input in 3 fragments, none for `{}`) /
+//!   stop, then message_delta, message_stop.
 //! - `tool_results(&recorded)` — the tool_result blocks of a request's last message.
+//!
+//! ## Provider streams (`stream.rs`)
+//! - `collect(event_stream).await` → `Seen { raw, events, error }` (+ `.completed()`,
+//!   `.text()`, `.thinking()`); panics if anything follows an error.
+//! - `sample_request()`, `anthropic(&server)`, `anthropic_run(&server, reply)`,
+//!   `anthropic_start_err(&server, reply)`, `TEST_KEY`.
 //!
 //! ## The binary (`bin.rs`)
 //! - `Tooloop::new(&["-p", "hi", "--output-format", "stream-json"]).env(k, v).run()` → `Run
@@ -47,9 +61,16 @@
 #![allow(dead_code, unused_imports)]
 
 pub mod anthropic;
+pub mod anthropic_validate;
 pub mod bin;
+pub mod openai;
+pub mod reply;
 pub mod server;
+pub mod stream;
 
-pub use anthropic::{ReplyBuilder, overloaded, rate_limited, text_reply, tool_reply, tool_results};
+pub use anthropic::{
+    ReplyBuilder, overloaded, prompt_too_long, rate_limited, text_reply, tool_reply, tool_results,
+};
 pub use bin::{Run, Tooloop, assert_valid_history};
-pub use server::{Ending, MockServer, Recorded, Reply, SseEvent};
+pub use reply::{Body, Ending, Gate, Reply, SseEvent};
+pub use server::{MockServer, Recorded, Route, Validator};

@@ -10,6 +10,9 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
+// Re-exported so paths from the first version (`support::server::Reply`) keep working.
+pub use super::reply::{Body, Ending, Gate, Reply, SseEvent};
+
 /// One request as the server saw it.
 #[derive(Clone, Debug)]
 pub struct Recorded {
@@ -36,160 +39,6 @@ impl Recorded {
     }
 }
 
-/// One server-sent event, or raw bytes written as they are.
-#[derive(Clone, Debug)]
-pub struct SseEvent {
-    /// Waited before this event is written.
-    pub delay: Duration,
-    pub bytes: Vec<u8>,
-}
-
-impl SseEvent {
-    /// `event: NAME\ndata: DATA\n\n`.
-    pub fn named(name: &str, data: &Value) -> Self {
-        Self::raw(format!("event: {name}\ndata: {data}\n\n"))
-    }
-
-    /// `data: DATA\n\n` with no event name (the OpenAI style).
-    pub fn data(data: &str) -> Self {
-        Self::raw(format!("data: {data}\n\n"))
-    }
-
-    /// Bytes written exactly as given (comments, malformed events, CRLF framing…).
-    pub fn raw(bytes: impl Into<Vec<u8>>) -> Self {
-        SseEvent {
-            delay: Duration::ZERO,
-            bytes: bytes.into(),
-        }
-    }
-
-    pub fn after(mut self, delay: Duration) -> Self {
-        self.delay = delay;
-        self
-    }
-}
-
-/// How an SSE body ends once its events are written.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Ending {
-    /// The terminating chunk is written and the connection closed: a clean end.
-    Complete,
-    /// The socket is closed without the terminating chunk: the client sees a broken body.
-    Drop,
-    /// Nothing more is written and the connection stays open until the server is dropped.
-    Stall,
-}
-
-#[derive(Clone, Debug)]
-pub enum Body {
-    /// 200 text/event-stream, chunked; each event (or each `chunk`-byte piece of it) is its
-    /// own HTTP chunk, written and flushed separately.
-    Sse {
-        events: Vec<SseEvent>,
-        chunk: Option<usize>,
-        ending: Ending,
-    },
-    /// Any status with headers and a body (error replies).
-    Status {
-        status: u16,
-        headers: Vec<(String, String)>,
-        body: String,
-    },
-    /// Accept the request and never answer (abort before the first byte).
-    Hang,
-}
-
-/// A scripted reply, served to the next valid request.
-#[derive(Clone, Debug)]
-pub struct Reply {
-    /// Waited before the response head is written.
-    pub head_delay: Duration,
-    pub body: Body,
-}
-
-impl Reply {
-    pub fn sse(events: Vec<SseEvent>) -> Self {
-        Reply {
-            head_delay: Duration::ZERO,
-            body: Body::Sse {
-                events,
-                chunk: None,
-                ending: Ending::Complete,
-            },
-        }
-    }
-
-    /// An error status with the API's JSON error body.
-    pub fn error(status: u16, error_type: &str, message: &str) -> Self {
-        let body = json!({"type": "error", "error": {"type": error_type, "message": message}});
-        Reply::status(status, &body.to_string())
-    }
-
-    pub fn status(status: u16, body: &str) -> Self {
-        Reply {
-            head_delay: Duration::ZERO,
-            body: Body::Status {
-                status,
-                headers: vec![("content-type".into(), "application/json".into())],
-                body: body.to_string(),
-            },
-        }
-    }
-
-    pub fn hang() -> Self {
-        Reply {
-            head_delay: Duration::ZERO,
-            body: Body::Hang,
-        }
-    }
-
-    /// Adds a response header (only for `Status` replies).
-    pub fn header(mut self, name: &str, value: &str) -> Self {
-        if let Body::Status { headers, .. } = &mut self.body {
-            headers.push((name.to_string(), value.to_string()));
-        }
-        self
-    }
-
-    /// Writes the SSE body in pieces of `n` bytes, each flushed on its own.
-    pub fn chunked(mut self, n: usize) -> Self {
-        if let Body::Sse { chunk, .. } = &mut self.body {
-            *chunk = Some(n.max(1));
-        }
-        self
-    }
-
-    pub fn ending(mut self, how: Ending) -> Self {
-        if let Body::Sse { ending, .. } = &mut self.body {
-            *ending = how;
-        }
-        self
-    }
-
-    pub fn head_delay(mut self, d: Duration) -> Self {
-        self.head_delay = d;
-        self
-    }
-
-    /// Sets the same delay before every event.
-    pub fn event_delay(mut self, d: Duration) -> Self {
-        if let Body::Sse { events, .. } = &mut self.body {
-            for e in events {
-                e.delay = d;
-            }
-        }
-        self
-    }
-
-    /// The SSE events, for tweaking a built reply (truncate, insert faults…).
-    pub fn events_mut(&mut self) -> &mut Vec<SseEvent> {
-        match &mut self.body {
-            Body::Sse { events, .. } => events,
-            _ => panic!("events_mut on a non-SSE reply"),
-        }
-    }
-}
-
 /// Checks a request for one route. `Err(reply)` rejects it with that reply (no scripted
 /// reply is consumed).
 pub type Validator = fn(&Recorded) -> Result<(), Reply>;
@@ -203,14 +52,19 @@ pub struct Route {
 
 /// The routes every server starts with. OpenAI support adds its route here.
 pub fn default_routes() -> Vec<Route> {
-    vec![Route {
-        suffix: "/v1/messages",
-        validate: super::anthropic::validate,
-    }]
+    vec![
+        Route {
+            suffix: "/v1/messages",
+            validate: super::anthropic_validate::validate,
+        },
+        super::openai::route(),
+    ]
 }
 
 #[derive(Default)]
 struct Shared {
+    /// Bumped on every recorded request, for `wait_for_requests`.
+    arrived: Option<Arc<tokio::sync::watch::Sender<usize>>>,
     queue: VecDeque<Reply>,
     requests: Vec<Recorded>,
     routes: Vec<Route>,
@@ -228,6 +82,7 @@ pub struct MockServer {
 impl MockServer {
     pub fn start() -> Self {
         let shared = Arc::new(Mutex::new(Shared {
+            arrived: Some(Arc::new(tokio::sync::watch::Sender::new(0))),
             routes: default_routes(),
             ..Shared::default()
         }));
@@ -300,6 +155,29 @@ impl MockServer {
             .collect()
     }
 
+    /// Blocks until at least `n` requests arrived (rejected ones count), or panics after
+    /// `timeout`. Usable from sync tests; from async ones prefer `wait_for_requests_async`.
+    pub fn wait_for_requests(&self, n: usize, timeout: Duration) -> Vec<Recorded> {
+        let tx = self.lock().arrived.clone().expect("arrived");
+        let mut rx = tx.subscribe();
+        let deadline = std::time::Instant::now() + timeout;
+        while *rx.borrow_and_update() < n {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "mock server: {n} request(s) did not arrive within {timeout:?}"
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        self.requests()
+    }
+
+    pub async fn wait_for_requests_async(&self, n: usize) -> Vec<Recorded> {
+        let tx = self.lock().arrived.clone().expect("arrived");
+        let mut rx = tx.subscribe();
+        let _ = rx.wait_for(|count| *count >= n).await;
+        self.requests()
+    }
+
     /// Replies still queued.
     pub fn pending(&self) -> usize {
         self.lock().queue.len()
@@ -360,6 +238,9 @@ async fn serve(mut sock: TcpStream, shared: Arc<Mutex<Shared>>) {
             }
         };
         s.requests.push(rec);
+        if let Some(tx) = &s.arrived {
+            tx.send_replace(s.requests.len());
+        }
         reply
     };
     let _ = write_reply(&mut sock, reply).await;
@@ -415,6 +296,9 @@ async fn write_reply(sock: &mut TcpStream, reply: Reply) -> std::io::Result<()> 
     if !reply.head_delay.is_zero() {
         tokio::time::sleep(reply.head_delay).await;
     }
+    if let Some(g) = &reply.head_gate {
+        g.wait().await;
+    }
     match reply.body {
         Body::Hang => {
             std::future::pending::<()>().await;
@@ -451,6 +335,9 @@ async fn write_reply(sock: &mut TcpStream, reply: Reply) -> std::io::Result<()> 
             for event in events {
                 if !event.delay.is_zero() {
                     tokio::time::sleep(event.delay).await;
+                }
+                if let Some(g) = &event.gate {
+                    g.wait().await;
                 }
                 let size = chunk.unwrap_or(event.bytes.len()).max(1);
                 for piece in event.bytes.chunks(size) {

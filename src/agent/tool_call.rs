@@ -1,0 +1,183 @@
+//! One tool call as the executor runs it: consent first, then the tool under its timeout and
+//! cancellation token, then the output cut to the limit.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+use super::executor::{ExecEnv, INTERRUPTED};
+use super::protocol::AgentEvent;
+use crate::permission::{Consent, Verdict};
+use crate::tools::{Effect, Tool, ToolContext, ToolOutput};
+
+/// How long a cancelled tool may take to clean up (kill its process group) before the
+/// executor stops waiting for it.
+const CANCEL_GRACE: Duration = Duration::from_secs(5);
+
+pub(super) struct Call {
+    pub tool: Arc<dyn Tool>,
+    pub id: String,
+    pub name: String,
+    pub input: Value,
+    /// This call's token (a child of the sibling token, itself a child of the turn's).
+    pub token: CancellationToken,
+    pub turn: CancellationToken,
+    pub sibling_reason: Arc<Mutex<Option<String>>>,
+}
+
+impl Call {
+    /// Runs the call; the Instant is when it started (None if it never did).
+    pub async fn run(self, env: &ExecEnv) -> (ToolOutput, Option<Instant>) {
+        let Call {
+            tool,
+            id,
+            name,
+            input,
+            token,
+            turn,
+            sibling_reason,
+        } = self;
+        let effect = tool.effect();
+        if effect != Effect::ReadOnly
+            && let Err(output) = ask_consent(env, &id, &name, effect, &input, &token).await
+        {
+            return (output, None);
+        }
+        // The clock starts after consent, so timers show execution time.
+        let started_at = Instant::now();
+        env.events.send(AgentEvent::ToolStart {
+            id: id.clone(),
+            name: name.clone(),
+        });
+        let progress_events = env.events.clone();
+        let progress_id = id.clone();
+        let ctx = ToolContext {
+            workspace: env.workspace.clone(),
+            cancel: token.clone(),
+            progress: Arc::new(move |chunk| {
+                progress_events.send(AgentEvent::ToolProgress {
+                    id: progress_id.clone(),
+                    chunk,
+                })
+            }),
+            max_output_bytes: env.max_output_bytes,
+            http: env.http.clone(),
+        };
+        let limit = tool.timeout(&input).min(env.max_timeout);
+        let mut fut = tool.run(input, ctx);
+        // Cancellation is checked first: a tool that returns because it saw the token
+        // must still be reported as interrupted, not as its own "stopped" output.
+        let output = tokio::select! {
+            biased;
+            _ = token.cancelled() => {
+                let partial = tokio::time::timeout(CANCEL_GRACE, &mut fut).await.ok();
+                let reason = if turn.is_cancelled() {
+                    INTERRUPTED.to_string()
+                } else {
+                    sibling_reason
+                        .lock()
+                        .ok()
+                        .and_then(|r| r.clone())
+                        .unwrap_or_else(|| "cancelled".to_string())
+                };
+                match partial {
+                    Some(out) if !out.content.is_empty() => ToolOutput::error(format!(
+                        "{reason}\n[output before it was stopped]\n{}",
+                        out.content
+                    )),
+                    _ => ToolOutput::error(reason),
+                }
+            }
+            out = &mut fut => out,
+            _ = tokio::time::sleep(limit) => {
+                token.cancel();
+                let _ = tokio::time::timeout(CANCEL_GRACE, &mut fut).await;
+                ToolOutput::error(format!(
+                    "Error: {name} timed out after {} and was stopped",
+                    human_duration(limit)
+                ))
+            }
+        };
+        (cut_output(output, env.max_output_bytes), Some(started_at))
+    }
+}
+
+/// Asks the policy, and the user if needed. Err carries the result for a refused call.
+async fn ask_consent(
+    env: &ExecEnv,
+    id: &str,
+    name: &str,
+    effect: Effect,
+    input: &Value,
+    token: &CancellationToken,
+) -> Result<(), ToolOutput> {
+    let inside = input
+        .get("path")
+        .and_then(Value::as_str)
+        .map(|p| env.workspace.is_inside(p))
+        .unwrap_or(true);
+    let decided = |allowed: bool| AgentEvent::Permission {
+        id: id.to_string(),
+        name: name.to_string(),
+        allowed,
+    };
+    match env.policy.verdict(name, effect, inside) {
+        Verdict::Allow => {
+            env.events.send(decided(true));
+            Ok(())
+        }
+        Verdict::Deny(message) => {
+            env.events.send(decided(false));
+            Err(ToolOutput::error(message))
+        }
+        Verdict::Ask => {
+            let rx = env.policy.register(id);
+            env.events.send(AgentEvent::PermissionRequest {
+                id: id.to_string(),
+                tool: name.to_string(),
+                input: input.clone(),
+            });
+            match env.policy.wait(id, name, rx, token).await {
+                Consent::Granted => {
+                    env.events.send(decided(true));
+                    Ok(())
+                }
+                Consent::Refused(message) => {
+                    env.events.send(decided(false));
+                    Err(ToolOutput::error(message))
+                }
+                Consent::Interrupted => Err(ToolOutput::error(INTERRUPTED)),
+            }
+        }
+    }
+}
+
+/// Cuts output beyond `limit` bytes (at a char boundary) and says how much was cut.
+pub fn cut_output(mut output: ToolOutput, limit: usize) -> ToolOutput {
+    let total = output.content.len();
+    if total <= limit {
+        return output;
+    }
+    let mut end = limit;
+    while end > 0 && !output.content.is_char_boundary(end) {
+        end -= 1;
+    }
+    output.content.truncate(end);
+    output.content.push_str(&format!(
+        "\n[output cut: {} of {total} bytes not shown]",
+        total - end
+    ));
+    output
+}
+
+pub fn human_duration(d: Duration) -> String {
+    let ms = d.as_millis();
+    if ms.is_multiple_of(1000) {
+        format!("{} s", ms / 1000)
+    } else {
+        format!("{ms} ms")
+    }
+}

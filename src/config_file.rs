@@ -1,0 +1,278 @@
+//! `config.toml`: what a user sets once. Every key is optional; an unknown key or a value of
+//! the wrong type is an error naming the file, the line and the key, never a silent default.
+
+use std::path::Path;
+
+use serde::Deserialize;
+
+use crate::cli::{ProviderKind, ToolExec};
+use crate::permission::ApprovalMode;
+
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct FileConfig {
+    pub provider: Option<ProviderKind>,
+    pub model: Option<String>,
+    pub approval: Option<ApprovalMode>,
+    pub max_turns: Option<u32>,
+    pub max_tokens: Option<u32>,
+    pub tool_exec: Option<ToolExec>,
+    pub system: Option<String>,
+    pub fallback_model: Option<String>,
+    pub idle_timeout_secs: Option<u64>,
+    pub theme: Option<String>,
+    pub mouse: Option<bool>,
+    pub log_level: Option<String>,
+    #[serde(default)]
+    pub anthropic: ProviderSection,
+    #[serde(default)]
+    pub openai: ProviderSection,
+    #[serde(default)]
+    pub tools: ToolsSection,
+    #[serde(default)]
+    pub retry: RetrySection,
+    #[serde(default)]
+    pub keyboard: KeyboardSection,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ProviderSection {
+    pub base_url: Option<String>,
+    /// The NAME of the variable that holds the key; the key itself never goes in a file.
+    pub api_key_env: Option<String>,
+    pub model: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ToolsSection {
+    pub timeout_secs: Option<u64>,
+    pub max_output_bytes: Option<usize>,
+    pub allow: Option<Vec<String>>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RetrySection {
+    pub max_attempts: Option<u32>,
+    pub max_delay_secs: Option<u64>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct KeyboardSection {
+    /// Ask the terminal for the kitty keyboard protocol (Shift+Enter for a new line).
+    pub enhancement: Option<bool>,
+}
+
+impl FileConfig {
+    /// Reads `path`; a missing file is an empty config.
+    pub fn load(path: &Path) -> Result<FileConfig, String> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(FileConfig::default()),
+            Err(e) => return Err(format!("{}: {e}", path.display())),
+        };
+        FileConfig::parse(&text, path)
+    }
+
+    /// Parses `text`; errors name `path`, the line and the key.
+    pub fn parse(text: &str, path: &Path) -> Result<FileConfig, String> {
+        toml::from_str(text).map_err(|e| describe_error(&e, text, path))
+    }
+}
+
+fn describe_error(e: &toml::de::Error, text: &str, path: &Path) -> String {
+    let message = e.message().trim().lines().collect::<Vec<_>>().join("; ");
+    let Some(span) = e.span() else {
+        return format!("{}: {message}", path.display());
+    };
+    let start = span.start.min(text.len());
+    let line = text[..start].matches('\n').count() + 1;
+    match key_at(text, start) {
+        Some(key) => format!("{}:{line}: key `{key}`: {message}", path.display()),
+        None => format!("{}:{line}: {message}", path.display()),
+    }
+}
+
+/// The dotted key whose line holds byte `offset`: the table header above it plus the part
+/// before `=` (toml points at the key for unknown fields and at the value for wrong types).
+fn key_at(text: &str, offset: usize) -> Option<String> {
+    let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = text[offset..].find('\n').map_or(text.len(), |i| offset + i);
+    let line = text[line_start..line_end].trim();
+    if let Some(header) = table_header(line) {
+        return Some(header.to_string());
+    }
+    let key = line.split_once('=').map(|(k, _)| k.trim())?;
+    let key = key.trim_matches('"');
+    let table = text[..line_start]
+        .lines()
+        .rev()
+        .find_map(|l| table_header(l.trim()));
+    Some(match table {
+        Some(t) => format!("{t}.{key}"),
+        None => key.to_string(),
+    })
+}
+
+fn table_header(line: &str) -> Option<&str> {
+    let inner = line.strip_prefix('[')?.split(']').next()?;
+    Some(inner.trim_matches(|c| c == '[' || c == ' '))
+}
+
+/// `tooloop config init`: writes [`DEFAULT_CONFIG`] to `path`, never over an existing file.
+pub fn write_default(path: &Path) -> Result<(), String> {
+    use std::io::Write;
+    let shown = path.display();
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+        .map_err(|e| match e.kind() {
+            std::io::ErrorKind::AlreadyExists => {
+                format!("{shown} already exists; not overwriting it")
+            }
+            _ => format!("{shown}: {e}"),
+        })?;
+    file.write_all(DEFAULT_CONFIG.as_bytes())
+        .and_then(|()| file.sync_all())
+        .map_err(|e| format!("{shown}: {e}"))
+}
+
+/// What `tooloop config init` writes: every key, commented out, at its default.
+pub const DEFAULT_CONFIG: &str = r##"# tooloop configuration. Every key is optional; remove the leading "#" to set one.
+# Precedence: command-line flag > environment variable > this file > built-in default.
+# An unknown key or a value of the wrong type is an error (exit 2), not a silent default.
+
+# anthropic | openai | demo. Default: anthropic if its key variable is set, else openai if
+# its key variable is set, else demo (the offline model).
+# provider = "anthropic"
+
+# Model id sent to the provider (also TOOLOOP_MODEL). Default: the provider's own default.
+# model = "claude-sonnet-4-5"
+
+# Who may run tools that change things: ask | auto-edit | yolo | read-only.
+# approval = "ask"
+
+# Loop iterations per prompt before stopping with reason max_turns.
+# max_turns = 50
+
+# Max output tokens per request.
+# max_tokens = 8192
+
+# Tool executor: streaming | parallel | serial.
+# tool_exec = "streaming"
+
+# Replaces the default system prompt.
+# system = "You are tooloop, ..."
+
+# Model to switch to after repeated overloaded errors.
+# fallback_model = "claude-haiku-4-5"
+
+# Seconds without a byte before a response stream counts as dead.
+# idle_timeout_secs = 90
+
+# Colour theme of the TUI.
+# theme = "dark"
+
+# Capture the mouse (wheel scrolling everywhere, but no terminal text selection).
+# mouse = false
+
+# Log file filter: a level (error, warn, info, debug, trace) or EnvFilter directives.
+# Also --log-level and TOOLOOP_LOG.
+# log_level = "info"
+
+[anthropic]
+# base_url = "https://api.anthropic.com"     # also ANTHROPIC_BASE_URL
+# The NAME of the environment variable holding the key. Never put the key itself here.
+# api_key_env = "ANTHROPIC_API_KEY"
+# model = "claude-sonnet-4-5"
+
+[openai]
+# Any OpenAI-compatible server: OpenRouter, Ollama, vLLM, llama.cpp, LM Studio.
+# base_url = "https://api.openai.com/v1"     # also OPENAI_BASE_URL
+# api_key_env = "OPENAI_API_KEY"
+# model = "gpt-4.1"
+
+[tools]
+# Longest a tool may run, in seconds.
+# timeout_secs = 120
+# Tool output beyond this many bytes is cut, with a note saying how much.
+# max_output_bytes = 30000
+# Tools that run without asking (like --allow-tool).
+# allow = ["write_file"]
+
+[retry]
+# Attempts per request in all, the first included.
+# max_attempts = 8
+# Longest single wait between attempts, in seconds.
+# max_delay_secs = 32
+
+[keyboard]
+# Ask the terminal for the kitty keyboard protocol, so Shift+Enter inserts a new line.
+# enhancement = true
+"##;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<FileConfig, String> {
+        FileConfig::parse(text, Path::new("/x/config.toml"))
+    }
+
+    #[test]
+    fn the_default_file_parses_to_nothing_set() {
+        assert_eq!(parse(DEFAULT_CONFIG), Ok(FileConfig::default()));
+    }
+
+    #[test]
+    fn every_key_parses() {
+        let uncommented: String = DEFAULT_CONFIG
+            .lines()
+            .map(|l| match l.strip_prefix("# ") {
+                Some(rest) if rest.contains(" = ") && !rest.starts_with("Precedence") => {
+                    rest.split("  #").next().unwrap_or(rest).to_string()
+                }
+                _ => l.to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        let c = parse(&uncommented).expect("every documented key parses");
+        assert_eq!(c.provider, Some(ProviderKind::Anthropic));
+        assert_eq!(c.approval, Some(ApprovalMode::Ask));
+        assert_eq!(c.tools.max_output_bytes, Some(30000));
+        assert_eq!(c.retry.max_delay_secs, Some(32));
+        assert_eq!(c.keyboard.enhancement, Some(true));
+        assert_eq!(c.openai.api_key_env.as_deref(), Some("OPENAI_API_KEY"));
+    }
+
+    #[test]
+    fn an_unknown_key_names_file_line_and_key() {
+        let e = parse("model = \"m\"\n\n[openai]\nbase_url = \"http://x\"\ncolour = 3\n")
+            .expect_err("unknown key");
+        assert!(
+            e.starts_with("/x/config.toml:5: key `openai.colour`:"),
+            "{e}"
+        );
+        assert!(e.contains("unknown field `colour`"), "{e}");
+    }
+
+    #[test]
+    fn a_wrong_type_names_file_line_and_key() {
+        let e = parse("# c\nmax_turns = \"many\"\n").expect_err("wrong type");
+        assert!(e.starts_with("/x/config.toml:2: key `max_turns`:"), "{e}");
+        assert!(e.contains("invalid type"), "{e}");
+    }
+
+    #[test]
+    fn a_bad_enum_value_is_an_error() {
+        let e = parse("approval = \"sometimes\"\n").expect_err("bad variant");
+        assert!(e.starts_with("/x/config.toml:1: key `approval`:"), "{e}");
+    }
+}

@@ -1,0 +1,396 @@
+//! Messages API stream events → normalized [`StreamEvent`]s.
+//!
+//! A synchronous decoder fed with body bytes, so every protocol edge case is testable
+//! without a socket; [`event_stream`] drives it from a reqwest body.
+
+use std::collections::{HashMap, VecDeque};
+
+use futures::{Stream, StreamExt};
+use serde_json::Value;
+
+use super::sse::{SseParser, SseRecord};
+use super::{BlockKind, EventStream, ProviderError, StreamEvent, Usage};
+use crate::message::ContentBlock;
+
+#[derive(Debug)]
+enum Open {
+    Text(String),
+    Thinking {
+        thinking: String,
+        signature: String,
+    },
+    RedactedThinking(String),
+    ToolUse {
+        id: String,
+        name: String,
+        /// The input given in content_block_start (normally `{}`), used when no fragment came.
+        initial: Value,
+        json: String,
+    },
+    /// A block type we do not model (server tools, citations…): its deltas are ignored.
+    Other,
+}
+
+/// Turns body bytes into results. After the first `Err` it yields nothing more.
+#[derive(Debug, Default)]
+pub struct Decoder {
+    sse: SseParser,
+    records: Vec<SseRecord>,
+    open: HashMap<usize, Open>,
+    stopped: bool,
+    failed: bool,
+}
+
+pub type Item = Result<StreamEvent, ProviderError>;
+
+impl Decoder {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Whether the stream is over (message_stop seen, or an error reported).
+    pub fn is_done(&self) -> bool {
+        self.stopped || self.failed
+    }
+
+    pub fn feed(&mut self, bytes: &[u8], out: &mut VecDeque<Item>) {
+        if self.is_done() {
+            return;
+        }
+        let mut records = std::mem::take(&mut self.records);
+        self.sse.feed(bytes, &mut records);
+        for rec in records.drain(..) {
+            if self.is_done() {
+                break;
+            }
+            self.record(rec, out);
+        }
+        self.records = records;
+    }
+
+    /// The body ended: without message_stop that is an error, never success.
+    pub fn finish(&mut self, out: &mut VecDeque<Item>) {
+        if !self.is_done() {
+            self.fail(ProviderError::Incomplete, out);
+        }
+    }
+
+    /// The body could not be read to its end.
+    pub fn interrupted(&mut self, error: String, out: &mut VecDeque<Item>) {
+        if !self.is_done() {
+            self.fail(ProviderError::Interrupted(error), out);
+        }
+    }
+
+    fn fail(&mut self, e: ProviderError, out: &mut VecDeque<Item>) {
+        self.failed = true;
+        out.push_back(Err(e));
+    }
+
+    fn record(&mut self, rec: SseRecord, out: &mut VecDeque<Item>) {
+        let name = if rec.event.is_empty() {
+            "data".to_string()
+        } else {
+            rec.event
+        };
+        out.push_back(Ok(StreamEvent::Raw {
+            event: name.clone(),
+            data: rec.data.clone(),
+        }));
+        if name == "ping" {
+            return;
+        }
+        let json: Value = match serde_json::from_str(&rec.data) {
+            Ok(v) => v,
+            Err(_) if !is_known(&name) && name != "data" => return,
+            Err(e) => {
+                let shown: String = rec.data.chars().take(120).collect();
+                return self.fail(
+                    ProviderError::Malformed(format!("{name} event is not JSON ({e}): {shown}")),
+                    out,
+                );
+            }
+        };
+        let ty = json
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or(&name)
+            .to_string();
+        if let Err(msg) = self.event(&ty, &json, out) {
+            self.fail(ProviderError::Malformed(format!("{ty}: {msg}")), out);
+        }
+    }
+
+    fn event(&mut self, ty: &str, v: &Value, out: &mut VecDeque<Item>) -> Result<(), String> {
+        match ty {
+            "message_start" => {
+                let msg = &v["message"];
+                out.push_back(Ok(StreamEvent::MessageStart {
+                    model: msg["model"].as_str().map(String::from),
+                    usage: usage(&msg["usage"]),
+                }));
+            }
+            "content_block_start" => self.block_start(index(v)?, &v["content_block"], out)?,
+            "content_block_delta" => self.block_delta(index(v)?, &v["delta"], out)?,
+            "content_block_stop" => self.block_stop(index(v)?, out)?,
+            "message_delta" => out.push_back(Ok(StreamEvent::Delta {
+                stop_reason: v["delta"]["stop_reason"].as_str().map(String::from),
+                usage: usage(&v["usage"]),
+            })),
+            "message_stop" => {
+                self.stopped = true;
+                out.push_back(Ok(StreamEvent::MessageStop));
+            }
+            "error" => {
+                let err = &v["error"];
+                let error_type = err["type"].as_str().unwrap_or("error").to_string();
+                let message = err["message"]
+                    .as_str()
+                    .map(String::from)
+                    .unwrap_or_else(|| err.to_string());
+                self.fail(
+                    ProviderError::Stream {
+                        error_type,
+                        message,
+                    },
+                    out,
+                );
+            }
+            // New event types appear over time; the API's versioning policy says to ignore them.
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn block_start(
+        &mut self,
+        index: usize,
+        block: &Value,
+        out: &mut VecDeque<Item>,
+    ) -> Result<(), String> {
+        let ty = block["type"].as_str().unwrap_or("");
+        let (kind, open, id, name) = match ty {
+            "text" => (BlockKind::Text, Open::Text(String::new()), None, None),
+            "thinking" => (
+                BlockKind::Thinking,
+                Open::Thinking {
+                    thinking: String::new(),
+                    signature: block["signature"].as_str().unwrap_or("").to_string(),
+                },
+                None,
+                None,
+            ),
+            "redacted_thinking" => (
+                BlockKind::Other,
+                Open::RedactedThinking(block["data"].as_str().unwrap_or("").to_string()),
+                None,
+                None,
+            ),
+            "tool_use" => {
+                // Without an id the call could never be answered, so the history would break.
+                let (Some(id), Some(name)) = (
+                    block["id"].as_str().filter(|s| !s.is_empty()),
+                    block["name"].as_str().filter(|s| !s.is_empty()),
+                ) else {
+                    return Err(format!("tool_use block {index} without an id or name"));
+                };
+                let (id, name) = (id.to_string(), name.to_string());
+                let open = Open::ToolUse {
+                    id: id.clone(),
+                    name: name.clone(),
+                    initial: block.get("input").cloned().unwrap_or(Value::Null),
+                    json: String::new(),
+                };
+                (BlockKind::ToolUse, open, Some(id), Some(name))
+            }
+            _ => (BlockKind::Other, Open::Other, None, None),
+        };
+        self.open.insert(index, open);
+        out.push_back(Ok(StreamEvent::BlockStart {
+            index,
+            kind,
+            id,
+            name,
+        }));
+        // Text and thinking blocks may carry their first piece in the start event.
+        if let Some(text) = block["text"].as_str().filter(|t| !t.is_empty()) {
+            self.block_delta(
+                index,
+                &serde_json::json!({"type": "text_delta", "text": text}),
+                out,
+            )
+            .ok();
+        }
+        if let Some(t) = block["thinking"].as_str().filter(|t| !t.is_empty()) {
+            let d = serde_json::json!({"type": "thinking_delta", "thinking": t});
+            self.block_delta(index, &d, out).ok();
+        }
+        Ok(())
+    }
+
+    fn block_delta(
+        &mut self,
+        index: usize,
+        delta: &Value,
+        out: &mut VecDeque<Item>,
+    ) -> Result<(), String> {
+        let Some(open) = self.open.get_mut(&index) else {
+            return Err(format!("delta for block {index}, which was never started"));
+        };
+        let str_field = |name: &str| delta[name].as_str().unwrap_or("").to_string();
+        match (delta["type"].as_str().unwrap_or(""), open) {
+            ("text_delta", Open::Text(buf)) => {
+                let text = str_field("text");
+                buf.push_str(&text);
+                out.push_back(Ok(StreamEvent::TextDelta { index, text }));
+            }
+            ("thinking_delta", Open::Thinking { thinking, .. }) => {
+                let t = str_field("thinking");
+                thinking.push_str(&t);
+                out.push_back(Ok(StreamEvent::ThinkingDelta { index, thinking: t }));
+            }
+            ("signature_delta", Open::Thinking { signature, .. }) => {
+                signature.push_str(&str_field("signature"));
+            }
+            ("input_json_delta", Open::ToolUse { json, .. }) => {
+                let partial_json = str_field("partial_json");
+                json.push_str(&partial_json);
+                out.push_back(Ok(StreamEvent::ToolInputDelta {
+                    index,
+                    partial_json,
+                }));
+            }
+            // citations_delta and deltas for blocks we do not model.
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn block_stop(&mut self, index: usize, out: &mut VecDeque<Item>) -> Result<(), String> {
+        let Some(open) = self.open.remove(&index) else {
+            return Err(format!("stop for block {index}, which was never started"));
+        };
+        let block = match open {
+            Open::Text(text) => ContentBlock::Text { text },
+            Open::Thinking {
+                thinking,
+                signature,
+            } => ContentBlock::Thinking {
+                thinking,
+                signature,
+            },
+            Open::RedactedThinking(data) => ContentBlock::RedactedThinking { data },
+            Open::ToolUse {
+                id,
+                name,
+                initial,
+                json,
+            } => match tool_input(&json, initial) {
+                Ok(input) => ContentBlock::ToolUse { id, name, input },
+                Err(error) => {
+                    out.push_back(Ok(StreamEvent::ToolUseInvalid {
+                        index,
+                        id,
+                        name,
+                        raw_input: json,
+                        error,
+                    }));
+                    return Ok(());
+                }
+            },
+            Open::Other => return Ok(()),
+        };
+        out.push_back(Ok(StreamEvent::BlockComplete { index, block }));
+        Ok(())
+    }
+}
+
+/// Parses the concatenated fragments once. No fragment means the start event's input
+/// (normally `{}`). The API only accepts an object as input, so anything else is invalid.
+fn tool_input(json: &str, initial: Value) -> Result<Value, String> {
+    let value = if json.trim().is_empty() {
+        match initial {
+            Value::Null => Value::Object(Default::default()),
+            v => v,
+        }
+    } else {
+        serde_json::from_str(json).map_err(|e| e.to_string())?
+    };
+    if value.is_object() {
+        Ok(value)
+    } else {
+        Err(format!("expected a JSON object, got {value}"))
+    }
+}
+
+fn is_known(name: &str) -> bool {
+    matches!(
+        name,
+        "message_start"
+            | "content_block_start"
+            | "content_block_delta"
+            | "content_block_stop"
+            | "message_delta"
+            | "message_stop"
+            | "error"
+    )
+}
+
+fn index(v: &Value) -> Result<usize, String> {
+    v["index"]
+        .as_u64()
+        .map(|i| i as usize)
+        .ok_or_else(|| "missing block index".to_string())
+}
+
+fn usage(u: &Value) -> Usage {
+    let n = |k: &str| u[k].as_u64().unwrap_or(0);
+    Usage {
+        input_tokens: n("input_tokens"),
+        output_tokens: n("output_tokens"),
+    }
+}
+
+/// Drives a [`Decoder`] from a body stream. A read error mid-body is `Interrupted`.
+pub fn event_stream<S, B, E>(body: S) -> EventStream
+where
+    S: Stream<Item = Result<B, E>> + Send + Unpin + 'static,
+    B: AsRef<[u8]>,
+    E: std::error::Error,
+{
+    let state = (body, Decoder::new(), VecDeque::new());
+    Box::pin(futures::stream::unfold(
+        state,
+        |(mut body, mut dec, mut queue)| async move {
+            loop {
+                if let Some(item) = queue.pop_front() {
+                    return Some((item, (body, dec, queue)));
+                }
+                if dec.is_done() {
+                    return None;
+                }
+                match body.next().await {
+                    Some(Ok(bytes)) => dec.feed(bytes.as_ref(), &mut queue),
+                    Some(Err(e)) => dec.interrupted(error_chain(&e), &mut queue),
+                    None => dec.finish(&mut queue),
+                }
+            }
+        },
+    ))
+}
+
+/// reqwest's Display hides the cause ("error decoding response body"); show the chain.
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut s = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        s.push_str(": ");
+        s.push_str(&c.to_string());
+        cause = c.source();
+    }
+    s
+}
+
+#[cfg(test)]
+#[path = "anthropic_stream_tests.rs"]
+mod tests;

@@ -1,0 +1,176 @@
+//! Decoder edge cases that need no socket (the HTTP-level ones are in tests/anthropic_*.rs).
+
+use super::*;
+use serde_json::json;
+
+fn sse(name: &str, data: Value) -> String {
+    format!("event: {name}\ndata: {data}\n\n")
+}
+
+fn decode(input: &str) -> Vec<Item> {
+    let mut d = Decoder::new();
+    let mut out = VecDeque::new();
+    d.feed(input.as_bytes(), &mut out);
+    d.finish(&mut out);
+    out.into_iter()
+        .filter(|i| !matches!(i, Ok(StreamEvent::Raw { .. })))
+        .collect()
+}
+
+fn start() -> String {
+    sse(
+        "message_start",
+        json!({"type": "message_start", "message": {"usage": {"input_tokens": 5}}}),
+    )
+}
+
+fn stop() -> String {
+    sse("message_stop", json!({"type": "message_stop"}))
+}
+
+#[test]
+fn delta_for_an_unknown_block_is_malformed() {
+    let input = start()
+        + &sse(
+            "content_block_delta",
+            json!({"type": "content_block_delta", "index": 3,
+            "delta": {"type": "text_delta", "text": "x"}}),
+        );
+    let out = decode(&input);
+    assert!(
+        matches!(out.last(), Some(Err(ProviderError::Malformed(m))) if m.contains("block 3")),
+        "{out:?}"
+    );
+}
+
+#[test]
+fn tool_use_without_id_is_malformed() {
+    let input = start()
+        + &sse(
+            "content_block_start",
+            json!({"type": "content_block_start", "index": 0,
+            "content_block": {"type": "tool_use", "name": "t", "input": {}}}),
+        );
+    assert!(matches!(
+        decode(&input).last(),
+        Some(Err(ProviderError::Malformed(_)))
+    ));
+}
+
+#[test]
+fn whole_input_in_block_start_is_used_without_fragments() {
+    let input = start()
+        + &sse(
+            "content_block_start",
+            json!({"type": "content_block_start", "index": 0,
+            "content_block": {"type": "tool_use", "id": "toolu_1", "name": "t", "input": {"a": 1}}}),
+        )
+        + &sse(
+            "content_block_stop",
+            json!({"type": "content_block_stop", "index": 0}),
+        )
+        + &stop();
+    let out = decode(&input);
+    assert!(
+        out.contains(&Ok(StreamEvent::BlockComplete {
+            index: 0,
+            block: ContentBlock::ToolUse {
+                id: "toolu_1".into(),
+                name: "t".into(),
+                input: json!({"a": 1})
+            },
+        })),
+        "{out:?}"
+    );
+}
+
+#[test]
+fn nothing_after_message_stop_or_error() {
+    let input = start()
+        + &stop()
+        + &sse(
+            "error",
+            json!({"type": "error", "error": {"type": "api_error", "message": "late"}}),
+        );
+    let out = decode(&input);
+    assert_eq!(out.last(), Some(&Ok(StreamEvent::MessageStop)));
+    assert!(out.iter().all(Result::is_ok));
+    let input = start()
+        + &sse(
+            "error",
+            json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}),
+        )
+        + &stop();
+    let out = decode(&input);
+    assert_eq!(
+        out.last(),
+        Some(&Err(ProviderError::Stream {
+            error_type: "overloaded_error".into(),
+            message: "Overloaded".into()
+        }))
+    );
+    assert_eq!(out.iter().filter(|i| i.is_err()).count(), 1);
+}
+
+#[test]
+fn unknown_delta_types_and_block_types_are_ignored() {
+    let input = start()
+        + &sse(
+            "content_block_start",
+            json!({"type": "content_block_start", "index": 0,
+            "content_block": {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search"}}),
+        )
+        + &sse(
+            "content_block_delta",
+            json!({"type": "content_block_delta", "index": 0,
+            "delta": {"type": "input_json_delta", "partial_json": "{}"}}),
+        )
+        + &sse(
+            "content_block_stop",
+            json!({"type": "content_block_stop", "index": 0}),
+        )
+        + &sse(
+            "content_block_start",
+            json!({"type": "content_block_start", "index": 1,
+            "content_block": {"type": "text", "text": ""}}),
+        )
+        + &sse(
+            "content_block_delta",
+            json!({"type": "content_block_delta", "index": 1,
+            "delta": {"type": "citations_delta", "citation": {}}}),
+        )
+        + &sse(
+            "content_block_stop",
+            json!({"type": "content_block_stop", "index": 1}),
+        )
+        + &stop();
+    let out = decode(&input);
+    assert!(out.iter().all(Result::is_ok), "{out:?}");
+    let done: Vec<_> = out
+        .iter()
+        .filter(|i| matches!(i, Ok(StreamEvent::BlockComplete { .. })))
+        .collect();
+    assert_eq!(
+        done,
+        vec![&Ok(StreamEvent::BlockComplete {
+            index: 1,
+            block: ContentBlock::text("")
+        })]
+    );
+}
+
+#[test]
+fn every_event_has_a_raw_twin() {
+    let input = sse("ping", json!({"type": "ping"})) + &start() + &stop();
+    let mut d = Decoder::new();
+    let mut out = VecDeque::new();
+    d.feed(input.as_bytes(), &mut out);
+    let raw: Vec<String> = out
+        .iter()
+        .filter_map(|i| match i {
+            Ok(StreamEvent::Raw { event, .. }) => Some(event.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(raw, vec!["ping", "message_start", "message_stop"]);
+}

@@ -1,0 +1,239 @@
+//! Reading a transcript back: tolerate what a crash leaves behind, refuse what is damaged.
+
+use std::path::Path;
+
+use crate::message::{ContentBlock, Message, Role, validate_history};
+
+use super::record::{self, Header, Record};
+
+/// The result of an `interrupted` repair, as the model will read it.
+pub const INTERRUPTED_TOOL: &str = "interrupted: tooloop stopped before this tool finished";
+
+/// A transcript as read from disk.
+#[derive(Debug)]
+pub struct Loaded {
+    pub header: Header,
+    pub messages: Vec<Message>,
+    pub prompts: Vec<String>,
+    pub turns: u32,
+    /// Bytes of the file that hold complete records; a torn tail lies beyond.
+    pub good_len: u64,
+    /// The last record is complete but its newline never made it to disk.
+    pub missing_newline: bool,
+    /// What the user should hear about (a dropped partial line).
+    pub notices: Vec<String>,
+}
+
+/// Reads `path`. A torn last line (a crash mid-write) is dropped with a notice; a bad line
+/// anywhere else, a missing header or messages out of order are errors.
+pub fn read(path: &Path) -> Result<Loaded, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    parse(&bytes, path)
+}
+
+pub fn parse(bytes: &[u8], path: &Path) -> Result<Loaded, String> {
+    let shown = path.display();
+    let mut header: Option<Header> = None;
+    let mut messages = Vec::new();
+    let mut prompts = Vec::new();
+    let mut turns = 0u32;
+    let mut notices = Vec::new();
+    let mut good_len = 0u64;
+    let mut missing_newline = false;
+    let mut offset = 0usize;
+    let mut line_no = 0usize;
+    while offset < bytes.len() {
+        line_no += 1;
+        let (line, next, complete) = match bytes[offset..].iter().position(|&b| b == b'\n') {
+            Some(i) => (&bytes[offset..offset + i], offset + i + 1, true),
+            None => (&bytes[offset..], bytes.len(), false),
+        };
+        let parsed = std::str::from_utf8(line)
+            .map_err(|e| e.to_string())
+            .and_then(|s| serde_json::from_str::<Record>(s).map_err(|e| e.to_string()));
+        let rec = match parsed {
+            _ if line.iter().all(u8::is_ascii_whitespace) => None,
+            Ok(rec) => Some(rec),
+            Err(_) if !complete => {
+                notices.push(format!(
+                    "{shown}: dropped a partial line at the end (line {line_no}, {} bytes): \
+                     tooloop stopped while writing it",
+                    line.len()
+                ));
+                break;
+            }
+            Err(e) => return Err(format!("{shown}:{line_no}: not a transcript record: {e}")),
+        };
+        match rec {
+            None => {}
+            Some(Record::Header(h)) if header.is_none() => header = Some(h),
+            Some(_) if header.is_none() => {
+                return Err(format!(
+                    "{shown}:{line_no}: not a tooloop transcript (no header)"
+                ));
+            }
+            Some(Record::Header(_)) => {
+                return Err(format!("{shown}:{line_no}: a second header"));
+            }
+            Some(Record::Message { index, message }) => {
+                record::apply(&mut messages, index, message)
+                    .map_err(|e| format!("{shown}:{line_no}: {e}"))?
+            }
+            Some(Record::PromptStart { prompt, .. }) => prompts.push(prompt),
+            Some(Record::PromptEnd { turns: t, .. }) => turns = turns.saturating_add(t),
+        }
+        good_len = next as u64;
+        missing_newline = !complete;
+        offset = next;
+    }
+    let header = header.ok_or_else(|| format!("{shown}: not a tooloop transcript (empty)"))?;
+    Ok(Loaded {
+        header,
+        messages,
+        prompts,
+        turns,
+        good_len,
+        missing_newline,
+        notices,
+    })
+}
+
+/// Makes a loaded history fit to continue: tool_uses left unanswered by a crash get an
+/// is_error result. Returns the message it appended, if any, so the transcript records it
+/// too; Err when the history breaks the invariants in a way no crash explains.
+pub fn repair(messages: &mut Vec<Message>) -> Result<Option<Message>, String> {
+    let mut appended = None;
+    if let Some(last) = messages.last()
+        && last.role == Role::Assistant
+    {
+        let results: Vec<ContentBlock> = last
+            .tool_uses()
+            .map(|(id, _, _)| ContentBlock::tool_result(id, INTERRUPTED_TOOL, true))
+            .collect();
+        if !results.is_empty() {
+            let answer = Message::user(results);
+            messages.push(answer.clone());
+            appended = Some(answer);
+        }
+    }
+    validate_history(messages).map_err(|e| format!("the saved history is damaged: {e}"))?;
+    Ok(appended)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn header() -> String {
+        json!({"type":"header","id":"abcd1234","created":"2026-12-01T06:30:12Z",
+               "workspace":"/w","tooloop_version":"0.1.0","format":1})
+        .to_string()
+    }
+
+    fn msg(index: usize, m: Message) -> String {
+        serde_json::to_string(&Record::Message { index, message: m }).expect("serializes")
+    }
+
+    fn tool_use_reply() -> Message {
+        Message::assistant(vec![
+            ContentBlock::text("looking"),
+            ContentBlock::ToolUse {
+                id: "t1".into(),
+                name: "list_dir".into(),
+                input: json!({}),
+            },
+            ContentBlock::ToolUse {
+                id: "t2".into(),
+                name: "glob".into(),
+                input: json!({"pattern": "*"}),
+            },
+        ])
+    }
+
+    #[test]
+    fn an_extension_record_replaces_the_last_message() {
+        let mut extended = Message::user_text("first");
+        extended.content.push(ContentBlock::text("second"));
+        let text = format!(
+            "{}\n{}\n{}\n",
+            header(),
+            msg(0, Message::user_text("first")),
+            msg(0, extended.clone())
+        );
+        let l = parse(text.as_bytes(), Path::new("t.jsonl")).expect("loads");
+        assert_eq!(l.messages, vec![extended]);
+        assert!(l.notices.is_empty());
+        assert_eq!(l.good_len, text.len() as u64);
+    }
+
+    #[test]
+    fn a_torn_last_line_is_dropped_with_a_notice() {
+        let good = format!("{}\n{}\n", header(), msg(0, Message::user_text("hi")));
+        let text = format!("{good}{{\"type\":\"message\",\"index\":1,\"mess");
+        let l = parse(text.as_bytes(), Path::new("t.jsonl")).expect("loads");
+        assert_eq!(l.messages, vec![Message::user_text("hi")]);
+        assert_eq!(l.good_len, good.len() as u64);
+        assert!(
+            l.notices[0].contains("dropped a partial line"),
+            "{:?}",
+            l.notices
+        );
+    }
+
+    #[test]
+    fn a_complete_last_line_without_newline_is_kept() {
+        let text = format!("{}\n{}", header(), msg(0, Message::user_text("hi")));
+        let l = parse(text.as_bytes(), Path::new("t.jsonl")).expect("loads");
+        assert_eq!(l.messages.len(), 1);
+        assert!(l.missing_newline);
+        assert!(l.notices.is_empty());
+    }
+
+    #[test]
+    fn a_bad_line_in_the_middle_is_an_error() {
+        let text = format!(
+            "{}\ngarbage\n{}\n",
+            header(),
+            msg(0, Message::user_text("x"))
+        );
+        let e = parse(text.as_bytes(), Path::new("t.jsonl")).expect_err("damaged");
+        assert!(e.starts_with("t.jsonl:2: not a transcript record"), "{e}");
+    }
+
+    #[test]
+    fn out_of_order_records_are_an_error() {
+        let text = format!("{}\n{}\n", header(), msg(3, Message::user_text("x")));
+        let e = parse(text.as_bytes(), Path::new("t.jsonl")).expect_err("gap");
+        assert!(e.contains("index 3"), "{e}");
+    }
+
+    #[test]
+    fn unanswered_tool_uses_are_answered_as_interrupted() {
+        let mut history = vec![Message::user_text("list"), tool_use_reply()];
+        let added = repair(&mut history).expect("repairs").expect("appends");
+        assert_eq!(history.len(), 3);
+        assert_eq!(
+            added.content,
+            vec![
+                ContentBlock::tool_result("t1", INTERRUPTED_TOOL, true),
+                ContentBlock::tool_result("t2", INTERRUPTED_TOOL, true),
+            ]
+        );
+        validate_history(&history).expect("valid after repair");
+    }
+
+    #[test]
+    fn a_history_ending_in_a_user_message_needs_nothing() {
+        let mut history = vec![Message::user_text("hello")];
+        assert_eq!(repair(&mut history), Ok(None));
+        assert_eq!(history.len(), 1);
+    }
+
+    #[test]
+    fn damage_a_crash_cannot_explain_is_refused() {
+        let mut history = vec![tool_use_reply()];
+        let e = repair(&mut history).expect_err("starts with assistant");
+        assert!(e.contains("damaged"), "{e}");
+    }
+}

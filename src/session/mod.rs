@@ -1,0 +1,129 @@
+//! Sessions: every message is also written to a JSONL transcript in the data directory, so a
+//! conversation survives quitting and crashing (--continue, --resume ID, `tooloop sessions`).
+
+pub mod load;
+pub mod record;
+pub mod store;
+pub mod writer;
+
+use std::path::{Path, PathBuf};
+
+use crate::agent::Agent;
+use crate::config::{Config, SessionMode};
+pub use store::{SessionSummary, format_table, list};
+pub use writer::{SessionHandle, Transcript};
+
+/// What a front end shows about the session.
+#[derive(Clone, Debug)]
+pub struct SessionInfo {
+    /// The session this run started with.
+    pub id: String,
+    pub path: PathBuf,
+    /// True for --continue / --resume.
+    pub resumed: bool,
+    /// Something the user should read before the first prompt (a dropped partial line, a
+    /// repaired tool call, another workspace). Headless prints it to stderr.
+    pub notice: Option<String>,
+    /// The live id: it changes when the conversation is reset (`/new`).
+    pub handle: SessionHandle,
+}
+
+impl PartialEq for SessionInfo {
+    fn eq(&self, other: &Self) -> bool {
+        self.id == other.id && self.path == other.path && self.notice == other.notice
+    }
+}
+
+/// Opens (or resumes, per --continue / --resume) the session for this run and attaches its
+/// recorder to `agent`. Ok(None) when sessions are off.
+pub fn attach(config: &Config, agent: &mut Agent) -> Result<Option<SessionInfo>, String> {
+    if config.session == SessionMode::Off {
+        return Ok(None);
+    }
+    attach_in(&crate::paths::sessions_dir()?, config, agent)
+}
+
+/// [`attach`] with the sessions directory given (tests).
+pub fn attach_in(
+    dir: &Path,
+    config: &Config,
+    agent: &mut Agent,
+) -> Result<Option<SessionInfo>, String> {
+    let workspace = canonical_workspace(&config.workspace);
+    let summary = match &config.session {
+        SessionMode::Off => return Ok(None),
+        SessionMode::New => None,
+        SessionMode::Continue => Some(store::latest_for(dir, &workspace)?),
+        SessionMode::Resume(id) => Some(store::find(dir, id)?),
+    };
+    crate::paths::create_private_dir(dir, crate::paths::tooloop_root(dir)).map_err(|e| {
+        format!(
+            "sessions directory {}: {e} (--no-session runs without one)",
+            dir.display()
+        )
+    })?;
+    // The old recorder must not see the reset below as a new conversation.
+    agent.recorder = None;
+    let events = agent.events().clone();
+    let Some(summary) = summary else {
+        let t = Transcript::create(dir, &workspace, events);
+        let handle = t.handle();
+        agent.recorder = Some(Box::new(t));
+        return Ok(Some(SessionInfo {
+            id: handle.id(),
+            path: handle.path(),
+            resumed: false,
+            notice: None,
+            handle,
+        }));
+    };
+    let loaded = load::read(&summary.path)?;
+    let mut notices = loaded.notices.clone();
+    let mut messages = loaded.messages;
+    let repaired = load::repair(&mut messages)
+        .map_err(|e| format!("session {} ({}): {e}", summary.id, summary.path.display()))?;
+    if let Some(m) = &repaired {
+        let n = m.content.len();
+        notices.push(format!(
+            "{n} tool call{} left unfinished when tooloop stopped; answered as interrupted",
+            if n == 1 { " was" } else { "s were" }
+        ));
+        tracing::warn!(session = %summary.id, tools = n, "repaired unanswered tool calls");
+    }
+    if loaded.header.workspace != workspace {
+        notices.push(format!(
+            "session {} was recorded in {}; tools now work in {workspace}",
+            summary.id, loaded.header.workspace
+        ));
+    }
+    agent.reset(messages);
+    let mut t = Transcript::resume(
+        dir,
+        &summary.path,
+        &loaded.header,
+        loaded.good_len,
+        loaded.missing_newline,
+        events,
+    )?;
+    if let Some(m) = &repaired {
+        use crate::agent::recorder::Recorder;
+        t.message(agent.history.len().saturating_sub(1), m);
+    }
+    let handle = t.handle();
+    agent.recorder = Some(Box::new(t));
+    Ok(Some(SessionInfo {
+        id: handle.id(),
+        path: handle.path(),
+        resumed: true,
+        notice: (!notices.is_empty()).then(|| notices.join("\n")),
+        handle,
+    }))
+}
+
+/// The workspace as sessions record it: canonical, so `.` and `/home/u/p` are one workspace.
+pub fn canonical_workspace(path: &Path) -> String {
+    std::fs::canonicalize(path)
+        .unwrap_or_else(|_| path.to_path_buf())
+        .to_string_lossy()
+        .into_owned()
+}

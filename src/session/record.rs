@@ -1,0 +1,67 @@
+//! One line of a transcript. The file is JSON Lines: a header, then records in the order
+//! things happened. Replaying the `message` records rebuilds the history exactly.
+
+use serde::{Deserialize, Serialize};
+
+use crate::message::Message;
+use crate::provider::Usage;
+
+/// Bumped when a change would make old readers misread new files.
+pub const FORMAT: u32 = 1;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Record {
+    /// Always the first line.
+    Header(Header),
+    /// history[index] is now `message`: an append when index is the history's length, the
+    /// last message extended (written whole) when index is the last index.
+    Message { index: usize, message: Message },
+    PromptStart {
+        time: String,
+        prompt: String,
+        model: String,
+    },
+    PromptEnd {
+        time: String,
+        reason: String,
+        turns: u32,
+        usage: Usage,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Header {
+    pub id: String,
+    /// RFC 3339, UTC.
+    pub created: String,
+    /// The canonical workspace path: --continue picks sessions by it.
+    pub workspace: String,
+    pub tooloop_version: String,
+    pub format: u32,
+}
+
+/// Now, as RFC 3339 to the second.
+pub fn now_rfc3339() -> String {
+    jiff::Timestamp::now()
+        .strftime("%Y-%m-%dT%H:%M:%SZ")
+        .to_string()
+}
+
+/// Replays message records; Err names what is out of order.
+pub fn apply(history: &mut Vec<Message>, index: usize, message: Message) -> Result<(), String> {
+    if index == history.len() {
+        history.push(message);
+        Ok(())
+    } else if index + 1 == history.len() {
+        history[index] = message;
+        Ok(())
+    } else {
+        Err(format!(
+            "message record for index {index} does not follow a history of {} messages",
+            history.len()
+        ))
+    }
+}

@@ -1,0 +1,248 @@
+//! The transcript writer: the agent's [`Recorder`], one JSON line per record.
+//!
+//! Each record is one `write` of the whole line to an unbuffered file, so a crash tears at
+//! most the last line; `prompt_end` also fsyncs. A new session's file is created with its
+//! first record, so starting tooloop and quitting leaves nothing behind. The file is locked
+//! (flock) while a run writes it, so a second run cannot resume it at the same time.
+
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use crate::agent::events::EventSink;
+use crate::agent::protocol::{AgentEvent, TurnSummary};
+use crate::agent::recorder::Recorder;
+use crate::message::Message;
+
+use super::record::{self, FORMAT, Header, Record};
+
+/// The id of the session being written now; it changes when the conversation is reset
+/// (`/new` in the TUI). Front ends read it for the status bar.
+#[derive(Clone, Debug, Default)]
+pub struct SessionHandle(Arc<Mutex<Current>>);
+
+#[derive(Clone, Debug, Default)]
+struct Current {
+    id: String,
+    path: PathBuf,
+}
+
+impl SessionHandle {
+    pub fn id(&self) -> String {
+        self.lock().id.clone()
+    }
+
+    pub fn path(&self) -> PathBuf {
+        self.lock().path.clone()
+    }
+
+    fn set(&self, id: &str, path: &Path) {
+        let mut c = self.lock();
+        c.id = id.to_string();
+        c.path = path.to_path_buf();
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Current> {
+        // A panic elsewhere while holding this cannot leave two strings inconsistent enough
+        // to matter; keep going.
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+pub struct Transcript {
+    dir: PathBuf,
+    workspace: String,
+    id: String,
+    path: PathBuf,
+    /// None until the first record of a new session.
+    file: Option<File>,
+    /// Writing failed once; the rest of the session is not saved (a half-written line
+    /// followed by more lines would damage the file).
+    failed: bool,
+    events: EventSink,
+    handle: SessionHandle,
+}
+
+impl Transcript {
+    /// A new session in `dir` (created on its first record).
+    pub fn create(dir: &Path, workspace: &str, events: EventSink) -> Transcript {
+        let (id, path) = new_name(dir);
+        let handle = SessionHandle::default();
+        handle.set(&id, &path);
+        tracing::info!(session = %id, path = %path.display(), "new session");
+        Transcript {
+            dir: dir.to_path_buf(),
+            workspace: workspace.to_string(),
+            id,
+            path,
+            file: None,
+            failed: false,
+            events,
+            handle,
+        }
+    }
+
+    /// Appends to an existing transcript, cutting a torn tail at `good_len` first so the
+    /// next record starts on a line of its own.
+    pub fn resume(
+        dir: &Path,
+        path: &Path,
+        header: &Header,
+        good_len: u64,
+        missing_newline: bool,
+        events: EventSink,
+    ) -> Result<Transcript, String> {
+        let shown = path.display();
+        let mut file = OpenOptions::new()
+            .append(true)
+            .open(path)
+            .map_err(|e| format!("{shown}: {e}"))?;
+        // Two runs appending to one transcript would interleave their histories.
+        file.try_lock().map_err(|e| match e {
+            std::fs::TryLockError::WouldBlock => format!(
+                "session {} is open in another tooloop; quit that one or start a new session",
+                header.id
+            ),
+            std::fs::TryLockError::Error(e) => format!("{shown}: cannot lock: {e}"),
+        })?;
+        file.set_len(good_len)
+            .map_err(|e| format!("{shown}: cannot cut the partial line: {e}"))?;
+        if missing_newline {
+            file.write_all(b"\n").map_err(|e| format!("{shown}: {e}"))?;
+        }
+        crate::paths::set_mode(path, 0o600).map_err(|e| format!("{shown}: {e}"))?;
+        let handle = SessionHandle::default();
+        handle.set(&header.id, path);
+        tracing::info!(session = %header.id, path = %shown, "resumed session");
+        Ok(Transcript {
+            dir: dir.to_path_buf(),
+            workspace: header.workspace.clone(),
+            id: header.id.clone(),
+            path: path.to_path_buf(),
+            file: Some(file),
+            failed: false,
+            events,
+            handle,
+        })
+    }
+
+    pub fn handle(&self) -> SessionHandle {
+        self.handle.clone()
+    }
+
+    fn write(&mut self, record: &Record) {
+        if self.failed {
+            return;
+        }
+        if let Err(e) = self.try_write(record) {
+            self.failed = true;
+            tracing::error!(path = %self.path.display(), "transcript write failed: {e}");
+            self.events.send(AgentEvent::Error {
+                message: format!(
+                    "transcript {}: {e}; the rest of this session is not saved",
+                    self.path.display()
+                ),
+            });
+        }
+    }
+
+    fn try_write(&mut self, record: &Record) -> std::io::Result<()> {
+        let mut line = serde_json::to_vec(record)?;
+        line.push(b'\n');
+        let file = match &mut self.file {
+            Some(f) => f,
+            None => {
+                let mut f = open_new(&self.path)?;
+                let header = Record::Header(Header {
+                    id: self.id.clone(),
+                    created: record::now_rfc3339(),
+                    workspace: self.workspace.clone(),
+                    tooloop_version: env!("CARGO_PKG_VERSION").to_string(),
+                    format: FORMAT,
+                });
+                let mut head = serde_json::to_vec(&header)?;
+                head.push(b'\n');
+                f.write_all(&head)?;
+                self.file.insert(f)
+            }
+        };
+        file.write_all(&line)
+    }
+}
+
+impl Recorder for Transcript {
+    fn message(&mut self, index: usize, message: &Message) {
+        self.write(&Record::Message {
+            index,
+            message: message.clone(),
+        });
+    }
+
+    fn prompt_start(&mut self, prompt: &str, model: &str) {
+        self.write(&Record::PromptStart {
+            time: record::now_rfc3339(),
+            prompt: prompt.to_string(),
+            model: model.to_string(),
+        });
+    }
+
+    fn prompt_end(&mut self, summary: &TurnSummary) {
+        self.write(&Record::PromptEnd {
+            time: record::now_rfc3339(),
+            reason: summary.reason.as_str().to_string(),
+            turns: summary.turns,
+            usage: summary.usage,
+            error: summary.error.clone(),
+        });
+        if let (Some(f), false) = (&self.file, self.failed)
+            && let Err(e) = f.sync_data()
+        {
+            tracing::warn!(path = %self.path.display(), "fsync failed: {e}");
+        }
+    }
+
+    fn reset(&mut self, messages: &[Message]) {
+        if let Some(f) = self.file.take() {
+            let _ = f.sync_data();
+        }
+        let (id, path) = new_name(&self.dir);
+        tracing::info!(old = %self.id, session = %id, "new session after reset");
+        self.id = id;
+        self.path = path;
+        self.failed = false;
+        self.handle.set(&self.id, &self.path);
+        for (i, m) in messages.iter().enumerate() {
+            self.message(i, m);
+        }
+    }
+}
+
+/// A fresh id and a file name that sorts by creation time: `20261201T063012Z-1a2b3c4d.jsonl`.
+fn new_name(dir: &Path) -> (String, PathBuf) {
+    let stamp = jiff::Timestamp::now()
+        .strftime("%Y%m%dT%H%M%SZ")
+        .to_string();
+    loop {
+        let id = format!("{:08x}", fastrand::u32(..));
+        let path = dir.join(format!("{stamp}-{id}.jsonl"));
+        if !path.exists() {
+            return (id, path);
+        }
+    }
+}
+
+/// Creates the file owner-only. The mode is set again after creation because the umask
+/// may have taken bits away from it (and must not be trusted to add none).
+fn open_new(path: &Path) -> std::io::Result<File> {
+    let mut opts = OpenOptions::new();
+    opts.append(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut opts, 0o600);
+    let file = opts.open(path)?;
+    crate::paths::set_mode(path, 0o600)?;
+    if let Err(e) = file.try_lock() {
+        tracing::warn!(path = %path.display(), "cannot lock the new transcript: {e}");
+    }
+    Ok(file)
+}
