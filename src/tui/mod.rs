@@ -90,9 +90,8 @@ pub fn provider_name(kind: ProviderKind) -> &'static str {
     }
 }
 
-/// tooloop's state directory (XDG_STATE_HOME/tooloop on Linux), else the temp dir.
+/// tooloop's state directory (where the logs go: XDG_STATE_HOME/tooloop on Linux), else the
+/// temp dir.
 pub fn state_dir() -> PathBuf {
-    directories::ProjectDirs::from("", "", "tooloop")
-        .and_then(|p| p.state_dir().map(|d| d.to_path_buf()))
-        .unwrap_or_else(|| std::env::temp_dir().join("tooloop"))
+    crate::paths::log_dir().unwrap_or_else(|_| std::env::temp_dir().join("tooloop"))
 }
