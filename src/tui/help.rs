@@ -52,8 +52,8 @@ pub fn draw(f: &mut Frame, area: Rect, scroll: u16, theme: &Theme) {
     if area.width < 4 || area.height < 3 {
         return;
     }
-    let body = lines(theme);
     let w = area.width.saturating_sub(2).min(96);
+    let body = super::wrap::wrap(&lines(theme), w.saturating_sub(2).max(1));
     let h = (body.len() as u16 + 2).min(area.height);
     let rect = Rect {
         x: area.x + (area.width - w) / 2,

@@ -198,9 +198,9 @@ pub const BINDINGS: &[Binding] = &[
             with(Enter, KeyModifiers::ALT),
             with(Enter, KeyModifiers::SHIFT),
         ],
-        "Alt+Enter / Ctrl+J / Shift+Enter",
+        "Alt+Enter / Ctrl+J",
         Action::Newline,
-        "new line (Shift+Enter where the terminal reports it)",
+        "new line (also Shift+Enter where the terminal reports it)",
     ),
     bind(
         Input,
