@@ -263,9 +263,12 @@ fn bash_asks_for_approval_in_a_modal() {
         "{s}"
     );
     t.keys(&["y"]);
-    t.wait_for("the approved call to finish", |s| {
+    let s = t.wait_for("the approved call to finish", |s| {
         !s.contains("allow bash?") && Tmux::status_line(s).contains("idle")
     });
+    // The command really ran: the bash row finished ok and the answer quotes its result.
+    assert!(s.lines().any(|l| l.contains("✓ bash")), "{s}");
+    assert!(s.contains("exit code 0"), "{s}");
     // Ctrl+D on an empty input quits.
     t.keys(&["C-d"]);
     t.wait_text("EXITED:0");
