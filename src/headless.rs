@@ -147,6 +147,7 @@ pub fn stream_json(event: &AgentEvent) -> Option<Value> {
         }
         AgentEvent::Message { message, .. } => json!({"type": "message", "message": message}),
         AgentEvent::Notice { text } => json!({"type": "notice", "text": text}),
+        AgentEvent::Discarded { reason } => json!({"type": "discarded", "reason": reason}),
         AgentEvent::Error { message } => json!({"type": "error", "message": message}),
         _ => return None,
     })

@@ -362,3 +362,41 @@ async fn three_overloads_switch_to_the_fallback_model() {
         vec!["test-model", "test-model", "test-model", "small-model"]
     );
 }
+
+#[tokio::test(start_paused = true)]
+async fn falling_back_mid_stream_discards_the_partial_text_of_the_failed_attempt() {
+    let over = || {
+        Reply::Fail(
+            Duration::ZERO,
+            http(529, "overloaded_error", Some(Duration::from_millis(10))),
+        )
+    };
+    let mid = ReplyBuilder::new().partial_text(0, "half a thought").fail(
+        10,
+        ProviderError::Stream {
+            error_type: "overloaded_error".into(),
+            message: "Overloaded".into(),
+        },
+    );
+    let mut h = harness(
+        vec![over(), over(), mid, text_reply("fresh")],
+        &[],
+        ToolExec::Streaming,
+    );
+    h.agent.settings.fallback_model = Some("small-model".into());
+    let s = h.agent.run_prompt("go", &CancellationToken::new()).await;
+    h.settle().await;
+    assert_eq!(s.reason, Terminal::Completed);
+    assert!(
+        h.events()
+            .iter()
+            .any(|(_, e)| matches!(e, AgentEvent::Discarded { .. }))
+    );
+    assert!(
+        !serde_json::to_string(&h.agent.history)
+            .expect("json")
+            .contains("half a thought")
+    );
+    assert_eq!(s.text, "fresh");
+    h.assert_valid();
+}

@@ -172,6 +172,11 @@ pub enum AgentEvent {
     Notice {
         text: String,
     },
+    /// The partial output streamed since the last appended message was thrown away (a
+    /// failed attempt before a model switch); front ends strike it out.
+    Discarded {
+        reason: String,
+    },
     /// A recoverable problem (a failed attempt, a dropped stream) shown to the user.
     Error {
         message: String,

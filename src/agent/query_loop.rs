@@ -188,8 +188,17 @@ async fn one_request(agent: &mut Agent, state: &mut State, cancel: &Cancellation
             events.send(AgentEvent::Error {
                 message: format!("the model's stream failed: {e}"),
             });
-            let marker = format!("\n[reply cut off: {e}]");
-            let blocks = asm.blocks_with_partial(Some(&marker));
+            // Switching model: the failed attempt's partial text is thrown away (the UI
+            // tombstones it); complete blocks stay, as their tools may already have run.
+            let blocks = if will_fall_back(agent, state, &e) {
+                events.send(AgentEvent::Discarded {
+                    reason: format!("{e}; switching to the fallback model"),
+                });
+                asm.blocks(true)
+            } else {
+                let marker = format!("\n[reply cut off: {e}]");
+                asm.blocks_with_partial(Some(&marker))
+            };
             let asked = tool_use_ids(&blocks);
             let runs = executor.finish().await;
             let kept_anything = !blocks.is_empty();
@@ -256,6 +265,18 @@ async fn open_stream(
             return Err(OpenError::Aborted);
         }
     }
+}
+
+/// Whether `err` will make [`note_overload`] switch to the fallback model.
+fn will_fall_back(agent: &Agent, state: &State, err: &ProviderError) -> bool {
+    err.is_overloaded()
+        && state.consecutive_overloads + 1 >= OVERLOADS_BEFORE_FALLBACK
+        && agent.settings.retry.should_retry(state.attempt, err)
+        && agent
+            .settings
+            .fallback_model
+            .as_ref()
+            .is_some_and(|f| *f != state.model)
 }
 
 /// Counts overloads and switches to the fallback model after too many in a row.
@@ -411,11 +432,25 @@ fn fail(agent: &Agent, e: ProviderError) -> Step {
     Step::End(reason, Some(message))
 }
 
+/// Anthropic says 413 or "prompt is too long"; OpenAI `context_length_exceeded` ("maximum
+/// context length"); llama.cpp `exceed_context_size_error`.
 fn is_prompt_too_long(e: &ProviderError) -> bool {
     match e {
         ProviderError::Http {
-            status, message, ..
-        } => *status == 413 || message.to_lowercase().contains("prompt is too long"),
+            status,
+            message,
+            error_type,
+            ..
+        } => {
+            let message = message.to_lowercase();
+            *status == 413
+                || message.contains("prompt is too long")
+                || message.contains("maximum context length")
+                || matches!(
+                    error_type.as_deref(),
+                    Some("context_length_exceeded" | "exceed_context_size_error")
+                )
+        }
         _ => false,
     }
 }

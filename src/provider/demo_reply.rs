@@ -89,6 +89,21 @@ pub fn intents(prompt: &str) -> Vec<Intent> {
                 if let Some(p) = arg_after(i) {
                     add(Intent::ReadFile(p));
                 }
+                // "read a.rs, b.rs and c.rs": every path-like word that follows.
+                let mut j = i + 1;
+                while j < words.len() {
+                    let l = lower[j].as_str();
+                    if l == "and" || FILLER.contains(&l) {
+                        j += 1;
+                        continue;
+                    }
+                    let w = clean(words[j]);
+                    if !(w.contains('.') || w.contains('/')) || w.starts_with("http") {
+                        break;
+                    }
+                    add(Intent::ReadFile(w));
+                    j += 1;
+                }
             }
             "find" | "grep" | "search" => {
                 if let Some(q) = quoted(prompt, i, &words).or_else(|| arg_after(i)) {

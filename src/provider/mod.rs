@@ -140,7 +140,7 @@ pub enum ProviderError {
     #[error("stream interrupted: {0}")]
     Interrupted(String),
     /// The stream ended without message_stop.
-    #[error("stream ended before message_stop")]
+    #[error("stream ended before the message was complete (no message_stop / [DONE])")]
     Incomplete,
     /// An event could not be understood.
     #[error("malformed stream event: {0}")]
@@ -167,7 +167,10 @@ impl ProviderError {
             },
             ProviderError::Connect(_) => true,
             ProviderError::Stream { error_type, .. } => {
-                matches!(error_type.as_str(), "overloaded_error" | "api_error")
+                matches!(
+                    error_type.as_str(),
+                    "overloaded_error" | "api_error" | "rate_limit_error"
+                )
             }
             ProviderError::Interrupted(_)
             | ProviderError::Incomplete

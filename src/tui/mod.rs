@@ -1,14 +1,97 @@
-//! The full-screen TUI (placeholder until built).
+//! The full-screen TUI: a front end on the agent's AgentCommand / AgentEvent channels.
+//! State lives in app.rs (updated by update_agent.rs and update_keys.rs), drawing in view.rs
+//! and one file per pane; the loop in event_loop.rs; the terminal in terminal.rs.
 
+pub mod app;
+pub mod approval;
+pub mod cells;
+pub mod conversation;
+pub mod event_loop;
+pub mod help;
 pub mod highlight;
+pub mod input;
+pub mod json_pane;
 pub mod json_view;
+pub mod keys;
 pub mod markdown;
 pub mod sanitize;
+pub mod scroll;
+pub mod status_bar;
+pub mod streaming_text;
+pub mod strings;
+pub mod terminal;
 pub mod theme;
+pub mod timeline;
+pub mod tools_pane;
+pub mod update_agent;
+pub mod update_keys;
+pub mod view;
 pub mod wrap;
 
-use crate::config::Config;
+use std::path::PathBuf;
 
-pub async fn run(_config: Config) -> anyhow::Result<i32> {
-    anyhow::bail!("the TUI is not built yet; use -p PROMPT for headless mode")
+use anyhow::Context;
+use tokio::sync::mpsc;
+
+use crate::agent::Agent;
+use crate::agent::events::EventSink;
+use crate::agent::protocol::AgentCommand;
+use crate::cli::ProviderKind;
+use crate::config::Config;
+use app::{App, RunInfo};
+use cells::CellKind;
+use event_loop::Exit;
+
+/// Runs the TUI until the user quits; returns the exit status.
+pub async fn run(config: Config) -> anyhow::Result<i32> {
+    let provider = crate::provider::from_config(&config).map_err(anyhow::Error::msg)?;
+    let (sink, events_rx) = EventSink::channel();
+    let mut agent =
+        Agent::from_config(&config, provider, sink, true).map_err(anyhow::Error::msg)?;
+    let session = crate::session::attach(&config, &mut agent).map_err(anyhow::Error::msg)?;
+    let (commands_tx, commands_rx) = mpsc::unbounded_channel::<AgentCommand>();
+    let agent_task = crate::agent::task::spawn(agent, commands_rx);
+
+    // Load syntect's syntaxes off the UI thread, so the first code block does not stall a frame.
+    tokio::task::spawn_blocking(highlight::warm_up);
+    let setup = terminal::setup(config.mouse).context("cannot set up the terminal")?;
+    let mut terminal = setup.terminal;
+    let mut app = App::new(RunInfo {
+        provider: provider_name(config.provider).into(),
+        model: config.model.clone(),
+        session: session.map(|s| s.id),
+        shift_enter: setup.keyboard_enhanced,
+        mouse: config.mouse,
+        save_dir: state_dir().join("json"),
+    });
+    if config.provider == ProviderKind::Demo {
+        app.conversation
+            .push(CellKind::Notice(strings::DEMO_NOTE.into()));
+    }
+    let result = event_loop::run(&mut terminal, &mut app, events_rx, &commands_tx).await;
+    terminal::restore();
+    let _ = commands_tx.send(AgentCommand::Shutdown);
+    drop(commands_tx);
+    // A turn in progress gets a moment to stop its tools (their process groups are killed
+    // on cancel); the process exits either way.
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(2), agent_task).await;
+    match result? {
+        Exit::Quit | Exit::InputClosed => Ok(0),
+        Exit::Terminated => Ok(143),
+        Exit::AgentGone => anyhow::bail!("the agent task stopped unexpectedly"),
+    }
+}
+
+pub fn provider_name(kind: ProviderKind) -> &'static str {
+    match kind {
+        ProviderKind::Anthropic => "anthropic",
+        ProviderKind::Openai => "openai",
+        ProviderKind::Demo => "demo",
+    }
+}
+
+/// tooloop's state directory (where the logs go: XDG_STATE_HOME/tooloop on Linux), else the
+/// temp dir.
+pub fn state_dir() -> PathBuf {
+    crate::paths::log_dir().unwrap_or_else(|_| std::env::temp_dir().join("tooloop"))
 }

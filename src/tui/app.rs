@@ -1,0 +1,216 @@
+//! The TUI's state. The agent owns the conversation; this holds only what the screen shows,
+//! plus the commands the UI wants sent (drained by the event loop, asserted by tests).
+//! Updates live in update_agent.rs (AgentEvents) and update_keys.rs (keys, paste, mouse).
+
+use std::collections::VecDeque;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use ratatui::layout::Rect;
+use tokio::time::Instant;
+
+use super::approval::Approvals;
+use super::conversation::Conversation;
+use super::input::Input;
+use super::json_pane::JsonPane;
+use super::theme::Theme;
+use super::tools_pane::ToolsPane;
+use crate::agent::protocol::AgentCommand;
+use crate::provider::Usage;
+use crate::tools::ToolRegistry;
+
+/// How long "press Ctrl+C again to quit" stays armed.
+pub const QUIT_WINDOW: Duration = Duration::from_secs(2);
+/// How long a note in the status bar ("wrote … to …") stays.
+pub const NOTE_WINDOW: Duration = Duration::from_secs(5);
+/// Spinners and timers advance in tenths of a second.
+pub const TICK: Duration = Duration::from_millis(100);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Focus {
+    Input,
+    Conversation,
+    Tools,
+    Json,
+}
+
+/// Where the running prompt is, as the status bar tells it.
+#[derive(Debug, Default)]
+pub struct TurnState {
+    /// A prompt was sent and its Done has not arrived.
+    pub busy: bool,
+    pub streaming: bool,
+    pub turn: u32,
+    pub usage: Usage,
+    pub retry_until: Option<Instant>,
+    /// Ctrl+C was sent for this prompt: tool errors from now on are cancellations.
+    pub abort_requested: bool,
+}
+
+/// What the UI shows about this run that never changes.
+#[derive(Debug, Clone, Default)]
+pub struct RunInfo {
+    pub provider: String,
+    pub model: String,
+    pub session: Option<String>,
+    /// The terminal reports Shift+Enter apart from Enter (keyboard enhancement protocol).
+    pub shift_enter: bool,
+    pub mouse: bool,
+    /// Where the JSON save key writes.
+    pub save_dir: PathBuf,
+}
+
+/// Screen areas of the last frame (mouse wheel routing, page sizes).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Areas {
+    pub conversation: Rect,
+    pub tools: Option<Rect>,
+    pub json: Option<Rect>,
+}
+
+pub struct App {
+    pub theme: Theme,
+    pub info: RunInfo,
+    pub conversation: Conversation,
+    pub tools: ToolsPane,
+    pub json: JsonPane,
+    pub input: Input,
+    pub approvals: Approvals,
+    pub turn: TurnState,
+    pub focus: Focus,
+    pub json_open: bool,
+    pub help_open: bool,
+    pub help_scroll: u16,
+    pub quit_armed_until: Option<Instant>,
+    /// A short message for the status bar and when it goes away.
+    pub note: Option<(String, Instant)>,
+    /// Prompts typed while busy; the first is sent when the turn ends.
+    pub queued: VecDeque<String>,
+    pub should_quit: bool,
+    pub areas: Areas,
+    pub(super) registry: ToolRegistry,
+    pub(super) saves: u32,
+    outbox: Vec<AgentCommand>,
+}
+
+impl App {
+    pub fn new(info: RunInfo) -> Self {
+        App {
+            theme: Theme::default(),
+            info,
+            conversation: Conversation::default(),
+            tools: ToolsPane::default(),
+            json: JsonPane::default(),
+            input: Input::default(),
+            approvals: Approvals::default(),
+            turn: TurnState::default(),
+            focus: Focus::Input,
+            json_open: false,
+            help_open: false,
+            help_scroll: 0,
+            quit_armed_until: None,
+            note: None,
+            queued: VecDeque::new(),
+            should_quit: false,
+            areas: Areas::default(),
+            registry: ToolRegistry::builtin(),
+            saves: 0,
+            outbox: Vec::new(),
+        }
+    }
+
+    pub(super) fn send(&mut self, cmd: AgentCommand) {
+        self.outbox.push(cmd);
+    }
+
+    /// Commands for the agent since the last call, in order.
+    pub fn take_commands(&mut self) -> Vec<AgentCommand> {
+        std::mem::take(&mut self.outbox)
+    }
+
+    pub(super) fn submit(&mut self, text: String) {
+        self.turn.busy = true;
+        self.turn.abort_requested = false;
+        self.send(AgentCommand::Submit { text });
+    }
+
+    pub(super) fn abort(&mut self) {
+        if !self.turn.abort_requested {
+            self.turn.abort_requested = true;
+            self.send(AgentCommand::Abort);
+        }
+        // The agent ends the wait at once; a pending question has nobody left to answer it.
+        self.approvals.clear();
+    }
+
+    pub fn note(&self, now: Instant) -> Option<&str> {
+        self.note
+            .as_ref()
+            .filter(|(_, until)| now < *until)
+            .map(|(s, _)| s.as_str())
+    }
+
+    pub fn quit_armed(&self, now: Instant) -> bool {
+        self.quit_armed_until.is_some_and(|t| now < t)
+    }
+
+    /// The next time the screen must change by itself: a tick while something runs, the end
+    /// of the quit window, or never (idle: no wake-ups).
+    pub fn next_wakeup(&self, now: Instant) -> Option<Instant> {
+        // While a question waits for the user nothing moves, unless a tool runs beside it.
+        let animating = (self.turn.busy && !self.approvals.is_open()) || self.tools.running() > 0;
+        let tick = animating.then(|| now + TICK);
+        let quit = self.quit_armed_until.filter(|t| *t > now);
+        let note = self.note.as_ref().map(|(_, t)| *t).filter(|t| *t > now);
+        [tick, quit, note].into_iter().flatten().min()
+    }
+
+    pub fn state_label(&self, now: Instant) -> String {
+        use super::strings::*;
+        if let Some(t) = self.turn.retry_until.filter(|t| *t > now) {
+            let ms = t.saturating_duration_since(now).as_millis() as u64;
+            return retrying_in(ms.div_ceil(1000));
+        }
+        if self.approvals.is_open() {
+            return STATE_APPROVAL.into();
+        }
+        let running = self.tools.running();
+        if running > 0 {
+            return running_tools(running);
+        }
+        if self.turn.streaming {
+            return STATE_STREAMING.into();
+        }
+        if self.turn.busy {
+            return STATE_WORKING.into();
+        }
+        STATE_IDLE.into()
+    }
+
+    /// Panes that Tab cycles through, in screen order.
+    pub(super) fn focus_order(&self) -> Vec<Focus> {
+        let mut v = vec![Focus::Input, Focus::Conversation];
+        if self.areas.tools.is_some() {
+            v.push(Focus::Tools);
+        }
+        if self.json_open {
+            v.push(Focus::Json);
+        }
+        v
+    }
+
+    pub(super) fn set_focus(&mut self, focus: Focus) {
+        if self.focus == Focus::Conversation && focus != Focus::Conversation {
+            self.conversation.unfocus();
+        }
+        self.focus = focus;
+    }
+
+    /// A one-line summary of a tool's input for the UI, as the tool itself phrases it.
+    pub(super) fn summary(&self, name: &str, input: &serde_json::Value) -> String {
+        match self.registry.get(name) {
+            Some(r) => r.tool.summary(input),
+            None => crate::tools::default_summary(input),
+        }
+    }
+}

@@ -1,0 +1,287 @@
+//! Typed conversation entries (codex's HistoryCell): each cell renders its own lines and
+//! caches them per width, so a frame re-wraps only what changed.
+
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+
+use super::sanitize::sanitize;
+use super::streaming_text::StreamingMarkdown;
+use super::theme::Theme;
+use super::wrap::wrap;
+use crate::tui::strings;
+
+/// Lines of tool output shown when a tool line is expanded; the JSON pane has all of it.
+const MAX_EXPANDED_LINES: usize = 200;
+
+/// Where a tool call is in its life. Shared by the conversation and the tools pane.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ToolState {
+    Streaming,
+    Queued,
+    Approval,
+    Running,
+    Ok,
+    Error,
+    Cancelled,
+}
+
+impl ToolState {
+    pub fn is_active(self) -> bool {
+        matches!(
+            self,
+            ToolState::Streaming | ToolState::Queued | ToolState::Approval | ToolState::Running
+        )
+    }
+
+    /// A still icon (the tools pane animates Running with a spinner instead).
+    pub fn icon(self) -> &'static str {
+        match self {
+            ToolState::Streaming => "…",
+            ToolState::Queued => "○",
+            ToolState::Approval => "?",
+            ToolState::Running => "▶",
+            ToolState::Ok => "✓",
+            ToolState::Error => "✗",
+            ToolState::Cancelled => "⊘",
+        }
+    }
+
+    pub fn style(self, theme: &Theme) -> Style {
+        match self {
+            ToolState::Ok => theme.ok,
+            ToolState::Error => theme.error,
+            ToolState::Cancelled | ToolState::Streaming | ToolState::Queued => theme.dim,
+            ToolState::Approval => theme.accent.add_modifier(Modifier::BOLD),
+            ToolState::Running => theme.accent,
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct ToolCall {
+    pub id: String,
+    pub name: String,
+    pub summary: String,
+    pub state: ToolState,
+    pub duration_ms: Option<u64>,
+    pub output: String,
+}
+
+pub enum CellKind {
+    User(String),
+    Assistant(StreamingMarkdown),
+    Thinking { text: String, streaming: bool },
+    Tool(ToolCall),
+    Notice(String),
+    Error(String),
+    Interrupted,
+}
+
+pub struct Cell {
+    pub kind: CellKind,
+    expanded: bool,
+    selected: bool,
+    cache: Option<(u16, Vec<Line<'static>>)>,
+}
+
+impl Cell {
+    pub fn new(kind: CellKind) -> Self {
+        Cell {
+            kind,
+            expanded: false,
+            selected: false,
+            cache: None,
+        }
+    }
+
+    /// Tool calls and thinking blocks open and close on Enter.
+    pub fn is_expandable(&self) -> bool {
+        matches!(self.kind, CellKind::Tool(_) | CellKind::Thinking { .. })
+    }
+
+    pub fn toggle(&mut self) {
+        self.expanded = !self.expanded;
+        self.invalidate();
+    }
+
+    pub fn set_selected(&mut self, on: bool) {
+        if self.selected != on {
+            self.selected = on;
+            self.invalidate();
+        }
+    }
+
+    pub fn invalidate(&mut self) {
+        self.cache = None;
+    }
+
+    /// Mutable access for updates; drops the cached lines.
+    pub fn kind_mut(&mut self) -> &mut CellKind {
+        self.cache = None;
+        &mut self.kind
+    }
+
+    /// The cell's wrapped lines at `width`, as two slices (a streaming answer keeps its
+    /// finished paragraphs apart from the tail that is still growing).
+    pub fn lines(&mut self, width: u16, theme: &Theme) -> (&[Line<'static>], &[Line<'static>]) {
+        if matches!(self.kind, CellKind::Assistant(_)) {
+            return match &mut self.kind {
+                CellKind::Assistant(md) => md.lines(width),
+                _ => (&[], &[]),
+            };
+        }
+        let stale = !matches!(&self.cache, Some((w, _)) if *w == width);
+        if stale {
+            let lines = self.build(width, theme);
+            self.cache = Some((width, lines));
+        }
+        match &self.cache {
+            Some((_, lines)) => (lines.as_slice(), &[]),
+            None => (&[], &[]),
+        }
+    }
+
+    pub fn height(&mut self, width: u16, theme: &Theme) -> usize {
+        let (a, b) = self.lines(width, theme);
+        a.len() + b.len()
+    }
+
+    fn marker(&self, theme: &Theme) -> Span<'static> {
+        if self.selected {
+            Span::styled("▌", theme.accent)
+        } else {
+            Span::raw(" ")
+        }
+    }
+
+    fn build(&self, width: u16, theme: &Theme) -> Vec<Line<'static>> {
+        let inner = width.saturating_sub(2).max(1);
+        match &self.kind {
+            CellKind::User(text) => {
+                let body: Vec<Line<'static>> = sanitize(text)
+                    .lines()
+                    .map(|l| Line::styled(l.to_string(), theme.text.add_modifier(Modifier::BOLD)))
+                    .collect();
+                prefixed(wrap(&body, inner), Span::styled("› ", theme.user), "  ")
+            }
+            CellKind::Assistant(_) => Vec::new(),
+            CellKind::Thinking { text, streaming } => {
+                let clean = sanitize(text);
+                let n = clean.lines().count();
+                let head = if *streaming {
+                    format!("✻ {}…", strings::THINKING)
+                } else {
+                    format!("✻ {} ({n} lines)", strings::THINKING)
+                };
+                let mut out = vec![Line::from(vec![
+                    self.marker(theme),
+                    Span::styled(head, theme.thinking),
+                ])];
+                if self.expanded {
+                    let body: Vec<Line<'static>> = clean
+                        .lines()
+                        .map(|l| Line::styled(l.to_string(), theme.thinking))
+                        .collect();
+                    out.extend(prefixed(
+                        wrap(&body, inner.saturating_sub(2).max(1)),
+                        Span::raw("    "),
+                        "    ",
+                    ));
+                }
+                out
+            }
+            CellKind::Tool(call) => self.tool_lines(call, inner, theme),
+            CellKind::Notice(text) => {
+                let body = vec![Line::styled(sanitize(text), theme.dim)];
+                prefixed(wrap(&body, inner), Span::styled("• ", theme.dim), "  ")
+            }
+            CellKind::Error(text) => {
+                let body = vec![Line::styled(sanitize(text), theme.error)];
+                prefixed(wrap(&body, inner), Span::styled("! ", theme.error), "  ")
+            }
+            CellKind::Interrupted => {
+                let body = vec![Line::styled(strings::INTERRUPTED, theme.error)];
+                wrap(&body, width.max(1))
+            }
+        }
+    }
+
+    fn tool_lines(&self, call: &ToolCall, inner: u16, theme: &Theme) -> Vec<Line<'static>> {
+        let st = call.state.style(theme);
+        let mut head = vec![
+            self.marker(theme),
+            Span::styled(format!("{} ", call.state.icon()), st),
+            Span::styled(sanitize(&call.name), theme.tool_name),
+            Span::raw(" "),
+            Span::styled(sanitize(&call.summary), theme.text),
+        ];
+        let tail = match call.state {
+            ToolState::Ok | ToolState::Error => call
+                .duration_ms
+                .map(|ms| format!(" · {}", super::tools_pane::format_duration(ms)))
+                .unwrap_or_default(),
+            _ => String::new(),
+        };
+        let verdict = match call.state {
+            ToolState::Ok => " ok",
+            ToolState::Error => " error",
+            ToolState::Cancelled => " cancelled",
+            ToolState::Approval => " waiting for approval",
+            ToolState::Queued => " queued",
+            ToolState::Running => " running",
+            ToolState::Streaming => "",
+        };
+        head.push(Span::styled(tail, theme.dim));
+        head.push(Span::styled(verdict, st));
+        if !call.output.is_empty() && !self.expanded {
+            head.push(Span::styled("  [Enter]", theme.dim));
+        }
+        let mut out = wrap(&[Line::from(head)], inner.saturating_add(2));
+        if self.expanded {
+            let clean = sanitize(&call.output);
+            let total = clean.lines().count();
+            let mut body: Vec<Line<'static>> = clean
+                .lines()
+                .take(MAX_EXPANDED_LINES)
+                .map(|l| Line::styled(l.to_string(), theme.dim))
+                .collect();
+            if total > MAX_EXPANDED_LINES {
+                body.push(Line::styled(
+                    format!(
+                        "… {} more lines (the JSON pane has all of it)",
+                        total - MAX_EXPANDED_LINES
+                    ),
+                    theme.dim,
+                ));
+            }
+            let wrapped = wrap(&body, inner.saturating_sub(4).max(1));
+            out.extend(prefixed(
+                wrapped,
+                Span::styled("    │ ", theme.dim),
+                "    │ ",
+            ));
+        }
+        out
+    }
+}
+
+/// Puts `first` before the first line and `rest` (plain) before the others.
+pub fn prefixed(
+    lines: Vec<Line<'static>>,
+    first: Span<'static>,
+    rest: &'static str,
+) -> Vec<Line<'static>> {
+    lines
+        .into_iter()
+        .enumerate()
+        .map(|(i, mut line)| {
+            let p = if i == 0 {
+                first.clone()
+            } else {
+                Span::styled(rest, first.style)
+            };
+            line.spans.insert(0, p);
+            line
+        })
+        .collect()
+}

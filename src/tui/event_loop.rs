@@ -1,0 +1,133 @@
+//! One select! over the terminal, the agent and a frame deadline. Every queued agent event is
+//! applied before a frame is drawn, frames are at most ~60 per second, and with nothing
+//! running there is no deadline at all (idle = no wake-ups).
+
+use std::time::Duration;
+
+use crossterm::event::{Event, EventStream, KeyCode, KeyEvent, KeyModifiers};
+use futures::StreamExt;
+use tokio::signal::unix::{SignalKind, signal};
+use tokio::sync::mpsc;
+use tokio::time::{Instant, sleep_until};
+
+use super::app::App;
+use super::terminal::Tui;
+use super::view;
+use crate::agent::protocol::{AgentCommand, AgentEvent};
+
+/// The shortest gap between two frames (~60 fps).
+const FRAME: Duration = Duration::from_millis(16);
+/// Agent events applied per wake-up at most, so keys stay responsive under a flood.
+const MAX_DRAIN: usize = 10_000;
+
+/// Why the loop ended.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Exit {
+    Quit,
+    Terminated,
+    AgentGone,
+    InputClosed,
+}
+
+pub async fn run(
+    terminal: &mut Tui,
+    app: &mut App,
+    mut events: mpsc::UnboundedReceiver<AgentEvent>,
+    commands: &mpsc::UnboundedSender<AgentCommand>,
+) -> anyhow::Result<Exit> {
+    let mut input = EventStream::new();
+    let mut sigterm = signal(SignalKind::terminate())?;
+    let mut sighup = signal(SignalKind::hangup())?;
+    // In raw mode Ctrl+C arrives as a key; a SIGINT from elsewhere (kill -INT) means the same.
+    let mut sigint = signal(SignalKind::interrupt())?;
+    let mut last_draw: Option<Instant> = None;
+    let mut dirty;
+    let mut deadline: Option<Instant> = Some(Instant::now());
+    loop {
+        let sleep = async {
+            match deadline {
+                Some(t) => sleep_until(t).await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            ev = input.next() => {
+                let now = Instant::now();
+                match ev {
+                    Some(Ok(Event::Key(k))) => app.on_key(k, now),
+                    Some(Ok(Event::Paste(s))) => app.on_paste(&s),
+                    Some(Ok(Event::Mouse(m))) => app.on_mouse(m),
+                    Some(Ok(Event::Resize(..))) => {
+                        app.on_resize();
+                        terminal.autoresize()?;
+                    }
+                    Some(Ok(_)) => {}
+                    Some(Err(e)) => {
+                        tracing::warn!("terminal input: {e}");
+                        return Ok(Exit::InputClosed);
+                    }
+                    None => return Ok(Exit::InputClosed),
+                }
+                dirty = true;
+            }
+            ev = events.recv() => {
+                let Some(ev) = ev else { return Ok(Exit::AgentGone) };
+                let now = Instant::now();
+                app.on_agent(ev, now);
+                let mut n = 1;
+                while n < MAX_DRAIN {
+                    match events.try_recv() {
+                        Ok(ev) => app.on_agent(ev, now),
+                        Err(_) => break,
+                    }
+                    n += 1;
+                }
+                dirty = true;
+            }
+            _ = sleep => dirty = true,
+            _ = sigint.recv() => {
+                let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
+                app.on_key(ctrl_c, Instant::now());
+                dirty = true;
+            }
+            _ = sigterm.recv() => return Ok(Exit::Terminated),
+            _ = sighup.recv() => return Ok(Exit::Terminated),
+        }
+        for cmd in app.take_commands() {
+            if commands.send(cmd).is_err() {
+                return Ok(Exit::AgentGone);
+            }
+        }
+        if app.should_quit {
+            return Ok(Exit::Quit);
+        }
+        let now = Instant::now();
+        let due = last_draw.map_or(now, |t| t + FRAME);
+        if dirty && now >= due {
+            terminal.draw_synchronized(app, now)?;
+            last_draw = Some(now);
+            dirty = false;
+        }
+        let next_frame = if dirty { Some(due) } else { None };
+        let wake = app.next_wakeup(now);
+        deadline = match (next_frame, wake) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+    }
+}
+
+/// Draws one frame inside a synchronized update so the terminal never shows half of it.
+pub trait DrawSynchronized {
+    fn draw_synchronized(&mut self, app: &mut App, now: Instant) -> std::io::Result<()>;
+}
+
+impl DrawSynchronized for Tui {
+    fn draw_synchronized(&mut self, app: &mut App, now: Instant) -> std::io::Result<()> {
+        use crossterm::terminal::{BeginSynchronizedUpdate, EndSynchronizedUpdate};
+        crossterm::queue!(self.backend_mut(), BeginSynchronizedUpdate)?;
+        let drawn = self.draw(|f| view::draw(app, f, now)).map(|_| ());
+        crossterm::execute!(self.backend_mut(), EndSynchronizedUpdate)?;
+        drawn
+    }
+}

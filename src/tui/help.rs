@@ -1,0 +1,70 @@
+//! The help overlay, generated from the key table the handlers use.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Modifier;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+
+use super::keys::{BINDINGS, Scope};
+use super::strings;
+use super::theme::Theme;
+
+fn scope_title(scope: Scope) -> &'static str {
+    match scope {
+        Scope::Global => "anywhere",
+        Scope::Input => "in the input",
+        Scope::Pane => "in a focused pane (Tab)",
+        Scope::Approval => "in an approval prompt",
+    }
+}
+
+pub fn lines(theme: &Theme) -> Vec<Line<'static>> {
+    let label_w = BINDINGS
+        .iter()
+        .map(|b| b.label.chars().count())
+        .max()
+        .unwrap_or(8)
+        .min(34);
+    let mut out = Vec::new();
+    for scope in [Scope::Global, Scope::Input, Scope::Pane, Scope::Approval] {
+        if !out.is_empty() {
+            out.push(Line::default());
+        }
+        out.push(Line::styled(
+            scope_title(scope),
+            theme.accent.add_modifier(Modifier::BOLD),
+        ));
+        for b in BINDINGS.iter().filter(|b| b.scope == scope) {
+            out.push(Line::from(vec![
+                Span::styled(
+                    format!("  {:<label_w$}  ", b.label),
+                    theme.text.add_modifier(Modifier::BOLD),
+                ),
+                Span::styled(b.help, theme.dim),
+            ]));
+        }
+    }
+    out
+}
+
+pub fn draw(f: &mut Frame, area: Rect, scroll: u16, theme: &Theme) {
+    if area.width < 4 || area.height < 3 {
+        return;
+    }
+    let w = area.width.saturating_sub(2).min(96);
+    let body = super::wrap::wrap(&lines(theme), w.saturating_sub(2).max(1));
+    let h = (body.len() as u16 + 2).min(area.height);
+    let rect = Rect {
+        x: area.x + (area.width - w) / 2,
+        y: area.y + (area.height - h) / 2,
+        width: w,
+        height: h,
+    };
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(theme.accent)
+        .title(Span::styled(strings::HELP_TITLE, theme.accent));
+    f.render_widget(Clear, rect);
+    f.render_widget(Paragraph::new(body).block(block).scroll((scroll, 0)), rect);
+}

@@ -1,0 +1,346 @@
+//! The one key table: handlers look keys up here and the help overlay is generated from it,
+//! so a binding cannot be documented one way and behave another.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+/// What a key asks for. Panes and modals match on this, never on raw key codes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    Submit,
+    Newline,
+    /// Ctrl+C: abort a running turn, else clear the input, else arm/confirm quit.
+    Interrupt,
+    /// Esc: abort a running turn; close an overlay.
+    Cancel,
+    /// Ctrl+D on an empty input.
+    Quit,
+    FocusNext,
+    FocusPrev,
+    ScrollUp,
+    ScrollDown,
+    PageUp,
+    PageDown,
+    Top,
+    Bottom,
+    ToggleJson,
+    NextJsonView,
+    SaveJson,
+    Help,
+    /// Expand or collapse the selected tool call / thinking block.
+    Toggle,
+    PrevItem,
+    NextItem,
+    NewConversation,
+    HistoryPrev,
+    HistoryNext,
+    AllowOnce,
+    AllowSession,
+    Deny,
+}
+
+/// Where a binding applies. Modals see keys first, then global keys, then the focused pane.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    Global,
+    Input,
+    Pane,
+    Approval,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Key {
+    pub code: KeyCode,
+    pub mods: KeyModifiers,
+}
+
+const fn key(code: KeyCode) -> Key {
+    Key {
+        code,
+        mods: KeyModifiers::NONE,
+    }
+}
+
+const fn ctrl(c: char) -> Key {
+    Key {
+        code: KeyCode::Char(c),
+        mods: KeyModifiers::CONTROL,
+    }
+}
+
+const fn with(code: KeyCode, mods: KeyModifiers) -> Key {
+    Key { code, mods }
+}
+
+pub struct Binding {
+    pub scope: Scope,
+    pub keys: &'static [Key],
+    /// How the keys are written in the help overlay and the status bar.
+    pub label: &'static str,
+    pub action: Action,
+    pub help: &'static str,
+}
+
+const fn bind(
+    scope: Scope,
+    keys: &'static [Key],
+    label: &'static str,
+    action: Action,
+    help: &'static str,
+) -> Binding {
+    Binding {
+        scope,
+        keys,
+        label,
+        action,
+        help,
+    }
+}
+
+use KeyCode::*;
+use Scope::*;
+
+pub const BINDINGS: &[Binding] = &[
+    bind(
+        Approval,
+        &[key(Char('y'))],
+        "y",
+        Action::AllowOnce,
+        "allow this call once",
+    ),
+    bind(
+        Approval,
+        &[key(Char('a'))],
+        "a",
+        Action::AllowSession,
+        "allow this tool for the session",
+    ),
+    bind(
+        Approval,
+        &[key(Char('n')), key(Esc)],
+        "n / Esc",
+        Action::Deny,
+        "deny this call",
+    ),
+    bind(
+        Global,
+        &[ctrl('c')],
+        "Ctrl+C",
+        Action::Interrupt,
+        "abort the turn / clear input / quit (twice)",
+    ),
+    bind(
+        Global,
+        &[key(Esc)],
+        "Esc",
+        Action::Cancel,
+        "abort the running turn, close overlays",
+    ),
+    bind(
+        Global,
+        &[ctrl('o'), key(F(2))],
+        "Ctrl+O / F2",
+        Action::ToggleJson,
+        "show or hide the JSON pane",
+    ),
+    bind(
+        Global,
+        &[key(F(3))],
+        "F3",
+        Action::NextJsonView,
+        "JSON pane: history / request / SSE events",
+    ),
+    bind(
+        Global,
+        &[ctrl('s'), key(F(4))],
+        "Ctrl+S / F4",
+        Action::SaveJson,
+        "write the JSON view to a file",
+    ),
+    bind(
+        Global,
+        &[key(F(1))],
+        "F1 / ?",
+        Action::Help,
+        "this help (? on an empty input)",
+    ),
+    bind(
+        Global,
+        &[key(Tab)],
+        "Tab",
+        Action::FocusNext,
+        "focus the next pane",
+    ),
+    bind(
+        Global,
+        &[key(BackTab), with(BackTab, KeyModifiers::SHIFT)],
+        "Shift+Tab",
+        Action::FocusPrev,
+        "focus the previous pane",
+    ),
+    bind(
+        Global,
+        &[ctrl('n')],
+        "Ctrl+N",
+        Action::NewConversation,
+        "start a new conversation (when idle)",
+    ),
+    bind(
+        Input,
+        &[key(Enter)],
+        "Enter",
+        Action::Submit,
+        "send (queued while a turn runs)",
+    ),
+    bind(
+        Input,
+        &[
+            ctrl('j'),
+            with(Enter, KeyModifiers::ALT),
+            with(Enter, KeyModifiers::SHIFT),
+        ],
+        "Alt+Enter / Ctrl+J",
+        Action::Newline,
+        "new line (also Shift+Enter where the terminal reports it)",
+    ),
+    bind(
+        Input,
+        &[ctrl('d')],
+        "Ctrl+D",
+        Action::Quit,
+        "quit (on an empty input)",
+    ),
+    bind(
+        Input,
+        &[key(Up)],
+        "Up",
+        Action::HistoryPrev,
+        "earlier prompt (on an empty input)",
+    ),
+    bind(
+        Input,
+        &[key(Down)],
+        "Down",
+        Action::HistoryNext,
+        "later prompt (while recalling)",
+    ),
+    bind(
+        Input,
+        &[key(PageUp)],
+        "PgUp",
+        Action::PageUp,
+        "scroll the conversation up",
+    ),
+    bind(
+        Input,
+        &[key(PageDown)],
+        "PgDn",
+        Action::PageDown,
+        "scroll the conversation down",
+    ),
+    bind(
+        Pane,
+        &[key(Up)],
+        "Up / wheel",
+        Action::ScrollUp,
+        "scroll the focused pane",
+    ),
+    bind(
+        Pane,
+        &[key(Down)],
+        "Down / wheel",
+        Action::ScrollDown,
+        "scroll the focused pane",
+    ),
+    bind(Pane, &[key(PageUp)], "PgUp", Action::PageUp, "page up"),
+    bind(
+        Pane,
+        &[key(PageDown)],
+        "PgDn",
+        Action::PageDown,
+        "page down",
+    ),
+    bind(Pane, &[key(Home)], "Home", Action::Top, "go to the top"),
+    bind(
+        Pane,
+        &[key(End)],
+        "End",
+        Action::Bottom,
+        "go to the bottom and follow",
+    ),
+    bind(
+        Pane,
+        &[key(Left)],
+        "Left",
+        Action::PrevItem,
+        "select the previous tool call (JSON: previous view)",
+    ),
+    bind(
+        Pane,
+        &[key(Right)],
+        "Right",
+        Action::NextItem,
+        "select the next tool call (JSON: next view)",
+    ),
+    bind(
+        Pane,
+        &[key(Enter)],
+        "Enter",
+        Action::Toggle,
+        "expand / collapse the selected tool call",
+    ),
+];
+
+/// The action bound to `ev` in `scope`, if any. Shift is ignored on characters (terminals
+/// differ on whether they report it), and on Enter unless the terminal reports it reliably.
+pub fn action_for(ev: &KeyEvent, scope: Scope, shift_enter: bool) -> Option<Action> {
+    let mut mods = ev.modifiers;
+    if matches!(ev.code, Char(_)) {
+        mods.remove(KeyModifiers::SHIFT);
+    }
+    if ev.code == Enter && mods == KeyModifiers::SHIFT && !shift_enter {
+        mods = KeyModifiers::NONE;
+    }
+    BINDINGS
+        .iter()
+        .filter(|b| b.scope == scope)
+        .find(|b| b.keys.iter().any(|k| k.code == ev.code && k.mods == mods))
+        .map(|b| b.action)
+}
+
+/// The label of the first binding for `action` in `scope` (for hints).
+pub fn label(action: Action, scope: Scope) -> &'static str {
+    BINDINGS
+        .iter()
+        .find(|b| b.action == action && b.scope == scope)
+        .map(|b| b.label)
+        .unwrap_or("")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ev(code: KeyCode, mods: KeyModifiers) -> KeyEvent {
+        KeyEvent::new(code, mods)
+    }
+
+    #[test]
+    fn ctrl_j_is_a_newline_and_shift_enter_only_when_reported() {
+        let j = ev(Char('j'), KeyModifiers::CONTROL);
+        assert_eq!(action_for(&j, Input, false), Some(Action::Newline));
+        let se = ev(Enter, KeyModifiers::SHIFT);
+        assert_eq!(action_for(&se, Input, true), Some(Action::Newline));
+        assert_eq!(action_for(&se, Input, false), Some(Action::Submit));
+        let ae = ev(Enter, KeyModifiers::ALT);
+        assert_eq!(action_for(&ae, Input, false), Some(Action::Newline));
+    }
+
+    #[test]
+    fn every_binding_has_help_text() {
+        assert!(
+            BINDINGS
+                .iter()
+                .all(|b| !b.help.is_empty() && !b.label.is_empty())
+        );
+    }
+}

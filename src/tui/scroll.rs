@@ -1,0 +1,80 @@
+//! A scroll position counted from the bottom: 0 means "follow new output".
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Scroll {
+    from_bottom: usize,
+    /// The largest useful offset at the last draw, so keys clamp against what is on screen.
+    max: usize,
+    page: usize,
+}
+
+impl Scroll {
+    /// The visible range of `total` lines in `height` rows.
+    pub fn window(&mut self, total: usize, height: usize) -> (usize, usize) {
+        self.max = total.saturating_sub(height);
+        self.page = height.max(1);
+        let off = self.from_bottom.min(self.max);
+        let end = total - off;
+        (end.saturating_sub(height), end)
+    }
+
+    pub fn follows(&self) -> bool {
+        self.from_bottom == 0
+    }
+
+    pub fn up(&mut self, n: usize) {
+        self.from_bottom = self
+            .from_bottom
+            .min(self.max)
+            .saturating_add(n)
+            .min(self.max);
+    }
+
+    pub fn down(&mut self, n: usize) {
+        self.from_bottom = self.from_bottom.min(self.max).saturating_sub(n);
+    }
+
+    pub fn page_up(&mut self) {
+        self.up(self.page.saturating_sub(1).max(1));
+    }
+
+    pub fn page_down(&mut self) {
+        self.down(self.page.saturating_sub(1).max(1));
+    }
+
+    pub fn top(&mut self) {
+        self.from_bottom = usize::MAX;
+    }
+
+    pub fn bottom(&mut self) {
+        self.from_bottom = 0;
+    }
+
+    /// Keeps the view still while `added` lines arrive below it (when not following).
+    pub fn grew(&mut self, added: usize) {
+        if self.from_bottom != 0 && self.from_bottom != usize::MAX {
+            self.from_bottom = self.from_bottom.saturating_add(added);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn follows_until_scrolled_up() {
+        let mut s = Scroll::default();
+        assert_eq!(s.window(100, 10), (90, 100));
+        s.up(5);
+        assert!(!s.follows());
+        assert_eq!(s.window(100, 10), (85, 95));
+        s.grew(3);
+        assert_eq!(s.window(103, 10), (85, 95));
+        s.bottom();
+        assert_eq!(s.window(103, 10), (93, 103));
+        s.top();
+        assert_eq!(s.window(103, 10), (0, 10));
+        assert_eq!(s.window(5, 10), (0, 5));
+    }
+}

@@ -1,0 +1,115 @@
+//! The status bar: provider and model, state, turn, tokens, session, and the key hints that
+//! fit the width (or the quit confirmation, which wins over everything).
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Modifier;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+use unicode_width::UnicodeWidthStr;
+
+use super::strings;
+use super::theme::Theme;
+use crate::provider::Usage;
+
+pub struct StatusView<'a> {
+    pub provider: &'a str,
+    pub model: &'a str,
+    pub state: String,
+    pub busy: bool,
+    pub turn: u32,
+    pub usage: Usage,
+    pub session: Option<&'a str>,
+    pub quit_armed: bool,
+    /// A passing message ("wrote … to …"); shown instead of the hints.
+    pub note: Option<&'a str>,
+    /// (keys, what) in priority order; as many as fit are shown.
+    pub hints: Vec<(&'a str, &'a str)>,
+}
+
+fn tokens(n: u64) -> String {
+    if n >= 10_000 {
+        format!("{}k", n / 1000)
+    } else if n >= 1000 {
+        format!("{:.1}k", n as f64 / 1000.0)
+    } else {
+        n.to_string()
+    }
+}
+
+pub fn draw(f: &mut Frame, area: Rect, v: &StatusView, theme: &Theme) {
+    if area.width == 0 || area.height == 0 {
+        return;
+    }
+    let state_style = if v.busy {
+        theme.accent.add_modifier(Modifier::BOLD)
+    } else {
+        theme.ok
+    };
+    let sep = || Span::styled(" │ ", theme.dim);
+    let mut spans = vec![
+        Span::styled(
+            format!(" {}/{}", v.provider, v.model),
+            theme.text.add_modifier(Modifier::BOLD),
+        ),
+        sep(),
+        Span::styled(v.state.clone(), state_style),
+    ];
+    let mut optional = vec![
+        format!("turn {}", v.turn),
+        format!(
+            "↑{} ↓{}",
+            tokens(v.usage.input_tokens),
+            tokens(v.usage.output_tokens)
+        ),
+    ];
+    if let Some(id) = v.session {
+        optional.push(format!("session {id}"));
+    }
+    let width = area.width as usize;
+    let used = |spans: &[Span]| spans.iter().map(|s| s.content.width()).sum::<usize>();
+    for item in optional {
+        if used(&spans) + 3 + item.width() <= width {
+            spans.push(sep());
+            spans.push(Span::styled(item, theme.dim));
+        }
+    }
+    if v.quit_armed {
+        let note = strings::QUIT_CONFIRM;
+        if used(&spans) + 3 + note.width() <= width {
+            spans.push(sep());
+        } else {
+            spans.clear();
+            spans.push(Span::raw(" "));
+        }
+        spans.push(Span::styled(
+            note,
+            theme
+                .error
+                .add_modifier(Modifier::BOLD | Modifier::REVERSED),
+        ));
+    } else if let Some(note) = v.note {
+        spans.push(sep());
+        spans.push(Span::styled(note.to_string(), theme.accent));
+    } else {
+        // Hints are right-aligned and dropped from the end until they fit.
+        let mut hints: Vec<Span> = Vec::new();
+        let mut hint_w = 0;
+        for (keys, what) in &v.hints {
+            let w = keys.width() + 1 + what.width() + 2;
+            if used(&spans) + hint_w + w + 1 > width {
+                break;
+            }
+            hint_w += w;
+            hints.push(Span::styled(
+                keys.to_string(),
+                theme.key_hint.patch(theme.accent),
+            ));
+            hints.push(Span::styled(format!(" {what}  "), theme.dim));
+        }
+        let pad = width.saturating_sub(used(&spans) + hint_w);
+        spans.push(Span::raw(" ".repeat(pad)));
+        spans.extend(hints);
+    }
+    f.render_widget(Paragraph::new(Line::from(spans)), area);
+}

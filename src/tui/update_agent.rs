@@ -1,0 +1,220 @@
+//! How each AgentEvent changes what the screen shows. Times are taken on receipt (`now`).
+
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+use super::app::App;
+use super::approval::ApprovalRequest;
+use super::cells::{CellKind, ToolState};
+use super::streaming_text::StreamingMarkdown;
+use super::strings;
+use crate::agent::INTERRUPT_MARKER;
+use crate::agent::executor::INTERRUPTED;
+use crate::agent::protocol::{AgentEvent, Terminal, TurnSummary};
+use crate::message::{ContentBlock, Message, Role};
+
+/// Live output kept per tool call while it runs (the final output replaces it).
+const MAX_PROGRESS_BYTES: usize = 64 * 1024;
+
+impl App {
+    pub fn on_agent(&mut self, event: AgentEvent, now: Instant) {
+        match event {
+            AgentEvent::PromptStart { text } => {
+                self.turn.busy = true;
+                self.conversation.push(CellKind::User(text));
+                self.conversation.scroll.bottom();
+                self.tools.prompt_started(now);
+            }
+            AgentEvent::TurnStart { turn } => self.turn.turn = turn,
+            AgentEvent::RequestStart { body, .. } => {
+                self.json.set_request(body);
+                self.tools.stream_started(now);
+                self.turn.streaming = true;
+                self.turn.retry_until = None;
+            }
+            AgentEvent::Retry {
+                attempt,
+                delay_ms,
+                error,
+            } => {
+                self.turn.streaming = false;
+                self.tools.stream_ended(now);
+                self.turn.retry_until = Some(now + Duration::from_millis(delay_ms));
+                let note = strings::retry_note(attempt, delay_ms, &error);
+                self.conversation.push(CellKind::Notice(note));
+            }
+            AgentEvent::TextDelta { text } => self.conversation.text_delta(&text),
+            AgentEvent::ThinkingDelta { text } => self.conversation.thinking_delta(&text),
+            AgentEvent::ToolUseStreaming { id, name } => {
+                self.conversation.tool(&id, &name, "", ToolState::Streaming);
+                self.tools.upsert(&id, &name, "", ToolState::Streaming, now);
+            }
+            AgentEvent::ToolUse {
+                id, name, input, ..
+            } => {
+                let summary = self.summary(&name, &input);
+                self.conversation
+                    .tool(&id, &name, &summary, ToolState::Queued);
+                self.tools
+                    .upsert(&id, &name, &summary, ToolState::Queued, now);
+                if let Some(row) = self.tools.row_mut(&id) {
+                    row.queued_at = now;
+                }
+            }
+            AgentEvent::PermissionRequest { id, tool, input } => {
+                self.set_tool_state(&id, ToolState::Approval);
+                self.approvals.push(ApprovalRequest { id, tool, input });
+            }
+            AgentEvent::Permission { id, allowed, .. } => {
+                self.approvals.remove(&id);
+                if allowed {
+                    self.set_tool_state(&id, ToolState::Queued);
+                }
+            }
+            AgentEvent::ToolStart { id, .. } => {
+                self.set_tool_state(&id, ToolState::Running);
+                if let Some(row) = self.tools.row_mut(&id) {
+                    row.started_at = Some(now);
+                }
+            }
+            AgentEvent::ToolProgress { id, chunk } => self.conversation.update_tool(&id, |c| {
+                if c.output.len() < MAX_PROGRESS_BYTES {
+                    c.output.push_str(&chunk);
+                }
+            }),
+            AgentEvent::ToolEnd {
+                id,
+                is_error,
+                duration_ms,
+                output,
+                ..
+            } => {
+                let cancelled =
+                    is_error && (self.turn.abort_requested || output.contains(INTERRUPTED));
+                let state = match (is_error, cancelled) {
+                    (false, _) => ToolState::Ok,
+                    (true, true) => ToolState::Cancelled,
+                    (true, false) => ToolState::Error,
+                };
+                self.conversation.update_tool(&id, |c| {
+                    c.state = state;
+                    c.duration_ms = Some(duration_ms);
+                    c.output = output;
+                });
+                if let Some(row) = self.tools.row_mut(&id) {
+                    row.state = state;
+                    row.duration_ms = Some(duration_ms);
+                    row.ended_at = Some(now);
+                    // A call that never started (denied, invalid) still gets a visible bar.
+                    row.started_at.get_or_insert(now);
+                }
+            }
+            AgentEvent::StreamEnd { .. } => {
+                self.turn.streaming = false;
+                self.conversation.finish_streaming();
+                self.tools.stream_ended(now);
+            }
+            AgentEvent::RawSse { event, data } => self.json.push_sse(&event, &data),
+            AgentEvent::Usage(u) => self.turn.usage = u,
+            AgentEvent::Message { index, message } => self.json.set_message(index, message),
+            AgentEvent::HistoryReset { messages } => {
+                self.conversation.clear();
+                self.turn.turn = 0;
+                self.turn.usage = Default::default();
+                for m in &messages {
+                    self.replay(m);
+                }
+                if messages.is_empty() {
+                    self.conversation
+                        .push(CellKind::Notice(strings::NEW_CONVERSATION.into()));
+                }
+                self.json.reset_history(messages);
+            }
+            AgentEvent::Notice { text } => self.conversation.push(CellKind::Notice(text)),
+            AgentEvent::Error { message } => self.conversation.push(CellKind::Error(message)),
+            AgentEvent::Done(summary) => self.done(summary, now),
+        }
+    }
+
+    fn set_tool_state(&mut self, id: &str, state: ToolState) {
+        self.conversation.update_tool(id, |c| c.state = state);
+        if let Some(row) = self.tools.row_mut(id) {
+            row.state = state;
+        }
+    }
+
+    fn done(&mut self, summary: TurnSummary, now: Instant) {
+        self.turn.busy = false;
+        self.turn.streaming = false;
+        self.turn.retry_until = None;
+        self.turn.usage = summary.usage;
+        self.approvals.clear();
+        self.conversation.finish_streaming();
+        let unfinished = self.tools.any_active();
+        if summary.reason.is_aborted() || unfinished {
+            self.conversation.cancel_unfinished();
+            self.tools.cancel_unfinished(now);
+        }
+        if summary.reason.is_aborted() {
+            self.conversation.push(CellKind::Interrupted);
+        } else if summary.reason != Terminal::Completed {
+            let text = strings::ended(summary.reason.as_str(), summary.error.as_deref());
+            self.conversation.push(CellKind::Error(text));
+        }
+        self.turn.abort_requested = false;
+        if summary.reason.is_aborted() && !self.queued.is_empty() {
+            // The user stopped the turn: queued prompts wait in the input instead of
+            // starting on their own.
+            let mut parts: Vec<String> = self.queued.drain(..).collect();
+            if !self.input.is_empty() {
+                parts.push(self.input.text());
+            }
+            self.input.set_text(&parts.join("\n"));
+        } else if let Some(next) = self.queued.pop_front() {
+            self.submit(next);
+        }
+    }
+
+    /// Rebuilds cells from a resumed history.
+    fn replay(&mut self, m: &Message) {
+        for block in &m.content {
+            match block {
+                ContentBlock::Text { text } if m.role == Role::User => {
+                    if text == INTERRUPT_MARKER {
+                        self.conversation.push(CellKind::Interrupted);
+                    } else {
+                        self.conversation.push(CellKind::User(text.clone()));
+                    }
+                }
+                ContentBlock::Text { text } => {
+                    self.conversation
+                        .push(CellKind::Assistant(StreamingMarkdown::finished(text)));
+                }
+                ContentBlock::Thinking { thinking, .. } => {
+                    self.conversation.push(CellKind::Thinking {
+                        text: thinking.clone(),
+                        streaming: false,
+                    })
+                }
+                ContentBlock::RedactedThinking { .. } => {}
+                ContentBlock::ToolUse { id, name, input } => {
+                    let summary = self.summary(name, input);
+                    self.conversation.tool(id, name, &summary, ToolState::Ok);
+                }
+                ContentBlock::ToolResult {
+                    tool_use_id,
+                    content,
+                    is_error,
+                } => self.conversation.update_tool(tool_use_id, |c| {
+                    c.state = if *is_error {
+                        ToolState::Error
+                    } else {
+                        ToolState::Ok
+                    };
+                    c.output = content.clone();
+                }),
+            }
+        }
+    }
+}

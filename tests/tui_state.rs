@@ -1,0 +1,561 @@
+//! The TUI's update logic without a terminal: feed AgentEvents and keys, assert the state and
+//! the AgentCommands the UI sends.
+
+use std::time::Duration;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use serde_json::json;
+use tokio::time::Instant;
+use tooloop::agent::protocol::{AgentCommand, AgentEvent, Decision, Terminal, TurnSummary};
+use tooloop::provider::Usage;
+use tooloop::tui::app::{App, Focus, RunInfo};
+use tooloop::tui::cells::{CellKind, ToolState};
+use tooloop::tui::json_pane::JsonView;
+
+fn app() -> App {
+    App::new(RunInfo {
+        provider: "demo".into(),
+        model: "tooloop-demo".into(),
+        save_dir: std::env::temp_dir().join("tooloop-tui-state-test"),
+        ..Default::default()
+    })
+}
+
+fn key(code: KeyCode) -> KeyEvent {
+    KeyEvent::new(code, KeyModifiers::NONE)
+}
+
+fn ctrl(c: char) -> KeyEvent {
+    KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL)
+}
+
+fn type_text(app: &mut App, text: &str, now: Instant) {
+    for c in text.chars() {
+        app.on_key(key(KeyCode::Char(c)), now);
+    }
+}
+
+fn done(reason: Terminal) -> AgentEvent {
+    AgentEvent::Done(TurnSummary {
+        reason,
+        turns: 1,
+        usage: Usage::default(),
+        text: String::new(),
+        transitions: vec![],
+        error: None,
+    })
+}
+
+fn start_turn(app: &mut App, now: Instant) {
+    type_text(app, "hello", now);
+    app.on_key(key(KeyCode::Enter), now);
+    assert_eq!(
+        app.take_commands(),
+        vec![AgentCommand::Submit {
+            text: "hello".into()
+        }]
+    );
+    app.on_agent(
+        AgentEvent::PromptStart {
+            text: "hello".into(),
+        },
+        now,
+    );
+    app.on_agent(AgentEvent::TurnStart { turn: 1 }, now);
+}
+
+#[tokio::test(start_paused = true)]
+async fn enter_sends_and_ctrl_c_while_busy_aborts() {
+    let mut app = app();
+    let now = Instant::now();
+    start_turn(&mut app, now);
+    assert!(app.turn.busy);
+    app.on_agent(
+        AgentEvent::ToolUse {
+            id: "t1".into(),
+            name: "bash".into(),
+            input: json!({"command": "sleep 5"}),
+            safe: false,
+        },
+        now,
+    );
+    app.on_agent(
+        AgentEvent::ToolStart {
+            id: "t1".into(),
+            name: "bash".into(),
+        },
+        now,
+    );
+    app.on_key(ctrl('c'), now);
+    assert_eq!(app.take_commands(), vec![AgentCommand::Abort]);
+    assert!(!app.should_quit);
+    // The executor reports the killed call, then the turn ends aborted.
+    app.on_agent(
+        AgentEvent::ToolEnd {
+            id: "t1".into(),
+            name: "bash".into(),
+            is_error: true,
+            duration_ms: 300,
+            output: "interrupted by user".into(),
+        },
+        now + Duration::from_millis(300),
+    );
+    app.on_agent(
+        done(Terminal::AbortedTools),
+        now + Duration::from_millis(300),
+    );
+    assert!(!app.turn.busy);
+    assert_eq!(app.tools.rows[0].state, ToolState::Cancelled);
+    assert!(matches!(
+        app.conversation.cells().last().map(|c| &c.kind),
+        Some(CellKind::Interrupted)
+    ));
+    // The next prompt goes to the same agent as a normal Submit.
+    type_text(&mut app, "again", now);
+    app.on_key(key(KeyCode::Enter), now);
+    assert_eq!(
+        app.take_commands(),
+        vec![AgentCommand::Submit {
+            text: "again".into()
+        }]
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn esc_aborts_a_running_turn() {
+    let mut app = app();
+    let now = Instant::now();
+    start_turn(&mut app, now);
+    app.on_key(key(KeyCode::Esc), now);
+    assert_eq!(app.take_commands(), vec![AgentCommand::Abort]);
+    // A second Esc does not send a second abort.
+    app.on_key(key(KeyCode::Esc), now);
+    assert_eq!(app.take_commands(), vec![]);
+}
+
+#[tokio::test(start_paused = true)]
+async fn ctrl_c_when_idle_clears_then_arms_then_quits() {
+    let mut app = app();
+    let now = Instant::now();
+    type_text(&mut app, "draft", now);
+    app.on_key(ctrl('c'), now);
+    assert!(app.input.is_empty());
+    assert!(!app.quit_armed(now));
+    assert!(!app.should_quit);
+
+    app.on_key(ctrl('c'), now);
+    assert!(app.quit_armed(now));
+    assert!(!app.should_quit);
+    // The window closes after 2 s and the loop is told to wake for it.
+    assert_eq!(app.next_wakeup(now), Some(now + Duration::from_secs(2)));
+    let later = now + Duration::from_millis(2100);
+    assert!(!app.quit_armed(later));
+    app.on_key(ctrl('c'), later);
+    assert!(!app.should_quit, "a press after the window only re-arms");
+    app.on_key(ctrl('c'), later + Duration::from_millis(500));
+    assert!(app.should_quit);
+    assert_eq!(app.take_commands(), vec![]);
+}
+
+#[tokio::test(start_paused = true)]
+async fn ctrl_d_quits_only_on_an_empty_input() {
+    let mut app = app();
+    let now = Instant::now();
+    type_text(&mut app, "x", now);
+    app.on_key(ctrl('d'), now);
+    assert!(!app.should_quit);
+    app.on_key(ctrl('c'), now);
+    app.on_key(ctrl('d'), now);
+    assert!(app.should_quit);
+}
+
+#[tokio::test(start_paused = true)]
+async fn prompts_typed_while_busy_are_queued_until_done() {
+    let mut app = app();
+    let now = Instant::now();
+    start_turn(&mut app, now);
+    type_text(&mut app, "next one", now);
+    app.on_key(key(KeyCode::Enter), now);
+    assert_eq!(app.take_commands(), vec![], "nothing is sent while busy");
+    assert_eq!(app.queued.len(), 1);
+    assert!(app.input.is_empty());
+    app.on_agent(done(Terminal::Completed), now);
+    assert_eq!(
+        app.take_commands(),
+        vec![AgentCommand::Submit {
+            text: "next one".into()
+        }]
+    );
+    assert!(app.turn.busy);
+    assert!(app.queued.is_empty());
+}
+
+#[tokio::test(start_paused = true)]
+async fn newline_keys_do_not_send() {
+    let mut app = app();
+    let now = Instant::now();
+    type_text(&mut app, "a", now);
+    app.on_key(ctrl('j'), now);
+    type_text(&mut app, "b", now);
+    app.on_key(KeyEvent::new(KeyCode::Enter, KeyModifiers::ALT), now);
+    type_text(&mut app, "c", now);
+    app.on_paste("d\ne");
+    assert_eq!(app.take_commands(), vec![]);
+    assert_eq!(app.input.text(), "a\nb\ncd\ne");
+    app.on_key(key(KeyCode::Enter), now);
+    assert_eq!(
+        app.take_commands(),
+        vec![AgentCommand::Submit {
+            text: "a\nb\ncd\ne".into()
+        }]
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn up_on_an_empty_input_recalls_earlier_prompts() {
+    let mut app = app();
+    let now = Instant::now();
+    start_turn(&mut app, now);
+    app.on_agent(done(Terminal::Completed), now);
+    app.on_key(key(KeyCode::Up), now);
+    assert_eq!(app.input.text(), "hello");
+}
+
+fn ask(app: &mut App, id: &str, now: Instant) {
+    app.on_agent(
+        AgentEvent::ToolUse {
+            id: id.into(),
+            name: "bash".into(),
+            input: json!({"command": "ls -la"}),
+            safe: false,
+        },
+        now,
+    );
+    app.on_agent(
+        AgentEvent::PermissionRequest {
+            id: id.into(),
+            tool: "bash".into(),
+            input: json!({"command": "ls -la"}),
+        },
+        now,
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn approval_keys_answer_the_question() {
+    let cases = [
+        (key(KeyCode::Char('y')), Decision::AllowOnce),
+        (key(KeyCode::Char('a')), Decision::AllowForSession),
+        (
+            key(KeyCode::Char('n')),
+            Decision::Deny {
+                reason: Some("denied by the user".into()),
+            },
+        ),
+        (
+            key(KeyCode::Esc),
+            Decision::Deny {
+                reason: Some("denied by the user".into()),
+            },
+        ),
+    ];
+    for (k, decision) in cases {
+        let mut app = app();
+        let now = Instant::now();
+        start_turn(&mut app, now);
+        ask(&mut app, "b1", now);
+        assert!(app.approvals.is_open());
+        assert_eq!(app.state_label(now), "waiting for approval");
+        assert_eq!(app.tools.rows[0].state, ToolState::Approval);
+        assert_eq!(
+            app.next_wakeup(now),
+            None,
+            "nothing animates while the question waits"
+        );
+        // Other keys neither answer nor reach the input.
+        app.on_key(key(KeyCode::Char('x')), now);
+        assert_eq!(app.take_commands(), vec![]);
+        assert!(app.input.is_empty());
+        app.on_key(k, now);
+        assert_eq!(
+            app.take_commands(),
+            vec![AgentCommand::PermissionReply {
+                id: "b1".into(),
+                decision
+            }]
+        );
+        assert!(!app.approvals.is_open());
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn ctrl_c_during_approval_aborts_and_closes_the_modal() {
+    let mut app = app();
+    let now = Instant::now();
+    start_turn(&mut app, now);
+    ask(&mut app, "b1", now);
+    app.on_key(ctrl('c'), now);
+    assert_eq!(app.take_commands(), vec![AgentCommand::Abort]);
+    assert!(!app.approvals.is_open());
+}
+
+#[tokio::test(start_paused = true)]
+async fn tool_rows_follow_the_lifecycle_and_time() {
+    let mut app = app();
+    let t0 = Instant::now();
+    start_turn(&mut app, t0);
+    app.on_agent(
+        AgentEvent::ToolUseStreaming {
+            id: "r".into(),
+            name: "read_file".into(),
+        },
+        t0,
+    );
+    assert_eq!(app.tools.rows[0].state, ToolState::Streaming);
+    let t1 = t0 + Duration::from_millis(200);
+    app.on_agent(
+        AgentEvent::ToolUse {
+            id: "r".into(),
+            name: "read_file".into(),
+            input: json!({"path": "Cargo.toml"}),
+            safe: true,
+        },
+        t1,
+    );
+    assert_eq!(app.tools.rows[0].state, ToolState::Queued);
+    assert_eq!(app.tools.rows[0].summary, "Cargo.toml");
+    app.on_agent(
+        AgentEvent::ToolStart {
+            id: "r".into(),
+            name: "read_file".into(),
+        },
+        t1,
+    );
+    assert_eq!(app.state_label(t1), "running 1 tool");
+    assert!(
+        app.next_wakeup(t1).is_some(),
+        "timers tick while a tool runs"
+    );
+    let t2 = t1 + Duration::from_millis(400);
+    app.on_agent(
+        AgentEvent::ToolEnd {
+            id: "r".into(),
+            name: "read_file".into(),
+            is_error: false,
+            duration_ms: 400,
+            output: "[package]".into(),
+        },
+        t2,
+    );
+    let row = &app.tools.rows[0];
+    assert_eq!(row.state, ToolState::Ok);
+    assert_eq!(row.duration_ms, Some(400));
+    assert_eq!(
+        row.ended_at.map(|e| e - t1),
+        Some(Duration::from_millis(400))
+    );
+    app.on_agent(done(Terminal::Completed), t2);
+    assert_eq!(app.next_wakeup(t2), None, "idle: no wake-ups");
+}
+
+#[tokio::test(start_paused = true)]
+async fn retry_shows_a_countdown() {
+    let mut app = app();
+    let now = Instant::now();
+    start_turn(&mut app, now);
+    app.on_agent(
+        AgentEvent::Retry {
+            attempt: 1,
+            delay_ms: 2500,
+            error: "overloaded".into(),
+        },
+        now,
+    );
+    assert_eq!(app.state_label(now), "retrying in 3s");
+    assert_eq!(
+        app.state_label(now + Duration::from_millis(1600)),
+        "retrying in 1s"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn json_keys_toggle_cycle_and_save() {
+    let mut app = app();
+    let now = Instant::now();
+    app.on_key(ctrl('o'), now);
+    assert!(app.json_open);
+    app.on_key(key(KeyCode::F(3)), now);
+    assert_eq!(app.json.view, JsonView::Request);
+    app.on_key(key(KeyCode::F(3)), now);
+    assert_eq!(app.json.view, JsonView::Sse);
+    app.on_key(key(KeyCode::F(3)), now);
+    assert_eq!(app.json.view, JsonView::History);
+    app.on_agent(
+        AgentEvent::Message {
+            index: 0,
+            message: tooloop::message::Message::user_text("hi"),
+        },
+        now,
+    );
+    let dir = tempfile::tempdir().expect("tempdir");
+    app.info.save_dir = dir.path().to_path_buf();
+    app.on_key(ctrl('s'), now);
+    let files: Vec<_> = std::fs::read_dir(dir.path()).expect("dir").collect();
+    assert_eq!(files.len(), 1);
+    let path = files[0].as_ref().expect("entry").path();
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("read")).expect("json");
+    assert_eq!(
+        saved,
+        json!([{"role": "user", "content": [{"type": "text", "text": "hi"}]}])
+    );
+    let said = match app.conversation.cells().last().map(|c| &c.kind) {
+        Some(CellKind::Notice(t)) => t.clone(),
+        _ => String::new(),
+    };
+    assert!(said.contains(&path.display().to_string()), "{said}");
+    assert!(
+        app.note(now)
+            .is_some_and(|n| n.contains(&path.display().to_string()))
+    );
+    assert_eq!(
+        app.next_wakeup(now),
+        Some(now + Duration::from_secs(5)),
+        "the note goes away by itself"
+    );
+    assert!(
+        app.note(now)
+            .is_some_and(|n| n.contains(&path.display().to_string()))
+    );
+    assert_eq!(
+        app.next_wakeup(now),
+        Some(now + Duration::from_secs(5)),
+        "the note goes away by itself"
+    );
+    app.on_key(key(KeyCode::F(2)), now);
+    assert!(!app.json_open);
+}
+
+#[tokio::test(start_paused = true)]
+async fn tab_cycles_focus_and_typing_returns_to_the_input() {
+    let mut app = app();
+    let now = Instant::now();
+    app.json_open = true;
+    app.on_key(key(KeyCode::Tab), now);
+    assert_eq!(app.focus, Focus::Conversation);
+    app.on_key(key(KeyCode::Tab), now);
+    assert_eq!(
+        app.focus,
+        Focus::Json,
+        "no tools pane drawn yet, so JSON is next"
+    );
+    app.on_key(KeyEvent::new(KeyCode::BackTab, KeyModifiers::SHIFT), now);
+    assert_eq!(app.focus, Focus::Conversation);
+    app.on_key(key(KeyCode::Char('z')), now);
+    assert_eq!(app.focus, Focus::Input);
+    assert_eq!(app.input.text(), "z");
+}
+
+#[tokio::test(start_paused = true)]
+async fn question_mark_on_empty_input_opens_help() {
+    let mut app = app();
+    let now = Instant::now();
+    app.on_key(key(KeyCode::Char('?')), now);
+    assert!(app.help_open);
+    app.on_key(key(KeyCode::Esc), now);
+    assert!(!app.help_open);
+    type_text(&mut app, "why?", now);
+    assert!(!app.help_open);
+    assert_eq!(app.input.text(), "why?");
+}
+
+#[tokio::test(start_paused = true)]
+async fn queued_prompts_return_to_the_input_after_an_abort() {
+    let mut app = app();
+    let now = Instant::now();
+    start_turn(&mut app, now);
+    type_text(&mut app, "later", now);
+    app.on_key(key(KeyCode::Enter), now);
+    app.on_key(ctrl('c'), now);
+    assert_eq!(app.take_commands(), vec![AgentCommand::Abort]);
+    app.on_agent(done(Terminal::AbortedStreaming), now);
+    assert_eq!(
+        app.take_commands(),
+        vec![],
+        "nothing starts on its own after Ctrl+C"
+    );
+    assert_eq!(app.input.text(), "later");
+    assert!(app.queued.is_empty());
+}
+
+#[tokio::test(start_paused = true)]
+async fn enter_in_the_conversation_expands_the_selected_tool_call() {
+    let mut app = app();
+    let now = Instant::now();
+    start_turn(&mut app, now);
+    for (id, out) in [("a", "first output"), ("b", "second output")] {
+        app.on_agent(
+            AgentEvent::ToolUse {
+                id: id.into(),
+                name: "read_file".into(),
+                input: json!({"path": id}),
+                safe: true,
+            },
+            now,
+        );
+        app.on_agent(
+            AgentEvent::ToolEnd {
+                id: id.into(),
+                name: "read_file".into(),
+                is_error: false,
+                duration_ms: 1,
+                output: out.into(),
+            },
+            now,
+        );
+    }
+    let screen = |app: &mut App| {
+        let mut t =
+            ratatui::Terminal::new(ratatui::backend::TestBackend::new(60, 20)).expect("terminal");
+        t.draw(|f| tooloop::tui::view::draw(app, f, now))
+            .expect("draw");
+        t.backend().to_string()
+    };
+    assert!(!screen(&mut app).contains("second output"));
+    app.on_key(key(KeyCode::Tab), now);
+    assert_eq!(app.focus, Focus::Conversation);
+    app.on_key(key(KeyCode::Enter), now);
+    let s = screen(&mut app);
+    assert!(
+        s.contains("second output") && !s.contains("first output"),
+        "{s}"
+    );
+    app.on_key(key(KeyCode::Left), now);
+    app.on_key(key(KeyCode::Enter), now);
+    let s = screen(&mut app);
+    assert!(
+        s.contains("first output") && s.contains("second output"),
+        "{s}"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn ctrl_n_starts_a_new_conversation_when_idle() {
+    let mut app = app();
+    let now = Instant::now();
+    start_turn(&mut app, now);
+    app.on_key(ctrl('n'), now);
+    assert_eq!(app.take_commands(), vec![], "not while a turn runs");
+    app.on_agent(done(Terminal::Completed), now);
+    app.on_key(ctrl('n'), now);
+    assert_eq!(app.take_commands(), vec![AgentCommand::NewConversation]);
+    app.on_agent(AgentEvent::HistoryReset { messages: vec![] }, now);
+    let kinds: Vec<bool> = app
+        .conversation
+        .cells()
+        .iter()
+        .map(|c| matches!(&c.kind, CellKind::Notice(t) if t == "new conversation"))
+        .collect();
+    assert_eq!(kinds, vec![true]);
+    assert!(app.json.history().is_empty());
+}

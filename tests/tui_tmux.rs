@@ -1,0 +1,324 @@
+//! End to end: the real binary in a real terminal (tmux), on the offline demo model. Each test
+//! polls `capture-pane` against a deadline; nothing waits on a fixed sleep.
+//! Skipped (with a message) when tmux is not installed.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+const DEADLINE: Duration = Duration::from_secs(20);
+const POLL: Duration = Duration::from_millis(100);
+
+struct Tmux {
+    socket: String,
+    _dir: tempfile::TempDir,
+    pub workspace: PathBuf,
+}
+
+fn have_tmux() -> bool {
+    let ok = Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        eprintln!("SKIPPED: tmux is not installed; the TUI end-to-end tests need it");
+    }
+    ok
+}
+
+impl Tmux {
+    /// Starts tooloop in a 120×40 tmux pane inside `bash -c '…; echo EXITED:$?'`.
+    fn start(name: &str, args: &str) -> Tmux {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let home = dir.path().join("home");
+        let workspace = dir.path().join("ws");
+        std::fs::create_dir_all(&home).expect("home");
+        std::fs::create_dir_all(workspace.join("src")).expect("ws");
+        std::fs::write(
+            workspace.join("Cargo.toml"),
+            "[package]\nname = \"demo\"\nversion = \"0.1.0\"\n",
+        )
+        .expect("write");
+        std::fs::write(
+            workspace.join("src/main.rs"),
+            "fn main() {\n    println!(\"hi\");\n}\n",
+        )
+        .expect("write");
+        std::fs::write(workspace.join("notes.txt"), "TODO: nothing\n").expect("write");
+        let socket = format!("tooloop-{name}-{}", std::process::id());
+        let bin = env!("CARGO_BIN_EXE_tooloop");
+        let script = format!(
+            "cd '{ws}' && '{bin}' --workspace '{ws}' {args}; echo EXITED:\\$?; sleep 600",
+            ws = workspace.display()
+        );
+        let h = home.display().to_string();
+        let status = Command::new("tmux")
+            .args(["-L", &socket, "-f", "/dev/null", "new-session", "-d", "-x", "120", "-y", "40"])
+            .arg(format!(
+                "env -u ANTHROPIC_API_KEY -u OPENAI_API_KEY -u ANTHROPIC_BASE_URL -u OPENAI_BASE_URL \
+                 HOME='{h}' XDG_STATE_HOME='{h}/state' XDG_CONFIG_HOME='{h}/config' \
+                 XDG_DATA_HOME='{h}/data' XDG_CACHE_HOME='{h}/cache' bash -c \"{script}\""
+            ))
+            .env_remove("TMUX")
+            .status()
+            .expect("tmux new-session");
+        assert!(status.success(), "tmux new-session failed");
+        Tmux {
+            socket,
+            _dir: dir,
+            workspace,
+        }
+    }
+
+    fn tmux(&self, args: &[&str]) -> String {
+        let out = Command::new("tmux")
+            .arg("-L")
+            .arg(&self.socket)
+            .args(args)
+            .output()
+            .expect("tmux");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", "0"];
+        args.extend_from_slice(keys);
+        self.tmux(&args);
+    }
+
+    fn type_text(&self, text: &str) {
+        self.tmux(&["send-keys", "-t", "0", "-l", text]);
+    }
+
+    fn screen(&self) -> String {
+        self.tmux(&["capture-pane", "-p", "-t", "0"])
+    }
+
+    /// Polls the screen until `pred` holds; panics with the last screen at the deadline.
+    fn wait_for(&self, what: &str, pred: impl Fn(&str) -> bool) -> String {
+        let start = Instant::now();
+        loop {
+            let s = self.screen();
+            if pred(&s) {
+                return s;
+            }
+            if start.elapsed() > DEADLINE {
+                panic!("timed out waiting for {what}; screen:\n{s}");
+            }
+            std::thread::sleep(POLL);
+        }
+    }
+
+    fn wait_text(&self, needle: &str) -> String {
+        self.wait_for(needle, |s| s.contains(needle))
+    }
+
+    fn status_line(s: &str) -> String {
+        s.lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("")
+            .to_string()
+    }
+
+    fn alternate_screen_on(&self) -> bool {
+        self.tmux(&["display-message", "-p", "-t", "0", "#{alternate_on}"])
+            .trim()
+            == "1"
+    }
+
+    fn pane_pid(&self) -> u32 {
+        self.tmux(&["display-message", "-p", "-t", "0", "#{pane_pid}"])
+            .trim()
+            .parse()
+            .expect("pid")
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["-L", &self.socket, "kill-server"])
+            .output();
+    }
+}
+
+fn has_timer(line: &str) -> bool {
+    line.split_whitespace().any(|w| {
+        w.strip_suffix('s').is_some_and(|n| {
+            let mut parts = n.split('.');
+            matches!((parts.next(), parts.next()), (Some(a), Some(b)) if !a.is_empty() && a.chars().all(|c| c.is_ascii_digit()) && b.len() == 1 && b.chars().all(|c| c.is_ascii_digit()))
+        })
+    })
+}
+
+#[test]
+fn chat_interrupt_json_pane_and_quit() {
+    if !have_tmux() {
+        return;
+    }
+    let t = Tmux::start("main", "");
+    t.wait_text("Ask something");
+    assert!(t.alternate_screen_on());
+
+    t.type_text("list files, read Cargo.toml and tell me the time");
+    t.keys(&["Enter"]);
+    // Three tool rows, each with a timer or a final duration, and then the answer.
+    let s = t.wait_for("three tool rows with timers", |s| {
+        ["list_dir", "read_file", "get_current_time"]
+            .iter()
+            .all(|name| s.lines().any(|l| l.contains(name) && has_timer(l)))
+    });
+    assert!(s.contains("timeline"), "{s}");
+    t.wait_for("the answer and idle", |s| {
+        s.contains("Anything else?") && Tmux::status_line(s).contains("idle")
+    });
+
+    // Ctrl+C mid-turn.
+    t.type_text("list files in src and read notes.txt");
+    t.keys(&["Enter"]);
+    t.wait_for("the second turn running", |s| {
+        let st = Tmux::status_line(s);
+        st.contains("streaming") || st.contains("running")
+    });
+    t.keys(&["C-c"]);
+    let s = t.wait_for("interrupted, then idle", |s| {
+        s.contains("interrupted") && Tmux::status_line(s).contains("idle")
+    });
+    assert!(
+        !s.contains("press Ctrl+C again"),
+        "an abort must not arm quit:\n{s}"
+    );
+
+    // The next prompt continues the same conversation.
+    t.type_text("what time is it");
+    t.keys(&["Enter"]);
+    t.wait_for("an answer after the interrupted turn", |s| {
+        let lines: Vec<&str> = s.lines().collect();
+        let asked = lines.iter().rposition(|l| l.contains("› what time is it"));
+        let answered = lines.iter().rposition(|l| l.contains("Anything else?"));
+        matches!((asked, answered), (Some(a), Some(b)) if b > a)
+            && Tmux::status_line(s).contains("idle")
+    });
+
+    // The JSON pane shows the history with tool_use and tool_result blocks.
+    t.keys(&["C-o"]);
+    t.wait_text("// history[");
+    let mut seen = [false, false];
+    let mut look = |s: &str| {
+        seen[0] |= s.contains("\"type\": \"tool_use\"");
+        seen[1] |= s.contains("\"type\": \"tool_result\"");
+        seen[0] && seen[1]
+    };
+    if !look(&t.screen()) {
+        // Focus the JSON pane and page up through the history until both were on screen.
+        t.keys(&["Tab", "Tab", "Tab"]);
+        t.wait_text("JSON: ↑↓ scroll");
+        for _ in 0..60 {
+            t.keys(&["PageUp"]);
+            std::thread::sleep(POLL);
+            if look(&t.screen()) {
+                break;
+            }
+        }
+    }
+    assert_eq!(
+        seen,
+        [true, true],
+        "tool_use / tool_result not both shown:\n{}",
+        t.screen()
+    );
+    t.keys(&["Escape"]);
+    t.keys(&["C-o"]);
+
+    // Two Ctrl+C quit, and the shell gets its terminal back.
+    t.keys(&["C-c"]);
+    t.wait_text("press Ctrl+C again to quit");
+    t.keys(&["C-c"]);
+    let s = t.wait_text("EXITED:0");
+    assert!(
+        !s.contains("Ask something"),
+        "the TUI is still on screen:\n{s}"
+    );
+    assert!(
+        !t.alternate_screen_on(),
+        "the alternate screen was not left"
+    );
+}
+
+#[test]
+fn bash_asks_for_approval_in_a_modal() {
+    if !have_tmux() {
+        return;
+    }
+    let t = Tmux::start("approval", "");
+    t.wait_text("Ask something");
+    t.type_text("run `echo hello-from-bash`");
+    t.keys(&["Enter"]);
+    let s = t.wait_text("allow bash?");
+    assert!(s.contains("$ echo hello-from-bash"), "{s}");
+    assert!(s.contains("y allow once"), "{s}");
+    assert!(
+        Tmux::status_line(&s).contains("waiting for approval"),
+        "{s}"
+    );
+    t.keys(&["y"]);
+    let s = t.wait_for("the approved call to finish", |s| {
+        !s.contains("allow bash?") && Tmux::status_line(s).contains("idle")
+    });
+    // The command really ran: the bash row finished ok and the answer quotes its result.
+    assert!(s.lines().any(|l| l.contains("✓ bash")), "{s}");
+    assert!(s.contains("exit code 0"), "{s}");
+    // Ctrl+D on an empty input quits.
+    t.keys(&["C-d"]);
+    t.wait_text("EXITED:0");
+    assert!(!t.alternate_screen_on());
+    let _ = &t.workspace;
+}
+
+#[test]
+fn sigterm_restores_the_terminal() {
+    if !have_tmux() {
+        return;
+    }
+    let t = Tmux::start("sigterm", "");
+    t.wait_text("Ask something");
+    // The pane runs bash -c, which runs tooloop: walk down to the process of our binary.
+    let tooloop =
+        find_descendant(t.pane_pid(), env!("CARGO_BIN_EXE_tooloop")).expect("tooloop pid");
+    let status = Command::new("kill")
+        .args(["-TERM", &tooloop.to_string()])
+        .status()
+        .expect("kill");
+    assert!(status.success());
+    t.wait_text("EXITED:143");
+    assert!(
+        !t.alternate_screen_on(),
+        "the alternate screen was not left"
+    );
+}
+
+fn children(pid: u32) -> Vec<u32> {
+    let path = format!("/proc/{pid}/task/{pid}/children");
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .split_whitespace()
+        .filter_map(|p| p.parse().ok())
+        .collect()
+}
+
+fn find_descendant(root: u32, exe: &str) -> Option<u32> {
+    let want = Path::new(exe).canonicalize().ok()?;
+    let mut stack = vec![root];
+    while let Some(pid) = stack.pop() {
+        if std::fs::read_link(format!("/proc/{pid}/exe"))
+            .ok()
+            .as_deref()
+            == Some(want.as_path())
+        {
+            return Some(pid);
+        }
+        stack.extend(children(pid));
+    }
+    None
+}
