@@ -187,6 +187,31 @@ impl TraceRecorder {
     }
 }
 
+/// Puts a recorder between the agent and a front end: every event is observed, then passed
+/// on unchanged. Write the shared recorder out when the front end is done.
+pub fn tap(
+    mut events: tokio::sync::mpsc::UnboundedReceiver<AgentEvent>,
+    start: Instant,
+) -> (
+    tokio::sync::mpsc::UnboundedReceiver<AgentEvent>,
+    std::sync::Arc<std::sync::Mutex<TraceRecorder>>,
+) {
+    let recorder = std::sync::Arc::new(std::sync::Mutex::new(TraceRecorder::new(start)));
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let shared = recorder.clone();
+    tokio::spawn(async move {
+        while let Some(event) = events.recv().await {
+            if let Ok(mut r) = shared.lock() {
+                r.observe(&event);
+            }
+            if tx.send(event).is_err() {
+                break;
+            }
+        }
+    });
+    (rx, recorder)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -559,3 +559,43 @@ async fn ctrl_n_starts_a_new_conversation_when_idle() {
     assert_eq!(kinds, vec![true]);
     assert!(app.json.history().is_empty());
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_discarded_attempt_is_struck_out_not_kept() {
+    let mut app = app();
+    let now = Instant::now();
+    start_turn(&mut app, now);
+    app.on_agent(
+        AgentEvent::TextDelta {
+            text: "half a tho".into(),
+        },
+        now,
+    );
+    app.on_agent(
+        AgentEvent::Discarded {
+            reason: "overloaded; switching".into(),
+        },
+        now,
+    );
+    match app.conversation.cells().last().map(|c| &c.kind) {
+        Some(CellKind::Discarded { text, reason }) => {
+            assert_eq!(text, "half a tho");
+            assert!(reason.contains("switching"));
+        }
+        other => panic!(
+            "expected a discarded cell, got {:?}",
+            other.map(|_| "other")
+        ),
+    }
+    // The fallback model's answer starts a fresh cell.
+    app.on_agent(
+        AgentEvent::TextDelta {
+            text: "fresh".into(),
+        },
+        now,
+    );
+    assert!(matches!(
+        app.conversation.cells().last().map(|c| &c.kind),
+        Some(CellKind::Assistant(_))
+    ));
+}

@@ -147,13 +147,16 @@ fn prompt_text(m: &Message) -> String {
     if m.role != Role::User {
         return String::new();
     }
+    // Words before a marker belong to an earlier prompt that was interrupted.
     let mut out = String::new();
     for b in &m.content {
-        if let ContentBlock::Text { text } = b
-            && !text.starts_with('[')
-        {
-            out.push_str(text);
-            out.push('\n');
+        if let ContentBlock::Text { text } = b {
+            if text.starts_with('[') {
+                out.clear();
+            } else {
+                out.push_str(text);
+                out.push('\n');
+            }
         }
     }
     out
@@ -318,6 +321,46 @@ impl Script {
             StreamEvent::MessageStop,
             "message_stop",
             json!({"type":"message_stop"}),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tools_called(messages: Vec<Message>) -> Vec<String> {
+        let req = ModelRequest {
+            model: DEMO_MODEL.into(),
+            system: String::new(),
+            messages,
+            tools: Vec::new(),
+            max_tokens: 100,
+            disable_parallel_tool_use: false,
+        };
+        script(&req, Pace::default())
+            .into_iter()
+            .filter_map(|(_, e)| match e {
+                StreamEvent::BlockComplete {
+                    block: ContentBlock::ToolUse { name, .. },
+                    ..
+                } => Some(name),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn after_an_interruption_only_the_new_prompt_counts() {
+        let merged = Message::user(vec![
+            ContentBlock::text("read Cargo.toml"),
+            ContentBlock::text(crate::agent::INTERRUPT_MARKER),
+            ContentBlock::text("what time is it"),
+        ]);
+        assert_eq!(tools_called(vec![merged]), vec!["get_current_time"]);
+        assert_eq!(
+            tools_called(vec![Message::user_text("list files and read a.txt")]),
+            vec!["list_dir", "read_file"]
         );
     }
 }

@@ -70,11 +70,19 @@ pub struct ToolCall {
 pub enum CellKind {
     User(String),
     Assistant(StreamingMarkdown),
-    Thinking { text: String, streaming: bool },
+    Thinking {
+        text: String,
+        streaming: bool,
+    },
     Tool(ToolCall),
     Notice(String),
     Error(String),
     Interrupted,
+    /// Partial output of a failed attempt that was thrown away (a model fallback).
+    Discarded {
+        text: String,
+        reason: String,
+    },
 }
 
 pub struct Cell {
@@ -202,6 +210,18 @@ impl Cell {
             CellKind::Interrupted => {
                 let body = vec![Line::styled(strings::INTERRUPTED, theme.error)];
                 wrap(&body, width.max(1))
+            }
+            CellKind::Discarded { text, reason } => {
+                let struck = theme.dim.add_modifier(Modifier::CROSSED_OUT);
+                let mut body: Vec<Line<'static>> = sanitize(text)
+                    .lines()
+                    .map(|l| Line::styled(l.to_string(), struck))
+                    .collect();
+                body.push(Line::styled(
+                    format!("{} ({})", strings::DISCARDED, sanitize(reason)),
+                    theme.dim,
+                ));
+                prefixed(wrap(&body, inner), Span::styled("✗ ", theme.dim), "  ")
             }
         }
     }

@@ -68,6 +68,25 @@ impl Conversation {
     }
 
     /// The stream ended: streaming cells render whole, once.
+    /// Strikes out the answer that was streaming (its attempt failed and was dropped).
+    pub fn discard_streaming(&mut self, reason: &str) {
+        if let Some(cell) = self.cells.last_mut()
+            && let CellKind::Assistant(md) = &cell.kind
+            && md.is_streaming()
+        {
+            let text = md.text().to_string();
+            *cell = Cell::new(CellKind::Discarded {
+                text,
+                reason: reason.to_string(),
+            });
+        } else {
+            self.push(CellKind::Notice(format!(
+                "{} ({reason})",
+                super::strings::DISCARDED
+            )));
+        }
+    }
+
     pub fn finish_streaming(&mut self) {
         if let Some(cell) = self.cells.last_mut() {
             match &mut cell.kind {
