@@ -297,12 +297,10 @@ fn report(n: usize, strategy: ToolExec, sc: &Scenario, samples: &[Sample]) {
         median(&mut excess),
         median(&mut ratios),
         ratio_max,
-        if strategy != ToolExec::Streaming {
-            "-"
-        } else if goal_met {
-            "met"
+        if strategy == ToolExec::Streaming {
+            format!("{within}/{}", samples.len())
         } else {
-            "MISSED"
+            "-".into()
         },
         lag
     );
