@@ -17,12 +17,15 @@ use serde_json::json;
 use tokio::time::Instant;
 
 use tooloop::agent::protocol::AgentEvent;
-use tooloop::message::{ContentBlock, Message};
 use tooloop::tui::app::{App, RunInfo};
 use tooloop::tui::view;
 
 #[path = "tui_render/throughput.rs"]
 mod throughput;
+
+#[path = "common/history.rs"]
+mod common_history;
+use common_history::history;
 
 const W: u16 = 200;
 const H: u16 = 60;
@@ -32,41 +35,6 @@ const ANSWER: &str = "Here is what I found. The loop in `query_loop.rs` **starts
 soon as its block is complete, so:\n\n1. the stream keeps going\n2. results come back in order\n\n\
 ```rust\nfn main() {\n    let x = compute(42);\n    println!(\"{x}\");\n}\n```\n\n\
 | case | time |\n|---|---|\n| streaming | 1.00 |\n| serial | 3.40 |\n\nThat is all. ";
-
-/// `n` messages in the rhythm of an agent session: prompt, answer + tool call, result, answer.
-pub fn history(n: usize) -> Vec<Message> {
-    let mut out = Vec::with_capacity(n);
-    let mut k = 0;
-    while out.len() < n {
-        let id = format!("toolu_{k:06}");
-        out.push(Message::user_text(format!(
-            "Question {k}: why does the build fail in module {k}? Please look at the logs."
-        )));
-        out.push(Message::assistant(vec![
-            ContentBlock::text(format!(
-                "Let me check **module {k}**.\n\n```rust\nfn f{k}() -> u32 {{\n    {k}\n}}\n```\n"
-            )),
-            ContentBlock::ToolUse {
-                id: id.clone(),
-                name: "read_file".into(),
-                input: json!({"path": format!("src/module_{k}.rs")}),
-            },
-        ]));
-        let output: String = (0..6)
-            .map(|l| format!("{l:>4}  let value_{l} = compute({k}, {l});\n"))
-            .collect();
-        out.push(Message::user(vec![ContentBlock::tool_result(
-            &id, output, false,
-        )]));
-        out.push(Message::assistant(vec![ContentBlock::text(format!(
-            "The function `f{k}` returns the wrong type; change `u32` to `u64` and it builds. \
-             - first\n- second\n\nDone with step {k}."
-        ))]));
-        k += 1;
-    }
-    out.truncate(n);
-    out
-}
 
 fn app_with(n: usize) -> App {
     let mut app = App::new(RunInfo::default());

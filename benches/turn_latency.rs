@@ -246,7 +246,7 @@ fn main() {
             "excess_ms",
             "ratio",
             "ratio_max",
-            "goal",
+            "in_goal",
             "start_lag_us"
         );
         for n in [3usize, 8, 16] {
