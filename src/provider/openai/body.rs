@@ -25,7 +25,8 @@ where
     B: AsRef<[u8]>,
     E: std::fmt::Display,
 {
-    let state = BodyDecoder {
+    // Boxed: unfold moves its state in and out on every item, and this one is large.
+    let state = Box::new(BodyDecoder {
         body,
         framing,
         sse: SseParser::new(),
@@ -33,7 +34,7 @@ where
         decoder: ChunkDecoder::new(taken_ids),
         pending: VecDeque::new(),
         done: false,
-    };
+    });
     Box::pin(futures::stream::unfold(state, |mut st| async move {
         loop {
             if let Some(item) = st.pending.pop_front() {

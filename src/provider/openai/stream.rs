@@ -70,7 +70,7 @@ impl ChunkDecoder {
             && let Some(content) = super::fast::plain_text(&frame.data)
         {
             if let Some(text) = content.filter(|t| !t.is_empty()) {
-                self.text(&text, out);
+                self.text(text.to_string(), out);
             }
             return Ok(());
         }
@@ -153,7 +153,7 @@ impl ChunkDecoder {
             self.thinking(thinking, out);
         }
         if let Some(text) = text_of("content") {
-            self.text(text, out);
+            self.text(text.to_string(), out);
         }
         if let Some(Value::Array(fragments)) = delta.get("tool_calls") {
             for (position, fragment) in fragments.iter().enumerate() {
@@ -165,7 +165,7 @@ impl ChunkDecoder {
         Ok(())
     }
 
-    fn text(&mut self, text: &str, out: &mut Vec<StreamEvent>) {
+    fn text(&mut self, text: String, out: &mut Vec<StreamEvent>) {
         if !matches!(self.open, Some(Open::Text(..))) {
             self.close_open(out);
             let index = self.take_block();
@@ -173,10 +173,10 @@ impl ChunkDecoder {
             self.open = Some(Open::Text(index, String::new()));
         }
         if let Some(Open::Text(index, buf)) = &mut self.open {
-            buf.push_str(text);
+            buf.push_str(&text);
             out.push(StreamEvent::TextDelta {
                 index: *index,
-                text: text.to_string(),
+                text,
             });
         }
     }
