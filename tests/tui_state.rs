@@ -599,3 +599,20 @@ async fn a_discarded_attempt_is_struck_out_not_kept() {
         Some(CellKind::Assistant(_))
     ));
 }
+
+#[tokio::test(start_paused = true)]
+async fn typing_slash_new_starts_a_new_conversation_and_the_status_follows_the_session() {
+    let mut app = app();
+    let now = Instant::now();
+    type_text(&mut app, "/new", now);
+    app.on_key(key(KeyCode::Enter), now);
+    assert_eq!(app.take_commands(), vec![AgentCommand::NewConversation]);
+    app.on_agent(AgentEvent::HistoryReset { messages: vec![] }, now);
+    app.on_agent(
+        AgentEvent::Session {
+            id: "20261201-abcd".into(),
+        },
+        now,
+    );
+    assert_eq!(app.info.session.as_deref(), Some("20261201-abcd"));
+}

@@ -166,6 +166,9 @@ impl Agent {
         self.exec.events.send(AgentEvent::HistoryReset {
             messages: self.history.clone(),
         });
+        if let Some(id) = self.recorder.as_ref().and_then(|r| r.session_id()) {
+            self.exec.events.send(AgentEvent::Session { id });
+        }
     }
 
     /// The text of the last assistant message.

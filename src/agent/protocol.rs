@@ -185,6 +185,10 @@ pub enum AgentEvent {
     HistoryReset {
         messages: Vec<Message>,
     },
+    /// The transcript now being written (after a new conversation or a resume).
+    Session {
+        id: String,
+    },
     /// The prompt's loop ended.
     Done(TurnSummary),
 }

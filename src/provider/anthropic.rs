@@ -1,6 +1,7 @@
 //! The Anthropic Messages API, streaming: request building, the HTTP exchange and its
 //! errors. The stream decoding lives in `anthropic_stream.rs`.
 
+use crate::provider::error_chain;
 use std::time::Duration;
 
 use futures::StreamExt;
@@ -227,17 +228,6 @@ fn shorten(s: &str, max: usize) -> String {
     }
     let cut: String = s.chars().take(max).collect();
     format!("{cut}…")
-}
-
-fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut s = e.to_string();
-    let mut cause = e.source();
-    while let Some(c) = cause {
-        s.push_str(": ");
-        s.push_str(&c.to_string());
-        cause = c.source();
-    }
-    s
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 //! A synchronous decoder fed with body bytes, so every protocol edge case is testable
 //! without a socket; [`event_stream`] drives it from a reqwest body.
 
+use crate::provider::error_chain;
 use std::collections::{HashMap, VecDeque};
 
 use futures::{Stream, StreamExt};
@@ -442,18 +443,6 @@ where
             }
         },
     ))
-}
-
-/// reqwest's Display hides the cause ("error decoding response body"); show the chain.
-fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut s = e.to_string();
-    let mut cause = e.source();
-    while let Some(c) = cause {
-        s.push_str(": ");
-        s.push_str(&c.to_string());
-        cause = c.source();
-    }
-    s
 }
 
 #[cfg(test)]

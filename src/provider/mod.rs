@@ -247,3 +247,18 @@ pub fn from_config(config: &crate::config::Config) -> Result<std::sync::Arc<dyn 
         }
     }
 }
+
+/// reqwest's Display hides the cause ("error sending request"); the chain says what broke.
+pub fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut out = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        let text = s.to_string();
+        if !out.contains(&text) {
+            out.push_str(": ");
+            out.push_str(&text);
+        }
+        source = s.source();
+    }
+    out
+}

@@ -10,6 +10,7 @@ mod fast;
 mod stream;
 mod tool_calls;
 
+use crate::provider::error_chain;
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -275,21 +276,6 @@ fn parse_error_body(body: &str) -> (String, Option<String>) {
         _ => obj.get("type").and_then(Value::as_str).map(str::to_string),
     };
     (message, error_type)
-}
-
-/// reqwest's Display hides the cause ("error sending request"); the chain says what broke.
-fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut out = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        let text = s.to_string();
-        if !out.contains(&text) {
-            out.push_str(": ");
-            out.push_str(&text);
-        }
-        source = s.source();
-    }
-    out
 }
 
 #[cfg(test)]

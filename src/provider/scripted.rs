@@ -136,49 +136,39 @@ impl ReplyBuilder {
         self.steps.push((Duration::from_millis(after), event));
     }
 
-    /// A whole text block at `ms`.
-    pub fn text(mut self, ms: u64, text: &str) -> Self {
+    /// Starts block `index` at `ms` and returns its index.
+    fn begin(&mut self, ms: u64, kind: BlockKind, tool: Option<(&str, &str)>) -> usize {
         let index = self.index;
         self.index += 1;
         self.at(
             ms,
             Ok(StreamEvent::BlockStart {
                 index,
-                kind: BlockKind::Text,
-                id: None,
-                name: None,
+                kind,
+                id: tool.map(|(id, _)| id.to_string()),
+                name: tool.map(|(_, name)| name.to_string()),
             }),
         );
-        self.at(
-            ms,
-            Ok(StreamEvent::TextDelta {
-                index,
-                text: text.into(),
-            }),
-        );
-        self.at(
+        index
+    }
+
+    /// A whole text block at `ms`.
+    pub fn text(self, ms: u64, text: &str) -> Self {
+        let mut b = self.partial_text(ms, text);
+        let index = b.index - 1;
+        b.at(
             ms,
             Ok(StreamEvent::BlockComplete {
                 index,
                 block: ContentBlock::text(text),
             }),
         );
-        self
+        b
     }
 
     /// Text that starts streaming at `ms` and never completes (for aborts mid-text).
     pub fn partial_text(mut self, ms: u64, text: &str) -> Self {
-        let index = self.index;
-        self.index += 1;
-        self.at(
-            ms,
-            Ok(StreamEvent::BlockStart {
-                index,
-                kind: BlockKind::Text,
-                id: None,
-                name: None,
-            }),
-        );
+        let index = self.begin(ms, BlockKind::Text, None);
         self.at(
             ms,
             Ok(StreamEvent::TextDelta {
@@ -191,17 +181,7 @@ impl ReplyBuilder {
 
     /// A tool_use block that starts at `start_ms` and is complete at `done_ms`.
     pub fn tool(mut self, start_ms: u64, done_ms: u64, id: &str, name: &str, input: Value) -> Self {
-        let index = self.index;
-        self.index += 1;
-        self.at(
-            start_ms,
-            Ok(StreamEvent::BlockStart {
-                index,
-                kind: BlockKind::ToolUse,
-                id: Some(id.into()),
-                name: Some(name.into()),
-            }),
-        );
+        let index = self.begin(start_ms, BlockKind::ToolUse, Some((id, name)));
         self.at(
             done_ms,
             Ok(StreamEvent::BlockComplete {
@@ -218,17 +198,7 @@ impl ReplyBuilder {
 
     /// A tool_use whose input JSON starts streaming at `ms` and never completes.
     pub fn partial_tool(mut self, ms: u64, id: &str, name: &str) -> Self {
-        let index = self.index;
-        self.index += 1;
-        self.at(
-            ms,
-            Ok(StreamEvent::BlockStart {
-                index,
-                kind: BlockKind::ToolUse,
-                id: Some(id.into()),
-                name: Some(name.into()),
-            }),
-        );
+        let index = self.begin(ms, BlockKind::ToolUse, Some((id, name)));
         self.at(
             ms,
             Ok(StreamEvent::ToolInputDelta {

@@ -202,6 +202,10 @@ impl Recorder for Transcript {
         }
     }
 
+    fn session_id(&self) -> Option<String> {
+        Some(self.id.clone())
+    }
+
     fn reset(&mut self, messages: &[Message]) {
         if let Some(f) = self.file.take() {
             let _ = f.sync_data();

@@ -1,5 +1,6 @@
 //! web_fetch: GET an http(s) URL and return its text, with a timeout and a size cap.
 
+use crate::provider::error_chain;
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -170,18 +171,6 @@ fn is_text_type(content_type: &str) -> bool {
                 | "application/ndjson"
                 | "application/x-ndjson"
         )
-}
-
-/// reqwest's Display hides the cause ("error sending request"); the chain says why.
-fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut out = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        out.push_str(": ");
-        out.push_str(&s.to_string());
-        source = s.source();
-    }
-    out
 }
 
 #[cfg(test)]

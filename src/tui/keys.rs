@@ -182,7 +182,7 @@ pub const BINDINGS: &[Binding] = &[
         &[ctrl('n')],
         "Ctrl+N",
         Action::NewConversation,
-        "start a new conversation (when idle)",
+        "start a new conversation and session (when idle; or type /new)",
     ),
     bind(
         Input,

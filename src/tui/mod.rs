@@ -66,11 +66,14 @@ pub async fn run(config: Config) -> anyhow::Result<i32> {
     let mut app = App::new(RunInfo {
         provider: provider_name(config.provider).into(),
         model: config.model.clone(),
-        session: session.map(|s| s.id),
+        session: session.as_ref().map(|s| s.id.clone()),
         shift_enter: setup.keyboard_enhanced,
         mouse: config.mouse,
         save_dir: state_dir().join("json"),
     });
+    if let Some(notice) = session.as_ref().and_then(|s| s.notice.clone()) {
+        app.conversation.push(CellKind::Notice(notice));
+    }
     if config.provider == ProviderKind::Demo {
         app.conversation
             .push(CellKind::Notice(strings::DEMO_NOTE.into()));

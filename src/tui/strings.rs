@@ -3,6 +3,7 @@
 pub const APP: &str = "tooloop";
 pub const INTERRUPTED: &str = "⏹ interrupted — the next prompt continues this conversation";
 pub const DISCARDED: &str = "discarded: this attempt failed and the model was switched";
+pub const NEW_COMMAND: &str = "/new";
 pub const QUIT_CONFIRM: &str = "press Ctrl+C again to quit";
 pub const INPUT_PLACEHOLDER: &str =
     "Ask something — try: list files, read Cargo.toml and tell me the time";

@@ -134,6 +134,7 @@ impl App {
             AgentEvent::Notice { text } => self.conversation.push(CellKind::Notice(text)),
             AgentEvent::Error { message } => self.conversation.push(CellKind::Error(message)),
             AgentEvent::Discarded { reason } => self.conversation.discard_streaming(&reason),
+            AgentEvent::Session { id } => self.info.session = Some(id),
             AgentEvent::Done(summary) => self.done(summary, now),
         }
     }

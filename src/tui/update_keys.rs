@@ -107,16 +107,18 @@ impl App {
                     self.conversation.select(true);
                 }
             }
-            Action::NewConversation => {
-                if self.turn.busy {
-                    self.conversation
-                        .push(CellKind::Notice(strings::NOT_WHILE_BUSY.into()));
-                } else {
-                    // The agent answers with HistoryReset, which clears the screen.
-                    self.send(AgentCommand::NewConversation);
-                }
-            }
+            Action::NewConversation => self.new_conversation(),
             _ => {}
+        }
+    }
+
+    fn new_conversation(&mut self) {
+        if self.turn.busy {
+            self.conversation
+                .push(CellKind::Notice(strings::NOT_WHILE_BUSY.into()));
+        } else {
+            // The agent answers with HistoryReset, which clears the screen.
+            self.send(AgentCommand::NewConversation);
         }
     }
 
@@ -133,6 +135,10 @@ impl App {
                     return;
                 }
                 let text = self.input.take();
+                if text.trim() == strings::NEW_COMMAND {
+                    self.new_conversation();
+                    return;
+                }
                 if self.turn.busy {
                     self.queued.push_back(text);
                 } else {
