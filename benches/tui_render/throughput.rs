@@ -1,9 +1,9 @@
 //! 20,000 text deltas per second through an AgentEvent channel into the App.
 //!
 //! `tui::event_loop::run` needs a real terminal (crossterm's EventStream and a Tui over
-//! stdout), so this drives the same policy with the same numbers: wake on an event, apply
-//! everything queued (at most 10,000), draw when 16 ms have passed since the last frame,
-//! else sleep until then. The draw is view::draw to a TestBackend.
+//! stdout), so this drives the same policy with the loop's own constants: wake on an event,
+//! apply everything queued (at most MAX_DRAIN), draw when FRAME has passed since the last
+//! frame, else sleep until then. The draw is view::draw to a TestBackend.
 
 use std::time::Duration;
 
@@ -14,12 +14,11 @@ use tokio::time::{Instant, sleep_until};
 
 use tooloop::agent::protocol::AgentEvent;
 use tooloop::tui::app::App;
+use tooloop::tui::event_loop::{FRAME, MAX_DRAIN};
 use tooloop::tui::view;
 
 const RATE: usize = 20_000;
 const SECONDS: u64 = 3;
-const FRAME: Duration = Duration::from_millis(16);
-const MAX_DRAIN: usize = 10_000;
 
 pub fn run(mut app: App) {
     let rt = tokio::runtime::Builder::new_multi_thread()

@@ -16,9 +16,9 @@ use super::view;
 use crate::agent::protocol::{AgentCommand, AgentEvent};
 
 /// The shortest gap between two frames (~60 fps).
-const FRAME: Duration = Duration::from_millis(16);
+pub const FRAME: Duration = Duration::from_micros(16_667);
 /// Agent events applied per wake-up at most, so keys stay responsive under a flood.
-const MAX_DRAIN: usize = 10_000;
+pub const MAX_DRAIN: usize = 10_000;
 
 /// Why the loop ended.
 #[derive(Debug, PartialEq, Eq)]
