@@ -352,6 +352,11 @@ async fn consume(
             }
             Ok(None) => return StreamOutcome::Failed(ProviderError::Incomplete),
             Ok(Some(Err(e))) => return StreamOutcome::Failed(e),
+            // Raw wire events only go to the front end: moved, not copied.
+            Ok(Some(Ok(StreamEvent::Raw { event, data }))) => {
+                events.send(AgentEvent::RawSse { event, data });
+                continue;
+            }
             Ok(Some(Ok(ev))) => ev,
         };
         forward(events, &event);
@@ -409,10 +414,6 @@ fn forward(events: &super::events::EventSink, event: &StreamEvent) {
         } => events.send(AgentEvent::ToolUseStreaming {
             id: id.clone(),
             name: name.clone(),
-        }),
-        StreamEvent::Raw { event, data } => events.send(AgentEvent::RawSse {
-            event: event.clone(),
-            data: data.clone(),
         }),
         _ => {}
     }
