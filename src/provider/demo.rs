@@ -95,13 +95,15 @@ fn script(req: &ModelRequest, pace: Pace) -> Vec<(Duration, StreamEvent)> {
         json!({"type":"message_start","message":{"id":"msg_demo","type":"message","role":"assistant","model":DEMO_MODEL,"content":[],"usage":{"input_tokens":input_tokens,"output_tokens":1}}}),
     );
     let last = req.messages.last();
+    // A prompt typed after an interruption joins the message holding the interrupted
+    // results: the new words win over summarizing those results.
+    let prompt = last.map(prompt_text).unwrap_or_default();
     let results = last
         .map(tool_results_with_names(&req.messages))
         .unwrap_or_default();
-    let (text, calls) = if !results.is_empty() {
+    let (text, calls) = if prompt.trim().is_empty() && !results.is_empty() {
         (answer_from_results(&results), Vec::new())
     } else {
-        let prompt = last.map(prompt_text).unwrap_or_default();
         let found = intents(&prompt);
         if found.is_empty() {
             (no_match_reply(), Vec::new())
@@ -358,6 +360,39 @@ mod tests {
             ContentBlock::text("what time is it"),
         ]);
         assert_eq!(tools_called(vec![merged]), vec!["get_current_time"]);
+        // Interrupted after a tool ran: its result and the marker precede the new prompt.
+        let asked = Message::assistant(vec![ContentBlock::ToolUse {
+            id: "toolu_demo_001".into(),
+            name: "read_file".into(),
+            input: serde_json::json!({"path": "Cargo.toml"}),
+        }]);
+        let after = Message::user(vec![
+            ContentBlock::tool_result("toolu_demo_001", "     1\t[package]", false),
+            ContentBlock::text(crate::agent::INTERRUPT_MARKER),
+            ContentBlock::text("what time is it"),
+        ]);
+        assert_eq!(
+            tools_called(vec![
+                Message::user_text("read Cargo.toml"),
+                asked.clone(),
+                after
+            ]),
+            vec!["get_current_time"]
+        );
+        let results_only = Message::user(vec![ContentBlock::tool_result(
+            "toolu_demo_001",
+            "     1\t[package]",
+            false,
+        )]);
+        assert!(
+            tools_called(vec![
+                Message::user_text("read Cargo.toml"),
+                asked,
+                results_only
+            ])
+            .is_empty(),
+            "plain results are summarized, not acted on again"
+        );
         assert_eq!(
             tools_called(vec![Message::user_text("list files and read a.txt")]),
             vec!["list_dir", "read_file"]
