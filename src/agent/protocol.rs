@@ -157,7 +157,7 @@ pub enum AgentEvent {
     },
     /// A raw SSE event of the current response (for the JSON pane).
     RawSse {
-        event: String,
+        event: std::borrow::Cow<'static, str>,
         data: String,
     },
     /// Token counts for the whole prompt so far.

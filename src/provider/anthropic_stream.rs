@@ -91,7 +91,7 @@ impl Decoder {
     fn record(&mut self, rec: SseRecord, out: &mut VecDeque<Item>) {
         let SseRecord { event, data } = rec;
         let name = if event.is_empty() {
-            "data".to_string()
+            std::borrow::Cow::Borrowed("data")
         } else {
             event
         };

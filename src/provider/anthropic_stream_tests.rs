@@ -168,7 +168,7 @@ fn every_event_has_a_raw_twin() {
     let raw: Vec<String> = out
         .iter()
         .filter_map(|i| match i {
-            Ok(StreamEvent::Raw { event, .. }) => Some(event.clone()),
+            Ok(StreamEvent::Raw { event, .. }) => Some(event.to_string()),
             _ => None,
         })
         .collect();

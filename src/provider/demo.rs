@@ -211,7 +211,7 @@ impl Script {
         }
     }
 
-    fn push_raw(&mut self, delay: Duration, event: StreamEvent, name: &str, data: Value) {
+    fn push_raw(&mut self, delay: Duration, event: StreamEvent, name: &'static str, data: Value) {
         self.events.push((
             delay,
             StreamEvent::Raw {

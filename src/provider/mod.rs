@@ -104,7 +104,7 @@ pub enum StreamEvent {
     MessageStop,
     /// A raw wire event, for the JSON pane. `event` is the SSE event name or "data".
     Raw {
-        event: String,
+        event: std::borrow::Cow<'static, str>,
         data: String,
     },
 }

@@ -5,10 +5,12 @@
 //! cost is one pass over the input. Per the spec, an event still open when the stream ends
 //! (no blank line after it) is discarded — the caller sees that the stream ended early.
 
+use std::borrow::Cow;
+
 /// One dispatched event. `event` is empty when the server sent no `event:` field.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SseRecord {
-    pub event: String,
+    pub event: Cow<'static, str>,
     pub data: String,
 }
 
@@ -111,11 +113,37 @@ impl SseParser {
             return;
         }
         self.has_data = false;
+        // Known names are shared, not allocated: one allocation less per event.
+        let event = match interned(&self.event) {
+            Some(name) => {
+                self.event.clear();
+                Cow::Borrowed(name)
+            }
+            None => Cow::Owned(std::mem::take(&mut self.event)),
+        };
         out.push(SseRecord {
-            event: std::mem::take(&mut self.event),
+            event,
             data: std::mem::take(&mut self.data),
         });
     }
+}
+
+/// The event names the providers send, as static strings.
+fn interned(name: &str) -> Option<&'static str> {
+    const NAMES: [&str; 11] = [
+        "",
+        "content_block_delta",
+        "content_block_start",
+        "content_block_stop",
+        "message_start",
+        "message_delta",
+        "message_stop",
+        "ping",
+        "error",
+        "message",
+        "data",
+    ];
+    NAMES.iter().find(|n| **n == name).copied()
 }
 
 /// Appends `bytes` as text, invalid UTF-8 replaced. Valid input (all of it, in practice)
@@ -142,7 +170,7 @@ mod tests {
 
     fn rec(event: &str, data: &str) -> SseRecord {
         SseRecord {
-            event: event.into(),
+            event: event.to_string().into(),
             data: data.into(),
         }
     }

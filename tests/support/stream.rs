@@ -60,7 +60,7 @@ pub async fn collect(mut stream: EventStream) -> Seen {
     while let Some(item) = stream.next().await {
         assert!(seen.error.is_none(), "{item:?} came after {:?}", seen.error);
         match item {
-            Ok(StreamEvent::Raw { event, data }) => seen.raw.push((event, data)),
+            Ok(StreamEvent::Raw { event, data }) => seen.raw.push((event.into_owned(), data)),
             Ok(ev) => seen.events.push(ev),
             Err(e) => seen.error = Some(e),
         }

@@ -80,7 +80,7 @@ where
                 self.done = true;
                 if self.framing == Framing::Json {
                     records.push(SseRecord {
-                        event: String::new(),
+                        event: std::borrow::Cow::Borrowed(""),
                         data: String::from_utf8_lossy(&std::mem::take(&mut self.whole))
                             .into_owned(),
                     });
@@ -94,9 +94,10 @@ where
         let at_end = self.done;
         let mut out = Vec::new();
         for record in records {
-            let event = match record.event.as_str() {
-                "" => "data".to_string(),
-                name => name.to_string(),
+            let event = if record.event.is_empty() {
+                std::borrow::Cow::Borrowed("data")
+            } else {
+                record.event.clone()
             };
             // Decoded first so the data moves into the Raw copy, which still goes first.
             let result = self.decoder.frame(&record, &mut out);

@@ -350,7 +350,7 @@ mod tests {
         let mut d = ChunkDecoder::new(HashSet::new());
         let mut out = Vec::new();
         let rec = |data: &str| SseRecord {
-            event: String::new(),
+            event: "".into(),
             data: data.into(),
         };
         let call = json!({"choices": [{"index": 0, "delta": {"tool_calls": [
