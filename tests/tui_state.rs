@@ -6,63 +6,13 @@ use std::time::Duration;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde_json::json;
 use tokio::time::Instant;
-use tooloop::agent::protocol::{AgentCommand, AgentEvent, Decision, Terminal, TurnSummary};
-use tooloop::provider::Usage;
-use tooloop::tui::app::{App, Focus, RunInfo};
+use tooloop::agent::protocol::{AgentCommand, AgentEvent, Decision, Terminal};
+use tooloop::tui::app::{App, Focus};
 use tooloop::tui::cells::{CellKind, ToolState};
 use tooloop::tui::json_pane::JsonView;
 
-fn app() -> App {
-    App::new(RunInfo {
-        provider: "demo".into(),
-        model: "tooloop-demo".into(),
-        save_dir: std::env::temp_dir().join("tooloop-tui-state-test"),
-        ..Default::default()
-    })
-}
-
-fn key(code: KeyCode) -> KeyEvent {
-    KeyEvent::new(code, KeyModifiers::NONE)
-}
-
-fn ctrl(c: char) -> KeyEvent {
-    KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL)
-}
-
-fn type_text(app: &mut App, text: &str, now: Instant) {
-    for c in text.chars() {
-        app.on_key(key(KeyCode::Char(c)), now);
-    }
-}
-
-fn done(reason: Terminal) -> AgentEvent {
-    AgentEvent::Done(TurnSummary {
-        reason,
-        turns: 1,
-        usage: Usage::default(),
-        text: String::new(),
-        transitions: vec![],
-        error: None,
-    })
-}
-
-fn start_turn(app: &mut App, now: Instant) {
-    type_text(app, "hello", now);
-    app.on_key(key(KeyCode::Enter), now);
-    assert_eq!(
-        app.take_commands(),
-        vec![AgentCommand::Submit {
-            text: "hello".into()
-        }]
-    );
-    app.on_agent(
-        AgentEvent::PromptStart {
-            text: "hello".into(),
-        },
-        now,
-    );
-    app.on_agent(AgentEvent::TurnStart { turn: 1 }, now);
-}
+mod tui_support;
+use tui_support::*;
 
 #[tokio::test(start_paused = true)]
 async fn enter_sends_and_ctrl_c_while_busy_aborts() {
@@ -537,82 +487,4 @@ async fn enter_in_the_conversation_expands_the_selected_tool_call() {
         s.contains("first output") && s.contains("second output"),
         "{s}"
     );
-}
-
-#[tokio::test(start_paused = true)]
-async fn ctrl_n_starts_a_new_conversation_when_idle() {
-    let mut app = app();
-    let now = Instant::now();
-    start_turn(&mut app, now);
-    app.on_key(ctrl('n'), now);
-    assert_eq!(app.take_commands(), vec![], "not while a turn runs");
-    app.on_agent(done(Terminal::Completed), now);
-    app.on_key(ctrl('n'), now);
-    assert_eq!(app.take_commands(), vec![AgentCommand::NewConversation]);
-    app.on_agent(AgentEvent::HistoryReset { messages: vec![] }, now);
-    let kinds: Vec<bool> = app
-        .conversation
-        .cells()
-        .iter()
-        .map(|c| matches!(&c.kind, CellKind::Notice(t) if t == "new conversation"))
-        .collect();
-    assert_eq!(kinds, vec![true]);
-    assert!(app.json.history().is_empty());
-}
-
-#[tokio::test(start_paused = true)]
-async fn a_discarded_attempt_is_struck_out_not_kept() {
-    let mut app = app();
-    let now = Instant::now();
-    start_turn(&mut app, now);
-    app.on_agent(
-        AgentEvent::TextDelta {
-            text: "half a tho".into(),
-        },
-        now,
-    );
-    app.on_agent(
-        AgentEvent::Discarded {
-            reason: "overloaded; switching".into(),
-        },
-        now,
-    );
-    match app.conversation.cells().last().map(|c| &c.kind) {
-        Some(CellKind::Discarded { text, reason }) => {
-            assert_eq!(text, "half a tho");
-            assert!(reason.contains("switching"));
-        }
-        other => panic!(
-            "expected a discarded cell, got {:?}",
-            other.map(|_| "other")
-        ),
-    }
-    // The fallback model's answer starts a fresh cell.
-    app.on_agent(
-        AgentEvent::TextDelta {
-            text: "fresh".into(),
-        },
-        now,
-    );
-    assert!(matches!(
-        app.conversation.cells().last().map(|c| &c.kind),
-        Some(CellKind::Assistant(_))
-    ));
-}
-
-#[tokio::test(start_paused = true)]
-async fn typing_slash_new_starts_a_new_conversation_and_the_status_follows_the_session() {
-    let mut app = app();
-    let now = Instant::now();
-    type_text(&mut app, "/new", now);
-    app.on_key(key(KeyCode::Enter), now);
-    assert_eq!(app.take_commands(), vec![AgentCommand::NewConversation]);
-    app.on_agent(AgentEvent::HistoryReset { messages: vec![] }, now);
-    app.on_agent(
-        AgentEvent::Session {
-            id: "20261201-abcd".into(),
-        },
-        now,
-    );
-    assert_eq!(app.info.session.as_deref(), Some("20261201-abcd"));
 }
