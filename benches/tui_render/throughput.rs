@@ -1,24 +1,66 @@
-//! 20,000 text deltas per second through an AgentEvent channel into the App.
-//!
-//! `tui::event_loop::run` needs a real terminal (crossterm's EventStream and a Tui over
-//! stdout), so this drives the same policy with the loop's own constants: wake on an event,
-//! apply everything queued (at most MAX_DRAIN), draw when FRAME has passed since the last
-//! frame, else sleep until then. The draw is view::draw to a TestBackend.
+//! 20,000 text deltas per second through an AgentEvent channel into the TUI's real event
+//! loop (`tui::event_loop::run`), drawing to a TestBackend through a screen that counts
+//! frames and measures, at each frame, how far the UI lags behind what was sent.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use tokio::sync::mpsc;
-use tokio::time::{Instant, sleep_until};
+use tokio::time::Instant;
 
-use tooloop::agent::protocol::AgentEvent;
+use tooloop::agent::protocol::{AgentCommand, AgentEvent};
 use tooloop::tui::app::App;
-use tooloop::tui::event_loop::{FRAME, MAX_DRAIN};
+use tooloop::tui::cells::CellKind;
+use tooloop::tui::event_loop::{self, Screen};
 use tooloop::tui::view;
 
 const RATE: usize = 20_000;
 const SECONDS: u64 = 3;
+
+/// Counts frames; at each one, the bytes sent but not yet shown are the backlog.
+struct Counting {
+    term: Terminal<TestBackend>,
+    start: Instant,
+    sent_bytes: Arc<AtomicUsize>,
+    base_bytes: usize,
+    draws: u32,
+    draw_time: Duration,
+    max_backlog: usize,
+    backlog_at_second: Vec<usize>,
+}
+
+impl Counting {
+    fn shown_bytes(app: &App) -> usize {
+        match app.conversation.cells().last().map(|c| &c.kind) {
+            Some(CellKind::Assistant(md)) => md.text().len(),
+            _ => 0,
+        }
+    }
+}
+
+impl Screen for Counting {
+    fn draw_frame(&mut self, app: &mut App, now: Instant) -> std::io::Result<()> {
+        let t = std::time::Instant::now();
+        self.term.draw(|f| view::draw(app, f, now))?;
+        self.draw_time += t.elapsed();
+        self.draws += 1;
+        let sent = self.sent_bytes.load(Ordering::Relaxed);
+        let backlog = sent.saturating_sub(Self::shown_bytes(app).saturating_sub(self.base_bytes));
+        self.max_backlog = self.max_backlog.max(backlog);
+        let second = (now - self.start).as_secs() as usize;
+        if self.backlog_at_second.len() <= second {
+            self.backlog_at_second.push(backlog);
+        }
+        Ok(())
+    }
+
+    fn resized(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
 
 pub fn run(mut app: App) {
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -27,83 +69,53 @@ pub fn run(mut app: App) {
         .expect("runtime");
     rt.block_on(async move {
         super::start_answer(&mut app);
-        let mut term = Terminal::new(TestBackend::new(super::W, super::H)).expect("terminal");
-        let (tx, mut rx) = mpsc::unbounded_channel::<AgentEvent>();
+        let (tx, rx) = mpsc::unbounded_channel::<AgentEvent>();
+        let (commands, _keep) = mpsc::unbounded_channel::<AgentCommand>();
+        let sent_bytes = Arc::new(AtomicUsize::new(0));
+        let counted = sent_bytes.clone();
         let deltas = super::deltas();
         let producer = tokio::spawn(async move {
             // 20 deltas every millisecond; a missed tick sends its batch late, not never.
             let mut tick = tokio::time::interval(Duration::from_millis(1));
             let mut it = deltas.into_iter().cycle();
+            let mut sent = 0usize;
             for _ in 0..(SECONDS * 1000) {
                 tick.tick().await;
                 for _ in 0..RATE / 1000 {
                     let text = it.next().unwrap_or_default();
+                    counted.fetch_add(text.len(), Ordering::Relaxed);
                     if tx.send(AgentEvent::TextDelta { text }).is_err() {
-                        return;
+                        return sent;
                     }
+                    sent += 1;
                 }
             }
+            sent
         });
         let start = Instant::now();
-        let mut draws = 0u32;
-        let mut applied = 0usize;
-        let mut max_backlog = 0usize;
-        let mut backlog_at_second = Vec::new();
-        let mut last_draw: Option<Instant> = None;
-        let mut dirty;
-        let mut deadline: Option<Instant> = None;
-        let mut draw_time = Duration::ZERO;
-        loop {
-            let sleep = async {
-                match deadline {
-                    Some(t) => sleep_until(t).await,
-                    None => std::future::pending().await,
-                }
-            };
-            tokio::select! {
-                ev = rx.recv() => {
-                    let Some(ev) = ev else { break };
-                    max_backlog = max_backlog.max(rx.len() + 1);
-                    let now = Instant::now();
-                    app.on_agent(ev, now);
-                    applied += 1;
-                    let mut n = 1;
-                    while n < MAX_DRAIN {
-                        match rx.try_recv() {
-                            Ok(ev) => app.on_agent(ev, now),
-                            Err(_) => break,
-                        }
-                        applied += 1;
-                        n += 1;
-                    }
-                    dirty = true;
-                }
-                _ = sleep => dirty = true,
-            }
-            let now = Instant::now();
-            let second = (now - start).as_secs() as usize;
-            if backlog_at_second.len() <= second {
-                backlog_at_second.push(rx.len());
-            }
-            let due = last_draw.map_or(now, |t| t + FRAME);
-            if dirty && now >= due {
-                let t = std::time::Instant::now();
-                term.draw(|f| view::draw(&mut app, f, now)).expect("draw");
-                draw_time += t.elapsed();
-                draws += 1;
-                last_draw = Some(now);
-                dirty = false;
-            }
-            deadline = dirty.then_some(due);
-        }
+        let mut screen = Counting {
+            term: Terminal::new(TestBackend::new(super::W, super::H)).expect("terminal"),
+            start,
+            sent_bytes,
+            base_bytes: Counting::shown_bytes(&app),
+            draws: 0,
+            draw_time: Duration::ZERO,
+            max_backlog: 0,
+            backlog_at_second: Vec::new(),
+        };
+        // No keys arrive; the loop ends when the producer is done and the channel closes.
+        let input = futures::stream::pending::<std::io::Result<crossterm::event::Event>>();
+        let exit = event_loop::run(&mut screen, &mut app, rx, &commands, input).await;
         let elapsed = start.elapsed().as_secs_f64();
-        let _ = producer.await;
+        let applied = producer.await.unwrap_or(0);
         println!(
-            "streaming {RATE} deltas/s for {SECONDS} s: {applied} applied, {:.1} draws/s (goal ≤ 60), \
-             largest backlog {max_backlog} events, backlog at each second {backlog_at_second:?}, \
-             mean draw {:.3} ms",
-            draws as f64 / elapsed,
-            draw_time.as_secs_f64() * 1e3 / draws.max(1) as f64
+            "streaming {RATE} deltas/s for {SECONDS} s through tui::event_loop::run ({exit:?}): \
+             {applied} sent, {:.1} draws/s (goal ≤ 60), largest backlog at a frame {} bytes, \
+             backlog at each second {:?} bytes, mean draw {:.3} ms",
+            screen.draws as f64 / elapsed,
+            screen.max_backlog,
+            screen.backlog_at_second,
+            screen.draw_time.as_secs_f64() * 1e3 / screen.draws.max(1) as f64
         );
     });
 }

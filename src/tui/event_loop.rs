@@ -4,8 +4,10 @@
 
 use std::time::Duration;
 
-use crossterm::event::{Event, EventStream, KeyCode, KeyEvent, KeyModifiers};
-use futures::StreamExt;
+use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
+use futures::{Stream, StreamExt};
+use ratatui::Terminal;
+use ratatui::backend::Backend;
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc;
 use tokio::time::{Instant, sleep_until};
@@ -29,13 +31,49 @@ pub enum Exit {
     InputClosed,
 }
 
-pub async fn run(
-    terminal: &mut Tui,
+/// Where frames go: the real terminal (synchronized updates), or any ratatui backend in
+/// tests and benchmarks.
+pub trait Screen {
+    fn draw_frame(&mut self, app: &mut App, now: Instant) -> std::io::Result<()>;
+    fn resized(&mut self) -> std::io::Result<()>;
+}
+
+/// Any backend, drawn plainly (TestBackend in tests and benchmarks).
+pub struct Plain<B: Backend>(pub Terminal<B>);
+
+impl<B: Backend> Screen for Plain<B> {
+    fn draw_frame(&mut self, app: &mut App, now: Instant) -> std::io::Result<()> {
+        self.0.draw(|f| view::draw(app, f, now)).map(|_| ())
+    }
+
+    fn resized(&mut self) -> std::io::Result<()> {
+        self.0.autoresize()
+    }
+}
+
+impl Screen for Tui {
+    fn draw_frame(&mut self, app: &mut App, now: Instant) -> std::io::Result<()> {
+        self.draw_synchronized(app, now)
+    }
+
+    fn resized(&mut self) -> std::io::Result<()> {
+        self.autoresize()
+    }
+}
+
+/// Runs until the user quits, the input ends or the agent goes away. `input` is crossterm's
+/// EventStream for the real terminal.
+pub async fn run<S, I>(
+    terminal: &mut S,
     app: &mut App,
     mut events: mpsc::UnboundedReceiver<AgentEvent>,
     commands: &mpsc::UnboundedSender<AgentCommand>,
-) -> anyhow::Result<Exit> {
-    let mut input = EventStream::new();
+    mut input: I,
+) -> anyhow::Result<Exit>
+where
+    S: Screen,
+    I: Stream<Item = std::io::Result<Event>> + Unpin,
+{
     let mut sigterm = signal(SignalKind::terminate())?;
     let mut sighup = signal(SignalKind::hangup())?;
     // In raw mode Ctrl+C arrives as a key; a SIGINT from elsewhere (kill -INT) means the same.
@@ -59,7 +97,7 @@ pub async fn run(
                     Some(Ok(Event::Mouse(m))) => app.on_mouse(m),
                     Some(Ok(Event::Resize(..))) => {
                         app.on_resize();
-                        terminal.autoresize()?;
+                        terminal.resized()?;
                     }
                     Some(Ok(_)) => {}
                     Some(Err(e)) => {
@@ -104,7 +142,7 @@ pub async fn run(
         let now = Instant::now();
         let due = last_draw.map_or(now, |t| t + FRAME);
         if dirty && now >= due {
-            terminal.draw_synchronized(app, now)?;
+            terminal.draw_frame(app, now)?;
             last_draw = Some(now);
             dirty = false;
         }

@@ -78,7 +78,8 @@ pub async fn run(config: Config) -> anyhow::Result<i32> {
         app.conversation
             .push(CellKind::Notice(strings::DEMO_NOTE.into()));
     }
-    let result = event_loop::run(&mut terminal, &mut app, events_rx, &commands_tx).await;
+    let input = crossterm::event::EventStream::new();
+    let result = event_loop::run(&mut terminal, &mut app, events_rx, &commands_tx, input).await;
     terminal::restore();
     let _ = commands_tx.send(AgentCommand::Shutdown);
     drop(commands_tx);
