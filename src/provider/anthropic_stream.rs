@@ -4,7 +4,7 @@
 //! without a socket; [`event_stream`] drives it from a reqwest body.
 
 use crate::provider::error_chain;
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 
 use futures::{Stream, StreamExt};
 use serde_json::Value;
@@ -37,7 +37,9 @@ enum Open {
 pub struct Decoder {
     sse: SseParser,
     records: Vec<SseRecord>,
-    open: HashMap<usize, Open>,
+    /// Blocks started and not yet stopped: almost always one, so a short list beats a
+    /// hash map on every delta.
+    open: Vec<(usize, Open)>,
     stopped: bool,
     failed: bool,
 }
@@ -228,7 +230,10 @@ impl Decoder {
             }
             _ => (BlockKind::Other, Open::Other, None, None),
         };
-        self.open.insert(index, open);
+        match self.open.iter_mut().find(|(i, _)| *i == index) {
+            Some(slot) => slot.1 = open,
+            None => self.open.push((index, open)),
+        }
         out.push_back(Ok(StreamEvent::BlockStart {
             index,
             kind,
@@ -255,7 +260,7 @@ impl Decoder {
         value: String,
         out: &mut VecDeque<Item>,
     ) -> Result<(), String> {
-        let Some(open) = self.open.get_mut(&index) else {
+        let Some((_, open)) = self.open.iter_mut().find(|(i, _)| *i == index) else {
             return Err(format!("delta for block {index}, which was never started"));
         };
         match (kind, open) {
@@ -287,9 +292,10 @@ impl Decoder {
     }
 
     fn block_stop(&mut self, index: usize, out: &mut VecDeque<Item>) -> Result<(), String> {
-        let Some(open) = self.open.remove(&index) else {
+        let Some(at) = self.open.iter().position(|(i, _)| *i == index) else {
             return Err(format!("stop for block {index}, which was never started"));
         };
+        let (_, open) = self.open.swap_remove(at);
         let block = match open {
             Open::Text(text) => ContentBlock::Text { text },
             Open::Thinking {
