@@ -157,10 +157,7 @@ fn shorten(s: &str, max: usize) -> String {
     if s.len() <= max {
         return s.to_string();
     }
-    let mut end = max;
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
+    let end = crate::text::floor_boundary(s, max);
     format!("{}… [{} more bytes]", &s[..end], s.len() - end)
 }
 

@@ -16,6 +16,7 @@ pub mod paths;
 pub mod permission;
 pub mod provider;
 pub mod session;
+pub mod text;
 pub mod tools;
 pub mod trace;
 pub mod tui;

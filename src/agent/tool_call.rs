@@ -161,10 +161,7 @@ pub fn cut_output(mut output: ToolOutput, limit: usize) -> ToolOutput {
     if total <= limit {
         return output;
     }
-    let mut end = limit;
-    while end > 0 && !output.content.is_char_boundary(end) {
-        end -= 1;
-    }
+    let end = crate::text::floor_boundary(&output.content, limit);
     output.content.truncate(end);
     output.content.push_str(&format!(
         "\n[output cut: {} of {total} bytes not shown]",

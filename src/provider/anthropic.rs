@@ -2,6 +2,7 @@
 //! errors. The stream decoding lives in `anthropic_stream.rs`.
 
 use crate::provider::error_chain;
+use crate::text::ellipsize;
 use std::time::Duration;
 
 use futures::StreamExt;
@@ -106,7 +107,7 @@ impl AnthropicProvider {
             let text = read_capped(resp).await;
             return Err(ProviderError::Malformed(format!(
                 "expected an event stream, got JSON: {}",
-                shorten(&text, SHOWN_ERROR_BODY)
+                ellipsize(&text, SHOWN_ERROR_BODY)
             )));
         }
         Ok(event_stream(Box::pin(resp.bytes_stream())))
@@ -197,7 +198,7 @@ async fn http_error(resp: reqwest::Response) -> ProviderError {
             if t.is_empty() {
                 status.canonical_reason().unwrap_or("no body").to_string()
             } else {
-                shorten(t, SHOWN_ERROR_BODY)
+                ellipsize(t, SHOWN_ERROR_BODY)
             }
         });
     ProviderError::Http {
@@ -220,14 +221,6 @@ async fn read_capped(resp: reqwest::Response) -> String {
         }
     }
     String::from_utf8_lossy(&body).into_owned()
-}
-
-fn shorten(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        return s.to_string();
-    }
-    let cut: String = s.chars().take(max).collect();
-    format!("{cut}…")
 }
 
 #[cfg(test)]

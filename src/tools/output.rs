@@ -3,7 +3,7 @@
 //! head and the tail — the command line's echo and the final error are what matter — and
 //! say how much of the middle was cut.
 
-use super::text::floor_boundary;
+use crate::text::floor_boundary;
 
 /// Turns a byte stream into text, holding back an incomplete character until its rest
 /// arrives; invalid bytes become U+FFFD.

@@ -39,18 +39,6 @@ pub fn cut_line(line: &str, max: usize) -> std::borrow::Cow<'_, str> {
     }
 }
 
-/// The largest index <= `at` that is a char boundary of `s`.
-pub fn floor_boundary(s: &str, at: usize) -> usize {
-    if at >= s.len() {
-        return s.len();
-    }
-    let mut end = at;
-    while end > 0 && !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    end
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -76,7 +64,5 @@ mod tests {
     fn long_lines_are_cut_at_char_boundaries() {
         assert_eq!(cut_line("short", 10), "short");
         assert_eq!(cut_line("ééééé", 2), "éé… [line cut: 3 more characters]");
-        assert_eq!(floor_boundary("aé", 2), 1);
-        assert_eq!(floor_boundary("aé", 9), 3);
     }
 }

@@ -18,6 +18,10 @@ use super::tool_calls::ToolCalls;
 use crate::message::ContentBlock;
 use crate::provider::sse::SseRecord;
 use crate::provider::{BlockKind, ProviderError, StreamEvent, Usage};
+use crate::text::ellipsize;
+
+/// How much of a bad chunk an error message quotes.
+const SHOWN: usize = 200;
 
 #[derive(Debug)]
 enum Open {
@@ -74,8 +78,9 @@ impl ChunkDecoder {
             }
             return Ok(());
         }
-        let chunk: Value = serde_json::from_str(&frame.data)
-            .map_err(|e| ProviderError::Malformed(format!("{e} in {}", shorten(&frame.data))))?;
+        let chunk: Value = serde_json::from_str(&frame.data).map_err(|e| {
+            ProviderError::Malformed(format!("{e} in {}", ellipsize(&frame.data, SHOWN)))
+        })?;
         if let Some(err) = chunk.get("error").filter(|e| !e.is_null()) {
             return Err(stream_error(err));
         }
@@ -268,7 +273,7 @@ fn stream_error(err: &Value) -> ProviderError {
             .get("message")
             .and_then(Value::as_str)
             .map(str::to_string)
-            .unwrap_or_else(|| shorten(&err.to_string())),
+            .unwrap_or_else(|| ellipsize(&err.to_string(), SHOWN)),
     };
     let kind = err.get("type").and_then(Value::as_str);
     let code = err.get("code").and_then(|c| match c {
@@ -296,15 +301,6 @@ fn stream_error(err: &Value) -> ProviderError {
         error_type,
         message,
     }
-}
-
-fn shorten(s: &str) -> String {
-    const MAX: usize = 200;
-    if s.chars().count() <= MAX {
-        return s.to_string();
-    }
-    let cut: String = s.chars().take(MAX).collect();
-    format!("{cut}…")
 }
 
 #[cfg(test)]
