@@ -14,7 +14,7 @@ use crate::cli::OutputFormat;
 use crate::config::Config;
 use crate::message::Message;
 use crate::provider::Provider;
-use crate::trace::TraceRecorder;
+use crate::trace::Tap;
 
 /// Exit status for a finished run (CLI.md).
 pub fn exit_code(reason: Terminal) -> i32 {
@@ -48,17 +48,15 @@ pub async fn run(
         }
     });
     let start = Instant::now();
-    let trace = config.trace.clone();
-    let printer = tokio::spawn(print_events(rx, format, start, trace.is_some()));
+    let (rx, trace) = Tap::maybe(config.trace.as_deref(), rx, start);
+    let printer = tokio::spawn(print_events(rx, format, start));
     let summary = agent.run_prompt(prompt, &cancel).await;
     let history = std::mem::take(&mut agent.history);
     drop(agent);
     sigint.abort();
-    let recorded = printer.await.ok().flatten();
-    if let (Some(path), Some(recorded)) = (trace, recorded)
-        && let Err(e) = recorded.write(&path)
-    {
-        eprintln!("tooloop: cannot write the trace to {}: {e}", path.display());
+    let _ = printer.await;
+    if let Some(trace) = trace {
+        trace.write();
     }
     print_result(&summary, &history, format, start);
     Ok(exit_code(summary.reason))
@@ -68,13 +66,8 @@ async fn print_events(
     mut rx: mpsc::UnboundedReceiver<AgentEvent>,
     format: OutputFormat,
     start: Instant,
-    tracing: bool,
-) -> Option<TraceRecorder> {
-    let mut trace = tracing.then(|| TraceRecorder::new(start));
+) {
     while let Some(event) = rx.recv().await {
-        if let Some(t) = &mut trace {
-            t.observe(&event);
-        }
         if format == OutputFormat::Text {
             if let AgentEvent::Error { message } = &event {
                 eprintln!("tooloop: {message}");
@@ -96,7 +89,6 @@ async fn print_events(
             let _ = out.flush();
         }
     }
-    trace
 }
 
 /// The stream-json line for an event, if it has one.

@@ -187,29 +187,60 @@ impl TraceRecorder {
     }
 }
 
-/// Puts a recorder between the agent and a front end: every event is observed, then passed
-/// on unchanged. Write the shared recorder out when the front end is done.
-pub fn tap(
-    mut events: tokio::sync::mpsc::UnboundedReceiver<AgentEvent>,
-    start: Instant,
-) -> (
-    tokio::sync::mpsc::UnboundedReceiver<AgentEvent>,
-    std::sync::Arc<std::sync::Mutex<TraceRecorder>>,
-) {
-    let recorder = std::sync::Arc::new(std::sync::Mutex::new(TraceRecorder::new(start)));
-    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
-    let shared = recorder.clone();
-    tokio::spawn(async move {
-        while let Some(event) = events.recv().await {
-            if let Ok(mut r) = shared.lock() {
-                r.observe(&event);
+/// A recorder between the agent and a front end, and the file it goes to.
+pub struct Tap {
+    recorder: std::sync::Arc<std::sync::Mutex<TraceRecorder>>,
+    path: std::path::PathBuf,
+}
+
+impl Tap {
+    /// With `--trace FILE`, puts a recorder on the event channel: every event is observed,
+    /// then passed on unchanged. Without it the channel is returned as it is.
+    pub fn maybe(
+        path: Option<&Path>,
+        events: tokio::sync::mpsc::UnboundedReceiver<AgentEvent>,
+        start: Instant,
+    ) -> (
+        tokio::sync::mpsc::UnboundedReceiver<AgentEvent>,
+        Option<Tap>,
+    ) {
+        let Some(path) = path else {
+            return (events, None);
+        };
+        let recorder = std::sync::Arc::new(std::sync::Mutex::new(TraceRecorder::new(start)));
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        let shared = recorder.clone();
+        let mut events = events;
+        tokio::spawn(async move {
+            while let Some(event) = events.recv().await {
+                if let Ok(mut r) = shared.lock() {
+                    r.observe(&event);
+                }
+                if tx.send(event).is_err() {
+                    break;
+                }
             }
-            if tx.send(event).is_err() {
-                break;
-            }
+        });
+        let tap = Tap {
+            recorder,
+            path: path.to_path_buf(),
+        };
+        (rx, Some(tap))
+    }
+
+    /// Writes what was recorded; a failure is reported on stderr, never fatal.
+    pub fn write(&self) {
+        let written = match self.recorder.lock() {
+            Ok(r) => r.write(&self.path),
+            Err(_) => Err(std::io::Error::other("the trace recorder panicked")),
+        };
+        if let Err(e) = written {
+            eprintln!(
+                "tooloop: cannot write the trace to {}: {e}",
+                self.path.display()
+            );
         }
-    });
-    (rx, recorder)
+    }
 }
 
 #[cfg(test)]

@@ -38,8 +38,6 @@ pub struct Assembler {
     pub stop_reason: Option<String>,
     pub usage: Usage,
     pub saw_stop: bool,
-    /// Whether any content began (a block started or text arrived).
-    pub content_began: bool,
 }
 
 impl Assembler {
@@ -55,7 +53,6 @@ impl Assembler {
                 self.usage.output_tokens = self.usage.output_tokens.max(usage.output_tokens);
             }
             StreamEvent::BlockStart { index, kind, .. } => {
-                self.content_began = true;
                 let p = match kind {
                     BlockKind::Text => Partial::Text(String::new()),
                     BlockKind::Thinking => Partial::Thinking(String::new()),
@@ -65,7 +62,6 @@ impl Assembler {
                 self.partial.insert(index, p);
             }
             StreamEvent::TextDelta { index, text } => {
-                self.content_began = true;
                 match self
                     .partial
                     .entry(index)
@@ -76,7 +72,6 @@ impl Assembler {
                 }
             }
             StreamEvent::ThinkingDelta { index, thinking } => {
-                self.content_began = true;
                 if let Partial::Thinking(buf) = self
                     .partial
                     .entry(index)
@@ -87,7 +82,6 @@ impl Assembler {
             }
             StreamEvent::ToolInputDelta { .. } | StreamEvent::Raw { .. } => {}
             StreamEvent::BlockComplete { index, block } => {
-                self.content_began = true;
                 self.partial.remove(&index);
                 self.done.insert(index, block);
                 return self.done.get(&index).map(Completed::Block);
@@ -99,9 +93,8 @@ impl Assembler {
                 raw_input,
                 error,
             } => {
-                self.content_began = true;
                 self.partial.remove(&index);
-                let shown: String = raw_input.chars().take(200).collect();
+                let shown = crate::text::ellipsize(&raw_input, 200);
                 self.invalid.push((
                     index,
                     InvalidToolUse {
@@ -133,24 +126,15 @@ impl Assembler {
     /// With `keep_invalid` false (a reply cut by max_tokens) they are dropped.
     pub fn blocks(&self, keep_invalid: bool) -> Vec<ContentBlock> {
         self.blocks_indexed(keep_invalid)
-            .into_iter()
-            .map(|(_, b)| b)
+            .into_values()
             .filter(not_empty_text)
             .collect()
-    }
-
-    /// The invalid tool_uses, to answer with errors.
-    pub fn invalid(&self) -> impl Iterator<Item = &InvalidToolUse> {
-        self.invalid.iter().map(|(_, inv)| inv)
     }
 
     /// Complete blocks plus partial text (and thinking) after an interruption; a
     /// half-received tool_use is dropped. `marker` is appended to the partial text.
     pub fn blocks_with_partial(&self, marker: Option<&str>) -> Vec<ContentBlock> {
-        let mut all: BTreeMap<usize, ContentBlock> = BTreeMap::new();
-        for (i, b) in self.blocks_indexed(true) {
-            all.insert(i, b);
-        }
+        let mut all = self.blocks_indexed(true);
         for (index, p) in &self.partial {
             match p {
                 Partial::Text(text) if !text.is_empty() => {
@@ -167,7 +151,7 @@ impl Assembler {
         all.into_values().filter(not_empty_text).collect()
     }
 
-    fn blocks_indexed(&self, keep_invalid: bool) -> Vec<(usize, ContentBlock)> {
+    fn blocks_indexed(&self, keep_invalid: bool) -> BTreeMap<usize, ContentBlock> {
         let mut all: BTreeMap<usize, ContentBlock> = self.done.clone();
         if keep_invalid {
             for (index, inv) in &self.invalid {
@@ -181,14 +165,7 @@ impl Assembler {
                 );
             }
         }
-        all.into_iter().collect()
-    }
-
-    /// Whether any partial text was received but not completed.
-    pub fn has_partial_text(&self) -> bool {
-        self.partial
-            .values()
-            .any(|p| matches!(p, Partial::Text(t) if !t.is_empty()))
+        all
     }
 }
 

@@ -41,6 +41,10 @@ pub struct ExecEnv {
     pub max_timeout: Duration,
 }
 
+/// No tool runs longer, whatever it asks for: above bash's own 10-minute maximum, so bash
+/// reports its own timeout.
+pub const MAX_TOOL_TIMEOUT: Duration = Duration::from_secs(660);
+
 impl ExecEnv {
     /// Defaults for tests and benchmarks: yolo policy, streaming, sibling abort on.
     pub fn with_defaults(registry: ToolRegistry, workspace: Workspace, events: EventSink) -> Self {
@@ -57,7 +61,7 @@ impl ExecEnv {
             strategy: ToolExec::Streaming,
             sibling_abort: true,
             max_output_bytes: crate::tools::DEFAULT_MAX_OUTPUT_BYTES,
-            max_timeout: Duration::from_secs(660),
+            max_timeout: MAX_TOOL_TIMEOUT,
         }
     }
 }

@@ -97,24 +97,16 @@ impl Agent {
         let workspace = Workspace::new(&config.workspace, config.allow_outside_workspace)
             .map_err(|e| format!("workspace {}: {e}", config.workspace.display()))?;
         let policy = PermissionPolicy::new(config.approval, &config.allowed_tools, interactive);
-        let exec = ExecEnv {
-            registry: Arc::new(ToolRegistry::builtin()),
-            policy: Arc::new(policy),
-            workspace: Arc::new(workspace),
-            http: crate::provider::http_client(),
-            events,
-            strategy: config.tool_exec,
-            sibling_abort: config.sibling_abort,
-            max_output_bytes: config.max_output_bytes,
-            max_timeout: Duration::from_secs(660),
-        };
-        Ok(Agent {
+        let mut exec = ExecEnv::with_defaults(ToolRegistry::builtin(), workspace, events);
+        exec.policy = Arc::new(policy);
+        exec.strategy = config.tool_exec;
+        exec.sibling_abort = config.sibling_abort;
+        exec.max_output_bytes = config.max_output_bytes;
+        Ok(Agent::new(
             provider,
             exec,
-            settings: LoopSettings::from_config(config),
-            history: Vec::new(),
-            recorder: None,
-        })
+            LoopSettings::from_config(config),
+        ))
     }
 
     pub fn events(&self) -> &EventSink {

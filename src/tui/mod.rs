@@ -46,13 +46,11 @@ use event_loop::Exit;
 pub async fn run(config: Config) -> anyhow::Result<i32> {
     let provider = crate::provider::from_config(&config).map_err(anyhow::Error::msg)?;
     let (sink, events_rx) = EventSink::channel();
-    let (events_rx, trace) = match &config.trace {
-        Some(_) => {
-            let (rx, recorder) = crate::trace::tap(events_rx, tokio::time::Instant::now());
-            (rx, Some(recorder))
-        }
-        None => (events_rx, None),
-    };
+    let (events_rx, trace) = crate::trace::Tap::maybe(
+        config.trace.as_deref(),
+        events_rx,
+        tokio::time::Instant::now(),
+    );
     let mut agent =
         Agent::from_config(&config, provider, sink, true).map_err(anyhow::Error::msg)?;
     let session = crate::session::attach(&config, &mut agent).map_err(anyhow::Error::msg)?;
@@ -86,11 +84,8 @@ pub async fn run(config: Config) -> anyhow::Result<i32> {
     // A turn in progress gets a moment to stop its tools (their process groups are killed
     // on cancel); the process exits either way.
     let _ = tokio::time::timeout(std::time::Duration::from_secs(2), agent_task).await;
-    if let (Some(path), Some(recorder)) = (&config.trace, trace)
-        && let Ok(recorder) = recorder.lock()
-        && let Err(e) = recorder.write(path)
-    {
-        eprintln!("tooloop: cannot write the trace to {}: {e}", path.display());
+    if let Some(trace) = trace {
+        trace.write();
     }
     match result? {
         Exit::Quit | Exit::InputClosed => Ok(0),
