@@ -98,9 +98,7 @@ fn script(req: &ModelRequest, pace: Pace) -> Vec<(Duration, StreamEvent)> {
     // A prompt typed after an interruption joins the message holding the interrupted
     // results: the new words win over summarizing those results.
     let prompt = last.map(prompt_text).unwrap_or_default();
-    let results = last
-        .map(tool_results_with_names(&req.messages))
-        .unwrap_or_default();
+    let results = last_tool_results(&req.messages);
     let (text, calls) = if prompt.trim().is_empty() && !results.is_empty() {
         (answer_from_results(&results), Vec::new())
     } else {
@@ -164,33 +162,32 @@ fn prompt_text(m: &Message) -> String {
     out
 }
 
-/// (tool name, input, output, is_error) for each tool_result of the last user message.
-fn tool_results_with_names(
-    history: &[Message],
-) -> impl Fn(&Message) -> Vec<(String, Value, String, bool)> + '_ {
-    move |last| {
-        let prev = history.iter().rev().nth(1);
-        last.content
-            .iter()
-            .filter_map(|b| match b {
-                ContentBlock::ToolResult {
-                    tool_use_id,
-                    content,
-                    is_error,
-                } => {
-                    let (name, input) = prev
-                        .and_then(|p| {
-                            p.tool_uses()
-                                .find(|(id, _, _)| id == tool_use_id)
-                                .map(|(_, n, i)| (n.to_string(), i.clone()))
-                        })
-                        .unwrap_or_else(|| ("tool".into(), Value::Null));
-                    Some((name, input, content.clone(), *is_error))
-                }
-                _ => None,
-            })
-            .collect()
-    }
+/// (tool name, input, output, is_error) for each tool_result of the last message.
+fn last_tool_results(history: &[Message]) -> Vec<(String, Value, String, bool)> {
+    let Some(last) = history.last() else {
+        return Vec::new();
+    };
+    let asked = history.iter().rev().nth(1);
+    last.content
+        .iter()
+        .filter_map(|b| match b {
+            ContentBlock::ToolResult {
+                tool_use_id,
+                content,
+                is_error,
+            } => {
+                let (name, input) = asked
+                    .and_then(|p| {
+                        p.tool_uses()
+                            .find(|(id, _, _)| id == tool_use_id)
+                            .map(|(_, n, i)| (n.to_string(), i.clone()))
+                    })
+                    .unwrap_or_else(|| ("tool".into(), Value::Null));
+                Some((name, input, content.clone(), *is_error))
+            }
+            _ => None,
+        })
+        .collect()
 }
 
 /// Builds the event list with Anthropic-shaped raw events beside the normalized ones.
