@@ -128,6 +128,11 @@ pub struct Cli {
     #[arg(long, value_name = "ID")]
     pub resume: Option<String>,
 
+    /// With --resume/--continue: go on in a new session holding a copy of that one
+    /// (the original transcript is left byte for byte as it was).
+    #[arg(long)]
+    pub fork: bool,
+
     /// Write no transcript.
     #[arg(long)]
     pub no_session: bool,
@@ -156,6 +161,26 @@ pub enum Command {
     Config {
         #[command(subcommand)]
         action: ConfigAction,
+    },
+    /// Rewind a saved session to just before one of its prompts: the files its tools
+    /// changed since, the conversation, or both (the default). Prints one JSON object;
+    /// exits 1 when files changed by hand since were left alone (conflicts).
+    Rewind {
+        /// The session (id, file name or unique id prefix; `tooloop sessions` lists them).
+        #[arg(long, value_name = "ID")]
+        session: String,
+        /// The prompt to go back to, counted from 1: the state just before it.
+        #[arg(long, value_name = "N")]
+        to: usize,
+        /// Restore the files (with --conversation: both).
+        #[arg(long)]
+        files: bool,
+        /// Cut the conversation (with --files: both).
+        #[arg(long)]
+        conversation: bool,
+        /// Also put back files changed by hand since the tool changed them.
+        #[arg(long)]
+        overwrite_conflicts: bool,
     },
 }
 

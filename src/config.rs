@@ -60,6 +60,8 @@ pub struct Config {
     /// Ask the terminal for the kitty keyboard protocol.
     pub keyboard_enhancement: bool,
     pub session: SessionMode,
+    /// --fork: continue the resumed session in a new one (the original stays as it was).
+    pub fork: bool,
     /// The log filter the config file asks for (flag and TOOLOOP_LOG beat it).
     pub log_level: Option<String>,
     /// The config file that was read (it may not exist).
@@ -209,6 +211,9 @@ impl Config {
             (None, true, _) => SessionMode::Continue,
             (None, false, _) => SessionMode::New,
         };
+        if cli.fork && !matches!(session, SessionMode::Resume(_) | SessionMode::Continue) {
+            return Err("--fork needs --resume ID or --continue (the session to fork)".into());
+        }
         Ok(Config {
             provider,
             model,
@@ -257,6 +262,7 @@ impl Config {
                 .unwrap_or_else(|| DEFAULT_THEME.to_string()),
             keyboard_enhancement: file.keyboard.enhancement.unwrap_or(true),
             session,
+            fork: cli.fork,
             log_level: file.log_level.clone(),
             config_file: None,
         })

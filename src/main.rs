@@ -25,6 +25,21 @@ async fn run(cli: Cli) -> i32 {
                 ConfigAction::Path => config_path(&cli),
                 ConfigAction::Init => config_init(&cli),
             },
+            Command::Rewind {
+                session,
+                to,
+                files,
+                conversation,
+                overwrite_conflicts,
+            } => tooloop::session::rewind_command::run(
+                session,
+                &tooloop::session::rewind::Request {
+                    to: *to,
+                    files: *files,
+                    conversation: *conversation,
+                    overwrite_conflicts: *overwrite_conflicts,
+                },
+            ),
         };
     }
     let config = match Config::resolve(&cli, &ProcessEnv) {

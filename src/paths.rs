@@ -21,6 +21,11 @@ pub fn sessions_dir() -> Result<PathBuf, String> {
     Ok(project_dirs()?.data_dir().join("sessions"))
 }
 
+/// File checkpoints for rewinds: `checkpoints/` in the data directory.
+pub fn checkpoints_dir() -> Result<PathBuf, String> {
+    Ok(project_dirs()?.data_dir().join("checkpoints"))
+}
+
 /// Log files: the state directory, or `logs/` in the data directory where there is no state
 /// directory (macOS, Windows).
 pub fn log_dir() -> Result<PathBuf, String> {

@@ -1,11 +1,13 @@
 //! The agent: owns the conversation and runs the query loop. It never touches the terminal.
 
 pub mod assembler;
+mod checkpoints;
 pub mod events;
 pub mod executor;
 pub mod protocol;
 pub mod query_loop;
 pub mod recorder;
+mod rewind;
 pub mod task;
 mod tool_call;
 

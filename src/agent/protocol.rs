@@ -20,6 +20,10 @@ pub enum AgentCommand {
     PermissionReply { id: String, decision: Decision },
     /// Forget the conversation and start a new one.
     NewConversation,
+    /// Go back to just before a prompt of this session (conversation, files or both).
+    Rewind(crate::session::rewind::Request),
+    /// Go on in a new session holding a copy of this one.
+    Fork,
     /// End the agent task.
     Shutdown,
 }

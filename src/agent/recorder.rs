@@ -2,6 +2,7 @@
 
 use crate::agent::protocol::TurnSummary;
 use crate::message::Message;
+use crate::session::record::RewindRecord;
 
 /// Told about every message as it is appended and about each prompt's start and end.
 /// Implementations must not fail the loop: they log their own errors.
@@ -18,5 +19,16 @@ pub trait Recorder: Send + Sync {
     /// The id of the session being written, for front ends to show.
     fn session_id(&self) -> Option<String> {
         None
+    }
+    /// The transcript file, where there is one (rewinds read it back).
+    fn path(&self) -> Option<std::path::PathBuf> {
+        None
+    }
+    /// A rewind happened; `trimmed` is the last kept message when the rewound prompt had
+    /// been merged into it.
+    fn rewind(&mut self, _record: &RewindRecord, _trimmed: Option<(usize, &Message)>) {}
+    /// Continues in a new session holding a copy of this one; returns the new id.
+    fn fork(&mut self) -> Result<String, String> {
+        Err("this run keeps no transcript (--no-session), so there is nothing to fork".into())
     }
 }

@@ -26,6 +26,18 @@ async fn run(mut agent: Agent, mut rx: mpsc::UnboundedReceiver<AgentCommand>) ->
                     agent.reset(Vec::new());
                     continue;
                 }
+                Some(AgentCommand::Rewind(req)) => {
+                    if let Err(message) = agent.rewind(&req) {
+                        agent.events().send(AgentEvent::Error { message });
+                    }
+                    continue;
+                }
+                Some(AgentCommand::Fork) => {
+                    if let Err(message) = agent.fork() {
+                        agent.events().send(AgentEvent::Error { message });
+                    }
+                    continue;
+                }
                 // Nothing runs: an abort or a late permission answer has nothing to reach.
                 Some(AgentCommand::Abort | AgentCommand::PermissionReply { .. }) => continue,
                 Some(AgentCommand::Shutdown) | None => return agent,
@@ -51,6 +63,13 @@ async fn run(mut agent: Agent, mut rx: mpsc::UnboundedReceiver<AgentCommand>) ->
                         Some(AgentCommand::NewConversation) => {
                             cancel.cancel();
                             reset = true;
+                        }
+                        Some(AgentCommand::Rewind(_) | AgentCommand::Fork) => {
+                            events.send(AgentEvent::Error {
+                                message: "wait for the turn to end (or Ctrl+C) before \
+                                          rewinding or forking"
+                                    .into(),
+                            })
                         }
                         Some(AgentCommand::Shutdown) | None => {
                             cancel.cancel();

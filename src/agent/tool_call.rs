@@ -46,6 +46,12 @@ impl Call {
         {
             return (output, None);
         }
+        let edited = if effect == Effect::Edit {
+            edited_paths(env, &input)
+        } else {
+            Vec::new()
+        };
+        super::checkpoints::before(env, &edited).await;
         // The clock starts after consent, so timers show execution time.
         let started_at = Instant::now();
         env.events.send(AgentEvent::ToolStart {
@@ -101,8 +107,20 @@ impl Call {
                 ))
             }
         };
+        super::checkpoints::after(env, &edited).await;
         (cut_output(output, env.max_output_bytes), Some(started_at))
     }
+}
+
+/// The files an editing call will change, resolved as the tool will resolve them (paths
+/// the workspace refuses are left out: the tool refuses them too).
+fn edited_paths(env: &ExecEnv, input: &Value) -> Vec<std::path::PathBuf> {
+    input
+        .get("path")
+        .and_then(Value::as_str)
+        .and_then(|p| env.workspace.resolve(p).ok())
+        .into_iter()
+        .collect()
 }
 
 /// Asks the policy, and the user if needed. Err carries the result for a refused call.

@@ -5,6 +5,7 @@ use std::path::Path;
 use crate::message::{ContentBlock, Message, Role, validate_history};
 
 use super::record::{self, Header, Record};
+use super::rewind::PromptMark;
 
 /// The result of an `interrupted` repair, as the model will read it.
 pub const INTERRUPTED_TOOL: &str = "interrupted: tooloop stopped before this tool finished";
@@ -15,6 +16,8 @@ pub struct Loaded {
     pub header: Header,
     pub messages: Vec<Message>,
     pub prompts: Vec<String>,
+    /// Where each prompt in `prompts` began, for rewinds.
+    pub marks: Vec<PromptMark>,
     pub turns: u32,
     /// Bytes of the file that hold complete records; a torn tail lies beyond.
     pub good_len: u64,
@@ -36,6 +39,7 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Loaded, String> {
     let mut header: Option<Header> = None;
     let mut messages = Vec::new();
     let mut prompts = Vec::new();
+    let mut marks: Vec<PromptMark> = Vec::new();
     let mut turns = 0u32;
     let mut notices = Vec::new();
     let mut good_len = 0u64;
@@ -79,8 +83,20 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Loaded, String> {
                 record::apply(&mut messages, index, message)
                     .map_err(|e| format!("{shown}:{line_no}: {e}"))?
             }
-            Some(Record::PromptStart { prompt, .. }) => prompts.push(prompt),
-            Some(Record::PromptEnd { turns: t, .. }) => turns = turns.saturating_add(t),
+            Some(Record::PromptStart { prompt, time, .. }) => {
+                marks.push(PromptMark::new(&messages, time));
+                prompts.push(prompt);
+            }
+            Some(Record::PromptEnd { turns: t, .. }) => {
+                turns = turns.saturating_add(t);
+                if let Some(m) = marks.last_mut() {
+                    m.turns = m.turns.saturating_add(t);
+                }
+            }
+            Some(Record::Rewind(r)) => {
+                super::rewind::replay(&r, &mut messages, &mut prompts, &mut marks)
+                    .map_err(|e| format!("{shown}:{line_no}: {e}"))?
+            }
         }
         good_len = next as u64;
         missing_newline = !complete;
@@ -91,6 +107,7 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Loaded, String> {
         header,
         messages,
         prompts,
+        marks,
         turns,
         good_len,
         missing_newline,

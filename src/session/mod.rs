@@ -1,8 +1,11 @@
 //! Sessions: every message is also written to a JSONL transcript in the data directory, so a
 //! conversation survives quitting and crashing (--continue, --resume ID, `tooloop sessions`).
 
+pub mod fork;
 pub mod load;
 pub mod record;
+pub mod rewind;
+pub mod rewind_command;
 pub mod store;
 pub mod writer;
 
@@ -69,6 +72,7 @@ pub fn attach_in(
         let t = Transcript::create(dir, &workspace, events);
         let handle = t.handle();
         agent.recorder = Some(Box::new(t));
+        track_edits(agent, dir, 0);
         return Ok(Some(SessionInfo {
             id: handle.id(),
             path: handle.path(),
@@ -97,20 +101,33 @@ pub fn attach_in(
         ));
     }
     agent.reset(messages);
-    let mut t = Transcript::resume(
-        dir,
-        &summary.path,
-        &loaded.header,
-        loaded.good_len,
-        loaded.missing_newline,
-        events,
-    )?;
+    let mut t = if config.fork {
+        let (header, path, len) = fork::create(dir, &summary.path)?;
+        notices.push(format!("forked session {} into {}", summary.id, header.id));
+        let t = Transcript::resume(dir, &path, &header, len, false, events)?;
+        if let Some(store) = checkpoint_store(dir)
+            && let Err(e) = store.copy_manifest(&summary.id, &header.id)
+        {
+            tracing::warn!("fork {}: checkpoints not copied: {e}", header.id);
+        }
+        t
+    } else {
+        Transcript::resume(
+            dir,
+            &summary.path,
+            &loaded.header,
+            loaded.good_len,
+            loaded.missing_newline,
+            events,
+        )?
+    };
     if let Some(m) = &repaired {
         use crate::agent::recorder::Recorder;
         t.message(agent.history.len().saturating_sub(1), m);
     }
     let handle = t.handle();
     agent.recorder = Some(Box::new(t));
+    track_edits(agent, dir, loaded.prompts.len());
     Ok(Some(SessionInfo {
         id: handle.id(),
         path: handle.path(),
@@ -118,6 +135,25 @@ pub fn attach_in(
         notice: (!notices.is_empty()).then(|| notices.join("\n")),
         handle,
     }))
+}
+
+/// The checkpoint store beside the sessions directory (`checkpoints/` next to `sessions/`).
+pub fn checkpoint_store(sessions_dir: &Path) -> Option<crate::checkpoint::Store> {
+    sessions_dir
+        .parent()
+        .map(|data| crate::checkpoint::Store::new(&data.join("checkpoints")))
+}
+
+/// Files edited by tools are checkpointed from now on, filed under the session's prompts
+/// (`prompts` of them so far), so they can be rewound.
+fn track_edits(agent: &mut Agent, dir: &Path, prompts: usize) {
+    let (Some(store), Some(inner)) = (checkpoint_store(dir), agent.recorder.take()) else {
+        return;
+    };
+    let id = inner.session_id().unwrap_or_default();
+    let checkpoints = crate::checkpoint::Checkpoints::new(store, &id, prompts);
+    agent.exec.checkpoints = Some(checkpoints.clone());
+    agent.recorder = Some(Box::new(crate::checkpoint::Tracking::new(inner, checkpoints)));
 }
 
 /// The workspace as sessions record it: canonical, so `.` and `/home/u/p` are one workspace.

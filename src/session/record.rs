@@ -30,6 +30,22 @@ pub enum Record {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         error: Option<String>,
     },
+    /// A rewind (src/session/rewind.rs). What it cut stays above it in the file.
+    Rewind(RewindRecord),
+}
+
+/// A rewind to just before prompt `to_prompt`: when `messages` is set the history was cut to
+/// that many messages (a following message record may trim the last one), and the prompts
+/// from `to_prompt` on no longer count.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RewindRecord {
+    pub time: String,
+    pub to_prompt: usize,
+    pub messages: Option<usize>,
+    pub files: bool,
+    pub restored: Vec<String>,
+    pub deleted: Vec<String>,
+    pub conflicts: Vec<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -41,6 +57,9 @@ pub struct Header {
     pub workspace: String,
     pub tooloop_version: String,
     pub format: u32,
+    /// The session this one was forked from (`--fork`, `/fork`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub forked_from: Option<String>,
 }
 
 /// Now, as RFC 3339 to the second.

@@ -17,6 +17,8 @@ pub struct SessionSummary {
     pub first_prompt: Option<String>,
     pub prompts: usize,
     pub turns: u32,
+    /// The session this one was forked from.
+    pub forked_from: Option<String>,
 }
 
 /// Every readable session in `dir`, most recently used first. Files that are not
@@ -53,6 +55,7 @@ pub fn list(dir: &Path) -> Result<Vec<SessionSummary>, String> {
             first_prompt: loaded.prompts.first().cloned(),
             prompts: loaded.prompts.len(),
             turns: loaded.turns,
+            forked_from: loaded.header.forked_from,
         });
     }
     // File names start with the creation time, so they break ties between equal mtimes.
@@ -119,11 +122,14 @@ pub fn format_table(sessions: &[SessionSummary]) -> String {
         let updated = jiff::Timestamp::try_from(s.updated)
             .map(|t| t.strftime("%Y-%m-%d %H:%M:%S").to_string())
             .unwrap_or_else(|_| s.created.clone());
-        let prompt = s
+        let mut prompt = s
             .first_prompt
             .as_deref()
             .map(|p| one_line(p, 60))
             .unwrap_or_default();
+        if let Some(parent) = &s.forked_from {
+            prompt = format!("(fork of {}) {prompt}", one_line(parent, 16));
+        }
         out.push_str(&format!(
             "{:<8}  {:<20}  {:>7}  {:>5}  {:<30}  {}\n",
             s.id,

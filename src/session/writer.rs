@@ -15,7 +15,7 @@ use crate::agent::protocol::{AgentEvent, TurnSummary};
 use crate::agent::recorder::Recorder;
 use crate::message::Message;
 
-use super::record::{self, FORMAT, Header, Record};
+use super::record::{self, FORMAT, Header, Record, RewindRecord};
 
 /// The id of the session being written now; it changes when the conversation is reset
 /// (`/new` in the TUI). Front ends read it for the status bar.
@@ -160,6 +160,7 @@ impl Transcript {
                     workspace: self.workspace.clone(),
                     tooloop_version: env!("CARGO_PKG_VERSION").to_string(),
                     format: FORMAT,
+                    forked_from: None,
                 });
                 let mut head = serde_json::to_vec(&header)?;
                 head.push(b'\n');
@@ -206,6 +207,43 @@ impl Recorder for Transcript {
         Some(self.id.clone())
     }
 
+    fn path(&self) -> Option<PathBuf> {
+        Some(self.path.clone())
+    }
+
+    fn rewind(&mut self, record: &RewindRecord, trimmed: Option<(usize, &Message)>) {
+        self.write(&Record::Rewind(record.clone()));
+        if let Some((index, message)) = trimmed {
+            self.message(index, message);
+        }
+        if let (Some(f), false) = (&self.file, self.failed)
+            && let Err(e) = f.sync_data()
+        {
+            tracing::warn!(path = %self.path.display(), "fsync failed: {e}");
+        }
+    }
+
+    fn fork(&mut self) -> Result<String, String> {
+        if self.file.is_none() {
+            return Err("nothing to fork yet: this session has no messages".into());
+        }
+        let (header, path, _) = super::fork::create(&self.dir, &self.path)?;
+        let file = OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        if let Err(e) = file.try_lock() {
+            tracing::warn!(path = %path.display(), "cannot lock the fork: {e}");
+        }
+        // Dropping the parent's file releases its lock: another tooloop may resume it.
+        self.file = Some(file);
+        self.id = header.id;
+        self.path = path;
+        self.failed = false;
+        self.handle.set(&self.id, &self.path);
+        Ok(self.id.clone())
+    }
+
     fn reset(&mut self, messages: &[Message]) {
         if let Some(f) = self.file.take() {
             let _ = f.sync_data();
@@ -223,7 +261,7 @@ impl Recorder for Transcript {
 }
 
 /// A fresh id and a file name that sorts by creation time: `20261201T063012Z-1a2b3c4d.jsonl`.
-fn new_name(dir: &Path) -> (String, PathBuf) {
+pub(super) fn new_name(dir: &Path) -> (String, PathBuf) {
     let stamp = jiff::Timestamp::now()
         .strftime("%Y%m%dT%H%M%SZ")
         .to_string();

@@ -1,0 +1,69 @@
+//! Rewind and fork on the live agent (the TUI's Esc Esc, /rewind, /undo, /fork): the session
+//! layer does the work on the transcript and the checkpoints; this swaps the history and
+//! tells the front ends.
+
+use super::Agent;
+use super::protocol::AgentEvent;
+use crate::session::rewind::{self, Outcome, Request};
+use crate::session::{checkpoint_store, load};
+
+impl Agent {
+    /// Rewinds to just before prompt `req.to` of this session. The history is replaced by the
+    /// cut one (HistoryReset) and a Notice says what happened.
+    pub fn rewind(&mut self, req: &Request) -> Result<Outcome, String> {
+        let path = self
+            .recorder
+            .as_ref()
+            .and_then(|r| r.path())
+            .ok_or("this run keeps no transcript (--no-session), so there is nothing to rewind")?;
+        if !path.exists() {
+            return Err("no prompt to rewind to yet".into());
+        }
+        let loaded = load::read(&path)?;
+        // The transcript is what a rewind cuts: if it fell behind (a failed write), cutting
+        // it would not cut what the model sees.
+        if loaded.messages != self.history {
+            return Err(format!(
+                "the transcript {} does not hold this conversation (a write failed?); \
+                 not rewinding",
+                path.display()
+            ));
+        }
+        let store = match &self.exec.checkpoints {
+            Some(c) => c.store().clone(),
+            None => path
+                .parent()
+                .and_then(checkpoint_store)
+                .ok_or("no checkpoint store")?,
+        };
+        let done = rewind::perform(&loaded, &store, req)?;
+        if let Some(r) = &mut self.recorder {
+            r.rewind(&done.record, done.trimmed.as_ref().map(|(i, m)| (*i, m)));
+        }
+        if let Some(history) = done.history {
+            self.history = history;
+            self.exec.events.send(AgentEvent::HistoryReset {
+                messages: self.history.clone(),
+            });
+        }
+        self.exec.events.send(AgentEvent::Notice {
+            text: rewind::describe(&done.outcome, req.to),
+        });
+        Ok(done.outcome)
+    }
+
+    /// Goes on in a new session that starts as a copy of this one; returns its id.
+    pub fn fork(&mut self) -> Result<String, String> {
+        let recorder = self
+            .recorder
+            .as_mut()
+            .ok_or("this run keeps no transcript (--no-session), so there is nothing to fork")?;
+        let parent = recorder.session_id().unwrap_or_default();
+        let id = recorder.fork()?;
+        self.exec.events.send(AgentEvent::Session { id: id.clone() });
+        self.exec.events.send(AgentEvent::Notice {
+            text: format!("forked: this is now session {id}, a copy of {parent} (left as it was)"),
+        });
+        Ok(id)
+    }
+}
