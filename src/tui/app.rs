@@ -58,6 +58,8 @@ pub struct RunInfo {
     pub mouse: bool,
     /// Where the JSON save key writes.
     pub save_dir: PathBuf,
+    /// The live session (its transcript path changes on /new and /fork), for rewinds.
+    pub session_handle: Option<crate::session::SessionHandle>,
 }
 
 /// Screen areas of the last frame (mouse wheel routing, page sizes).
@@ -81,6 +83,10 @@ pub struct App {
     pub json_open: bool,
     pub help_open: bool,
     pub help_scroll: u16,
+    /// The rewind overlay (Esc Esc, /rewind, /undo), when open.
+    pub rewind: Option<super::rewind_overlay::RewindOverlay>,
+    /// When Esc was last pressed on an empty input (a second one opens the rewind overlay).
+    pub(super) last_esc: Option<Instant>,
     pub quit_armed_until: Option<Instant>,
     /// A short message for the status bar and when it goes away.
     pub note: Option<(String, Instant)>,
@@ -108,6 +114,8 @@ impl App {
             json_open: false,
             help_open: false,
             help_scroll: 0,
+            rewind: None,
+            last_esc: None,
             quit_armed_until: None,
             note: None,
             queued: VecDeque::new(),

@@ -14,6 +14,7 @@ pub mod json_pane;
 pub mod json_view;
 pub mod keys;
 pub mod markdown;
+pub mod rewind_overlay;
 pub mod sanitize;
 pub mod scroll;
 pub mod status_bar;
@@ -68,6 +69,7 @@ pub async fn run(config: Config) -> anyhow::Result<i32> {
         shift_enter: setup.keyboard_enhanced,
         mouse: config.mouse,
         save_dir: state_dir().join("json"),
+        session_handle: session.as_ref().map(|s| s.handle.clone()),
     });
     if let Some(notice) = session.as_ref().and_then(|s| s.notice.clone()) {
         app.conversation.push(CellKind::Notice(notice));

@@ -28,7 +28,14 @@ impl App {
             }
             return;
         }
+        if self.rewind.is_some() {
+            self.rewind_key(key);
+            return;
+        }
         let global = action_for(&key, Scope::Global, shift_enter);
+        if global != Some(Action::Cancel) {
+            self.last_esc = None;
+        }
         if global != Some(Action::Interrupt) {
             self.quit_armed_until = None;
         }
@@ -72,6 +79,7 @@ impl App {
                 if self.turn.busy {
                     self.abort();
                 } else {
+                    self.escape(now);
                     self.set_focus(Focus::Input);
                 }
             }
@@ -139,6 +147,9 @@ impl App {
                     self.new_conversation();
                     return;
                 }
+                if self.rewind_command(&text) {
+                    return;
+                }
                 if self.turn.busy {
                     self.queued.push_back(text);
                 } else {
@@ -202,7 +213,7 @@ impl App {
     }
 
     pub fn on_paste(&mut self, text: &str) {
-        if self.approvals.is_open() || self.help_open {
+        if self.approvals.is_open() || self.help_open || self.rewind.is_some() {
             return;
         }
         self.set_focus(Focus::Input);

@@ -55,6 +55,9 @@ pub fn draw(app: &mut App, f: &mut Frame, now: Instant) {
     let view = status_view(app, now);
     status_bar::draw(f, status, &view, &theme);
     app.approvals.draw(f, main.union(input), &theme);
+    if let Some(r) = &app.rewind {
+        r.draw(f, main.union(input), &theme);
+    }
     if app.help_open {
         help::draw(f, area, app.help_scroll, &theme);
     }
