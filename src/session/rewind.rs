@@ -299,15 +299,15 @@ pub fn describe(o: &Outcome, to: usize) -> String {
     let mut text = parts.join("; ");
     if !o.conflicts.is_empty() {
         text.push_str(&format!(
-            "\nchanged by hand since, left as they are: {}",
+            "; changed by hand since, left as they are: {}",
             o.conflicts.join(", ")
         ));
     }
     if !o.failed.is_empty() {
-        text.push_str(&format!("\ncould not restore: {}", o.failed.join("; ")));
+        text.push_str(&format!("; could not restore: {}", o.failed.join(", ")));
     }
     if let Some(c) = bash_caveat(o.bash_since) {
-        text.push('\n');
+        text.push_str(". ");
         text.push_str(&c);
     }
     text

@@ -54,7 +54,8 @@ pub fn list(dir: &Path) -> Result<Vec<SessionSummary>, String> {
             workspace: loaded.header.workspace,
             first_prompt: loaded.prompts.first().cloned(),
             prompts: loaded.prompts.len(),
-            turns: loaded.turns,
+            // Prompts cut by a rewind no longer count.
+            turns: loaded.marks.iter().map(|m| m.turns).sum(),
             forked_from: loaded.header.forked_from,
         });
     }

@@ -133,7 +133,7 @@ pub const BINDINGS: &[Binding] = &[
         &[key(Esc)],
         "Esc",
         Action::Cancel,
-        "abort the running turn, close overlays",
+        "abort the running turn; twice on an empty input: rewind",
     ),
     bind(
         Global,
