@@ -15,12 +15,24 @@ use session_support::{Sandbox, session_id};
 use support::{MockServer, text_reply, tool_reply};
 use tooloop::message::{Message, validate_history};
 
-fn anthropic(sb: &Sandbox, server: &MockServer, prompt: &str, extra: &[&str]) -> session_support::Run {
+fn anthropic(
+    sb: &Sandbox,
+    server: &MockServer,
+    prompt: &str,
+    extra: &[&str],
+) -> session_support::Run {
     let base = server.anthropic_base();
     let out = sb
         .cmd()
         .env("ANTHROPIC_API_KEY", "test-key")
-        .args(["--provider", "anthropic", "--base-url", &base, "--approval", "yolo"])
+        .args([
+            "--provider",
+            "anthropic",
+            "--base-url",
+            &base,
+            "--approval",
+            "yolo",
+        ])
         .args(["--output-format", "json", "-p", prompt])
         .args(extra)
         .output()
@@ -34,7 +46,10 @@ fn rewind(sb: &Sandbox, args: &[&str]) -> (i32, Value, String) {
     let out = sb.cmd().arg("rewind").args(args).output().expect("runs");
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    let line = stdout.lines().last().unwrap_or_else(|| panic!("no output: {stderr}"));
+    let line = stdout
+        .lines()
+        .last()
+        .unwrap_or_else(|| panic!("no output: {stderr}"));
     let json = serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}"));
     (out.status.code().unwrap_or(-1), json, stderr)
 }
@@ -77,7 +92,11 @@ fn three_prompts(sb: &Sandbox, server: &MockServer) -> (String, BTreeMap<String,
     std::fs::write(&script, "#!/bin/sh\necho old\n").expect("write");
     std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
     server.enqueue(tool_reply(&[
-        ("toolu_1", "write_file", json!({"path": "a.txt", "content": "one\n"})),
+        (
+            "toolu_1",
+            "write_file",
+            json!({"path": "a.txt", "content": "one\n"}),
+        ),
         (
             "toolu_2",
             "edit_file",
@@ -94,9 +113,21 @@ fn three_prompts(sb: &Sandbox, server: &MockServer) -> (String, BTreeMap<String,
             "edit_file",
             json!({"path": "a.txt", "old_string": "one", "new_string": "two"}),
         ),
-        ("toolu_4", "write_file", json!({"path": "sub/new.txt", "content": "new\n"})),
-        ("toolu_5", "write_file", json!({"path": "run.sh", "content": "#!/bin/sh\necho new\n"})),
-        ("toolu_6", "bash", json!({"command": "echo side effect > bash.txt"})),
+        (
+            "toolu_4",
+            "write_file",
+            json!({"path": "sub/new.txt", "content": "new\n"}),
+        ),
+        (
+            "toolu_5",
+            "write_file",
+            json!({"path": "run.sh", "content": "#!/bin/sh\necho new\n"}),
+        ),
+        (
+            "toolu_6",
+            "bash",
+            json!({"command": "echo side effect > bash.txt"}),
+        ),
     ]));
     server.enqueue(text_reply("changed things"));
     anthropic(sb, server, "prompt two", &["--continue"]);
@@ -107,7 +138,11 @@ fn three_prompts(sb: &Sandbox, server: &MockServer) -> (String, BTreeMap<String,
             "edit_file",
             json!({"path": "notes.txt", "old_string": "world", "new_string": "there"}),
         ),
-        ("toolu_8", "write_file", json!({"path": "c.txt", "content": "c\n"})),
+        (
+            "toolu_8",
+            "write_file",
+            json!({"path": "c.txt", "content": "c\n"}),
+        ),
     ]));
     server.enqueue(text_reply("more changes"));
     anthropic(sb, server, "prompt three", &["--continue"]);
@@ -129,7 +164,10 @@ fn rewinding_to_prompt_two_restores_files_and_conversation() {
 
     let (code, out, stderr) = rewind(&sb, &["--session", &id, "--to", "2"]);
     assert_eq!(code, 0, "{out} {stderr}");
-    assert_eq!(strings(&out["restored"]), vec!["a.txt", "notes.txt", "run.sh"]);
+    assert_eq!(
+        strings(&out["restored"]),
+        vec!["a.txt", "notes.txt", "run.sh"]
+    );
     assert_eq!(strings(&out["deleted"]), vec!["c.txt", "sub/new.txt"]);
     assert_eq!(strings(&out["conflicts"]), Vec::<String>::new());
     assert_eq!(out["conversation_truncated_to"], json!(start_two));
@@ -201,7 +239,14 @@ fn a_file_changed_by_hand_is_a_conflict_and_left_alone() {
     // Confirmed, the conflict is overwritten (c.txt did not exist before prompt 2).
     let (code, out, _) = rewind(
         &sb,
-        &["--session", &id, "--to", "2", "--files", "--overwrite-conflicts"],
+        &[
+            "--session",
+            &id,
+            "--to",
+            "2",
+            "--files",
+            "--overwrite-conflicts",
+        ],
     );
     assert_eq!(code, 0, "{out}");
     assert_eq!(strings(&out["deleted"]), vec!["c.txt"]);
@@ -217,8 +262,17 @@ fn a_fork_leaves_its_parent_byte_identical() {
     let parent_bytes = std::fs::read(&parent).expect("read");
 
     server.enqueue(text_reply("in the fork"));
-    let run = anthropic(&sb, &server, "a new direction", &["--resume", &id, "--fork"]);
-    assert_eq!(std::fs::read(&parent).expect("read"), parent_bytes, "parent untouched");
+    let run = anthropic(
+        &sb,
+        &server,
+        "a new direction",
+        &["--resume", &id, "--fork"],
+    );
+    assert_eq!(
+        std::fs::read(&parent).expect("read"),
+        parent_bytes,
+        "parent untouched"
+    );
     let files = sb.session_files();
     assert_eq!(files.len(), 2, "{files:?}");
     let child = files.into_iter().find(|f| *f != parent).expect("the fork");

@@ -11,11 +11,10 @@ impl Agent {
     /// Rewinds to just before prompt `req.to` of this session. The history is replaced by the
     /// cut one (HistoryReset) and a Notice says what happened.
     pub fn rewind(&mut self, req: &Request) -> Result<Outcome, String> {
-        let path = self
-            .recorder
-            .as_ref()
-            .and_then(|r| r.path())
-            .ok_or("this run keeps no transcript (--no-session), so there is nothing to rewind")?;
+        let path =
+            self.recorder.as_ref().and_then(|r| r.path()).ok_or(
+                "this run keeps no transcript (--no-session), so there is nothing to rewind",
+            )?;
         if !path.exists() {
             return Err("no prompt to rewind to yet".into());
         }
@@ -60,7 +59,9 @@ impl Agent {
             .ok_or("this run keeps no transcript (--no-session), so there is nothing to fork")?;
         let parent = recorder.session_id().unwrap_or_default();
         let id = recorder.fork()?;
-        self.exec.events.send(AgentEvent::Session { id: id.clone() });
+        self.exec
+            .events
+            .send(AgentEvent::Session { id: id.clone() });
         self.exec.events.send(AgentEvent::Notice {
             text: format!("forked: this is now session {id}, a copy of {parent} (left as it was)"),
         });

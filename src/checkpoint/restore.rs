@@ -137,7 +137,10 @@ fn write_back(store: &Store, path: &Path, state: &FileState) -> io::Result<()> {
         return Err(io::Error::other("a directory is in its place"));
     }
     let name = path.file_name().unwrap_or_default().to_string_lossy();
-    let tmp = dir.join(format!(".{name}.tooloop-rewind-{:08x}.tmp", fastrand::u32(..)));
+    let tmp = dir.join(format!(
+        ".{name}.tooloop-rewind-{:08x}.tmp",
+        fastrand::u32(..)
+    ));
     let result = (|| {
         let mut f = fs::OpenOptions::new()
             .write(true)

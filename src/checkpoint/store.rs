@@ -71,7 +71,10 @@ impl Store {
     }
 
     fn blob_path(&self, hash: &str) -> PathBuf {
-        self.dir.join("blobs").join(&hash[..2.min(hash.len())]).join(hash)
+        self.dir
+            .join("blobs")
+            .join(&hash[..2.min(hash.len())])
+            .join(hash)
     }
 
     fn manifest(&self, session: &str) -> PathBuf {
@@ -203,7 +206,11 @@ pub fn mode_of(meta: &fs::Metadata) -> u32 {
 
 #[cfg(not(unix))]
 pub fn mode_of(meta: &fs::Metadata) -> u32 {
-    if meta.permissions().readonly() { 0o444 } else { 0o644 }
+    if meta.permissions().readonly() {
+        0o444
+    } else {
+        0o644
+    }
 }
 
 /// Opens a file owner-only (appending, or created new).
@@ -260,7 +267,13 @@ mod tests {
             path: format!("/w/{prompt}"),
             state: None,
         };
-        for e in [before(1), before(2), before(3), Entry::Rewind { to: 2 }, before(2)] {
+        for e in [
+            before(1),
+            before(2),
+            before(3),
+            Entry::Rewind { to: 2 },
+            before(2),
+        ] {
             store.append("s1", &e).expect("append");
         }
         let prompts: Vec<_> = store

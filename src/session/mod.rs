@@ -153,7 +153,10 @@ fn track_edits(agent: &mut Agent, dir: &Path, prompts: usize) {
     let id = inner.session_id().unwrap_or_default();
     let checkpoints = crate::checkpoint::Checkpoints::new(store, &id, prompts);
     agent.exec.checkpoints = Some(checkpoints.clone());
-    agent.recorder = Some(Box::new(crate::checkpoint::Tracking::new(inner, checkpoints)));
+    agent.recorder = Some(Box::new(crate::checkpoint::Tracking::new(
+        inner,
+        checkpoints,
+    )));
 }
 
 /// The workspace as sessions record it: canonical, so `.` and `/home/u/p` are one workspace.

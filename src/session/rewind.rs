@@ -101,7 +101,9 @@ pub fn timeline(loaded: &Loaded, entries: &[Entry]) -> Vec<PromptEntry> {
                 text: text.clone(),
                 turns: mark.turns,
                 files: files.len(),
-                bash_since: bash_commands(&loaded.messages[mark.start.min(loaded.messages.len())..]),
+                bash_since: bash_commands(
+                    &loaded.messages[mark.start.min(loaded.messages.len())..],
+                ),
             }
         })
         .collect()
@@ -228,16 +230,19 @@ pub fn perform(loaded: &Loaded, store: &Store, req: &Request) -> Result<Performe
             trimmed = Some((i, h[i].clone()));
         }
         if !h.is_empty() {
-            validate_history(&h).map_err(|e| {
-                format!("the history before prompt {} is not valid: {e}", req.to)
-            })?;
+            validate_history(&h)
+                .map_err(|e| format!("the history before prompt {} is not valid: {e}", req.to))?;
         }
         outcome.conversation_truncated_to = Some(h.len());
         history = Some(h);
     }
     if files {
         let entries = store.entries(id)?;
-        let done = restore::apply(store, &restore::plan(&entries, req.to), req.overwrite_conflicts);
+        let done = restore::apply(
+            store,
+            &restore::plan(&entries, req.to),
+            req.overwrite_conflicts,
+        );
         let list = |v: &[std::path::PathBuf]| v.iter().map(|p| shown(ws, p)).collect();
         outcome.restored = list(&done.restored);
         outcome.deleted = list(&done.deleted);

@@ -33,7 +33,10 @@ const CONFIRM_KEYS: &str = "y overwrite them too · n leave them, restore the re
 enum Stage {
     List,
     Choose,
-    Confirm { req: Request, conflicts: Vec<String> },
+    Confirm {
+        req: Request,
+        conflicts: Vec<String>,
+    },
 }
 
 /// What a key did to the overlay.
@@ -42,7 +45,10 @@ pub enum Step {
     Stay,
     Close,
     /// Send this rewind; `prompt` goes back into the input when the conversation is cut.
-    Rewind { req: Request, prompt: Option<String> },
+    Rewind {
+        req: Request,
+        prompt: Option<String>,
+    },
 }
 
 pub struct RewindOverlay {
@@ -247,7 +253,10 @@ impl RewindOverlay {
                     theme.warning.add_modifier(Modifier::BOLD),
                 ));
                 for c in conflicts {
-                    out.push(Line::styled(fit(&format!("  {}", sanitize(c)), width), theme.text));
+                    out.push(Line::styled(
+                        fit(&format!("  {}", sanitize(c)), width),
+                        theme.text,
+                    ));
                 }
                 (out, CONFIRM_KEYS)
             }
@@ -257,7 +266,10 @@ impl RewindOverlay {
     pub fn draw(&self, f: &mut Frame, area: Rect, theme: &Theme) {
         if area.width < 10 || area.height < 5 {
             f.render_widget(Clear, area);
-            f.render_widget(Paragraph::new(Line::styled("rewind: Esc", theme.accent)), area);
+            f.render_widget(
+                Paragraph::new(Line::styled("rewind: Esc", theme.accent)),
+                area,
+            );
             return;
         }
         let w = area.width.saturating_sub(4).clamp(10, 100);
@@ -285,7 +297,10 @@ impl RewindOverlay {
         let block = Block::default()
             .borders(Borders::ALL)
             .border_style(theme.accent)
-            .title(Span::styled(TITLE, theme.accent.add_modifier(Modifier::BOLD)));
+            .title(Span::styled(
+                TITLE,
+                theme.accent.add_modifier(Modifier::BOLD),
+            ));
         let inner = block.inner(rect);
         f.render_widget(Clear, rect);
         f.render_widget(block, rect);
@@ -320,20 +335,6 @@ fn fit(s: &str, width: usize) -> String {
         out.push(c);
     }
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn fit_counts_columns() {
-        assert_eq!(fit("abc", 3), "abc");
-        assert_eq!(fit("abcd", 3), "ab…");
-        assert_eq!(fit("中文字", 4), "中…");
-        assert_eq!(fit("中文", 4), "中文");
-        assert_eq!(clock("2026-12-01T14:05:12Z"), "14:05:12");
-    }
 }
 
 /// Esc twice within this long on an empty input opens the overlay.
@@ -389,8 +390,7 @@ impl super::app::App {
     fn open_overlay(&mut self) -> Option<RewindOverlay> {
         let Some(path) = self.info.session_handle.as_ref().map(|h| h.path()) else {
             self.conversation.push(super::cells::CellKind::Notice(
-                "this run keeps no transcript (--no-session), so there is nothing to rewind"
-                    .into(),
+                "this run keeps no transcript (--no-session), so there is nothing to rewind".into(),
             ));
             return None;
         };
@@ -425,5 +425,19 @@ impl super::app::App {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fit_counts_columns() {
+        assert_eq!(fit("abc", 3), "abc");
+        assert_eq!(fit("abcd", 3), "ab…");
+        assert_eq!(fit("中文字", 4), "中…");
+        assert_eq!(fit("中文", 4), "中文");
+        assert_eq!(clock("2026-12-01T14:05:12Z"), "14:05:12");
     }
 }

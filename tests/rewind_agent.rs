@@ -1,0 +1,215 @@
+//! Rewind and fork on the live agent (what the TUI sends), in process: a prompt merged into
+//! an interrupted turn is cut out of its message, the files come back, the transcript
+//! replays to the same history, the next request passes the scripted provider's
+//! validation, and the TUI's Esc Esc → list → choice sends the right command.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use clap::Parser;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+use tooloop::agent::events::EventSink;
+use tooloop::agent::protocol::{AgentCommand, Terminal, TurnSummary};
+use tooloop::agent::{Agent, interrupt_block};
+use tooloop::cli::Cli;
+use tooloop::config::{Config, Env};
+use tooloop::config_file::FileConfig;
+use tooloop::message::{ContentBlock, Message, validate_history};
+use tooloop::provider::scripted::{ReplyBuilder, ScriptedProvider};
+use tooloop::session::rewind::Request;
+use tooloop::session::{attach_in, load};
+use tooloop::tui::app::{App, RunInfo};
+
+struct NoEnv;
+
+impl Env for NoEnv {
+    fn var(&self, _: &str) -> Option<String> {
+        None
+    }
+}
+
+fn config(workspace: &Path) -> Config {
+    let ws = workspace.to_string_lossy().into_owned();
+    let args = [
+        "tooloop",
+        "--provider",
+        "demo",
+        "--approval",
+        "yolo",
+        "--workspace",
+        &ws,
+    ];
+    let cli = Cli::try_parse_from(args).expect("cli");
+    Config::resolve_with(&cli, &NoEnv, &FileConfig::default()).expect("config")
+}
+
+fn write(id: &str, path: &str, content: &str) -> tooloop::provider::scripted::Reply {
+    ReplyBuilder::new()
+        .tool(
+            1,
+            2,
+            id,
+            "write_file",
+            json!({"path": path, "content": content}),
+        )
+        .end(3, "tool_use")
+}
+
+fn text(t: &str) -> tooloop::provider::scripted::Reply {
+    ReplyBuilder::new().text(1, t).end(2, "end_turn")
+}
+
+fn key(code: KeyCode) -> KeyEvent {
+    KeyEvent::new(code, KeyModifiers::NONE)
+}
+
+#[tokio::test]
+async fn a_prompt_merged_into_an_interrupted_turn_is_rewound_cleanly() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let ws = tmp.path().join("ws");
+    std::fs::create_dir(&ws).expect("mkdir");
+    std::fs::write(ws.join("a.txt"), "original\n").expect("write");
+    let dir = tmp.path().join("tooloop/sessions");
+    let cfg = config(&ws);
+    let provider = Arc::new(ScriptedProvider::new(vec![
+        write("t1", "a.txt", "first\n"),
+        text("wrote a"),
+        write("t3", "a.txt", "third\n"),
+        text("wrote a again"),
+        text("after the rewind"),
+    ]));
+    let (sink, _rx) = EventSink::channel();
+    let mut agent = Agent::from_config(&cfg, provider.clone(), sink, true).expect("agent");
+    let info = attach_in(&dir, &cfg, &mut agent)
+        .expect("attach")
+        .expect("on");
+    let cancel = CancellationToken::new();
+    assert_eq!(
+        agent.run_prompt("one", &cancel).await.reason,
+        Terminal::Completed
+    );
+
+    // Prompt two ends interrupted: the history ends in a user message.
+    let r = agent.recorder.as_mut().expect("recorder");
+    r.prompt_start("two", "m");
+    agent.push(Message::user_text("two"));
+    agent.push(Message::assistant(vec![ContentBlock::ToolUse {
+        id: "t2".into(),
+        name: "list_dir".into(),
+        input: json!({}),
+    }]));
+    agent.push(Message::user(vec![
+        ContentBlock::tool_result("t2", "interrupted by user", true),
+        interrupt_block(),
+    ]));
+    agent
+        .recorder
+        .as_mut()
+        .expect("recorder")
+        .prompt_end(&TurnSummary {
+            reason: Terminal::AbortedTools,
+            turns: 1,
+            usage: Default::default(),
+            text: String::new(),
+            transitions: vec![],
+            error: None,
+        });
+    let before_three = agent.history.clone();
+    // Prompt three is merged into that user message, and writes a.txt again.
+    assert_eq!(
+        agent.run_prompt("three", &cancel).await.reason,
+        Terminal::Completed
+    );
+    assert!(
+        agent.history[before_three.len() - 1]
+            .text()
+            .contains("three")
+    );
+    assert_eq!(
+        std::fs::read_to_string(ws.join("a.txt")).expect("read"),
+        "third\n"
+    );
+
+    // The TUI: Esc Esc on the empty input, newest prompt, conversation and files.
+    let mut app = App::new(RunInfo {
+        session_handle: Some(info.handle.clone()),
+        ..Default::default()
+    });
+    let now = tokio::time::Instant::now();
+    app.on_key(key(KeyCode::Esc), now);
+    assert!(app.rewind.is_none());
+    app.on_key(key(KeyCode::Esc), now);
+    assert!(app.rewind.is_some(), "Esc Esc opens the list");
+    app.on_key(key(KeyCode::Enter), now);
+    app.on_key(key(KeyCode::Char('1')), now);
+    let sent = app.take_commands();
+    let req = Request {
+        to: 3,
+        files: true,
+        conversation: true,
+        overwrite_conflicts: false,
+    };
+    assert_eq!(sent, vec![AgentCommand::Rewind(req)]);
+    assert_eq!(app.input.text(), "three", "the prompt is back in the input");
+    assert!(app.rewind.is_none());
+
+    let outcome = agent.rewind(&req).expect("rewinds");
+    assert_eq!(outcome.restored, vec!["a.txt".to_string()]);
+    assert_eq!(outcome.conversation_truncated_to, Some(before_three.len()));
+    assert_eq!(
+        agent.history, before_three,
+        "the merged prompt's text is cut out"
+    );
+    validate_history(&agent.history).expect("valid");
+    assert_eq!(
+        std::fs::read_to_string(ws.join("a.txt")).expect("read"),
+        "first\n"
+    );
+    let loaded = load::read(&info.handle.path()).expect("loads");
+    assert_eq!(
+        loaded.messages, agent.history,
+        "the transcript replays to the same"
+    );
+    assert_eq!(loaded.prompts, vec!["one".to_string(), "two".to_string()]);
+
+    // The next prompt is accepted (the scripted provider validates like the API) and is
+    // prompt 3 again: its edits are checkpointed under that number.
+    assert_eq!(
+        agent.run_prompt("three again", &cancel).await.reason,
+        Terminal::Completed
+    );
+    let last = provider.requests().pop().expect("a request");
+    validate_history(&last).expect("valid request");
+    assert_eq!(
+        load::read(&info.handle.path())
+            .expect("loads")
+            .prompts
+            .len(),
+        3
+    );
+
+    // /undo now rewinds "three again", which changed no file: conversation only.
+    let out = agent
+        .rewind(&Request {
+            to: 3,
+            files: true,
+            conversation: true,
+            overwrite_conflicts: false,
+        })
+        .expect("undo");
+    assert!(out.restored.is_empty() && out.deleted.is_empty());
+    assert_eq!(agent.history, before_three);
+
+    // Fork: a new id, the parent file unchanged from here on.
+    let parent = info.handle.path();
+    let parent_bytes = std::fs::read(&parent).expect("read");
+    let child = agent.fork().expect("forks");
+    assert_ne!(child, info.id);
+    assert_eq!(info.handle.id(), child, "the live handle follows the fork");
+    assert_eq!(std::fs::read(&parent).expect("read"), parent_bytes);
+    let forked = load::read(&info.handle.path()).expect("loads");
+    assert_eq!(forked.messages, agent.history);
+    assert_eq!(forked.header.forked_from.as_deref(), Some(info.id.as_str()));
+}
