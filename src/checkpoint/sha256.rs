@@ -95,7 +95,7 @@ mod tests {
         );
         assert_eq!(
             hex_digest(&vec![b'a'; 1_000_000]),
-            "cdc76e5c9914fb9281a8c7e5bc4e6a4af2ae9aa3f3d9c5c2be82d9ed26fe0d2f"
+            "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"
         );
     }
 
