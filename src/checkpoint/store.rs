@@ -126,6 +126,12 @@ impl Store {
 
     /// A saved content; Err when it is missing or does not match its name.
     pub fn read_blob(&self, hash: &str) -> io::Result<Vec<u8>> {
+        if !is_hash(hash) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("not a checkpoint hash: {hash:?}"),
+            ));
+        }
         let bytes = fs::read(self.blob_path(hash))?;
         if hex_digest(&bytes) != hash {
             return Err(io::Error::new(
@@ -179,6 +185,10 @@ impl Store {
         let mut f = private_file(&self.manifest(to), false)?;
         f.write_all(&bytes)
     }
+}
+
+fn is_hash(s: &str) -> bool {
+    s.len() == 64 && s.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
 /// The bytes and permission bits of a regular file; None when nothing is there. A directory
@@ -286,5 +296,7 @@ mod tests {
         store.copy_manifest("s1", "s2").expect("copy");
         assert_eq!(store.entries("s2").expect("reads").len(), 2);
         assert!(store.entries("nobody").expect("reads").is_empty());
+        assert!(store.read_blob("../../etc/passwd").is_err());
+        assert!(store.read_blob("é").is_err(), "no panic on a damaged hash");
     }
 }
