@@ -213,3 +213,57 @@ async fn a_prompt_merged_into_an_interrupted_turn_is_rewound_cleanly() {
     assert_eq!(forked.messages, agent.history);
     assert_eq!(forked.header.forked_from.as_deref(), Some(info.id.as_str()));
 }
+
+#[tokio::test]
+async fn undo_asks_before_overwriting_a_file_changed_by_hand() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let ws = tmp.path().join("ws");
+    std::fs::create_dir(&ws).expect("mkdir");
+    let dir = tmp.path().join("tooloop/sessions");
+    let cfg = config(&ws);
+    let provider = Arc::new(ScriptedProvider::new(vec![
+        write("t1", "made.txt", "by the tool\n"),
+        text("made it"),
+    ]));
+    let (sink, _rx) = EventSink::channel();
+    let mut agent = Agent::from_config(&cfg, provider, sink, true).expect("agent");
+    let info = attach_in(&dir, &cfg, &mut agent)
+        .expect("attach")
+        .expect("on");
+    let cancel = CancellationToken::new();
+    agent.run_prompt("make a file", &cancel).await;
+    std::fs::write(ws.join("made.txt"), "mine now\n").expect("write");
+
+    let mut app = App::new(RunInfo {
+        session_handle: Some(info.handle.clone()),
+        ..Default::default()
+    });
+    let now = tokio::time::Instant::now();
+    for c in "/undo".chars() {
+        app.on_key(key(KeyCode::Char(c)), now);
+    }
+    app.on_key(key(KeyCode::Enter), now);
+    assert!(app.take_commands().is_empty(), "asks first");
+    assert!(app.rewind.is_some(), "the conflict question is open");
+    app.on_key(key(KeyCode::Char('n')), now);
+    let req = Request {
+        to: 1,
+        files: true,
+        conversation: true,
+        overwrite_conflicts: false,
+    };
+    assert_eq!(app.take_commands(), vec![AgentCommand::Rewind(req)]);
+    assert_eq!(app.input.text(), "make a file");
+
+    let out = agent.rewind(&req).expect("rewinds");
+    assert_eq!(out.conflicts, vec!["made.txt".to_string()]);
+    assert_eq!(out.conversation_truncated_to, Some(0));
+    assert!(agent.history.is_empty());
+    assert_eq!(
+        std::fs::read_to_string(ws.join("made.txt")).expect("read"),
+        "mine now\n",
+        "left alone"
+    );
+    let loaded = load::read(&info.handle.path()).expect("loads");
+    assert!(loaded.messages.is_empty() && loaded.prompts.is_empty());
+}
