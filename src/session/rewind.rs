@@ -13,6 +13,7 @@ use super::record::{RewindRecord, now_rfc3339};
 use crate::checkpoint::restore;
 use crate::checkpoint::{Entry, Store};
 use crate::message::{ContentBlock, Message, Role, validate_history};
+use crate::tools::ToolRegistry;
 
 /// Where a prompt began in the history.
 #[derive(Clone, Debug, PartialEq)]
@@ -81,6 +82,7 @@ pub struct PromptEntry {
 
 /// The session's prompts, oldest first.
 pub fn timeline(loaded: &Loaded, entries: &[Entry]) -> Vec<PromptEntry> {
+    let registry = ToolRegistry::builtin();
     loaded
         .prompts
         .iter()
@@ -102,6 +104,7 @@ pub fn timeline(loaded: &Loaded, entries: &[Entry]) -> Vec<PromptEntry> {
                 turns: mark.turns,
                 files: files.len(),
                 bash_since: bash_commands(
+                    &registry,
                     &loaded.messages[mark.start.min(loaded.messages.len())..],
                 ),
             }
@@ -109,8 +112,14 @@ pub fn timeline(loaded: &Loaded, entries: &[Entry]) -> Vec<PromptEntry> {
         .collect()
 }
 
-/// bash calls in `messages` that ran (denied ones did not).
-fn bash_commands(messages: &[Message]) -> usize {
+/// Calls in `messages` of tools that run commands (Effect::Exec: bash) and ran (denied ones
+/// did not): what they did is outside the checkpoints.
+fn bash_commands(registry: &ToolRegistry, messages: &[Message]) -> usize {
+    let runs_commands = |name: &str| {
+        registry
+            .get(name)
+            .is_some_and(|r| r.tool.effect() == crate::tools::Effect::Exec)
+    };
     let not_run = |id: &str| {
         messages.iter().flat_map(|m| &m.content).any(|b| {
             matches!(b, ContentBlock::ToolResult { tool_use_id, content, is_error: true }
@@ -121,7 +130,7 @@ fn bash_commands(messages: &[Message]) -> usize {
     messages
         .iter()
         .flat_map(Message::tool_uses)
-        .filter(|(id, name, _)| *name == "bash" && !not_run(id))
+        .filter(|(id, name, _)| runs_commands(name) && !not_run(id))
         .count()
 }
 
@@ -217,7 +226,10 @@ pub fn perform(loaded: &Loaded, store: &Store, req: &Request) -> Result<Performe
     let ws = Path::new(&loaded.header.workspace);
     let mut outcome = Outcome {
         prompt: loaded.prompts[req.to - 1].clone(),
-        bash_since: bash_commands(&loaded.messages[mark.start.min(loaded.messages.len())..]),
+        bash_since: bash_commands(
+            &ToolRegistry::builtin(),
+            &loaded.messages[mark.start.min(loaded.messages.len())..],
+        ),
         ..Outcome::default()
     };
     let (mut history, mut trimmed) = (None, None);
