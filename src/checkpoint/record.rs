@@ -107,7 +107,8 @@ impl Checkpoints {
 }
 
 /// A transcript recorder that also tells [`Checkpoints`] when prompts begin and sessions
-/// change, so edits are filed under the right prompt.
+/// change, so edits are filed under the right prompt. It must forward every Recorder
+/// method: a default method left unforwarded would silently drop records.
 pub struct Tracking {
     inner: Box<dyn Recorder>,
     checkpoints: Arc<Checkpoints>,
