@@ -44,7 +44,7 @@ use event_loop::Exit;
 
 /// Runs the TUI until the user quits; returns the exit status.
 pub async fn run(config: Config) -> anyhow::Result<i32> {
-    let provider = crate::provider::from_config(&config).map_err(anyhow::Error::msg)?;
+    let provider = crate::provider::build(config.provider, &config.provider_settings())?;
     let (sink, events_rx) = EventSink::channel();
     let (events_rx, trace) = crate::trace::Tap::maybe(
         config.trace.as_deref(),
