@@ -297,9 +297,13 @@ mod tests {
 
     #[test]
     fn missing_or_bad_key_is_a_clear_error() {
-        let err = AnthropicProvider::new("http://h", "  ".into()).expect_err("no key");
+        let err = AnthropicProvider::new("http://h", "  ".into())
+            .expect_err("no key")
+            .to_string();
         assert!(err.contains("ANTHROPIC_API_KEY"), "{err}");
-        let err = AnthropicProvider::new("http://h", "a\nb".into()).expect_err("bad key");
+        let err = AnthropicProvider::new("http://h", "a\nb".into())
+            .expect_err("bad key")
+            .to_string();
         assert!(
             err.contains("ANTHROPIC_API_KEY") && !err.contains("a\nb"),
             "{err}"
