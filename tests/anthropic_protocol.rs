@@ -258,7 +258,11 @@ async fn unparseable_tool_input_is_tool_use_invalid() {
     let invalid = seen.invalid();
     let ids: Vec<&str> = invalid.iter().map(|i| i.id.as_str()).collect();
     assert_eq!(ids, vec!["toolu_bad", "toolu_arr"]);
-    assert!(invalid[0].error.contains("{\"path\": \"a.txt"), "{}", invalid[0].error);
+    assert!(
+        invalid[0].error.contains("{\"path\": \"a.txt"),
+        "{}",
+        invalid[0].error
+    );
     assert!(invalid[1].error.contains("[1, 2]"), "{}", invalid[1].error);
     assert!(seen.completed().is_empty());
     assert_eq!(seen.events.last(), Some(&StreamEvent::MessageStop));

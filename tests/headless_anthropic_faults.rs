@@ -152,7 +152,10 @@ fn events_before_answer(reply: &ReplyBuilder) -> usize {
 fn a_reply_cut_after_its_thinking_is_not_kept() {
     let server = MockServer::start();
     let cut = ReplyBuilder::new()
-        .thinking("The user wants the time. I will say it.", "EqQBCgIYAhIM+sig/==")
+        .thinking(
+            "The user wants the time. I will say it.",
+            "EqQBCgIYAhIM+sig/==",
+        )
         .redacted_thinking("EmwKAhgBEgy3va3pzb2Fy+redacted==")
         .delay_ms(2);
     let n = events_before_answer(&cut);

@@ -27,9 +27,10 @@ async fn text_then_calls_make_ordered_blocks() {
             }
         )
     });
-    let text_done = position(&got, |e| {
-        matches!(e, StreamEvent::BlockStop { index } if *index == text_started_index(&got))
-    });
+    let text_done = position(
+        &got,
+        |e| matches!(e, StreamEvent::BlockStop { index } if *index == text_started_index(&got)),
+    );
     assert!(text_started < text_done);
     let tool_start = position(&got, |e| {
         matches!(

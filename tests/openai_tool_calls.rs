@@ -250,7 +250,11 @@ async fn unparseable_arguments_are_an_invalid_call() {
     let invalid = support::stream::assembled(&events).1;
     assert_eq!(invalid.len(), 1);
     assert_eq!(invalid[0].id, "c1");
-    assert!(invalid[0].error.contains(r#"{"path": "a"#), "{}", invalid[0].error);
+    assert!(
+        invalid[0].error.contains(r#"{"path": "a"#),
+        "{}",
+        invalid[0].error
+    );
     assert!(tool_uses(&events).is_empty());
 }
 

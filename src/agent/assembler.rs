@@ -17,9 +17,16 @@ use crate::provider::{BlockKind, StreamEvent, Usage};
 #[derive(Debug)]
 enum Partial {
     Text(String),
-    Thinking { thinking: String, signature: String },
+    Thinking {
+        thinking: String,
+        signature: String,
+    },
     RedactedThinking(String),
-    ToolUse { id: String, name: String, json: String },
+    ToolUse {
+        id: String,
+        name: String,
+        json: String,
+    },
     Other,
 }
 

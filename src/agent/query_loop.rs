@@ -194,7 +194,7 @@ async fn one_request(agent: &mut Agent, state: &mut State, cancel: &Cancellation
                 events.send(AgentEvent::Discarded {
                     reason: format!("{e}; switching to the fallback model"),
                 });
-                asm.blocks(true)
+                asm.complete_blocks_of_cut_reply()
             } else {
                 let marker = format!("\n[reply cut off: {e}]");
                 asm.blocks_with_partial(Some(&marker))

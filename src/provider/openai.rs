@@ -60,10 +60,11 @@ impl OpenAiProvider {
             .filter(|k| !k.is_empty());
         let auth = match &api_key {
             Some(key) => {
-                let mut v = HeaderValue::from_str(&format!("Bearer {key}"))
-                    .map_err(|_| SetupError::KeyNotAHeader {
+                let mut v = HeaderValue::from_str(&format!("Bearer {key}")).map_err(|_| {
+                    SetupError::KeyNotAHeader {
                         env: "OPENAI_API_KEY",
-                    })?;
+                    }
+                })?;
                 v.set_sensitive(true);
                 Some(v)
             }

@@ -101,7 +101,10 @@ impl std::fmt::Display for ProviderKind {
 }
 
 /// Builds the provider `kind` names.
-pub fn build(kind: ProviderKind, settings: &ProviderSettings) -> Result<Arc<dyn Provider>, SetupError> {
+pub fn build(
+    kind: ProviderKind,
+    settings: &ProviderSettings,
+) -> Result<Arc<dyn Provider>, SetupError> {
     (kind.constructor())(settings)
 }
 
@@ -122,7 +125,10 @@ mod tests {
         for &kind in ProviderKind::ALL {
             let p = build(kind, &settings(Some("k"))).expect("builds");
             assert_eq!(p.name(), kind.name());
-            assert_eq!(ProviderKind::from_name(&kind.name().to_uppercase()), Some(kind));
+            assert_eq!(
+                ProviderKind::from_name(&kind.name().to_uppercase()),
+                Some(kind)
+            );
         }
         assert_eq!(ProviderKind::from_name("nope"), None);
     }
@@ -137,7 +143,10 @@ mod tests {
         let mut bad = settings(Some("k"));
         bad.base_url = "ftp://x".into();
         for kind in [ProviderKind::Anthropic, ProviderKind::Openai] {
-            let e = build(kind, &bad).err().map(|e| e.to_string()).unwrap_or_default();
+            let e = build(kind, &bad)
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default();
             assert!(e.contains("ftp://x"), "{e}");
         }
     }

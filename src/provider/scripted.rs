@@ -179,7 +179,14 @@ impl ReplyBuilder {
     }
 
     /// A tool_use block whose input JSON is `raw` exactly (which may not parse).
-    pub fn raw_tool(mut self, start_ms: u64, done_ms: u64, id: &str, name: &str, raw: &str) -> Self {
+    pub fn raw_tool(
+        mut self,
+        start_ms: u64,
+        done_ms: u64,
+        id: &str,
+        name: &str,
+        raw: &str,
+    ) -> Self {
         let index = self.begin(start_ms, BlockKind::ToolUse, Some((id, name)));
         self.at(
             done_ms,

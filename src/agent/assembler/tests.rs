@@ -148,7 +148,11 @@ fn a_cut_reply_never_ends_in_thinking() {
     assert!(a.blocks_with_partial(Some(" [cut]")).is_empty());
     assert!(a.complete_blocks_of_cut_reply().is_empty());
     assert!(a.blocks(false).is_empty());
-    assert_eq!(a.blocks(true).len(), 2, "a complete reply is kept as it came");
+    assert_eq!(
+        a.blocks(true).len(),
+        2,
+        "a complete reply is kept as it came"
+    );
 
     // Thinking, a tool call, more thinking cut off: the tool call ends the kept reply.
     let mut a = Assembler::new();

@@ -283,4 +283,3 @@ fn starts_new_call(call: &OpenCall, frag: &Fragment<'_>) -> bool {
     (frag.args.is_some() && serde_json::from_str::<Value>(&call.args).is_ok())
         || (name != call.name && !name.starts_with(call.name.as_str()))
 }
-
