@@ -6,9 +6,10 @@ use std::time::Duration;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde_json::json;
 use tokio::time::Instant;
-use tooloop::agent::protocol::{AgentCommand, AgentEvent, Decision, Terminal};
+use tooloop::agent::protocol::{AgentCommand, AgentEvent, Decision, Terminal, ToolOutcome};
 use tooloop::tui::app::{App, Focus};
-use tooloop::tui::cells::{CellKind, ToolState};
+use tooloop::tui::cells::CellKind;
+use tooloop::tui::tool_calls::ToolState;
 use tooloop::tui::json_pane::JsonView;
 
 mod tui_support;
@@ -21,12 +22,7 @@ async fn enter_sends_and_ctrl_c_while_busy_aborts() {
     start_turn(&mut app, now);
     assert!(app.turn.busy);
     app.on_agent(
-        AgentEvent::ToolUse {
-            id: "t1".into(),
-            name: "bash".into(),
-            input: json!({"command": "sleep 5"}),
-            safe: false,
-        },
+        tool_use("t1", "bash", json!({"command": "sleep 5"})),
         now,
     );
     app.on_agent(
@@ -41,13 +37,7 @@ async fn enter_sends_and_ctrl_c_while_busy_aborts() {
     assert!(!app.should_quit);
     // The executor reports the killed call, then the turn ends aborted.
     app.on_agent(
-        AgentEvent::ToolEnd {
-            id: "t1".into(),
-            name: "bash".into(),
-            is_error: true,
-            duration_ms: 300,
-            output: "interrupted by user".into(),
-        },
+        tool_end("t1", "bash", ToolOutcome::Cancelled, 300, "interrupted by user"),
         now + Duration::from_millis(300),
     );
     app.on_agent(
@@ -55,7 +45,7 @@ async fn enter_sends_and_ctrl_c_while_busy_aborts() {
         now + Duration::from_millis(300),
     );
     assert!(!app.turn.busy);
-    assert_eq!(app.tools.rows[0].state, ToolState::Cancelled);
+    assert_eq!(row(&app, 0).state, ToolState::Cancelled);
     assert!(matches!(
         app.conversation.cells().last().map(|c| &c.kind),
         Some(CellKind::Interrupted)
@@ -173,20 +163,11 @@ async fn up_on_an_empty_input_recalls_earlier_prompts() {
 
 fn ask(app: &mut App, id: &str, now: Instant) {
     app.on_agent(
-        AgentEvent::ToolUse {
-            id: id.into(),
-            name: "bash".into(),
-            input: json!({"command": "ls -la"}),
-            safe: false,
-        },
+        tool_use(id, "bash", json!({"command": "ls -la"})),
         now,
     );
     app.on_agent(
-        AgentEvent::PermissionRequest {
-            id: id.into(),
-            tool: "bash".into(),
-            input: json!({"command": "ls -la"}),
-        },
+        permission_request(id, "bash", json!({"command": "ls -la"})),
         now,
     );
 }
@@ -216,7 +197,7 @@ async fn approval_keys_answer_the_question() {
         ask(&mut app, "b1", now);
         assert!(app.approvals.is_open());
         assert_eq!(app.state_label(now), "waiting for approval");
-        assert_eq!(app.tools.rows[0].state, ToolState::Approval);
+        assert_eq!(row(&app, 0).state, ToolState::Approval);
         assert_eq!(
             app.next_wakeup(now),
             None,
@@ -261,19 +242,14 @@ async fn tool_rows_follow_the_lifecycle_and_time() {
         },
         t0,
     );
-    assert_eq!(app.tools.rows[0].state, ToolState::Streaming);
+    assert_eq!(row(&app, 0).state, ToolState::Streaming);
     let t1 = t0 + Duration::from_millis(200);
     app.on_agent(
-        AgentEvent::ToolUse {
-            id: "r".into(),
-            name: "read_file".into(),
-            input: json!({"path": "Cargo.toml"}),
-            safe: true,
-        },
+        tool_use("r", "read_file", json!({"path": "Cargo.toml"})),
         t1,
     );
-    assert_eq!(app.tools.rows[0].state, ToolState::Queued);
-    assert_eq!(app.tools.rows[0].summary, "Cargo.toml");
+    assert_eq!(row(&app, 0).state, ToolState::Queued);
+    assert_eq!(row(&app, 0).summary, "Cargo.toml");
     app.on_agent(
         AgentEvent::ToolStart {
             id: "r".into(),
@@ -288,16 +264,10 @@ async fn tool_rows_follow_the_lifecycle_and_time() {
     );
     let t2 = t1 + Duration::from_millis(400);
     app.on_agent(
-        AgentEvent::ToolEnd {
-            id: "r".into(),
-            name: "read_file".into(),
-            is_error: false,
-            duration_ms: 400,
-            output: "[package]".into(),
-        },
+        tool_end("r", "read_file", ToolOutcome::Ok, 400, "[package]"),
         t2,
     );
-    let row = &app.tools.rows[0];
+    let row = row(&app, 0);
     assert_eq!(row.state, ToolState::Ok);
     assert_eq!(row.duration_ms, Some(400));
     assert_eq!(
@@ -445,22 +415,11 @@ async fn enter_in_the_conversation_expands_the_selected_tool_call() {
     start_turn(&mut app, now);
     for (id, out) in [("a", "first output"), ("b", "second output")] {
         app.on_agent(
-            AgentEvent::ToolUse {
-                id: id.into(),
-                name: "read_file".into(),
-                input: json!({"path": id}),
-                safe: true,
-            },
+            tool_use(id, "read_file", json!({"path": id})),
             now,
         );
         app.on_agent(
-            AgentEvent::ToolEnd {
-                id: id.into(),
-                name: "read_file".into(),
-                is_error: false,
-                duration_ms: 1,
-                output: out.into(),
-            },
+            tool_end(id, "read_file", ToolOutcome::Ok, 1, out),
             now,
         );
     }

@@ -12,10 +12,10 @@ pub struct GetCurrentTime;
 
 #[async_trait]
 impl Tool for GetCurrentTime {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         "get_current_time"
     }
-    fn description(&self) -> &'static str {
+    fn description(&self) -> &str {
         "The current date and time as RFC 3339 with the UTC offset, the time zone and the \
          weekday. `timezone` is an IANA name such as Europe/Berlin or UTC (default: the \
          system's time zone)."

@@ -21,10 +21,10 @@ pub struct Grep;
 
 #[async_trait]
 impl Tool for Grep {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         "grep"
     }
-    fn description(&self) -> &'static str {
+    fn description(&self) -> &str {
         "Search file contents with a regular expression (Rust regex syntax). Searches `path` \
          (a file or directory, default: the workspace root), skipping binary files and files \
          ignored by .gitignore. `glob` filters files: a pattern without `/` (e.g. *.rs) \
@@ -46,6 +46,9 @@ impl Tool for Grep {
     }
     fn effect(&self) -> Effect {
         Effect::ReadOnly
+    }
+    fn paths(&self, input: &Value) -> Vec<String> {
+        vec![optional_str(input, "path").unwrap_or("").to_string()]
     }
     fn summary(&self, input: &Value) -> String {
         let mut s = format!(
