@@ -78,7 +78,7 @@ impl Tool for EditFile {
         let replace_all = flag(&input, "replace_all");
         let resolved = match ctx.workspace.resolve(path) {
             Ok(p) => p,
-            Err(e) => return ToolOutput::error(e),
+            Err(e) => return ToolOutput::error(e.to_string()),
         };
         let shown = ctx.workspace.display(&resolved);
         let edited =
@@ -125,7 +125,7 @@ fn edit(
         ));
     }
     let bytes = std::fs::read(path).map_err(|e| format!("Error: cannot read {shown}: {e}"))?;
-    let text = as_text(&bytes, shown)?;
+    let text = as_text(&bytes, shown).map_err(|e| e.to_string())?;
     let plan = Replacement::plan(text, old, new);
     let count = plan.content.matches(plan.old.as_str()).count();
     if count == 0 {

@@ -69,7 +69,7 @@ impl Tool for Glob {
             .resolve(optional_str(&input, "path").unwrap_or(""))
         {
             Ok(b) => b,
-            Err(e) => return ToolOutput::error(e),
+            Err(e) => return ToolOutput::error(e.to_string()),
         };
         if !base.is_dir() {
             return ToolOutput::error(format!(

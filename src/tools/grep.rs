@@ -84,14 +84,14 @@ impl Tool for Grep {
             .transpose()
         {
             Ok(f) => f,
-            Err(e) => return ToolOutput::error(e),
+            Err(e) => return ToolOutput::error(e.to_string()),
         };
         let base = match ctx
             .workspace
             .resolve(optional_str(&input, "path").unwrap_or(""))
         {
             Ok(b) => b,
-            Err(e) => return ToolOutput::error(e),
+            Err(e) => return ToolOutput::error(e.to_string()),
         };
         if !base.exists() {
             return ToolOutput::error(format!(
@@ -117,12 +117,23 @@ struct FileFilter {
     by_name: bool,
 }
 
+/// A `glob` argument that does not parse.
+#[derive(Debug, thiserror::Error)]
+#[error("Error: invalid glob {glob:?}: {source}")]
+struct BadGlob {
+    glob: String,
+    source: globset::Error,
+}
+
 impl FileFilter {
-    fn new(glob: &str) -> Result<Self, String> {
+    fn new(glob: &str) -> Result<Self, BadGlob> {
         let matcher = GlobBuilder::new(glob)
             .literal_separator(true)
             .build()
-            .map_err(|e| format!("Error: invalid glob {glob:?}: {e}"))?
+            .map_err(|source| BadGlob {
+                glob: glob.to_string(),
+                source,
+            })?
             .compile_matcher();
         Ok(FileFilter {
             matcher,

@@ -42,7 +42,7 @@ impl Tool for ListDir {
         let path = optional_str(&input, "path").unwrap_or("");
         let resolved = match ctx.workspace.resolve(path) {
             Ok(p) => p,
-            Err(e) => return ToolOutput::error(e),
+            Err(e) => return ToolOutput::error(e.to_string()),
         };
         let shown = ctx.workspace.display(&resolved);
         match tokio::task::spawn_blocking(move || list(&resolved, &shown)).await {

@@ -143,8 +143,11 @@ pub trait Tool: Send + Sync {
 /// A tool that cannot be registered.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RegistryError {
-    #[error("tool {name} has an invalid input schema: {error}")]
-    InvalidSchema { name: String, error: String },
+    #[error("tool {name} has an invalid input schema: {source}")]
+    InvalidSchema {
+        name: String,
+        source: schema::SchemaError,
+    },
     #[error("a tool named {0} is already registered")]
     Duplicate(String),
 }
@@ -220,10 +223,10 @@ impl ToolRegistry {
         if self.tools.contains_key(&name) {
             return Err(RegistryError::Duplicate(name));
         }
-        let validator = schema::Validator::new(&tool.input_schema()).map_err(|e| {
+        let validator = schema::Validator::new(&tool.input_schema()).map_err(|source| {
             RegistryError::InvalidSchema {
                 name: name.clone(),
-                error: e.to_string(),
+                source,
             }
         })?;
         self.tools.insert(name, Registered { tool, validator });

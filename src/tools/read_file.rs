@@ -65,7 +65,7 @@ async fn read(input: &Value, ctx: &ToolContext) -> Result<String, String> {
     let limit = optional_u64(input, "limit")
         .map(|l| l.max(1) as usize)
         .unwrap_or(DEFAULT_LIMIT);
-    let resolved = ctx.workspace.resolve(path)?;
+    let resolved = ctx.workspace.resolve(path).map_err(|e| e.to_string())?;
     let shown = ctx.workspace.display(&resolved);
     let meta = tokio::fs::metadata(&resolved)
         .await
@@ -88,7 +88,7 @@ async fn read(input: &Value, ctx: &ToolContext) -> Result<String, String> {
     let bytes = tokio::fs::read(&resolved)
         .await
         .map_err(|e| format!("Error: cannot read {shown}: {e}"))?;
-    let text = as_text(&bytes, &shown)?;
+    let text = as_text(&bytes, &shown).map_err(|e| e.to_string())?;
     Ok(number_lines(
         text,
         offset,

@@ -61,7 +61,7 @@ impl Tool for WriteFile {
         };
         let resolved = match ctx.workspace.resolve(path) {
             Ok(p) => p,
-            Err(e) => return ToolOutput::error(e),
+            Err(e) => return ToolOutput::error(e.to_string()),
         };
         let shown = ctx.workspace.display(&resolved);
         let written = tokio::task::spawn_blocking(move || {

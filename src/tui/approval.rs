@@ -85,7 +85,7 @@ impl Approvals {
                 theme.accent,
             );
             f.render_widget(Clear, area);
-            f.render_widget(Paragraph::new(line), area);
+            f.render_widget(Paragraph::new(line).style(theme.base), area);
             return;
         }
         let w = area.width.saturating_sub(4).clamp(8, 100);
@@ -111,6 +111,7 @@ impl Approvals {
             title.push_str(&format!("(+{more} waiting) "));
         }
         let block = Block::default()
+            .style(theme.base)
             .borders(Borders::ALL)
             .border_style(theme.accent)
             .title(Span::styled(

@@ -46,6 +46,9 @@ use event_loop::Exit;
 
 /// Runs the TUI until the user quits; returns the exit status.
 pub async fn run(config: Config) -> anyhow::Result<i32> {
+    let theme = theme::Theme::named(&config.theme, theme::no_color_requested())
+        .map_err(|e| anyhow::anyhow!("config: {e}"))?;
+    theme::install(theme);
     let provider = crate::provider::from_config(&config).map_err(anyhow::Error::msg)?;
     let (sink, events_rx) = EventSink::channel();
     let (events_rx, trace) = crate::trace::Tap::maybe(
@@ -61,7 +64,8 @@ pub async fn run(config: Config) -> anyhow::Result<i32> {
 
     // Load syntect's syntaxes off the UI thread, so the first code block does not stall a frame.
     tokio::task::spawn_blocking(highlight::warm_up);
-    let setup = terminal::setup(config.mouse).context("cannot set up the terminal")?;
+    let setup = terminal::setup(config.mouse, config.keyboard_enhancement)
+        .context("cannot set up the terminal")?;
     let mut terminal = setup.terminal;
     let mut app = App::new(RunInfo {
         provider: provider_name(config.provider).into(),

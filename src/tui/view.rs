@@ -5,6 +5,7 @@
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::widgets::Block;
 use tokio::time::Instant;
 
 use super::app::{App, Areas, Focus};
@@ -82,6 +83,10 @@ fn layout(app: &mut App, area: Rect, now: Instant) -> Frame3 {
 }
 
 fn render(app: &App, f: &mut Frame, frame: &Frame3, now: Instant) {
+    // The light theme brings its own background; the dark one keeps the terminal's.
+    if app.theme.base != ratatui::style::Style::default() {
+        f.render_widget(Block::default().style(app.theme.base), f.area());
+    }
     let areas = &app.areas;
     let ctx = |focused: bool| PaneContext {
         theme: &app.theme,
