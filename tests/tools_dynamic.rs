@@ -100,11 +100,20 @@ fn a_runtime_tool_answers_every_trait_question() {
     assert!(r.names().any(|n| n == name));
     let reg = r.get(name).expect("registered under its runtime name");
     assert!(reg.validator.validate(&json!({"query": "tokio"})).is_ok());
-    let err = reg.validator.validate(&json!({"query": 3})).expect_err("wrong type");
+    let err = reg
+        .validator
+        .validate(&json!({"query": 3}))
+        .expect_err("wrong type");
     assert!(err.to_string().contains("query"), "{err}");
-    assert_eq!(r.summary(name, &json!({"query": "tokio select"})), "tokio select");
+    assert_eq!(
+        r.summary(name, &json!({"query": "tokio select"})),
+        "tokio select"
+    );
     assert!(r.preview(name, &json!({"query": "x"})).is_none());
-    assert!(reg.tool.is_concurrency_safe(&json!({})), "readOnlyHint makes it safe");
+    assert!(
+        reg.tool.is_concurrency_safe(&json!({})),
+        "readOnlyHint makes it safe"
+    );
     assert!(!reg.tool.cancels_siblings_on_error());
     assert!(reg.tool.paths(&json!({"query": "x"})).is_empty());
     assert!(

@@ -33,7 +33,8 @@ fn config(toml: &str) -> Config {
 
 fn screen(app: &mut App) -> Terminal<TestBackend> {
     let mut t = Terminal::new(TestBackend::new(100, 24)).expect("terminal");
-    t.draw(|f| view::draw(app, f, Instant::now())).expect("draw");
+    t.draw(|f| view::draw(app, f, Instant::now()))
+        .expect("draw");
     t
 }
 
@@ -61,7 +62,9 @@ async fn theme_light_paints_a_light_screen_and_dark_keeps_the_terminal_backgroun
         "every cell of the light theme has the light background"
     );
     assert!(
-        cells.iter().all(|c| c.fg != Color::White && c.fg != Color::Yellow),
+        cells
+            .iter()
+            .all(|c| c.fg != Color::White && c.fg != Color::Yellow),
         "no light ink on the light background"
     );
 
@@ -85,8 +88,20 @@ fn no_color_strips_every_colour_but_keeps_the_modifiers() {
     for name in ["dark", "light"] {
         let t = Theme::named(name, true).expect("known");
         assert!(!t.colors);
-        let styles = [t.base, t.text, t.accent, t.error, t.ok, t.tool_name, t.code, t.json_key];
-        assert!(styles.iter().all(|s| s.fg.is_none() && s.bg.is_none()), "{name}");
+        let styles = [
+            t.base,
+            t.text,
+            t.accent,
+            t.error,
+            t.ok,
+            t.tool_name,
+            t.code,
+            t.json_key,
+        ];
+        assert!(
+            styles.iter().all(|s| s.fg.is_none() && s.bg.is_none()),
+            "{name}"
+        );
     }
 }
 
@@ -101,7 +116,10 @@ async fn keyboard_enhancement_off_never_asks_the_terminal() {
     // Without the protocol the status bar offers the new-line key that works everywhere.
     let mut app = app_for(&off, enhanced);
     let s = screen(&mut app).backend().to_string();
-    assert!(s.contains("Alt+Enter newline") && !s.contains("Shift+Enter"), "{s}");
+    assert!(
+        s.contains("Alt+Enter newline") && !s.contains("Shift+Enter"),
+        "{s}"
+    );
 
     let on = config("");
     assert!(on.keyboard_enhancement);
@@ -110,5 +128,8 @@ async fn keyboard_enhancement_off_never_asks_the_terminal() {
     let mut app = app_for(&on, enhanced);
     let s = screen(&mut app).backend().to_string();
     assert!(s.contains("Shift+Enter newline"), "{s}");
-    assert!(!keyboard_enhancement(true, || false), "a terminal without it stays off");
+    assert!(
+        !keyboard_enhancement(true, || false),
+        "a terminal without it stays off"
+    );
 }

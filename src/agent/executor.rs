@@ -348,7 +348,12 @@ impl Driver {
             self.settle(index, output, None, ToolOutcome::Cancelled);
         } else if self.siblings.is_cancelled() {
             let reason = self.sibling_reason();
-            self.settle(index, ToolOutput::error(reason), None, ToolOutcome::Cancelled);
+            self.settle(
+                index,
+                ToolOutput::error(reason),
+                None,
+                ToolOutcome::Cancelled,
+            );
         }
     }
 

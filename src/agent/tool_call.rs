@@ -109,7 +109,11 @@ impl Call {
                 (output, ToolOutcome::Error)
             }
         };
-        (cut_output(output, env.max_output_bytes), Some(started_at), outcome)
+        (
+            cut_output(output, env.max_output_bytes),
+            Some(started_at),
+            outcome,
+        )
     }
 }
 
@@ -124,10 +128,7 @@ async fn ask_consent(
     token: &CancellationToken,
 ) -> Result<(), (ToolOutput, ToolOutcome)> {
     // Inside only if every path the call touches is: one path outside is enough to ask.
-    let inside = tool
-        .paths(input)
-        .iter()
-        .all(|p| env.workspace.is_inside(p));
+    let inside = tool.paths(input).iter().all(|p| env.workspace.is_inside(p));
     let refused = |message: String| (ToolOutput::error(message), ToolOutcome::Error);
     let decided = |allowed: bool| AgentEvent::Permission {
         id: id.to_string(),

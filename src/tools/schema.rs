@@ -62,7 +62,10 @@ mod tests {
         }))
         .expect("schema compiles");
         assert!(v.validate(&json!({"path": "a"})).is_ok());
-        let e = v.validate(&json!({})).expect_err("missing path").to_string();
+        let e = v
+            .validate(&json!({}))
+            .expect_err("missing path")
+            .to_string();
         assert!(e.contains("path"), "{e}");
         let e = v
             .validate(&json!({"path": 3, "limit": 0}))

@@ -13,7 +13,10 @@ pub enum PathError {
     #[error("Error: refused: {path} is a symlink whose target does not exist")]
     DanglingSymlink { path: String },
     #[error("Error: cannot resolve {path}{}", reason.as_deref().map(|r| format!(": {r}")).unwrap_or_default())]
-    Unresolvable { path: String, reason: Option<String> },
+    Unresolvable {
+        path: String,
+        reason: Option<String>,
+    },
     #[error(
         "Error: refused: {path} {how} {}, outside the workspace root {}. File tools are \
          confined to the workspace (the user can lift this with --allow-outside-workspace).",
@@ -194,7 +197,13 @@ mod tests {
         std::os::unix::fs::symlink("/etc", d.path().join("etc_link")).expect("symlink");
         let e = w.resolve("etc_link/passwd").expect_err("symlinked dir");
         assert!(
-            matches!(e, PathError::Outside { via_symlink: true, .. }),
+            matches!(
+                e,
+                PathError::Outside {
+                    via_symlink: true,
+                    ..
+                }
+            ),
             "{e:?}"
         );
         assert!(e.to_string().contains("symlink"), "{e}");

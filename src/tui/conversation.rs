@@ -212,8 +212,8 @@ impl Pane for Conversation {
                 usize::from(i > 0 && !tools)
             })
             .collect();
-        let total: usize = self.cells.iter().map(Cell::height).sum::<usize>()
-            + self.seps.iter().sum::<usize>();
+        let total: usize =
+            self.cells.iter().map(Cell::height).sum::<usize>() + self.seps.iter().sum::<usize>();
         if !self.scroll.follows() && total > self.last_total {
             self.scroll.grew(total - self.last_total);
         }

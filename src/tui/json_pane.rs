@@ -250,7 +250,6 @@ impl JsonPane {
             .border_style(border)
             .title(Line::from(title))
     }
-
 }
 
 /// Keys while focused: ←→ switch the view, the rest scrolls.

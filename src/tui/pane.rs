@@ -3,9 +3,10 @@
 //! keys meant for it (Consumed stops a key at the first taker), and names the hints shown
 //! while it has the focus (labels come from the key table).
 //!
-//! Adding a pane: write one file that implements [`Pane`] (its state, `on_agent`, `draw`,
-//! `handle`, `hints`) and add one line to [`registered`]. It gets a place in the side column,
-//! a stop in the Tab order, agent events, keys and hints.
+//! Adding a pane: write `src/tui/pane/NAME.rs` implementing [`Pane`] (its state, `on_agent`,
+//! `layout`, `draw`, `handle`, `hints`), then declare it and register it here (`mod NAME;`
+//! and one entry in [`registered`]). It gets a place below the tools pane, a stop in the Tab
+//! order, agent events, keys and hints.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -64,9 +65,12 @@ pub fn scroll_key(scroll: &mut Scroll, action: Action) -> EventState {
     EventState::Consumed
 }
 
+// Extra panes live in src/tui/pane/, one file each, declared here: `mod NAME;`.
+
 /// Panes beyond the three built-in ones (conversation, tools, JSON, which the update code
 /// drives directly). Each gets a place below the tools pane, a stop in the Tab order, every
-/// agent event, its keys and its hints. Register a new pane with one line here.
+/// agent event, its keys and its hints. Register a new pane with one entry here, e.g.
+/// `Box::new(NAME::NamePane::default())`.
 pub fn registered() -> Vec<Box<dyn Pane>> {
     vec![]
 }

@@ -113,7 +113,11 @@ impl Theme {
                 ));
             }
         };
-        Ok(if no_color { theme.without_colors() } else { theme })
+        Ok(if no_color {
+            theme.without_colors()
+        } else {
+            theme
+        })
     }
 
     /// The syntect theme that goes with the installed one; None: no highlighting colours.

@@ -176,10 +176,16 @@ mod tests {
         let v0 = calls.get("a").map(|c| c.version);
         calls.upsert("a", "read_file", "Cargo.toml", ToolState::Queued, now);
         let a = calls.get("a").expect("a");
-        assert_eq!((a.state, a.summary.as_str()), (ToolState::Queued, "Cargo.toml"));
+        assert_eq!(
+            (a.state, a.summary.as_str()),
+            (ToolState::Queued, "Cargo.toml")
+        );
         assert!(Some(a.version) > v0);
         calls.upsert("a", "read_file", "", ToolState::Running, now);
-        assert_eq!(calls.get("a").map(|c| c.summary.as_str()), Some("Cargo.toml"));
+        assert_eq!(
+            calls.get("a").map(|c| c.summary.as_str()),
+            Some("Cargo.toml")
+        );
         assert_eq!(calls.running(), 1);
         calls.cancel_unfinished(now);
         assert_eq!(calls.get("a").map(|c| c.state), Some(ToolState::Cancelled));

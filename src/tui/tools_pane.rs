@@ -214,7 +214,6 @@ impl Pane for ToolsPane {
         }
     }
 
-
     fn handle(&mut self, action: Action) -> EventState {
         scroll_key(&mut self.scroll, action)
     }

@@ -175,9 +175,7 @@ fn share_with_extra_panes(app: &App, areas: &mut Areas) {
     if n == 0 {
         return;
     }
-    let mut parts = vec![Constraint::Fill(1); n + 1];
-    parts[0] = Constraint::Fill(1);
-    let rects = Layout::vertical(parts).split(tools);
+    let rects = Layout::vertical(vec![Constraint::Fill(1); n + 1]).split(tools);
     areas.tools = Some(rects[0]);
     areas.extra = rects[1..].to_vec();
 }
