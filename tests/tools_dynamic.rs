@@ -206,6 +206,27 @@ async fn the_executor_runs_it_and_the_workspace_check_needs_every_path_inside() 
     let (o, out) = outcome(&events);
     assert_eq!(o, ToolOutcome::Ok, "{out}");
     assert!(out.starts_with("mcp__fs__copy ran with"), "{out}");
+    // Headless stream-json keeps its fields and adds summary and outcome.
+    let lines: Vec<serde_json::Value> = events
+        .iter()
+        .filter_map(tooloop::headless::stream_json)
+        .collect();
+    let tool_use = lines
+        .iter()
+        .find(|l| l["type"] == "tool_use")
+        .expect("tool_use");
+    assert_eq!(
+        (&tool_use["name"], &tool_use["safe"], &tool_use["summary"]),
+        (&json!(name), &json!(false), &json!("a.txt"))
+    );
+    let end = lines
+        .iter()
+        .find(|l| l["type"] == "tool_end")
+        .expect("tool_end");
+    assert_eq!(
+        (&end["is_error"], &end["outcome"]),
+        (&json!(false), &json!("ok"))
+    );
 
     // One path outside (under a field that is not called `path`) → it must ask, and
     // headless cannot: denied.

@@ -197,3 +197,46 @@ fn diff_lines(diff: &str, theme: &Theme) -> Vec<Line<'static>> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(lines: &[Line<'static>]) -> Vec<String> {
+        lines.iter().map(|l| l.to_string()).collect()
+    }
+
+    #[test]
+    fn diff_lines_skip_headers_but_keep_changed_lines_that_look_like_them() {
+        let diff = "--- a/x.sql\n+++ b/x.sql\n@@ -1,2 +1,2 @@\n--- old comment\n+++ new comment\n keep\n\\ No newline at end of file\n";
+        let got = text(&diff_lines(diff, &Theme::default()));
+        assert_eq!(got, vec!["- -- old comment", "+ ++ new comment", "  keep"]);
+    }
+
+    #[test]
+    fn a_tool_without_a_preview_shows_its_input_as_json() {
+        let req = ApprovalRequest {
+            id: "m1".into(),
+            tool: "mcp__srv__do".into(),
+            input: serde_json::json!({"target": "x"}),
+            summary: "x".into(),
+            preview: None,
+        };
+        let got = text(&body_lines(&req, &Theme::default())).join("\n");
+        assert!(got.contains("\"target\"") && got.contains("\"x\""), "{got}");
+        let req = ApprovalRequest {
+            preview: Some(Preview::Command {
+                text: "ls\x1b[2J -la".into(),
+                note: Some("timeout 5 ms".into()),
+            }),
+            ..req
+        };
+        let got = text(&body_lines(&req, &Theme::default()));
+        assert_eq!(got.len(), 2);
+        assert!(
+            got[0].starts_with("$ ls") && !got[0].contains('\x1b'),
+            "{got:?}"
+        );
+        assert_eq!(got[1], "timeout 5 ms");
+    }
+}
