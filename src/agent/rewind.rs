@@ -43,6 +43,7 @@ impl Agent {
             self.history = history;
             self.exec.events.send(AgentEvent::HistoryReset {
                 messages: self.history.clone(),
+                summaries: self.exec.registry.summaries(&self.history),
             });
         }
         self.exec.events.send(AgentEvent::Notice {
