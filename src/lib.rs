@@ -12,6 +12,7 @@ pub mod config_file;
 pub mod headless;
 pub mod logging;
 pub mod message;
+pub mod models;
 pub mod paths;
 pub mod permission;
 pub mod provider;
