@@ -27,6 +27,13 @@ pub enum ToolExec {
     Serial,
 }
 
+/// `--auto-compact on|off`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum OnOff {
+    On,
+    Off,
+}
+
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
 pub enum OutputFormat {
     #[default]
@@ -143,6 +150,22 @@ pub struct Cli {
     /// Capture the mouse (wheel scrolling everywhere, but no terminal text selection).
     #[arg(long)]
     pub mouse: bool,
+
+    /// Send no cache_control breakpoints (Anthropic prompt caching off).
+    #[arg(long)]
+    pub no_prompt_cache: bool,
+
+    /// Compact the conversation before a request when the context passes the threshold.
+    #[arg(long, value_enum, value_name = "on|off")]
+    pub auto_compact: Option<OnOff>,
+
+    /// Stop before a request would take the session's cost past X USD (budget_exceeded).
+    #[arg(long, value_name = "X")]
+    pub max_budget_usd: Option<f64>,
+
+    /// Stop before a request would take the session past N tokens (budget_exceeded).
+    #[arg(long, value_name = "N")]
+    pub max_budget_tokens: Option<u64>,
 
     #[command(subcommand)]
     pub command: Option<Command>,

@@ -60,6 +60,10 @@ pub struct Config {
     /// Ask the terminal for the kitty keyboard protocol.
     pub keyboard_enhancement: bool,
     pub session: SessionMode,
+    /// Anthropic prompt-caching breakpoints.
+    pub prompt_cache: bool,
+    /// Model table, compaction and budgets (DESIGN.md §10).
+    pub context: crate::agent::context::ContextSettings,
     /// The log filter the config file asks for (flag and TOOLOOP_LOG beat it).
     pub log_level: Option<String>,
     /// The config file that was read (it may not exist).
@@ -209,6 +213,13 @@ impl Config {
             (None, true, _) => SessionMode::Continue,
             (None, false, _) => SessionMode::New,
         };
+        if let Some(x) = cli.max_budget_usd
+            && !(x.is_finite() && x >= 0.0)
+        {
+            return Err(format!(
+                "--max-budget-usd {x}: expected a number of USD ≥ 0"
+            ));
+        }
         Ok(Config {
             provider,
             model,
@@ -257,6 +268,19 @@ impl Config {
                 .unwrap_or_else(|| DEFAULT_THEME.to_string()),
             keyboard_enhancement: file.keyboard.enhancement.unwrap_or(true),
             session,
+            prompt_cache: !cli.no_prompt_cache && file.prompt_cache.unwrap_or(true),
+            context: crate::agent::context::ContextSettings {
+                models: std::sync::Arc::new(
+                    crate::models::ModelTable::builtin().with_overrides(&file.models),
+                ),
+                auto_compact: match cli.auto_compact {
+                    Some(v) => v == crate::cli::OnOff::On,
+                    None => file.auto_compact.unwrap_or(true),
+                },
+                buffer_tokens: file.auto_compact_buffer_tokens,
+                max_budget_usd: cli.max_budget_usd,
+                max_budget_tokens: cli.max_budget_tokens,
+            },
             log_level: file.log_level.clone(),
             config_file: None,
         })

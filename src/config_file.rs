@@ -23,6 +23,15 @@ pub struct FileConfig {
     pub theme: Option<String>,
     pub mouse: Option<bool>,
     pub log_level: Option<String>,
+    /// Anthropic cache_control breakpoints (default true).
+    pub prompt_cache: Option<bool>,
+    /// Compaction when the context passes the threshold (default true).
+    pub auto_compact: Option<bool>,
+    /// Tokens kept free below the window besides the output reserve.
+    pub auto_compact_buffer_tokens: Option<u64>,
+    /// `[models."NAME"]`: window, output limit and prices (see src/models.rs).
+    #[serde(default)]
+    pub models: std::collections::BTreeMap<String, crate::models::ModelOverride>,
     #[serde(default)]
     pub anthropic: ProviderSection,
     #[serde(default)]

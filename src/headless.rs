@@ -8,6 +8,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use crate::agent::Agent;
+use crate::agent::context::Trigger;
 use crate::agent::events::EventSink;
 use crate::agent::protocol::{AgentEvent, Terminal, TurnSummary};
 use crate::cli::OutputFormat;
@@ -22,7 +23,11 @@ pub fn exit_code(reason: Terminal) -> i32 {
         Terminal::Completed => 0,
         Terminal::MaxTurns => 3,
         Terminal::AbortedStreaming | Terminal::AbortedTools => 130,
-        Terminal::ModelError | Terminal::PromptTooLong | Terminal::MaxOutputTokens => 1,
+        Terminal::ModelError
+        | Terminal::PromptTooLong
+        | Terminal::MaxOutputTokens
+        | Terminal::BudgetExceeded
+        | Terminal::BlockingLimit => 1,
     }
 }
 
@@ -141,6 +146,12 @@ pub fn stream_json(event: &AgentEvent) -> Option<Value> {
         AgentEvent::Notice { text } => json!({"type": "notice", "text": text}),
         AgentEvent::Discarded { reason } => json!({"type": "discarded", "reason": reason}),
         AgentEvent::Error { message } => json!({"type": "error", "message": message}),
+        // Micro-compaction is not a `compact` in CLI.md's sense (no summary, same messages).
+        AgentEvent::Compacted { info, .. } if info.trigger != Trigger::Micro => json!({
+            "type": "compact", "trigger": info.trigger,
+            "pre_tokens": info.pre_tokens, "post_tokens": info.post_tokens,
+            "messages_before": info.messages_before, "messages_after": info.messages_after,
+        }),
         _ => return None,
     })
 }
@@ -160,6 +171,8 @@ pub fn result_json(summary: &TurnSummary, history: &[Message]) -> Value {
         "reason": summary.reason,
         "turns": summary.turns,
         "usage": summary.usage,
+        "cost_usd": summary.cost_usd,
+        "context_tokens": summary.context_tokens,
         "messages": history,
         "text": summary.text,
         "transitions": summary.transitions,

@@ -28,7 +28,12 @@ pub struct Prices {
 impl Prices {
     /// The cost of `usage` in USD.
     pub fn cost(&self, usage: &Usage) -> f64 {
-        self.cost_of(usage.input_tokens, usage.output_tokens, 0, 0)
+        self.cost_of(
+            usage.input_tokens,
+            usage.output_tokens,
+            usage.cache_write_tokens,
+            usage.cache_read_tokens,
+        )
     }
 
     /// The cost in USD of uncached input, output, cache-write and cache-read token counts.
@@ -269,10 +274,12 @@ fn strip_version_suffix(name: &str) -> Option<&str> {
 mod tests {
     use super::*;
 
-    fn usage(input: u64, output: u64, _write: u64, _read: u64) -> Usage {
+    fn usage(input: u64, output: u64, write: u64, read: u64) -> Usage {
         Usage {
             input_tokens: input,
             output_tokens: output,
+            cache_write_tokens: write,
+            cache_read_tokens: read,
         }
     }
 

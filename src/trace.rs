@@ -284,6 +284,8 @@ mod tests {
             stop_reason: Some("tool_use".into()),
         });
         t.observe(&AgentEvent::Done(TurnSummary {
+            cost_usd: None,
+            context_tokens: 0,
             reason: Terminal::Completed,
             turns: 1,
             usage: Usage::default(),

@@ -259,11 +259,14 @@ async fn interrupted_turn_80x24() {
             tool_use("a", "list_dir", json!({})),
             start("a", "list_dir"),
             AgentEvent::Done(TurnSummary {
+                cost_usd: None,
+                context_tokens: 0,
                 reason: Reason::AbortedTools,
                 turns: 1,
                 usage: Usage {
                     input_tokens: 1200,
                     output_tokens: 34,
+                    ..Default::default()
                 },
                 text: String::new(),
                 transitions: vec![],

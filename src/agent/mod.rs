@@ -1,6 +1,7 @@
 //! The agent: owns the conversation and runs the query loop. It never touches the terminal.
 
 pub mod assembler;
+pub mod context;
 pub mod events;
 pub mod executor;
 pub mod protocol;
@@ -72,6 +73,8 @@ pub struct Agent {
     pub history: Vec<Message>,
     /// Transcript writer, if sessions are on.
     pub recorder: Option<Box<dyn recorder::Recorder>>,
+    /// Context window use, cost and compaction state (DESIGN.md §10).
+    pub context: context::ContextState,
 }
 
 impl Agent {
@@ -83,6 +86,7 @@ impl Agent {
             settings,
             history: Vec::new(),
             recorder: None,
+            context: context::ContextState::default(),
         }
     }
 
@@ -102,11 +106,9 @@ impl Agent {
         exec.strategy = config.tool_exec;
         exec.sibling_abort = config.sibling_abort;
         exec.max_output_bytes = config.max_output_bytes;
-        Ok(Agent::new(
-            provider,
-            exec,
-            LoopSettings::from_config(config),
-        ))
+        let mut agent = Agent::new(provider, exec, LoopSettings::from_config(config));
+        agent.context = context::ContextState::new(config.context.clone());
+        Ok(agent)
     }
 
     pub fn events(&self) -> &EventSink {
@@ -152,6 +154,7 @@ impl Agent {
     /// Replaces the conversation (a new session, or a resumed one).
     pub fn reset(&mut self, messages: Vec<Message>) {
         self.history = messages;
+        self.context.forget_usage();
         if let Some(r) = &mut self.recorder {
             r.reset(&self.history);
         }

@@ -20,6 +20,8 @@ pub enum AgentCommand {
     PermissionReply { id: String, decision: Decision },
     /// Forget the conversation and start a new one.
     NewConversation,
+    /// Summarize the conversation now (`/compact [instructions]`).
+    Compact { instructions: Option<String> },
     /// End the agent task.
     Shutdown,
 }
@@ -50,6 +52,10 @@ pub enum Terminal {
     ModelError,
     PromptTooLong,
     MaxOutputTokens,
+    /// `--max-budget-usd` / `--max-budget-tokens` would be passed by the next request.
+    BudgetExceeded,
+    /// Over the hard context limit with auto-compaction off.
+    BlockingLimit,
 }
 
 impl Terminal {
@@ -62,6 +68,8 @@ impl Terminal {
             Terminal::ModelError => "model_error",
             Terminal::PromptTooLong => "prompt_too_long",
             Terminal::MaxOutputTokens => "max_output_tokens",
+            Terminal::BudgetExceeded => "budget_exceeded",
+            Terminal::BlockingLimit => "blocking_limit",
         }
     }
 
@@ -78,6 +86,8 @@ pub enum Transition {
     MaxTokensRecovery,
     Retry,
     FallbackModel,
+    /// prompt_too_long → one compaction → the same request again.
+    ReactiveCompact,
 }
 
 /// Everything the agent tells its front ends. Times are taken by the front end on receipt.
@@ -189,6 +199,13 @@ pub enum AgentEvent {
     Session {
         id: String,
     },
+    /// The history was compacted; `messages` is what is sent from now on.
+    Compacted {
+        info: crate::agent::context::Compaction,
+        messages: Vec<Message>,
+    },
+    /// Context use and cost, before each request and after each response.
+    Context(crate::agent::context::ContextStatus),
     /// The prompt's loop ended.
     Done(TurnSummary),
 }
@@ -202,4 +219,8 @@ pub struct TurnSummary {
     pub text: String,
     pub transitions: Vec<Transition>,
     pub error: Option<String>,
+    /// The session's cost so far in USD; None when the model's prices are unknown.
+    pub cost_usd: Option<f64>,
+    /// Estimated tokens of the history as it would be sent now.
+    pub context_tokens: u64,
 }

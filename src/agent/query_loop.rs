@@ -6,6 +6,7 @@ use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 use super::assembler::{Assembler, Completed};
+use super::context::prepare::{self, Prepared};
 use super::executor::{StreamingToolExecutor, ToolRun};
 use super::protocol::{AgentEvent, Terminal, Transition, TurnSummary};
 use super::{Agent, interrupt_block};
@@ -30,6 +31,8 @@ struct State {
     transitions: Vec<Transition>,
     max_tokens_recoveries: u32,
     consecutive_overloads: u32,
+    /// One reactive compaction per request (seed 002's hasAttemptedReactiveCompact).
+    reactive_tried: bool,
 }
 
 enum Step {
@@ -78,6 +81,7 @@ async fn run(agent: &mut Agent, prompt: &str, cancel: &CancellationToken) -> Tur
         transitions: Vec::new(),
         max_tokens_recoveries: 0,
         consecutive_overloads: 0,
+        reactive_tried: false,
     };
     events.send(AgentEvent::TurnStart { turn: 1 });
     loop {
@@ -85,7 +89,7 @@ async fn run(agent: &mut Agent, prompt: &str, cancel: &CancellationToken) -> Tur
         let (reason, error) = match step {
             Step::Continue(t) => {
                 state.transitions.push(t);
-                if t == Transition::Retry {
+                if matches!(t, Transition::Retry | Transition::ReactiveCompact) {
                     continue;
                 }
                 state.attempt = 1;
@@ -105,6 +109,7 @@ async fn run(agent: &mut Agent, prompt: &str, cancel: &CancellationToken) -> Tur
             }
             Step::End(reason, error) => (reason, error),
         };
+        let (context_tokens, _) = prepare::current(agent, &state.model);
         return TurnSummary {
             reason,
             turns: state.turn,
@@ -116,6 +121,8 @@ async fn run(agent: &mut Agent, prompt: &str, cancel: &CancellationToken) -> Tur
             },
             transitions: state.transitions,
             error,
+            cost_usd: agent.context.session_cost,
+            context_tokens,
         };
     }
 }
@@ -123,11 +130,46 @@ async fn run(agent: &mut Agent, prompt: &str, cancel: &CancellationToken) -> Tur
 /// One model request and, if it asked for tools, their results.
 async fn one_request(agent: &mut Agent, state: &mut State, cancel: &CancellationToken) -> Step {
     let events = agent.exec.events.clone();
+    match prepare::prepare(agent, state.turn, &state.model, cancel).await {
+        Prepared::Send { usage } => state.usage.add(usage),
+        Prepared::End {
+            reason,
+            message,
+            usage,
+        } => {
+            state.usage.add(usage);
+            if reason.is_aborted() {
+                agent.push(Message::user(vec![interrupt_block()]));
+            }
+            return Step::End(reason, message);
+        }
+    }
+    let sent_len = agent.history.len();
     let stream = match open_stream(agent, state, cancel).await {
         Ok(s) => s,
         Err(OpenError::Aborted) => {
             agent.push(Message::user(vec![interrupt_block()]));
             return Step::End(Terminal::AbortedStreaming, None);
+        }
+        Err(OpenError::Failed(e)) if is_prompt_too_long(&e) && !state.reactive_tried => {
+            state.reactive_tried = true;
+            let message = describe(&e);
+            match prepare::reactive(agent, state.turn, &state.model, &message, cancel).await {
+                Ok(usage) => {
+                    state.usage.add(usage);
+                    return Step::Continue(Transition::ReactiveCompact);
+                }
+                Err(super::context::autocompact::CompactError::Aborted) => {
+                    agent.push(Message::user(vec![interrupt_block()]));
+                    return Step::End(Terminal::AbortedStreaming, None);
+                }
+                Err(ce) => {
+                    events.send(AgentEvent::Error {
+                        message: format!("reactive {ce}"),
+                    });
+                    return fail(agent, e);
+                }
+            }
         }
         Err(OpenError::Failed(e)) => return fail(agent, e),
     };
@@ -135,9 +177,13 @@ async fn one_request(agent: &mut Agent, state: &mut State, cancel: &Cancellation
     let mut asm = Assembler::new();
     let outcome = consume(agent, stream, &mut asm, &executor, state, cancel).await;
     state.usage.add(asm.usage);
+    if asm.usage != Usage::default() {
+        prepare::after_response(agent, &state.model, asm.usage, sent_len);
+    }
     match outcome {
         StreamOutcome::Finished => {
             state.consecutive_overloads = 0;
+            state.reactive_tried = false;
             events.send(AgentEvent::StreamEnd {
                 turn: state.turn,
                 stop_reason: asm.stop_reason.clone(),

@@ -15,6 +15,8 @@ pub trait Recorder: Send + Sync {
     /// The history was replaced by `messages` (empty: a new conversation). The transcript
     /// follows: a recorder for sessions starts a new session here.
     fn reset(&mut self, _messages: &[Message]) {}
+    /// The history was compacted into `history` (a boundary: resuming starts here).
+    fn compaction(&mut self, _info: &crate::agent::context::Compaction, _history: &[Message]) {}
     /// The id of the session being written, for front ends to show.
     fn session_id(&self) -> Option<String> {
         None

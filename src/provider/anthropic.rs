@@ -28,6 +28,8 @@ pub struct AnthropicProvider {
     /// Only ever placed in the x-api-key header (marked sensitive); never printed.
     api_key: HeaderValue,
     client: reqwest::Client,
+    /// Add `cache_control` breakpoints (see `anthropic_cache.rs`).
+    prompt_cache: bool,
 }
 
 impl std::fmt::Debug for AnthropicProvider {
@@ -57,12 +59,19 @@ impl AnthropicProvider {
             head_timeout: DEFAULT_HEAD_TIMEOUT,
             api_key,
             client: super::http_client(),
+            prompt_cache: true,
         })
     }
 
     /// Sets the longest wait for the response head (default 90 s, like the idle timeout).
     pub fn with_head_timeout(mut self, d: Duration) -> Self {
         self.head_timeout = d;
+        self
+    }
+
+    /// Turns prompt-caching breakpoints on (the default) or off (`--no-prompt-cache`).
+    pub fn with_prompt_cache(mut self, on: bool) -> Self {
+        self.prompt_cache = on;
         self
     }
 
@@ -152,6 +161,9 @@ impl Provider for AnthropicProvider {
                     json!({"type": "auto", "disable_parallel_tool_use": true}),
                 );
             }
+        }
+        if self.prompt_cache {
+            super::anthropic_cache::add_breakpoints(&mut body);
         }
         body
     }
@@ -269,13 +281,21 @@ mod tests {
         let b = p.request_body(&req(false));
         assert_eq!(b["model"], "claude-test");
         assert_eq!(b["max_tokens"], 100);
-        assert_eq!(b["system"], "be brief");
+        // Prompt caching (the default) sends the system prompt as a marked text block.
+        assert_eq!(b["system"][0]["text"], "be brief");
+        assert_eq!(b["system"][0]["cache_control"]["type"], "ephemeral");
         assert_eq!(b["stream"], true);
         assert_eq!(b["messages"][0]["content"][0]["text"], "hi");
         assert_eq!(b["tools"][0]["input_schema"]["type"], "object");
         assert!(b.get("tool_choice").is_none());
         assert!(!b.to_string().contains("sk-secret-key"));
         assert!(!format!("{p:?}").contains("sk-secret-key"));
+        let plain = AnthropicProvider::new("http://h", "k".into())
+            .expect("provider")
+            .with_prompt_cache(false)
+            .request_body(&req(false));
+        assert_eq!(plain["system"], "be brief");
+        assert!(!plain.to_string().contains("cache_control"));
         let b = p.request_body(&req(true));
         assert_eq!(
             b["tool_choice"],

@@ -89,6 +89,7 @@ fn script(req: &ModelRequest, pace: Pace) -> Vec<(Duration, StreamEvent)> {
             usage: Usage {
                 input_tokens,
                 output_tokens: 1,
+                ..Default::default()
             },
         },
         "message_start",
@@ -310,6 +311,7 @@ impl Script {
                 usage: Usage {
                     input_tokens: 0,
                     output_tokens,
+                    ..Default::default()
                 },
             },
             "message_delta",

@@ -2,6 +2,7 @@
 //! sees a wire format.
 
 pub mod anthropic;
+pub mod anthropic_cache;
 pub mod anthropic_stream;
 pub mod demo;
 mod demo_reply;
@@ -40,16 +41,30 @@ pub struct ModelRequest {
     pub disable_parallel_tool_use: bool,
 }
 
+/// Token counts as the APIs report them. `input_tokens` is uncached input (the Anthropic
+/// meaning; OpenAI's `prompt_tokens` minus its cached part); the cache fields are what was
+/// written to / read from the prompt cache.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Usage {
     pub input_tokens: u64,
     pub output_tokens: u64,
+    #[serde(default)]
+    pub cache_read_tokens: u64,
+    #[serde(default)]
+    pub cache_write_tokens: u64,
 }
 
 impl Usage {
     pub fn add(&mut self, other: Usage) {
         self.input_tokens += other.input_tokens;
         self.output_tokens += other.output_tokens;
+        self.cache_read_tokens += other.cache_read_tokens;
+        self.cache_write_tokens += other.cache_write_tokens;
+    }
+
+    /// Every input token of the request, cached or not.
+    pub fn total_input(&self) -> u64 {
+        self.input_tokens + self.cache_read_tokens + self.cache_write_tokens
     }
 }
 
@@ -237,7 +252,8 @@ pub fn from_config(config: &crate::config::Config) -> Result<std::sync::Arc<dyn 
         ProviderKind::Anthropic => {
             let key = config.api_key.clone().unwrap_or_default();
             let provider = anthropic::AnthropicProvider::new(&config.base_url, key)?
-                .with_head_timeout(config.idle_timeout);
+                .with_head_timeout(config.idle_timeout)
+                .with_prompt_cache(config.prompt_cache);
             Ok(std::sync::Arc::new(provider))
         }
         ProviderKind::Openai => {

@@ -124,6 +124,7 @@ impl ReplyBuilder {
                 usage: Usage {
                     input_tokens: 10,
                     output_tokens: 1,
+                    ..Default::default()
                 },
             }),
         ));
@@ -236,6 +237,7 @@ impl ReplyBuilder {
                 usage: Usage {
                     input_tokens: 0,
                     output_tokens: 5,
+                    ..Default::default()
                 },
             }),
         );

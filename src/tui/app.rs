@@ -42,6 +42,8 @@ pub struct TurnState {
     pub streaming: bool,
     pub turn: u32,
     pub usage: Usage,
+    /// Context use and cost, from the agent's last Context event.
+    pub context: Option<crate::agent::context::ContextStatus>,
     pub retry_until: Option<Instant>,
     /// Ctrl+C was sent for this prompt: tool errors from now on are cancellations.
     pub abort_requested: bool,

@@ -19,6 +19,7 @@ pub struct StatusView<'a> {
     pub busy: bool,
     pub turn: u32,
     pub usage: Usage,
+    pub context: Option<&'a crate::agent::context::ContextStatus>,
     pub session: Option<&'a str>,
     pub quit_armed: bool,
     /// A passing message ("wrote … to …"); shown instead of the hints.
@@ -35,6 +36,16 @@ fn tokens(n: u64) -> String {
     } else {
         n.to_string()
     }
+}
+
+/// `ctx 63%` of the window.
+fn context_label(c: &crate::agent::context::ContextStatus) -> String {
+    let pct = if c.window == 0 {
+        0
+    } else {
+        (c.context_tokens.saturating_mul(100) / c.window).min(999)
+    };
+    format!("ctx {pct}%")
 }
 
 pub fn draw(f: &mut Frame, area: Rect, v: &StatusView, theme: &Theme) {
@@ -63,6 +74,19 @@ pub fn draw(f: &mut Frame, area: Rect, v: &StatusView, theme: &Theme) {
             tokens(v.usage.output_tokens)
         ),
     ];
+    if let Some(c) = v.context {
+        optional.insert(0, context_label(c));
+        optional.insert(
+            1,
+            match c.cost_usd {
+                Some(usd) => format!("${usd:.2}"),
+                None => "$?".into(),
+            },
+        );
+        if let Some(share) = c.cache_read_share {
+            optional.push(format!("cache {:.0}%", share * 100.0));
+        }
+    }
     if let Some(id) = v.session {
         optional.push(format!("session {id}"));
     }

@@ -4,6 +4,10 @@ pub const APP: &str = "tooloop";
 pub const INTERRUPTED: &str = "⏹ interrupted — the next prompt continues this conversation";
 pub const DISCARDED: &str = "discarded: this attempt failed and the model was switched";
 pub const NEW_COMMAND: &str = "/new";
+/// `/compact [instructions]`: summarize the conversation now.
+pub const COMPACT_COMMAND: &str = "/compact";
+pub const COMPACTED: &str = "compacted";
+pub const COMPACTING: &str = "compacting the conversation…";
 pub const QUIT_CONFIRM: &str = "press Ctrl+C again to quit";
 pub const INPUT_PLACEHOLDER: &str =
     "Ask something — try: list files, read Cargo.toml and tell me the time";

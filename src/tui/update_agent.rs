@@ -135,6 +135,19 @@ impl App {
             AgentEvent::Error { message } => self.conversation.push(CellKind::Error(message)),
             AgentEvent::Discarded { reason } => self.conversation.discard_streaming(&reason),
             AgentEvent::Session { id } => self.info.session = Some(id),
+            AgentEvent::Context(status) => self.turn.context = Some(status),
+            AgentEvent::Compacted { info, messages } => {
+                if info.trigger != crate::agent::context::Trigger::Micro {
+                    self.conversation.push(CellKind::Compacted {
+                        trigger: info.trigger.as_str().into(),
+                        pre_tokens: info.pre_tokens,
+                        post_tokens: info.post_tokens,
+                        summary: info.summary,
+                    });
+                    self.conversation.scroll.bottom();
+                }
+                self.json.reset_history(messages);
+            }
             AgentEvent::Done(summary) => self.done(summary, now),
         }
     }

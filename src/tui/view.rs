@@ -152,6 +152,7 @@ fn status_view<'a>(app: &'a App, now: Instant) -> StatusView<'a> {
         busy: app.turn.busy,
         turn: app.turn.turn,
         usage: app.turn.usage,
+        context: app.turn.context.as_ref(),
         session: app.info.session.as_deref(),
         quit_armed: app.quit_armed(now),
         note: app.note(now),

@@ -32,6 +32,8 @@ pub fn type_text(app: &mut App, text: &str, now: Instant) {
 
 pub fn done(reason: Terminal) -> AgentEvent {
     AgentEvent::Done(TurnSummary {
+        cost_usd: None,
+        context_tokens: 0,
         reason,
         turns: 1,
         usage: Usage::default(),
