@@ -27,6 +27,8 @@ pub struct Recorded {
     pub body: Value,
     /// The validator's complaint, if the request was rejected (and no reply consumed).
     pub rejected: Option<String>,
+    /// The token counts reported, with accounting on.
+    pub accounted: Option<super::anthropic_cache::Accounted>,
 }
 
 impl Recorded {
@@ -61,8 +63,13 @@ pub fn default_routes() -> Vec<Route> {
     ]
 }
 
+/// Computes a reply for a request when no scripted reply is queued.
+pub type Responder = Arc<dyn Fn(&Recorded) -> Reply + Send + Sync>;
+
 #[derive(Default)]
 struct Shared {
+    accounting: Option<super::anthropic_cache::Accounting>,
+    responder: Option<Responder>,
     /// Bumped on every recorded request, for `wait_for_requests`.
     arrived: Option<Arc<tokio::sync::watch::Sender<usize>>>,
     queue: VecDeque<Reply>,
@@ -136,6 +143,27 @@ impl MockServer {
     pub fn enqueue(&self, reply: Reply) -> &Self {
         self.lock().queue.push_back(reply);
         self
+    }
+
+    /// Prompt caching like the API: prefixes written at breakpoints are read back.
+    pub fn enable_prompt_cache(&self) {
+        let mut s = self.lock();
+        s.accounting
+            .get_or_insert_with(super::anthropic_cache::Accounting::new)
+            .caching = true;
+    }
+
+    /// Requests over `tokens` are answered prompt_too_long.
+    pub fn set_context_window(&self, tokens: u64) {
+        self.lock()
+            .accounting
+            .get_or_insert_with(super::anthropic_cache::Accounting::new)
+            .window = Some(tokens);
+    }
+
+    /// `f` answers requests when the queue is empty.
+    pub fn respond_with(&self, f: impl Fn(&Recorded) -> Reply + Send + Sync + 'static) {
+        self.lock().responder = Some(Arc::new(f));
     }
 
     pub fn add_route(&self, route: Route) {
@@ -220,16 +248,42 @@ async fn serve(mut sock: TcpStream, shared: Arc<Mutex<Shared>>) {
             )),
         };
         let mut rec = req;
-        let reply = match verdict {
-            Ok(()) => s.queue.pop_front().unwrap_or_else(|| {
-                let n = s.requests.len();
-                Reply::error(
-                    400,
-                    "invalid_request_error",
-                    &format!("mock server: no reply scripted for request #{n}"),
-                )
-            }),
-            Err(reply) => {
+        let is_messages = rec
+            .path
+            .split('?')
+            .next()
+            .unwrap_or("")
+            .ends_with("/v1/messages");
+        let accounted = match (&verdict, s.accounting.as_mut()) {
+            (Ok(()), Some(acc)) if is_messages => Some(acc.account(&rec.body)),
+            _ => None,
+        };
+        let reply = match (verdict, accounted) {
+            (Ok(()), Some(Err(too_long))) => too_long,
+            (Ok(()), accounted) => {
+                let reply = match s.queue.pop_front() {
+                    Some(r) => r,
+                    None => match &s.responder {
+                        Some(f) => f(&rec),
+                        None => {
+                            let n = s.requests.len();
+                            Reply::error(
+                                400,
+                                "invalid_request_error",
+                                &format!("mock server: no reply scripted for request #{n}"),
+                            )
+                        }
+                    },
+                };
+                match accounted {
+                    Some(Ok(a)) => {
+                        rec.accounted = Some(a);
+                        super::anthropic_cache::with_usage(reply, a)
+                    }
+                    _ => reply,
+                }
+            }
+            (Err(reply), _) => {
                 rec.rejected = Some(match &reply.body {
                     Body::Status { body, .. } => body.clone(),
                     _ => "rejected".into(),
@@ -289,6 +343,7 @@ async fn read_request(sock: &mut TcpStream) -> Option<Recorded> {
         body: serde_json::from_str(&body_text).unwrap_or(Value::Null),
         body_text,
         rejected: None,
+        accounted: None,
     })
 }
 
