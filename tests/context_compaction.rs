@@ -379,3 +379,49 @@ fn cost_budget_and_unknown_prices() {
     assert_eq!(run.result()["reason"], "budget_exceeded");
     let _ = dir;
 }
+
+#[test]
+fn continue_resumes_from_the_last_compaction_boundary() {
+    let dir = setup(200_000);
+    let data = dir.path().join("data");
+    let data = data.to_str().unwrap();
+    let server = MockServer::start();
+    server.enqueue(ptl());
+    server.enqueue(summary_reply(0));
+    server.enqueue(text_reply("First answer."));
+    server.enqueue(text_reply("Second answer."));
+    let first = tooloop(&server, &dir, "first question", &[])
+        .env("XDG_DATA_HOME", data)
+        .run();
+    assert_eq!(first.code, Some(0), "stderr:\n{}", first.stderr);
+    let second = tooloop(&server, &dir, "second question", &["--continue"])
+        .env("XDG_DATA_HOME", data)
+        .run();
+    assert_eq!(second.code, Some(0), "stderr:\n{}", second.stderr);
+    let r = second.result();
+    assert_valid_history(r);
+    let msgs = r["messages"].as_array().unwrap();
+    // summary (with the first question folded in), first answer, second question, answer.
+    let first_text = msgs[0]["content"][0]["text"].as_str().unwrap();
+    assert!(first_text.contains("Summary #0"), "{first_text}");
+    assert!(
+        !msgs
+            .iter()
+            .any(|m| m["content"][0]["text"] == "first question"),
+        "the replaced message is not sent again: {msgs:?}"
+    );
+    assert_eq!(msgs.last().unwrap()["content"][0]["text"], "Second answer.");
+    let sent = &server.accepted()[3].body["messages"];
+    assert_eq!(sent[0]["content"][0]["text"].as_str(), Some(first_text));
+    // The transcript keeps the replaced message above the boundary.
+    let sessions = std::path::Path::new(data).join("tooloop/sessions");
+    let file = std::fs::read_dir(&sessions)
+        .expect("sessions dir")
+        .next()
+        .expect("a session")
+        .expect("entry")
+        .path();
+    let text = std::fs::read_to_string(file).unwrap();
+    assert!(text.contains("\"type\":\"compaction\""), "{text}");
+    assert!(text.contains("first question"));
+}

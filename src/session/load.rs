@@ -79,6 +79,9 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Loaded, String> {
                 record::apply(&mut messages, index, message)
                     .map_err(|e| format!("{shown}:{line_no}: {e}"))?
             }
+            Some(Record::Compaction {
+                messages: after, ..
+            }) => messages = after,
             Some(Record::PromptStart { prompt, .. }) => prompts.push(prompt),
             Some(Record::PromptEnd { turns: t, .. }) => turns = turns.saturating_add(t),
         }

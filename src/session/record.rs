@@ -22,6 +22,19 @@ pub enum Record {
         prompt: String,
         model: String,
     },
+    /// A compaction boundary: from here on the history is `messages` (the summary and the
+    /// kept recent turns); the `replaced` messages before stay in the file above. Resuming
+    /// starts from the last boundary.
+    Compaction {
+        time: String,
+        trigger: String,
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        summary: String,
+        replaced: usize,
+        pre_tokens: u64,
+        post_tokens: u64,
+        messages: Vec<Message>,
+    },
     PromptEnd {
         time: String,
         reason: String,

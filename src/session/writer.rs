@@ -206,6 +206,18 @@ impl Recorder for Transcript {
         Some(self.id.clone())
     }
 
+    fn compaction(&mut self, info: &crate::agent::context::Compaction, history: &[Message]) {
+        self.write(&Record::Compaction {
+            time: record::now_rfc3339(),
+            trigger: info.trigger.as_str().to_string(),
+            summary: info.summary.clone(),
+            replaced: info.messages_before,
+            pre_tokens: info.pre_tokens,
+            post_tokens: info.post_tokens,
+            messages: history.to_vec(),
+        });
+    }
+
     fn reset(&mut self, messages: &[Message]) {
         if let Some(f) = self.file.take() {
             let _ = f.sync_data();
