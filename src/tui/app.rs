@@ -42,6 +42,8 @@ pub struct TurnState {
     pub streaming: bool,
     pub turn: u32,
     pub usage: Usage,
+    /// A `/compact` runs: busy (Ctrl+C aborts it) until its Compacted or Error arrives.
+    pub compacting: bool,
     /// Context use and cost, from the agent's last Context event.
     pub context: Option<crate::agent::context::ContextStatus>,
     pub retry_until: Option<Instant>,

@@ -132,11 +132,17 @@ impl App {
                 self.json.reset_history(messages);
             }
             AgentEvent::Notice { text } => self.conversation.push(CellKind::Notice(text)),
-            AgentEvent::Error { message } => self.conversation.push(CellKind::Error(message)),
+            AgentEvent::Error { message } => {
+                self.conversation.push(CellKind::Error(message));
+                if self.turn.compacting {
+                    self.compaction_ended();
+                }
+            }
             AgentEvent::Discarded { reason } => self.conversation.discard_streaming(&reason),
             AgentEvent::Session { id } => self.info.session = Some(id),
             AgentEvent::Context(status) => self.turn.context = Some(status),
             AgentEvent::Compacted { info, messages } => {
+                let manual = info.trigger == crate::agent::context::Trigger::Manual;
                 if info.trigger != crate::agent::context::Trigger::Micro {
                     self.conversation.push(CellKind::Compacted {
                         trigger: info.trigger.as_str().into(),
@@ -147,8 +153,21 @@ impl App {
                     self.conversation.scroll.bottom();
                 }
                 self.json.reset_history(messages);
+                if manual {
+                    self.compaction_ended();
+                }
             }
             AgentEvent::Done(summary) => self.done(summary, now),
+        }
+    }
+
+    /// A `/compact` finished (or failed): the input is live again, queued prompts go.
+    fn compaction_ended(&mut self) {
+        self.turn.compacting = false;
+        self.turn.busy = false;
+        self.turn.abort_requested = false;
+        if let Some(next) = self.queued.pop_front() {
+            self.submit(next);
         }
     }
 

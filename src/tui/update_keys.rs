@@ -281,6 +281,8 @@ impl App {
         } else {
             self.conversation
                 .push(CellKind::Notice(strings::COMPACTING.into()));
+            self.turn.busy = true;
+            self.turn.compacting = true;
             self.send(AgentCommand::Compact { instructions });
         }
     }
