@@ -112,6 +112,7 @@ fn sixty_turns_read_at_least_90_percent_from_the_cache() {
         + sum_read as f64 * 0.30)
         / 1e6;
     assert!((cost - want).abs() < 1e-9, "cost {cost} vs {want}");
+    println!("cost with caching: ${cost:.4} (claude-sonnet-4-5 prices)");
     assert!(r["context_tokens"].as_u64().expect("context_tokens") > 0);
 }
 
@@ -123,6 +124,10 @@ fn without_prompt_cache_nothing_is_read_from_the_cache() {
     let read: u64 = counts.iter().map(|a| a.cache_read).sum();
     println!("--no-prompt-cache: {read} of {total} input tokens read from cache");
     assert_eq!(read, 0);
+    println!(
+        "cost without caching: ${:.4}",
+        run.result()["cost_usd"].as_f64().expect("cost")
+    );
     assert_eq!(run.result()["usage"]["cache_read_tokens"], 0);
 }
 
