@@ -13,8 +13,12 @@ const MODEL: &str = "claude-mock";
 
 /// A workspace with notes.txt and a config.toml that gives MODEL a `window`.
 fn setup(window: u64) -> tempfile::TempDir {
+    setup_with(window, 30)
+}
+
+fn setup_with(window: u64, lines: usize) -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("tempdir");
-    let notes: String = (0..30)
+    let notes: String = (0..lines)
         .map(|i| format!("line {i}: the quick brown fox jumps over the lazy dog\n"))
         .collect();
     std::fs::write(dir.path().join("notes.txt"), notes).expect("notes");
@@ -424,4 +428,59 @@ fn continue_resumes_from_the_last_compaction_boundary() {
     let text = std::fs::read_to_string(file).unwrap();
     assert!(text.contains("\"type\":\"compaction\""), "{text}");
     assert!(text.contains("first question"));
+}
+
+#[test]
+fn micro_compaction_clears_old_large_results_and_keeps_history_valid() {
+    const TURNS: usize = 30;
+    // ~4 KB results; window 40,000: micro-compaction may run past ~17,000 tokens.
+    let dir = setup_with(40_000, 75);
+    let server = MockServer::start();
+    server.set_context_window(40_000);
+    server.enable_prompt_cache();
+    let n = Arc::new(AtomicUsize::new(0));
+    server.respond_with(move |req| {
+        if is_summary_request(req) {
+            return summary_reply(0);
+        }
+        let i = n.fetch_add(1, Ordering::SeqCst);
+        if i + 1 < TURNS {
+            tool_reply(&[(
+                &format!("toolu_{i}"),
+                "read_file",
+                json!({"path": "notes.txt"}),
+            )])
+        } else {
+            text_reply("done")
+        }
+    });
+    let run = tooloop(&server, &dir, "read a lot", &["--max-turns", "30"]).run();
+    assert_eq!(run.code, Some(0), "stderr:\n{}", run.stderr);
+    assert_valid_history(run.result());
+    let reqs = server.accepted();
+    assert_eq!(reqs.len(), server.requests().len(), "all accepted");
+    let stubbed = |r: &Recorded| {
+        r.body_text
+            .contains("[tool result cleared to save context:")
+    };
+    let first = reqs
+        .iter()
+        .position(stubbed)
+        .expect("some request carries stubs");
+    // Once cleared, results stay cleared (the stubs are part of the new cached prefix).
+    assert!(reqs[first..].iter().all(stubbed));
+    // It freed enough that no summary was needed.
+    assert!(run.of_type("compact").is_empty());
+    assert!(!reqs.iter().any(is_summary_request));
+    let a = reqs[first].accounted.unwrap();
+    let b = reqs[first - 1].accounted.unwrap();
+    println!(
+        "micro-compaction at request {first}: {} → {} tokens",
+        b.total(),
+        a.total()
+    );
+    assert!(a.total() < b.total());
+    // The request after the clearing reads the cache again.
+    let next = reqs[first + 1].accounted.unwrap();
+    assert!(next.cache_read > next.total() / 2, "{next:?}");
 }
