@@ -40,11 +40,12 @@ fn tokens(n: u64) -> String {
 
 /// `ctx 63%` of the window.
 fn context_label(c: &crate::agent::context::ContextStatus) -> String {
-    let pct = if c.window == 0 {
-        0
-    } else {
-        (c.context_tokens.saturating_mul(100) / c.window).min(999)
-    };
+    let pct = c
+        .context_tokens
+        .saturating_mul(100)
+        .checked_div(c.window)
+        .unwrap_or(0)
+        .min(999);
     format!("ctx {pct}%")
 }
 

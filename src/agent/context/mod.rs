@@ -274,8 +274,10 @@ mod tests {
         assert_eq!(l.window, 200_000);
         assert_eq!(l.threshold, 200_000 - 8192 - 13_000);
         assert_eq!(l.blocking, 200_000 - 8192);
-        let mut small = ContextState::default();
-        small.learned_window = Some(20_000);
+        let small = ContextState {
+            learned_window: Some(20_000),
+            ..Default::default()
+        };
         let l = small.limits("x", 2048);
         assert_eq!(l.threshold, 20_000 - 2048 - 2000);
     }
