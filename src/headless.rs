@@ -80,6 +80,16 @@ async fn print_events(
             if let AgentEvent::Notice { text } = &event {
                 eprintln!("tooloop: {text}");
             }
+            if let AgentEvent::Compacted { info, .. } = &event
+                && info.trigger != Trigger::Micro
+            {
+                eprintln!(
+                    "tooloop: compacted the conversation ({}): {} → {} tokens",
+                    info.trigger.as_str(),
+                    info.pre_tokens,
+                    info.post_tokens
+                );
+            }
             continue;
         }
         if format != OutputFormat::StreamJson {

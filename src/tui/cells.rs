@@ -239,12 +239,16 @@ impl Cell {
                 post_tokens,
                 summary,
             } => {
-                let label = format!(
-                    " {} ({trigger}): {} → {} tokens ",
-                    strings::COMPACTED,
-                    pre_tokens,
-                    post_tokens
-                );
+                let label = if *pre_tokens == 0 {
+                    format!(" {} ({trigger}) ", strings::COMPACTED)
+                } else {
+                    format!(
+                        " {} ({trigger}): {} → {} tokens ",
+                        strings::COMPACTED,
+                        pre_tokens,
+                        post_tokens
+                    )
+                };
                 let hint = if self.expanded || summary.is_empty() {
                     ""
                 } else {

@@ -142,7 +142,6 @@ impl App {
             AgentEvent::Session { id } => self.info.session = Some(id),
             AgentEvent::Context(status) => self.turn.context = Some(status),
             AgentEvent::Compacted { info, messages } => {
-                let manual = info.trigger == crate::agent::context::Trigger::Manual;
                 if info.trigger != crate::agent::context::Trigger::Micro {
                     self.conversation.push(CellKind::Compacted {
                         trigger: info.trigger.as_str().into(),
@@ -153,7 +152,7 @@ impl App {
                     self.conversation.scroll.bottom();
                 }
                 self.json.reset_history(messages);
-                if manual {
+                if self.turn.compacting {
                     self.compaction_ended();
                 }
             }
@@ -215,7 +214,15 @@ impl App {
         for block in &m.content {
             match block {
                 ContentBlock::Text { text } if m.role == Role::User => {
-                    if text == INTERRUPT_MARKER {
+                    if let Some(summary) = crate::agent::context::autocompact::summary_text(text) {
+                        // A resumed session that was compacted: the divider, not the text.
+                        self.conversation.push(CellKind::Compacted {
+                            trigger: "earlier".into(),
+                            pre_tokens: 0,
+                            post_tokens: 0,
+                            summary: summary.to_string(),
+                        });
+                    } else if text == INTERRUPT_MARKER {
                         self.conversation.push(CellKind::Interrupted);
                     } else {
                         self.conversation.push(CellKind::User(text.clone()));

@@ -237,6 +237,14 @@ pub fn rebuild(history: &[Message], summary: &str, keep_tokens: u64) -> Vec<Mess
     out
 }
 
+/// The summary inside a summary message's text, if it is one.
+pub fn summary_text(text: &str) -> Option<&str> {
+    let rest = text.strip_prefix(SUMMARY_HEADER)?;
+    let start = rest.find("<summary>\n")? + "<summary>\n".len();
+    let end = rest.rfind("\n</summary>")?;
+    rest.get(start..end)
+}
+
 /// Whether a user message is a compaction summary.
 pub fn is_summary(m: &Message) -> bool {
     m.role == Role::User
@@ -278,6 +286,10 @@ mod tests {
                 let out = rebuild(&h, "S", keep);
                 assert_eq!(validate_history(&out), Ok(()), "n={n} keep={keep}");
                 assert!(is_summary(&out[0]));
+                let ContentBlock::Text { text } = &out[0].content[0] else {
+                    panic!()
+                };
+                assert_eq!(summary_text(text), Some("S"));
                 if keep >= 10_000 {
                     assert_eq!(
                         out.last(),

@@ -238,8 +238,13 @@ impl ContextState {
 }
 
 /// The window a prompt_too_long message names: "prompt is too long: 210000 tokens > 200000
-/// maximum" → 200000.
+/// maximum" → 200000 (Anthropic); "maximum context length is 128000 tokens" → 128000
+/// (OpenAI).
 pub fn window_from_error(message: &str) -> Option<u64> {
+    if let Some((_, rest)) = message.split_once("maximum context length is ") {
+        let number: String = rest.chars().take_while(char::is_ascii_digit).collect();
+        return number.parse().ok().filter(|n| *n > 0);
+    }
     let (_, rest) = message.split_once('>')?;
     let number: String = rest
         .trim_start()
@@ -264,6 +269,13 @@ mod tests {
             Some(200_000)
         );
         assert_eq!(window_from_error("input length > limit"), None);
+        assert_eq!(
+            window_from_error(
+                "This model's maximum context length is 128000 tokens. However, your messages \
+                 resulted in 130000 tokens."
+            ),
+            Some(128_000)
+        );
         assert_eq!(window_from_error("x > 5 apples"), None);
     }
 
