@@ -102,7 +102,13 @@ pub struct ContextState {
     pub session_cost: Option<f64>,
     pub any_request: bool,
     pub compactions: u32,
+    /// Auto-compactions in a row that failed or left the context above the threshold;
+    /// at [`MAX_AUTO_FAILURES`] auto-compaction stops trying (the reactive path remains).
+    pub auto_failures: u32,
 }
+
+/// Seed 002's circuit breaker: a compaction that cannot help is not retried forever.
+pub const MAX_AUTO_FAILURES: u32 = 3;
 
 /// Limits derived from the model table, the settings and max_tokens.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -125,7 +131,9 @@ impl ContextState {
     pub fn limits(&self, model: &str, max_tokens: u32) -> Limits {
         let info = self.settings.models.lookup(model);
         let window = self.learned_window.unwrap_or(info.context_window);
-        let reserve = u64::from(max_tokens).min(20_000);
+        // The output reserve never takes more than a quarter of a small window (a 20k
+        // window with max_tokens 64k would otherwise compact before every request).
+        let reserve = u64::from(max_tokens).min(20_000).min(window / 4);
         let buffer = self
             .settings
             .buffer_tokens
@@ -292,6 +300,12 @@ mod tests {
         };
         let l = small.limits("x", 2048);
         assert_eq!(l.threshold, 20_000 - 2048 - 2000);
+        let l = small.limits("x", 64_000);
+        assert_eq!(
+            l.threshold,
+            20_000 - 5000 - 2000,
+            "reserve capped at window / 4"
+        );
     }
 
     #[test]

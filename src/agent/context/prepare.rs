@@ -62,11 +62,18 @@ pub async fn prepare(
     }
 
     if tokens > limits.threshold {
-        if agent.context.settings.auto_compact {
+        if agent.context.settings.auto_compact
+            && agent.context.auto_failures < super::MAX_AUTO_FAILURES
+        {
             match autocompact::compact(agent, turn, model, Trigger::Auto, None, cancel).await {
                 Ok((c, u)) => {
                     usage.add(u);
                     tokens = c.post_tokens;
+                    if tokens > limits.threshold {
+                        agent.context.auto_failures += 1;
+                    } else {
+                        agent.context.auto_failures = 0;
+                    }
                 }
                 Err(CompactError::Aborted) => {
                     return Prepared::End {
@@ -76,9 +83,12 @@ pub async fn prepare(
                     };
                 }
                 // The request may still fit; if not, the reactive path has its turn.
-                Err(e) => agent.exec.events.send(AgentEvent::Error {
-                    message: format!("auto-{e}"),
-                }),
+                Err(e) => {
+                    agent.context.auto_failures += 1;
+                    agent.exec.events.send(AgentEvent::Error {
+                        message: format!("auto-{e}"),
+                    });
+                }
             }
         } else if tokens > limits.blocking {
             let message = format!(
