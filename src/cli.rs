@@ -140,6 +140,15 @@ pub struct Cli {
     #[arg(long, value_name = "FILE")]
     pub config: Option<std::path::PathBuf>,
 
+    /// The shell's sandbox: read-only | workspace-write | off (default workspace-write where
+    /// the kernel has Landlock; elsewhere bash asks before each command).
+    #[arg(long, value_enum, value_name = "MODE")]
+    pub sandbox: Option<crate::sandbox::SandboxMode>,
+
+    /// Let sandboxed commands use the network (off by default inside the sandbox).
+    #[arg(long)]
+    pub sandbox_network: bool,
+
     /// Capture the mouse (wheel scrolling everywhere, but no terminal text selection).
     #[arg(long)]
     pub mouse: bool,

@@ -60,6 +60,10 @@ pub struct Config {
     /// Ask the terminal for the kitty keyboard protocol.
     pub keyboard_enhancement: bool,
     pub session: SessionMode,
+    /// The shell's sandbox as asked for (None: the default, workspace-write where possible).
+    pub sandbox: Option<crate::sandbox::SandboxMode>,
+    /// Sandboxed commands may use the network.
+    pub sandbox_network: bool,
     /// The log filter the config file asks for (flag and TOOLOOP_LOG beat it).
     pub log_level: Option<String>,
     /// The config file that was read (it may not exist).
@@ -257,6 +261,8 @@ impl Config {
                 .unwrap_or_else(|| DEFAULT_THEME.to_string()),
             keyboard_enhancement: file.keyboard.enhancement.unwrap_or(true),
             session,
+            sandbox: cli.sandbox.or(file.sandbox),
+            sandbox_network: cli.sandbox_network || file.sandbox_network.unwrap_or(false),
             log_level: file.log_level.clone(),
             config_file: None,
         })

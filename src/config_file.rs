@@ -23,6 +23,10 @@ pub struct FileConfig {
     pub theme: Option<String>,
     pub mouse: Option<bool>,
     pub log_level: Option<String>,
+    /// The shell's sandbox: read-only | workspace-write | off.
+    pub sandbox: Option<crate::sandbox::SandboxMode>,
+    /// Sandboxed commands may use the network.
+    pub sandbox_network: Option<bool>,
     #[serde(default)]
     pub anthropic: ProviderSection,
     #[serde(default)]
@@ -158,6 +162,12 @@ pub const DEFAULT_CONFIG: &str = r##"# tooloop configuration. Every key is optio
 
 # Who may run tools that change things: ask | auto-edit | yolo | read-only.
 # approval = "ask"
+
+# The shell's sandbox: read-only | workspace-write | off. Default workspace-write where the
+# kernel has Landlock (macOS: Seatbelt); elsewhere bash asks before each command.
+# sandbox = "workspace-write"
+# Let sandboxed commands use the network.
+# sandbox_network = false
 
 # Loop iterations per prompt before stopping with reason max_turns.
 # max_turns = 50

@@ -15,6 +15,7 @@ pub mod message;
 pub mod paths;
 pub mod permission;
 pub mod provider;
+pub mod sandbox;
 pub mod session;
 pub mod text;
 pub mod tools;

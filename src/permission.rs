@@ -22,7 +22,8 @@ pub enum ApprovalMode {
     /// Every change needs consent.
     #[default]
     Ask,
-    /// File edits inside the workspace are allowed; commands ask.
+    /// File edits inside the workspace are allowed; commands ask, unless the shell's
+    /// sandbox is on (then they run unasked, contained).
     AutoEdit,
     /// Everything is allowed.
     Yolo,
@@ -55,6 +56,8 @@ pub struct PermissionPolicy {
     session_approved: Mutex<HashSet<String>>,
     /// False in headless mode: nobody can answer, so `Ask` means deny.
     interactive: bool,
+    /// bash runs in a sandbox: auto-edit lets it run without asking.
+    sandboxed: bool,
     pending: Mutex<HashMap<String, oneshot::Sender<Decision>>>,
 }
 
@@ -65,8 +68,19 @@ impl PermissionPolicy {
             pre_approved: pre_approved.iter().cloned().collect(),
             session_approved: Mutex::new(HashSet::new()),
             interactive,
+            sandboxed: false,
             pending: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// Approval follows the sandbox: with one on, auto-edit also runs commands unasked.
+    pub fn set_sandboxed(&mut self, on: bool) {
+        self.sandboxed = on;
+    }
+
+    /// Whether someone can answer a question (false in headless mode).
+    pub fn is_interactive(&self) -> bool {
+        self.interactive
     }
 
     pub fn mode(&self) -> ApprovalMode {
@@ -91,6 +105,7 @@ impl PermissionPolicy {
                 ));
             }
             ApprovalMode::AutoEdit if effect == Effect::Edit && inside_workspace => Verdict::Allow,
+            ApprovalMode::AutoEdit if effect == Effect::Exec && self.sandboxed => Verdict::Allow,
             ApprovalMode::AutoEdit | ApprovalMode::Ask => Verdict::Ask,
         };
         if verdict == Verdict::Ask && !self.interactive {
@@ -197,6 +212,12 @@ mod tests {
             Verdict::Deny(_)
         ));
         assert_eq!(ro.verdict("bash", Effect::Exec, true), Verdict::Allow);
+        let mut sandboxed = PermissionPolicy::new(ApprovalMode::AutoEdit, &[], false);
+        sandboxed.set_sandboxed(true);
+        assert_eq!(
+            sandboxed.verdict("bash", Effect::Exec, true),
+            Verdict::Allow
+        );
         let headless = PermissionPolicy::new(ApprovalMode::Ask, &[], false);
         assert!(matches!(
             headless.verdict("bash", Effect::Exec, true),

@@ -39,6 +39,8 @@ pub struct ExecEnv {
     pub max_output_bytes: usize,
     /// Upper bound on any tool's own timeout.
     pub max_timeout: Duration,
+    /// The shell's sandbox; None runs bash unsandboxed.
+    pub sandbox: Option<Arc<crate::sandbox::SandboxPolicy>>,
 }
 
 /// No tool runs longer, whatever it asks for: above bash's own 10-minute maximum, so bash
@@ -62,6 +64,7 @@ impl ExecEnv {
             sibling_abort: true,
             max_output_bytes: crate::tools::DEFAULT_MAX_OUTPUT_BYTES,
             max_timeout: MAX_TOOL_TIMEOUT,
+            sandbox: None,
         }
     }
 }

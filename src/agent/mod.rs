@@ -96,8 +96,10 @@ impl Agent {
     ) -> Result<Self, String> {
         let workspace = Workspace::new(&config.workspace, config.allow_outside_workspace)
             .map_err(|e| format!("workspace {}: {e}", config.workspace.display()))?;
-        let policy = PermissionPolicy::new(config.approval, &config.allowed_tools, interactive);
+        let mut policy = PermissionPolicy::new(config.approval, &config.allowed_tools, interactive);
         let mut exec = ExecEnv::with_defaults(ToolRegistry::builtin(), workspace, events);
+        exec.sandbox = crate::sandbox::for_run(config, &exec.events);
+        policy.set_sandboxed(exec.sandbox.is_some());
         exec.policy = Arc::new(policy);
         exec.strategy = config.tool_exec;
         exec.sibling_abort = config.sibling_abort;

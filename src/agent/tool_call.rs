@@ -54,6 +54,7 @@ impl Call {
         });
         let progress_events = env.events.clone();
         let progress_id = id.clone();
+        let sandbox = crate::sandbox::for_call(env, &id, &name, &input, &token);
         let ctx = ToolContext {
             workspace: env.workspace.clone(),
             cancel: token.clone(),
@@ -65,6 +66,7 @@ impl Call {
             }),
             max_output_bytes: env.max_output_bytes,
             http: env.http.clone(),
+            sandbox,
         };
         let limit = tool.timeout(&input).min(env.max_timeout);
         let mut fut = tool.run(input, ctx);

@@ -78,6 +78,8 @@ pub struct ToolContext {
     pub max_output_bytes: usize,
     /// Shared HTTP client (web_fetch).
     pub http: reqwest::Client,
+    /// The sandbox bash runs under; None runs it unsandboxed.
+    pub sandbox: Option<crate::sandbox::CallSandbox>,
 }
 
 impl ToolContext {
@@ -89,6 +91,7 @@ impl ToolContext {
             progress: Arc::new(|_| {}),
             max_output_bytes: DEFAULT_MAX_OUTPUT_BYTES,
             http: reqwest::Client::new(),
+            sandbox: None,
         }
     }
 }
