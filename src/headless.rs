@@ -33,23 +33,24 @@ pub async fn run(
     prompt: &str,
     format: OutputFormat,
 ) -> Result<i32, String> {
+    // SIGINT is caught since main's first line (crate::interrupt); one that came before
+    // this point, or comes while a session loads, still aborts the turn and prints a result.
+    let cancel = CancellationToken::new();
+    let sigint = crate::interrupt::cancel_on_sigint(&cancel);
     let (sink, rx) = EventSink::channel();
     let mut agent = Agent::from_config(config, provider, sink, false)?;
     if let Some(notice) = crate::session::attach(config, &mut agent)?.and_then(|s| s.notice) {
         for line in notice.lines() {
-            eprintln!("tooloop: {line}");
+            eprintln!("tooloop: {}", crate::safe_output::for_stderr(line));
         }
     }
-    let cancel = CancellationToken::new();
-    let on_sigint = cancel.clone();
-    let sigint = tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            on_sigint.cancel();
-        }
-    });
+    if crate::interrupt::seen() {
+        cancel.cancel();
+    }
     let start = Instant::now();
     let (rx, trace) = Tap::maybe(config.trace.as_deref(), rx, start);
-    let printer = tokio::spawn(print_events(rx, format, start));
+    let sandbox = crate::sandbox::label(agent.exec.sandbox.as_deref());
+    let printer = tokio::spawn(print_events(rx, format, start, sandbox));
     let summary = agent.run_prompt(prompt, &cancel).await;
     let history = std::mem::take(&mut agent.history);
     drop(agent);
@@ -66,14 +67,16 @@ async fn print_events(
     mut rx: mpsc::UnboundedReceiver<AgentEvent>,
     format: OutputFormat,
     start: Instant,
+    sandbox: &'static str,
 ) {
+    use crate::safe_output::{for_stderr, json_line};
     while let Some(event) = rx.recv().await {
         if format == OutputFormat::Text {
             if let AgentEvent::Error { message } = &event {
-                eprintln!("tooloop: {message}");
+                eprintln!("tooloop: {}", for_stderr(message));
             }
             if let AgentEvent::Notice { text } = &event {
-                eprintln!("tooloop: {text}");
+                eprintln!("tooloop: {}", for_stderr(text));
             }
             continue;
         }
@@ -82,10 +85,17 @@ async fn print_events(
         }
         if let Some(mut line) = stream_json(&event) {
             if let Value::Object(map) = &mut line {
+                if map.get("type").and_then(Value::as_str) == Some("tool_end")
+                    && map.get("name").and_then(Value::as_str) == Some("bash")
+                {
+                    // Headless never re-runs outside the sandbox (nobody can approve it),
+                    // so every bash call ran under the run's sandbox.
+                    map.insert("sandbox".into(), json!(sandbox));
+                }
                 map.insert("t_ms".into(), json!(start.elapsed().as_millis() as u64));
             }
             let mut out = std::io::stdout().lock();
-            let _ = writeln!(out, "{line}");
+            let _ = writeln!(out, "{}", json_line(&line));
             let _ = out.flush();
         }
     }
@@ -174,8 +184,9 @@ fn print_result(summary: &TurnSummary, history: &[Message], format: OutputFormat
     let mut out = std::io::stdout().lock();
     match format {
         OutputFormat::Text => {
-            let _ = writeln!(out, "{}", summary.text);
+            let _ = writeln!(out, "{}", crate::safe_output::for_stdout(&summary.text));
             if let Some(err) = &summary.error {
+                let err = crate::safe_output::for_stderr(err);
                 eprintln!("tooloop: {} ({err})", summary.reason.as_str());
             } else if summary.reason != Terminal::Completed {
                 eprintln!("tooloop: stopped: {}", summary.reason.as_str());
@@ -188,7 +199,7 @@ fn print_result(summary: &TurnSummary, history: &[Message], format: OutputFormat
             {
                 map.insert("t_ms".into(), json!(start.elapsed().as_millis() as u64));
             }
-            let _ = writeln!(out, "{v}");
+            let _ = writeln!(out, "{}", crate::safe_output::json_line(&v));
         }
     }
     let _ = out.flush();

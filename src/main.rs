@@ -5,8 +5,21 @@ use clap::Parser;
 use tooloop::cli::{Cli, Command, ConfigAction};
 use tooloop::config::{Config, Env, ProcessEnv};
 
+/// SIGINT is caught before `main` runs (see tooloop::interrupt): a headless run interrupted
+/// in its first milliseconds must still print its result.
+#[cfg(target_os = "linux")]
+#[used]
+#[unsafe(link_section = ".init_array")]
+static CATCH_SIGINT_EARLY: extern "C" fn() = tooloop::interrupt::install;
+
 fn main() {
+    tooloop::interrupt::install();
     let cli = Cli::parse();
+    // Only headless mode turns SIGINT into an aborted turn; everything else gets the
+    // default action back (the TUI installs its own handler).
+    if cli.prompt.is_none() && tooloop::interrupt::release() {
+        std::process::exit(130);
+    }
     let code = match tokio::runtime::Runtime::new() {
         Ok(rt) => rt.block_on(run(cli)),
         Err(e) => {
