@@ -23,7 +23,7 @@ use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 
 pub use denial::explain as explain_denial;
-pub use escalate::for_call;
+pub use escalate::{DENIED_KEY, for_call};
 pub use tmpdir::CallTmp;
 
 /// `--sandbox read-only|workspace-write|off` (CLI.md).
@@ -112,6 +112,16 @@ pub fn label(policy: Option<&SandboxPolicy>) -> &'static str {
 /// The sandbox for this run. `requested` None means the default: workspace-write where the
 /// platform can enforce it.
 pub fn resolve(requested: Option<SandboxMode>, network: bool, workspace: &Path) -> Resolved {
+    resolve_with(requested, network, workspace, support)
+}
+
+/// [`resolve`] with the platform check given, so the fallback is testable anywhere.
+fn resolve_with(
+    requested: Option<SandboxMode>,
+    network: bool,
+    workspace: &Path,
+    support: impl FnOnce() -> Result<i32, String>,
+) -> Resolved {
     let mode = requested.unwrap_or(SandboxMode::WorkspaceWrite);
     if mode == SandboxMode::Off {
         return Resolved {
@@ -269,5 +279,44 @@ impl Prepared {
         #[cfg(target_os = "linux")]
         linux::enforce_in_child(&mut cmd, &self.ruleset);
         cmd
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn without_landlock_the_sandbox_is_off_and_says_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let none = || Err("this kernel has no Landlock".to_string());
+        for requested in [
+            None,
+            Some(SandboxMode::WorkspaceWrite),
+            Some(SandboxMode::ReadOnly),
+        ] {
+            let r = resolve_with(requested, false, dir.path(), none);
+            assert!(r.policy.is_none());
+            assert_eq!(r.label(), "off");
+            let notice = r.notice.expect("a notice at start");
+            assert!(notice.contains("no Landlock"), "{notice}");
+            assert!(notice.contains("asks before each command"), "{notice}");
+        }
+        // Off by choice: nothing to say.
+        let r = resolve_with(Some(SandboxMode::Off), false, dir.path(), none);
+        assert!(r.policy.is_none() && r.notice.is_none());
+    }
+
+    #[test]
+    fn the_default_is_workspace_write_and_old_kernels_are_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let r = resolve_with(None, false, dir.path(), || Ok(7));
+        assert_eq!(r.label(), "workspace-write");
+        assert!(r.notice.is_none());
+        // ABI 3: no TCP rules, so the network cannot be blocked; that is said.
+        let r = resolve_with(None, false, dir.path(), || Ok(3));
+        assert!(r.notice.unwrap().contains("cannot block the network"));
+        let r = resolve_with(None, true, dir.path(), || Ok(3));
+        assert!(r.notice.is_none());
     }
 }

@@ -18,6 +18,7 @@ use super::strings;
 use super::theme::Theme;
 use super::wrap::wrap;
 use crate::agent::protocol::{AgentCommand, Decision};
+use crate::sandbox::DENIED_KEY;
 
 /// Body lines shown at most; a huge write_file content must not build a huge modal.
 const MAX_BODY_LINES: usize = 400;
@@ -103,7 +104,11 @@ impl Approvals {
             height: h,
         };
         let more = self.queue.len().saturating_sub(1);
-        let mut title = strings::approval_title(&sanitize(&req.tool));
+        let mut title = if req.input.get(DENIED_KEY).is_some() {
+            strings::OUTSIDE_SANDBOX_TITLE.to_string()
+        } else {
+            strings::approval_title(&sanitize(&req.tool))
+        };
         if more > 0 {
             title.push_str(&format!("(+{more} waiting) "));
         }
@@ -137,6 +142,10 @@ fn body_lines(req: &ApprovalRequest, theme: &Theme) -> Vec<Line<'static>> {
     let mut out: Vec<Line<'static>> = Vec::new();
     match req.tool.as_str() {
         "bash" => {
+            if let Some(note) = input.get(DENIED_KEY).and_then(Value::as_str) {
+                out.push(Line::styled(sanitize(note), theme.error));
+                out.push(Line::styled(strings::OUTSIDE_SANDBOX_NOTE, theme.dim));
+            }
             for (i, l) in sanitize(field(input, "command")).lines().enumerate() {
                 let p = if i == 0 { "$ " } else { "  " };
                 out.push(Line::from(vec![

@@ -54,6 +54,7 @@ pub async fn run(config: Config) -> anyhow::Result<i32> {
     let mut agent =
         Agent::from_config(&config, provider, sink, true).map_err(anyhow::Error::msg)?;
     let session = crate::session::attach(&config, &mut agent).map_err(anyhow::Error::msg)?;
+    let sandbox = crate::sandbox::label(agent.exec.sandbox.as_deref()).to_string();
     let (commands_tx, commands_rx) = mpsc::unbounded_channel::<AgentCommand>();
     let agent_task = crate::agent::task::spawn(agent, commands_rx);
 
@@ -68,6 +69,7 @@ pub async fn run(config: Config) -> anyhow::Result<i32> {
         shift_enter: setup.keyboard_enhanced,
         mouse: config.mouse,
         save_dir: state_dir().join("json"),
+        sandbox,
     });
     if let Some(notice) = session.as_ref().and_then(|s| s.notice.clone()) {
         app.conversation.push(CellKind::Notice(notice));

@@ -20,6 +20,8 @@ pub struct StatusView<'a> {
     pub turn: u32,
     pub usage: Usage,
     pub session: Option<&'a str>,
+    /// The shell's sandbox mode; empty: not shown.
+    pub sandbox: &'a str,
     pub quit_armed: bool,
     /// A passing message ("wrote … to …"); shown instead of the hints.
     pub note: Option<&'a str>,
@@ -63,6 +65,9 @@ pub fn draw(f: &mut Frame, area: Rect, v: &StatusView, theme: &Theme) {
             tokens(v.usage.output_tokens)
         ),
     ];
+    if !v.sandbox.is_empty() {
+        optional.push(strings::sandbox_status(v.sandbox));
+    }
     if let Some(id) = v.session {
         optional.push(format!("session {id}"));
     }

@@ -153,6 +153,7 @@ fn status_view<'a>(app: &'a App, now: Instant) -> StatusView<'a> {
         turn: app.turn.turn,
         usage: app.turn.usage,
         session: app.info.session.as_deref(),
+        sandbox: &app.info.sandbox,
         quit_armed: app.quit_armed(now),
         note: app.note(now),
         hints,

@@ -94,6 +94,7 @@ impl Harness {
             sibling_abort,
             max_output_bytes: 30_000,
             max_timeout: Duration::from_secs(600),
+            sandbox: None,
         };
         Harness { dir, env, rx }
     }
