@@ -50,7 +50,12 @@ pub fn ruleset(policy: &SandboxPolicy, writable: &[Writable]) -> std::io::Result
 
 fn build(policy: &SandboxPolicy, writable: &[Writable]) -> Result<OwnedFd, String> {
     let abi = ABI::from(policy.abi);
-    let write = AccessFs::from_write(abi);
+    let mut write = AccessFs::from_write(abi);
+    if policy.network {
+        // ABI 9 can refuse connecting to unix socket files; that is network, so it stays
+        // allowed when the network is.
+        write.remove(AccessFs::ResolveUnix);
+    }
     let file_write = write & AccessFs::from_file(abi);
     let mut ruleset = Ruleset::default()
         // Rights are asked for the kernel's own ABI, so best effort drops nothing here; it
