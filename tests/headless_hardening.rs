@@ -179,7 +179,7 @@ fn sigint_while_continue_loads_a_session() {
     let home = tempfile::tempdir().unwrap();
     let workspace = home.path().join("ws");
     std::fs::create_dir_all(&workspace).unwrap();
-    let big = "lorem ipsum dolor sit amet ".repeat(200_000);
+    let big = "lorem ipsum dolor sit amet ".repeat(60_000);
     let base = server.anthropic_base();
     let with_home = |t: Tooloop| {
         t.env("ANTHROPIC_API_KEY", "test-key")
