@@ -7,7 +7,7 @@
 //! records the signal and wakes a pipe; headless mode turns that into a cancelled turn, the
 //! TUI and the subcommands put the default action back.
 
-use std::os::fd::{FromRawFd, OwnedFd};
+use std::os::fd::{IntoRawFd, OwnedFd};
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
 static SEEN: AtomicBool = AtomicBool::new(false);
@@ -62,23 +62,28 @@ impl Waiter {
     /// Must be called inside a tokio runtime. Falls back to polling [`seen`] when a pipe
     /// cannot be made.
     pub fn new() -> Waiter {
-        let mut fds = [0 as libc::c_int; 2];
-        // SAFETY: pipe2 fills two fds on success.
-        let ok = unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC | libc::O_NONBLOCK) } == 0;
-        if !ok {
+        // std's pipe is close-on-exec on every Unix (pipe2 is not on macOS).
+        let Ok((read, write)) = std::io::pipe() else {
             return Waiter { rx: None };
+        };
+        let write = OwnedFd::from(write).into_raw_fd();
+        // The handler must never block: a full pipe just drops the extra byte.
+        // SAFETY: fcntl on a descriptor we own.
+        unsafe {
+            let flags = libc::fcntl(write, libc::F_GETFL);
+            libc::fcntl(write, libc::F_SETFL, flags | libc::O_NONBLOCK);
         }
-        // SAFETY: both fds were just created and are owned here; the write end is kept
-        // open for the life of the process (the handler may use it at any time).
-        let read = unsafe { OwnedFd::from_raw_fd(fds[0]) };
-        let old = WAKE_FD.swap(fds[1], Ordering::SeqCst);
+        // The write end stays open for the life of the process: the handler may use it at
+        // any time.
+        let old = WAKE_FD.swap(write, Ordering::SeqCst);
         if old >= 0 {
             // SAFETY: the previous waiter's write end, no longer reachable by the handler.
             unsafe {
                 libc::close(old);
             }
         }
-        let rx = tokio::net::unix::pipe::Receiver::from_owned_fd(read).ok();
+        // tokio puts the read end in non-blocking mode.
+        let rx = tokio::net::unix::pipe::Receiver::from_owned_fd(OwnedFd::from(read)).ok();
         Waiter { rx }
     }
 

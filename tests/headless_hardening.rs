@@ -203,6 +203,7 @@ fn sigint_while_continue_loads_a_session() {
 
     for delay_ms in [5u64, 20, 50] {
         server.enqueue(Reply::hang());
+        let started = Instant::now();
         let spawned = with_home(Tooloop::new(&[
             "-p",
             "go on",
@@ -215,6 +216,7 @@ fn sigint_while_continue_loads_a_session() {
             &base,
         ]))
         .spawn();
+        wait_until_catching_sigint(spawned.pid(), started);
         std::thread::sleep(Duration::from_millis(delay_ms));
         sigint(spawned.pid());
         let run = spawned.wait();
