@@ -109,7 +109,7 @@ async fn read_only_refuses_even_the_workspace_but_not_dev_null() {
         &w,
         SandboxMode::ReadOnly,
         false,
-        "cat existing.txt && echo quiet > /dev/null && echo ok",
+        "cat existing.txt && echo quiet > /dev/null && echo err > /dev/stderr && echo ok",
     )
     .await;
     assert!(!out.is_error, "{}", out.content);

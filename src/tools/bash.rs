@@ -43,7 +43,10 @@ impl Tool for Bash {
          so commands that prompt will fail. stdout and stderr come back interleaved as they \
          were written, followed by the exit code; a non-zero exit is an error. Default \
          timeout 120000 ms, at most 600000 (timeout_ms). On timeout the command and every \
-         process it started are killed; background jobs do not outlive the command."
+         process it started are killed; background jobs do not outlive the command. \
+         Usually sandboxed: then commands may write only in the workspace and $TMPDIR (use \
+         it, not /tmp) and have no network unless the user allowed it; a blocked write or \
+         connect is reported as \"blocked by the sandbox\"."
     }
     fn input_schema(&self) -> Value {
         json!({
