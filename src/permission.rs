@@ -105,7 +105,12 @@ impl PermissionPolicy {
                 ));
             }
             ApprovalMode::AutoEdit if effect == Effect::Edit && inside_workspace => Verdict::Allow,
-            ApprovalMode::AutoEdit if effect == Effect::Exec && self.sandboxed => Verdict::Allow,
+            // Only bash runs in the sandbox; any other command-running tool still asks.
+            ApprovalMode::AutoEdit
+                if effect == Effect::Exec && self.sandboxed && tool == "bash" =>
+            {
+                Verdict::Allow
+            }
             ApprovalMode::AutoEdit | ApprovalMode::Ask => Verdict::Ask,
         };
         if verdict == Verdict::Ask && !self.interactive {
@@ -214,6 +219,10 @@ mod tests {
         assert_eq!(ro.verdict("bash", Effect::Exec, true), Verdict::Allow);
         let mut sandboxed = PermissionPolicy::new(ApprovalMode::AutoEdit, &[], false);
         sandboxed.set_sandboxed(true);
+        assert!(matches!(
+            sandboxed.verdict("mcp_shell", Effect::Exec, true),
+            Verdict::Deny(_)
+        ));
         assert_eq!(
             sandboxed.verdict("bash", Effect::Exec, true),
             Verdict::Allow
