@@ -49,7 +49,10 @@ pub async fn run(
     }
     let start = Instant::now();
     let (rx, trace) = Tap::maybe(config.trace.as_deref(), rx, start);
-    let sandbox = crate::sandbox::label(agent.exec.sandbox.as_deref());
+    let sandbox = Sandboxed {
+        label: crate::sandbox::label(agent.exec.sandbox.as_deref()),
+        tools: crate::sandbox::sandboxed_tools(&agent.exec.registry),
+    };
     let printer = tokio::spawn(print_events(rx, format, start, sandbox));
     let summary = agent.run_prompt(prompt, &cancel).await;
     let history = std::mem::take(&mut agent.history);
@@ -63,11 +66,17 @@ pub async fn run(
     Ok(exit_code(summary.reason))
 }
 
+/// Which tools' `tool_end` lines carry `sandbox`, and its value.
+struct Sandboxed {
+    label: &'static str,
+    tools: Vec<String>,
+}
+
 async fn print_events(
     mut rx: mpsc::UnboundedReceiver<AgentEvent>,
     format: OutputFormat,
     start: Instant,
-    sandbox: &'static str,
+    sandbox: Sandboxed,
 ) {
     use crate::safe_output::{for_stderr, json_line};
     while let Some(event) = rx.recv().await {
@@ -85,12 +94,12 @@ async fn print_events(
         }
         if let Some(mut line) = stream_json(&event) {
             if let Value::Object(map) = &mut line {
-                if map.get("type").and_then(Value::as_str) == Some("tool_end")
-                    && map.get("name").and_then(Value::as_str) == Some("bash")
+                if let AgentEvent::ToolEnd { name, .. } = &event
+                    && sandbox.tools.contains(name)
                 {
                     // Headless never re-runs outside the sandbox (nobody can approve it),
-                    // so every bash call ran under the run's sandbox.
-                    map.insert("sandbox".into(), json!(sandbox));
+                    // so every such call ran under the run's sandbox.
+                    map.insert("sandbox".into(), json!(sandbox.label));
                 }
                 map.insert("t_ms".into(), json!(start.elapsed().as_millis() as u64));
             }
@@ -125,7 +134,12 @@ pub fn stream_json(event: &AgentEvent) -> Option<Value> {
             name,
             input,
             safe,
-        } => json!({"type": "tool_use", "id": id, "name": name, "input": input, "safe": safe}),
+            summary,
+            ..
+        } => json!({
+            "type": "tool_use", "id": id, "name": name, "input": input, "safe": safe,
+            "summary": summary,
+        }),
         AgentEvent::ToolStart { id, name } => json!({"type": "tool_start", "id": id, "name": name}),
         AgentEvent::ToolProgress { id, chunk } => {
             json!({"type": "tool_progress", "id": id, "chunk": chunk})
@@ -134,11 +148,13 @@ pub fn stream_json(event: &AgentEvent) -> Option<Value> {
             id,
             name,
             is_error,
+            outcome,
             duration_ms,
             output,
         } => json!({
             "type": "tool_end", "id": id, "name": name, "is_error": is_error,
-            "duration_ms": duration_ms, "output": shorten(output, 2000),
+            "outcome": outcome.as_str(), "duration_ms": duration_ms,
+            "output": shorten(output, 2000),
         }),
         AgentEvent::Permission { id, name, allowed } => json!({
             "type": "permission", "id": id, "name": name,

@@ -56,8 +56,8 @@ pub struct PermissionPolicy {
     session_approved: Mutex<HashSet<String>>,
     /// False in headless mode: nobody can answer, so `Ask` means deny.
     interactive: bool,
-    /// bash runs in a sandbox: auto-edit lets it run without asking.
-    sandboxed: bool,
+    /// Tools that run in the shell sandbox (it is on): auto-edit lets them run unasked.
+    sandboxed: HashSet<String>,
     pending: Mutex<HashMap<String, oneshot::Sender<Decision>>>,
 }
 
@@ -68,14 +68,15 @@ impl PermissionPolicy {
             pre_approved: pre_approved.iter().cloned().collect(),
             session_approved: Mutex::new(HashSet::new()),
             interactive,
-            sandboxed: false,
+            sandboxed: HashSet::new(),
             pending: Mutex::new(HashMap::new()),
         }
     }
 
-    /// Approval follows the sandbox: with one on, auto-edit also runs commands unasked.
-    pub fn set_sandboxed(&mut self, on: bool) {
-        self.sandboxed = on;
+    /// Approval follows the sandbox: these tools run contained, so auto-edit runs them
+    /// unasked. Empty when the sandbox is off.
+    pub fn set_sandboxed<S: AsRef<str>>(&mut self, tools: &[S]) {
+        self.sandboxed = tools.iter().map(|t| t.as_ref().to_string()).collect();
     }
 
     /// Whether someone can answer a question (false in headless mode).
@@ -105,10 +106,8 @@ impl PermissionPolicy {
                 ));
             }
             ApprovalMode::AutoEdit if effect == Effect::Edit && inside_workspace => Verdict::Allow,
-            // Only bash runs in the sandbox; any other command-running tool still asks.
-            ApprovalMode::AutoEdit
-                if effect == Effect::Exec && self.sandboxed && tool == "bash" =>
-            {
+            // Only tools that run in the sandbox; any other command-running tool still asks.
+            ApprovalMode::AutoEdit if effect == Effect::Exec && self.sandboxed.contains(tool) => {
                 Verdict::Allow
             }
             ApprovalMode::AutoEdit | ApprovalMode::Ask => Verdict::Ask,
@@ -218,7 +217,7 @@ mod tests {
         ));
         assert_eq!(ro.verdict("bash", Effect::Exec, true), Verdict::Allow);
         let mut sandboxed = PermissionPolicy::new(ApprovalMode::AutoEdit, &[], false);
-        sandboxed.set_sandboxed(true);
+        sandboxed.set_sandboxed(&["bash"]);
         assert!(matches!(
             sandboxed.verdict("mcp_shell", Effect::Exec, true),
             Verdict::Deny(_)

@@ -22,7 +22,7 @@ fn sandboxed(interactive: bool) -> Option<Harness> {
     }
     let mut h = Harness::new(ApprovalMode::AutoEdit, interactive);
     let mut policy = PermissionPolicy::new(ApprovalMode::AutoEdit, &[], interactive);
-    policy.set_sandboxed(true);
+    policy.set_sandboxed(&["bash"]);
     h.env.policy = Arc::new(policy);
     h.env.sandbox = resolve(Some(SandboxMode::WorkspaceWrite), false, h.dir.path()).policy;
     assert!(h.env.sandbox.is_some());

@@ -99,7 +99,9 @@ impl Agent {
         let mut policy = PermissionPolicy::new(config.approval, &config.allowed_tools, interactive);
         let mut exec = ExecEnv::with_defaults(ToolRegistry::builtin(), workspace, events);
         exec.sandbox = crate::sandbox::for_run(config, &exec.events);
-        policy.set_sandboxed(exec.sandbox.is_some());
+        if exec.sandbox.is_some() {
+            policy.set_sandboxed(&crate::sandbox::sandboxed_tools(&exec.registry));
+        }
         exec.policy = Arc::new(policy);
         exec.strategy = config.tool_exec;
         exec.sibling_abort = config.sibling_abort;
@@ -159,6 +161,7 @@ impl Agent {
         }
         self.exec.events.send(AgentEvent::HistoryReset {
             messages: self.history.clone(),
+            summaries: self.exec.registry.summaries(&self.history),
         });
         if let Some(id) = self.recorder.as_ref().and_then(|r| r.session_id()) {
             self.exec.events.send(AgentEvent::Session { id });

@@ -183,6 +183,15 @@ pub fn for_run(
     resolved.policy
 }
 
+/// The tools of `registry` that run inside the sandbox (bash).
+pub fn sandboxed_tools(registry: &crate::tools::ToolRegistry) -> Vec<String> {
+    registry
+        .names()
+        .filter(|n| registry.get(n).is_some_and(|r| r.tool.runs_sandboxed()))
+        .map(str::to_string)
+        .collect()
+}
+
 /// The Landlock ABI version, or why there is no sandbox on this platform.
 #[cfg(target_os = "linux")]
 pub fn support() -> Result<i32, String> {

@@ -64,11 +64,6 @@ pub fn approval_title(tool: &str) -> String {
     format!(" allow {tool}? ")
 }
 
-/// The approval title when a sandboxed command was blocked and may run again unsandboxed.
-pub const OUTSIDE_SANDBOX_TITLE: &str = " run outside the sandbox? ";
-pub const OUTSIDE_SANDBOX_NOTE: &str =
-    "The sandbox blocked this command. Allowing runs it again with your full rights.";
-
 pub fn sandbox_status(mode: &str) -> String {
     format!("sandbox {mode}")
 }
