@@ -366,22 +366,11 @@ async fn consume(
         );
         match asm.push(event) {
             Some(Completed::Block(ContentBlock::ToolUse { id, name, input })) => {
-                let safe = executor.is_safe(name, input);
-                events.send(AgentEvent::ToolUse {
-                    id: id.clone(),
-                    name: name.clone(),
-                    input: input.clone(),
-                    safe,
-                });
+                events.send(executor.tool_use_event(id, name, input));
                 executor.add(id, name, input);
             }
             Some(Completed::Invalid(inv)) => {
-                events.send(AgentEvent::ToolUse {
-                    id: inv.id.clone(),
-                    name: inv.name.clone(),
-                    input: serde_json::json!({}),
-                    safe: true,
-                });
+                events.send(executor.invalid_tool_use_event(&inv.id, &inv.name));
                 executor.add_error(&inv.id, &inv.name, &inv.error);
             }
             _ => {}
