@@ -6,6 +6,8 @@ use clap::{Parser, Subcommand, ValueEnum};
 use serde::{Deserialize, Serialize};
 
 use crate::permission::ApprovalMode;
+// The executor owns its strategy; the command line only names it.
+pub use crate::agent::executor::ToolExec;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -13,18 +15,6 @@ pub enum ProviderKind {
     Anthropic,
     Openai,
     Demo,
-}
-
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ToolExec {
-    /// Start each tool the moment its tool_use block is complete.
-    #[default]
-    Streaming,
-    /// Start after the stream ends; safe tools together.
-    Parallel,
-    /// One by one after the stream ends.
-    Serial,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]

@@ -3,18 +3,27 @@
 use std::io::Write;
 
 use serde_json::{Value, json};
-use tokio::sync::mpsc;
 use tokio::time::Instant;
-use tokio_util::sync::CancellationToken;
 
-use crate::agent::Agent;
-use crate::agent::events::EventSink;
-use crate::agent::protocol::{AgentEvent, Terminal, TurnSummary};
+use crate::agent::protocol::{AgentCommand, AgentEvent, Terminal, TurnSummary};
 use crate::cli::OutputFormat;
 use crate::config::Config;
+use crate::engine::{self, EngineError, FrontEnd};
 use crate::message::Message;
-use crate::provider::Provider;
-use crate::trace::Tap;
+
+/// How long the agent task may take to stop after the result (it is idle by then).
+const STOP_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Why a headless run could not start or finish.
+#[derive(Debug, thiserror::Error)]
+pub enum HeadlessError {
+    /// The engine could not start (provider, workspace, session): a usage error.
+    #[error(transparent)]
+    Start(#[from] EngineError),
+    /// The agent task ended without finishing the prompt.
+    #[error("the agent stopped before the prompt's loop ended")]
+    AgentGone,
+}
 
 /// Exit status for a finished run (CLI.md).
 pub fn exit_code(reason: Terminal) -> i32 {
@@ -26,67 +35,68 @@ pub fn exit_code(reason: Terminal) -> i32 {
     }
 }
 
-/// Runs `prompt` against `provider`; SIGINT aborts the turn like Ctrl+C in the TUI.
+/// Runs `prompt` on the agent task [`engine::start`] builds, like one prompt in the TUI;
+/// SIGINT aborts the turn like Ctrl+C there.
 pub async fn run(
     config: &Config,
-    provider: std::sync::Arc<dyn Provider>,
     prompt: &str,
     format: OutputFormat,
-) -> Result<i32, String> {
-    let (sink, rx) = EventSink::channel();
-    let mut agent = Agent::from_config(config, provider, sink, false)?;
-    if let Some(notice) = crate::session::attach(config, &mut agent)?.and_then(|s| s.notice) {
+) -> Result<i32, HeadlessError> {
+    let start = Instant::now();
+    let engine::Engine {
+        mut events,
+        control,
+        session,
+    } = engine::start(config, FrontEnd::Headless)?;
+    if let Some(notice) = session.and_then(|s| s.notice) {
         for line in notice.lines() {
             eprintln!("tooloop: {line}");
         }
     }
-    let cancel = CancellationToken::new();
-    let on_sigint = cancel.clone();
+    control.send(AgentCommand::Submit {
+        text: prompt.to_string(),
+    });
+    let abort = control.commands().clone();
     let sigint = tokio::spawn(async move {
         if tokio::signal::ctrl_c().await.is_ok() {
-            on_sigint.cancel();
+            let _ = abort.send(AgentCommand::Abort);
         }
     });
-    let start = Instant::now();
-    let (rx, trace) = Tap::maybe(config.trace.as_deref(), rx, start);
-    let printer = tokio::spawn(print_events(rx, format, start));
-    let summary = agent.run_prompt(prompt, &cancel).await;
-    let history = std::mem::take(&mut agent.history);
-    drop(agent);
-    sigint.abort();
-    let _ = printer.await;
-    if let Some(trace) = trace {
-        trace.write();
+    let mut summary = None;
+    while let Some(event) = events.recv().await {
+        if let AgentEvent::Done(s) = &event {
+            summary = Some(s.clone());
+        }
+        print_event(&event, format, start);
+        if summary.is_some() {
+            break;
+        }
     }
+    sigint.abort();
+    let agent = control.stop(STOP_GRACE).await;
+    let summary = summary.ok_or(HeadlessError::AgentGone)?;
+    let history = agent.map(|a| a.history).unwrap_or_default();
     print_result(&summary, &history, format, start);
     Ok(exit_code(summary.reason))
 }
 
-async fn print_events(
-    mut rx: mpsc::UnboundedReceiver<AgentEvent>,
-    format: OutputFormat,
-    start: Instant,
-) {
-    while let Some(event) = rx.recv().await {
-        if format == OutputFormat::Text {
-            if let AgentEvent::Error { message } = &event {
-                eprintln!("tooloop: {message}");
+fn print_event(event: &AgentEvent, format: OutputFormat, start: Instant) {
+    match format {
+        OutputFormat::Text => match event {
+            AgentEvent::Error { message } => eprintln!("tooloop: {message}"),
+            AgentEvent::Notice { text } => eprintln!("tooloop: {text}"),
+            _ => {}
+        },
+        OutputFormat::Json => {}
+        OutputFormat::StreamJson => {
+            if let Some(mut line) = stream_json(event) {
+                if let Value::Object(map) = &mut line {
+                    map.insert("t_ms".into(), json!(start.elapsed().as_millis() as u64));
+                }
+                let mut out = std::io::stdout().lock();
+                let _ = writeln!(out, "{line}");
+                let _ = out.flush();
             }
-            if let AgentEvent::Notice { text } = &event {
-                eprintln!("tooloop: {text}");
-            }
-            continue;
-        }
-        if format != OutputFormat::StreamJson {
-            continue;
-        }
-        if let Some(mut line) = stream_json(&event) {
-            if let Value::Object(map) = &mut line {
-                map.insert("t_ms".into(), json!(start.elapsed().as_millis() as u64));
-            }
-            let mut out = std::io::stdout().lock();
-            let _ = writeln!(out, "{line}");
-            let _ = out.flush();
         }
     }
 }

@@ -7,6 +7,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::message::Message;
+// The permission flow owns the answer; front ends send it through AgentCommand.
+pub use crate::permission::Decision;
 use crate::provider::Usage;
 
 /// What a front end asks of the agent.
@@ -22,21 +24,6 @@ pub enum AgentCommand {
     NewConversation,
     /// End the agent task.
     Shutdown,
-}
-
-/// A user's answer to "may this tool run?".
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Decision {
-    AllowOnce,
-    AllowForSession,
-    Deny { reason: Option<String> },
-}
-
-impl Decision {
-    pub fn is_allow(&self) -> bool {
-        !matches!(self, Decision::Deny { .. })
-    }
 }
 
 /// Why a prompt's loop ended (DESIGN.md §3).

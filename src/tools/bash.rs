@@ -61,8 +61,8 @@ impl Tool for Bash {
     fn is_concurrency_safe(&self, _input: &Value) -> bool {
         false
     }
-    fn timeout(&self, input: &Value) -> Duration {
-        Duration::from_millis(timeout_ms(input)) + TIMEOUT_MARGIN
+    fn timeout(&self, input: &Value) -> Option<Duration> {
+        Some(Duration::from_millis(timeout_ms(input)) + TIMEOUT_MARGIN)
     }
     fn summary(&self, input: &Value) -> String {
         one_line(optional_str(input, "command").unwrap_or("?"), 80)

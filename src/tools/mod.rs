@@ -27,7 +27,7 @@ use async_trait::async_trait;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::provider::ToolSpec;
+use crate::message::ToolSpec;
 pub use workspace::Workspace;
 
 /// What kind of change a tool makes, for the approval policy.
@@ -108,8 +108,9 @@ pub trait Tool: Send + Sync {
         self.effect() == Effect::ReadOnly
     }
     /// The executor's hard limit for this call (a tool may enforce a tighter one itself).
-    fn timeout(&self, _input: &Value) -> Duration {
-        DEFAULT_TOOL_TIMEOUT
+    /// None: the executor's default (`[tools] timeout_secs`, else [`DEFAULT_TOOL_TIMEOUT`]).
+    fn timeout(&self, _input: &Value) -> Option<Duration> {
+        None
     }
     /// A one-line summary of the input for the UI ("src/main.rs", "ls -la").
     fn summary(&self, input: &Value) -> String {
