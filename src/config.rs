@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::cli::{Cli, ProviderKind, ToolExec};
-use crate::config_file::{FileConfig, ProviderSection};
+use crate::config_file::{ConfigFileError, FileConfig, ProviderSection};
 use crate::permission::ApprovalMode;
 use crate::provider::retry::RetryPolicy;
 
@@ -75,28 +75,8 @@ impl std::fmt::Debug for Config {
 /// Why no Config could be made (a usage error: exit status 2).
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
-    #[error("{}: {source}", path.display())]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-    /// A config file that does not parse: the file, the line and the key when known.
-    #[error(
-        "{}{}: {}{message}",
-        path.display(),
-        line.map(|l| format!(":{l}")).unwrap_or_default(),
-        key.as_ref().map(|k| format!("key `{k}`: ")).unwrap_or_default()
-    )]
-    Invalid {
-        path: PathBuf,
-        line: Option<usize>,
-        key: Option<String>,
-        message: String,
-    },
     #[error("config file {} does not exist", .0.display())]
     Missing(PathBuf),
-    #[error("{} already exists; not overwriting it", .0.display())]
-    Exists(PathBuf),
     #[error("current directory: {0}")]
     CurrentDir(std::io::Error),
     #[error("workspace {} is not a directory", .0.display())]
@@ -106,6 +86,8 @@ pub enum ConfigError {
     /// Flags that exclude each other.
     #[error("{0}")]
     Conflict(&'static str),
+    #[error(transparent)]
+    File(#[from] ConfigFileError),
     #[error(transparent)]
     Paths(#[from] crate::paths::PathsError),
 }

@@ -6,8 +6,32 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use crate::cli::{ProviderKind, ToolExec};
-use crate::config::ConfigError;
 use crate::permission::ApprovalMode;
+
+/// A config file that cannot be read, parsed or written.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigFileError {
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// A config file that does not parse: the file, the line and the key when known.
+    #[error(
+        "{}{}: {}{message}",
+        path.display(),
+        line.map(|l| format!(":{l}")).unwrap_or_default(),
+        key.as_ref().map(|k| format!("key `{k}`: ")).unwrap_or_default()
+    )]
+    Invalid {
+        path: PathBuf,
+        line: Option<usize>,
+        key: Option<String>,
+        message: String,
+    },
+    #[error("{} already exists; not overwriting it", .0.display())]
+    Exists(PathBuf),
+}
 
 #[derive(Clone, Debug, Default, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -69,12 +93,12 @@ pub struct KeyboardSection {
 
 impl FileConfig {
     /// Reads `path`; a missing file is an empty config.
-    pub fn load(path: &Path) -> Result<FileConfig, ConfigError> {
+    pub fn load(path: &Path) -> Result<FileConfig, ConfigFileError> {
         let text = match std::fs::read_to_string(path) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(FileConfig::default()),
             Err(source) => {
-                return Err(ConfigError::Io {
+                return Err(ConfigFileError::Io {
                     path: path.to_path_buf(),
                     source,
                 });
@@ -84,12 +108,12 @@ impl FileConfig {
     }
 
     /// Parses `text`; errors name `path`, the line and the key.
-    pub fn parse(text: &str, path: &Path) -> Result<FileConfig, ConfigError> {
+    pub fn parse(text: &str, path: &Path) -> Result<FileConfig, ConfigFileError> {
         toml::from_str(text).map_err(|e| describe_error(&e, text, path))
     }
 }
 
-fn describe_error(e: &toml::de::Error, text: &str, path: &Path) -> ConfigError {
+fn describe_error(e: &toml::de::Error, text: &str, path: &Path) -> ConfigFileError {
     let message = e.message().trim().lines().collect::<Vec<_>>().join("; ");
     let (line, key) = match e.span() {
         Some(span) => {
@@ -101,7 +125,7 @@ fn describe_error(e: &toml::de::Error, text: &str, path: &Path) -> ConfigError {
         }
         None => (None, None),
     };
-    ConfigError::Invalid {
+    ConfigFileError::Invalid {
         path: path.to_path_buf(),
         line,
         key,
@@ -136,11 +160,11 @@ fn table_header(line: &str) -> Option<&str> {
 }
 
 /// `tooloop config init`: writes [`DEFAULT_CONFIG`] to `path`, never over an existing file.
-pub fn write_default(path: &Path) -> Result<(), ConfigError> {
+pub fn write_default(path: &Path) -> Result<(), ConfigFileError> {
     use std::io::Write;
     let io = |path: &Path| {
         let path = PathBuf::from(path);
-        move |source| ConfigError::Io { path, source }
+        move |source| ConfigFileError::Io { path, source }
     };
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(io(dir))?;
@@ -150,7 +174,7 @@ pub fn write_default(path: &Path) -> Result<(), ConfigError> {
         .create_new(true)
         .open(path)
         .map_err(|e| match e.kind() {
-            std::io::ErrorKind::AlreadyExists => ConfigError::Exists(path.to_path_buf()),
+            std::io::ErrorKind::AlreadyExists => ConfigFileError::Exists(path.to_path_buf()),
             _ => io(path)(e),
         })?;
     file.write_all(DEFAULT_CONFIG.as_bytes())
@@ -236,7 +260,7 @@ pub const DEFAULT_CONFIG: &str = r##"# tooloop configuration. Every key is optio
 mod tests {
     use super::*;
 
-    fn parse(text: &str) -> Result<FileConfig, ConfigError> {
+    fn parse(text: &str) -> Result<FileConfig, ConfigFileError> {
         FileConfig::parse(text, Path::new("/x/config.toml"))
     }
 

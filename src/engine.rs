@@ -41,6 +41,8 @@ pub struct Overrides {
     pub provider: Option<Arc<dyn Provider>>,
     /// Instead of the sessions directory under the user's data directory.
     pub sessions_dir: Option<PathBuf>,
+    /// Instead of the built-in tools.
+    pub tools: Option<ToolRegistry>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -129,9 +131,10 @@ pub fn start_with(
     };
     let (sink, events) = EventSink::channel();
     let (events, trace) = Tap::maybe(config.trace.as_deref(), events, Instant::now());
+    let tools = overrides.tools.unwrap_or_else(ToolRegistry::builtin);
     let mut agent = Agent::new(
         provider,
-        exec_env(config, front, sink)?,
+        exec_env(config, front, tools, sink)?,
         loop_settings(config),
     );
     let session = match &overrides.sessions_dir {
@@ -153,10 +156,11 @@ pub fn start_with(
     })
 }
 
-/// The executor's setup: every built-in tool, the policy the config asks for, its limits.
+/// The executor's setup for `tools`: the policy the config asks for, and its limits.
 pub fn exec_env(
     config: &Config,
     front: FrontEnd,
+    tools: ToolRegistry,
     events: EventSink,
 ) -> Result<ExecEnv, EngineError> {
     let workspace =
@@ -171,7 +175,7 @@ pub fn exec_env(
         &config.allowed_tools,
         front == FrontEnd::Interactive,
     );
-    let mut exec = ExecEnv::new(ToolRegistry::builtin(), policy, workspace, events);
+    let mut exec = ExecEnv::new(tools, policy, workspace, events);
     exec.strategy = config.tool_exec;
     exec.sibling_abort = config.sibling_abort;
     exec.max_output_bytes = config.max_output_bytes;

@@ -44,6 +44,7 @@ fn start(cfg: &Config, dir: &Path, front: FrontEnd) -> Engine {
     let overrides = Overrides {
         provider: Some(fast()),
         sessions_dir: Some(dir.to_path_buf()),
+        tools: None,
     };
     engine::start_with(cfg, front, overrides).expect("engine starts")
 }
