@@ -130,7 +130,6 @@ pub fn start_with(
         None => crate::provider::from_config(config).map_err(EngineError::Provider)?,
     };
     let (sink, events) = EventSink::channel();
-    let (events, trace) = Tap::maybe(config.trace.as_deref(), events, Instant::now());
     let tools = overrides.tools.unwrap_or_else(ToolRegistry::builtin);
     let mut agent = Agent::new(
         provider,
@@ -143,6 +142,8 @@ pub fn start_with(
         }
         None => crate::session::attach(&config.session, &config.workspace, &mut agent)?,
     };
+    // The trace's clock starts when the agent is ready, as headless output's t_ms does.
+    let (events, trace) = Tap::maybe(config.trace.as_deref(), events, Instant::now());
     let (commands, commands_rx) = mpsc::unbounded_channel();
     let task = crate::agent::task::spawn(agent, commands_rx);
     Ok(Engine {

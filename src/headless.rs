@@ -42,12 +42,13 @@ pub async fn run(
     prompt: &str,
     format: OutputFormat,
 ) -> Result<i32, HeadlessError> {
-    let start = Instant::now();
     let engine::Engine {
         mut events,
         control,
         session,
     } = engine::start(config, FrontEnd::Headless)?;
+    // t_ms counts from here: the agent is ready, the prompt goes in next.
+    let start = Instant::now();
     if let Some(notice) = session.and_then(|s| s.notice) {
         for line in notice.lines() {
             eprintln!("tooloop: {line}");
