@@ -3,19 +3,13 @@
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use serde::{Deserialize, Serialize};
 
 use crate::permission::ApprovalMode;
 // The executor owns its strategy; the command line only names it.
 pub use crate::agent::executor::ToolExec;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ProviderKind {
-    Anthropic,
-    Openai,
-    Demo,
-}
+/// The providers are registered in `provider/registry.rs` (clap and serde names included).
+pub use crate::provider::ProviderKind;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
 pub enum OutputFormat {

@@ -47,8 +47,8 @@ pub struct Overrides {
 
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {
-    #[error("{0}")]
-    Provider(String),
+    #[error(transparent)]
+    Provider(#[from] crate::provider::SetupError),
     #[error("workspace {}: {source}", path.display())]
     Workspace {
         path: PathBuf,
@@ -127,7 +127,7 @@ pub fn start_with(
 ) -> Result<Engine, EngineError> {
     let provider = match overrides.provider {
         Some(p) => p,
-        None => crate::provider::from_config(config).map_err(EngineError::Provider)?,
+        None => crate::provider::build(config.provider, &config.provider_settings())?,
     };
     let (sink, events) = EventSink::channel();
     let tools = overrides.tools.unwrap_or_else(ToolRegistry::builtin);

@@ -11,12 +11,8 @@ use std::path::{Path, PathBuf};
 /// entry names the lane that removes it; the test fails once an entry is no longer needed,
 /// so the list can only shrink.
 const PENDING: &[(&str, &str, &str)] = &[
-    // provider::from_config(&Config) and cli::ProviderKind: replaced by
-    // provider::build(kind, &ProviderSettings) in the arch-providers lane.
-    ("src/provider/mod.rs", "src/cli.rs", "arch-providers"),
-    ("src/provider/mod.rs", "src/config.rs", "arch-providers"),
-    // tui/app.rs builds a ToolRegistry for summaries: the events carry them in arch-tools.
-    ("src/tui/app.rs", "src/tools/", "arch-tools"),
+    // Empty since arch-providers (provider::build) and arch-tools (tool events) landed.
+    // Format: (from prefix, to prefix, the lane that removes the arrow).
 ];
 
 fn pending(from: &str, to: &str) -> bool {

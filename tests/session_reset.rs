@@ -143,7 +143,7 @@ async fn resume_puts_the_history_back_and_emits_history_reset() {
     assert_eq!(again.id, info.id);
     assert_eq!(again.notice, None);
     match second.events.recv().await {
-        Some(AgentEvent::HistoryReset { messages }) => assert_eq!(messages, before),
+        Some(AgentEvent::HistoryReset { messages, .. }) => assert_eq!(messages, before),
         other => panic!("expected HistoryReset, got {other:?}"),
     }
     let agent = second
