@@ -3,24 +3,13 @@
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use serde::{Deserialize, Serialize};
 
 use crate::permission::ApprovalMode;
+// The executor owns its strategy; the command line only names it.
+pub use crate::agent::executor::ToolExec;
 
 /// The providers are registered in `provider/registry.rs` (clap and serde names included).
 pub use crate::provider::ProviderKind;
-
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ToolExec {
-    /// Start each tool the moment its tool_use block is complete.
-    #[default]
-    Streaming,
-    /// Start after the stream ends; safe tools together.
-    Parallel,
-    /// One by one after the stream ends.
-    Serial,
-}
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
 pub enum OutputFormat {

@@ -3,18 +3,28 @@
 use std::io::Write;
 
 use serde_json::{Value, json};
-use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use crate::agent::Agent;
-use crate::agent::events::EventSink;
-use crate::agent::protocol::{AgentEvent, Terminal, TurnSummary};
+use crate::agent::protocol::{AgentCommand, AgentEvent, Terminal, TurnSummary};
 use crate::cli::OutputFormat;
 use crate::config::Config;
+use crate::engine::{self, EngineError, FrontEnd};
 use crate::message::Message;
-use crate::provider::Provider;
-use crate::trace::Tap;
+
+/// How long the agent task may take to stop after the result (it is idle by then).
+const STOP_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Why a headless run could not start or finish.
+#[derive(Debug, thiserror::Error)]
+pub enum HeadlessError {
+    /// The engine could not start (provider, workspace, session): a usage error.
+    #[error(transparent)]
+    Start(#[from] EngineError),
+    /// The agent task ended without finishing the prompt.
+    #[error("the agent stopped before the prompt's loop ended")]
+    AgentGone,
+}
 
 /// Exit status for a finished run (CLI.md).
 pub fn exit_code(reason: Terminal) -> i32 {
@@ -26,42 +36,64 @@ pub fn exit_code(reason: Terminal) -> i32 {
     }
 }
 
-/// Runs `prompt` against `provider`; SIGINT aborts the turn like Ctrl+C in the TUI.
+/// Runs `prompt` on the agent task [`engine::start`] builds, like one prompt in the TUI;
+/// SIGINT aborts the turn like Ctrl+C there.
 pub async fn run(
     config: &Config,
-    provider: std::sync::Arc<dyn Provider>,
     prompt: &str,
     format: OutputFormat,
-) -> Result<i32, String> {
-    // SIGINT is caught since main's first line (crate::interrupt); one that came before
-    // this point, or comes while a session loads, still aborts the turn and prints a result.
+) -> Result<i32, HeadlessError> {
+    // SIGINT is caught from main's first line (crate::interrupt); one that came before this
+    // point, or comes while the engine starts or a session loads, still aborts the turn and
+    // prints a result.
     let cancel = CancellationToken::new();
     let sigint = crate::interrupt::cancel_on_sigint(&cancel);
-    let (sink, rx) = EventSink::channel();
-    let mut agent = Agent::from_config(config, provider, sink, false)?;
-    if let Some(notice) = crate::session::attach(config, &mut agent)?.and_then(|s| s.notice) {
+    let engine::Engine {
+        mut events,
+        control,
+        session,
+        sandbox,
+        sandboxed_tools,
+    } = engine::start(config, FrontEnd::Headless)?;
+    // t_ms counts from here: the agent is ready, the prompt goes in next.
+    let start = Instant::now();
+    if let Some(notice) = session.and_then(|s| s.notice) {
         for line in notice.lines() {
             eprintln!("tooloop: {}", crate::safe_output::for_stderr(line));
         }
     }
+    control.send(AgentCommand::Submit {
+        text: prompt.to_string(),
+    });
     if crate::interrupt::seen() {
         cancel.cancel();
     }
-    let start = Instant::now();
-    let (rx, trace) = Tap::maybe(config.trace.as_deref(), rx, start);
+    // After Submit, so an early SIGINT reaches the running turn rather than an idle agent.
+    let abort = control.commands().clone();
+    let on_cancel = cancel.clone();
+    let forward = tokio::spawn(async move {
+        on_cancel.cancelled().await;
+        let _ = abort.send(AgentCommand::Abort);
+    });
     let sandbox = Sandboxed {
-        label: crate::sandbox::label(agent.exec.sandbox.as_deref()),
-        tools: crate::sandbox::sandboxed_tools(&agent.exec.registry),
+        label: sandbox,
+        tools: sandboxed_tools,
     };
-    let printer = tokio::spawn(print_events(rx, format, start, sandbox));
-    let summary = agent.run_prompt(prompt, &cancel).await;
-    let history = std::mem::take(&mut agent.history);
-    drop(agent);
-    sigint.abort();
-    let _ = printer.await;
-    if let Some(trace) = trace {
-        trace.write();
+    let mut summary = None;
+    while let Some(event) = events.recv().await {
+        if let AgentEvent::Done(s) = &event {
+            summary = Some(s.clone());
+        }
+        print_event(&event, format, start, &sandbox);
+        if summary.is_some() {
+            break;
+        }
     }
+    sigint.abort();
+    forward.abort();
+    let agent = control.stop(STOP_GRACE).await;
+    let summary = summary.ok_or(HeadlessError::AgentGone)?;
+    let history = agent.map(|a| a.history).unwrap_or_default();
     print_result(&summary, &history, format, start);
     Ok(exit_code(summary.reason))
 }
@@ -72,40 +104,31 @@ struct Sandboxed {
     tools: Vec<String>,
 }
 
-async fn print_events(
-    mut rx: mpsc::UnboundedReceiver<AgentEvent>,
-    format: OutputFormat,
-    start: Instant,
-    sandbox: Sandboxed,
-) {
+fn print_event(event: &AgentEvent, format: OutputFormat, start: Instant, sandbox: &Sandboxed) {
     use crate::safe_output::{for_stderr, json_line};
-    while let Some(event) = rx.recv().await {
-        if format == OutputFormat::Text {
-            if let AgentEvent::Error { message } = &event {
-                eprintln!("tooloop: {}", for_stderr(message));
-            }
-            if let AgentEvent::Notice { text } = &event {
-                eprintln!("tooloop: {}", for_stderr(text));
-            }
-            continue;
-        }
-        if format != OutputFormat::StreamJson {
-            continue;
-        }
-        if let Some(mut line) = stream_json(&event) {
-            if let Value::Object(map) = &mut line {
-                if let AgentEvent::ToolEnd { name, .. } = &event
-                    && sandbox.tools.contains(name)
-                {
-                    // Headless never re-runs outside the sandbox (nobody can approve it),
-                    // so every such call ran under the run's sandbox.
-                    map.insert("sandbox".into(), json!(sandbox.label));
+    match format {
+        OutputFormat::Text => match event {
+            AgentEvent::Error { message } => eprintln!("tooloop: {}", for_stderr(message)),
+            AgentEvent::Notice { text } => eprintln!("tooloop: {}", for_stderr(text)),
+            _ => {}
+        },
+        OutputFormat::Json => {}
+        OutputFormat::StreamJson => {
+            if let Some(mut line) = stream_json(event) {
+                if let Value::Object(map) = &mut line {
+                    if let AgentEvent::ToolEnd { name, .. } = event
+                        && sandbox.tools.contains(name)
+                    {
+                        // Headless never re-runs outside the sandbox (nobody can approve
+                        // it), so every such call ran under the run's sandbox.
+                        map.insert("sandbox".into(), json!(sandbox.label));
+                    }
+                    map.insert("t_ms".into(), json!(start.elapsed().as_millis() as u64));
                 }
-                map.insert("t_ms".into(), json!(start.elapsed().as_millis() as u64));
+                let mut out = std::io::stdout().lock();
+                let _ = writeln!(out, "{}", json_line(&line));
+                let _ = out.flush();
             }
-            let mut out = std::io::stdout().lock();
-            let _ = writeln!(out, "{}", json_line(&line));
-            let _ = out.flush();
         }
     }
 }

@@ -248,6 +248,15 @@ pub fn validate_history(messages: &[Message]) -> Result<(), HistoryError> {
     Ok(())
 }
 
+/// A tool as announced to the model: part of every request, owned by neither side (the
+/// tools describe themselves with it, the providers put it on the wire).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ToolSpec {
+    pub name: String,
+    pub description: String,
+    pub input_schema: Value,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -13,7 +13,6 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
-use crate::agent::protocol::Decision;
 use crate::tools::Effect;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
@@ -29,6 +28,21 @@ pub enum ApprovalMode {
     Yolo,
     /// Changes are refused without asking.
     ReadOnly,
+}
+
+/// A user's answer to "may this tool run?".
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decision {
+    AllowOnce,
+    AllowForSession,
+    Deny { reason: Option<String> },
+}
+
+impl Decision {
+    pub fn is_allow(&self) -> bool {
+        !matches!(self, Decision::Deny { .. })
+    }
 }
 
 /// What the policy says before anyone is asked.

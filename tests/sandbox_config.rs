@@ -47,5 +47,5 @@ fn flag_beats_file_beats_default() {
 fn bad_values_are_errors() {
     assert!(Cli::try_parse_from(["tooloop", "--sandbox", "strict"]).is_err());
     let err = FileConfig::parse("sandbox = \"strict\"\n", Path::new("config.toml")).unwrap_err();
-    assert!(err.contains("sandbox"), "{err}");
+    assert!(err.to_string().contains("sandbox"), "{err}");
 }

@@ -12,12 +12,9 @@ mod tool_call;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::config::Config;
 use crate::message::{ContentBlock, Message, Role};
-use crate::permission::PermissionPolicy;
 use crate::provider::retry::RetryPolicy;
 use crate::provider::{ModelRequest, Provider};
-use crate::tools::{ToolRegistry, Workspace};
 use events::EventSink;
 use executor::ExecEnv;
 use protocol::AgentEvent;
@@ -35,6 +32,8 @@ pub struct LoopSettings {
     pub fallback_model: Option<String>,
 }
 
+/// Tests and benchmarks: a made-up model name and a short system prompt.
+#[cfg(any(test, feature = "test-support"))]
 impl Default for LoopSettings {
     fn default() -> Self {
         LoopSettings {
@@ -50,21 +49,6 @@ impl Default for LoopSettings {
     }
 }
 
-impl LoopSettings {
-    pub fn from_config(config: &Config) -> Self {
-        LoopSettings {
-            model: config.model.clone(),
-            system: config.system.clone(),
-            max_tokens: config.max_tokens,
-            max_turns: config.max_turns,
-            retry: config.retry.clone(),
-            idle_timeout: config.idle_timeout,
-            disable_parallel_tool_use: config.disable_parallel_tool_use,
-            fallback_model: config.fallback_model.clone(),
-        }
-    }
-}
-
 pub struct Agent {
     pub provider: Arc<dyn Provider>,
     pub exec: ExecEnv,
@@ -75,7 +59,7 @@ pub struct Agent {
 }
 
 impl Agent {
-    /// An agent over any provider and executor setup (tests, benchmarks).
+    /// An agent over a provider and an executor setup ([`crate::engine`] builds the real one).
     pub fn new(provider: Arc<dyn Provider>, exec: ExecEnv, settings: LoopSettings) -> Self {
         Agent {
             provider,
@@ -84,33 +68,6 @@ impl Agent {
             history: Vec::new(),
             recorder: None,
         }
-    }
-
-    /// Builds an agent from a resolved config. `interactive` is false for headless runs,
-    /// where nobody can answer a permission question.
-    pub fn from_config(
-        config: &Config,
-        provider: Arc<dyn Provider>,
-        events: EventSink,
-        interactive: bool,
-    ) -> Result<Self, String> {
-        let workspace = Workspace::new(&config.workspace, config.allow_outside_workspace)
-            .map_err(|e| format!("workspace {}: {e}", config.workspace.display()))?;
-        let mut policy = PermissionPolicy::new(config.approval, &config.allowed_tools, interactive);
-        let mut exec = ExecEnv::with_defaults(ToolRegistry::builtin(), workspace, events);
-        exec.sandbox = crate::sandbox::for_run(config, &exec.events);
-        if exec.sandbox.is_some() {
-            policy.set_sandboxed(&crate::sandbox::sandboxed_tools(&exec.registry));
-        }
-        exec.policy = Arc::new(policy);
-        exec.strategy = config.tool_exec;
-        exec.sibling_abort = config.sibling_abort;
-        exec.max_output_bytes = config.max_output_bytes;
-        Ok(Agent::new(
-            provider,
-            exec,
-            LoopSettings::from_config(config),
-        ))
     }
 
     pub fn events(&self) -> &EventSink {

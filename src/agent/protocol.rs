@@ -7,7 +7,11 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::message::Message;
+// The permission flow owns the answer; front ends send it through AgentCommand.
+pub use crate::permission::Decision;
+// Tools answer their previews; the events carry them to the front ends.
 use crate::provider::Usage;
+pub use crate::tools::Preview;
 
 /// What a front end asks of the agent.
 #[derive(Clone, Debug, PartialEq)]
@@ -22,21 +26,6 @@ pub enum AgentCommand {
     NewConversation,
     /// End the agent task.
     Shutdown,
-}
-
-/// A user's answer to "may this tool run?".
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Decision {
-    AllowOnce,
-    AllowForSession,
-    Deny { reason: Option<String> },
-}
-
-impl Decision {
-    pub fn is_allow(&self) -> bool {
-        !matches!(self, Decision::Deny { .. })
-    }
 }
 
 /// Why a prompt's loop ended (DESIGN.md §3).
@@ -212,23 +201,6 @@ pub struct TurnSummary {
     pub text: String,
     pub transitions: Vec<Transition>,
     pub error: Option<String>,
-}
-
-/// What a tool call would do, shown before the user approves it. Tools answer it
-/// (`Tool::preview`); front ends draw it without knowing tool or field names.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Preview {
-    /// A shell command line; `note` is a detail such as its timeout.
-    Command { text: String, note: Option<String> },
-    /// A change to an existing file as a unified diff (`@@` hunks, `-`/`+`/` ` lines).
-    Diff {
-        path: String,
-        unified_diff: String,
-        note: Option<String>,
-    },
-    /// A file written whole with this content.
-    NewFile { path: String, content: String },
 }
 
 /// How a tool call ended.

@@ -71,7 +71,10 @@ impl Call {
             http: env.http.clone(),
             sandbox,
         };
-        let limit = tool.timeout(&input).min(env.max_timeout);
+        let limit = tool
+            .timeout(&input)
+            .unwrap_or(env.default_timeout)
+            .min(env.max_timeout);
         let mut fut = tool.run(input, ctx);
         // Cancellation is checked first: a tool that returns because it saw the token
         // must still be reported as interrupted, not as its own "stopped" output.

@@ -8,6 +8,7 @@ mod demo_reply;
 pub mod openai;
 mod registry;
 pub mod retry;
+#[cfg(any(test, feature = "test-support"))]
 pub mod scripted;
 pub mod sse;
 
@@ -20,16 +21,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::message::Message;
+// Shared with the tools (which announce themselves) and re-exported for the wire code.
+pub use crate::http::{error_chain, http_client};
+pub use crate::message::ToolSpec;
 
 pub use registry::{ProviderKind, ProviderSettings, SetupError, build};
-
-/// A tool as announced to the model.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ToolSpec {
-    pub name: String,
-    pub description: String,
-    pub input_schema: Value,
-}
 
 /// Everything one request carries. The history is sent whole every time: the API is stateless.
 #[derive(Clone, Debug)]
@@ -219,35 +215,4 @@ pub trait Provider: Send + Sync {
         &'a self,
         req: &'a ModelRequest,
     ) -> BoxFuture<'a, Result<EventStream, ProviderError>>;
-}
-
-/// The one HTTP client shared by providers and web_fetch (connection reuse, rustls).
-pub fn http_client() -> reqwest::Client {
-    static CLIENT: std::sync::OnceLock<reqwest::Client> = std::sync::OnceLock::new();
-    CLIENT
-        .get_or_init(|| {
-            reqwest::Client::builder()
-                .connect_timeout(Duration::from_secs(15))
-                .build()
-                .unwrap_or_else(|e| {
-                    tracing::error!("HTTP client with settings failed ({e}); using defaults");
-                    reqwest::Client::new()
-                })
-        })
-        .clone()
-}
-
-/// reqwest's Display hides the cause ("error sending request"); the chain says what broke.
-pub fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut out = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        let text = s.to_string();
-        if !out.contains(&text) {
-            out.push_str(": ");
-            out.push_str(&text);
-        }
-        source = s.source();
-    }
-    out
 }

@@ -15,6 +15,7 @@ use crate::agent::protocol::{AgentEvent, TurnSummary};
 use crate::agent::recorder::Recorder;
 use crate::message::Message;
 
+use super::SessionError;
 use super::record::{self, FORMAT, Header, Record};
 
 /// The id of the session being written now; it changes when the conversation is reset
@@ -92,26 +93,31 @@ impl Transcript {
         good_len: u64,
         missing_newline: bool,
         events: EventSink,
-    ) -> Result<Transcript, String> {
+    ) -> Result<Transcript, SessionError> {
         let shown = path.display();
+        let io = |what: &str, e: std::io::Error| SessionError::Io {
+            path: path.to_path_buf(),
+            source: if what.is_empty() {
+                e
+            } else {
+                std::io::Error::new(e.kind(), format!("{what}: {e}"))
+            },
+        };
         let mut file = OpenOptions::new()
             .append(true)
             .open(path)
-            .map_err(|e| format!("{shown}: {e}"))?;
+            .map_err(|e| io("", e))?;
         // Two runs appending to one transcript would interleave their histories.
         file.try_lock().map_err(|e| match e {
-            std::fs::TryLockError::WouldBlock => format!(
-                "session {} is open in another tooloop; quit that one or start a new session",
-                header.id
-            ),
-            std::fs::TryLockError::Error(e) => format!("{shown}: cannot lock: {e}"),
+            std::fs::TryLockError::WouldBlock => SessionError::Locked(header.id.clone()),
+            std::fs::TryLockError::Error(e) => io("cannot lock", e),
         })?;
         file.set_len(good_len)
-            .map_err(|e| format!("{shown}: cannot cut the partial line: {e}"))?;
+            .map_err(|e| io("cannot cut the partial line", e))?;
         if missing_newline {
-            file.write_all(b"\n").map_err(|e| format!("{shown}: {e}"))?;
+            file.write_all(b"\n").map_err(|e| io("", e))?;
         }
-        crate::paths::set_mode(path, 0o600).map_err(|e| format!("{shown}: {e}"))?;
+        crate::paths::set_mode(path, 0o600).map_err(|e| io("", e))?;
         let handle = SessionHandle::default();
         handle.set(&header.id, path);
         tracing::info!(session = %header.id, path = %shown, "resumed session");

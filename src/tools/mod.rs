@@ -10,6 +10,7 @@ pub mod grep;
 mod html;
 pub mod list_dir;
 pub mod output;
+pub mod preview;
 pub mod process;
 pub mod read_file;
 pub mod schema;
@@ -27,9 +28,8 @@ use async_trait::async_trait;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::agent::protocol::Preview;
-use crate::message::{ContentBlock, Message};
-use crate::provider::ToolSpec;
+use crate::message::{ContentBlock, Message, ToolSpec};
+pub use preview::Preview;
 pub use workspace::Workspace;
 
 /// What kind of change a tool makes, for the approval policy.
@@ -138,8 +138,9 @@ pub trait Tool: Send + Sync {
         None
     }
     /// The executor's hard limit for this call (a tool may enforce a tighter one itself).
-    fn timeout(&self, _input: &Value) -> Duration {
-        DEFAULT_TOOL_TIMEOUT
+    /// None: the executor's default (`[tools] timeout_secs`, else [`DEFAULT_TOOL_TIMEOUT`]).
+    fn timeout(&self, _input: &Value) -> Option<Duration> {
+        None
     }
     /// A one-line summary of the input for the UI ("src/main.rs", "ls -la").
     fn summary(&self, input: &Value) -> String {
