@@ -45,7 +45,12 @@ fn cpu_ticks(pid: u32) -> u64 {
     // Fields after the command name (which may hold spaces): state is field 3.
     let after = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
     let fields: Vec<&str> = after.split_whitespace().collect();
-    let get = |i: usize| fields.get(i).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
+    let get = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|v| v.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
     get(11) + get(12)
 }
 
@@ -166,11 +171,19 @@ fn main() {
     };
     let wall = started.elapsed();
     let result: serde_json::Value = serde_json::from_str(out.trim()).expect("json result");
-    assert_eq!(result["reason"], "completed", "{}", &out[..out.len().min(500)]);
+    assert_eq!(
+        result["reason"],
+        "completed",
+        "{}",
+        &out[..out.len().min(500)]
+    );
 
     let requests = server.requests();
     let ends = server.reply_ends();
-    assert!(requests.iter().all(|r| r.rejected.is_none()), "a request was rejected");
+    assert!(
+        requests.iter().all(|r| r.rejected.is_none()),
+        "a request was rejected"
+    );
     assert_eq!(requests.len(), turns + 1);
     // Turn k's client time: reply k written → request k+1 received.
     let client_ms: Vec<f64> = (0..turns)

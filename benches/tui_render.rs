@@ -40,7 +40,7 @@ fn app_with(n: usize) -> App {
     let mut app = App::new(RunInfo::default());
     app.on_agent(
         AgentEvent::HistoryReset {
-            messages: history(n),
+            messages: history(n).into_iter().map(Arc::new).collect(),
         },
         Instant::now(),
     );
@@ -60,7 +60,7 @@ fn start_answer(app: &mut App) {
             turn: 1,
             attempt: 1,
             model: "m".into(),
-            body: Arc::new(json!({"messages": []})),
+            body: Arc::new(json!({"messages": []}).into()),
         },
         now,
     );

@@ -12,7 +12,6 @@ use crate::agent::events::EventSink;
 use crate::agent::protocol::{AgentEvent, Terminal, TurnSummary};
 use crate::cli::OutputFormat;
 use crate::config::Config;
-use crate::message::Message;
 use crate::provider::Provider;
 use crate::trace::Tap;
 
@@ -154,7 +153,8 @@ fn shorten(s: &str, max: usize) -> String {
 }
 
 /// The `result` object: always the last line.
-pub fn result_json(summary: &TurnSummary, history: &[Message]) -> Value {
+/// `history`: the agent's shared messages, or plain ones.
+pub fn result_json<M: serde::Serialize>(summary: &TurnSummary, history: &[M]) -> Value {
     let mut v = json!({
         "type": "result",
         "reason": summary.reason,
@@ -170,7 +170,12 @@ pub fn result_json(summary: &TurnSummary, history: &[Message]) -> Value {
     v
 }
 
-fn print_result(summary: &TurnSummary, history: &[Message], format: OutputFormat, start: Instant) {
+fn print_result<M: serde::Serialize>(
+    summary: &TurnSummary,
+    history: &[M],
+    format: OutputFormat,
+    start: Instant,
+) {
     let mut out = std::io::stdout().lock();
     match format {
         OutputFormat::Text => {

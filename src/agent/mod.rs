@@ -13,10 +13,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::config::Config;
-use crate::message::{ContentBlock, Message, Role};
+use crate::message::{ContentBlock, HistoryCheck, Message, Role};
 use crate::permission::PermissionPolicy;
 use crate::provider::retry::RetryPolicy;
-use crate::provider::{ModelRequest, Provider};
+use crate::provider::{Messages, Provider, Request, ToolSpec};
 use crate::tools::{ToolRegistry, Workspace};
 use events::EventSink;
 use executor::ExecEnv;
@@ -69,7 +69,11 @@ pub struct Agent {
     pub provider: Arc<dyn Provider>,
     pub exec: ExecEnv,
     pub settings: LoopSettings,
-    pub history: Vec<Message>,
+    /// Messages are immutable once appended and shared (requests borrow them, front ends and
+    /// transcripts get the same `Arc`): nothing per turn copies the history.
+    pub history: Vec<Arc<Message>>,
+    /// Each new message is checked against the one before it (DESIGN.md §4).
+    check: HistoryCheck,
     /// Transcript writer, if sessions are on.
     pub recorder: Option<Box<dyn recorder::Recorder>>,
 }
@@ -82,6 +86,7 @@ impl Agent {
             exec,
             settings,
             history: Vec::new(),
+            check: HistoryCheck::default(),
             recorder: None,
         }
     }
@@ -113,12 +118,13 @@ impl Agent {
         &self.exec.events
     }
 
-    pub fn request(&self, model: &str) -> ModelRequest {
-        ModelRequest {
-            model: model.to_string(),
-            system: self.settings.system.clone(),
-            messages: self.history.clone(),
-            tools: self.exec.registry.specs(),
+    /// The next request, borrowing the history (nothing is copied).
+    pub fn request<'a>(&'a self, model: &'a str, tools: &'a [ToolSpec]) -> Request<'a> {
+        Request {
+            model,
+            system: &self.settings.system,
+            messages: Messages::Shared(&self.history),
+            tools,
             max_tokens: self.settings.max_tokens,
             disable_parallel_tool_use: self.settings.disable_parallel_tool_use,
         }
@@ -132,26 +138,42 @@ impl Agent {
         }
         let index = match self.history.last_mut() {
             Some(last) if last.role == Role::User && message.role == Role::User => {
-                last.content.extend(message.content);
+                // Appended messages are shared and never change: the extension is a new one.
+                let mut merged = Message::clone(last);
+                merged.content.extend(message.content);
+                *last = Arc::new(merged);
                 self.history.len() - 1
             }
             _ => {
-                self.history.push(message);
+                self.history.push(Arc::new(message));
                 self.history.len() - 1
             }
         };
+        if let Err(e) = self.check.message(&self.history, index) {
+            // The loop builds every message; this is a bug tripwire, not input validation.
+            tracing::error!("history invariant broken by message {index}: {e}");
+            debug_assert!(false, "history invariant broken: {e}");
+        }
+        let message = &self.history[index];
         if let Some(r) = &mut self.recorder {
-            r.message(index, &self.history[index]);
+            r.message(index, message);
         }
         self.exec.events.send(AgentEvent::Message {
             index,
-            message: self.history[index].clone(),
+            message: message.clone(),
         });
     }
 
     /// Replaces the conversation (a new session, or a resumed one).
     pub fn reset(&mut self, messages: Vec<Message>) {
-        self.history = messages;
+        self.history = messages.into_iter().map(Arc::new).collect();
+        self.check = HistoryCheck::default();
+        for i in 0..self.history.len() {
+            if let Err(e) = self.check.message(&self.history, i) {
+                tracing::warn!("the history put back breaks an invariant: {e}");
+                break;
+            }
+        }
         if let Some(r) = &mut self.recorder {
             r.reset(&self.history);
         }
@@ -169,7 +191,7 @@ impl Agent {
             .iter()
             .rev()
             .find(|m| m.role == Role::Assistant)
-            .map(Message::text)
+            .map(|m| m.text())
             .unwrap_or_default()
     }
 }

@@ -7,7 +7,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::message::Message;
-use crate::provider::Usage;
+use crate::provider::{RequestBody, Usage};
 
 /// What a front end asks of the agent.
 #[derive(Clone, Debug, PartialEq)]
@@ -91,12 +91,13 @@ pub enum AgentEvent {
     TurnStart {
         turn: u32,
     },
-    /// A request is sent; `body` is what goes over the wire, minus credentials.
+    /// A request is sent; `body` is what goes over the wire, minus credentials: the very
+    /// bytes sent, shared (parse them with `body.json()` only to show them).
     RequestStart {
         turn: u32,
         attempt: u32,
         model: String,
-        body: Arc<Value>,
+        body: Arc<RequestBody>,
     },
     /// Waiting before another attempt.
     Retry {
@@ -166,7 +167,7 @@ pub enum AgentEvent {
     /// the old length, else the last message was extended (a prompt after an interruption).
     Message {
         index: usize,
-        message: Message,
+        message: Arc<Message>,
     },
     /// Something the user should know (max_turns reached, a fallback model, …).
     Notice {
@@ -183,7 +184,7 @@ pub enum AgentEvent {
     },
     /// The history was replaced (new conversation or resumed session).
     HistoryReset {
-        messages: Vec<Message>,
+        messages: Vec<Arc<Message>>,
     },
     /// The transcript now being written (after a new conversation or a resume).
     Session {

@@ -9,9 +9,11 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use futures::future::BoxFuture;
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use super::{BlockKind, EventStream, ModelRequest, Provider, ProviderError, StreamEvent, Usage};
+use super::{
+    BlockKind, EventStream, Provider, ProviderError, Request, RequestBody, StreamEvent, Usage,
+};
 use crate::message::{ContentBlock, Message, validate_history};
 
 /// One step of a scripted reply: wait `after` (since the previous step), then yield.
@@ -56,18 +58,32 @@ impl Provider for ScriptedProvider {
         "scripted"
     }
 
-    fn request_body(&self, req: &ModelRequest) -> Value {
-        json!({"model": req.model, "messages": req.messages})
+    fn encode(&self, req: &Request<'_>) -> RequestBody {
+        #[derive(serde::Serialize)]
+        struct Body<'a> {
+            model: &'a str,
+            messages: super::Messages<'a>,
+        }
+        RequestBody::encode(
+            &Body {
+                model: req.model,
+                messages: req.messages,
+            },
+            0,
+        )
     }
 
-    fn start<'a>(
+    fn open<'a>(
         &'a self,
-        req: &'a ModelRequest,
+        req: &'a Request<'a>,
+        _body: &'a RequestBody,
     ) -> BoxFuture<'a, Result<EventStream, ProviderError>> {
+        // A test provider: keeping a copy of every request is what it is for.
+        let messages = req.messages.to_vec();
+        let invalid = validate_history(&messages).err();
         if let Ok(mut r) = self.requests.lock() {
-            r.push(req.messages.clone());
+            r.push(messages);
         }
-        let invalid = validate_history(&req.messages).err();
         let reply = self.replies.lock().ok().and_then(|mut r| r.pop_front());
         Box::pin(async move {
             if let Some(e) = invalid {

@@ -265,7 +265,11 @@ async fn serve(mut sock: TcpStream, shared: Arc<Mutex<Shared>>) {
     };
     if write_reply(&mut sock, reply).await.is_ok() {
         let now = std::time::Instant::now();
-        shared.lock().unwrap_or_else(|p| p.into_inner()).replied.push(now);
+        shared
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .replied
+            .push(now);
     }
 }
 
