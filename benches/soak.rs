@@ -7,8 +7,9 @@
 //! this reply fully written (the mock's own JSON parse and validation are not in it), and the
 //! binary's RSS (`/proc/PID/status`) the moment request N arrives.
 //!
-//! `SOAK_TURNS=500` shortens the run; `SOAK_BIN=path` runs another build of the binary (how
-//! the allocators were compared: `cargo build --release --features mimalloc`, …).
+//! `SOAK_TURNS=500` shortens the run; `SOAK_BIN=path` runs another build of the binary;
+//! `SOAK_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2` (or libmimalloc.so.2) runs it
+//! with another allocator (how the allocators were compared).
 
 #[path = "../tests/support/mod.rs"]
 mod support;
@@ -136,6 +137,7 @@ fn main() {
             &max_turns,
         ])
         .env_remove("RUST_LOG")
+        .envs(std::env::var("SOAK_PRELOAD").ok().map(|p| ("LD_PRELOAD", p)))
         .env("ANTHROPIC_API_KEY", "sk-ant-soak")
         .env("HOME", h)
         .env("XDG_CONFIG_HOME", h.join(".config"))
@@ -202,7 +204,10 @@ fn main() {
             .and_then(|v| v.parse::<u64>().ok())
             .unwrap_or(0)
     };
-    println!("soak: {turns} tool turns, real binary {bin}");
+    println!(
+        "soak: {turns} tool turns, real binary {bin}, allocator: {}",
+        std::env::var("SOAK_PRELOAD").unwrap_or_else(|_| "glibc malloc".into())
+    );
     println!(
         "wall {:.1} s, last request {} messages / {:.0} KB",
         wall.as_secs_f64(),
