@@ -137,7 +137,11 @@ fn main() {
             &max_turns,
         ])
         .env_remove("RUST_LOG")
-        .envs(std::env::var("SOAK_PRELOAD").ok().map(|p| ("LD_PRELOAD", p)))
+        .envs(
+            std::env::var("SOAK_PRELOAD")
+                .ok()
+                .map(|p| ("LD_PRELOAD", p)),
+        )
         .env("ANTHROPIC_API_KEY", "sk-ant-soak")
         .env("HOME", h)
         .env("XDG_CONFIG_HOME", h.join(".config"))

@@ -217,7 +217,11 @@ fn main() {
             let (p50, p99, max) = keystroke::run(app_with(n), streaming);
             println!(
                 "keystroke → frame at {n} messages{}: p50 {} p99 {} max {} (goal p99 ≤ 10 ms)",
-                if streaming { ", streaming 20,000 deltas/s" } else { "" },
+                if streaming {
+                    ", streaming 20,000 deltas/s"
+                } else {
+                    ""
+                },
                 fmt(p50),
                 fmt(p99),
                 fmt(max)

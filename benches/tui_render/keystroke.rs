@@ -61,7 +61,10 @@ pub fn run(mut app: App, streaming: bool) -> (Duration, Duration, Duration) {
                 tokio::time::sleep(EVERY).await;
                 let c = (b'a' + (i % 26) as u8) as char;
                 let key = KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE);
-                stamps.lock().expect("stamps").push(std::time::Instant::now());
+                stamps
+                    .lock()
+                    .expect("stamps")
+                    .push(std::time::Instant::now());
                 if key_tx.send(Ok(Event::Key(key))).is_err() {
                     break;
                 }

@@ -31,6 +31,8 @@ pub enum Reply {
 pub struct ScriptedProvider {
     replies: Arc<Mutex<VecDeque<Reply>>>,
     requests: Arc<Mutex<Vec<Vec<Message>>>>,
+    /// The body each request was opened with (the same bytes, not a copy).
+    bodies: Arc<Mutex<Vec<bytes::Bytes>>>,
 }
 
 impl ScriptedProvider {
@@ -38,6 +40,7 @@ impl ScriptedProvider {
         ScriptedProvider {
             replies: Arc::new(Mutex::new(replies.into())),
             requests: Arc::default(),
+            bodies: Arc::default(),
         }
     }
 
@@ -45,6 +48,11 @@ impl ScriptedProvider {
         if let Ok(mut r) = self.replies.lock() {
             r.push_back(reply);
         }
+    }
+
+    /// The encoded body of every request received, in order.
+    pub fn bodies(&self) -> Vec<bytes::Bytes> {
+        self.bodies.lock().map(|b| b.clone()).unwrap_or_default()
     }
 
     /// The history of every request received, in order.
@@ -76,8 +84,11 @@ impl Provider for ScriptedProvider {
     fn open<'a>(
         &'a self,
         req: &'a Request<'a>,
-        _body: &'a RequestBody,
+        body: &'a RequestBody,
     ) -> BoxFuture<'a, Result<EventStream, ProviderError>> {
+        if let Ok(mut b) = self.bodies.lock() {
+            b.push(body.bytes().clone());
+        }
         // A test provider: keeping a copy of every request is what it is for.
         let messages = req.messages.to_vec();
         let invalid = validate_history(&messages).err();
