@@ -136,7 +136,9 @@ pub fn stream_json(event: &AgentEvent) -> Option<Value> {
         AgentEvent::StreamEnd { turn, stop_reason } => {
             json!({"type": "stream_end", "turn": turn, "stop_reason": stop_reason})
         }
-        AgentEvent::Message { message, .. } => json!({"type": "message", "message": message}),
+        AgentEvent::Message { message, .. } => {
+            json!({"type": "message", "message": &**message})
+        }
         AgentEvent::Notice { text } => json!({"type": "notice", "text": text}),
         AgentEvent::Discarded { reason } => json!({"type": "discarded", "reason": reason}),
         AgentEvent::Error { message } => json!({"type": "error", "message": message}),
@@ -154,7 +156,7 @@ fn shorten(s: &str, max: usize) -> String {
 
 /// The `result` object: always the last line.
 /// `history`: the agent's shared messages, or plain ones.
-pub fn result_json<M: serde::Serialize>(summary: &TurnSummary, history: &[M]) -> Value {
+pub fn result_json<H: serde::Serialize + ?Sized>(summary: &TurnSummary, history: &H) -> Value {
     let mut v = json!({
         "type": "result",
         "reason": summary.reason,
@@ -170,9 +172,9 @@ pub fn result_json<M: serde::Serialize>(summary: &TurnSummary, history: &[M]) ->
     v
 }
 
-fn print_result<M: serde::Serialize>(
+fn print_result<H: serde::Serialize + ?Sized>(
     summary: &TurnSummary,
-    history: &[M],
+    history: &H,
     format: OutputFormat,
     start: Instant,
 ) {

@@ -188,6 +188,57 @@ impl PartialEq<Message> for std::sync::Arc<Message> {
     }
 }
 
+/// The agent's history: shared messages, immutable once appended. Requests borrow it, front
+/// ends and transcripts get the same `Arc`s; indexing and slice methods work through `Deref`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct History(Vec<std::sync::Arc<Message>>);
+
+impl History {
+    pub fn push(&mut self, message: std::sync::Arc<Message>) {
+        self.0.push(message);
+    }
+
+    pub fn last_mut(&mut self) -> Option<&mut std::sync::Arc<Message>> {
+        self.0.last_mut()
+    }
+
+    /// The shared messages, for a front end or a request.
+    pub fn shared(&self) -> &[std::sync::Arc<Message>] {
+        &self.0
+    }
+}
+
+impl std::ops::Deref for History {
+    type Target = [std::sync::Arc<Message>];
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
+impl From<Vec<Message>> for History {
+    fn from(messages: Vec<Message>) -> Self {
+        History(messages.into_iter().map(std::sync::Arc::new).collect())
+    }
+}
+
+impl Serialize for History {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().map(|m| &**m))
+    }
+}
+
+impl PartialEq<History> for Vec<Message> {
+    fn eq(&self, other: &History) -> bool {
+        self.len() == other.len() && self.iter().zip(other.iter()).all(|(a, b)| a == &**b)
+    }
+}
+
+impl PartialEq<History> for Vec<std::sync::Arc<Message>> {
+    fn eq(&self, other: &History) -> bool {
+        self.as_slice() == other.shared()
+    }
+}
+
 /// Checks DESIGN.md §4 (1–3): alternation starting with the user, every tool_use answered
 /// exactly once in the very next message, unique ids, no orphan results.
 ///

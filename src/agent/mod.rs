@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::config::Config;
-use crate::message::{ContentBlock, HistoryCheck, Message, Role};
+use crate::message::{ContentBlock, History, HistoryCheck, Message, Role};
 use crate::permission::PermissionPolicy;
 use crate::provider::retry::RetryPolicy;
 use crate::provider::{Messages, Provider, Request, ToolSpec};
@@ -71,7 +71,7 @@ pub struct Agent {
     pub settings: LoopSettings,
     /// Messages are immutable once appended and shared (requests borrow them, front ends and
     /// transcripts get the same `Arc`): nothing per turn copies the history.
-    pub history: Vec<Arc<Message>>,
+    pub history: History,
     /// Each new message is checked against the one before it (DESIGN.md §4).
     check: HistoryCheck,
     /// Transcript writer, if sessions are on.
@@ -85,7 +85,7 @@ impl Agent {
             provider,
             exec,
             settings,
-            history: Vec::new(),
+            history: History::default(),
             check: HistoryCheck::default(),
             recorder: None,
         }
@@ -123,7 +123,7 @@ impl Agent {
         Request {
             model,
             system: &self.settings.system,
-            messages: Messages::Shared(&self.history),
+            messages: Messages::Shared(self.history.shared()),
             tools,
             max_tokens: self.settings.max_tokens,
             disable_parallel_tool_use: self.settings.disable_parallel_tool_use,
@@ -166,7 +166,7 @@ impl Agent {
 
     /// Replaces the conversation (a new session, or a resumed one).
     pub fn reset(&mut self, messages: Vec<Message>) {
-        self.history = messages.into_iter().map(Arc::new).collect();
+        self.history = History::from(messages);
         self.check = HistoryCheck::default();
         for i in 0..self.history.len() {
             if let Err(e) = self.check.message(&self.history, i) {
@@ -178,7 +178,7 @@ impl Agent {
             r.reset(&self.history);
         }
         self.exec.events.send(AgentEvent::HistoryReset {
-            messages: self.history.clone(),
+            messages: self.history.to_vec(),
         });
         if let Some(id) = self.recorder.as_ref().and_then(|r| r.session_id()) {
             self.exec.events.send(AgentEvent::Session { id });

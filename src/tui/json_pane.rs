@@ -156,7 +156,10 @@ impl JsonPane {
     /// The current view as the text written by the save key.
     pub fn export(&self) -> String {
         let value = match self.view {
-            JsonView::History => serde_json::to_value(&self.history).unwrap_or(Value::Null),
+            JsonView::History => {
+                serde_json::to_value(crate::provider::Messages::Shared(&self.history))
+                    .unwrap_or(Value::Null)
+            }
             JsonView::Request => self
                 .request
                 .as_deref()
