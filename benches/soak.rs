@@ -226,7 +226,12 @@ fn main() {
     let samples = samples().lock().expect("samples").clone();
     let tick = 100.0; // USER_HZ on Linux
     // CPU per turn (robust on a busy machine, where wall time includes waiting for a core).
-    let cpu = |n: usize| samples.iter().find(|s| s.0 == n).map_or(0.0, |s| s.2 as f64 / tick);
+    let cpu = |n: usize| {
+        samples
+            .iter()
+            .find(|s| s.0 == n)
+            .map_or(0.0, |s| s.2 as f64 / tick)
+    };
     println!(
         "client CPU per turn: first 10 % {:.2} ms, last 10 % {:.2} ms",
         (cpu(tenth + 1) - cpu(1)) * 1000.0 / tenth as f64,

@@ -178,6 +178,7 @@ impl Agent {
             r.reset(&self.history);
         }
         self.exec.events.send(AgentEvent::HistoryReset {
+            summaries: self.exec.registry.summaries(&self.history),
             messages: self.history.to_vec(),
         });
         if let Some(id) = self.recorder.as_ref().and_then(|r| r.session_id()) {

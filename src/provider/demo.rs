@@ -264,10 +264,7 @@ impl Script {
         }
         self.push_raw(
             Duration::ZERO,
-            StreamEvent::BlockComplete {
-                index,
-                block: ContentBlock::text(text),
-            },
+            StreamEvent::BlockStop { index },
             "content_block_stop",
             json!({"type":"content_block_stop","index":index}),
         );
@@ -305,14 +302,7 @@ impl Script {
         }
         self.push_raw(
             Duration::ZERO,
-            StreamEvent::BlockComplete {
-                index,
-                block: ContentBlock::ToolUse {
-                    id: id.into(),
-                    name: name.into(),
-                    input,
-                },
-            },
+            StreamEvent::BlockStop { index },
             "content_block_stop",
             json!({"type":"content_block_stop","index":index}),
         );
@@ -357,10 +347,11 @@ mod tests {
         script(&req.as_request(), 0, Pace::default())
             .into_iter()
             .filter_map(|(_, e)| match e {
-                StreamEvent::BlockComplete {
-                    block: ContentBlock::ToolUse { name, .. },
+                StreamEvent::BlockStart {
+                    kind: BlockKind::ToolUse,
+                    name,
                     ..
-                } => Some(name),
+                } => name,
                 _ => None,
             })
             .collect()
