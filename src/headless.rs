@@ -10,7 +10,6 @@ use crate::agent::protocol::{AgentCommand, AgentEvent, Terminal, TurnSummary};
 use crate::cli::OutputFormat;
 use crate::config::Config;
 use crate::engine::{self, EngineError, FrontEnd};
-use crate::message::Message;
 
 /// How long the agent task may take to stop after the result (it is idle by then).
 const STOP_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
@@ -186,7 +185,9 @@ pub fn stream_json(event: &AgentEvent) -> Option<Value> {
         AgentEvent::StreamEnd { turn, stop_reason } => {
             json!({"type": "stream_end", "turn": turn, "stop_reason": stop_reason})
         }
-        AgentEvent::Message { message, .. } => json!({"type": "message", "message": message}),
+        AgentEvent::Message { message, .. } => {
+            json!({"type": "message", "message": &**message})
+        }
         AgentEvent::Notice { text } => json!({"type": "notice", "text": text}),
         AgentEvent::Discarded { reason } => json!({"type": "discarded", "reason": reason}),
         AgentEvent::Error { message } => json!({"type": "error", "message": message}),
@@ -203,7 +204,8 @@ fn shorten(s: &str, max: usize) -> String {
 }
 
 /// The `result` object: always the last line.
-pub fn result_json(summary: &TurnSummary, history: &[Message]) -> Value {
+/// `history`: the agent's shared messages, or plain ones.
+pub fn result_json<H: serde::Serialize + ?Sized>(summary: &TurnSummary, history: &H) -> Value {
     let mut v = json!({
         "type": "result",
         "reason": summary.reason,
@@ -219,7 +221,12 @@ pub fn result_json(summary: &TurnSummary, history: &[Message]) -> Value {
     v
 }
 
-fn print_result(summary: &TurnSummary, history: &[Message], format: OutputFormat, start: Instant) {
+fn print_result<H: serde::Serialize + ?Sized>(
+    summary: &TurnSummary,
+    history: &H,
+    format: OutputFormat,
+    start: Instant,
+) {
     let mut out = std::io::stdout().lock();
     match format {
         OutputFormat::Text => {

@@ -12,9 +12,9 @@ mod tool_call;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::message::{ContentBlock, Message, Role};
+use crate::message::{ContentBlock, History, HistoryCheck, Message, Role};
 use crate::provider::retry::RetryPolicy;
-use crate::provider::{ModelRequest, Provider};
+use crate::provider::{Messages, Provider, Request, ToolSpec};
 use events::EventSink;
 use executor::ExecEnv;
 use protocol::AgentEvent;
@@ -53,7 +53,11 @@ pub struct Agent {
     pub provider: Arc<dyn Provider>,
     pub exec: ExecEnv,
     pub settings: LoopSettings,
-    pub history: Vec<Message>,
+    /// Messages are immutable once appended and shared (requests borrow them, front ends and
+    /// transcripts get the same `Arc`): nothing per turn copies the history.
+    pub history: History,
+    /// Each new message is checked against the one before it (DESIGN.md §4).
+    check: HistoryCheck,
     /// Transcript writer, if sessions are on.
     pub recorder: Option<Box<dyn recorder::Recorder>>,
 }
@@ -65,7 +69,8 @@ impl Agent {
             provider,
             exec,
             settings,
-            history: Vec::new(),
+            history: History::default(),
+            check: HistoryCheck::default(),
             recorder: None,
         }
     }
@@ -74,12 +79,13 @@ impl Agent {
         &self.exec.events
     }
 
-    pub fn request(&self, model: &str) -> ModelRequest {
-        ModelRequest {
-            model: model.to_string(),
-            system: self.settings.system.clone(),
-            messages: self.history.clone(),
-            tools: self.exec.registry.specs(),
+    /// The next request, borrowing the history (nothing is copied).
+    pub fn request<'a>(&'a self, model: &'a str, tools: &'a [ToolSpec]) -> Request<'a> {
+        Request {
+            model,
+            system: &self.settings.system,
+            messages: Messages::Shared(self.history.shared()),
+            tools,
             max_tokens: self.settings.max_tokens,
             disable_parallel_tool_use: self.settings.disable_parallel_tool_use,
         }
@@ -93,32 +99,48 @@ impl Agent {
         }
         let index = match self.history.last_mut() {
             Some(last) if last.role == Role::User && message.role == Role::User => {
-                last.content.extend(message.content);
+                // Appended messages are shared and never change: the extension is a new one.
+                let mut merged = Message::clone(last);
+                merged.content.extend(message.content);
+                *last = Arc::new(merged);
                 self.history.len() - 1
             }
             _ => {
-                self.history.push(message);
+                self.history.push(Arc::new(message));
                 self.history.len() - 1
             }
         };
+        if let Err(e) = self.check.message(&self.history, index) {
+            // The loop builds every message; this is a bug tripwire, not input validation.
+            tracing::error!("history invariant broken by message {index}: {e}");
+            debug_assert!(false, "history invariant broken: {e}");
+        }
+        let message = &self.history[index];
         if let Some(r) = &mut self.recorder {
-            r.message(index, &self.history[index]);
+            r.message(index, message);
         }
         self.exec.events.send(AgentEvent::Message {
             index,
-            message: self.history[index].clone(),
+            message: message.clone(),
         });
     }
 
     /// Replaces the conversation (a new session, or a resumed one).
     pub fn reset(&mut self, messages: Vec<Message>) {
-        self.history = messages;
+        self.history = History::from(messages);
+        self.check = HistoryCheck::default();
+        for i in 0..self.history.len() {
+            if let Err(e) = self.check.message(&self.history, i) {
+                tracing::warn!("the history put back breaks an invariant: {e}");
+                break;
+            }
+        }
         if let Some(r) = &mut self.recorder {
             r.reset(&self.history);
         }
         self.exec.events.send(AgentEvent::HistoryReset {
-            messages: self.history.clone(),
             summaries: self.exec.registry.summaries(&self.history),
+            messages: self.history.to_vec(),
         });
         if let Some(id) = self.recorder.as_ref().and_then(|r| r.session_id()) {
             self.exec.events.send(AgentEvent::Session { id });
@@ -131,7 +153,7 @@ impl Agent {
             .iter()
             .rev()
             .find(|m| m.role == Role::Assistant)
-            .map(Message::text)
+            .map(|m| m.text())
             .unwrap_or_default()
     }
 }

@@ -10,7 +10,7 @@ use crate::message::Message;
 // The permission flow owns the answer; front ends send it through AgentCommand.
 pub use crate::permission::Decision;
 // Tools answer their previews; the events carry them to the front ends.
-use crate::provider::Usage;
+use crate::provider::{RequestBody, Usage};
 pub use crate::tools::Preview;
 
 /// What a front end asks of the agent.
@@ -80,12 +80,13 @@ pub enum AgentEvent {
     TurnStart {
         turn: u32,
     },
-    /// A request is sent; `body` is what goes over the wire, minus credentials.
+    /// A request is sent; `body` is what goes over the wire, minus credentials: the very
+    /// bytes sent, shared (parse them with `body.json()` only to show them).
     RequestStart {
         turn: u32,
         attempt: u32,
         model: String,
-        body: Arc<Value>,
+        body: Arc<RequestBody>,
     },
     /// Waiting before another attempt.
     Retry {
@@ -163,7 +164,7 @@ pub enum AgentEvent {
     /// the old length, else the last message was extended (a prompt after an interruption).
     Message {
         index: usize,
-        message: Message,
+        message: Arc<Message>,
     },
     /// Something the user should know (max_turns reached, a fallback model, …).
     Notice {
@@ -180,7 +181,7 @@ pub enum AgentEvent {
     },
     /// The history was replaced (new conversation or resumed session).
     HistoryReset {
-        messages: Vec<Message>,
+        messages: Vec<Arc<Message>>,
         /// tool_use id → the tool's one-line summary of its input, for redrawing the calls.
         summaries: std::collections::HashMap<String, String>,
     },

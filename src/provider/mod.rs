@@ -2,11 +2,13 @@
 //! sees a wire format.
 
 pub mod anthropic;
+mod anthropic_request;
 pub mod anthropic_stream;
 pub mod demo;
 mod demo_reply;
 pub mod openai;
 mod registry;
+pub mod request;
 pub mod retry;
 #[cfg(any(test, feature = "test-support"))]
 pub mod scripted;
@@ -26,8 +28,10 @@ pub use crate::http::{error_chain, http_client};
 pub use crate::message::ToolSpec;
 
 pub use registry::{ProviderKind, ProviderSettings, SetupError, build};
+pub use request::{Messages, Request, RequestBody};
 
-/// Everything one request carries. The history is sent whole every time: the API is stateless.
+/// Everything one request carries, owned (tests and one-off callers; the loop borrows its
+/// history through [`Request`]). The history is sent whole every time: the API is stateless.
 #[derive(Clone, Debug)]
 pub struct ModelRequest {
     pub model: String,
@@ -204,15 +208,36 @@ impl ProviderError {
 
 pub type EventStream = Pin<Box<dyn Stream<Item = Result<StreamEvent, ProviderError>> + Send>>;
 
-/// A model behind some API. `start` sends the request and resolves once the response head
-/// is in (so HTTP errors surface here, before the first byte); the stream yields the body.
+/// A model behind some API. A request is encoded once ([`Provider::encode`]); `open` sends
+/// that body and resolves once the response head is in (so HTTP errors surface here, before
+/// the first byte); the stream yields the reply.
 pub trait Provider: Send + Sync {
     /// "anthropic", "openai" or "demo".
     fn name(&self) -> &str;
-    /// The JSON body `start` would send, for the JSON pane (never includes credentials).
-    fn request_body(&self, req: &ModelRequest) -> Value;
+    /// The body for `req`, serialized once: the bytes `open` sends and the JSON pane shows
+    /// (never with credentials). Byte-stable: the same request gives the same bytes.
+    fn encode(&self, req: &Request<'_>) -> RequestBody;
+    /// Sends `body`, which `encode` made from `req` (in-process providers read `req`).
+    fn open<'a>(
+        &'a self,
+        req: &'a Request<'a>,
+        body: &'a RequestBody,
+    ) -> BoxFuture<'a, Result<EventStream, ProviderError>>;
+
+    /// The JSON body `start` would send, as a `Value` (tests, one-off callers).
+    fn request_body(&self, req: &ModelRequest) -> Value {
+        self.encode(&req.as_request()).json().clone()
+    }
+
+    /// Encodes and sends an owned request (tests, one-off callers).
     fn start<'a>(
         &'a self,
         req: &'a ModelRequest,
-    ) -> BoxFuture<'a, Result<EventStream, ProviderError>>;
+    ) -> BoxFuture<'a, Result<EventStream, ProviderError>> {
+        Box::pin(async move {
+            let req = req.as_request();
+            let body = self.encode(&req);
+            self.open(&req, &body).await
+        })
+    }
 }

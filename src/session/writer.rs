@@ -18,6 +18,15 @@ use crate::message::Message;
 use super::SessionError;
 use super::record::{self, FORMAT, Header, Record};
 
+/// A message record borrowing the agent's message: serialized exactly like
+/// `Record::Message`, without copying the message first.
+#[derive(serde::Serialize)]
+#[serde(tag = "type", rename = "message")]
+struct MessageRecord<'a> {
+    index: usize,
+    message: &'a Message,
+}
+
 /// The id of the session being written now; it changes when the conversation is reset
 /// (`/new` in the TUI). Front ends read it for the status bar.
 #[derive(Clone, Debug, Default)]
@@ -137,7 +146,7 @@ impl Transcript {
         self.handle.clone()
     }
 
-    fn write(&mut self, record: &Record) {
+    fn write<R: serde::Serialize>(&mut self, record: &R) {
         if self.failed {
             return;
         }
@@ -153,7 +162,7 @@ impl Transcript {
         }
     }
 
-    fn try_write(&mut self, record: &Record) -> std::io::Result<()> {
+    fn try_write<R: serde::Serialize>(&mut self, record: &R) -> std::io::Result<()> {
         let mut line = serde_json::to_vec(record)?;
         line.push(b'\n');
         let file = match &mut self.file {
@@ -179,10 +188,7 @@ impl Transcript {
 
 impl Recorder for Transcript {
     fn message(&mut self, index: usize, message: &Message) {
-        self.write(&Record::Message {
-            index,
-            message: message.clone(),
-        });
+        self.write(&MessageRecord { index, message });
     }
 
     fn prompt_start(&mut self, prompt: &str, model: &str) {
@@ -212,7 +218,7 @@ impl Recorder for Transcript {
         Some(self.id.clone())
     }
 
-    fn reset(&mut self, messages: &[Message]) {
+    fn reset(&mut self, messages: &[Arc<Message>]) {
         if let Some(f) = self.file.take() {
             let _ = f.sync_data();
         }
@@ -255,4 +261,21 @@ fn open_new(path: &Path) -> std::io::Result<File> {
         tracing::warn!(path = %path.display(), "cannot lock the new transcript: {e}");
     }
     Ok(file)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn borrowed_message_record_is_the_record_format() {
+        let message = Message::user_text("hi \"you\"");
+        let borrowed = serde_json::to_string(&MessageRecord {
+            index: 3,
+            message: &message,
+        })
+        .expect("borrowed");
+        let owned = serde_json::to_string(&Record::Message { index: 3, message }).expect("owned");
+        assert_eq!(borrowed, owned);
+    }
 }

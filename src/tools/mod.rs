@@ -259,10 +259,13 @@ impl ToolRegistry {
     }
 
     /// tool_use id → summary for every call in `messages` (a resumed history's tool lines).
-    pub fn summaries(&self, messages: &[Message]) -> HashMap<String, String> {
+    pub fn summaries<M: std::borrow::Borrow<Message>>(
+        &self,
+        messages: &[M],
+    ) -> HashMap<String, String> {
         messages
             .iter()
-            .flat_map(|m| &m.content)
+            .flat_map(|m| &m.borrow().content)
             .filter_map(|b| match b {
                 ContentBlock::ToolUse { id, name, input } => {
                     Some((id.clone(), self.summary(name, input)))
