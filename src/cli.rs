@@ -3,24 +3,13 @@
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use serde::{Deserialize, Serialize};
 
 use crate::permission::ApprovalMode;
+// The executor owns its strategy; the command line only names it.
+pub use crate::agent::executor::ToolExec;
 
 /// The providers are registered in `provider/registry.rs` (clap and serde names included).
 pub use crate::provider::ProviderKind;
-
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ToolExec {
-    /// Start each tool the moment its tool_use block is complete.
-    #[default]
-    Streaming,
-    /// Start after the stream ends; safe tools together.
-    Parallel,
-    /// One by one after the stream ends.
-    Serial,
-}
 
 /// `--auto-compact on|off`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -141,6 +130,15 @@ pub struct Cli {
     /// Read this config file instead of config.toml in the config directory.
     #[arg(long, value_name = "FILE")]
     pub config: Option<std::path::PathBuf>,
+
+    /// The shell's sandbox: read-only | workspace-write | off (default workspace-write where
+    /// the kernel has Landlock; elsewhere bash asks before each command).
+    #[arg(long, value_enum, value_name = "MODE")]
+    pub sandbox: Option<crate::sandbox::SandboxMode>,
+
+    /// Let sandboxed commands use the network (off by default inside the sandbox).
+    #[arg(long)]
+    pub sandbox_network: bool,
 
     /// Capture the mouse (wheel scrolling everywhere, but no terminal text selection).
     #[arg(long)]

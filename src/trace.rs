@@ -258,7 +258,7 @@ mod tests {
             turn: 1,
             attempt: 1,
             model: "m".into(),
-            body: Arc::new(json!({})),
+            body: Arc::new(json!({}).into()),
         });
         tokio::time::sleep(Duration::from_millis(200)).await;
         t.observe(&AgentEvent::ToolUse {

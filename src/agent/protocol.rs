@@ -7,7 +7,11 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::message::Message;
-use crate::provider::Usage;
+// The permission flow owns the answer; front ends send it through AgentCommand.
+pub use crate::permission::Decision;
+// Tools answer their previews; the events carry them to the front ends.
+use crate::provider::{RequestBody, Usage};
+pub use crate::tools::Preview;
 
 /// What a front end asks of the agent.
 #[derive(Clone, Debug, PartialEq)]
@@ -24,21 +28,6 @@ pub enum AgentCommand {
     Compact { instructions: Option<String> },
     /// End the agent task.
     Shutdown,
-}
-
-/// A user's answer to "may this tool run?".
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Decision {
-    AllowOnce,
-    AllowForSession,
-    Deny { reason: Option<String> },
-}
-
-impl Decision {
-    pub fn is_allow(&self) -> bool {
-        !matches!(self, Decision::Deny { .. })
-    }
 }
 
 /// Why a prompt's loop ended (DESIGN.md §3).
@@ -101,12 +90,13 @@ pub enum AgentEvent {
     TurnStart {
         turn: u32,
     },
-    /// A request is sent; `body` is what goes over the wire, minus credentials.
+    /// A request is sent; `body` is what goes over the wire, minus credentials: the very
+    /// bytes sent, shared (parse them with `body.json()` only to show them).
     RequestStart {
         turn: u32,
         attempt: u32,
         model: String,
-        body: Arc<Value>,
+        body: Arc<RequestBody>,
     },
     /// Waiting before another attempt.
     Retry {
@@ -184,7 +174,7 @@ pub enum AgentEvent {
     /// the old length, else the last message was extended (a prompt after an interruption).
     Message {
         index: usize,
-        message: Message,
+        message: Arc<Message>,
     },
     /// Something the user should know (max_turns reached, a fallback model, …).
     Notice {
@@ -201,7 +191,7 @@ pub enum AgentEvent {
     },
     /// The history was replaced (new conversation or resumed session).
     HistoryReset {
-        messages: Vec<Message>,
+        messages: Vec<Arc<Message>>,
         /// tool_use id → the tool's one-line summary of its input, for redrawing the calls.
         summaries: std::collections::HashMap<String, String>,
     },
@@ -233,23 +223,6 @@ pub struct TurnSummary {
     pub cost_usd: Option<f64>,
     /// Estimated tokens of the history as it would be sent now.
     pub context_tokens: u64,
-}
-
-/// What a tool call would do, shown before the user approves it. Tools answer it
-/// (`Tool::preview`); front ends draw it without knowing tool or field names.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Preview {
-    /// A shell command line; `note` is a detail such as its timeout.
-    Command { text: String, note: Option<String> },
-    /// A change to an existing file as a unified diff (`@@` hunks, `-`/`+`/` ` lines).
-    Diff {
-        path: String,
-        unified_diff: String,
-        note: Option<String>,
-    },
-    /// A file written whole with this content.
-    NewFile { path: String, content: String },
 }
 
 /// How a tool call ended.

@@ -8,12 +8,13 @@ use std::time::Duration;
 use futures::StreamExt;
 use futures::future::BoxFuture;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderValue};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::anthropic_stream::event_stream;
 use super::{
-    EventStream, ModelRequest, Provider, ProviderError, ProviderSettings, SetupError, retry,
+    EventStream, Provider, ProviderError, ProviderSettings, Request, RequestBody, SetupError, retry,
 };
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 pub const ANTHROPIC_VERSION: &str = "2023-06-01";
 const DEFAULT_HEAD_TIMEOUT: Duration = Duration::from_secs(90);
@@ -32,6 +33,8 @@ pub struct AnthropicProvider {
     client: reqwest::Client,
     /// Add `cache_control` breakpoints (see `anthropic_cache.rs`).
     prompt_cache: bool,
+    /// The last body's size, to allocate the next one at once.
+    last_len: AtomicUsize,
 }
 
 impl std::fmt::Debug for AnthropicProvider {
@@ -64,6 +67,7 @@ impl AnthropicProvider {
             api_key,
             client: super::http_client(),
             prompt_cache: true,
+            last_len: AtomicUsize::new(0),
         })
     }
 
@@ -92,9 +96,14 @@ impl AnthropicProvider {
         self.endpoint.as_str()
     }
 
-    async fn send(&self, req: &ModelRequest) -> Result<EventStream, ProviderError> {
-        let body = self.request_body(req).to_string();
+    async fn send(
+        &self,
+        req: &Request<'_>,
+        body: &RequestBody,
+    ) -> Result<EventStream, ProviderError> {
         tracing::info!(url = %self.endpoint, model = %req.model, messages = req.messages.len(), bytes = body.len(), "anthropic request");
+        // The encoded bytes themselves (reference counted), not a copy.
+        let body = reqwest::Body::from(body.bytes().clone());
         let send = self
             .client
             .post(self.endpoint.clone())
@@ -140,51 +149,22 @@ impl Provider for AnthropicProvider {
         "anthropic"
     }
 
-    fn request_body(&self, req: &ModelRequest) -> Value {
-        let mut body = json!({
-            "model": req.model,
-            "max_tokens": req.max_tokens,
-            "messages": req.messages,
-            "stream": true,
-        });
-        let Value::Object(map) = &mut body else {
-            return body;
-        };
-        if !req.system.is_empty() {
-            map.insert("system".into(), json!(req.system));
-        }
-        if !req.tools.is_empty() {
-            let tools: Vec<Value> = req
-                .tools
-                .iter()
-                .map(|t| {
-                    json!({
-                        "name": t.name,
-                        "description": t.description,
-                        "input_schema": t.input_schema,
-                    })
-                })
-                .collect();
-            map.insert("tools".into(), Value::Array(tools));
-            // The API refuses tool_choice without tools, so it only goes with them.
-            if req.disable_parallel_tool_use {
-                map.insert(
-                    "tool_choice".into(),
-                    json!({"type": "auto", "disable_parallel_tool_use": true}),
-                );
-            }
-        }
-        if self.prompt_cache {
-            super::anthropic_cache::add_breakpoints(&mut body);
-        }
+    fn encode(&self, req: &Request<'_>) -> RequestBody {
+        let body = super::anthropic_request::encode(
+            req,
+            self.last_len.load(Ordering::Relaxed),
+            self.prompt_cache,
+        );
+        self.last_len.store(body.len(), Ordering::Relaxed);
         body
     }
 
-    fn start<'a>(
+    fn open<'a>(
         &'a self,
-        req: &'a ModelRequest,
+        req: &'a Request<'a>,
+        body: &'a RequestBody,
     ) -> BoxFuture<'a, Result<EventStream, ProviderError>> {
-        Box::pin(self.send(req))
+        Box::pin(self.send(req, body))
     }
 }
 
@@ -253,7 +233,8 @@ async fn read_capped(resp: reqwest::Response) -> String {
 mod tests {
     use super::*;
     use crate::message::Message;
-    use crate::provider::ToolSpec;
+    use crate::provider::{ModelRequest, ToolSpec};
+    use serde_json::json;
 
     fn req(disable_parallel: bool) -> ModelRequest {
         ModelRequest {

@@ -15,7 +15,13 @@
 //!
 //! Never on an empty text block or a thinking block (the API refuses both).
 
+use serde::Serialize;
+use serde::ser::{SerializeSeq, Serializer};
 use serde_json::{Value, json};
+
+use super::ToolSpec;
+use super::request::{Messages, Request};
+use crate::message::{ContentBlock, Message, Role};
 
 /// The API's limit on `cache_control` blocks per request.
 pub const MAX_BREAKPOINTS: usize = 4;
@@ -24,7 +30,204 @@ fn marker() -> Value {
     json!({"type": "ephemeral"})
 }
 
-/// Adds breakpoints to a request body built by `AnthropicProvider::request_body`.
+/// Where one request's breakpoints go, decided once on the typed request; the encoder writes
+/// them as it serializes (no `Value` tree for the body).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Breakpoints {
+    pub system: bool,
+    pub last_tool: bool,
+    /// (message index, block index), newest message first.
+    pub messages: [Option<(usize, usize)>; 2],
+}
+
+impl Breakpoints {
+    pub fn place(req: &Request<'_>, on: bool) -> Breakpoints {
+        let mut marks = Breakpoints::default();
+        if !on {
+            return marks;
+        }
+        let mut placed = 0;
+        if !req.system.is_empty() {
+            marks.system = true;
+            placed += 1;
+        } else if !req.tools.is_empty() {
+            marks.last_tool = true;
+            placed += 1;
+        }
+        let n = req.messages.len();
+        let mut slot = 0;
+        for i in (0..n).rev().take(2) {
+            if placed >= MAX_BREAKPOINTS {
+                break;
+            }
+            if let Some(b) = req.messages.get(i).and_then(last_cacheable_block) {
+                marks.messages[slot] = Some((i, b));
+                slot += 1;
+                placed += 1;
+            }
+        }
+        marks
+    }
+
+    fn block_of(&self, message: usize) -> Option<usize> {
+        self.messages
+            .iter()
+            .flatten()
+            .find(|(i, _)| *i == message)
+            .map(|(_, b)| *b)
+    }
+}
+
+fn last_cacheable_block(m: &Message) -> Option<usize> {
+    m.content.iter().rposition(|b| match b {
+        ContentBlock::Thinking { .. } | ContentBlock::RedactedThinking { .. } => false,
+        ContentBlock::Text { text } => !text.is_empty(),
+        _ => true,
+    })
+}
+
+#[derive(Serialize)]
+struct CacheControl {
+    #[serde(rename = "type")]
+    kind: &'static str,
+}
+
+const EPHEMERAL: CacheControl = CacheControl { kind: "ephemeral" };
+
+/// `system`: a plain string, or one text block carrying the breakpoint.
+pub struct System<'a> {
+    pub text: &'a str,
+    pub cached: bool,
+}
+
+impl System<'_> {
+    pub fn is_empty(&self) -> bool {
+        self.text.is_empty()
+    }
+}
+
+impl Serialize for System<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if !self.cached {
+            return s.serialize_str(self.text);
+        }
+        #[derive(Serialize)]
+        struct Block<'a> {
+            #[serde(rename = "type")]
+            kind: &'static str,
+            text: &'a str,
+            cache_control: CacheControl,
+        }
+        let mut seq = s.serialize_seq(Some(1))?;
+        seq.serialize_element(&Block {
+            kind: "text",
+            text: self.text,
+            cache_control: EPHEMERAL,
+        })?;
+        seq.end()
+    }
+}
+
+/// `tools`, the last one carrying the breakpoint when there is no system prompt.
+pub struct CachedTools<'a> {
+    pub tools: &'a [ToolSpec],
+    pub mark_last: bool,
+}
+
+impl CachedTools<'_> {
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
+}
+
+impl Serialize for CachedTools<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Marked<'a> {
+            name: &'a str,
+            description: &'a str,
+            input_schema: &'a Value,
+            cache_control: CacheControl,
+        }
+        let mut seq = s.serialize_seq(Some(self.tools.len()))?;
+        for (i, t) in self.tools.iter().enumerate() {
+            if self.mark_last && i + 1 == self.tools.len() {
+                seq.serialize_element(&Marked {
+                    name: &t.name,
+                    description: &t.description,
+                    input_schema: &t.input_schema,
+                    cache_control: EPHEMERAL,
+                })?;
+            } else {
+                seq.serialize_element(t)?;
+            }
+        }
+        seq.end()
+    }
+}
+
+/// `messages`, with the marked blocks carrying `cache_control`. Only the (at most two) marked
+/// blocks go through a `Value`; everything else serializes straight from the history.
+pub struct CachedMessages<'a> {
+    pub messages: Messages<'a>,
+    pub marked: [Option<(usize, usize)>; 2],
+}
+
+impl Serialize for CachedMessages<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let marks = Breakpoints {
+            messages: self.marked,
+            ..Breakpoints::default()
+        };
+        let mut seq = s.serialize_seq(Some(self.messages.len()))?;
+        for (i, m) in self.messages.iter().enumerate() {
+            match marks.block_of(i) {
+                None => seq.serialize_element(m)?,
+                Some(b) => seq.serialize_element(&MarkedMessage {
+                    role: &m.role,
+                    content: MarkedContent {
+                        blocks: &m.content,
+                        mark: b,
+                    },
+                })?,
+            }
+        }
+        seq.end()
+    }
+}
+
+/// A message exactly as [`Message`] serializes, one block marked.
+#[derive(Serialize)]
+struct MarkedMessage<'a> {
+    role: &'a Role,
+    content: MarkedContent<'a>,
+}
+
+struct MarkedContent<'a> {
+    blocks: &'a [ContentBlock],
+    mark: usize,
+}
+
+impl Serialize for MarkedContent<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(self.blocks.len()))?;
+        for (j, b) in self.blocks.iter().enumerate() {
+            if j == self.mark {
+                let mut v = serde_json::to_value(b).map_err(serde::ser::Error::custom)?;
+                if let Value::Object(map) = &mut v {
+                    map.insert("cache_control".into(), marker());
+                }
+                seq.serialize_element(&v)?;
+            } else {
+                seq.serialize_element(b)?;
+            }
+        }
+        seq.end()
+    }
+}
+
+/// Adds breakpoints to a request body built as a `Value` (tests compare the typed encoder
+/// against it).
 pub fn add_breakpoints(body: &mut Value) {
     let Value::Object(map) = body else {
         return;

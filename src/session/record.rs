@@ -64,7 +64,11 @@ pub fn now_rfc3339() -> String {
 }
 
 /// Replays message records; Err names what is out of order.
-pub fn apply(history: &mut Vec<Message>, index: usize, message: Message) -> Result<(), String> {
+pub fn apply(
+    history: &mut Vec<Message>,
+    index: usize,
+    message: Message,
+) -> Result<(), super::error::OutOfOrder> {
     if index == history.len() {
         history.push(message);
         Ok(())
@@ -72,9 +76,9 @@ pub fn apply(history: &mut Vec<Message>, index: usize, message: Message) -> Resu
         history[index] = message;
         Ok(())
     } else {
-        Err(format!(
-            "message record for index {index} does not follow a history of {} messages",
-            history.len()
-        ))
+        Err(super::error::OutOfOrder {
+            index,
+            len: history.len(),
+        })
     }
 }

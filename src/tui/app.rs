@@ -65,6 +65,8 @@ pub struct RunInfo {
     pub mouse: bool,
     /// Where the JSON save key writes.
     pub save_dir: PathBuf,
+    /// The shell's sandbox ("workspace-write", "read-only", "off"); empty: not shown.
+    pub sandbox: String,
 }
 
 /// Screen areas of the last frame (mouse wheel routing, page sizes).

@@ -21,6 +21,8 @@ pub struct StatusView<'a> {
     pub usage: Usage,
     pub context: Option<&'a crate::agent::context::ContextStatus>,
     pub session: Option<&'a str>,
+    /// The shell's sandbox mode; empty: not shown.
+    pub sandbox: &'a str,
     pub quit_armed: bool,
     /// A passing message ("wrote … to …"); shown instead of the hints.
     pub note: Option<&'a str>,
@@ -87,6 +89,9 @@ pub fn draw(f: &mut Frame, area: Rect, v: &StatusView, theme: &Theme) {
         if let Some(share) = c.cache_read_share {
             optional.push(format!("cache {:.0}%", share * 100.0));
         }
+    }
+    if !v.sandbox.is_empty() {
+        optional.push(strings::sandbox_status(v.sandbox));
     }
     if let Some(id) = v.session {
         optional.push(format!("session {id}"));

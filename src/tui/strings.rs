@@ -68,6 +68,10 @@ pub fn approval_title(tool: &str) -> String {
     format!(" allow {tool}? ")
 }
 
+pub fn sandbox_status(mode: &str) -> String {
+    format!("sandbox {mode}")
+}
+
 pub fn ended(reason: &str, error: Option<&str>) -> String {
     match error {
         Some(e) => format!("turn ended: {reason} — {e}"),

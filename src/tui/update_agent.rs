@@ -156,7 +156,8 @@ impl App {
                     });
                     self.conversation.scroll.bottom();
                 }
-                self.json.reset_history(messages);
+                self.json
+                    .reset_history(messages.into_iter().map(std::sync::Arc::new).collect());
                 if self.turn.compacting {
                     self.compaction_ended();
                 }

@@ -217,6 +217,7 @@ fn status_view<'a>(app: &'a App, now: Instant) -> StatusView<'a> {
         usage: app.turn.usage,
         context: app.turn.context.as_ref(),
         session: app.info.session.as_deref(),
+        sandbox: &app.info.sandbox,
         quit_armed: app.quit_armed(now),
         note: app.note(now),
         hints,

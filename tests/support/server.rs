@@ -27,6 +27,8 @@ pub struct Recorded {
     pub body: Value,
     /// The validator's complaint, if the request was rejected (and no reply consumed).
     pub rejected: Option<String>,
+    /// When the whole body had arrived (before the server parsed it).
+    pub received: std::time::Instant,
     /// The token counts reported, with accounting on.
     pub accounted: Option<super::anthropic_cache::Accounted>,
 }
@@ -75,6 +77,10 @@ struct Shared {
     queue: VecDeque<Reply>,
     requests: Vec<Recorded>,
     routes: Vec<Route>,
+    /// When each reply was completely written, in completion order.
+    replied: Vec<std::time::Instant>,
+    /// Forget request bodies once validated (long soaks would keep gigabytes).
+    drop_bodies: bool,
 }
 
 /// The server. It runs on its own thread with its own runtime, so it works from plain
@@ -206,6 +212,16 @@ impl MockServer {
         self.requests()
     }
 
+    /// Keep only the head of each request: bodies are validated, then dropped.
+    pub fn drop_bodies(&self) {
+        self.lock().drop_bodies = true;
+    }
+
+    /// When each reply was completely written (the last byte sent), in completion order.
+    pub fn reply_ends(&self) -> Vec<std::time::Instant> {
+        self.lock().replied.clone()
+    }
+
     /// Replies still queued.
     pub fn pending(&self) -> usize {
         self.lock().queue.len()
@@ -291,13 +307,24 @@ async fn serve(mut sock: TcpStream, shared: Arc<Mutex<Shared>>) {
                 reply
             }
         };
+        if s.drop_bodies {
+            rec.body = Value::Null;
+            rec.body_text = String::new();
+        }
         s.requests.push(rec);
         if let Some(tx) = &s.arrived {
             tx.send_replace(s.requests.len());
         }
         reply
     };
-    let _ = write_reply(&mut sock, reply).await;
+    if write_reply(&mut sock, reply).await.is_ok() {
+        let now = std::time::Instant::now();
+        shared
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .replied
+            .push(now);
+    }
 }
 
 async fn read_request(sock: &mut TcpStream) -> Option<Recorded> {
@@ -335,8 +362,10 @@ async fn read_request(sock: &mut TcpStream) -> Option<Recorded> {
         }
         body.extend_from_slice(&tmp[..n]);
     }
+    let received = std::time::Instant::now();
     let body_text = String::from_utf8_lossy(&body).to_string();
     Some(Recorded {
+        received,
         method,
         path,
         headers,

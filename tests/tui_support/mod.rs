@@ -104,7 +104,7 @@ pub fn tool_end(id: &str, name: &str, outcome: ToolOutcome, ms: u64, output: &st
 pub fn history_reset(messages: Vec<tooloop::message::Message>) -> AgentEvent {
     let summaries = tooloop::tools::ToolRegistry::builtin().summaries(&messages);
     AgentEvent::HistoryReset {
-        messages,
+        messages: messages.into_iter().map(std::sync::Arc::new).collect(),
         summaries,
     }
 }

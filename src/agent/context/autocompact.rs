@@ -96,7 +96,9 @@ pub async fn compact(
         _ => limits.threshold / 4,
     };
     let before = agent.history.len();
-    let new_history = rebuild(&agent.history, &summary, keep);
+    // Compaction is rare: one owned copy of the history here costs nothing per request.
+    let owned: Vec<Message> = agent.history.iter().map(|m| Message::clone(m)).collect();
+    let new_history = rebuild(&owned, &summary, keep);
     let post_tokens = fixed + estimate::messages(&new_history);
     let compaction = Compaction {
         trigger,
@@ -106,7 +108,7 @@ pub async fn compact(
         messages_after: new_history.len(),
         summary,
     };
-    agent.history = new_history;
+    agent.replace_history(new_history);
     agent.context.forget_usage();
     agent.context.compactions += 1;
     if let Some(r) = &mut agent.recorder {
@@ -114,7 +116,7 @@ pub async fn compact(
     }
     agent.exec.events.send(AgentEvent::Compacted {
         info: compaction.clone(),
-        messages: agent.history.clone(),
+        messages: agent.history.iter().map(|m| Message::clone(m)).collect(),
     });
     Ok((compaction, usage))
 }
@@ -131,7 +133,7 @@ async fn summarize(
         turn,
         attempt: 1,
         model: req.model.clone(),
-        body: std::sync::Arc::new(agent.provider.request_body(req)),
+        body: std::sync::Arc::new(agent.provider.encode(&req.as_request())),
     });
     let end = |stop: Option<String>| {
         events.send(AgentEvent::StreamEnd {

@@ -12,10 +12,10 @@ pub fn bytes(n: usize) -> u64 {
 }
 
 /// Tokens of these messages as serialized for the API.
-pub fn messages(messages: &[Message]) -> u64 {
+pub fn messages<M: std::borrow::Borrow<Message>>(messages: &[M]) -> u64 {
     messages
         .iter()
-        .map(|m| bytes(serde_json::to_vec(m).map_or(0, |v| v.len())))
+        .map(|m| bytes(serde_json::to_vec(m.borrow()).map_or(0, |v| v.len())))
         .sum()
 }
 

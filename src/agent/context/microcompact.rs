@@ -31,7 +31,7 @@ pub struct Cleared {
 /// Clears old large tool results when the context (`tokens`) is past half of `threshold`
 /// and doing so frees at least `window / 10` tokens. None: nothing changed.
 pub fn microcompact(
-    history: &mut [Message],
+    history: &mut [std::sync::Arc<Message>],
     tokens: u64,
     threshold: u64,
     window: u64,
@@ -66,7 +66,11 @@ pub fn microcompact(
             if content.len() < MIN_BYTES || content.starts_with(STUB_PREFIX) {
                 continue;
             }
-            let stub = stub_for(history.get(i.wrapping_sub(1)), tool_use_id, content.len());
+            let stub = stub_for(
+                history.get(i.wrapping_sub(1)).map(|m| &**m),
+                tool_use_id,
+                content.len(),
+            );
             freed += estimate::bytes(content.len()).saturating_sub(estimate::bytes(stub.len()));
             plan.push((i, j, stub));
         }
@@ -76,7 +80,9 @@ pub fn microcompact(
     }
     let mut indices: Vec<usize> = Vec::new();
     for (i, j, stub) in &plan {
-        if let ContentBlock::ToolResult { content, .. } = &mut history[*i].content[*j] {
+        if let ContentBlock::ToolResult { content, .. } =
+            &mut std::sync::Arc::make_mut(&mut history[*i]).content[*j]
+        {
             *content = stub.clone();
         }
         if indices.last() != Some(i) {
@@ -120,12 +126,12 @@ mod tests {
         ]
     }
 
-    fn history(n: usize, size: usize) -> Vec<Message> {
+    fn history(n: usize, size: usize) -> Vec<std::sync::Arc<Message>> {
         let mut h = vec![Message::user_text("go")];
         for i in 0..n {
             h.extend(turn(i, size));
         }
-        h
+        h.into_iter().map(std::sync::Arc::new).collect()
     }
 
     #[test]

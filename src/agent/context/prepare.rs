@@ -34,7 +34,12 @@ pub async fn prepare(
     let mut tokens = agent.context.context_tokens(fixed, &agent.history);
 
     if let Some(cleared) =
-        microcompact::microcompact(&mut agent.history, tokens, limits.threshold, limits.window)
+        microcompact::microcompact(
+            agent.history.shared_mut(),
+            tokens,
+            limits.threshold,
+            limits.window,
+        )
     {
         let before = tokens;
         agent.context.forget_usage();
@@ -57,7 +62,11 @@ pub async fn prepare(
         }
         agent.exec.events.send(AgentEvent::Compacted {
             info,
-            messages: agent.history.clone(),
+            messages: agent
+                .history
+                .iter()
+                .map(|m| crate::message::Message::clone(m))
+                .collect(),
         });
     }
 

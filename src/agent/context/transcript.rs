@@ -14,9 +14,9 @@ const RESULT_BYTES: usize = 2_000;
 const INPUT_BYTES: usize = 500;
 
 /// Renders `history`, at most `max_bytes` long.
-pub fn render(history: &[Message], max_bytes: usize) -> String {
+pub fn render<M: std::borrow::Borrow<Message>>(history: &[M], max_bytes: usize) -> String {
     let mut out = String::new();
-    for m in history {
+    for m in history.iter().map(std::borrow::Borrow::borrow) {
         let who = match m.role {
             Role::User => "User",
             Role::Assistant => "Assistant",
