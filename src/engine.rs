@@ -152,7 +152,7 @@ pub fn start_with(
     let (commands, commands_rx) = mpsc::unbounded_channel();
     let sandbox = crate::sandbox::label(agent.exec.sandbox.as_deref());
     let sandboxed_tools = match agent.exec.sandbox {
-        Some(_) => crate::sandbox::sandboxed_tools(&agent.exec.registry),
+        Some(_) => sandboxed_tools(&agent.exec.registry),
         None => Vec::new(),
     };
     let task = crate::agent::task::spawn(agent, commands_rx);
@@ -188,9 +188,9 @@ pub fn exec_env(
         &config.allowed_tools,
         front == FrontEnd::Interactive,
     );
-    let sandbox = crate::sandbox::for_run(config, &events);
+    let sandbox = sandbox_for_run(config, &events);
     if sandbox.is_some() {
-        policy.set_sandboxed(&crate::sandbox::sandboxed_tools(&tools));
+        policy.set_sandboxed(&sandboxed_tools(&tools));
     }
     let mut exec = ExecEnv::new(tools, policy, workspace, events);
     exec.sandbox = sandbox;
@@ -213,4 +213,33 @@ pub fn loop_settings(config: &Config) -> LoopSettings {
         disable_parallel_tool_use: config.disable_parallel_tool_use,
         fallback_model: config.fallback_model.clone(),
     }
+}
+
+/// The sandbox of a run from its config; what the user should know about it is said once,
+/// as a notice, when the run starts.
+fn sandbox_for_run(
+    config: &crate::config::Config,
+    events: &EventSink,
+) -> Option<Arc<crate::sandbox::SandboxPolicy>> {
+    let resolved = crate::sandbox::resolve(config.sandbox, config.sandbox_network, &config.workspace);
+    tracing::info!(
+        sandbox = resolved.label(),
+        network = config.sandbox_network,
+        abi = resolved.policy.as_ref().map(|p| p.abi),
+        "shell sandbox"
+    );
+    if let Some(text) = resolved.notice {
+        tracing::warn!("{text}");
+        events.send(crate::agent::protocol::AgentEvent::Notice { text });
+    }
+    resolved.policy
+}
+
+/// The tools of `registry` that run inside the sandbox (bash).
+fn sandboxed_tools(registry: &crate::tools::ToolRegistry) -> Vec<String> {
+    registry
+        .names()
+        .filter(|n| registry.get(n).is_some_and(|r| r.tool.runs_sandboxed()))
+        .map(str::to_string)
+        .collect()
 }

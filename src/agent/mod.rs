@@ -8,6 +8,7 @@ pub mod protocol;
 pub mod query_loop;
 pub mod recorder;
 pub mod task;
+mod sandbox_call;
 mod tool_call;
 
 use std::sync::Arc;

@@ -57,7 +57,7 @@ impl Call {
         });
         let progress_events = env.events.clone();
         let progress_id = id.clone();
-        let sandbox = crate::sandbox::for_call(env, &id, &name, &input, &token);
+        let sandbox = super::sandbox_call::for_call(env, &id, &name, &input, &token);
         let ctx = ToolContext {
             workspace: env.workspace.clone(),
             cancel: token.clone(),

@@ -7,7 +7,6 @@
 //! for approval as it always did; tooloop says so once at start.
 
 mod denial;
-mod escalate;
 #[cfg(target_os = "linux")]
 mod linux;
 mod rules;
@@ -23,7 +22,6 @@ use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 
 pub use denial::explain as explain_denial;
-pub use escalate::{DENIED_KEY, for_call};
 pub use tmpdir::CallTmp;
 
 /// `--sandbox read-only|workspace-write|off` (CLI.md).
@@ -105,6 +103,10 @@ impl Resolved {
     }
 }
 
+/// The input key that turns an approval request into the "run outside the sandbox?"
+/// question (see `agent/sandbox_call.rs`).
+pub const DENIED_KEY: &str = "sandbox_denied";
+
 pub fn label(policy: Option<&SandboxPolicy>) -> &'static str {
     policy.map(SandboxPolicy::label).unwrap_or("off")
 }
@@ -161,35 +163,6 @@ fn resolve_with(
         policy: Some(Arc::new(policy)),
         notice,
     }
-}
-
-/// The sandbox of a run from its config; what the user should know about it is said once,
-/// as a notice, when the run starts.
-pub fn for_run(
-    config: &crate::config::Config,
-    events: &crate::agent::events::EventSink,
-) -> Option<Arc<SandboxPolicy>> {
-    let resolved = resolve(config.sandbox, config.sandbox_network, &config.workspace);
-    tracing::info!(
-        sandbox = resolved.label(),
-        network = config.sandbox_network,
-        abi = resolved.policy.as_ref().map(|p| p.abi),
-        "shell sandbox"
-    );
-    if let Some(text) = resolved.notice {
-        tracing::warn!("{text}");
-        events.send(crate::agent::protocol::AgentEvent::Notice { text });
-    }
-    resolved.policy
-}
-
-/// The tools of `registry` that run inside the sandbox (bash).
-pub fn sandboxed_tools(registry: &crate::tools::ToolRegistry) -> Vec<String> {
-    registry
-        .names()
-        .filter(|n| registry.get(n).is_some_and(|r| r.tool.runs_sandboxed()))
-        .map(str::to_string)
-        .collect()
 }
 
 /// The Landlock ABI version, or why there is no sandbox on this platform.

@@ -9,13 +9,11 @@ use std::sync::Arc;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use super::{AskOutside, CallSandbox};
+use crate::sandbox::{AskOutside, CallSandbox, DENIED_KEY};
 use crate::agent::executor::ExecEnv;
 use crate::agent::protocol::{AgentEvent, Preview};
 use crate::permission::Consent;
 
-/// The input key that turns an approval request into the "run outside?" question.
-pub const DENIED_KEY: &str = "sandbox_denied";
 /// What a session-wide answer is remembered under; no tool has this name, so it never
 /// grants anything else.
 const GRANT_NAME: &str = "bash (outside the sandbox)";
