@@ -23,6 +23,9 @@ use tooloop::tui::view;
 #[path = "tui_render/throughput.rs"]
 mod throughput;
 
+#[path = "tui_render/keystroke.rs"]
+mod keystroke;
+
 #[path = "common/history.rs"]
 mod common_history;
 use common_history::history;
@@ -42,7 +45,7 @@ fn app_with(n: usize) -> App {
     let summaries = tooloop::tools::ToolRegistry::builtin().summaries(&messages);
     app.on_agent(
         AgentEvent::HistoryReset {
-            messages,
+            messages: messages.into_iter().map(Arc::new).collect(),
             summaries,
         },
         Instant::now(),
@@ -63,7 +66,7 @@ fn start_answer(app: &mut App) {
             turn: 1,
             attempt: 1,
             model: "m".into(),
-            body: Arc::new(json!({"messages": []})),
+            body: Arc::new(json!({"messages": []}).into()),
         },
         now,
     );
@@ -210,4 +213,22 @@ fn main() {
     drop((app, term));
 
     throughput::run(app_with(1_000));
+
+    // Keystroke → frame through the real event loop, idle and while an answer streams.
+    for n in [10usize, 10_000] {
+        for streaming in [false, true] {
+            let (p50, p99, max) = keystroke::run(app_with(n), streaming);
+            println!(
+                "keystroke → frame at {n} messages{}: p50 {} p99 {} max {} (goal p99 ≤ 10 ms)",
+                if streaming {
+                    ", streaming 20,000 deltas/s"
+                } else {
+                    ""
+                },
+                fmt(p50),
+                fmt(p99),
+                fmt(max)
+            );
+        }
+    }
 }

@@ -3,23 +3,19 @@
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use serde::{Deserialize, Serialize};
 
 use crate::permission::ApprovalMode;
+// The executor owns its strategy; the command line only names it.
+pub use crate::agent::executor::ToolExec;
 
 /// The providers are registered in `provider/registry.rs` (clap and serde names included).
 pub use crate::provider::ProviderKind;
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ToolExec {
-    /// Start each tool the moment its tool_use block is complete.
-    #[default]
-    Streaming,
-    /// Start after the stream ends; safe tools together.
-    Parallel,
-    /// One by one after the stream ends.
-    Serial,
+/// `--auto-compact on|off`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum OnOff {
+    On,
+    Off,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
@@ -140,9 +136,34 @@ pub struct Cli {
     #[arg(long, value_name = "FILE")]
     pub config: Option<std::path::PathBuf>,
 
+    /// The shell's sandbox: read-only | workspace-write | off (default workspace-write where
+    /// the kernel has Landlock; elsewhere bash asks before each command).
+    #[arg(long, value_enum, value_name = "MODE")]
+    pub sandbox: Option<crate::sandbox::SandboxMode>,
+
+    /// Let sandboxed commands use the network (off by default inside the sandbox).
+    #[arg(long)]
+    pub sandbox_network: bool,
+
     /// Capture the mouse (wheel scrolling everywhere, but no terminal text selection).
     #[arg(long)]
     pub mouse: bool,
+
+    /// Send no cache_control breakpoints (Anthropic prompt caching off).
+    #[arg(long)]
+    pub no_prompt_cache: bool,
+
+    /// Compact the conversation before a request when the context passes the threshold.
+    #[arg(long, value_enum, value_name = "on|off")]
+    pub auto_compact: Option<OnOff>,
+
+    /// Stop before a request would take the session's cost past X USD (budget_exceeded).
+    #[arg(long, value_name = "X")]
+    pub max_budget_usd: Option<f64>,
+
+    /// Stop before a request would take the session past N tokens (budget_exceeded).
+    #[arg(long, value_name = "N")]
+    pub max_budget_tokens: Option<u64>,
 
     #[command(subcommand)]
     pub command: Option<Command>,

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::cli::{Cli, ProviderKind, ToolExec};
-use crate::config_file::{FileConfig, ProviderSection};
+use crate::config_file::{ConfigFileError, FileConfig, ProviderSection};
 use crate::permission::ApprovalMode;
 use crate::provider::retry::RetryPolicy;
 
@@ -18,18 +18,8 @@ pub const DEFAULT_SYSTEM_PROMPT: &str = "You are tooloop, a coding agent in the 
 Use the tools to look at the workspace before you answer questions about it. Call several \
 independent tools in one reply when you can; they run in parallel. Be concise.";
 
-/// Which transcript this run writes to.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum SessionMode {
-    /// A new session (the default).
-    New,
-    /// The most recent session of this workspace (--continue).
-    Continue,
-    /// A given session (--resume ID).
-    Resume(String),
-    /// No transcript at all (--no-session).
-    Off,
-}
+// The session store owns its modes; the config only picks one.
+pub use crate::session::SessionMode;
 
 // Debug is written by hand below so that the key can never reach a log line.
 #[derive(Clone)]
@@ -62,6 +52,14 @@ pub struct Config {
     pub session: SessionMode,
     /// --fork: continue the resumed session in a new one (the original stays as it was).
     pub fork: bool,
+    /// The shell's sandbox as asked for (None: the default, workspace-write where possible).
+    pub sandbox: Option<crate::sandbox::SandboxMode>,
+    /// Sandboxed commands may use the network.
+    pub sandbox_network: bool,
+    /// Anthropic prompt-caching breakpoints.
+    pub prompt_cache: bool,
+    /// Model table, compaction and budgets (DESIGN.md §10).
+    pub context: crate::agent::context::ContextSettings,
     /// The log filter the config file asks for (flag and TOOLOOP_LOG beat it).
     pub log_level: Option<String>,
     /// The config file that was read (it may not exist).
@@ -84,6 +82,28 @@ impl std::fmt::Debug for Config {
     }
 }
 
+/// Why no Config could be made (a usage error: exit status 2).
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("config file {} does not exist", .0.display())]
+    Missing(PathBuf),
+    #[error("current directory: {0}")]
+    CurrentDir(std::io::Error),
+    #[error("workspace {} is not a directory", .0.display())]
+    NotADirectory(PathBuf),
+    #[error("TOOLOOP_PROVIDER={0:?}: expected anthropic, openai or demo")]
+    UnknownProvider(String),
+    /// Flags that exclude each other.
+    #[error("{0}")]
+    Conflict(&'static str),
+    #[error("--max-budget-usd {0}: expected a number of USD ≥ 0")]
+    Budget(f64),
+    #[error(transparent)]
+    File(#[from] ConfigFileError),
+    #[error(transparent)]
+    Paths(#[from] crate::paths::PathsError),
+}
+
 /// The environment as tooloop reads it, so tests can pass their own.
 pub trait Env {
     fn var(&self, key: &str) -> Option<String>;
@@ -99,7 +119,7 @@ impl Env for ProcessEnv {
 
 /// The config file this run reads: --config, else TOOLOOP_CONFIG, else config.toml in the
 /// config directory. `true` when the user named it (then it must exist).
-pub fn config_path(cli: &Cli, env: &dyn Env) -> Result<(PathBuf, bool), String> {
+pub fn config_path(cli: &Cli, env: &dyn Env) -> Result<(PathBuf, bool), ConfigError> {
     if let Some(p) = &cli.config {
         return Ok((p.clone(), true));
     }
@@ -116,14 +136,15 @@ impl Config {
             base_url: self.base_url.clone(),
             api_key: self.api_key.clone(),
             head_timeout: self.idle_timeout,
+            prompt_cache: self.prompt_cache,
         }
     }
 
     /// Reads the config file, then [`Config::resolve_with`].
-    pub fn resolve(cli: &Cli, env: &dyn Env) -> Result<Config, String> {
+    pub fn resolve(cli: &Cli, env: &dyn Env) -> Result<Config, ConfigError> {
         let (path, explicit) = config_path(cli, env)?;
         if explicit && !path.exists() {
-            return Err(format!("config file {} does not exist", path.display()));
+            return Err(ConfigError::Missing(path));
         }
         let file = FileConfig::load(&path)?;
         let mut config = Config::resolve_with(cli, env, &file)?;
@@ -132,7 +153,11 @@ impl Config {
     }
 
     /// Flags beat the environment, which beats the file, which beats defaults.
-    pub fn resolve_with(cli: &Cli, env: &dyn Env, file: &FileConfig) -> Result<Config, String> {
+    pub fn resolve_with(
+        cli: &Cli,
+        env: &dyn Env,
+        file: &FileConfig,
+    ) -> Result<Config, ConfigError> {
         let key_var = |section: &ProviderSection, default: &str| {
             section
                 .api_key_env
@@ -193,13 +218,10 @@ impl Config {
         };
         let workspace = match &cli.workspace {
             Some(w) => w.clone(),
-            None => std::env::current_dir().map_err(|e| format!("current directory: {e}"))?,
+            None => std::env::current_dir().map_err(ConfigError::CurrentDir)?,
         };
         if !workspace.is_dir() {
-            return Err(format!(
-                "workspace {} is not a directory",
-                workspace.display()
-            ));
+            return Err(ConfigError::NotADirectory(workspace));
         }
         let mut retry = RetryPolicy::default();
         if let Some(n) = cli.max_retries.or(file.retry.max_attempts) {
@@ -212,16 +234,29 @@ impl Config {
         allowed_tools.extend(cli.allow_tool.iter().cloned());
         let session = match (&cli.resume, cli.continue_session, cli.no_session) {
             (_, _, true) if cli.resume.is_some() || cli.continue_session => {
-                return Err("--no-session cannot be combined with --resume or --continue".into());
+                return Err(ConfigError::Conflict(
+                    "--no-session cannot be combined with --resume or --continue",
+                ));
             }
-            (Some(_), true, _) => return Err("--resume and --continue exclude each other".into()),
+            (Some(_), true, _) => {
+                return Err(ConfigError::Conflict(
+                    "--resume and --continue exclude each other",
+                ));
+            }
             (_, _, true) => SessionMode::Off,
             (Some(id), false, _) => SessionMode::Resume(id.clone()),
             (None, true, _) => SessionMode::Continue,
             (None, false, _) => SessionMode::New,
         };
         if cli.fork && !matches!(session, SessionMode::Resume(_) | SessionMode::Continue) {
-            return Err("--fork needs --resume ID or --continue (the session to fork)".into());
+            return Err(ConfigError::Conflict(
+                "--fork needs --resume ID or --continue (the session to fork)",
+            ));
+        }
+        if let Some(x) = cli.max_budget_usd
+            && !(x.is_finite() && x >= 0.0)
+        {
+            return Err(ConfigError::Budget(x));
         }
         Ok(Config {
             provider,
@@ -272,19 +307,32 @@ impl Config {
             keyboard_enhancement: file.keyboard.enhancement.unwrap_or(true),
             session,
             fork: cli.fork,
+            sandbox: cli.sandbox.or(file.sandbox),
+            sandbox_network: cli.sandbox_network || file.sandbox_network.unwrap_or(false),
+            prompt_cache: !cli.no_prompt_cache && file.prompt_cache.unwrap_or(true),
+            context: crate::agent::context::ContextSettings {
+                models: std::sync::Arc::new(
+                    crate::models::ModelTable::builtin().with_overrides(&file.models),
+                ),
+                auto_compact: match cli.auto_compact {
+                    Some(v) => v == crate::cli::OnOff::On,
+                    None => file.auto_compact.unwrap_or(true),
+                },
+                buffer_tokens: file.auto_compact_buffer_tokens,
+                max_budget_usd: cli.max_budget_usd,
+                max_budget_tokens: cli.max_budget_tokens,
+            },
             log_level: file.log_level.clone(),
             config_file: None,
         })
     }
 }
 
-fn parse_provider(name: &str) -> Result<ProviderKind, String> {
+fn parse_provider(name: &str) -> Result<ProviderKind, ConfigError> {
     match name.to_ascii_lowercase().as_str() {
         "anthropic" => Ok(ProviderKind::Anthropic),
         "openai" => Ok(ProviderKind::Openai),
         "demo" => Ok(ProviderKind::Demo),
-        other => Err(format!(
-            "TOOLOOP_PROVIDER={other:?}: expected anthropic, openai or demo"
-        )),
+        other => Err(ConfigError::UnknownProvider(other.to_string())),
     }
 }

@@ -1,12 +1,37 @@
 //! `config.toml`: what a user sets once. Every key is optional; an unknown key or a value of
 //! the wrong type is an error naming the file, the line and the key, never a silent default.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
 use crate::cli::{ProviderKind, ToolExec};
 use crate::permission::ApprovalMode;
+
+/// A config file that cannot be read, parsed or written.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigFileError {
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// A config file that does not parse: the file, the line and the key when known.
+    #[error(
+        "{}{}: {}{message}",
+        path.display(),
+        line.map(|l| format!(":{l}")).unwrap_or_default(),
+        key.as_ref().map(|k| format!("key `{k}`: ")).unwrap_or_default()
+    )]
+    Invalid {
+        path: PathBuf,
+        line: Option<usize>,
+        key: Option<String>,
+        message: String,
+    },
+    #[error("{} already exists; not overwriting it", .0.display())]
+    Exists(PathBuf),
+}
 
 #[derive(Clone, Debug, Default, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -23,6 +48,19 @@ pub struct FileConfig {
     pub theme: Option<String>,
     pub mouse: Option<bool>,
     pub log_level: Option<String>,
+    /// The shell's sandbox: read-only | workspace-write | off.
+    pub sandbox: Option<crate::sandbox::SandboxMode>,
+    /// Sandboxed commands may use the network.
+    pub sandbox_network: Option<bool>,
+    /// Anthropic cache_control breakpoints (default true).
+    pub prompt_cache: Option<bool>,
+    /// Compaction when the context passes the threshold (default true).
+    pub auto_compact: Option<bool>,
+    /// Tokens kept free below the window besides the output reserve.
+    pub auto_compact_buffer_tokens: Option<u64>,
+    /// `[models."NAME"]`: window, output limit and prices (see src/models.rs).
+    #[serde(default)]
+    pub models: std::collections::BTreeMap<String, crate::models::ModelOverride>,
     #[serde(default)]
     pub anthropic: ProviderSection,
     #[serde(default)]
@@ -68,31 +106,43 @@ pub struct KeyboardSection {
 
 impl FileConfig {
     /// Reads `path`; a missing file is an empty config.
-    pub fn load(path: &Path) -> Result<FileConfig, String> {
+    pub fn load(path: &Path) -> Result<FileConfig, ConfigFileError> {
         let text = match std::fs::read_to_string(path) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(FileConfig::default()),
-            Err(e) => return Err(format!("{}: {e}", path.display())),
+            Err(source) => {
+                return Err(ConfigFileError::Io {
+                    path: path.to_path_buf(),
+                    source,
+                });
+            }
         };
         FileConfig::parse(&text, path)
     }
 
     /// Parses `text`; errors name `path`, the line and the key.
-    pub fn parse(text: &str, path: &Path) -> Result<FileConfig, String> {
+    pub fn parse(text: &str, path: &Path) -> Result<FileConfig, ConfigFileError> {
         toml::from_str(text).map_err(|e| describe_error(&e, text, path))
     }
 }
 
-fn describe_error(e: &toml::de::Error, text: &str, path: &Path) -> String {
+fn describe_error(e: &toml::de::Error, text: &str, path: &Path) -> ConfigFileError {
     let message = e.message().trim().lines().collect::<Vec<_>>().join("; ");
-    let Some(span) = e.span() else {
-        return format!("{}: {message}", path.display());
+    let (line, key) = match e.span() {
+        Some(span) => {
+            let start = span.start.min(text.len());
+            (
+                Some(text[..start].matches('\n').count() + 1),
+                key_at(text, start),
+            )
+        }
+        None => (None, None),
     };
-    let start = span.start.min(text.len());
-    let line = text[..start].matches('\n').count() + 1;
-    match key_at(text, start) {
-        Some(key) => format!("{}:{line}: key `{key}`: {message}", path.display()),
-        None => format!("{}:{line}: {message}", path.display()),
+    ConfigFileError::Invalid {
+        path: path.to_path_buf(),
+        line,
+        key,
+        message,
     }
 }
 
@@ -123,25 +173,26 @@ fn table_header(line: &str) -> Option<&str> {
 }
 
 /// `tooloop config init`: writes [`DEFAULT_CONFIG`] to `path`, never over an existing file.
-pub fn write_default(path: &Path) -> Result<(), String> {
+pub fn write_default(path: &Path) -> Result<(), ConfigFileError> {
     use std::io::Write;
-    let shown = path.display();
+    let io = |path: &Path| {
+        let path = PathBuf::from(path);
+        move |source| ConfigFileError::Io { path, source }
+    };
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir).map_err(io(dir))?;
     }
     let mut file = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
         .open(path)
         .map_err(|e| match e.kind() {
-            std::io::ErrorKind::AlreadyExists => {
-                format!("{shown} already exists; not overwriting it")
-            }
-            _ => format!("{shown}: {e}"),
+            std::io::ErrorKind::AlreadyExists => ConfigFileError::Exists(path.to_path_buf()),
+            _ => io(path)(e),
         })?;
     file.write_all(DEFAULT_CONFIG.as_bytes())
         .and_then(|()| file.sync_all())
-        .map_err(|e| format!("{shown}: {e}"))
+        .map_err(io(path))
 }
 
 /// What `tooloop config init` writes: every key, commented out, at its default.
@@ -158,6 +209,12 @@ pub const DEFAULT_CONFIG: &str = r##"# tooloop configuration. Every key is optio
 
 # Who may run tools that change things: ask | auto-edit | yolo | read-only.
 # approval = "ask"
+
+# The shell's sandbox: read-only | workspace-write | off. Default workspace-write where the
+# kernel has Landlock (macOS: Seatbelt); elsewhere bash asks before each command.
+# sandbox = "workspace-write"
+# Let sandboxed commands use the network.
+# sandbox_network = false
 
 # Loop iterations per prompt before stopping with reason max_turns.
 # max_turns = 50
@@ -222,13 +279,16 @@ pub const DEFAULT_CONFIG: &str = r##"# tooloop configuration. Every key is optio
 mod tests {
     use super::*;
 
-    fn parse(text: &str) -> Result<FileConfig, String> {
+    fn parse(text: &str) -> Result<FileConfig, ConfigFileError> {
         FileConfig::parse(text, Path::new("/x/config.toml"))
     }
 
     #[test]
     fn the_default_file_parses_to_nothing_set() {
-        assert_eq!(parse(DEFAULT_CONFIG), Ok(FileConfig::default()));
+        assert_eq!(
+            parse(DEFAULT_CONFIG).expect("parses"),
+            FileConfig::default()
+        );
     }
 
     #[test]
@@ -255,7 +315,8 @@ mod tests {
     #[test]
     fn an_unknown_key_names_file_line_and_key() {
         let e = parse("model = \"m\"\n\n[openai]\nbase_url = \"http://x\"\ncolour = 3\n")
-            .expect_err("unknown key");
+            .expect_err("unknown key")
+            .to_string();
         assert!(
             e.starts_with("/x/config.toml:5: key `openai.colour`:"),
             "{e}"
@@ -265,14 +326,18 @@ mod tests {
 
     #[test]
     fn a_wrong_type_names_file_line_and_key() {
-        let e = parse("# c\nmax_turns = \"many\"\n").expect_err("wrong type");
+        let e = parse("# c\nmax_turns = \"many\"\n")
+            .expect_err("wrong type")
+            .to_string();
         assert!(e.starts_with("/x/config.toml:2: key `max_turns`:"), "{e}");
         assert!(e.contains("invalid type"), "{e}");
     }
 
     #[test]
     fn a_bad_enum_value_is_an_error() {
-        let e = parse("approval = \"sometimes\"\n").expect_err("bad variant");
+        let e = parse("approval = \"sometimes\"\n")
+            .expect_err("bad variant")
+            .to_string();
         assert!(e.starts_with("/x/config.toml:1: key `approval`:"), "{e}");
     }
 }

@@ -3,18 +3,28 @@
 use std::io::Write;
 
 use serde_json::{Value, json};
-use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use crate::agent::Agent;
-use crate::agent::events::EventSink;
-use crate::agent::protocol::{AgentEvent, Terminal, TurnSummary};
+use crate::agent::context::Trigger;
+use crate::agent::protocol::{AgentCommand, AgentEvent, Terminal, TurnSummary};
 use crate::cli::OutputFormat;
 use crate::config::Config;
-use crate::message::Message;
-use crate::provider::Provider;
-use crate::trace::Tap;
+use crate::engine::{self, EngineError, FrontEnd};
+
+/// How long the agent task may take to stop after the result (it is idle by then).
+const STOP_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Why a headless run could not start or finish.
+#[derive(Debug, thiserror::Error)]
+pub enum HeadlessError {
+    /// The engine could not start (provider, workspace, session): a usage error.
+    #[error(transparent)]
+    Start(#[from] EngineError),
+    /// The agent task ended without finishing the prompt.
+    #[error("the agent stopped before the prompt's loop ended")]
+    AgentGone,
+}
 
 /// Exit status for a finished run (CLI.md).
 pub fn exit_code(reason: Terminal) -> i32 {
@@ -22,71 +32,113 @@ pub fn exit_code(reason: Terminal) -> i32 {
         Terminal::Completed => 0,
         Terminal::MaxTurns => 3,
         Terminal::AbortedStreaming | Terminal::AbortedTools => 130,
-        Terminal::ModelError | Terminal::PromptTooLong | Terminal::MaxOutputTokens => 1,
+        Terminal::ModelError
+        | Terminal::PromptTooLong
+        | Terminal::MaxOutputTokens
+        | Terminal::BudgetExceeded
+        | Terminal::BlockingLimit => 1,
     }
 }
 
-/// Runs `prompt` against `provider`; SIGINT aborts the turn like Ctrl+C in the TUI.
+/// Runs `prompt` on the agent task [`engine::start`] builds, like one prompt in the TUI;
+/// SIGINT aborts the turn like Ctrl+C there.
 pub async fn run(
     config: &Config,
-    provider: std::sync::Arc<dyn Provider>,
     prompt: &str,
     format: OutputFormat,
-) -> Result<i32, String> {
-    let (sink, rx) = EventSink::channel();
-    let mut agent = Agent::from_config(config, provider, sink, false)?;
-    if let Some(notice) = crate::session::attach(config, &mut agent)?.and_then(|s| s.notice) {
-        for line in notice.lines() {
-            eprintln!("tooloop: {line}");
-        }
-    }
+) -> Result<i32, HeadlessError> {
+    // SIGINT is caught from main's first line (crate::interrupt); one that came before this
+    // point, or comes while the engine starts or a session loads, still aborts the turn and
+    // prints a result.
     let cancel = CancellationToken::new();
-    let on_sigint = cancel.clone();
-    let sigint = tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            on_sigint.cancel();
-        }
-    });
+    let sigint = crate::interrupt::cancel_on_sigint(&cancel);
+    let engine::Engine {
+        mut events,
+        control,
+        session,
+        sandbox,
+        sandboxed_tools,
+    } = engine::start(config, FrontEnd::Headless)?;
+    // t_ms counts from here: the agent is ready, the prompt goes in next.
     let start = Instant::now();
-    let (rx, trace) = Tap::maybe(config.trace.as_deref(), rx, start);
-    let printer = tokio::spawn(print_events(rx, format, start));
-    let summary = agent.run_prompt(prompt, &cancel).await;
-    let history = std::mem::take(&mut agent.history);
-    drop(agent);
-    sigint.abort();
-    let _ = printer.await;
-    if let Some(trace) = trace {
-        trace.write();
+    if let Some(notice) = session.and_then(|s| s.notice) {
+        for line in notice.lines() {
+            eprintln!("tooloop: {}", crate::safe_output::for_stderr(line));
+        }
     }
+    control.send(AgentCommand::Submit {
+        text: prompt.to_string(),
+    });
+    if crate::interrupt::seen() {
+        cancel.cancel();
+    }
+    // After Submit, so an early SIGINT reaches the running turn rather than an idle agent.
+    let abort = control.commands().clone();
+    let on_cancel = cancel.clone();
+    let forward = tokio::spawn(async move {
+        on_cancel.cancelled().await;
+        let _ = abort.send(AgentCommand::Abort);
+    });
+    let sandbox = Sandboxed {
+        label: sandbox,
+        tools: sandboxed_tools,
+    };
+    let mut summary = None;
+    while let Some(event) = events.recv().await {
+        if let AgentEvent::Done(s) = &event {
+            summary = Some(s.clone());
+        }
+        print_event(&event, format, start, &sandbox);
+        if summary.is_some() {
+            break;
+        }
+    }
+    sigint.abort();
+    forward.abort();
+    let agent = control.stop(STOP_GRACE).await;
+    let summary = summary.ok_or(HeadlessError::AgentGone)?;
+    let history = agent.map(|a| a.history).unwrap_or_default();
     print_result(&summary, &history, format, start);
     Ok(exit_code(summary.reason))
 }
 
-async fn print_events(
-    mut rx: mpsc::UnboundedReceiver<AgentEvent>,
-    format: OutputFormat,
-    start: Instant,
-) {
-    while let Some(event) = rx.recv().await {
-        if format == OutputFormat::Text {
-            if let AgentEvent::Error { message } = &event {
-                eprintln!("tooloop: {message}");
+/// Which tools' `tool_end` lines carry `sandbox`, and its value.
+struct Sandboxed {
+    label: &'static str,
+    tools: Vec<String>,
+}
+
+fn print_event(event: &AgentEvent, format: OutputFormat, start: Instant, sandbox: &Sandboxed) {
+    use crate::safe_output::{for_stderr, json_line};
+    match format {
+        OutputFormat::Text => match event {
+            AgentEvent::Error { message } => eprintln!("tooloop: {}", for_stderr(message)),
+            AgentEvent::Notice { text } => eprintln!("tooloop: {}", for_stderr(text)),
+            AgentEvent::Compacted { info, .. } if info.trigger != Trigger::Micro => eprintln!(
+                "tooloop: compacted the conversation ({}): {} → {} tokens",
+                info.trigger.as_str(),
+                info.pre_tokens,
+                info.post_tokens
+            ),
+            _ => {}
+        },
+        OutputFormat::Json => {}
+        OutputFormat::StreamJson => {
+            if let Some(mut line) = stream_json(event) {
+                if let Value::Object(map) = &mut line {
+                    if let AgentEvent::ToolEnd { name, .. } = event
+                        && sandbox.tools.contains(name)
+                    {
+                        // Headless never re-runs outside the sandbox (nobody can approve
+                        // it), so every such call ran under the run's sandbox.
+                        map.insert("sandbox".into(), json!(sandbox.label));
+                    }
+                    map.insert("t_ms".into(), json!(start.elapsed().as_millis() as u64));
+                }
+                let mut out = std::io::stdout().lock();
+                let _ = writeln!(out, "{}", json_line(&line));
+                let _ = out.flush();
             }
-            if let AgentEvent::Notice { text } = &event {
-                eprintln!("tooloop: {text}");
-            }
-            continue;
-        }
-        if format != OutputFormat::StreamJson {
-            continue;
-        }
-        if let Some(mut line) = stream_json(&event) {
-            if let Value::Object(map) = &mut line {
-                map.insert("t_ms".into(), json!(start.elapsed().as_millis() as u64));
-            }
-            let mut out = std::io::stdout().lock();
-            let _ = writeln!(out, "{line}");
-            let _ = out.flush();
         }
     }
 }
@@ -144,10 +196,18 @@ pub fn stream_json(event: &AgentEvent) -> Option<Value> {
         AgentEvent::StreamEnd { turn, stop_reason } => {
             json!({"type": "stream_end", "turn": turn, "stop_reason": stop_reason})
         }
-        AgentEvent::Message { message, .. } => json!({"type": "message", "message": message}),
+        AgentEvent::Message { message, .. } => {
+            json!({"type": "message", "message": &**message})
+        }
         AgentEvent::Notice { text } => json!({"type": "notice", "text": text}),
         AgentEvent::Discarded { reason } => json!({"type": "discarded", "reason": reason}),
         AgentEvent::Error { message } => json!({"type": "error", "message": message}),
+        // Micro-compaction is not a `compact` in CLI.md's sense (no summary, same messages).
+        AgentEvent::Compacted { info, .. } if info.trigger != Trigger::Micro => json!({
+            "type": "compact", "trigger": info.trigger,
+            "pre_tokens": info.pre_tokens, "post_tokens": info.post_tokens,
+            "messages_before": info.messages_before, "messages_after": info.messages_after,
+        }),
         _ => return None,
     })
 }
@@ -161,12 +221,15 @@ fn shorten(s: &str, max: usize) -> String {
 }
 
 /// The `result` object: always the last line.
-pub fn result_json(summary: &TurnSummary, history: &[Message]) -> Value {
+/// `history`: the agent's shared messages, or plain ones.
+pub fn result_json<H: serde::Serialize + ?Sized>(summary: &TurnSummary, history: &H) -> Value {
     let mut v = json!({
         "type": "result",
         "reason": summary.reason,
         "turns": summary.turns,
         "usage": summary.usage,
+        "cost_usd": summary.cost_usd,
+        "context_tokens": summary.context_tokens,
         "messages": history,
         "text": summary.text,
         "transitions": summary.transitions,
@@ -177,12 +240,18 @@ pub fn result_json(summary: &TurnSummary, history: &[Message]) -> Value {
     v
 }
 
-fn print_result(summary: &TurnSummary, history: &[Message], format: OutputFormat, start: Instant) {
+fn print_result<H: serde::Serialize + ?Sized>(
+    summary: &TurnSummary,
+    history: &H,
+    format: OutputFormat,
+    start: Instant,
+) {
     let mut out = std::io::stdout().lock();
     match format {
         OutputFormat::Text => {
-            let _ = writeln!(out, "{}", summary.text);
+            let _ = writeln!(out, "{}", crate::safe_output::for_stdout(&summary.text));
             if let Some(err) = &summary.error {
+                let err = crate::safe_output::for_stderr(err);
                 eprintln!("tooloop: {} ({err})", summary.reason.as_str());
             } else if summary.reason != Terminal::Completed {
                 eprintln!("tooloop: stopped: {}", summary.reason.as_str());
@@ -195,7 +264,7 @@ fn print_result(summary: &TurnSummary, history: &[Message], format: OutputFormat
             {
                 map.insert("t_ms".into(), json!(start.elapsed().as_millis() as u64));
             }
-            let _ = writeln!(out, "{v}");
+            let _ = writeln!(out, "{}", crate::safe_output::json_line(&v));
         }
     }
     let _ = out.flush();

@@ -12,6 +12,30 @@ pub const DEFAULT_FILTER: &str = "warn,tooloop=info";
 
 const LEVELS: &[&str] = &["off", "error", "warn", "info", "debug", "trace"];
 
+/// A log filter that does not parse (a usage error: exit status 2).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("log filter {raw:?}: {reason}")]
+pub struct FilterError {
+    pub raw: String,
+    pub reason: String,
+}
+
+/// Why logging could not start (a warning: tooloop runs without a log).
+#[derive(Debug, thiserror::Error)]
+pub enum LogError {
+    #[error(transparent)]
+    Paths(#[from] crate::paths::PathsError),
+    #[error("log directory {}: {source}", dir.display())]
+    Directory {
+        dir: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("log file in {}: {reason}", dir.display())]
+    File { dir: PathBuf, reason: String },
+    #[error("logging: {0}")]
+    Subscriber(String),
+}
+
 /// Keeps the background writer alive; dropping it flushes what is left.
 pub struct LogGuard {
     _guard: WorkerGuard,
@@ -24,7 +48,7 @@ pub fn filter_directives(
     flag: Option<&str>,
     env: Option<&str>,
     file: Option<&str>,
-) -> Result<String, String> {
+) -> Result<String, FilterError> {
     let Some(raw) = flag.or(env).or(file).map(str::trim) else {
         return Ok(DEFAULT_FILTER.to_string());
     };
@@ -34,31 +58,41 @@ pub fn filter_directives(
     } else {
         raw.to_string()
     };
-    EnvFilter::try_new(&directives).map_err(|e| format!("log filter {raw:?}: {e}"))?;
+    EnvFilter::try_new(&directives).map_err(|e| FilterError {
+        raw: raw.to_string(),
+        reason: e.to_string(),
+    })?;
     Ok(directives)
 }
 
 /// Starts logging to `tooloop.YYYY-MM-DD.log` in [`crate::paths::log_dir`] and returns the
 /// guard (keep it for the program's lifetime) and the directory.
-pub fn init(directives: &str) -> Result<(LogGuard, PathBuf), String> {
+pub fn init(directives: &str) -> Result<(LogGuard, PathBuf), LogError> {
     let dir = crate::paths::log_dir()?;
-    crate::paths::create_private_dir(&dir, crate::paths::tooloop_root(&dir))
-        .map_err(|e| format!("log directory {}: {e}", dir.display()))?;
+    crate::paths::create_private_dir(&dir, crate::paths::tooloop_root(&dir)).map_err(|source| {
+        LogError::Directory {
+            dir: dir.clone(),
+            source,
+        }
+    })?;
     let appender = Builder::new()
         .rotation(Rotation::DAILY)
         .filename_prefix("tooloop")
         .filename_suffix("log")
         .max_log_files(14)
         .build(&dir)
-        .map_err(|e| format!("log file in {}: {e}", dir.display()))?;
+        .map_err(|e| LogError::File {
+            dir: dir.clone(),
+            reason: e.to_string(),
+        })?;
     let (writer, guard) = tracing_appender::non_blocking(appender);
-    let filter = EnvFilter::try_new(directives).map_err(|e| format!("log filter: {e}"))?;
+    let filter = EnvFilter::try_new(directives).map_err(|e| LogError::Subscriber(e.to_string()))?;
     tracing_subscriber::fmt()
         .with_writer(writer)
         .with_ansi(false)
         .with_env_filter(filter)
         .try_init()
-        .map_err(|e| format!("logging: {e}"))?;
+        .map_err(|e| LogError::Subscriber(e.to_string()))?;
     Ok((LogGuard { _guard: guard }, dir))
 }
 

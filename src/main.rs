@@ -4,9 +4,23 @@ use clap::Parser;
 
 use tooloop::cli::{Cli, Command, ConfigAction};
 use tooloop::config::{Config, Env, ProcessEnv};
+use tooloop::headless::HeadlessError;
+
+/// SIGINT is caught before `main` runs (see tooloop::interrupt): a headless run interrupted
+/// in its first milliseconds must still print its result.
+#[cfg(target_os = "linux")]
+#[used]
+#[unsafe(link_section = ".init_array")]
+static CATCH_SIGINT_EARLY: extern "C" fn() = tooloop::interrupt::install;
 
 fn main() {
+    tooloop::interrupt::install();
     let cli = Cli::parse();
+    // Only headless mode turns SIGINT into an aborted turn; everything else gets the
+    // default action back (the TUI installs its own handler).
+    if cli.prompt.is_none() && tooloop::interrupt::release() {
+        std::process::exit(130);
+    }
     let code = match tokio::runtime::Runtime::new() {
         Ok(rt) => rt.block_on(run(cli)),
         Err(e) => {
@@ -88,18 +102,15 @@ async fn run(cli: Cli) -> i32 {
         eprintln!("tooloop: the prompt is empty");
         return 2;
     }
-    let provider = match tooloop::provider::build(config.provider, &config.provider_settings()) {
-        Ok(p) => p,
-        Err(e) => {
-            eprintln!("tooloop: {e}");
-            return 2;
-        }
-    };
-    let code = match tooloop::headless::run(&config, provider, &prompt, cli.output_format).await {
+    let code = match tooloop::headless::run(&config, &prompt, cli.output_format).await {
         Ok(code) => code,
-        Err(e) => {
+        Err(e @ HeadlessError::Start(_)) => {
             eprintln!("tooloop: {e}");
             2
+        }
+        Err(e) => {
+            eprintln!("tooloop: {e}");
+            1
         }
     };
     tracing::info!(exit = code, "headless run ends");
@@ -128,29 +139,38 @@ fn start_logging(cli: &Cli, config: &Config) -> Result<Option<tooloop::logging::
     }
 }
 
+/// Prints `error` the way every failure of a subcommand is printed and returns `code`.
+fn fail(error: anyhow::Error, code: i32) -> i32 {
+    eprintln!("tooloop: {error:#}");
+    code
+}
+
 fn list_sessions() -> i32 {
-    let listed = tooloop::paths::sessions_dir().and_then(|dir| tooloop::session::list(&dir));
-    match listed {
-        Ok(sessions) => {
-            print!("{}", tooloop::session::format_table(&sessions));
+    let listed = || -> anyhow::Result<String> {
+        let dir = tooloop::paths::sessions_dir()?;
+        Ok(tooloop::session::format_table(&tooloop::session::list(
+            &dir,
+        )?))
+    };
+    match listed() {
+        Ok(table) => {
+            print!("{table}");
             0
         }
-        Err(e) => {
-            eprintln!("tooloop: {e}");
-            1
-        }
+        Err(e) => fail(e, 1),
     }
 }
 
 fn config_path(cli: &Cli) -> i32 {
-    let paths = tooloop::config::config_path(cli, &ProcessEnv).and_then(|(file, _)| {
+    let paths = || -> anyhow::Result<_> {
+        let (file, _) = tooloop::config::config_path(cli, &ProcessEnv)?;
         Ok((
             file,
             tooloop::paths::log_dir()?,
             tooloop::paths::sessions_dir()?,
         ))
-    });
-    match paths {
+    };
+    match paths() {
         Ok((file, logs, sessions)) => {
             let state = if file.exists() {
                 ""
@@ -162,29 +182,20 @@ fn config_path(cli: &Cli) -> i32 {
             println!("sessions: {}", sessions.display());
             0
         }
-        Err(e) => {
-            eprintln!("tooloop: {e}");
-            1
-        }
+        Err(e) => fail(e, 1),
     }
 }
 
 fn config_init(cli: &Cli) -> i32 {
     let path = match tooloop::config::config_path(cli, &ProcessEnv) {
         Ok((p, _)) => p,
-        Err(e) => {
-            eprintln!("tooloop: {e}");
-            return 1;
-        }
+        Err(e) => return fail(e.into(), 1),
     };
     match tooloop::config_file::write_default(&path) {
         Ok(()) => {
             println!("wrote {}", path.display());
             0
         }
-        Err(e) => {
-            eprintln!("tooloop: {e}");
-            2
-        }
+        Err(e) => fail(e.into(), 2),
     }
 }

@@ -3,6 +3,7 @@
 //! Every provider converts to and from this shape at its boundary; the loop, the executor,
 //! the TUI and transcripts only ever see these types.
 
+use std::borrow::Borrow;
 use std::collections::HashSet;
 
 use serde::{Deserialize, Deserializer, Serialize};
@@ -173,70 +174,96 @@ pub enum HistoryError {
     ToolUseInUser(usize),
 }
 
+/// The shared form of a message: immutable once appended, so the history, the front end and
+/// the transcript all hold the same allocation.
+impl PartialEq<std::sync::Arc<Message>> for Message {
+    fn eq(&self, other: &std::sync::Arc<Message>) -> bool {
+        self == &**other
+    }
+}
+
+impl PartialEq<Message> for std::sync::Arc<Message> {
+    fn eq(&self, other: &Message) -> bool {
+        &**self == other
+    }
+}
+
+/// The agent's history: shared messages, immutable once appended. Requests borrow it, front
+/// ends and transcripts get the same `Arc`s; indexing and slice methods work through `Deref`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct History(Vec<std::sync::Arc<Message>>);
+
+impl History {
+    pub fn push(&mut self, message: std::sync::Arc<Message>) {
+        self.0.push(message);
+    }
+
+    pub fn last_mut(&mut self) -> Option<&mut std::sync::Arc<Message>> {
+        self.0.last_mut()
+    }
+
+    /// The shared messages, for a front end or a request.
+    /// The messages to rewrite in place (compaction): change one with `Arc::make_mut`, which
+    /// copies it only if a request or the front end still holds it.
+    pub fn shared_mut(&mut self) -> &mut [std::sync::Arc<Message>] {
+        &mut self.0
+    }
+
+    pub fn shared(&self) -> &[std::sync::Arc<Message>] {
+        &self.0
+    }
+}
+
+impl std::ops::Deref for History {
+    type Target = [std::sync::Arc<Message>];
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
+impl From<Vec<Message>> for History {
+    fn from(messages: Vec<Message>) -> Self {
+        History(messages.into_iter().map(std::sync::Arc::new).collect())
+    }
+}
+
+impl Serialize for History {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().map(|m| &**m))
+    }
+}
+
+impl PartialEq<History> for Vec<Message> {
+    fn eq(&self, other: &History) -> bool {
+        self.len() == other.len() && self.iter().zip(other.iter()).all(|(a, b)| a == &**b)
+    }
+}
+
+impl PartialEq<History> for Vec<std::sync::Arc<Message>> {
+    fn eq(&self, other: &History) -> bool {
+        self.as_slice() == other.shared()
+    }
+}
+
 /// Checks DESIGN.md §4 (1–3): alternation starting with the user, every tool_use answered
 /// exactly once in the very next message, unique ids, no orphan results.
 ///
 /// A trailing assistant message whose tool_uses are not yet answered is an error too: the
 /// history as sent to the API must never end that way.
-pub fn validate_history(messages: &[Message]) -> Result<(), HistoryError> {
-    let Some(first) = messages.first() else {
-        return Ok(());
-    };
-    if first.role != Role::User {
-        return Err(HistoryError::FirstNotUser);
+///
+/// This walks the whole history; the loop checks each new message with [`HistoryCheck`]
+/// instead, and this stays for tests, loaded sessions and the scripted provider.
+pub fn validate_history<M: Borrow<Message>>(messages: &[M]) -> Result<(), HistoryError> {
+    let mut check = HistoryCheck::default();
+    for i in 0..messages.len() {
+        check.message(messages, i)?;
     }
-    let mut seen_ids: HashSet<&str> = HashSet::new();
-    for (i, msg) in messages.iter().enumerate() {
-        if i > 0 && messages[i - 1].role == msg.role {
-            return Err(HistoryError::NotAlternating(i, msg.role));
-        }
-        if msg.content.is_empty() {
-            return Err(HistoryError::EmptyContent(i));
-        }
-        match msg.role {
-            Role::Assistant => {
-                for block in &msg.content {
-                    if matches!(block, ContentBlock::ToolResult { .. }) {
-                        return Err(HistoryError::ResultInAssistant(i));
-                    }
-                }
-                for (id, _, _) in msg.tool_uses() {
-                    if !seen_ids.insert(id) {
-                        return Err(HistoryError::DuplicateToolUseId(i, id.to_string()));
-                    }
-                }
-            }
-            Role::User => {
-                if msg
-                    .content
-                    .iter()
-                    .any(|b| matches!(b, ContentBlock::ToolUse { .. }))
-                {
-                    return Err(HistoryError::ToolUseInUser(i));
-                }
-                let asked: Vec<&str> = if i > 0 {
-                    messages[i - 1].tool_uses().map(|(id, _, _)| id).collect()
-                } else {
-                    Vec::new()
-                };
-                let mut answered: HashSet<&str> = HashSet::new();
-                for block in &msg.content {
-                    if let ContentBlock::ToolResult { tool_use_id, .. } = block {
-                        if !asked.contains(&tool_use_id.as_str()) {
-                            return Err(HistoryError::OrphanToolResult(i, tool_use_id.clone()));
-                        }
-                        if !answered.insert(tool_use_id) {
-                            return Err(HistoryError::DuplicateToolResult(i, tool_use_id.clone()));
-                        }
-                    }
-                }
-                if let Some(missing) = asked.iter().find(|id| !answered.contains(*id)) {
-                    return Err(HistoryError::UnansweredToolUse(i - 1, missing.to_string()));
-                }
-            }
-        }
-    }
-    if let Some(last) = messages.last()
+    check_ready(messages)
+}
+
+/// The history may be sent as it is: it does not end with unanswered tool_uses.
+pub fn check_ready<M: Borrow<Message>>(messages: &[M]) -> Result<(), HistoryError> {
+    if let Some(last) = messages.last().map(Borrow::borrow)
         && last.role == Role::Assistant
         && let Some((id, _, _)) = last.tool_uses().next()
     {
@@ -246,6 +273,98 @@ pub fn validate_history(messages: &[Message]) -> Result<(), HistoryError> {
         ));
     }
     Ok(())
+}
+
+/// Incremental validation: checks one message against the one before it, so a growing
+/// history costs the size of its newest message, not its length. Remembers the tool_use ids
+/// seen so far (they must be unique across the whole history).
+#[derive(Clone, Debug, Default)]
+pub struct HistoryCheck {
+    ids: HashSet<String>,
+}
+
+impl HistoryCheck {
+    /// Checks `messages[i]` (just appended, or a user message just extended) against
+    /// `messages[i - 1]`.
+    pub fn message<M: Borrow<Message>>(
+        &mut self,
+        messages: &[M],
+        i: usize,
+    ) -> Result<(), HistoryError> {
+        let Some(msg) = messages.get(i).map(Borrow::borrow) else {
+            return Ok(());
+        };
+        let prev = i
+            .checked_sub(1)
+            .and_then(|p| messages.get(p))
+            .map(Borrow::borrow);
+        if i == 0 && msg.role != Role::User {
+            return Err(HistoryError::FirstNotUser);
+        }
+        if prev.is_some_and(|p| p.role == msg.role) {
+            return Err(HistoryError::NotAlternating(i, msg.role));
+        }
+        if msg.content.is_empty() {
+            return Err(HistoryError::EmptyContent(i));
+        }
+        match msg.role {
+            Role::Assistant => {
+                if msg
+                    .content
+                    .iter()
+                    .any(|b| matches!(b, ContentBlock::ToolResult { .. }))
+                {
+                    return Err(HistoryError::ResultInAssistant(i));
+                }
+                for (id, _, _) in msg.tool_uses() {
+                    if !self.ids.insert(id.to_string()) {
+                        return Err(HistoryError::DuplicateToolUseId(i, id.to_string()));
+                    }
+                }
+                Ok(())
+            }
+            Role::User => check_answers(prev, msg, i),
+        }
+    }
+}
+
+/// A user message answers every tool_use of the message before it exactly once, and nothing
+/// else.
+fn check_answers(prev: Option<&Message>, msg: &Message, i: usize) -> Result<(), HistoryError> {
+    if msg
+        .content
+        .iter()
+        .any(|b| matches!(b, ContentBlock::ToolUse { .. }))
+    {
+        return Err(HistoryError::ToolUseInUser(i));
+    }
+    let asked: Vec<&str> = prev
+        .map(|p| p.tool_uses().map(|(id, _, _)| id).collect())
+        .unwrap_or_default();
+    let mut answered: HashSet<&str> = HashSet::new();
+    for block in &msg.content {
+        if let ContentBlock::ToolResult { tool_use_id, .. } = block {
+            if !asked.contains(&tool_use_id.as_str()) {
+                return Err(HistoryError::OrphanToolResult(i, tool_use_id.clone()));
+            }
+            if !answered.insert(tool_use_id) {
+                return Err(HistoryError::DuplicateToolResult(i, tool_use_id.clone()));
+            }
+        }
+    }
+    if let Some(missing) = asked.iter().find(|id| !answered.contains(*id)) {
+        return Err(HistoryError::UnansweredToolUse(i - 1, missing.to_string()));
+    }
+    Ok(())
+}
+
+/// A tool as announced to the model: part of every request, owned by neither side (the
+/// tools describe themselves with it, the providers put it on the wire).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ToolSpec {
+    pub name: String,
+    pub description: String,
+    pub input_schema: Value,
 }
 
 #[cfg(test)]
@@ -338,7 +457,13 @@ mod tests {
             ),
         ];
         for (history, want) in cases {
-            assert_eq!(validate_history(&history), Err(want));
+            assert_eq!(validate_history(&history), Err(want.clone()));
+            // Checked one message at a time, the same break is found.
+            let mut check = HistoryCheck::default();
+            let found = (0..history.len())
+                .try_for_each(|i| check.message(&history, i))
+                .and_then(|()| check_ready(&history));
+            assert_eq!(found, Err(want));
         }
     }
 

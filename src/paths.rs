@@ -6,29 +6,38 @@ use std::path::{Path, PathBuf};
 
 use directories::ProjectDirs;
 
-fn project_dirs() -> Result<ProjectDirs, String> {
-    ProjectDirs::from("", "", "tooloop")
-        .ok_or_else(|| "cannot find the home directory (is HOME set?)".to_string())
+/// Without a home directory there is nowhere to put tooloop's files.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PathsError {
+    #[error("cannot find the home directory (is HOME set?)")]
+    NoHome,
+}
+
+fn project_dirs() -> Result<ProjectDirs, PathsError> {
+    ProjectDirs::from("", "", "tooloop").ok_or(PathsError::NoHome)
 }
 
 /// `config.toml` in the config directory.
-pub fn config_file() -> Result<PathBuf, String> {
+pub fn config_file() -> Result<PathBuf, PathsError> {
     Ok(project_dirs()?.config_dir().join("config.toml"))
 }
 
 /// Transcripts: `sessions/` in the data directory.
-pub fn sessions_dir() -> Result<PathBuf, String> {
+pub fn sessions_dir() -> Result<PathBuf, PathsError> {
     Ok(project_dirs()?.data_dir().join("sessions"))
 }
 
 /// File checkpoints for rewinds: `checkpoints/` in the data directory.
 pub fn checkpoints_dir() -> Result<PathBuf, String> {
-    Ok(project_dirs()?.data_dir().join("checkpoints"))
+    Ok(project_dirs()
+        .map_err(|e| e.to_string())?
+        .data_dir()
+        .join("checkpoints"))
 }
 
 /// Log files: the state directory, or `logs/` in the data directory where there is no state
 /// directory (macOS, Windows).
-pub fn log_dir() -> Result<PathBuf, String> {
+pub fn log_dir() -> Result<PathBuf, PathsError> {
     let dirs = project_dirs()?;
     Ok(match dirs.state_dir() {
         Some(state) => state.to_path_buf(),

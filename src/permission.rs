@@ -13,7 +13,6 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
-use crate::agent::protocol::Decision;
 use crate::tools::Effect;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
@@ -22,12 +21,28 @@ pub enum ApprovalMode {
     /// Every change needs consent.
     #[default]
     Ask,
-    /// File edits inside the workspace are allowed; commands ask.
+    /// File edits inside the workspace are allowed; commands ask, unless the shell's
+    /// sandbox is on (then they run unasked, contained).
     AutoEdit,
     /// Everything is allowed.
     Yolo,
     /// Changes are refused without asking.
     ReadOnly,
+}
+
+/// A user's answer to "may this tool run?".
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decision {
+    AllowOnce,
+    AllowForSession,
+    Deny { reason: Option<String> },
+}
+
+impl Decision {
+    pub fn is_allow(&self) -> bool {
+        !matches!(self, Decision::Deny { .. })
+    }
 }
 
 /// What the policy says before anyone is asked.
@@ -55,6 +70,8 @@ pub struct PermissionPolicy {
     session_approved: Mutex<HashSet<String>>,
     /// False in headless mode: nobody can answer, so `Ask` means deny.
     interactive: bool,
+    /// Tools that run in the shell sandbox (it is on): auto-edit lets them run unasked.
+    sandboxed: HashSet<String>,
     pending: Mutex<HashMap<String, oneshot::Sender<Decision>>>,
 }
 
@@ -65,8 +82,20 @@ impl PermissionPolicy {
             pre_approved: pre_approved.iter().cloned().collect(),
             session_approved: Mutex::new(HashSet::new()),
             interactive,
+            sandboxed: HashSet::new(),
             pending: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// Approval follows the sandbox: these tools run contained, so auto-edit runs them
+    /// unasked. Empty when the sandbox is off.
+    pub fn set_sandboxed<S: AsRef<str>>(&mut self, tools: &[S]) {
+        self.sandboxed = tools.iter().map(|t| t.as_ref().to_string()).collect();
+    }
+
+    /// Whether someone can answer a question (false in headless mode).
+    pub fn is_interactive(&self) -> bool {
+        self.interactive
     }
 
     pub fn mode(&self) -> ApprovalMode {
@@ -91,6 +120,10 @@ impl PermissionPolicy {
                 ));
             }
             ApprovalMode::AutoEdit if effect == Effect::Edit && inside_workspace => Verdict::Allow,
+            // Only tools that run in the sandbox; any other command-running tool still asks.
+            ApprovalMode::AutoEdit if effect == Effect::Exec && self.sandboxed.contains(tool) => {
+                Verdict::Allow
+            }
             ApprovalMode::AutoEdit | ApprovalMode::Ask => Verdict::Ask,
         };
         if verdict == Verdict::Ask && !self.interactive {
@@ -197,6 +230,16 @@ mod tests {
             Verdict::Deny(_)
         ));
         assert_eq!(ro.verdict("bash", Effect::Exec, true), Verdict::Allow);
+        let mut sandboxed = PermissionPolicy::new(ApprovalMode::AutoEdit, &[], false);
+        sandboxed.set_sandboxed(&["bash"]);
+        assert!(matches!(
+            sandboxed.verdict("mcp_shell", Effect::Exec, true),
+            Verdict::Deny(_)
+        ));
+        assert_eq!(
+            sandboxed.verdict("bash", Effect::Exec, true),
+            Verdict::Allow
+        );
         let headless = PermissionPolicy::new(ApprovalMode::Ask, &[], false);
         assert!(matches!(
             headless.verdict("bash", Effect::Exec, true),

@@ -258,7 +258,7 @@ mod tests {
             turn: 1,
             attempt: 1,
             model: "m".into(),
-            body: Arc::new(json!({})),
+            body: Arc::new(json!({}).into()),
         });
         tokio::time::sleep(Duration::from_millis(200)).await;
         t.observe(&AgentEvent::ToolUse {
@@ -287,6 +287,8 @@ mod tests {
             stop_reason: Some("tool_use".into()),
         });
         t.observe(&AgentEvent::Done(TurnSummary {
+            cost_usd: None,
+            context_tokens: 0,
             reason: Terminal::Completed,
             turns: 1,
             usage: Usage::default(),

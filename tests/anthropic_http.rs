@@ -27,11 +27,18 @@ async fn sends_the_wire_format_to_the_prefixed_path() {
     assert_eq!(r.header("content-type"), Some("application/json"));
     assert_eq!(r.body["model"], "claude-test");
     assert_eq!(r.body["max_tokens"], 256);
-    assert_eq!(r.body["system"], "You are a test.");
+    // Prompt caching is on by default: breakpoints on the system prompt and the newest
+    // message.
+    assert_eq!(
+        r.body["system"],
+        json!([{"type": "text", "text": "You are a test.", "cache_control": {"type": "ephemeral"}}])
+    );
     assert_eq!(r.body["stream"], true);
     assert_eq!(
         r.body["messages"],
-        json!([{"role": "user", "content": [{"type": "text", "text": "hello"}]}])
+        json!([{"role": "user", "content": [
+            {"type": "text", "text": "hello", "cache_control": {"type": "ephemeral"}}
+        ]}])
     );
     assert_eq!(r.body["tools"][0]["name"], "get_current_time");
     assert!(r.body.get("tool_choice").is_none());

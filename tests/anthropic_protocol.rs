@@ -128,7 +128,8 @@ async fn two_blocks_in_one_byte_chunks() {
         stop_reason: Some("tool_use".into()),
         usage: Usage {
             input_tokens: 0,
-            output_tokens: 17
+            output_tokens: 17,
+            ..Default::default()
         },
     }));
 }
@@ -147,7 +148,8 @@ async fn usage_from_message_start_and_message_delta() {
             model: Some("mock-model".into()),
             usage: Usage {
                 input_tokens: 1234,
-                output_tokens: 1
+                output_tokens: 1,
+                ..Default::default()
             },
         }
     );
@@ -155,7 +157,8 @@ async fn usage_from_message_start_and_message_delta() {
         stop_reason: Some("end_turn".into()),
         usage: Usage {
             input_tokens: 0,
-            output_tokens: 56
+            output_tokens: 56,
+            ..Default::default()
         },
     }));
 }

@@ -110,7 +110,11 @@ fn provider_flag_beats_env_beats_file_beats_detection() {
     );
     assert_eq!(resolve(&[], &env(&[]), "").provider, ProviderKind::Demo);
     let bad = Config::resolve_with(&cli(&[]), &env(&[("TOOLOOP_PROVIDER", "x")]), &file(""));
-    assert!(bad.expect_err("bad provider").contains("TOOLOOP_PROVIDER"));
+    assert!(
+        bad.expect_err("bad provider")
+            .to_string()
+            .contains("TOOLOOP_PROVIDER")
+    );
 }
 
 #[test]

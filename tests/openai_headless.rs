@@ -72,7 +72,7 @@ fn a_multi_tool_loop_against_an_openai_compatible_server() {
     assert_eq!(result["text"], "Done: nothing to report.");
     assert_eq!(
         result["usage"],
-        json!({"input_tokens": 260, "output_tokens": 35})
+        json!({"input_tokens": 260, "output_tokens": 35, "cache_read_tokens": 0, "cache_write_tokens": 0})
     );
     assert_valid_history(result);
 

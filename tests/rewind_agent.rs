@@ -22,6 +22,22 @@ use tooloop::session::rewind::Request;
 use tooloop::session::{attach_in, load};
 use tooloop::tui::app::{App, RunInfo};
 
+/// The agent the engine would build for `cfg` (interactive), over `provider`.
+fn agent_for(
+    cfg: &Config,
+    provider: Arc<dyn tooloop::provider::Provider>,
+    sink: EventSink,
+) -> Agent {
+    let exec = tooloop::engine::exec_env(
+        cfg,
+        tooloop::engine::FrontEnd::Interactive,
+        tooloop::tools::ToolRegistry::builtin(),
+        sink,
+    )
+    .expect("exec env");
+    Agent::new(provider, exec, tooloop::engine::loop_settings(cfg))
+}
+
 struct NoEnv;
 
 impl Env for NoEnv {
@@ -81,8 +97,8 @@ async fn a_prompt_merged_into_an_interrupted_turn_is_rewound_cleanly() {
         text("after the rewind"),
     ]));
     let (sink, _rx) = EventSink::channel();
-    let mut agent = Agent::from_config(&cfg, provider.clone(), sink, true).expect("agent");
-    let info = attach_in(&dir, &cfg, &mut agent)
+    let mut agent = agent_for(&cfg, provider.clone(), sink);
+    let info = attach_in(&dir, &cfg.session, &cfg.workspace, cfg.fork, &mut agent)
         .expect("attach")
         .expect("on");
     let cancel = CancellationToken::new();
@@ -112,6 +128,8 @@ async fn a_prompt_merged_into_an_interrupted_turn_is_rewound_cleanly() {
             reason: Terminal::AbortedTools,
             turns: 1,
             usage: Default::default(),
+            cost_usd: None,
+            context_tokens: 0,
             text: String::new(),
             transitions: vec![],
             error: None,
@@ -226,8 +244,8 @@ async fn undo_asks_before_overwriting_a_file_changed_by_hand() {
         text("made it"),
     ]));
     let (sink, _rx) = EventSink::channel();
-    let mut agent = Agent::from_config(&cfg, provider, sink, true).expect("agent");
-    let info = attach_in(&dir, &cfg, &mut agent)
+    let mut agent = agent_for(&cfg, provider, sink);
+    let info = attach_in(&dir, &cfg.session, &cfg.workspace, cfg.fork, &mut agent)
         .expect("attach")
         .expect("on");
     let cancel = CancellationToken::new();

@@ -39,12 +39,21 @@ fn anthropic(
     session_support::Run::from(out)
 }
 
+/// Each message as JSON, without the prompt-cache markers (wire detail, not history).
 fn texts(messages: &Value) -> Vec<String> {
     messages
         .as_array()
         .expect("messages")
         .iter()
-        .map(|m| m.to_string())
+        .map(|m| {
+            let mut m = m.clone();
+            for b in m["content"].as_array_mut().into_iter().flatten() {
+                if let Some(o) = b.as_object_mut() {
+                    o.remove("cache_control");
+                }
+            }
+            m.to_string()
+        })
         .collect()
 }
 

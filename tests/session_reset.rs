@@ -7,14 +7,13 @@ use std::time::Duration;
 
 use clap::Parser;
 use tokio::sync::mpsc;
-use tooloop::agent::Agent;
-use tooloop::agent::events::EventSink;
 use tooloop::agent::protocol::{AgentCommand, AgentEvent};
 use tooloop::cli::Cli;
 use tooloop::config::{Config, Env};
 use tooloop::config_file::FileConfig;
+use tooloop::engine::{self, Engine, FrontEnd, Overrides};
 use tooloop::provider::demo::{DemoProvider, Pace};
-use tooloop::session::{attach_in, load};
+use tooloop::session::load;
 
 struct NoEnv;
 
@@ -39,6 +38,17 @@ fn fast() -> Arc<DemoProvider> {
     }))
 }
 
+/// The engine both front ends use, over the fast demo model and a sessions directory of
+/// the test's own.
+fn start(cfg: &Config, dir: &Path, front: FrontEnd) -> Engine {
+    let overrides = Overrides {
+        provider: Some(fast()),
+        sessions_dir: Some(dir.to_path_buf()),
+        tools: None,
+    };
+    engine::start_with(cfg, front, overrides).expect("engine starts")
+}
+
 async fn until_done(rx: &mut mpsc::UnboundedReceiver<AgentEvent>) {
     while let Some(e) = rx.recv().await {
         if matches!(e, AgentEvent::Done(_)) {
@@ -53,19 +63,20 @@ async fn a_new_conversation_starts_a_new_session_file() {
     let tmp = tempfile::tempdir().expect("tmp");
     let dir = tmp.path().join("tooloop/sessions");
     let cfg = config(tmp.path(), &[]);
-    let (sink, mut rx) = EventSink::channel();
-    let mut agent = Agent::from_config(&cfg, fast(), sink, true).expect("agent");
-    let info = attach_in(&dir, &cfg, &mut agent)
-        .expect("attach")
-        .expect("on");
+    let Engine {
+        events: mut rx,
+        control,
+        session,
+        ..
+    } = start(&cfg, &dir, FrontEnd::Interactive);
+    let info = session.expect("on");
     assert!(!info.resumed);
     assert!(
         !info.path.exists(),
         "nothing is written before the first prompt"
     );
 
-    let (tx, commands) = mpsc::unbounded_channel();
-    let task = tooloop::agent::task::spawn(agent, commands);
+    let tx = control.commands().clone();
     tx.send(AgentCommand::Submit {
         text: "what time is it".into(),
     })
@@ -79,8 +90,10 @@ async fn a_new_conversation_starts_a_new_session_file() {
     })
     .expect("send");
     until_done(&mut rx).await;
-    tx.send(AgentCommand::Shutdown).expect("send");
-    let agent = task.await.expect("task");
+    let agent = control
+        .stop(Duration::from_secs(10))
+        .await
+        .expect("the agent stops");
 
     assert_ne!(
         info.handle.id(),
@@ -110,27 +123,34 @@ async fn resume_puts_the_history_back_and_emits_history_reset() {
     let tmp = tempfile::tempdir().expect("tmp");
     let dir = tmp.path().join("tooloop/sessions");
     let cfg = config(tmp.path(), &[]);
-    let mut agent = Agent::from_config(&cfg, fast(), EventSink::null(), false).expect("agent");
-    let info = attach_in(&dir, &cfg, &mut agent)
-        .expect("attach")
-        .expect("on");
-    let cancel = tokio_util::sync::CancellationToken::new();
-    agent.run_prompt("what time is it", &cancel).await;
-    let before = agent.history.clone();
-    drop(agent);
+    let mut first = start(&cfg, &dir, FrontEnd::Headless);
+    let info = first.session.clone().expect("on");
+    first.control.send(AgentCommand::Submit {
+        text: "what time is it".into(),
+    });
+    until_done(&mut first.events).await;
+    let before = first
+        .control
+        .stop(Duration::from_secs(10))
+        .await
+        .expect("the agent stops")
+        .history;
+    assert!(before.len() >= 2, "{before:?}");
 
     let cfg = config(tmp.path(), &["--resume", &info.id]);
-    let (sink, mut rx) = EventSink::channel();
-    let mut agent = Agent::from_config(&cfg, fast(), sink, false).expect("agent");
-    let again = attach_in(&dir, &cfg, &mut agent)
-        .expect("attach")
-        .expect("on");
+    let mut second = start(&cfg, &dir, FrontEnd::Headless);
+    let again = second.session.clone().expect("on");
     assert!(again.resumed);
     assert_eq!(again.id, info.id);
     assert_eq!(again.notice, None);
-    assert_eq!(agent.history, before);
-    match rx.try_recv() {
-        Ok(AgentEvent::HistoryReset { messages, .. }) => assert_eq!(messages, before),
+    match second.events.recv().await {
+        Some(AgentEvent::HistoryReset { messages, .. }) => assert_eq!(messages, before),
         other => panic!("expected HistoryReset, got {other:?}"),
     }
+    let agent = second
+        .control
+        .stop(Duration::from_secs(10))
+        .await
+        .expect("the agent stops");
+    assert_eq!(agent.history, before);
 }

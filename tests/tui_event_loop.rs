@@ -56,7 +56,7 @@ async fn a_delta_flood_is_drawn_at_most_60_times_a_second_and_idle_draws_nothing
             turn: 1,
             attempt: 1,
             model: "m".into(),
-            body: Arc::new(json!({})),
+            body: Arc::new(json!({}).into()),
         });
         // 20 deltas every millisecond for one second: 20,000 deltas/s.
         let mut tick = tokio::time::interval(Duration::from_millis(1));

@@ -31,7 +31,7 @@ async fn no_cell_has_a_colour() {
             turn: 1,
             attempt: 1,
             model: "m".into(),
-            body: Arc::new(json!({"model": "m", "messages": [{"role": "user", "content": "hi"}]})),
+            body: Arc::new(json!({"model": "m", "messages": [{"role": "user", "content": "hi"}]}).into()),
         },
         AgentEvent::TextDelta {
             text: "# Title\n\nSome `code` and a [link](http://x).\n\n```rust\nfn main() { let x = \"s\"; }\n```\n\n".into(),

@@ -50,7 +50,7 @@ fn prompt(app: &mut App, text: &str, now: Instant) {
                 attempt: 1,
                 model: "tooloop-demo".into(),
                 body: Arc::new(
-                    json!({"model": "tooloop-demo", "max_tokens": 8192, "messages": []}),
+                    json!({"model": "tooloop-demo", "max_tokens": 8192, "messages": []}).into(),
                 ),
             },
         ],
@@ -218,7 +218,7 @@ async fn json_pane_history() {
         vec![
             AgentEvent::Message {
                 index: 0,
-                message: Message::user_text("read Cargo.toml"),
+                message: Message::user_text("read Cargo.toml").into(),
             },
             AgentEvent::Message {
                 index: 1,
@@ -226,7 +226,8 @@ async fn json_pane_history() {
                     id: "toolu_1".into(),
                     name: "read_file".into(),
                     input: json!({"path": "Cargo.toml"}),
-                }]),
+                }])
+                .into(),
             },
             AgentEvent::Message {
                 index: 2,
@@ -234,7 +235,8 @@ async fn json_pane_history() {
                     "toolu_1",
                     "[package]\nname = \"tooloop\"",
                     false,
-                )]),
+                )])
+                .into(),
             },
         ],
     );
@@ -261,11 +263,14 @@ async fn interrupted_turn_80x24() {
             tool_use("a", "list_dir", json!({})),
             start("a", "list_dir"),
             AgentEvent::Done(TurnSummary {
+                cost_usd: None,
+                context_tokens: 0,
                 reason: Reason::AbortedTools,
                 turns: 1,
                 usage: Usage {
                     input_tokens: 1200,
                     output_tokens: 34,
+                    ..Default::default()
                 },
                 text: String::new(),
                 transitions: vec![],

@@ -313,7 +313,7 @@ async fn json_keys_toggle_cycle_and_save() {
     app.on_agent(
         AgentEvent::Message {
             index: 0,
-            message: tooloop::message::Message::user_text("hi"),
+            message: tooloop::message::Message::user_text("hi").into(),
         },
         now,
     );

@@ -85,6 +85,10 @@ impl Assembler {
             StreamEvent::MessageStart { usage, .. } => {
                 self.usage.input_tokens = self.usage.input_tokens.max(usage.input_tokens);
                 self.usage.output_tokens = self.usage.output_tokens.max(usage.output_tokens);
+                self.usage.cache_read_tokens =
+                    self.usage.cache_read_tokens.max(usage.cache_read_tokens);
+                self.usage.cache_write_tokens =
+                    self.usage.cache_write_tokens.max(usage.cache_write_tokens);
             }
             StreamEvent::BlockStart {
                 index,
@@ -134,6 +138,12 @@ impl Assembler {
                 }
                 if usage.input_tokens > 0 {
                     self.usage.input_tokens = usage.input_tokens;
+                }
+                // A final usage (message_delta, OpenAI's usage chunk) restates the cache
+                // counts when it has them.
+                if usage.cache_read_tokens > 0 || usage.cache_write_tokens > 0 {
+                    self.usage.cache_read_tokens = usage.cache_read_tokens;
+                    self.usage.cache_write_tokens = usage.cache_write_tokens;
                 }
                 self.usage.output_tokens = self.usage.output_tokens.max(usage.output_tokens);
             }

@@ -2,6 +2,7 @@
 
 pub mod assembler;
 mod checkpoints;
+pub mod context;
 pub mod events;
 pub mod executor;
 pub mod protocol;
@@ -9,17 +10,15 @@ pub mod query_loop;
 pub mod recorder;
 mod rewind;
 pub mod task;
+mod sandbox_call;
 mod tool_call;
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::config::Config;
-use crate::message::{ContentBlock, Message, Role};
-use crate::permission::PermissionPolicy;
+use crate::message::{ContentBlock, History, HistoryCheck, Message, Role};
 use crate::provider::retry::RetryPolicy;
-use crate::provider::{ModelRequest, Provider};
-use crate::tools::{ToolRegistry, Workspace};
+use crate::provider::{Messages, Provider, Request, ToolSpec};
 use events::EventSink;
 use executor::ExecEnv;
 use protocol::AgentEvent;
@@ -37,6 +36,8 @@ pub struct LoopSettings {
     pub fallback_model: Option<String>,
 }
 
+/// Tests and benchmarks: a made-up model name and a short system prompt.
+#[cfg(any(test, feature = "test-support"))]
 impl Default for LoopSettings {
     fn default() -> Self {
         LoopSettings {
@@ -52,75 +53,46 @@ impl Default for LoopSettings {
     }
 }
 
-impl LoopSettings {
-    pub fn from_config(config: &Config) -> Self {
-        LoopSettings {
-            model: config.model.clone(),
-            system: config.system.clone(),
-            max_tokens: config.max_tokens,
-            max_turns: config.max_turns,
-            retry: config.retry.clone(),
-            idle_timeout: config.idle_timeout,
-            disable_parallel_tool_use: config.disable_parallel_tool_use,
-            fallback_model: config.fallback_model.clone(),
-        }
-    }
-}
-
 pub struct Agent {
     pub provider: Arc<dyn Provider>,
     pub exec: ExecEnv,
     pub settings: LoopSettings,
-    pub history: Vec<Message>,
+    /// Messages are immutable once appended and shared (requests borrow them, front ends and
+    /// transcripts get the same `Arc`): nothing per turn copies the history.
+    pub history: History,
+    /// Each new message is checked against the one before it (DESIGN.md §4).
+    check: HistoryCheck,
     /// Transcript writer, if sessions are on.
     pub recorder: Option<Box<dyn recorder::Recorder>>,
+    /// Context window use, cost and compaction state (DESIGN.md §10).
+    pub context: context::ContextState,
 }
 
 impl Agent {
-    /// An agent over any provider and executor setup (tests, benchmarks).
+    /// An agent over a provider and an executor setup ([`crate::engine`] builds the real one).
     pub fn new(provider: Arc<dyn Provider>, exec: ExecEnv, settings: LoopSettings) -> Self {
         Agent {
             provider,
             exec,
             settings,
-            history: Vec::new(),
+            history: History::default(),
+            check: HistoryCheck::default(),
             recorder: None,
+            context: context::ContextState::default(),
         }
-    }
-
-    /// Builds an agent from a resolved config. `interactive` is false for headless runs,
-    /// where nobody can answer a permission question.
-    pub fn from_config(
-        config: &Config,
-        provider: Arc<dyn Provider>,
-        events: EventSink,
-        interactive: bool,
-    ) -> Result<Self, String> {
-        let workspace = Workspace::new(&config.workspace, config.allow_outside_workspace)
-            .map_err(|e| format!("workspace {}: {e}", config.workspace.display()))?;
-        let policy = PermissionPolicy::new(config.approval, &config.allowed_tools, interactive);
-        let mut exec = ExecEnv::with_defaults(ToolRegistry::builtin(), workspace, events);
-        exec.policy = Arc::new(policy);
-        exec.strategy = config.tool_exec;
-        exec.sibling_abort = config.sibling_abort;
-        exec.max_output_bytes = config.max_output_bytes;
-        Ok(Agent::new(
-            provider,
-            exec,
-            LoopSettings::from_config(config),
-        ))
     }
 
     pub fn events(&self) -> &EventSink {
         &self.exec.events
     }
 
-    pub fn request(&self, model: &str) -> ModelRequest {
-        ModelRequest {
-            model: model.to_string(),
-            system: self.settings.system.clone(),
-            messages: self.history.clone(),
-            tools: self.exec.registry.specs(),
+    /// The next request, borrowing the history (nothing is copied).
+    pub fn request<'a>(&'a self, model: &'a str, tools: &'a [ToolSpec]) -> Request<'a> {
+        Request {
+            model,
+            system: &self.settings.system,
+            messages: Messages::Shared(self.history.shared()),
+            tools,
             max_tokens: self.settings.max_tokens,
             disable_parallel_tool_use: self.settings.disable_parallel_tool_use,
         }
@@ -134,35 +106,58 @@ impl Agent {
         }
         let index = match self.history.last_mut() {
             Some(last) if last.role == Role::User && message.role == Role::User => {
-                last.content.extend(message.content);
+                // Appended messages are shared and never change: the extension is a new one.
+                let mut merged = Message::clone(last);
+                merged.content.extend(message.content);
+                *last = Arc::new(merged);
                 self.history.len() - 1
             }
             _ => {
-                self.history.push(message);
+                self.history.push(Arc::new(message));
                 self.history.len() - 1
             }
         };
+        if let Err(e) = self.check.message(&self.history, index) {
+            // The loop builds every message; this is a bug tripwire, not input validation.
+            tracing::error!("history invariant broken by message {index}: {e}");
+            debug_assert!(false, "history invariant broken: {e}");
+        }
+        let message = &self.history[index];
         if let Some(r) = &mut self.recorder {
-            r.message(index, &self.history[index]);
+            r.message(index, message);
         }
         self.exec.events.send(AgentEvent::Message {
             index,
-            message: self.history[index].clone(),
+            message: message.clone(),
         });
     }
 
     /// Replaces the conversation (a new session, or a resumed one).
     pub fn reset(&mut self, messages: Vec<Message>) {
-        self.history = messages;
+        self.replace_history(messages);
+        self.context.forget_usage();
         if let Some(r) = &mut self.recorder {
             r.reset(&self.history);
         }
         self.exec.events.send(AgentEvent::HistoryReset {
-            messages: self.history.clone(),
             summaries: self.exec.registry.summaries(&self.history),
+            messages: self.history.to_vec(),
         });
         if let Some(id) = self.recorder.as_ref().and_then(|r| r.session_id()) {
             self.exec.events.send(AgentEvent::Session { id });
+        }
+    }
+
+    /// Puts `messages` in place of the history (a reset or a compaction) and checks them
+    /// once, so the incremental check goes on from here.
+    pub(crate) fn replace_history(&mut self, messages: Vec<Message>) {
+        self.history = History::from(messages);
+        self.check = HistoryCheck::default();
+        for i in 0..self.history.len() {
+            if let Err(e) = self.check.message(&self.history, i) {
+                tracing::warn!("the history put in place breaks an invariant: {e}");
+                break;
+            }
         }
     }
 
@@ -172,7 +167,7 @@ impl Agent {
             .iter()
             .rev()
             .find(|m| m.role == Role::Assistant)
-            .map(Message::text)
+            .map(|m| m.text())
             .unwrap_or_default()
     }
 }

@@ -7,7 +7,11 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::message::Message;
-use crate::provider::Usage;
+// The permission flow owns the answer; front ends send it through AgentCommand.
+pub use crate::permission::Decision;
+// Tools answer their previews; the events carry them to the front ends.
+use crate::provider::{RequestBody, Usage};
+pub use crate::tools::Preview;
 
 /// What a front end asks of the agent.
 #[derive(Clone, Debug, PartialEq)]
@@ -24,23 +28,10 @@ pub enum AgentCommand {
     Rewind(crate::session::rewind::Request),
     /// Go on in a new session holding a copy of this one.
     Fork,
+    /// Summarize the conversation now (`/compact [instructions]`).
+    Compact { instructions: Option<String> },
     /// End the agent task.
     Shutdown,
-}
-
-/// A user's answer to "may this tool run?".
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Decision {
-    AllowOnce,
-    AllowForSession,
-    Deny { reason: Option<String> },
-}
-
-impl Decision {
-    pub fn is_allow(&self) -> bool {
-        !matches!(self, Decision::Deny { .. })
-    }
 }
 
 /// Why a prompt's loop ended (DESIGN.md §3).
@@ -54,6 +45,10 @@ pub enum Terminal {
     ModelError,
     PromptTooLong,
     MaxOutputTokens,
+    /// `--max-budget-usd` / `--max-budget-tokens` would be passed by the next request.
+    BudgetExceeded,
+    /// Over the hard context limit with auto-compaction off.
+    BlockingLimit,
 }
 
 impl Terminal {
@@ -66,6 +61,8 @@ impl Terminal {
             Terminal::ModelError => "model_error",
             Terminal::PromptTooLong => "prompt_too_long",
             Terminal::MaxOutputTokens => "max_output_tokens",
+            Terminal::BudgetExceeded => "budget_exceeded",
+            Terminal::BlockingLimit => "blocking_limit",
         }
     }
 
@@ -82,6 +79,8 @@ pub enum Transition {
     MaxTokensRecovery,
     Retry,
     FallbackModel,
+    /// prompt_too_long → one compaction → the same request again.
+    ReactiveCompact,
 }
 
 /// Everything the agent tells its front ends. Times are taken by the front end on receipt.
@@ -95,12 +94,13 @@ pub enum AgentEvent {
     TurnStart {
         turn: u32,
     },
-    /// A request is sent; `body` is what goes over the wire, minus credentials.
+    /// A request is sent; `body` is what goes over the wire, minus credentials: the very
+    /// bytes sent, shared (parse them with `body.json()` only to show them).
     RequestStart {
         turn: u32,
         attempt: u32,
         model: String,
-        body: Arc<Value>,
+        body: Arc<RequestBody>,
     },
     /// Waiting before another attempt.
     Retry {
@@ -178,7 +178,7 @@ pub enum AgentEvent {
     /// the old length, else the last message was extended (a prompt after an interruption).
     Message {
         index: usize,
-        message: Message,
+        message: Arc<Message>,
     },
     /// Something the user should know (max_turns reached, a fallback model, …).
     Notice {
@@ -195,7 +195,7 @@ pub enum AgentEvent {
     },
     /// The history was replaced (new conversation or resumed session).
     HistoryReset {
-        messages: Vec<Message>,
+        messages: Vec<Arc<Message>>,
         /// tool_use id → the tool's one-line summary of its input, for redrawing the calls.
         summaries: std::collections::HashMap<String, String>,
     },
@@ -203,6 +203,13 @@ pub enum AgentEvent {
     Session {
         id: String,
     },
+    /// The history was compacted; `messages` is what is sent from now on.
+    Compacted {
+        info: crate::agent::context::Compaction,
+        messages: Vec<Message>,
+    },
+    /// Context use and cost, before each request and after each response.
+    Context(crate::agent::context::ContextStatus),
     /// The prompt's loop ended.
     Done(TurnSummary),
 }
@@ -216,23 +223,10 @@ pub struct TurnSummary {
     pub text: String,
     pub transitions: Vec<Transition>,
     pub error: Option<String>,
-}
-
-/// What a tool call would do, shown before the user approves it. Tools answer it
-/// (`Tool::preview`); front ends draw it without knowing tool or field names.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Preview {
-    /// A shell command line; `note` is a detail such as its timeout.
-    Command { text: String, note: Option<String> },
-    /// A change to an existing file as a unified diff (`@@` hunks, `-`/`+`/` ` lines).
-    Diff {
-        path: String,
-        unified_diff: String,
-        note: Option<String>,
-    },
-    /// A file written whole with this content.
-    NewFile { path: String, content: String },
+    /// The session's cost so far in USD; None when the model's prices are unknown.
+    pub cost_usd: Option<f64>,
+    /// Estimated tokens of the history as it would be sent now.
+    pub context_tokens: u64,
 }
 
 /// How a tool call ended.

@@ -1,24 +1,27 @@
 //! The query loop (DESIGN.md §3): request → stream → tools → results → again, until the
 //! model stops asking for tools.
+//!
+//! One iteration: prepare the messages, send the request (encoded once), consume the stream
+//! while tools run, close the reply (assistant message, tool results), then [`decide::decide`]
+//! says how to go on.
+
+mod decide;
 
 use futures::StreamExt;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 use super::assembler::{Assembler, Completed};
+use super::context::prepare::{self, Prepared};
 use super::executor::{StreamingToolExecutor, ToolRun};
 use super::protocol::{AgentEvent, Terminal, Transition, TurnSummary};
 use super::{Agent, interrupt_block};
-use crate::message::{ContentBlock, Message};
+use crate::message::{ContentBlock, Message, check_ready};
 use crate::provider::{EventStream, ProviderError, StreamEvent, Usage};
+use decide::{Outcome, Plan, Reply, Step};
 
-/// The meta message that resumes a reply cut by the output token limit.
-pub const MAX_TOKENS_RESUME: &str =
-    "Output token limit hit. Resume directly — no apology, no recap. Pick up mid-thought.";
-const MAX_TOKENS_RECOVERIES: u32 = 3;
+pub use decide::MAX_TOKENS_RESUME;
 const OVERLOADS_BEFORE_FALLBACK: u32 = 3;
-const CUT_OFF_RESUME: &str = "[Your previous reply was cut off by a connection problem. \
-Continue from where it stopped; tools that already ran have their results above.]";
 
 /// What carries over from one iteration to the next.
 struct State {
@@ -30,9 +33,12 @@ struct State {
     transitions: Vec<Transition>,
     max_tokens_recoveries: u32,
     consecutive_overloads: u32,
+    /// One reactive compaction per request (seed 002's hasAttemptedReactiveCompact).
+    reactive_tried: bool,
 }
 
-enum Step {
+/// How the loop goes on after one request.
+enum Flow {
     Continue(Transition),
     End(Terminal, Option<String>),
 }
@@ -78,14 +84,14 @@ async fn run(agent: &mut Agent, prompt: &str, cancel: &CancellationToken) -> Tur
         transitions: Vec::new(),
         max_tokens_recoveries: 0,
         consecutive_overloads: 0,
+        reactive_tried: false,
     };
     events.send(AgentEvent::TurnStart { turn: 1 });
     loop {
-        let step = one_request(agent, &mut state, cancel).await;
-        let (reason, error) = match step {
-            Step::Continue(t) => {
+        let (reason, error) = match one_request(agent, &mut state, cancel).await {
+            Flow::Continue(t) => {
                 state.transitions.push(t);
-                if t == Transition::Retry {
+                if matches!(t, Transition::Retry | Transition::ReactiveCompact) {
                     continue;
                 }
                 state.attempt = 1;
@@ -103,8 +109,9 @@ async fn run(agent: &mut Agent, prompt: &str, cancel: &CancellationToken) -> Tur
                     continue;
                 }
             }
-            Step::End(reason, error) => (reason, error),
+            Flow::End(reason, error) => (reason, error),
         };
+        let (context_tokens, _) = prepare::current(agent, &state.model);
         return TurnSummary {
             reason,
             turns: state.turn,
@@ -116,74 +123,124 @@ async fn run(agent: &mut Agent, prompt: &str, cancel: &CancellationToken) -> Tur
             },
             transitions: state.transitions,
             error,
+            cost_usd: agent.context.session_cost,
+            context_tokens,
         };
     }
 }
 
+/// The step before every request: the history must be sendable as it is. Compaction
+/// (DESIGN.md §10) rewrites the messages here, before they are encoded.
+fn prepare_messages(agent: &Agent) {
+    if let Err(e) = check_ready(&agent.history) {
+        tracing::error!("history about to be sent is not ready: {e}");
+        debug_assert!(false, "history about to be sent is not ready: {e}");
+    }
+}
+
 /// One model request and, if it asked for tools, their results.
-async fn one_request(agent: &mut Agent, state: &mut State, cancel: &CancellationToken) -> Step {
+async fn one_request(agent: &mut Agent, state: &mut State, cancel: &CancellationToken) -> Flow {
     let events = agent.exec.events.clone();
+    match prepare::prepare(agent, state.turn, &state.model, cancel).await {
+        Prepared::Send { usage } => state.usage.add(usage),
+        Prepared::End {
+            reason,
+            message,
+            usage,
+        } => {
+            state.usage.add(usage);
+            if reason.is_aborted() {
+                agent.push(Message::user(vec![interrupt_block()]));
+            }
+            return Flow::End(reason, message);
+        }
+    }
+    prepare_messages(agent);
+    let sent_len = agent.history.len();
     let stream = match open_stream(agent, state, cancel).await {
         Ok(s) => s,
         Err(OpenError::Aborted) => {
             agent.push(Message::user(vec![interrupt_block()]));
-            return Step::End(Terminal::AbortedStreaming, None);
+            return Flow::End(Terminal::AbortedStreaming, None);
+        }
+        Err(OpenError::Failed(e)) if is_prompt_too_long(&e) && !state.reactive_tried => {
+            state.reactive_tried = true;
+            let message = describe(&e);
+            match prepare::reactive(agent, state.turn, &state.model, &message, cancel).await {
+                Ok(usage) => {
+                    state.usage.add(usage);
+                    return Flow::Continue(Transition::ReactiveCompact);
+                }
+                Err(super::context::autocompact::CompactError::Aborted) => {
+                    agent.push(Message::user(vec![interrupt_block()]));
+                    return Flow::End(Terminal::AbortedStreaming, None);
+                }
+                Err(ce) => {
+                    events.send(AgentEvent::Error {
+                        message: format!("reactive {ce}"),
+                    });
+                    return fail(agent, e);
+                }
+            }
         }
         Err(OpenError::Failed(e)) => return fail(agent, e),
     };
     let executor = StreamingToolExecutor::new(agent.exec.clone(), cancel.clone());
     let mut asm = Assembler::new();
-    let outcome = consume(agent, stream, &mut asm, &executor, state, cancel).await;
+    let streamed = consume(agent, stream, &mut asm, &executor, state, cancel).await;
     state.usage.add(asm.usage);
-    match outcome {
+    if asm.usage != Usage::default() {
+        prepare::after_response(agent, &state.model, asm.usage, sent_len);
+    }
+    let (blocks, outcome, error) = end_reply(agent, state, &mut asm, streamed);
+    let (results, reply) = close_reply(agent, executor, blocks, cancel).await;
+    let Plan { tail, next } = decide::decide(outcome, reply, state.max_tokens_recoveries);
+    let mut message = results;
+    message.extend(tail.map(ContentBlock::text));
+    agent.push(Message::user(message));
+    match (next, error) {
+        (Step::Continue(t), _) => {
+            if t == Transition::MaxTokensRecovery {
+                state.max_tokens_recoveries += 1;
+            }
+            Flow::Continue(t)
+        }
+        (Step::End(reason, message), _) => Flow::End(reason, message),
+        (Step::Retry, Some(e)) => {
+            note_overload(agent, state, &e);
+            if wait_before_retry(agent, state, &e, cancel).await {
+                Flow::Continue(Transition::Retry)
+            } else {
+                agent.push(Message::user(vec![interrupt_block()]));
+                Flow::End(Terminal::AbortedStreaming, None)
+            }
+        }
+        (Step::Fail, Some(e)) => fail(agent, e),
+        // Only a failed stream fails or retries, and it always carries its error.
+        (Step::Fail | Step::Retry, None) => Flow::End(Terminal::ModelError, None),
+    }
+}
+
+/// The blocks the reply leaves in history, and how its stream ended (with the error).
+fn end_reply(
+    agent: &Agent,
+    state: &mut State,
+    asm: &mut Assembler,
+    streamed: StreamOutcome,
+) -> (Vec<ContentBlock>, Outcome, Option<ProviderError>) {
+    let events = &agent.exec.events;
+    match streamed {
         StreamOutcome::Finished => {
             state.consecutive_overloads = 0;
+            state.reactive_tried = false;
             events.send(AgentEvent::StreamEnd {
                 turn: state.turn,
                 stop_reason: asm.stop_reason.clone(),
             });
             let cut = asm.stop_reason.as_deref() == Some("max_tokens");
-            let blocks = asm.blocks(!cut);
-            let asked = tool_use_ids(&blocks);
-            let runs = executor.finish().await;
-            agent.push(Message::assistant(blocks));
-            let mut results = results_for(&asked, &runs);
-            if cancel.is_cancelled() && !asked.is_empty() {
-                results.push(interrupt_block());
-                agent.push(Message::user(results));
-                return Step::End(Terminal::AbortedTools, None);
-            }
-            if cut {
-                if state.max_tokens_recoveries >= MAX_TOKENS_RECOVERIES {
-                    if !results.is_empty() {
-                        agent.push(Message::user(results));
-                    }
-                    return Step::End(
-                        Terminal::MaxOutputTokens,
-                        Some("the reply hit the output token limit 3 times".into()),
-                    );
-                }
-                state.max_tokens_recoveries += 1;
-                results.push(ContentBlock::text(MAX_TOKENS_RESUME));
-                agent.push(Message::user(results));
-                return Step::Continue(Transition::MaxTokensRecovery);
-            }
-            if asked.is_empty() {
-                return Step::End(Terminal::Completed, None);
-            }
-            agent.push(Message::user(results));
-            Step::Continue(Transition::NextTurn)
+            (asm.blocks(!cut), Outcome::Finished { cut }, None)
         }
-        StreamOutcome::Aborted => {
-            let blocks = asm.blocks_with_partial(None);
-            let asked = tool_use_ids(&blocks);
-            let runs = executor.finish().await;
-            agent.push(Message::assistant(blocks));
-            let mut results = results_for(&asked, &runs);
-            results.push(interrupt_block());
-            agent.push(Message::user(results));
-            Step::End(Terminal::AbortedStreaming, None)
-        }
+        StreamOutcome::Aborted => (asm.blocks_with_partial(None), Outcome::Aborted, None),
         StreamOutcome::Failed(e) => {
             events.send(AgentEvent::Error {
                 message: format!("the model's stream failed: {e}"),
@@ -199,59 +256,53 @@ async fn one_request(agent: &mut Agent, state: &mut State, cancel: &Cancellation
                 let marker = format!("\n[reply cut off: {e}]");
                 asm.blocks_with_partial(Some(&marker))
             };
-            let asked = tool_use_ids(&blocks);
-            let runs = executor.finish().await;
-            let kept_anything = !blocks.is_empty();
-            if kept_anything {
-                agent.push(Message::assistant(blocks));
-                let mut results = results_for(&asked, &runs);
-                if cancel.is_cancelled() {
-                    results.push(interrupt_block());
-                    agent.push(Message::user(results));
-                    return Step::End(Terminal::AbortedTools, None);
-                }
-                if asked.is_empty() {
-                    results.push(ContentBlock::text(CUT_OFF_RESUME));
-                }
-                agent.push(Message::user(results));
-            }
-            if cancel.is_cancelled() {
-                agent.push(Message::user(vec![interrupt_block()]));
-                return Step::End(Terminal::AbortedStreaming, None);
-            }
-            if !agent.settings.retry.should_retry(state.attempt, &e) {
-                return fail(agent, e);
-            }
-            note_overload(agent, state, &e);
-            match wait_before_retry(agent, state, &e, cancel).await {
-                true => Step::Continue(Transition::Retry),
-                false => {
-                    agent.push(Message::user(vec![interrupt_block()]));
-                    Step::End(Terminal::AbortedStreaming, None)
-                }
-            }
+            let retryable = agent.settings.retry.should_retry(state.attempt, &e);
+            (blocks, Outcome::Failed { retryable }, Some(e))
         }
     }
 }
 
-/// Sends the request, retrying errors that happen before the first byte.
+/// Waits for the reply's tools, appends the assistant message and returns one result per
+/// tool_use (in order), with what [`decide::decide`] needs to know about the reply.
+async fn close_reply(
+    agent: &mut Agent,
+    executor: StreamingToolExecutor,
+    blocks: Vec<ContentBlock>,
+    cancel: &CancellationToken,
+) -> (Vec<ContentBlock>, Reply) {
+    let asked = tool_use_ids(&blocks);
+    let runs = executor.finish().await;
+    let kept = !blocks.is_empty();
+    agent.push(Message::assistant(blocks));
+    let reply = Reply {
+        asked: !asked.is_empty(),
+        kept,
+        cancelled: cancel.is_cancelled(),
+    };
+    (results_for(&asked, &runs), reply)
+}
+
+/// Sends the request, retrying errors that happen before the first byte. The body is
+/// encoded once per attempt; the same bytes go to the wire and to the front end.
 async fn open_stream(
     agent: &Agent,
     state: &mut State,
     cancel: &CancellationToken,
 ) -> Result<EventStream, OpenError> {
+    let tools = agent.exec.registry.specs();
     loop {
-        let req = agent.request(&state.model);
+        let req = agent.request(&state.model, &tools);
+        let body = Arc::new(agent.provider.encode(&req));
         agent.exec.events.send(AgentEvent::RequestStart {
             turn: state.turn,
             attempt: state.attempt,
             model: state.model.clone(),
-            body: Arc::new(agent.provider.request_body(&req)),
+            body: body.clone(),
         });
         let result = tokio::select! {
             biased;
             _ = cancel.cancelled() => return Err(OpenError::Aborted),
-            r = agent.provider.start(&req) => r,
+            r = agent.provider.open(&req, &body) => r,
         };
         let err = match result {
             Ok(stream) => return Ok(stream),
@@ -409,7 +460,7 @@ fn forward(events: &super::events::EventSink, event: &StreamEvent) {
 }
 
 /// Ends the prompt with the right reason for a request that could not be made.
-fn fail(agent: &Agent, e: ProviderError) -> Step {
+fn fail(agent: &Agent, e: ProviderError) -> Flow {
     let reason = if is_prompt_too_long(&e) {
         Terminal::PromptTooLong
     } else {
@@ -419,7 +470,7 @@ fn fail(agent: &Agent, e: ProviderError) -> Step {
     agent.exec.events.send(AgentEvent::Error {
         message: message.clone(),
     });
-    Step::End(reason, Some(message))
+    Flow::End(reason, Some(message))
 }
 
 /// Anthropic says 413 or "prompt is too long"; OpenAI `context_length_exceeded` ("maximum

@@ -1,5 +1,7 @@
 //! A hook that sees every change to history, for transcripts (src/session.rs).
 
+use std::sync::Arc;
+
 use crate::agent::protocol::TurnSummary;
 use crate::message::Message;
 use crate::session::record::RewindRecord;
@@ -15,7 +17,10 @@ pub trait Recorder: Send + Sync {
     fn prompt_end(&mut self, summary: &TurnSummary);
     /// The history was replaced by `messages` (empty: a new conversation). The transcript
     /// follows: a recorder for sessions starts a new session here.
-    fn reset(&mut self, _messages: &[Message]) {}
+    fn reset(&mut self, _messages: &[Arc<Message>]) {}
+    /// The history was compacted into `history` (a boundary: resuming starts here).
+    fn compaction(&mut self, _info: &crate::agent::context::Compaction, _history: &[Arc<Message>]) {
+    }
     /// The id of the session being written, for front ends to show.
     fn session_id(&self) -> Option<String> {
         None

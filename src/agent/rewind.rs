@@ -18,7 +18,7 @@ impl Agent {
         if !path.exists() {
             return Err("no prompt to rewind to yet".into());
         }
-        let loaded = load::read(&path)?;
+        let loaded = load::read(&path).map_err(|e| e.to_string())?;
         // The transcript is what a rewind cuts: if it fell behind (a failed write), cutting
         // it would not cut what the model sees.
         if loaded.messages != self.history {
@@ -40,9 +40,9 @@ impl Agent {
             r.rewind(&done.record, done.trimmed.as_ref().map(|(i, m)| (*i, m)));
         }
         if let Some(history) = done.history {
-            self.history = history;
+            self.replace_history(history);
             self.exec.events.send(AgentEvent::HistoryReset {
-                messages: self.history.clone(),
+                messages: self.history.to_vec(),
                 summaries: self.exec.registry.summaries(&self.history),
             });
         }

@@ -38,6 +38,12 @@ async fn run(mut agent: Agent, mut rx: mpsc::UnboundedReceiver<AgentCommand>) ->
                     }
                     continue;
                 }
+                Some(AgentCommand::Compact { instructions }) => {
+                    if compact(&mut agent, instructions, &mut rx, &mut queued).await {
+                        return agent;
+                    }
+                    continue;
+                }
                 // Nothing runs: an abort or a late permission answer has nothing to reach.
                 Some(AgentCommand::Abort | AgentCommand::PermissionReply { .. }) => continue,
                 Some(AgentCommand::Shutdown) | None => return agent,
@@ -60,6 +66,8 @@ async fn run(mut agent: Agent, mut rx: mpsc::UnboundedReceiver<AgentCommand>) ->
                             policy.reply(&id, decision)
                         }
                         Some(AgentCommand::Submit { text }) => queued.push_back(text),
+                        // The TUI refuses /compact while a turn runs.
+                        Some(AgentCommand::Compact { .. }) => {}
                         Some(AgentCommand::NewConversation) => {
                             cancel.cancel();
                             reset = true;
@@ -90,4 +98,32 @@ async fn run(mut agent: Agent, mut rx: mpsc::UnboundedReceiver<AgentCommand>) ->
             return agent;
         }
     }
+}
+
+/// A manual compaction; Abort cancels it (history unchanged). True if the agent must stop.
+async fn compact(
+    agent: &mut Agent,
+    instructions: Option<String>,
+    rx: &mut mpsc::UnboundedReceiver<AgentCommand>,
+    queued: &mut VecDeque<String>,
+) -> bool {
+    let cancel = CancellationToken::new();
+    let mut shutdown = false;
+    let work = super::context::prepare::manual(agent, instructions.as_deref(), &cancel);
+    tokio::pin!(work);
+    loop {
+        tokio::select! {
+            _ = &mut work => break,
+            cmd = rx.recv() => match cmd {
+                Some(AgentCommand::Abort) => cancel.cancel(),
+                Some(AgentCommand::Submit { text }) => queued.push_back(text),
+                Some(AgentCommand::Shutdown) | None => {
+                    cancel.cancel();
+                    shutdown = true;
+                }
+                Some(_) => {}
+            },
+        }
+    }
+    shutdown
 }

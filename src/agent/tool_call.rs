@@ -63,6 +63,7 @@ impl Call {
         });
         let progress_events = env.events.clone();
         let progress_id = id.clone();
+        let sandbox = super::sandbox_call::for_call(env, &id, &name, &input, &token);
         let ctx = ToolContext {
             workspace: env.workspace.clone(),
             cancel: token.clone(),
@@ -74,8 +75,12 @@ impl Call {
             }),
             max_output_bytes: env.max_output_bytes,
             http: env.http.clone(),
+            sandbox,
         };
-        let limit = tool.timeout(&input).min(env.max_timeout);
+        let limit = tool
+            .timeout(&input)
+            .unwrap_or(env.default_timeout)
+            .min(env.max_timeout);
         let mut fut = tool.run(input, ctx);
         // Cancellation is checked first: a tool that returns because it saw the token
         // must still be reported as interrupted, not as its own "stopped" output.

@@ -139,7 +139,15 @@ impl Recorder for Tracking {
         self.inner.prompt_end(summary);
     }
 
-    fn reset(&mut self, messages: &[Message]) {
+    fn compaction(
+        &mut self,
+        info: &crate::agent::context::Compaction,
+        history: &[std::sync::Arc<Message>],
+    ) {
+        self.inner.compaction(info, history);
+    }
+
+    fn reset(&mut self, messages: &[std::sync::Arc<Message>]) {
         self.inner.reset(messages);
         self.checkpoints.set(&self.session(), 0);
     }

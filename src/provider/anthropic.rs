@@ -8,12 +8,13 @@ use std::time::Duration;
 use futures::StreamExt;
 use futures::future::BoxFuture;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderValue};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::anthropic_stream::event_stream;
 use super::{
-    EventStream, ModelRequest, Provider, ProviderError, ProviderSettings, SetupError, retry,
+    EventStream, Provider, ProviderError, ProviderSettings, Request, RequestBody, SetupError, retry,
 };
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 pub const ANTHROPIC_VERSION: &str = "2023-06-01";
 const DEFAULT_HEAD_TIMEOUT: Duration = Duration::from_secs(90);
@@ -30,6 +31,10 @@ pub struct AnthropicProvider {
     /// Only ever placed in the x-api-key header (marked sensitive); never printed.
     api_key: HeaderValue,
     client: reqwest::Client,
+    /// Add `cache_control` breakpoints (see `anthropic_cache.rs`).
+    prompt_cache: bool,
+    /// The last body's size, to allocate the next one at once.
+    last_len: AtomicUsize,
 }
 
 impl std::fmt::Debug for AnthropicProvider {
@@ -61,13 +66,17 @@ impl AnthropicProvider {
             head_timeout: DEFAULT_HEAD_TIMEOUT,
             api_key,
             client: super::http_client(),
+            prompt_cache: true,
+            last_len: AtomicUsize::new(0),
         })
     }
 
     /// The provider the registry builds.
     pub fn from_settings(s: &ProviderSettings) -> Result<Self, SetupError> {
         let key = s.api_key.clone().unwrap_or_default();
-        Ok(Self::new(&s.base_url, key)?.with_head_timeout(s.head_timeout))
+        Ok(Self::new(&s.base_url, key)?
+            .with_head_timeout(s.head_timeout)
+            .with_prompt_cache(s.prompt_cache))
     }
 
     /// Sets the longest wait for the response head (default 90 s, like the idle timeout).
@@ -76,14 +85,25 @@ impl AnthropicProvider {
         self
     }
 
+    /// Turns prompt-caching breakpoints on (the default) or off (`--no-prompt-cache`).
+    pub fn with_prompt_cache(mut self, on: bool) -> Self {
+        self.prompt_cache = on;
+        self
+    }
+
     /// The URL requests go to.
     pub fn endpoint(&self) -> &str {
         self.endpoint.as_str()
     }
 
-    async fn send(&self, req: &ModelRequest) -> Result<EventStream, ProviderError> {
-        let body = self.request_body(req).to_string();
+    async fn send(
+        &self,
+        req: &Request<'_>,
+        body: &RequestBody,
+    ) -> Result<EventStream, ProviderError> {
         tracing::info!(url = %self.endpoint, model = %req.model, messages = req.messages.len(), bytes = body.len(), "anthropic request");
+        // The encoded bytes themselves (reference counted), not a copy.
+        let body = reqwest::Body::from(body.bytes().clone());
         let send = self
             .client
             .post(self.endpoint.clone())
@@ -129,48 +149,22 @@ impl Provider for AnthropicProvider {
         "anthropic"
     }
 
-    fn request_body(&self, req: &ModelRequest) -> Value {
-        let mut body = json!({
-            "model": req.model,
-            "max_tokens": req.max_tokens,
-            "messages": req.messages,
-            "stream": true,
-        });
-        let Value::Object(map) = &mut body else {
-            return body;
-        };
-        if !req.system.is_empty() {
-            map.insert("system".into(), json!(req.system));
-        }
-        if !req.tools.is_empty() {
-            let tools: Vec<Value> = req
-                .tools
-                .iter()
-                .map(|t| {
-                    json!({
-                        "name": t.name,
-                        "description": t.description,
-                        "input_schema": t.input_schema,
-                    })
-                })
-                .collect();
-            map.insert("tools".into(), Value::Array(tools));
-            // The API refuses tool_choice without tools, so it only goes with them.
-            if req.disable_parallel_tool_use {
-                map.insert(
-                    "tool_choice".into(),
-                    json!({"type": "auto", "disable_parallel_tool_use": true}),
-                );
-            }
-        }
+    fn encode(&self, req: &Request<'_>) -> RequestBody {
+        let body = super::anthropic_request::encode(
+            req,
+            self.last_len.load(Ordering::Relaxed),
+            self.prompt_cache,
+        );
+        self.last_len.store(body.len(), Ordering::Relaxed);
         body
     }
 
-    fn start<'a>(
+    fn open<'a>(
         &'a self,
-        req: &'a ModelRequest,
+        req: &'a Request<'a>,
+        body: &'a RequestBody,
     ) -> BoxFuture<'a, Result<EventStream, ProviderError>> {
-        Box::pin(self.send(req))
+        Box::pin(self.send(req, body))
     }
 }
 
@@ -239,7 +233,8 @@ async fn read_capped(resp: reqwest::Response) -> String {
 mod tests {
     use super::*;
     use crate::message::Message;
-    use crate::provider::ToolSpec;
+    use crate::provider::{ModelRequest, ToolSpec};
+    use serde_json::json;
 
     fn req(disable_parallel: bool) -> ModelRequest {
         ModelRequest {
@@ -281,13 +276,21 @@ mod tests {
         let b = p.request_body(&req(false));
         assert_eq!(b["model"], "claude-test");
         assert_eq!(b["max_tokens"], 100);
-        assert_eq!(b["system"], "be brief");
+        // Prompt caching (the default) sends the system prompt as a marked text block.
+        assert_eq!(b["system"][0]["text"], "be brief");
+        assert_eq!(b["system"][0]["cache_control"]["type"], "ephemeral");
         assert_eq!(b["stream"], true);
         assert_eq!(b["messages"][0]["content"][0]["text"], "hi");
         assert_eq!(b["tools"][0]["input_schema"]["type"], "object");
         assert!(b.get("tool_choice").is_none());
         assert!(!b.to_string().contains("sk-secret-key"));
         assert!(!format!("{p:?}").contains("sk-secret-key"));
+        let plain = AnthropicProvider::new("http://h", "k".into())
+            .expect("provider")
+            .with_prompt_cache(false)
+            .request_body(&req(false));
+        assert_eq!(plain["system"], "be brief");
+        assert!(!plain.to_string().contains("cache_control"));
         let b = p.request_body(&req(true));
         assert_eq!(
             b["tool_choice"],

@@ -398,6 +398,8 @@ fn usage(u: &Value) -> Usage {
     Usage {
         input_tokens: n("input_tokens"),
         output_tokens: n("output_tokens"),
+        cache_read_tokens: n("cache_read_input_tokens"),
+        cache_write_tokens: n("cache_creation_input_tokens"),
     }
 }
 

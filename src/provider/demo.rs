@@ -11,7 +11,10 @@ use futures::future::BoxFuture;
 use serde_json::{Value, json};
 
 use super::demo_reply::{Intent, answer_from_results, intents, no_match_reply};
-use super::{BlockKind, EventStream, ModelRequest, Provider, ProviderError, StreamEvent, Usage};
+use super::{
+    BlockKind, EventStream, Messages, Provider, ProviderError, Request, RequestBody, StreamEvent,
+    Usage,
+};
 use crate::message::{ContentBlock, Message, Role};
 
 pub const DEMO_MODEL: &str = "tooloop-demo";
@@ -50,22 +53,35 @@ impl Provider for DemoProvider {
         "demo"
     }
 
-    fn request_body(&self, req: &ModelRequest) -> Value {
-        json!({
-            "model": req.model,
-            "max_tokens": req.max_tokens,
-            "stream": true,
-            "system": req.system,
-            "tools": req.tools,
-            "messages": req.messages,
-        })
+    fn encode(&self, req: &Request<'_>) -> RequestBody {
+        #[derive(serde::Serialize)]
+        struct Body<'a> {
+            model: &'a str,
+            max_tokens: u32,
+            stream: bool,
+            system: &'a str,
+            tools: &'a [super::ToolSpec],
+            messages: Messages<'a>,
+        }
+        RequestBody::encode(
+            &Body {
+                model: req.model,
+                max_tokens: req.max_tokens,
+                stream: true,
+                system: req.system,
+                tools: req.tools,
+                messages: req.messages,
+            },
+            0,
+        )
     }
 
-    fn start<'a>(
+    fn open<'a>(
         &'a self,
-        req: &'a ModelRequest,
+        req: &'a Request<'a>,
+        body: &'a RequestBody,
     ) -> BoxFuture<'a, Result<EventStream, ProviderError>> {
-        let script = script(req, self.pace);
+        let script = script(req, body.len(), self.pace);
         Box::pin(async move {
             let stream = futures::stream::iter(script).then(|(delay, event)| async move {
                 if !delay.is_zero() {
@@ -79,9 +95,10 @@ impl Provider for DemoProvider {
 }
 
 /// What the demo model says next, as a list of (delay before, event).
-fn script(req: &ModelRequest, pace: Pace) -> Vec<(Duration, StreamEvent)> {
+fn script(req: &Request<'_>, body_len: usize, pace: Pace) -> Vec<(Duration, StreamEvent)> {
     let mut s = Script::new(pace);
-    let input_tokens = (serde_json::to_string(&req.messages).map_or(0, |t| t.len()) / 4) as u64;
+    // About four bytes a token, counted on the body that was sent (not serialized again).
+    let input_tokens = (body_len / 4) as u64;
     s.push_raw(
         pace.first_byte,
         StreamEvent::MessageStart {
@@ -89,6 +106,7 @@ fn script(req: &ModelRequest, pace: Pace) -> Vec<(Duration, StreamEvent)> {
             usage: Usage {
                 input_tokens,
                 output_tokens: 1,
+                ..Default::default()
             },
         },
         "message_start",
@@ -98,7 +116,7 @@ fn script(req: &ModelRequest, pace: Pace) -> Vec<(Duration, StreamEvent)> {
     // A prompt typed after an interruption joins the message holding the interrupted
     // results: the new words win over summarizing those results.
     let prompt = last.map(prompt_text).unwrap_or_default();
-    let results = last_tool_results(&req.messages);
+    let results = last_tool_results(req.messages);
     let (text, calls) = if prompt.trim().is_empty() && !results.is_empty() {
         (answer_from_results(&results), Vec::new())
     } else {
@@ -163,11 +181,11 @@ fn prompt_text(m: &Message) -> String {
 }
 
 /// (tool name, input, output, is_error) for each tool_result of the last message.
-fn last_tool_results(history: &[Message]) -> Vec<(String, Value, String, bool)> {
+fn last_tool_results(history: Messages<'_>) -> Vec<(String, Value, String, bool)> {
     let Some(last) = history.last() else {
         return Vec::new();
     };
-    let asked = history.iter().rev().nth(1);
+    let asked = history.len().checked_sub(2).and_then(|i| history.get(i));
     last.content
         .iter()
         .filter_map(|b| match b {
@@ -300,6 +318,7 @@ impl Script {
                 usage: Usage {
                     input_tokens: 0,
                     output_tokens,
+                    ..Default::default()
                 },
             },
             "message_delta",
@@ -319,7 +338,7 @@ mod tests {
     use super::*;
 
     fn tools_called(messages: Vec<Message>) -> Vec<String> {
-        let req = ModelRequest {
+        let req = super::super::ModelRequest {
             model: DEMO_MODEL.into(),
             system: String::new(),
             messages,
@@ -327,7 +346,7 @@ mod tests {
             max_tokens: 100,
             disable_parallel_tool_use: false,
         };
-        script(&req, Pace::default())
+        script(&req.as_request(), 0, Pace::default())
             .into_iter()
             .filter_map(|(_, e)| match e {
                 StreamEvent::BlockStart {

@@ -2,12 +2,16 @@
 //! sees a wire format.
 
 pub mod anthropic;
+mod anthropic_request;
+pub mod anthropic_cache;
 pub mod anthropic_stream;
 pub mod demo;
 mod demo_reply;
 pub mod openai;
 mod registry;
+pub mod request;
 pub mod retry;
+#[cfg(any(test, feature = "test-support"))]
 pub mod scripted;
 pub mod sse;
 
@@ -20,18 +24,15 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::message::Message;
+// Shared with the tools (which announce themselves) and re-exported for the wire code.
+pub use crate::http::{error_chain, http_client};
+pub use crate::message::ToolSpec;
 
 pub use registry::{ProviderKind, ProviderSettings, SetupError, build};
+pub use request::{Messages, Request, RequestBody};
 
-/// A tool as announced to the model.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ToolSpec {
-    pub name: String,
-    pub description: String,
-    pub input_schema: Value,
-}
-
-/// Everything one request carries. The history is sent whole every time: the API is stateless.
+/// Everything one request carries, owned (tests and one-off callers; the loop borrows its
+/// history through [`Request`]). The history is sent whole every time: the API is stateless.
 #[derive(Clone, Debug)]
 pub struct ModelRequest {
     pub model: String,
@@ -43,16 +44,30 @@ pub struct ModelRequest {
     pub disable_parallel_tool_use: bool,
 }
 
+/// Token counts as the APIs report them. `input_tokens` is uncached input (the Anthropic
+/// meaning; OpenAI's `prompt_tokens` minus its cached part); the cache fields are what was
+/// written to / read from the prompt cache.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Usage {
     pub input_tokens: u64,
     pub output_tokens: u64,
+    #[serde(default)]
+    pub cache_read_tokens: u64,
+    #[serde(default)]
+    pub cache_write_tokens: u64,
 }
 
 impl Usage {
     pub fn add(&mut self, other: Usage) {
         self.input_tokens += other.input_tokens;
         self.output_tokens += other.output_tokens;
+        self.cache_read_tokens += other.cache_read_tokens;
+        self.cache_write_tokens += other.cache_write_tokens;
+    }
+
+    /// Every input token of the request, cached or not.
+    pub fn total_input(&self) -> u64 {
+        self.input_tokens + self.cache_read_tokens + self.cache_write_tokens
     }
 }
 
@@ -208,46 +223,36 @@ impl ProviderError {
 
 pub type EventStream = Pin<Box<dyn Stream<Item = Result<StreamEvent, ProviderError>> + Send>>;
 
-/// A model behind some API. `start` sends the request and resolves once the response head
-/// is in (so HTTP errors surface here, before the first byte); the stream yields the body.
+/// A model behind some API. A request is encoded once ([`Provider::encode`]); `open` sends
+/// that body and resolves once the response head is in (so HTTP errors surface here, before
+/// the first byte); the stream yields the reply.
 pub trait Provider: Send + Sync {
     /// "anthropic", "openai" or "demo".
     fn name(&self) -> &str;
-    /// The JSON body `start` would send, for the JSON pane (never includes credentials).
-    fn request_body(&self, req: &ModelRequest) -> Value;
+    /// The body for `req`, serialized once: the bytes `open` sends and the JSON pane shows
+    /// (never with credentials). Byte-stable: the same request gives the same bytes.
+    fn encode(&self, req: &Request<'_>) -> RequestBody;
+    /// Sends `body`, which `encode` made from `req` (in-process providers read `req`).
+    fn open<'a>(
+        &'a self,
+        req: &'a Request<'a>,
+        body: &'a RequestBody,
+    ) -> BoxFuture<'a, Result<EventStream, ProviderError>>;
+
+    /// The JSON body `start` would send, as a `Value` (tests, one-off callers).
+    fn request_body(&self, req: &ModelRequest) -> Value {
+        self.encode(&req.as_request()).json().clone()
+    }
+
+    /// Encodes and sends an owned request (tests, one-off callers).
     fn start<'a>(
         &'a self,
         req: &'a ModelRequest,
-    ) -> BoxFuture<'a, Result<EventStream, ProviderError>>;
-}
-
-/// The one HTTP client shared by providers and web_fetch (connection reuse, rustls).
-pub fn http_client() -> reqwest::Client {
-    static CLIENT: std::sync::OnceLock<reqwest::Client> = std::sync::OnceLock::new();
-    CLIENT
-        .get_or_init(|| {
-            reqwest::Client::builder()
-                .connect_timeout(Duration::from_secs(15))
-                .build()
-                .unwrap_or_else(|e| {
-                    tracing::error!("HTTP client with settings failed ({e}); using defaults");
-                    reqwest::Client::new()
-                })
+    ) -> BoxFuture<'a, Result<EventStream, ProviderError>> {
+        Box::pin(async move {
+            let req = req.as_request();
+            let body = self.encode(&req);
+            self.open(&req, &body).await
         })
-        .clone()
-}
-
-/// reqwest's Display hides the cause ("error sending request"); the chain says what broke.
-pub fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut out = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        let text = s.to_string();
-        if !out.contains(&text) {
-            out.push_str(": ");
-            out.push_str(&text);
-        }
-        source = s.source();
     }
-    out
 }

@@ -6,21 +6,24 @@
 
 pub mod body;
 pub mod convert;
+mod encode;
 mod fast;
 mod stream;
 mod tool_calls;
 
 use crate::provider::error_chain;
 use std::collections::HashSet;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use futures::future::BoxFuture;
 use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderValue};
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
 use super::retry::{parse_retry_after, parse_should_retry};
-use super::{EventStream, ModelRequest, Provider, ProviderError, ProviderSettings, SetupError};
+use super::{
+    EventStream, Provider, ProviderError, ProviderSettings, Request, RequestBody, SetupError,
+};
 use body::Framing;
 
 const DEFAULT_HEAD_TIMEOUT: Duration = Duration::from_secs(90);
@@ -38,6 +41,8 @@ pub struct OpenAiProvider {
     client: reqwest::Client,
     /// Set once the server said it wants `max_completion_tokens` (OpenAI reasoning models).
     max_completion_tokens: AtomicBool,
+    /// The last body's size, to allocate the next one at once.
+    last_len: AtomicUsize,
 }
 
 /// Never shows the key.
@@ -77,6 +82,7 @@ impl OpenAiProvider {
             head_timeout: DEFAULT_HEAD_TIMEOUT,
             client: super::http_client(),
             max_completion_tokens: AtomicBool::new(false),
+            last_len: AtomicUsize::new(0),
         })
     }
 
@@ -96,42 +102,21 @@ impl OpenAiProvider {
         self.endpoint.as_str()
     }
 
-    fn body(&self, req: &ModelRequest) -> Value {
-        let mut body = Map::new();
-        body.insert("model".into(), json!(req.model));
-        body.insert(
-            "messages".into(),
-            Value::Array(convert::to_openai_messages(&req.system, &req.messages)),
-        );
-        let limit = if self.max_completion_tokens.load(Ordering::Relaxed) {
-            "max_completion_tokens"
-        } else {
-            "max_tokens"
-        };
-        body.insert(limit.into(), json!(req.max_tokens));
-        body.insert("stream".into(), json!(true));
-        body.insert("stream_options".into(), json!({"include_usage": true}));
-        // Servers reject an empty tools array, and parallel_tool_calls without tools.
-        if !req.tools.is_empty() {
-            body.insert(
-                "tools".into(),
-                Value::Array(convert::to_openai_tools(&req.tools)),
-            );
-            if req.disable_parallel_tool_use {
-                body.insert("parallel_tool_calls".into(), json!(false));
-            }
-        }
-        Value::Object(body)
-    }
-
-    async fn send(&self, req: &ModelRequest) -> Result<EventStream, ProviderError> {
-        let mut switched = false;
+    async fn send(
+        &self,
+        req: &Request<'_>,
+        first: &RequestBody,
+    ) -> Result<EventStream, ProviderError> {
+        let mut switched: Option<RequestBody> = None;
         loop {
+            let body = switched.as_ref().unwrap_or(first);
             let mut request = self
                 .client
                 .post(self.endpoint.clone())
                 .header(ACCEPT, "text/event-stream")
-                .json(&self.body(req));
+                .header(CONTENT_TYPE, "application/json")
+                // The encoded bytes themselves (reference counted), not a copy.
+                .body(reqwest::Body::from(body.bytes().clone()));
             if let Some(auth) = &self.auth {
                 request = request.header(AUTHORIZATION, auth.clone());
             }
@@ -152,13 +137,13 @@ impl OpenAiProvider {
                 let text = read_capped(response).await;
                 let err = self.http_error(status.as_u16(), &headers, &text);
                 // OpenAI's reasoning models refuse max_tokens; say it their way once.
-                if !switched
+                if switched.is_none()
                     && !self.max_completion_tokens.load(Ordering::Relaxed)
                     && matches!(&err, ProviderError::Http { status: 400, message, .. }
                         if message.contains("max_completion_tokens"))
                 {
-                    switched = true;
                     self.max_completion_tokens.store(true, Ordering::Relaxed);
+                    switched = Some(self.encode(req));
                     continue;
                 }
                 return Err(err);
@@ -216,15 +201,19 @@ impl Provider for OpenAiProvider {
         "openai"
     }
 
-    fn request_body(&self, req: &ModelRequest) -> Value {
-        self.body(req)
+    fn encode(&self, req: &Request<'_>) -> RequestBody {
+        let completion = self.max_completion_tokens.load(Ordering::Relaxed);
+        let body = encode::encode(req, completion, self.last_len.load(Ordering::Relaxed));
+        self.last_len.store(body.len(), Ordering::Relaxed);
+        body
     }
 
-    fn start<'a>(
+    fn open<'a>(
         &'a self,
-        req: &'a ModelRequest,
+        req: &'a Request<'a>,
+        body: &'a RequestBody,
     ) -> BoxFuture<'a, Result<EventStream, ProviderError>> {
-        Box::pin(self.send(req))
+        Box::pin(self.send(req, body))
     }
 }
 
@@ -291,7 +280,8 @@ fn parse_error_body(body: &str) -> (String, Option<String>) {
 mod tests {
     use super::*;
     use crate::message::{ContentBlock, Message};
-    use crate::provider::ToolSpec;
+    use crate::provider::{ModelRequest, ToolSpec};
+    use serde_json::json;
 
     fn request() -> ModelRequest {
         ModelRequest {

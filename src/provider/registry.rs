@@ -19,6 +19,8 @@ pub struct ProviderSettings {
     pub api_key: Option<String>,
     /// Longest wait for the response head.
     pub head_timeout: Duration,
+    /// Anthropic prompt-caching breakpoints (`--no-prompt-cache` turns them off).
+    pub prompt_cache: bool,
 }
 
 /// Why a provider could not be built. Never retried: the settings must change.
@@ -117,6 +119,7 @@ mod tests {
             base_url: "http://127.0.0.1:9/v1".into(),
             api_key: key.map(String::from),
             head_timeout: Duration::from_secs(5),
+            prompt_cache: true,
         }
     }
 

@@ -9,9 +9,11 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use futures::future::BoxFuture;
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use super::{BlockKind, EventStream, ModelRequest, Provider, ProviderError, StreamEvent, Usage};
+use super::{
+    BlockKind, EventStream, Provider, ProviderError, Request, RequestBody, StreamEvent, Usage,
+};
 use crate::message::{Message, validate_history};
 
 /// One step of a scripted reply: wait `after` (since the previous step), then yield.
@@ -29,6 +31,8 @@ pub enum Reply {
 pub struct ScriptedProvider {
     replies: Arc<Mutex<VecDeque<Reply>>>,
     requests: Arc<Mutex<Vec<Vec<Message>>>>,
+    /// The body each request was opened with (the same bytes, not a copy).
+    bodies: Arc<Mutex<Vec<bytes::Bytes>>>,
 }
 
 impl ScriptedProvider {
@@ -36,6 +40,7 @@ impl ScriptedProvider {
         ScriptedProvider {
             replies: Arc::new(Mutex::new(replies.into())),
             requests: Arc::default(),
+            bodies: Arc::default(),
         }
     }
 
@@ -43,6 +48,11 @@ impl ScriptedProvider {
         if let Ok(mut r) = self.replies.lock() {
             r.push_back(reply);
         }
+    }
+
+    /// The encoded body of every request received, in order.
+    pub fn bodies(&self) -> Vec<bytes::Bytes> {
+        self.bodies.lock().map(|b| b.clone()).unwrap_or_default()
     }
 
     /// The history of every request received, in order.
@@ -56,18 +66,35 @@ impl Provider for ScriptedProvider {
         "scripted"
     }
 
-    fn request_body(&self, req: &ModelRequest) -> Value {
-        json!({"model": req.model, "messages": req.messages})
+    fn encode(&self, req: &Request<'_>) -> RequestBody {
+        #[derive(serde::Serialize)]
+        struct Body<'a> {
+            model: &'a str,
+            messages: super::Messages<'a>,
+        }
+        RequestBody::encode(
+            &Body {
+                model: req.model,
+                messages: req.messages,
+            },
+            0,
+        )
     }
 
-    fn start<'a>(
+    fn open<'a>(
         &'a self,
-        req: &'a ModelRequest,
+        req: &'a Request<'a>,
+        body: &'a RequestBody,
     ) -> BoxFuture<'a, Result<EventStream, ProviderError>> {
-        if let Ok(mut r) = self.requests.lock() {
-            r.push(req.messages.clone());
+        if let Ok(mut b) = self.bodies.lock() {
+            b.push(body.bytes().clone());
         }
-        let invalid = validate_history(&req.messages).err();
+        // A test provider: keeping a copy of every request is what it is for.
+        let messages = req.messages.to_vec();
+        let invalid = validate_history(&messages).err();
+        if let Ok(mut r) = self.requests.lock() {
+            r.push(messages);
+        }
         let reply = self.replies.lock().ok().and_then(|mut r| r.pop_front());
         Box::pin(async move {
             if let Some(e) = invalid {
@@ -124,6 +151,7 @@ impl ReplyBuilder {
                 usage: Usage {
                     input_tokens: 10,
                     output_tokens: 1,
+                    ..Default::default()
                 },
             }),
         ));
@@ -239,6 +267,7 @@ impl ReplyBuilder {
                 usage: Usage {
                     input_tokens: 0,
                     output_tokens: 5,
+                    ..Default::default()
                 },
             }),
         );

@@ -13,7 +13,7 @@ use super::record::{self, FORMAT, Header, Record};
 /// and length (everything in it is complete records).
 pub fn create(dir: &Path, parent: &Path) -> Result<(Header, PathBuf, u64), String> {
     let bytes = std::fs::read(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
-    let loaded = load::parse(&bytes, parent)?;
+    let loaded = load::parse(&bytes, parent).map_err(|e| e.to_string())?;
     let body_start = bytes
         .iter()
         .position(|&b| b == b'\n')

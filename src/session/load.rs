@@ -4,6 +4,7 @@ use std::path::Path;
 
 use crate::message::{ContentBlock, Message, Role, validate_history};
 
+use super::SessionError;
 use super::record::{self, Header, Record};
 use super::rewind::PromptMark;
 
@@ -29,13 +30,21 @@ pub struct Loaded {
 
 /// Reads `path`. A torn last line (a crash mid-write) is dropped with a notice; a bad line
 /// anywhere else, a missing header or messages out of order are errors.
-pub fn read(path: &Path) -> Result<Loaded, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+pub fn read(path: &Path) -> Result<Loaded, SessionError> {
+    let bytes = std::fs::read(path).map_err(|source| SessionError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
     parse(&bytes, path)
 }
 
-pub fn parse(bytes: &[u8], path: &Path) -> Result<Loaded, String> {
+pub fn parse(bytes: &[u8], path: &Path) -> Result<Loaded, SessionError> {
     let shown = path.display();
+    let bad = |line: usize, problem: String| SessionError::BadLine {
+        path: path.to_path_buf(),
+        line,
+        problem,
+    };
     let mut header: Option<Header> = None;
     let mut messages = Vec::new();
     let mut prompts = Vec::new();
@@ -66,23 +75,26 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Loaded, String> {
                 ));
                 break;
             }
-            Err(e) => return Err(format!("{shown}:{line_no}: not a transcript record: {e}")),
+            Err(e) => return Err(bad(line_no, format!("not a transcript record: {e}"))),
         };
         match rec {
             None => {}
             Some(Record::Header(h)) if header.is_none() => header = Some(h),
             Some(_) if header.is_none() => {
-                return Err(format!(
-                    "{shown}:{line_no}: not a tooloop transcript (no header)"
-                ));
+                return Err(bad(line_no, "not a tooloop transcript (no header)".into()));
             }
             Some(Record::Header(_)) => {
-                return Err(format!("{shown}:{line_no}: a second header"));
+                return Err(bad(line_no, "a second header".into()));
             }
             Some(Record::Message { index, message }) => {
                 record::apply(&mut messages, index, message)
-                    .map_err(|e| format!("{shown}:{line_no}: {e}"))?
+                    .map_err(|e| bad(line_no, e.to_string()))?
             }
+            // Prompts before a compaction boundary keep their marks; a conversation rewind to
+            // one of them is checked (and refused) when the cut would not be a valid history.
+            Some(Record::Compaction {
+                messages: after, ..
+            }) => messages = after,
             Some(Record::PromptStart { prompt, time, .. }) => {
                 marks.push(PromptMark::new(&messages, time));
                 prompts.push(prompt);
@@ -95,14 +107,16 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Loaded, String> {
             }
             Some(Record::Rewind(r)) => {
                 super::rewind::replay(&r, &mut messages, &mut prompts, &mut marks)
-                    .map_err(|e| format!("{shown}:{line_no}: {e}"))?
+                    .map_err(|e| bad(line_no, e))?
             }
         }
         good_len = next as u64;
         missing_newline = !complete;
         offset = next;
     }
-    let header = header.ok_or_else(|| format!("{shown}: not a tooloop transcript (empty)"))?;
+    let header = header.ok_or_else(|| SessionError::Empty {
+        path: path.to_path_buf(),
+    })?;
     Ok(Loaded {
         header,
         messages,
@@ -118,7 +132,7 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Loaded, String> {
 /// Makes a loaded history fit to continue: tool_uses left unanswered by a crash get an
 /// is_error result. Returns the message it appended, if any, so the transcript records it
 /// too; Err when the history breaks the invariants in a way no crash explains.
-pub fn repair(messages: &mut Vec<Message>) -> Result<Option<Message>, String> {
+pub fn repair(messages: &mut Vec<Message>) -> Result<Option<Message>, SessionError> {
     let mut appended = None;
     if let Some(last) = messages.last()
         && last.role == Role::Assistant
@@ -133,7 +147,7 @@ pub fn repair(messages: &mut Vec<Message>) -> Result<Option<Message>, String> {
             appended = Some(answer);
         }
     }
-    validate_history(messages).map_err(|e| format!("the saved history is damaged: {e}"))?;
+    validate_history(messages).map_err(SessionError::Damaged)?;
     Ok(appended)
 }
 
@@ -214,14 +228,18 @@ mod tests {
             header(),
             msg(0, Message::user_text("x"))
         );
-        let e = parse(text.as_bytes(), Path::new("t.jsonl")).expect_err("damaged");
+        let e = parse(text.as_bytes(), Path::new("t.jsonl"))
+            .expect_err("damaged")
+            .to_string();
         assert!(e.starts_with("t.jsonl:2: not a transcript record"), "{e}");
     }
 
     #[test]
     fn out_of_order_records_are_an_error() {
         let text = format!("{}\n{}\n", header(), msg(3, Message::user_text("x")));
-        let e = parse(text.as_bytes(), Path::new("t.jsonl")).expect_err("gap");
+        let e = parse(text.as_bytes(), Path::new("t.jsonl"))
+            .expect_err("gap")
+            .to_string();
         assert!(e.contains("index 3"), "{e}");
     }
 
@@ -243,14 +261,16 @@ mod tests {
     #[test]
     fn a_history_ending_in_a_user_message_needs_nothing() {
         let mut history = vec![Message::user_text("hello")];
-        assert_eq!(repair(&mut history), Ok(None));
+        assert_eq!(repair(&mut history).expect("valid"), None);
         assert_eq!(history.len(), 1);
     }
 
     #[test]
     fn damage_a_crash_cannot_explain_is_refused() {
         let mut history = vec![tool_use_reply()];
-        let e = repair(&mut history).expect_err("starts with assistant");
+        let e = repair(&mut history)
+            .expect_err("starts with assistant")
+            .to_string();
         assert!(e.contains("damaged"), "{e}");
     }
 }

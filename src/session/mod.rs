@@ -2,6 +2,7 @@
 //! conversation survives quitting and crashing (--continue, --resume ID, `tooloop sessions`).
 
 pub mod fork;
+pub mod error;
 pub mod load;
 pub mod record;
 pub mod rewind;
@@ -12,9 +13,22 @@ pub mod writer;
 use std::path::{Path, PathBuf};
 
 use crate::agent::Agent;
-use crate::config::{Config, SessionMode};
+pub use error::SessionError;
 pub use store::{SessionSummary, format_table, list};
 pub use writer::{SessionHandle, Transcript};
+
+/// Which transcript this run writes to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SessionMode {
+    /// A new session (the default).
+    New,
+    /// The most recent session of this workspace (--continue).
+    Continue,
+    /// A given session (--resume ID).
+    Resume(String),
+    /// No transcript at all (--no-session).
+    Off,
+}
 
 /// What a front end shows about the session.
 #[derive(Clone, Debug)]
@@ -39,31 +53,38 @@ impl PartialEq for SessionInfo {
 
 /// Opens (or resumes, per --continue / --resume) the session for this run and attaches its
 /// recorder to `agent`. Ok(None) when sessions are off.
-pub fn attach(config: &Config, agent: &mut Agent) -> Result<Option<SessionInfo>, String> {
-    if config.session == SessionMode::Off {
+pub fn attach(
+    mode: &SessionMode,
+    workspace: &Path,
+    fork: bool,
+    agent: &mut Agent,
+) -> Result<Option<SessionInfo>, SessionError> {
+    if *mode == SessionMode::Off {
         return Ok(None);
     }
-    attach_in(&crate::paths::sessions_dir()?, config, agent)
+    attach_in(&crate::paths::sessions_dir()?, mode, workspace, fork, agent)
 }
 
 /// [`attach`] with the sessions directory given (tests).
 pub fn attach_in(
     dir: &Path,
-    config: &Config,
+    mode: &SessionMode,
+    workspace: &Path,
+    fork: bool,
     agent: &mut Agent,
-) -> Result<Option<SessionInfo>, String> {
-    let workspace = canonical_workspace(&config.workspace);
-    let summary = match &config.session {
+) -> Result<Option<SessionInfo>, SessionError> {
+    let workspace = canonical_workspace(workspace);
+    let summary = match mode {
         SessionMode::Off => return Ok(None),
         SessionMode::New => None,
         SessionMode::Continue => Some(store::latest_for(dir, &workspace)?),
         SessionMode::Resume(id) => Some(store::find(dir, id)?),
     };
-    crate::paths::create_private_dir(dir, crate::paths::tooloop_root(dir)).map_err(|e| {
-        format!(
-            "sessions directory {}: {e} (--no-session runs without one)",
-            dir.display()
-        )
+    crate::paths::create_private_dir(dir, crate::paths::tooloop_root(dir)).map_err(|source| {
+        SessionError::Directory {
+            path: dir.to_path_buf(),
+            source,
+        }
     })?;
     // The old recorder must not see the reset below as a new conversation.
     agent.recorder = None;
@@ -84,8 +105,11 @@ pub fn attach_in(
     let loaded = load::read(&summary.path)?;
     let mut notices = loaded.notices.clone();
     let mut messages = loaded.messages;
-    let repaired = load::repair(&mut messages)
-        .map_err(|e| format!("session {} ({}): {e}", summary.id, summary.path.display()))?;
+    let repaired = load::repair(&mut messages).map_err(|e| SessionError::Unusable {
+        id: summary.id.clone(),
+        path: summary.path.clone(),
+        source: Box::new(e),
+    })?;
     if let Some(m) = &repaired {
         let n = m.content.len();
         notices.push(format!(
@@ -101,8 +125,9 @@ pub fn attach_in(
         ));
     }
     agent.reset(messages);
-    let mut t = if config.fork {
-        let (header, path, len) = fork::create(dir, &summary.path)?;
+    let mut t = if fork {
+        let (header, path, len) =
+            fork::create(dir, &summary.path).map_err(SessionError::Fork)?;
         notices.push(format!("forked session {} into {}", summary.id, header.id));
         let t = Transcript::resume(dir, &path, &header, len, false, events)?;
         if let Some(store) = checkpoint_store(dir)

@@ -22,6 +22,19 @@ pub enum Record {
         prompt: String,
         model: String,
     },
+    /// A compaction boundary: from here on the history is `messages` (the summary and the
+    /// kept recent turns); the `replaced` messages before stay in the file above. Resuming
+    /// starts from the last boundary.
+    Compaction {
+        time: String,
+        trigger: String,
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        summary: String,
+        replaced: usize,
+        pre_tokens: u64,
+        post_tokens: u64,
+        messages: Vec<Message>,
+    },
     PromptEnd {
         time: String,
         reason: String,
@@ -70,7 +83,11 @@ pub fn now_rfc3339() -> String {
 }
 
 /// Replays message records; Err names what is out of order.
-pub fn apply(history: &mut Vec<Message>, index: usize, message: Message) -> Result<(), String> {
+pub fn apply(
+    history: &mut Vec<Message>,
+    index: usize,
+    message: Message,
+) -> Result<(), super::error::OutOfOrder> {
     if index == history.len() {
         history.push(message);
         Ok(())
@@ -78,9 +95,9 @@ pub fn apply(history: &mut Vec<Message>, index: usize, message: Message) -> Resu
         history[index] = message;
         Ok(())
     } else {
-        Err(format!(
-            "message record for index {index} does not follow a history of {} messages",
-            history.len()
-        ))
+        Err(super::error::OutOfOrder {
+            index,
+            len: history.len(),
+        })
     }
 }

@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
+use super::SessionError;
 use super::load;
 
 /// One saved session, as `tooloop sessions` shows it.
@@ -23,11 +24,16 @@ pub struct SessionSummary {
 
 /// Every readable session in `dir`, most recently used first. Files that are not
 /// transcripts are skipped (and logged), so one bad file never hides the others.
-pub fn list(dir: &Path) -> Result<Vec<SessionSummary>, String> {
+pub fn list(dir: &Path) -> Result<Vec<SessionSummary>, SessionError> {
     let entries = match std::fs::read_dir(dir) {
         Ok(e) => e,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(format!("{}: {e}", dir.display())),
+        Err(source) => {
+            return Err(SessionError::Io {
+                path: dir.to_path_buf(),
+                source,
+            });
+        }
     };
     let mut out = Vec::new();
     for entry in entries.flatten() {
@@ -65,18 +71,16 @@ pub fn list(dir: &Path) -> Result<Vec<SessionSummary>, String> {
 }
 
 /// The most recently used session of `workspace` (a canonical path).
-pub fn latest_for(dir: &Path, workspace: &str) -> Result<SessionSummary, String> {
+pub fn latest_for(dir: &Path, workspace: &str) -> Result<SessionSummary, SessionError> {
     list(dir)?
         .into_iter()
         .find(|s| s.workspace == workspace)
-        .ok_or_else(|| {
-            format!("no saved session for workspace {workspace} (`tooloop sessions` lists them)")
-        })
+        .ok_or_else(|| SessionError::NoneForWorkspace(workspace.to_string()))
 }
 
 /// The session `id` names: its id, its file name (with or without .jsonl), or a prefix of
 /// its id that fits only one.
-pub fn find(dir: &Path, id: &str) -> Result<SessionSummary, String> {
+pub fn find(dir: &Path, id: &str) -> Result<SessionSummary, SessionError> {
     let id = id.trim();
     let sessions = list(dir)?;
     let stem = |s: &SessionSummary| {
@@ -98,15 +102,11 @@ pub fn find(dir: &Path, id: &str) -> Result<SessionSummary, String> {
     };
     match matches.as_slice() {
         [one] => Ok((*one).clone()),
-        [] => Err(format!("no session {id:?} (`tooloop sessions` lists them)")),
-        many => Err(format!(
-            "{id:?} fits {} sessions ({}); give more of the id",
-            many.len(),
-            many.iter()
-                .map(|s| s.id.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        )),
+        [] => Err(SessionError::NotFound(id.to_string())),
+        many => Err(SessionError::Ambiguous {
+            id: id.to_string(),
+            ids: many.iter().map(|s| s.id.clone()).collect(),
+        }),
     }
 }
 

@@ -15,7 +15,17 @@ use crate::agent::protocol::{AgentEvent, TurnSummary};
 use crate::agent::recorder::Recorder;
 use crate::message::Message;
 
+use super::SessionError;
 use super::record::{self, FORMAT, Header, Record, RewindRecord};
+
+/// A message record borrowing the agent's message: serialized exactly like
+/// `Record::Message`, without copying the message first.
+#[derive(serde::Serialize)]
+#[serde(tag = "type", rename = "message")]
+struct MessageRecord<'a> {
+    index: usize,
+    message: &'a Message,
+}
 
 /// The id of the session being written now; it changes when the conversation is reset
 /// (`/new` in the TUI). Front ends read it for the status bar.
@@ -92,26 +102,31 @@ impl Transcript {
         good_len: u64,
         missing_newline: bool,
         events: EventSink,
-    ) -> Result<Transcript, String> {
+    ) -> Result<Transcript, SessionError> {
         let shown = path.display();
+        let io = |what: &str, e: std::io::Error| SessionError::Io {
+            path: path.to_path_buf(),
+            source: if what.is_empty() {
+                e
+            } else {
+                std::io::Error::new(e.kind(), format!("{what}: {e}"))
+            },
+        };
         let mut file = OpenOptions::new()
             .append(true)
             .open(path)
-            .map_err(|e| format!("{shown}: {e}"))?;
+            .map_err(|e| io("", e))?;
         // Two runs appending to one transcript would interleave their histories.
         file.try_lock().map_err(|e| match e {
-            std::fs::TryLockError::WouldBlock => format!(
-                "session {} is open in another tooloop; quit that one or start a new session",
-                header.id
-            ),
-            std::fs::TryLockError::Error(e) => format!("{shown}: cannot lock: {e}"),
+            std::fs::TryLockError::WouldBlock => SessionError::Locked(header.id.clone()),
+            std::fs::TryLockError::Error(e) => io("cannot lock", e),
         })?;
         file.set_len(good_len)
-            .map_err(|e| format!("{shown}: cannot cut the partial line: {e}"))?;
+            .map_err(|e| io("cannot cut the partial line", e))?;
         if missing_newline {
-            file.write_all(b"\n").map_err(|e| format!("{shown}: {e}"))?;
+            file.write_all(b"\n").map_err(|e| io("", e))?;
         }
-        crate::paths::set_mode(path, 0o600).map_err(|e| format!("{shown}: {e}"))?;
+        crate::paths::set_mode(path, 0o600).map_err(|e| io("", e))?;
         let handle = SessionHandle::default();
         handle.set(&header.id, path);
         tracing::info!(session = %header.id, path = %shown, "resumed session");
@@ -131,7 +146,7 @@ impl Transcript {
         self.handle.clone()
     }
 
-    fn write(&mut self, record: &Record) {
+    fn write<R: serde::Serialize>(&mut self, record: &R) {
         if self.failed {
             return;
         }
@@ -147,7 +162,7 @@ impl Transcript {
         }
     }
 
-    fn try_write(&mut self, record: &Record) -> std::io::Result<()> {
+    fn try_write<R: serde::Serialize>(&mut self, record: &R) -> std::io::Result<()> {
         let mut line = serde_json::to_vec(record)?;
         line.push(b'\n');
         let file = match &mut self.file {
@@ -174,10 +189,7 @@ impl Transcript {
 
 impl Recorder for Transcript {
     fn message(&mut self, index: usize, message: &Message) {
-        self.write(&Record::Message {
-            index,
-            message: message.clone(),
-        });
+        self.write(&MessageRecord { index, message });
     }
 
     fn prompt_start(&mut self, prompt: &str, model: &str) {
@@ -205,6 +217,18 @@ impl Recorder for Transcript {
 
     fn session_id(&self) -> Option<String> {
         Some(self.id.clone())
+    }
+
+    fn compaction(&mut self, info: &crate::agent::context::Compaction, history: &[Arc<Message>]) {
+        self.write(&Record::Compaction {
+            time: record::now_rfc3339(),
+            trigger: info.trigger.as_str().to_string(),
+            summary: info.summary.clone(),
+            replaced: info.messages_before,
+            pre_tokens: info.pre_tokens,
+            post_tokens: info.post_tokens,
+            messages: history.iter().map(|m| Message::clone(m)).collect(),
+        });
     }
 
     fn path(&self) -> Option<PathBuf> {
@@ -244,7 +268,7 @@ impl Recorder for Transcript {
         Ok(self.id.clone())
     }
 
-    fn reset(&mut self, messages: &[Message]) {
+    fn reset(&mut self, messages: &[Arc<Message>]) {
         if let Some(f) = self.file.take() {
             let _ = f.sync_data();
         }
@@ -287,4 +311,21 @@ fn open_new(path: &Path) -> std::io::Result<File> {
         tracing::warn!(path = %path.display(), "cannot lock the new transcript: {e}");
     }
     Ok(file)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn borrowed_message_record_is_the_record_format() {
+        let message = Message::user_text("hi \"you\"");
+        let borrowed = serde_json::to_string(&MessageRecord {
+            index: 3,
+            message: &message,
+        })
+        .expect("borrowed");
+        let owned = serde_json::to_string(&Record::Message { index: 3, message }).expect("owned");
+        assert_eq!(borrowed, owned);
+    }
 }

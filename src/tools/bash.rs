@@ -17,7 +17,8 @@ use super::args::{one_line, optional_str, optional_u64, required_str};
 use super::output::{HeadTail, Utf8Stream};
 use super::process::{Stopped, TERM_GRACE, group_alive, kill_group_now, stop_group};
 use super::{Effect, Tool, ToolContext, ToolOutput};
-use crate::agent::protocol::Preview;
+use crate::sandbox::Prepared;
+use crate::tools::Preview;
 
 pub const DEFAULT_TIMEOUT_MS: u64 = 120_000;
 pub const MAX_TIMEOUT_MS: u64 = 600_000;
@@ -43,7 +44,10 @@ impl Tool for Bash {
          so commands that prompt will fail. stdout and stderr come back interleaved as they \
          were written, followed by the exit code; a non-zero exit is an error. Default \
          timeout 120000 ms, at most 600000 (timeout_ms). On timeout the command and every \
-         process it started are killed; background jobs do not outlive the command."
+         process it started are killed; background jobs do not outlive the command. \
+         Usually sandboxed: then commands may write only in the workspace and $TMPDIR (use \
+         it, not /tmp) and have no network unless the user allowed it; a blocked write or \
+         connect is reported as \"blocked by the sandbox\"."
     }
     fn input_schema(&self) -> Value {
         json!({
@@ -65,14 +69,17 @@ impl Tool for Bash {
     fn cancels_siblings_on_error(&self) -> bool {
         true
     }
+    fn runs_sandboxed(&self) -> bool {
+        true
+    }
     fn preview(&self, input: &Value) -> Option<Preview> {
         Some(Preview::Command {
             text: optional_str(input, "command").unwrap_or("").to_string(),
             note: optional_u64(input, "timeout_ms").map(|t| format!("timeout {t} ms")),
         })
     }
-    fn timeout(&self, input: &Value) -> Duration {
-        Duration::from_millis(timeout_ms(input)) + TIMEOUT_MARGIN
+    fn timeout(&self, input: &Value) -> Option<Duration> {
+        Some(Duration::from_millis(timeout_ms(input)) + TIMEOUT_MARGIN)
     }
     fn summary(&self, input: &Value) -> String {
         one_line(optional_str(input, "command").unwrap_or("?"), 80)
@@ -85,10 +92,58 @@ impl Tool for Bash {
             Ok(c) => c,
             Err(e) => return e,
         };
-        match spawn(command, &ctx) {
-            Ok(running) => running.wait(timeout_ms(&input), &ctx).await,
-            Err(e) => ToolOutput::error(format!("Error: could not start bash: {e}")),
+        let timeout = timeout_ms(&input);
+        let Some(sandbox) = &ctx.sandbox else {
+            return run_once(command, None, timeout, &ctx).await;
+        };
+        let prepared = match Prepared::new(&sandbox.policy) {
+            Ok(p) => p,
+            // Never fall back to running unsandboxed behind the user's back.
+            Err(e) => {
+                return ToolOutput::error(format!(
+                    "Error: could not set up the sandbox ({}): {e}",
+                    sandbox.policy.label()
+                ));
+            }
+        };
+        let mut output = run_once(command, Some(&prepared), timeout, &ctx).await;
+        if !output.is_error || ctx.cancel.is_cancelled() {
+            return output;
         }
+        let Some(note) =
+            crate::sandbox::explain_denial(&sandbox.policy, prepared.tmp_dir(), &output.content)
+        else {
+            return output;
+        };
+        drop(prepared);
+        // Only the user may lift the sandbox, from the approval prompt; the model can't.
+        if let Some(ask) = &sandbox.ask_outside
+            && ask(note.clone()).await
+        {
+            let mut rerun = run_once(command, None, timeout, &ctx).await;
+            rerun.content = format!(
+                "[{note}; the user let it run again outside the sandbox]\n{}",
+                rerun.content
+            );
+            return rerun;
+        }
+        output.content.push_str(&format!(
+            "\n[{note}. {} Do not work around it; if the command is needed, tell the user.]",
+            sandbox.policy.describe()
+        ));
+        output
+    }
+}
+
+async fn run_once(
+    command: &str,
+    sandbox: Option<&Prepared>,
+    timeout_ms: u64,
+    ctx: &ToolContext,
+) -> ToolOutput {
+    match spawn(command, sandbox, ctx) {
+        Ok(running) => running.wait(timeout_ms, ctx).await,
+        Err(e) => ToolOutput::error(format!("Error: could not start bash: {e}")),
     }
 }
 
@@ -119,12 +174,16 @@ struct Running {
     guard: GroupGuard,
 }
 
-fn spawn(command: &str, ctx: &ToolContext) -> std::io::Result<Running> {
+fn spawn(command: &str, sandbox: Option<&Prepared>, ctx: &ToolContext) -> std::io::Result<Running> {
     // One pipe for both streams: the kernel keeps the writes in the order they happened.
     let (reader, writer) = std::io::pipe()?;
     let writer_err = writer.try_clone()?;
     let output = pipe::Receiver::from_owned_fd(OwnedFd::from(reader))?;
-    let mut cmd = Command::new("bash");
+    // Sandboxed, the child enforces the prepared rules between fork and exec.
+    let mut cmd = match sandbox {
+        Some(prepared) => prepared.command("bash"),
+        None => Command::new("bash"),
+    };
     cmd.arg("-c")
         .arg(command)
         .current_dir(ctx.workspace.root())

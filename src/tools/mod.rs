@@ -10,6 +10,7 @@ pub mod grep;
 mod html;
 pub mod list_dir;
 pub mod output;
+pub mod preview;
 pub mod process;
 pub mod read_file;
 pub mod schema;
@@ -27,9 +28,8 @@ use async_trait::async_trait;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::agent::protocol::Preview;
-use crate::message::{ContentBlock, Message};
-use crate::provider::ToolSpec;
+use crate::message::{ContentBlock, Message, ToolSpec};
+pub use preview::Preview;
 pub use workspace::Workspace;
 
 /// What kind of change a tool makes, for the approval policy.
@@ -80,6 +80,8 @@ pub struct ToolContext {
     pub max_output_bytes: usize,
     /// Shared HTTP client (web_fetch).
     pub http: reqwest::Client,
+    /// The sandbox bash runs under; None runs it unsandboxed.
+    pub sandbox: Option<crate::sandbox::CallSandbox>,
 }
 
 impl ToolContext {
@@ -91,6 +93,7 @@ impl ToolContext {
             progress: Arc::new(|_| {}),
             max_output_bytes: DEFAULT_MAX_OUTPUT_BYTES,
             http: reqwest::Client::new(),
+            sandbox: None,
         }
     }
 }
@@ -124,14 +127,20 @@ pub trait Tool: Send + Sync {
     fn paths(&self, _input: &Value) -> Vec<String> {
         Vec::new()
     }
+    /// Whether the tool runs its work inside the shell sandbox (crate::sandbox) when one is
+    /// on; approval follows the sandbox for such tools.
+    fn runs_sandboxed(&self) -> bool {
+        false
+    }
     /// What the call would change, for the approval prompt (None: the front end shows the
     /// input as JSON).
     fn preview(&self, _input: &Value) -> Option<Preview> {
         None
     }
     /// The executor's hard limit for this call (a tool may enforce a tighter one itself).
-    fn timeout(&self, _input: &Value) -> Duration {
-        DEFAULT_TOOL_TIMEOUT
+    /// None: the executor's default (`[tools] timeout_secs`, else [`DEFAULT_TOOL_TIMEOUT`]).
+    fn timeout(&self, _input: &Value) -> Option<Duration> {
+        None
     }
     /// A one-line summary of the input for the UI ("src/main.rs", "ls -la").
     fn summary(&self, input: &Value) -> String {
@@ -250,10 +259,13 @@ impl ToolRegistry {
     }
 
     /// tool_use id → summary for every call in `messages` (a resumed history's tool lines).
-    pub fn summaries(&self, messages: &[Message]) -> HashMap<String, String> {
+    pub fn summaries<M: std::borrow::Borrow<Message>>(
+        &self,
+        messages: &[M],
+    ) -> HashMap<String, String> {
         messages
             .iter()
-            .flat_map(|m| &m.content)
+            .flat_map(|m| &m.borrow().content)
             .filter_map(|b| match b {
                 ContentBlock::ToolUse { id, name, input } => {
                     Some((id.clone(), self.summary(name, input)))

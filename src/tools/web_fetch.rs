@@ -1,6 +1,6 @@
 //! web_fetch: GET an http(s) URL and return its text, with a timeout and a size cap.
 
-use crate::provider::error_chain;
+use crate::http::error_chain;
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -40,8 +40,8 @@ impl Tool for WebFetch {
     fn effect(&self) -> Effect {
         Effect::ReadOnly
     }
-    fn timeout(&self, _input: &Value) -> Duration {
-        FETCH_TIMEOUT + Duration::from_secs(5)
+    fn timeout(&self, _input: &Value) -> Option<Duration> {
+        Some(FETCH_TIMEOUT + Duration::from_secs(5))
     }
     fn summary(&self, input: &Value) -> String {
         one_line(optional_str(input, "url").unwrap_or("?"), 70)

@@ -45,6 +45,10 @@ pub struct TurnState {
     pub streaming: bool,
     pub turn: u32,
     pub usage: Usage,
+    /// A `/compact` runs: busy (Ctrl+C aborts it) until its Compacted or Error arrives.
+    pub compacting: bool,
+    /// Context use and cost, from the agent's last Context event.
+    pub context: Option<crate::agent::context::ContextStatus>,
     pub retry_until: Option<Instant>,
     /// Ctrl+C was sent for this prompt (so it is sent once).
     pub abort_requested: bool,
@@ -63,6 +67,8 @@ pub struct RunInfo {
     pub save_dir: PathBuf,
     /// The live session (its transcript path changes on /new and /fork), for rewinds.
     pub session_handle: Option<crate::session::SessionHandle>,
+    /// The shell's sandbox ("workspace-write", "read-only", "off"); empty: not shown.
+    pub sandbox: String,
 }
 
 /// Screen areas of the last frame (mouse wheel routing, page sizes).

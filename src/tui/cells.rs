@@ -31,6 +31,13 @@ pub enum CellKind {
         text: String,
         reason: String,
     },
+    /// The history was compacted here; expands to the summary.
+    Compacted {
+        trigger: String,
+        pre_tokens: u64,
+        post_tokens: u64,
+        summary: String,
+    },
 }
 
 pub struct Cell {
@@ -53,7 +60,10 @@ impl Cell {
 
     /// Tool calls and thinking blocks open and close on Enter.
     pub fn is_expandable(&self) -> bool {
-        matches!(self.kind, CellKind::Tool(_) | CellKind::Thinking { .. })
+        matches!(
+            self.kind,
+            CellKind::Tool(_) | CellKind::Thinking { .. } | CellKind::Compacted { .. }
+        )
     }
 
     pub fn toggle(&mut self) {
@@ -182,6 +192,43 @@ impl Cell {
                     theme.dim,
                 ));
                 prefixed(wrap(&body, inner), Span::styled("✗ ", theme.dim), "  ")
+            }
+            CellKind::Compacted {
+                trigger,
+                pre_tokens,
+                post_tokens,
+                summary,
+            } => {
+                let label = if *pre_tokens == 0 {
+                    format!(" {} ({trigger}) ", strings::COMPACTED)
+                } else {
+                    format!(
+                        " {} ({trigger}): {} → {} tokens ",
+                        strings::COMPACTED,
+                        pre_tokens,
+                        post_tokens
+                    )
+                };
+                let hint = if self.expanded || summary.is_empty() {
+                    ""
+                } else {
+                    " [Enter]"
+                };
+                let used = label.chars().count() + hint.chars().count() + 4;
+                let rule = "─".repeat((width as usize).saturating_sub(used).max(2));
+                let mut out = vec![Line::from(vec![
+                    self.marker(theme),
+                    Span::styled(format!("──{label}{rule}"), theme.accent),
+                    Span::styled(hint, theme.dim),
+                ])];
+                if self.expanded {
+                    let body: Vec<Line<'static>> = sanitize(summary)
+                        .lines()
+                        .map(|l| Line::styled(l.to_string(), theme.dim))
+                        .collect();
+                    out.extend(prefixed(wrap(&body, inner), Span::raw("  "), "  "));
+                }
+                out
             }
         }
     }

@@ -20,6 +20,7 @@ use super::strings;
 use super::theme::Theme;
 use super::wrap::wrap;
 use crate::message::Message;
+use crate::provider::RequestBody;
 
 /// Raw events kept for one response; a runaway stream must not eat the memory.
 const MAX_SSE_EVENTS: usize = 20_000;
@@ -90,9 +91,9 @@ impl Segment {
 
 pub struct JsonPane {
     pub view: JsonView,
-    history: Vec<Message>,
+    history: Vec<Arc<Message>>,
     history_segs: Vec<Option<Segment>>,
-    request: Option<Arc<Value>>,
+    request: Option<Arc<RequestBody>>,
     request_seg: Option<Segment>,
     sse: Vec<(String, String)>,
     sse_segs: Vec<Segment>,
@@ -124,7 +125,7 @@ impl JsonPane {
         &mut self.scroll[self.view.index()]
     }
 
-    pub fn set_message(&mut self, index: usize, message: Message) {
+    pub fn set_message(&mut self, index: usize, message: Arc<Message>) {
         if index < self.history.len() {
             self.history[index] = message;
             self.history_segs[index] = None;
@@ -138,12 +139,13 @@ impl JsonPane {
         }
     }
 
-    pub fn reset_history(&mut self, messages: Vec<Message>) {
+    pub fn reset_history(&mut self, messages: Vec<Arc<Message>>) {
         self.history_segs = messages.iter().map(|_| None).collect();
         self.history = messages;
     }
 
-    pub fn set_request(&mut self, body: Arc<Value>) {
+    /// The body is the one that was sent; it is parsed only when the request view is drawn.
+    pub fn set_request(&mut self, body: Arc<RequestBody>) {
         self.request = Some(body);
         self.request_seg = None;
         self.sse.clear();
@@ -156,15 +158,21 @@ impl JsonPane {
         }
     }
 
-    pub fn history(&self) -> &[Message] {
+    pub fn history(&self) -> &[Arc<Message>] {
         &self.history
     }
 
     /// The current view as the text written by the save key.
     pub fn export(&self) -> String {
         let value = match self.view {
-            JsonView::History => serde_json::to_value(&self.history).unwrap_or(Value::Null),
-            JsonView::Request => self.request.as_deref().cloned().unwrap_or(Value::Null),
+            JsonView::History => {
+                serde_json::to_value(crate::provider::Messages::Shared(&self.history))
+                    .unwrap_or(Value::Null)
+            }
+            JsonView::Request => self
+                .request
+                .as_deref()
+                .map_or(Value::Null, |b| b.json().clone()),
             JsonView::Sse => Value::Array(
                 self.sse
                     .iter()
@@ -203,7 +211,7 @@ impl JsonPane {
                 if self.request_seg.is_none()
                     && let Some(body) = &self.request
                 {
-                    self.request_seg = Some(Segment::new(json_view::render(body)));
+                    self.request_seg = Some(Segment::new(json_view::render(body.json())));
                 }
                 self.request_seg.iter_mut().collect()
             }

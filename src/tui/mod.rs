@@ -34,13 +34,10 @@ pub mod wrap;
 use std::path::PathBuf;
 
 use anyhow::Context;
-use tokio::sync::mpsc;
 
-use crate::agent::Agent;
-use crate::agent::events::EventSink;
-use crate::agent::protocol::AgentCommand;
 use crate::cli::ProviderKind;
 use crate::config::Config;
+use crate::engine::{self, FrontEnd};
 use app::{App, RunInfo};
 use cells::CellKind;
 use event_loop::Exit;
@@ -50,18 +47,14 @@ pub async fn run(config: Config) -> anyhow::Result<i32> {
     let theme = theme::Theme::named(&config.theme, theme::no_color_requested())
         .map_err(|e| anyhow::anyhow!("config: {e}"))?;
     theme::install(theme);
-    let provider = crate::provider::build(config.provider, &config.provider_settings())?;
-    let (sink, events_rx) = EventSink::channel();
-    let (events_rx, trace) = crate::trace::Tap::maybe(
-        config.trace.as_deref(),
-        events_rx,
-        tokio::time::Instant::now(),
-    );
-    let mut agent =
-        Agent::from_config(&config, provider, sink, true).map_err(anyhow::Error::msg)?;
-    let session = crate::session::attach(&config, &mut agent).map_err(anyhow::Error::msg)?;
-    let (commands_tx, commands_rx) = mpsc::unbounded_channel::<AgentCommand>();
-    let agent_task = crate::agent::task::spawn(agent, commands_rx);
+    let engine::Engine {
+        events: events_rx,
+        control,
+        session,
+        sandbox,
+        ..
+    } = engine::start(&config, FrontEnd::Interactive)?;
+    let sandbox = sandbox.to_string();
 
     // Load syntect's syntaxes off the UI thread, so the first code block does not stall a frame.
     tokio::task::spawn_blocking(highlight::warm_up);
@@ -76,6 +69,7 @@ pub async fn run(config: Config) -> anyhow::Result<i32> {
         mouse: config.mouse,
         save_dir: state_dir().join("json"),
         session_handle: session.as_ref().map(|s| s.handle.clone()),
+        sandbox,
     });
     if let Some(notice) = session.as_ref().and_then(|s| s.notice.clone()) {
         app.conversation.push(CellKind::Notice(notice));
@@ -85,16 +79,18 @@ pub async fn run(config: Config) -> anyhow::Result<i32> {
             .push(CellKind::Notice(strings::DEMO_NOTE.into()));
     }
     let input = crossterm::event::EventStream::new();
-    let result = event_loop::run(&mut terminal, &mut app, events_rx, &commands_tx, input).await;
+    let result = event_loop::run(
+        &mut terminal,
+        &mut app,
+        events_rx,
+        control.commands(),
+        input,
+    )
+    .await;
     terminal::restore();
-    let _ = commands_tx.send(AgentCommand::Shutdown);
-    drop(commands_tx);
     // A turn in progress gets a moment to stop its tools (their process groups are killed
     // on cancel); the process exits either way.
-    let _ = tokio::time::timeout(std::time::Duration::from_secs(2), agent_task).await;
-    if let Some(trace) = trace {
-        trace.write();
-    }
+    control.stop(std::time::Duration::from_secs(2)).await;
     match result? {
         Exit::Quit | Exit::InputClosed => Ok(0),
         Exit::Terminated => Ok(143),

@@ -69,7 +69,7 @@ impl RewindOverlay {
         if !transcript.exists() {
             return Err("nothing to rewind yet: no prompt in this session".into());
         }
-        let loaded = load::read(transcript)?;
+        let loaded = load::read(transcript).map_err(|e| e.to_string())?;
         let store = transcript
             .parent()
             .and_then(crate::session::checkpoint_store)

@@ -19,7 +19,10 @@ pub struct StatusView<'a> {
     pub busy: bool,
     pub turn: u32,
     pub usage: Usage,
+    pub context: Option<&'a crate::agent::context::ContextStatus>,
     pub session: Option<&'a str>,
+    /// The shell's sandbox mode; empty: not shown.
+    pub sandbox: &'a str,
     pub quit_armed: bool,
     /// A passing message ("wrote … to …"); shown instead of the hints.
     pub note: Option<&'a str>,
@@ -35,6 +38,17 @@ fn tokens(n: u64) -> String {
     } else {
         n.to_string()
     }
+}
+
+/// `ctx 63%` of the window.
+fn context_label(c: &crate::agent::context::ContextStatus) -> String {
+    let pct = c
+        .context_tokens
+        .saturating_mul(100)
+        .checked_div(c.window)
+        .unwrap_or(0)
+        .min(999);
+    format!("ctx {pct}%")
 }
 
 pub fn draw(f: &mut Frame, area: Rect, v: &StatusView, theme: &Theme) {
@@ -63,6 +77,22 @@ pub fn draw(f: &mut Frame, area: Rect, v: &StatusView, theme: &Theme) {
             tokens(v.usage.output_tokens)
         ),
     ];
+    if let Some(c) = v.context {
+        optional.insert(0, context_label(c));
+        optional.insert(
+            1,
+            match c.cost_usd {
+                Some(usd) => format!("${usd:.2}"),
+                None => "$?".into(),
+            },
+        );
+        if let Some(share) = c.cache_read_share {
+            optional.push(format!("cache {:.0}%", share * 100.0));
+        }
+    }
+    if !v.sandbox.is_empty() {
+        optional.push(strings::sandbox_status(v.sandbox));
+    }
     if let Some(id) = v.session {
         optional.push(format!("session {id}"));
     }

@@ -4,6 +4,10 @@ pub const APP: &str = "tooloop";
 pub const INTERRUPTED: &str = "⏹ interrupted — the next prompt continues this conversation";
 pub const DISCARDED: &str = "discarded: this attempt failed and the model was switched";
 pub const NEW_COMMAND: &str = "/new";
+/// `/compact [instructions]`: summarize the conversation now.
+pub const COMPACT_COMMAND: &str = "/compact";
+pub const COMPACTED: &str = "compacted";
+pub const COMPACTING: &str = "compacting the conversation…";
 pub const QUIT_CONFIRM: &str = "press Ctrl+C again to quit";
 pub const INPUT_PLACEHOLDER: &str =
     "Ask something — try: list files, read Cargo.toml and tell me the time";
@@ -62,6 +66,10 @@ pub fn save_failed(path: &std::path::Path, err: &std::io::Error) -> String {
 
 pub fn approval_title(tool: &str) -> String {
     format!(" allow {tool}? ")
+}
+
+pub fn sandbox_status(mode: &str) -> String {
+    format!("sandbox {mode}")
 }
 
 pub fn ended(reason: &str, error: Option<&str>) -> String {

@@ -137,10 +137,42 @@ impl App {
                 self.json.reset_history(messages);
             }
             AgentEvent::Notice { text } => self.conversation.push(CellKind::Notice(text)),
-            AgentEvent::Error { message } => self.conversation.push(CellKind::Error(message)),
+            AgentEvent::Error { message } => {
+                self.conversation.push(CellKind::Error(message));
+                if self.turn.compacting {
+                    self.compaction_ended();
+                }
+            }
             AgentEvent::Discarded { reason } => self.conversation.discard_streaming(&reason),
             AgentEvent::Session { id } => self.info.session = Some(id),
+            AgentEvent::Context(status) => self.turn.context = Some(status),
+            AgentEvent::Compacted { info, messages } => {
+                if info.trigger != crate::agent::context::Trigger::Micro {
+                    self.conversation.push(CellKind::Compacted {
+                        trigger: info.trigger.as_str().into(),
+                        pre_tokens: info.pre_tokens,
+                        post_tokens: info.post_tokens,
+                        summary: info.summary,
+                    });
+                    self.conversation.scroll.bottom();
+                }
+                self.json
+                    .reset_history(messages.into_iter().map(std::sync::Arc::new).collect());
+                if self.turn.compacting {
+                    self.compaction_ended();
+                }
+            }
             AgentEvent::Done(summary) => self.done(summary, now),
+        }
+    }
+
+    /// A `/compact` finished (or failed): the input is live again, queued prompts go.
+    fn compaction_ended(&mut self) {
+        self.turn.compacting = false;
+        self.turn.busy = false;
+        self.turn.abort_requested = false;
+        if let Some(next) = self.queued.pop_front() {
+            self.submit(next);
         }
     }
 
@@ -191,7 +223,15 @@ impl App {
         for block in &m.content {
             match block {
                 ContentBlock::Text { text } if m.role == Role::User => {
-                    if text == INTERRUPT_MARKER {
+                    if let Some(summary) = crate::agent::context::autocompact::summary_text(text) {
+                        // A resumed session that was compacted: the divider, not the text.
+                        self.conversation.push(CellKind::Compacted {
+                            trigger: "earlier".into(),
+                            pre_tokens: 0,
+                            post_tokens: 0,
+                            summary: summary.to_string(),
+                        });
+                    } else if text == INTERRUPT_MARKER {
                         self.conversation.push(CellKind::Interrupted);
                     } else {
                         self.conversation.push(CellKind::User(text.clone()));

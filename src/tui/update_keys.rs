@@ -151,6 +151,10 @@ impl App {
                 if self.rewind_command(&text) {
                     return;
                 }
+                if let Some(rest) = compact_command(&text) {
+                    self.compact(rest);
+                    return;
+                }
                 if self.turn.busy {
                     self.queued.push_back(text);
                 } else {
@@ -254,5 +258,31 @@ impl App {
         self.note = Some((text.clone(), now + super::app::NOTE_WINDOW));
         self.conversation.push(cell(text));
         self.conversation.scroll.bottom();
+    }
+}
+
+/// `/compact` or `/compact INSTRUCTIONS` → Some(instructions).
+fn compact_command(text: &str) -> Option<Option<String>> {
+    let t = text.trim();
+    let rest = t.strip_prefix(strings::COMPACT_COMMAND)?;
+    if !(rest.is_empty() || rest.starts_with(char::is_whitespace)) {
+        return None;
+    }
+    let rest = rest.trim();
+    Some((!rest.is_empty()).then(|| rest.to_string()))
+}
+
+impl App {
+    fn compact(&mut self, instructions: Option<String>) {
+        if self.turn.busy {
+            self.conversation
+                .push(CellKind::Notice(strings::NOT_WHILE_BUSY.into()));
+        } else {
+            self.conversation
+                .push(CellKind::Notice(strings::COMPACTING.into()));
+            self.turn.busy = true;
+            self.turn.compacting = true;
+            self.send(AgentCommand::Compact { instructions });
+        }
     }
 }

@@ -16,6 +16,7 @@ use tooloop::agent::protocol::AgentEvent;
 use tooloop::agent::{Agent, LoopSettings};
 use tooloop::cli::ToolExec;
 use tooloop::message::validate_history;
+use tooloop::permission::ApprovalMode;
 use tooloop::provider::scripted::{Reply, ScriptedProvider};
 use tooloop::tools::{Effect, Tool, ToolContext, ToolOutput, ToolRegistry, Workspace};
 
@@ -97,7 +98,9 @@ pub fn harness(
     let events = record(rx, start);
     let provider = ScriptedProvider::new(replies);
     let workspace = Workspace::new(dir.path(), false).expect("workspace");
-    let mut exec = ExecEnv::with_defaults(registry, workspace, sink);
+    // Yolo, so the unsafe test tools run unasked.
+    let mut exec =
+        ExecEnv::with_defaults(registry, workspace, sink).with_approval(ApprovalMode::Yolo);
     exec.strategy = strategy;
     let agent = Agent::new(Arc::new(provider.clone()), exec, LoopSettings::default());
     Harness {

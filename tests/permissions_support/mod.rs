@@ -3,7 +3,6 @@
 
 #![allow(dead_code)]
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -98,18 +97,16 @@ impl Harness {
         let dir = tempfile::tempdir().expect("tempdir");
         let workspace = Workspace::new(dir.path(), false).expect("workspace");
         let (events, rx) = EventSink::channel();
-        let env = ExecEnv {
-            registry: Arc::new(ToolRegistry::builtin()),
-            policy: Arc::new(PermissionPolicy::new(mode, allow, interactive)),
-            workspace: Arc::new(workspace),
-            http: reqwest::Client::new(),
+        let mut env = ExecEnv::new(
+            ToolRegistry::builtin(),
+            PermissionPolicy::new(mode, allow, interactive),
+            workspace,
             events,
-            strategy: ToolExec::Streaming,
-            sibling_abort,
-            max_output_bytes: 30_000,
-            max_timeout: Duration::from_secs(600),
-            checkpoints: None,
-        };
+        );
+        env.strategy = ToolExec::Streaming;
+        env.sibling_abort = sibling_abort;
+        env.max_output_bytes = 30_000;
+        env.max_timeout = Duration::from_secs(600);
         Harness { dir, env, rx }
     }
 

@@ -52,6 +52,7 @@ pub fn validate(req: &Recorded) -> Result<(), Reply> {
         return Err(invalid("system: Input should be a valid string".into()));
     }
     validate_tools(body)?;
+    super::anthropic_cache::validate_cache(body).map_err(invalid)?;
     let Some(messages) = body["messages"].as_array() else {
         return Err(invalid("messages: Input should be a valid list".into()));
     };

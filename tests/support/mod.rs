@@ -29,6 +29,16 @@
 //!   API's wording). OpenAI adds `/chat/completions` from `support/openai.rs` to
 //!   `default_routes()` (or at run time with `server.add_route`).
 //!
+//! ## Prompt caching and context windows (`anthropic_cache.rs`)
+//! - Always: more than 4 `cache_control` blocks, or one on an empty text / thinking block,
+//!   is a 400 with the API's wording.
+//! - `server.enable_prompt_cache()`: counts tokens (4 bytes each), remembers prefixes
+//!   written at breakpoints and rewrites each reply's message_start usage with
+//!   `input_tokens`, `cache_creation_input_tokens`, `cache_read_input_tokens`.
+//!   `server.set_context_window(n)`: counts too, and answers 400 "prompt is too long: N
+//!   tokens > n maximum" past it. `recorded.accounted` holds the counts reported.
+//! - `server.respond_with(|req| reply)`: computes a reply when the queue is empty.
+//!
 //! ## Anthropic replies (`anthropic.rs`)
 //! - `text_reply("Hello")`, `tool_reply(&[("toolu_1", "get_current_time", json!({}))])`,
 //!   `overloaded()` (529), `rate_limited(ms)` (429 + retry-after-ms), `prompt_too_long()`,
@@ -61,6 +71,7 @@
 #![allow(dead_code, unused_imports)]
 
 pub mod anthropic;
+pub mod anthropic_cache;
 pub mod anthropic_validate;
 pub mod bin;
 pub mod openai;

@@ -27,6 +27,10 @@ pub struct Recorded {
     pub body: Value,
     /// The validator's complaint, if the request was rejected (and no reply consumed).
     pub rejected: Option<String>,
+    /// When the whole body had arrived (before the server parsed it).
+    pub received: std::time::Instant,
+    /// The token counts reported, with accounting on.
+    pub accounted: Option<super::anthropic_cache::Accounted>,
 }
 
 impl Recorded {
@@ -61,13 +65,22 @@ pub fn default_routes() -> Vec<Route> {
     ]
 }
 
+/// Computes a reply for a request when no scripted reply is queued.
+pub type Responder = Arc<dyn Fn(&Recorded) -> Reply + Send + Sync>;
+
 #[derive(Default)]
 struct Shared {
+    accounting: Option<super::anthropic_cache::Accounting>,
+    responder: Option<Responder>,
     /// Bumped on every recorded request, for `wait_for_requests`.
     arrived: Option<Arc<tokio::sync::watch::Sender<usize>>>,
     queue: VecDeque<Reply>,
     requests: Vec<Recorded>,
     routes: Vec<Route>,
+    /// When each reply was completely written, in completion order.
+    replied: Vec<std::time::Instant>,
+    /// Forget request bodies once validated (long soaks would keep gigabytes).
+    drop_bodies: bool,
 }
 
 /// The server. It runs on its own thread with its own runtime, so it works from plain
@@ -138,6 +151,27 @@ impl MockServer {
         self
     }
 
+    /// Prompt caching like the API: prefixes written at breakpoints are read back.
+    pub fn enable_prompt_cache(&self) {
+        let mut s = self.lock();
+        s.accounting
+            .get_or_insert_with(super::anthropic_cache::Accounting::new)
+            .caching = true;
+    }
+
+    /// Requests over `tokens` are answered prompt_too_long.
+    pub fn set_context_window(&self, tokens: u64) {
+        self.lock()
+            .accounting
+            .get_or_insert_with(super::anthropic_cache::Accounting::new)
+            .window = Some(tokens);
+    }
+
+    /// `f` answers requests when the queue is empty.
+    pub fn respond_with(&self, f: impl Fn(&Recorded) -> Reply + Send + Sync + 'static) {
+        self.lock().responder = Some(Arc::new(f));
+    }
+
     pub fn add_route(&self, route: Route) {
         self.lock().routes.insert(0, route);
     }
@@ -176,6 +210,16 @@ impl MockServer {
         let mut rx = tx.subscribe();
         let _ = rx.wait_for(|count| *count >= n).await;
         self.requests()
+    }
+
+    /// Keep only the head of each request: bodies are validated, then dropped.
+    pub fn drop_bodies(&self) {
+        self.lock().drop_bodies = true;
+    }
+
+    /// When each reply was completely written (the last byte sent), in completion order.
+    pub fn reply_ends(&self) -> Vec<std::time::Instant> {
+        self.lock().replied.clone()
     }
 
     /// Replies still queued.
@@ -220,16 +264,42 @@ async fn serve(mut sock: TcpStream, shared: Arc<Mutex<Shared>>) {
             )),
         };
         let mut rec = req;
-        let reply = match verdict {
-            Ok(()) => s.queue.pop_front().unwrap_or_else(|| {
-                let n = s.requests.len();
-                Reply::error(
-                    400,
-                    "invalid_request_error",
-                    &format!("mock server: no reply scripted for request #{n}"),
-                )
-            }),
-            Err(reply) => {
+        let is_messages = rec
+            .path
+            .split('?')
+            .next()
+            .unwrap_or("")
+            .ends_with("/v1/messages");
+        let accounted = match (&verdict, s.accounting.as_mut()) {
+            (Ok(()), Some(acc)) if is_messages => Some(acc.account(&rec.body)),
+            _ => None,
+        };
+        let reply = match (verdict, accounted) {
+            (Ok(()), Some(Err(too_long))) => too_long,
+            (Ok(()), accounted) => {
+                let reply = match s.queue.pop_front() {
+                    Some(r) => r,
+                    None => match &s.responder {
+                        Some(f) => f(&rec),
+                        None => {
+                            let n = s.requests.len();
+                            Reply::error(
+                                400,
+                                "invalid_request_error",
+                                &format!("mock server: no reply scripted for request #{n}"),
+                            )
+                        }
+                    },
+                };
+                match accounted {
+                    Some(Ok(a)) => {
+                        rec.accounted = Some(a);
+                        super::anthropic_cache::with_usage(reply, a)
+                    }
+                    _ => reply,
+                }
+            }
+            (Err(reply), _) => {
                 rec.rejected = Some(match &reply.body {
                     Body::Status { body, .. } => body.clone(),
                     _ => "rejected".into(),
@@ -237,13 +307,24 @@ async fn serve(mut sock: TcpStream, shared: Arc<Mutex<Shared>>) {
                 reply
             }
         };
+        if s.drop_bodies {
+            rec.body = Value::Null;
+            rec.body_text = String::new();
+        }
         s.requests.push(rec);
         if let Some(tx) = &s.arrived {
             tx.send_replace(s.requests.len());
         }
         reply
     };
-    let _ = write_reply(&mut sock, reply).await;
+    if write_reply(&mut sock, reply).await.is_ok() {
+        let now = std::time::Instant::now();
+        shared
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .replied
+            .push(now);
+    }
 }
 
 async fn read_request(sock: &mut TcpStream) -> Option<Recorded> {
@@ -281,14 +362,17 @@ async fn read_request(sock: &mut TcpStream) -> Option<Recorded> {
         }
         body.extend_from_slice(&tmp[..n]);
     }
+    let received = std::time::Instant::now();
     let body_text = String::from_utf8_lossy(&body).to_string();
     Some(Recorded {
+        received,
         method,
         path,
         headers,
         body: serde_json::from_str(&body_text).unwrap_or(Value::Null),
         body_text,
         rejected: None,
+        accounted: None,
     })
 }
 

@@ -32,6 +32,8 @@ pub fn type_text(app: &mut App, text: &str, now: Instant) {
 
 pub fn done(reason: Terminal) -> AgentEvent {
     AgentEvent::Done(TurnSummary {
+        cost_usd: None,
+        context_tokens: 0,
         reason,
         turns: 1,
         usage: Usage::default(),
@@ -102,7 +104,7 @@ pub fn tool_end(id: &str, name: &str, outcome: ToolOutcome, ms: u64, output: &st
 pub fn history_reset(messages: Vec<tooloop::message::Message>) -> AgentEvent {
     let summaries = tooloop::tools::ToolRegistry::builtin().summaries(&messages);
     AgentEvent::HistoryReset {
-        messages,
+        messages: messages.into_iter().map(std::sync::Arc::new).collect(),
         summaries,
     }
 }

@@ -136,11 +136,18 @@ impl ChunkDecoder {
         }
         if let Some(usage) = chunk.get("usage").filter(|u| u.is_object()) {
             let n = |k: &str| usage.get(k).and_then(Value::as_u64).unwrap_or(0);
+            // prompt_tokens includes the cached part; ours is the uncached rest.
+            let cached = usage
+                .pointer("/prompt_tokens_details/cached_tokens")
+                .and_then(Value::as_u64)
+                .unwrap_or(0);
             out.push(StreamEvent::Delta {
                 stop_reason: None,
                 usage: Usage {
-                    input_tokens: n("prompt_tokens"),
+                    input_tokens: n("prompt_tokens").saturating_sub(cached),
                     output_tokens: n("completion_tokens"),
+                    cache_read_tokens: cached,
+                    cache_write_tokens: 0,
                 },
             });
         }

@@ -1,0 +1,259 @@
+//! A long session: 2,000 tool turns, headless, the REAL binary against the mock server of
+//! `tests/support` over real HTTP on 127.0.0.1.
+//!
+//! `cargo bench --bench soak` — every reply is 200 bytes of text and one `get_current_time`
+//! call, so the history grows by two messages per turn (4,001 at the end, ~1 MB per request).
+//! Measured per turn, at the mock: the client's time = the next request fully received −
+//! this reply fully written (the mock's own JSON parse and validation are not in it), and the
+//! binary's RSS (`/proc/PID/status`) the moment request N arrives.
+//!
+//! `SOAK_TURNS=500` shortens the run; `SOAK_BIN=path` runs another build of the binary;
+//! `SOAK_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2` (or libmimalloc.so.2) runs it
+//! with another allocator (how the allocators were compared).
+
+#[path = "../tests/support/mod.rs"]
+mod support;
+
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use support::{MockServer, Recorded, Reply, ReplyBuilder, Route, text_reply};
+
+/// The binary's pid, for the validator (a plain fn) to sample its RSS.
+static PID: AtomicU32 = AtomicU32::new(0);
+/// (request number, RSS in KiB, CPU ticks) at each arrival.
+static SAMPLES: OnceLock<Mutex<Vec<(usize, u64, u64)>>> = OnceLock::new();
+
+fn samples() -> &'static Mutex<Vec<(usize, u64, u64)>> {
+    SAMPLES.get_or_init(|| Mutex::new(Vec::new()))
+}
+
+fn rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}
+
+/// utime + stime of the process, in clock ticks.
+fn cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // Fields after the command name (which may hold spaces): state is field 3.
+    let after = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    let get = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|v| v.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+    get(11) + get(12)
+}
+
+/// Samples the client the moment a request arrives, then validates it like the API.
+fn sample_then_validate(req: &Recorded) -> Result<(), Reply> {
+    let pid = PID.load(Ordering::Relaxed);
+    if pid != 0 {
+        let mut s = samples().lock().unwrap_or_else(|p| p.into_inner());
+        let n = s.len() + 1;
+        s.push((n, rss_kib(pid), cpu_ticks(pid)));
+    }
+    support::anthropic_validate::validate(req)
+}
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let i = ((sorted.len() - 1) as f64 * p).round() as usize;
+    sorted[i]
+}
+
+fn summary(label: &str, ms: &[f64]) {
+    let mut v = ms.to_vec();
+    v.sort_by(|a, b| a.total_cmp(b));
+    let mean = v.iter().sum::<f64>() / v.len().max(1) as f64;
+    println!(
+        "{label:<12} turns {:>4}: mean {mean:6.2} ms  p50 {:6.2}  p90 {:6.2}  p99 {:6.2}  max {:6.2}",
+        v.len(),
+        percentile(&v, 0.5),
+        percentile(&v, 0.9),
+        percentile(&v, 0.99),
+        percentile(&v, 1.0),
+    );
+}
+
+fn main() {
+    let turns: usize = std::env::var("SOAK_TURNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(2000);
+    let bin = std::env::var("SOAK_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_tooloop").into());
+    let server = MockServer::start();
+    server.drop_bodies();
+    server.add_route(Route {
+        suffix: "/v1/messages",
+        validate: sample_then_validate,
+    });
+    // ~200 bytes of text per reply, as in the issue's measurement.
+    let text = "The clock says it is still today; I will look again to be sure that nothing \
+                moved in the meantime, because time is a tricky thing and one reading is \
+                never enough for a careful agent like me.";
+    for i in 0..turns {
+        server.enqueue(
+            ReplyBuilder::new()
+                .text(text)
+                .tool_use(&format!("toolu_{i:05}"), "get_current_time", json!({}))
+                .build(),
+        );
+    }
+    server.enqueue(text_reply("Done looking at the clock."));
+
+    let home = tempfile::tempdir().expect("temp HOME");
+    let workspace = home.path().join("workspace");
+    std::fs::create_dir_all(&workspace).expect("workspace");
+    let h = home.path();
+    let max_turns = (turns + 1).to_string();
+    let base = server.anthropic_base();
+    let started = Instant::now();
+    let mut child = Command::new(&bin)
+        .args([
+            "-p",
+            "Check the clock again and again.",
+            "--provider",
+            "anthropic",
+            "--base-url",
+            &base,
+            "--model",
+            "claude-mock",
+            "--output-format",
+            "json",
+            "--max-turns",
+            &max_turns,
+        ])
+        .env_remove("RUST_LOG")
+        .envs(
+            std::env::var("SOAK_PRELOAD")
+                .ok()
+                .map(|p| ("LD_PRELOAD", p)),
+        )
+        .env("ANTHROPIC_API_KEY", "sk-ant-soak")
+        .env("HOME", h)
+        .env("XDG_CONFIG_HOME", h.join(".config"))
+        .env("XDG_DATA_HOME", h.join(".local/share"))
+        .env("XDG_STATE_HOME", h.join(".local/state"))
+        .env("XDG_CACHE_HOME", h.join(".cache"))
+        .current_dir(&workspace)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn tooloop");
+    PID.store(child.id(), Ordering::Relaxed);
+    let out = {
+        use std::io::Read;
+        let mut stdout = child.stdout.take().expect("stdout");
+        let reader = std::thread::spawn(move || {
+            let mut s = String::new();
+            let _ = stdout.read_to_string(&mut s);
+            s
+        });
+        server.wait_for_requests(turns + 1, Duration::from_secs(1800));
+        let status = child.wait().expect("wait");
+        let out = reader.join().unwrap_or_default();
+        if !status.success() {
+            let mut err = String::new();
+            if let Some(mut e) = child.stderr.take() {
+                let _ = e.read_to_string(&mut err);
+            }
+            panic!("tooloop failed: {status}\n{err}");
+        }
+        out
+    };
+    let wall = started.elapsed();
+    let result: serde_json::Value = serde_json::from_str(out.trim()).expect("json result");
+    assert_eq!(
+        result["reason"],
+        "completed",
+        "{}",
+        &out[..out.len().min(500)]
+    );
+
+    let requests = server.requests();
+    let ends = server.reply_ends();
+    assert!(
+        requests.iter().all(|r| r.rejected.is_none()),
+        "a request was rejected"
+    );
+    assert_eq!(requests.len(), turns + 1);
+    // Turn k's client time: reply k written → request k+1 received.
+    let client_ms: Vec<f64> = (0..turns)
+        .map(|k| {
+            requests[k + 1]
+                .received
+                .saturating_duration_since(ends[k])
+                .as_secs_f64()
+                * 1000.0
+        })
+        .collect();
+    let tenth = (turns / 10).max(1);
+    let bytes = |i: usize| {
+        requests[i]
+            .header("content-length")
+            .and_then(|v| v.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+    println!(
+        "soak: {turns} tool turns, real binary {bin}, allocator: {}",
+        std::env::var("SOAK_PRELOAD").unwrap_or_else(|_| "glibc malloc".into())
+    );
+    println!(
+        "wall {:.1} s, last request {} messages / {:.0} KB",
+        wall.as_secs_f64(),
+        2 * turns + 1,
+        bytes(turns) as f64 / 1000.0
+    );
+    summary("first 10 %", &client_ms[..tenth]);
+    summary("last 10 %", &client_ms[turns - tenth..]);
+    let first = client_ms[..tenth].iter().sum::<f64>() / tenth as f64;
+    let last = client_ms[turns - tenth..].iter().sum::<f64>() / tenth as f64;
+    println!("ratio last/first (means): {:.2}", last / first);
+    let samples = samples().lock().expect("samples").clone();
+    let tick = 100.0; // USER_HZ on Linux
+    // CPU per turn (robust on a busy machine, where wall time includes waiting for a core).
+    let cpu = |n: usize| {
+        samples
+            .iter()
+            .find(|s| s.0 == n)
+            .map_or(0.0, |s| s.2 as f64 / tick)
+    };
+    println!(
+        "client CPU per turn: first 10 % {:.2} ms, last 10 % {:.2} ms",
+        (cpu(tenth + 1) - cpu(1)) * 1000.0 / tenth as f64,
+        (cpu(turns + 1) - cpu(turns + 1 - tenth)) * 1000.0 / tenth as f64
+    );
+    for at in [10, 100, 1000, 2000, turns + 1] {
+        if let Some((n, rss, cpu)) = samples.iter().find(|(n, _, _)| *n == at) {
+            println!(
+                "request {n:>5}: RSS {:6.1} MB, CPU so far {:6.2} s, body {:7.0} KB",
+                *rss as f64 / 1024.0,
+                *cpu as f64 / tick,
+                bytes(n - 1) as f64 / 1000.0
+            );
+        }
+    }
+    let at = |n: usize| samples.iter().find(|s| s.0 == n).map(|s| s.1).unwrap_or(0);
+    let last_n = turns.min(2000);
+    if turns >= 100 {
+        println!(
+            "RSS growth request 100 → {last_n}: {:.1} MB, history growth {:.1} MB",
+            (at(last_n) as f64 - at(100) as f64) / 1024.0,
+            (bytes(last_n - 1) as f64 - bytes(99) as f64) / 1e6
+        );
+    }
+}

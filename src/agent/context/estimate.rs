@@ -1,0 +1,36 @@
+//! Token estimates without a tokenizer: ~4 bytes of the JSON a message is sent as per
+//! token. Used for what was appended since the last response (whose usage is exact) and
+//! after a compaction; the API's own count corrects it on the next response.
+
+use crate::message::{ContentBlock, Message};
+use crate::provider::ToolSpec;
+
+pub const BYTES_PER_TOKEN: u64 = 4;
+
+pub fn bytes(n: usize) -> u64 {
+    (n as u64).div_ceil(BYTES_PER_TOKEN)
+}
+
+/// Tokens of these messages as serialized for the API.
+pub fn messages<M: std::borrow::Borrow<Message>>(messages: &[M]) -> u64 {
+    messages
+        .iter()
+        .map(|m| bytes(serde_json::to_vec(m.borrow()).map_or(0, |v| v.len())))
+        .sum()
+}
+
+/// Tokens of the part every request repeats: system prompt and tool definitions.
+pub fn fixed(system: &str, tools: &[ToolSpec]) -> u64 {
+    bytes(system.len()) + bytes(serde_json::to_vec(tools).map_or(0, |v| v.len()))
+}
+
+/// Tokens of one content block's payload.
+pub fn block(b: &ContentBlock) -> u64 {
+    match b {
+        ContentBlock::Text { text } => bytes(text.len()),
+        ContentBlock::Thinking { thinking, .. } => bytes(thinking.len()),
+        ContentBlock::RedactedThinking { data } => bytes(data.len()),
+        ContentBlock::ToolUse { input, .. } => bytes(input.to_string().len()),
+        ContentBlock::ToolResult { content, .. } => bytes(content.len()),
+    }
+}

@@ -1,0 +1,256 @@
+//! One start for both front ends: from a resolved [`Config`] to a running agent task.
+//!
+//! `start` builds the provider, the tool registry, the permission policy, the executor
+//! settings and the loop settings, attaches the session and puts the trace recorder on the
+//! event channel. The TUI and headless mode then talk to the agent only through
+//! [`AgentCommand`] / [`AgentEvent`] (DESIGN.md §1). This is the one place where the
+//! command line's choices meet the core: `src/agent/` never reads a Config.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+use tokio::time::Instant;
+
+use crate::agent::events::EventSink;
+use crate::agent::executor::ExecEnv;
+use crate::agent::protocol::{AgentCommand, AgentEvent};
+use crate::agent::{Agent, LoopSettings};
+use crate::config::Config;
+use crate::permission::PermissionPolicy;
+use crate::provider::Provider;
+use crate::session::{SessionError, SessionInfo};
+use crate::tools::{ToolRegistry, Workspace};
+use crate::trace::Tap;
+
+/// Who answers permission questions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FrontEnd {
+    /// The TUI: `ask` opens the approval modal.
+    Interactive,
+    /// Print mode: nobody can answer, so `ask` means deny (CLI.md).
+    Headless,
+}
+
+/// What tests and benchmarks may put in place of the real thing.
+#[derive(Default)]
+pub struct Overrides {
+    /// Instead of the provider the config names.
+    pub provider: Option<Arc<dyn Provider>>,
+    /// Instead of the sessions directory under the user's data directory.
+    pub sessions_dir: Option<PathBuf>,
+    /// Instead of the built-in tools.
+    pub tools: Option<ToolRegistry>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    #[error(transparent)]
+    Provider(#[from] crate::provider::SetupError),
+    #[error("workspace {}: {source}", path.display())]
+    Workspace {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Session(#[from] SessionError),
+}
+
+/// A running agent task and the channels to it.
+pub struct Engine {
+    /// Everything the agent says, in order (seen by the trace recorder first, with --trace).
+    pub events: mpsc::UnboundedReceiver<AgentEvent>,
+    pub control: Control,
+    /// The transcript this run writes to (None with --no-session).
+    pub session: Option<SessionInfo>,
+    /// The shell sandbox's mode for the status bar ("off" when there is none).
+    pub sandbox: &'static str,
+    /// The tools that run inside it (their stream-json `tool_end` lines say so).
+    pub sandboxed_tools: Vec<String>,
+}
+
+/// The front end's handle on the agent task.
+pub struct Control {
+    commands: mpsc::UnboundedSender<AgentCommand>,
+    task: JoinHandle<Agent>,
+    trace: Option<Tap>,
+}
+
+impl Control {
+    /// The channel commands go in by (the TUI's event loop holds it).
+    pub fn commands(&self) -> &mpsc::UnboundedSender<AgentCommand> {
+        &self.commands
+    }
+
+    /// False when the agent task is gone.
+    pub fn send(&self, command: AgentCommand) -> bool {
+        self.commands.send(command).is_ok()
+    }
+
+    /// Asks the agent task to stop (a turn in progress is cancelled: its tools' process
+    /// groups are killed) and waits up to `grace` for it; then writes the trace. The agent
+    /// comes back if it stopped in time.
+    pub async fn stop(self, grace: Duration) -> Option<Agent> {
+        let Control {
+            commands,
+            task,
+            trace,
+        } = self;
+        let _ = commands.send(AgentCommand::Shutdown);
+        drop(commands);
+        let agent = match tokio::time::timeout(grace, task).await {
+            Ok(Ok(agent)) => Some(agent),
+            Ok(Err(e)) => {
+                tracing::error!("the agent task failed: {e}");
+                None
+            }
+            Err(_) => {
+                tracing::warn!("the agent task did not stop within {grace:?}");
+                None
+            }
+        };
+        if let Some(trace) = trace {
+            trace.write();
+        }
+        agent
+    }
+}
+
+/// Starts the agent task for `config`. Must be called inside a tokio runtime.
+pub fn start(config: &Config, front: FrontEnd) -> Result<Engine, EngineError> {
+    start_with(config, front, Overrides::default())
+}
+
+/// [`start`] with parts replaced (tests, benchmarks).
+pub fn start_with(
+    config: &Config,
+    front: FrontEnd,
+    overrides: Overrides,
+) -> Result<Engine, EngineError> {
+    let provider = match overrides.provider {
+        Some(p) => p,
+        None => crate::provider::build(config.provider, &config.provider_settings())?,
+    };
+    let (sink, events) = EventSink::channel();
+    let tools = overrides.tools.unwrap_or_else(ToolRegistry::builtin);
+    let mut agent = Agent::new(
+        provider,
+        exec_env(config, front, tools, sink)?,
+        loop_settings(config),
+    );
+    agent.context = crate::agent::context::ContextState::new(config.context.clone());
+    let session = match &overrides.sessions_dir {
+        Some(dir) => {
+            crate::session::attach_in(
+                dir,
+                &config.session,
+                &config.workspace,
+                config.fork,
+                &mut agent,
+            )?
+        }
+        None => crate::session::attach(
+            &config.session,
+            &config.workspace,
+            config.fork,
+            &mut agent,
+        )?,
+    };
+    // The trace's clock starts when the agent is ready, as headless output's t_ms does.
+    let (events, trace) = Tap::maybe(config.trace.as_deref(), events, Instant::now());
+    let (commands, commands_rx) = mpsc::unbounded_channel();
+    let sandbox = crate::sandbox::label(agent.exec.sandbox.as_deref());
+    let sandboxed_tools = match agent.exec.sandbox {
+        Some(_) => sandboxed_tools(&agent.exec.registry),
+        None => Vec::new(),
+    };
+    let task = crate::agent::task::spawn(agent, commands_rx);
+    Ok(Engine {
+        events,
+        control: Control {
+            commands,
+            task,
+            trace,
+        },
+        session,
+        sandbox,
+        sandboxed_tools,
+    })
+}
+
+/// The executor's setup for `tools`: the policy the config asks for, and its limits.
+pub fn exec_env(
+    config: &Config,
+    front: FrontEnd,
+    tools: ToolRegistry,
+    events: EventSink,
+) -> Result<ExecEnv, EngineError> {
+    let workspace =
+        Workspace::new(&config.workspace, config.allow_outside_workspace).map_err(|source| {
+            EngineError::Workspace {
+                path: config.workspace.clone(),
+                source,
+            }
+        })?;
+    let mut policy = PermissionPolicy::new(
+        config.approval,
+        &config.allowed_tools,
+        front == FrontEnd::Interactive,
+    );
+    let sandbox = sandbox_for_run(config, &events);
+    if sandbox.is_some() {
+        policy.set_sandboxed(&sandboxed_tools(&tools));
+    }
+    let mut exec = ExecEnv::new(tools, policy, workspace, events);
+    exec.sandbox = sandbox;
+    exec.strategy = config.tool_exec;
+    exec.sibling_abort = config.sibling_abort;
+    exec.max_output_bytes = config.max_output_bytes;
+    exec.default_timeout = config.tool_timeout;
+    Ok(exec)
+}
+
+/// Request settings from the config.
+pub fn loop_settings(config: &Config) -> LoopSettings {
+    LoopSettings {
+        model: config.model.clone(),
+        system: config.system.clone(),
+        max_tokens: config.max_tokens,
+        max_turns: config.max_turns,
+        retry: config.retry.clone(),
+        idle_timeout: config.idle_timeout,
+        disable_parallel_tool_use: config.disable_parallel_tool_use,
+        fallback_model: config.fallback_model.clone(),
+    }
+}
+
+/// The sandbox of a run from its config; what the user should know about it is said once,
+/// as a notice, when the run starts.
+fn sandbox_for_run(
+    config: &crate::config::Config,
+    events: &EventSink,
+) -> Option<Arc<crate::sandbox::SandboxPolicy>> {
+    let resolved = crate::sandbox::resolve(config.sandbox, config.sandbox_network, &config.workspace);
+    tracing::info!(
+        sandbox = resolved.label(),
+        network = config.sandbox_network,
+        abi = resolved.policy.as_ref().map(|p| p.abi),
+        "shell sandbox"
+    );
+    if let Some(text) = resolved.notice {
+        tracing::warn!("{text}");
+        events.send(crate::agent::protocol::AgentEvent::Notice { text });
+    }
+    resolved.policy
+}
+
+/// The tools of `registry` that run inside the sandbox (bash).
+fn sandboxed_tools(registry: &crate::tools::ToolRegistry) -> Vec<String> {
+    registry
+        .names()
+        .filter(|n| registry.get(n).is_some_and(|r| r.tool.runs_sandboxed()))
+        .map(str::to_string)
+        .collect()
+}

@@ -1,0 +1,139 @@
+//! The Anthropic Messages request body, serialized straight from the typed history.
+//!
+//! Field order is this struct's order and never changes between requests: the settings that
+//! stay the same come first and `messages` last, so consecutive bodies share their prefix up
+//! to the newest messages.
+
+use serde::Serialize;
+
+use super::anthropic_cache::{Breakpoints, CachedMessages, CachedTools, System};
+use super::request::{Request, RequestBody, size_hint};
+
+#[derive(Serialize)]
+struct Body<'a> {
+    model: &'a str,
+    max_tokens: u32,
+    stream: bool,
+    #[serde(skip_serializing_if = "System::is_empty")]
+    system: System<'a>,
+    /// Name, description, input_schema: ToolSpec's own field order.
+    #[serde(skip_serializing_if = "CachedTools::is_empty")]
+    tools: CachedTools<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool_choice: Option<ToolChoice>,
+    messages: CachedMessages<'a>,
+}
+
+#[derive(Serialize)]
+struct ToolChoice {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    disable_parallel_tool_use: bool,
+}
+
+/// The body for `req`; `last_len` (the previous body's size) sizes the buffer. With `cache`,
+/// the body carries prompt-caching breakpoints (see `anthropic_cache.rs`).
+pub fn encode(req: &Request<'_>, last_len: usize, cache: bool) -> RequestBody {
+    let marks = Breakpoints::place(req, cache);
+    let body = Body {
+        model: req.model,
+        max_tokens: req.max_tokens,
+        stream: true,
+        system: System {
+            text: req.system,
+            cached: marks.system,
+        },
+        tools: CachedTools {
+            tools: req.tools,
+            mark_last: marks.last_tool,
+        },
+        // The API refuses tool_choice without tools, so it only goes with them.
+        tool_choice: (req.disable_parallel_tool_use && !req.tools.is_empty()).then_some(
+            ToolChoice {
+                kind: "auto",
+                disable_parallel_tool_use: true,
+            },
+        ),
+        messages: CachedMessages {
+            messages: req.messages,
+            marked: marks.messages,
+        },
+    };
+    RequestBody::encode(&body, size_hint(last_len))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::message::{ContentBlock, Message};
+    use crate::provider::{ModelRequest, ToolSpec};
+    use serde_json::json;
+
+    fn request(disable_parallel: bool, tools: bool) -> ModelRequest {
+        ModelRequest {
+            model: "m".into(),
+            system: "sys".into(),
+            messages: vec![
+                Message::user_text("hi \"there\" ✓"),
+                Message::assistant(vec![
+                    ContentBlock::text("t"),
+                    ContentBlock::ToolUse {
+                        id: "t1".into(),
+                        name: "glob".into(),
+                        input: json!({"z": 1, "a": [true, null]}),
+                    },
+                ]),
+                Message::user(vec![ContentBlock::tool_result("t1", "out", true)]),
+            ],
+            tools: if tools {
+                vec![ToolSpec {
+                    name: "glob".into(),
+                    description: "d".into(),
+                    input_schema: json!({"type": "object", "properties": {}}),
+                }]
+            } else {
+                vec![]
+            },
+            max_tokens: 9,
+            disable_parallel_tool_use: disable_parallel,
+        }
+    }
+
+    /// What the body was before it was typed: a `json!` tree.
+    fn as_value_tree(req: &ModelRequest) -> serde_json::Value {
+        let mut v = json!({
+            "model": req.model, "max_tokens": req.max_tokens, "messages": req.messages,
+            "stream": true, "system": req.system,
+        });
+        if !req.tools.is_empty() {
+            v["tools"] = json!(req.tools);
+            if req.disable_parallel_tool_use {
+                v["tool_choice"] = json!({"type": "auto", "disable_parallel_tool_use": true});
+            }
+        }
+        v
+    }
+
+    #[test]
+    fn typed_body_equals_the_value_tree_and_is_byte_stable() {
+        for (dp, tools) in [(false, true), (true, true), (true, false), (false, false)] {
+            let req = request(dp, tools);
+            let body = encode(&req.as_request(), 0, false);
+            assert_eq!(body.json(), &as_value_tree(&req), "dp={dp} tools={tools}");
+            assert_eq!(
+                body,
+                encode(&req.as_request(), 1 << 20, false),
+                "same bytes every time"
+            );
+        }
+        let text = String::from_utf8(
+            encode(&request(true, true).as_request(), 0, false)
+                .bytes()
+                .to_vec(),
+        )
+        .expect("utf8");
+        let at = |k: &str| text.find(k).unwrap_or(usize::MAX);
+        assert!(at("\"model\"") < at("\"tools\"") && at("\"tools\"") < at("\"messages\""));
+        assert!(text.ends_with("}]}]}"), "messages come last: {text}");
+    }
+}

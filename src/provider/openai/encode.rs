@@ -1,0 +1,330 @@
+//! The chat completions request body, serialized straight from the canonical history (no
+//! `Value` tree): the same wire shape as [`super::convert::to_openai_messages`], which stays
+//! the reference (a test holds the two equal).
+//!
+//! Field order is fixed by the structs below, `messages` last, so consecutive bodies are
+//! byte-identical up to the newest messages.
+
+use std::borrow::Cow;
+
+use serde::Serialize;
+use serde::ser::{SerializeSeq, Serializer};
+
+use super::convert::ERROR_PREFIX;
+use crate::message::{ContentBlock, Message, Role};
+use crate::provider::ToolSpec;
+use crate::provider::request::{Messages, Request, RequestBody, size_hint};
+
+#[derive(Serialize)]
+struct Body<'a> {
+    model: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_tokens: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_completion_tokens: Option<u32>,
+    stream: bool,
+    stream_options: StreamOptions,
+    // Servers reject an empty tools array, and parallel_tool_calls without tools.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    tools: Vec<Tool<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    parallel_tool_calls: Option<bool>,
+    messages: Wire<'a>,
+}
+
+#[derive(Serialize)]
+struct StreamOptions {
+    include_usage: bool,
+}
+
+#[derive(Serialize)]
+struct Tool<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    function: Function<'a>,
+}
+
+#[derive(Serialize)]
+struct Function<'a> {
+    name: &'a str,
+    description: &'a str,
+    parameters: &'a serde_json::Value,
+}
+
+/// The body for `req`. `completion_tokens` names the limit `max_completion_tokens` (OpenAI's
+/// reasoning models); `last_len` (the previous body's size) sizes the buffer.
+pub fn encode(req: &Request<'_>, completion_tokens: bool, last_len: usize) -> RequestBody {
+    let body = Body {
+        model: req.model,
+        max_tokens: (!completion_tokens).then_some(req.max_tokens),
+        max_completion_tokens: completion_tokens.then_some(req.max_tokens),
+        stream: true,
+        stream_options: StreamOptions {
+            include_usage: true,
+        },
+        tools: tools(req.tools),
+        parallel_tool_calls: (req.disable_parallel_tool_use && !req.tools.is_empty())
+            .then_some(false),
+        messages: Wire {
+            system: req.system,
+            messages: req.messages,
+        },
+    };
+    RequestBody::encode(&body, size_hint(last_len))
+}
+
+fn tools(tools: &[ToolSpec]) -> Vec<Tool<'_>> {
+    tools
+        .iter()
+        .map(|t| Tool {
+            kind: "function",
+            function: Function {
+                name: &t.name,
+                description: &t.description,
+                parameters: &t.input_schema,
+            },
+        })
+        .collect()
+}
+
+/// The `messages` array: the system prompt, then each canonical message as OpenAI messages.
+struct Wire<'a> {
+    system: &'a str,
+    messages: Messages<'a>,
+}
+
+#[derive(Serialize)]
+struct Plain<'a> {
+    role: &'static str,
+    content: &'a str,
+}
+
+#[derive(Serialize)]
+struct Assistant<'a> {
+    role: &'static str,
+    /// null, not "", next to tool_calls; "" when there is neither.
+    content: Option<Cow<'a, str>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    tool_calls: Vec<Call<'a>>,
+}
+
+#[derive(Serialize)]
+struct Call<'a> {
+    id: &'a str,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    function: CallFunction<'a>,
+}
+
+#[derive(Serialize)]
+struct CallFunction<'a> {
+    name: &'a str,
+    arguments: String,
+}
+
+#[derive(Serialize)]
+struct ToolMessage<'a> {
+    role: &'static str,
+    tool_call_id: &'a str,
+    content: Cow<'a, str>,
+}
+
+#[derive(Serialize)]
+struct Parts<'a> {
+    role: &'static str,
+    content: Vec<Part<'a>>,
+}
+
+#[derive(Serialize)]
+struct Part<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    text: &'a str,
+}
+
+impl Serialize for Wire<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(None)?;
+        if !self.system.is_empty() {
+            seq.serialize_element(&Plain {
+                role: "system",
+                content: self.system,
+            })?;
+        }
+        for message in self.messages.iter() {
+            match message.role {
+                Role::Assistant => seq.serialize_element(&assistant(message))?,
+                Role::User => user(message, &mut seq)?,
+            }
+        }
+        seq.end()
+    }
+}
+
+fn assistant(message: &Message) -> Assistant<'_> {
+    let mut texts: Vec<&str> = Vec::new();
+    let mut calls: Vec<Call> = Vec::new();
+    for block in &message.content {
+        match block {
+            ContentBlock::Text { text } => texts.push(text),
+            ContentBlock::ToolUse { id, name, input } => calls.push(Call {
+                id,
+                kind: "function",
+                function: CallFunction {
+                    name,
+                    arguments: input.to_string(),
+                },
+            }),
+            ContentBlock::Thinking { .. }
+            | ContentBlock::RedactedThinking { .. }
+            | ContentBlock::ToolResult { .. } => {}
+        }
+    }
+    let content = match (texts.as_slice(), calls.is_empty()) {
+        ([], false) => None,
+        ([one], _) => Some(Cow::Borrowed(*one)),
+        (many, _) => Some(Cow::Owned(many.join("\n"))),
+    };
+    Assistant {
+        role: "assistant",
+        content,
+        tool_calls: calls,
+    }
+}
+
+/// Tool messages first (they must follow the assistant message directly), then one user
+/// message with the text blocks, if any.
+fn user<S: SerializeSeq>(message: &Message, seq: &mut S) -> Result<(), S::Error> {
+    let mut texts: Vec<&str> = Vec::new();
+    for block in &message.content {
+        match block {
+            ContentBlock::ToolResult {
+                tool_use_id,
+                content,
+                is_error,
+            } => {
+                let content = if *is_error && !content.starts_with(ERROR_PREFIX) {
+                    Cow::Owned(format!("{ERROR_PREFIX}{content}"))
+                } else {
+                    Cow::Borrowed(content.as_str())
+                };
+                seq.serialize_element(&ToolMessage {
+                    role: "tool",
+                    tool_call_id: tool_use_id,
+                    content,
+                })?;
+            }
+            ContentBlock::Text { text } => texts.push(text),
+            ContentBlock::Thinking { .. }
+            | ContentBlock::RedactedThinking { .. }
+            | ContentBlock::ToolUse { .. } => {}
+        }
+    }
+    match texts.as_slice() {
+        [] => Ok(()),
+        [one] => seq.serialize_element(&Plain {
+            role: "user",
+            content: one,
+        }),
+        // Several blocks stay several parts, so they come back as several blocks.
+        many => seq.serialize_element(&Parts {
+            role: "user",
+            content: many
+                .iter()
+                .map(|t| Part {
+                    kind: "text",
+                    text: t,
+                })
+                .collect(),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::provider::ModelRequest;
+    use crate::provider::openai::convert::{to_openai_messages, to_openai_tools};
+    use serde_json::{Value, json};
+
+    fn tool_use(id: &str, input: Value) -> ContentBlock {
+        ContentBlock::ToolUse {
+            id: id.into(),
+            name: "read_file".into(),
+            input,
+        }
+    }
+
+    fn history() -> Vec<Message> {
+        vec![
+            Message::user_text("read a and b"),
+            Message::assistant(vec![
+                ContentBlock::Thinking {
+                    thinking: "hmm".into(),
+                    signature: "s".into(),
+                },
+                ContentBlock::text("Reading both."),
+                ContentBlock::text("Second line."),
+                tool_use("c1", json!({"path": "a"})),
+                tool_use("c2", json!({"path": "b", "limit": 3})),
+            ]),
+            Message::user(vec![
+                ContentBlock::tool_result("c1", "alpha", false),
+                ContentBlock::tool_result("c2", "no such file", true),
+                ContentBlock::tool_result("c3", "Error: already", true),
+            ]),
+            Message::assistant(vec![tool_use("c4", json!({}))]),
+            Message::user(vec![
+                ContentBlock::tool_result("c4", "x", false),
+                ContentBlock::text("[interrupted by user]"),
+                ContentBlock::text("go on"),
+            ]),
+            Message::assistant(vec![]),
+            Message::user_text("thanks"),
+        ]
+    }
+
+    #[test]
+    fn typed_body_equals_the_value_conversion() {
+        for (system, tools, dp, completion) in [
+            ("sys", true, true, false),
+            ("", true, false, true),
+            ("sys", false, true, false),
+        ] {
+            let req = ModelRequest {
+                model: "m".into(),
+                system: system.into(),
+                messages: history(),
+                tools: if tools {
+                    vec![ToolSpec {
+                        name: "glob".into(),
+                        description: "d".into(),
+                        input_schema: json!({"type": "object"}),
+                    }]
+                } else {
+                    vec![]
+                },
+                max_tokens: 7,
+                disable_parallel_tool_use: dp,
+            };
+            let body = encode(&req.as_request(), completion, 0);
+            let got = body.json();
+            assert_eq!(
+                got["messages"],
+                Value::Array(to_openai_messages(&req.system, &req.messages))
+            );
+            let limit = if completion {
+                "max_completion_tokens"
+            } else {
+                "max_tokens"
+            };
+            assert_eq!(got[limit], 7);
+            let keys = 5 + tools as usize + (tools && dp) as usize;
+            assert_eq!(got.as_object().map(|o| o.len()), Some(keys));
+            if tools {
+                assert_eq!(got["tools"], Value::Array(to_openai_tools(&req.tools)));
+            }
+            assert_eq!(body, encode(&req.as_request(), completion, 1 << 16));
+        }
+    }
+}

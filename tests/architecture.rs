@@ -1,0 +1,470 @@
+//! The import graph of src/ (issue 10): which part may name which. Read from the source, not
+//! from a tool: every `crate::…` and `super::…` path outside comments and strings is an arrow
+//! from its file to the file that defines the module it names (`use crate::{a::b, c}`
+//! groups included). Doc links and string contents are not arrows; `#[cfg(test)]` modules
+//! are (they are compiled too).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// Arrows that still exist only because another lane of issue 10 has not landed yet. Each
+/// entry names the lane that removes it; the test fails once an entry is no longer needed,
+/// so the list can only shrink.
+const PENDING: &[(&str, &str, &str)] = &[
+    // Empty since arch-providers (provider::build) and arch-tools (tool events) landed.
+    // Format: (from prefix, to prefix, the lane that removes the arrow).
+];
+
+fn pending(from: &str, to: &str) -> bool {
+    PENDING
+        .iter()
+        .any(|(pf, pt, _)| from.starts_with(pf) && to.starts_with(pt))
+}
+
+#[test]
+fn tools_do_not_import_providers() {
+    let graph = Graph::read();
+    graph.assert_no_arrows("src/tools/", &["src/provider/"]);
+}
+
+#[test]
+fn the_core_does_not_import_the_command_line_or_the_config() {
+    let graph = Graph::read();
+    let front = ["src/cli.rs", "src/config.rs", "src/config_file.rs"];
+    graph.assert_no_arrows("src/agent/", &front);
+    graph.assert_no_arrows("src/provider/", &front);
+}
+
+#[test]
+fn the_tui_does_not_import_tools() {
+    let graph = Graph::read();
+    graph.assert_no_arrows("src/tui/", &["src/tools/"]);
+}
+
+#[test]
+fn no_import_cycles_between_files() {
+    let graph = Graph::read();
+    let cycles = graph.cycles();
+    assert!(
+        cycles.is_empty(),
+        "import cycles (a module file and its own children excepted):\n{}",
+        cycles
+            .iter()
+            .map(|c| format!("  {}", c.join("\n  ")))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
+
+#[test]
+fn pending_exceptions_are_still_needed() {
+    let graph = Graph::read();
+    for (from, to, lane) in PENDING {
+        assert!(
+            graph.arrows(from).any(|(_, t)| t.starts_with(to)),
+            "{from} -> {to} is gone (lane {lane} landed): remove it from PENDING"
+        );
+    }
+}
+
+#[test]
+fn the_reader_sees_grouped_imports_and_skips_comments_and_strings() {
+    let src = "use crate::{a::b, c::{d, e::F}};\n// crate::x\n/* crate::y */\n\
+               let s = \"crate::z\"; let r = r#\"crate::w\"#;\nfn f() { crate::g::h(); }\n\
+               /// [`crate::doc`]\nuse super::sib;\n";
+    let mut paths = paths_in(src);
+    paths.sort();
+    let want: Vec<Vec<String>> = vec![
+        vec!["crate", "a", "b"],
+        vec!["crate", "c", "d"],
+        vec!["crate", "c", "e", "F"],
+        vec!["crate", "g", "h"],
+        vec!["super", "sib"],
+    ]
+    .into_iter()
+    .map(|p| p.into_iter().map(String::from).collect())
+    .collect();
+    assert_eq!(paths, want);
+}
+
+struct Graph {
+    /// File → the files it names (both as paths like "src/agent/mod.rs").
+    edges: BTreeMap<String, BTreeSet<String>>,
+}
+
+impl Graph {
+    fn read() -> Graph {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut files = Vec::new();
+        collect(&root.join("src"), &mut files);
+        // Module path (["agent", "executor"]) → file, for every file of the library.
+        let mut modules: BTreeMap<Vec<String>, String> = BTreeMap::new();
+        for f in &files {
+            let rel = rel_path(root, f);
+            if let Some(m) = module_of(&rel) {
+                modules.insert(m, rel);
+            }
+        }
+        let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        for (module, file) in &modules {
+            let text = std::fs::read_to_string(root.join(file)).expect("read a source file");
+            let here = if file.ends_with("mod.rs") || file == "src/lib.rs" {
+                module.clone()
+            } else {
+                module[..module.len().saturating_sub(1)].to_vec()
+            };
+            for path in paths_in(&text) {
+                let absolute = match path[0].as_str() {
+                    "crate" => path[1..].to_vec(),
+                    _ => {
+                        // super::… from this file's own module.
+                        let mut base = here.clone();
+                        let mut rest = &path[..];
+                        while rest.first().is_some_and(|s| s == "super") {
+                            base.pop();
+                            rest = &rest[1..];
+                        }
+                        base.extend(rest.iter().cloned());
+                        base
+                    }
+                };
+                if let Some(target) = resolve(&modules, &absolute)
+                    && target != *file
+                {
+                    edges.entry(file.clone()).or_default().insert(target);
+                }
+            }
+        }
+        Graph { edges }
+    }
+
+    fn arrows<'a>(&'a self, from: &'a str) -> impl Iterator<Item = (&'a String, &'a String)> {
+        self.edges
+            .iter()
+            .filter(move |(f, _)| f.starts_with(from))
+            .flat_map(|(f, ts)| ts.iter().map(move |t| (f, t)))
+    }
+
+    fn assert_no_arrows(&self, from: &str, to: &[&str]) {
+        let bad: Vec<String> = self
+            .arrows(from)
+            .filter(|(_, t)| to.iter().any(|p| t.starts_with(p)))
+            .filter(|(f, t)| !pending(f, t))
+            .map(|(f, t)| format!("{f} -> {t}"))
+            .collect();
+        assert!(bad.is_empty(), "forbidden imports:\n  {}", bad.join("\n  "));
+    }
+
+    /// Strongly connected components of more than one file, after dropping the arrows
+    /// between a module file (x/mod.rs) and the files under its directory.
+    fn cycles(&self) -> Vec<Vec<String>> {
+        let nodes: Vec<&String> = self
+            .edges
+            .keys()
+            .chain(self.edges.values().flatten())
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        let index: BTreeMap<&String, usize> =
+            nodes.iter().enumerate().map(|(i, n)| (*n, i)).collect();
+        let mut adj = vec![Vec::new(); nodes.len()];
+        for (f, ts) in &self.edges {
+            for t in ts {
+                if !parent_and_child(f, t) && !pending(f, t) {
+                    adj[index[f]].push(index[t]);
+                }
+            }
+        }
+        tarjan(&adj)
+            .into_iter()
+            .filter(|c| c.len() > 1)
+            .map(|c| {
+                // Each file with the arrows it has inside the cycle, so the fix is visible.
+                c.iter()
+                    .map(|&i| {
+                        let inside: Vec<&str> = adj[i]
+                            .iter()
+                            .filter(|j| c.contains(j))
+                            .map(|&j| nodes[j].as_str())
+                            .collect();
+                        format!("{} -> [{}]", nodes[i], inside.join(", "))
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+}
+
+/// True when one of the two is `dir/mod.rs` and the other lies under `dir/`.
+fn parent_and_child(a: &str, b: &str) -> bool {
+    let under = |m: &str, f: &str| {
+        m.strip_suffix("mod.rs")
+            .is_some_and(|dir| f.starts_with(dir) && f != m)
+    };
+    under(a, b) || under(b, a)
+}
+
+fn tarjan(adj: &[Vec<usize>]) -> Vec<Vec<usize>> {
+    struct S<'a> {
+        adj: &'a [Vec<usize>],
+        index: Vec<Option<usize>>,
+        low: Vec<usize>,
+        on_stack: Vec<bool>,
+        stack: Vec<usize>,
+        next: usize,
+        out: Vec<Vec<usize>>,
+    }
+    fn visit(s: &mut S, v: usize) {
+        s.index[v] = Some(s.next);
+        s.low[v] = s.next;
+        s.next += 1;
+        s.stack.push(v);
+        s.on_stack[v] = true;
+        for &w in &s.adj[v] {
+            match s.index[w] {
+                None => {
+                    visit(s, w);
+                    s.low[v] = s.low[v].min(s.low[w]);
+                }
+                Some(iw) if s.on_stack[w] => s.low[v] = s.low[v].min(iw),
+                _ => {}
+            }
+        }
+        if Some(s.low[v]) == s.index[v] {
+            let mut comp = Vec::new();
+            while let Some(w) = s.stack.pop() {
+                s.on_stack[w] = false;
+                comp.push(w);
+                if w == v {
+                    break;
+                }
+            }
+            comp.sort();
+            s.out.push(comp);
+        }
+    }
+    let n = adj.len();
+    let mut s = S {
+        adj,
+        index: vec![None; n],
+        low: vec![0; n],
+        on_stack: vec![false; n],
+        stack: Vec::new(),
+        next: 0,
+        out: Vec::new(),
+    };
+    for v in 0..n {
+        if s.index[v].is_none() {
+            visit(&mut s, v);
+        }
+    }
+    s.out
+}
+
+fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("read src/")
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            collect(&p, out);
+        } else if p.extension().is_some_and(|e| e == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+fn rel_path(root: &Path, f: &Path) -> String {
+    f.strip_prefix(root)
+        .expect("under the root")
+        .to_string_lossy()
+        .replace('\\', "/")
+}
+
+/// "src/agent/executor.rs" → ["agent", "executor"]; "src/agent/mod.rs" → ["agent"];
+/// "src/lib.rs" → []. The binary (src/main.rs) is not part of the library's graph.
+fn module_of(rel: &str) -> Option<Vec<String>> {
+    let inner = rel.strip_prefix("src/")?.strip_suffix(".rs")?;
+    if inner == "main" {
+        return None;
+    }
+    if inner == "lib" {
+        return Some(Vec::new());
+    }
+    let mut parts: Vec<String> = inner.split('/').map(String::from).collect();
+    if parts.last().is_some_and(|p| p == "mod") {
+        parts.pop();
+    }
+    Some(parts)
+}
+
+/// The file of the longest module prefix of `path`.
+fn resolve(modules: &BTreeMap<Vec<String>, String>, path: &[String]) -> Option<String> {
+    (0..=path.len())
+        .rev()
+        .find_map(|n| modules.get(&path[..n]))
+        .cloned()
+}
+
+/// Every `crate::…` / `super::…` path in `src`, group imports expanded, comments and string
+/// literals skipped.
+fn paths_in(src: &str) -> Vec<Vec<String>> {
+    let code = strip_comments_and_strings(src);
+    let bytes = code.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let starts_word = i == 0 || !is_ident(bytes[i - 1]) && bytes[i - 1] != b':';
+        let head = ["crate::", "super::"]
+            .into_iter()
+            .find(|h| bytes[i..].starts_with(h.as_bytes()));
+        match head {
+            Some(h) if starts_word => {
+                let root = h.trim_end_matches(':').to_string();
+                i = parse_tree(&code, i + h.len(), vec![root], &mut out);
+            }
+            _ => i += 1,
+        }
+    }
+    out
+}
+
+fn is_ident(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+/// Parses `a::b::{c, d::e}` at `i` with `prefix` already read; pushes the full paths and
+/// returns where it stopped.
+fn parse_tree(code: &str, mut i: usize, prefix: Vec<String>, out: &mut Vec<Vec<String>>) -> usize {
+    let bytes = code.as_bytes();
+    let mut path = prefix;
+    loop {
+        while i < bytes.len() && bytes[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        if i < bytes.len() && bytes[i] == b'{' {
+            i += 1;
+            loop {
+                while i < bytes.len() && (bytes[i].is_ascii_whitespace() || bytes[i] == b',') {
+                    i += 1;
+                }
+                if i >= bytes.len() || bytes[i] == b'}' {
+                    return i + 1;
+                }
+                let before = i;
+                i = parse_tree(code, i, path.clone(), out);
+                if i == before {
+                    i += 1;
+                }
+            }
+        }
+        let start = i;
+        while i < bytes.len() && is_ident(bytes[i]) {
+            i += 1;
+        }
+        if i == start {
+            break;
+        }
+        let seg = &code[start..i];
+        if seg != "self" {
+            path.push(seg.to_string());
+        }
+        if bytes[i..].starts_with(b"::") {
+            i += 2;
+        } else {
+            break;
+        }
+    }
+    if path.len() > 1 {
+        out.push(path);
+    }
+    i
+}
+
+/// `src` with comments and string/char literals blanked out (lengths kept).
+fn strip_comments_and_strings(src: &str) -> String {
+    let b = src.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i..].starts_with(b"//") {
+            while i < b.len() && b[i] != b'\n' {
+                out.push(b' ');
+                i += 1;
+            }
+        } else if b[i..].starts_with(b"/*") {
+            let mut depth = 0;
+            while i < b.len() {
+                if b[i..].starts_with(b"/*") {
+                    depth += 1;
+                    out.extend_from_slice(b"  ");
+                    i += 2;
+                } else if b[i..].starts_with(b"*/") {
+                    depth -= 1;
+                    out.extend_from_slice(b"  ");
+                    i += 2;
+                    if depth == 0 {
+                        break;
+                    }
+                } else {
+                    out.push(b' ');
+                    i += 1;
+                }
+            }
+        } else if b[i] == b'r' && (b.get(i + 1) == Some(&b'"') || b.get(i + 1) == Some(&b'#')) {
+            // A raw string: r"…", r#"…"#, …
+            let mut j = i + 1;
+            let mut hashes = 0;
+            while b.get(j) == Some(&b'#') {
+                hashes += 1;
+                j += 1;
+            }
+            if b.get(j) != Some(&b'"') || (i > 0 && is_ident(b[i - 1])) {
+                out.push(b[i]);
+                i += 1;
+                continue;
+            }
+            let close: Vec<u8> = std::iter::once(b'"')
+                .chain(std::iter::repeat_n(b'#', hashes))
+                .collect();
+            let mut k = j + 1;
+            while k < b.len() && !b[k..].starts_with(&close) {
+                k += 1;
+            }
+            let end = (k + close.len()).min(b.len());
+            out.extend(std::iter::repeat_n(b' ', end - i));
+            i = end;
+        } else if b[i] == b'"' {
+            out.push(b' ');
+            i += 1;
+            while i < b.len() && b[i] != b'"' {
+                let step = if b[i] == b'\\' { 2 } else { 1 };
+                for _ in 0..step.min(b.len() - i) {
+                    out.push(if b[i] == b'\n' { b'\n' } else { b' ' });
+                    i += 1;
+                }
+            }
+            out.push(b' ');
+            i += 1;
+        } else if b[i] == b'\'' && b.get(i + 2) == Some(&b'\'') {
+            // 'x' (a lifetime like 'a has no closing quote two bytes on)
+            out.extend_from_slice(b"   ");
+            i += 3;
+        } else if b[i] == b'\'' && b.get(i + 1) == Some(&b'\\') {
+            let mut k = i + 2;
+            while k < b.len() && b[k] != b'\'' {
+                k += 1;
+            }
+            out.extend(std::iter::repeat_n(b' ', k + 1 - i));
+            i = k + 1;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    out.truncate(b.len());
+    String::from_utf8_lossy(&out).into_owned()
+}

@@ -1,0 +1,141 @@
+//! The TUI's side of context management: the status bar's ctx % / cost / cache share, the
+//! compacted divider (expandable), `/compact` and aborting it.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use tokio::time::Instant;
+use tooloop::agent::context::{Compaction, ContextStatus, Trigger};
+use tooloop::agent::protocol::{AgentCommand, AgentEvent};
+use tooloop::message::Message;
+use tooloop::tui::app::{App, Focus, RunInfo};
+use tooloop::tui::view;
+
+fn app() -> App {
+    App::new(RunInfo {
+        provider: "anthropic".into(),
+        model: "claude-sonnet-4-5".into(),
+        save_dir: std::env::temp_dir(),
+        ..Default::default()
+    })
+}
+
+fn screen(app: &mut App, w: u16, h: u16, now: Instant) -> Vec<String> {
+    let mut t = Terminal::new(TestBackend::new(w, h)).expect("terminal");
+    t.draw(|f| view::draw(app, f, now)).expect("draw");
+    let buf = t.backend().buffer().clone();
+    (0..h)
+        .map(|y| (0..w).map(|x| buf[(x, y)].symbol().to_string()).collect())
+        .collect()
+}
+
+fn key(code: KeyCode) -> KeyEvent {
+    KeyEvent::new(code, KeyModifiers::NONE)
+}
+
+fn compacted(summary: &str) -> AgentEvent {
+    AgentEvent::Compacted {
+        info: Compaction {
+            trigger: Trigger::Auto,
+            pre_tokens: 16000,
+            post_tokens: 5280,
+            messages_before: 40,
+            messages_after: 3,
+            summary: summary.into(),
+        },
+        messages: vec![Message::user_text("[Summary of an earlier part…]")],
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn status_bar_shows_context_cost_and_cache_share() {
+    let now = Instant::now();
+    let mut a = app();
+    a.on_agent(
+        AgentEvent::Context(ContextStatus {
+            context_tokens: 126_000,
+            window: 200_000,
+            cost_usd: Some(0.4213),
+            cache_read_share: Some(0.92),
+        }),
+        now,
+    );
+    let s = screen(&mut a, 200, 50, now);
+    let status = s.last().unwrap();
+    for want in ["ctx 63%", "$0.42", "cache 92%"] {
+        assert!(status.contains(want), "{want} missing: {status}");
+    }
+    a.on_agent(
+        AgentEvent::Context(ContextStatus {
+            context_tokens: 10,
+            window: 200_000,
+            cost_usd: None,
+            cache_read_share: None,
+        }),
+        now,
+    );
+    let s = screen(&mut a, 80, 24, now);
+    assert!(
+        s.last().unwrap().contains("ctx 0% │ $?"),
+        "{}",
+        s.last().unwrap()
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_compacted_divider_expands_to_the_summary() {
+    let now = Instant::now();
+    for (w, h) in [(80, 24), (200, 50)] {
+        let mut a = app();
+        a.on_agent(compacted("用户要求重构解析器。Next: run the tests."), now);
+        let s = screen(&mut a, w, h, now).join("\n");
+        assert!(s.contains("compacted (auto): 16000 → 5280 tokens"), "{s}");
+        assert!(!s.contains("用户要求"), "collapsed by default");
+        a.on_key(key(KeyCode::Tab), now);
+        assert_eq!(a.focus, Focus::Conversation);
+        a.on_key(key(KeyCode::Enter), now);
+        // Wide characters take two cells; compare without the filler.
+        let s = screen(&mut a, w, h, now).join("\n").replace(' ', "");
+        assert!(s.contains("用户要求重构解析器。Next:runthetests."), "{s}");
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn slash_compact_sends_the_instructions_and_ctrl_c_aborts_it() {
+    let now = Instant::now();
+    let mut a = app();
+    for c in "/compact keep the test names".chars() {
+        a.on_key(key(KeyCode::Char(c)), now);
+    }
+    a.on_key(key(KeyCode::Enter), now);
+    assert_eq!(
+        a.take_commands(),
+        vec![AgentCommand::Compact {
+            instructions: Some("keep the test names".into())
+        }]
+    );
+    assert!(a.turn.busy);
+    a.on_key(
+        KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL),
+        now,
+    );
+    assert_eq!(a.take_commands(), vec![AgentCommand::Abort]);
+    a.on_agent(
+        AgentEvent::Error {
+            message: "compaction aborted".into(),
+        },
+        now,
+    );
+    assert!(!a.turn.busy, "idle again after the abort");
+    // Plain /compact has no instructions; "/compactly" is a prompt.
+    for c in "/compact".chars() {
+        a.on_key(key(KeyCode::Char(c)), now);
+    }
+    a.on_key(key(KeyCode::Enter), now);
+    assert_eq!(
+        a.take_commands(),
+        vec![AgentCommand::Compact { instructions: None }]
+    );
+    a.on_agent(compacted("s"), now);
+    assert!(!a.turn.busy);
+}
