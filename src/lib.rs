@@ -10,6 +10,7 @@ pub mod cli;
 pub mod config;
 pub mod config_file;
 pub mod headless;
+pub mod hooks;
 pub mod logging;
 pub mod message;
 pub mod paths;
