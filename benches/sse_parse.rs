@@ -1,4 +1,6 @@
-//! SSE parsing throughput: raw framing (`provider::sse`) and full decoding to StreamEvents.
+//! SSE parsing throughput: raw framing (`provider::sse`, and the eventsource-stream crate
+//! side by side on the same bytes), full decoding to StreamEvents, and decoding plus the
+//! loop's assembler (the whole path from bytes to content blocks).
 //!
 //! `cargo bench --bench sse_parse` — generates a ~32 MB recorded-like Anthropic stream
 //! (text deltas, thinking, tool_use input_json_delta fragments), feeds it in 1400-byte (one
@@ -10,7 +12,9 @@ mod streams;
 use std::collections::{HashSet, VecDeque};
 use std::time::{Duration, Instant};
 
+use eventsource_stream::Eventsource;
 use futures::StreamExt;
+use tooloop::agent::assembler::{Assembler, Completed};
 use tooloop::provider::StreamEvent;
 use tooloop::provider::anthropic_stream::Decoder;
 use tooloop::provider::openai;
@@ -71,6 +75,47 @@ fn frame(bytes: &[u8], chunk: usize) -> usize {
     n
 }
 
+/// The same framing by the eventsource-stream crate (the parser tooloop used before its
+/// own), driven the way a provider would: a stream of body chunks, polled to its end.
+fn frame_eventsource(bytes: &'static [u8], chunk: usize) -> usize {
+    let body = futures::stream::iter(bytes.chunks(chunk).map(Ok::<_, std::io::Error>));
+    let mut events = body.eventsource();
+    futures::executor::block_on(async {
+        let mut n = 0;
+        while let Some(item) = events.next().await {
+            match item {
+                Ok(event) => n += usize::from(!event.data.is_empty() || !event.event.is_empty()),
+                Err(e) => panic!("eventsource-stream failed: {e}"),
+            }
+        }
+        n
+    })
+}
+
+/// Decoding plus the loop's assembler: the count is the blocks it completed.
+fn assemble_anthropic(bytes: &[u8], chunk: usize) -> usize {
+    let mut d = Decoder::new();
+    let mut out = VecDeque::new();
+    let mut asm = Assembler::new();
+    let mut n = 0;
+    for c in bytes.chunks(chunk) {
+        d.feed(c, &mut out);
+        for item in out.drain(..) {
+            match item {
+                Ok(StreamEvent::Raw { .. }) => {}
+                Ok(ev) => {
+                    if let Some(Completed::Block(_) | Completed::Invalid(_)) = asm.push(ev) {
+                        n += 1;
+                    }
+                }
+                Err(e) => panic!("decoder failed: {e}"),
+            }
+        }
+    }
+    assert!(asm.saw_stop, "the stream did not reach message_stop");
+    n
+}
+
 fn decode_anthropic(bytes: &[u8], chunk: usize) -> usize {
     let mut d = Decoder::new();
     let mut out = VecDeque::new();
@@ -124,7 +169,7 @@ fn row(what: &str, chunk: usize, r: Rate, unit: &str) {
 }
 
 fn main() {
-    let anthropic = streams::anthropic(32 << 20);
+    let anthropic: &'static [u8] = streams::anthropic(32 << 20).leak();
     println!(
         "anthropic stream: {:.1} MB, {} events",
         anthropic.len() as f64 / 1e6,
@@ -141,19 +186,37 @@ fn main() {
         row(
             "framing (provider::sse)",
             chunk,
-            measure(&anthropic, |b| frame(b, chunk)),
+            measure(anthropic, |b| frame(b, chunk)),
+            "records",
+        );
+        row(
+            "framing (eventsource-stream)",
+            chunk,
+            measure(anthropic, |_| frame_eventsource(anthropic, chunk)),
             "records",
         );
         row(
             "anthropic decode → StreamEvent",
             chunk,
-            measure(&anthropic, |b| decode_anthropic(b, chunk)),
+            measure(anthropic, |b| decode_anthropic(b, chunk)),
             "events",
+        );
+        row(
+            "anthropic decode + assembler",
+            chunk,
+            measure(anthropic, |b| assemble_anthropic(b, chunk)),
+            "blocks",
         );
         row(
             "framing, openai stream",
             chunk,
             measure(oai, |b| frame(b, chunk)),
+            "records",
+        );
+        row(
+            "framing, openai (eventsource)",
+            chunk,
+            measure(oai, |_| frame_eventsource(oai, chunk)),
             "records",
         );
         row(

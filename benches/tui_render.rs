@@ -38,9 +38,12 @@ soon as its block is complete, so:\n\n1. the stream keeps going\n2. results come
 
 fn app_with(n: usize) -> App {
     let mut app = App::new(RunInfo::default());
+    let messages = history(n);
+    let summaries = tooloop::tools::ToolRegistry::builtin().summaries(&messages);
     app.on_agent(
         AgentEvent::HistoryReset {
-            messages: history(n),
+            messages,
+            summaries,
         },
         Instant::now(),
     );

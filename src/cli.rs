@@ -7,13 +7,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::permission::ApprovalMode;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ProviderKind {
-    Anthropic,
-    Openai,
-    Demo,
-}
+/// The providers are registered in `provider/registry.rs` (clap and serde names included).
+pub use crate::provider::ProviderKind;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

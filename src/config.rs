@@ -108,6 +108,15 @@ pub fn config_path(cli: &Cli, env: &dyn Env) -> Result<(PathBuf, bool), String> 
 }
 
 impl Config {
+    /// What the provider registry builds this config's provider from.
+    pub fn provider_settings(&self) -> crate::provider::ProviderSettings {
+        crate::provider::ProviderSettings {
+            base_url: self.base_url.clone(),
+            api_key: self.api_key.clone(),
+            head_timeout: self.idle_timeout,
+        }
+    }
+
     /// Reads the config file, then [`Config::resolve_with`].
     pub fn resolve(cli: &Cli, env: &dyn Env) -> Result<Config, String> {
         let (path, explicit) = config_path(cli, env)?;

@@ -115,7 +115,12 @@ pub fn stream_json(event: &AgentEvent) -> Option<Value> {
             name,
             input,
             safe,
-        } => json!({"type": "tool_use", "id": id, "name": name, "input": input, "safe": safe}),
+            summary,
+            ..
+        } => json!({
+            "type": "tool_use", "id": id, "name": name, "input": input, "safe": safe,
+            "summary": summary,
+        }),
         AgentEvent::ToolStart { id, name } => json!({"type": "tool_start", "id": id, "name": name}),
         AgentEvent::ToolProgress { id, chunk } => {
             json!({"type": "tool_progress", "id": id, "chunk": chunk})
@@ -124,11 +129,13 @@ pub fn stream_json(event: &AgentEvent) -> Option<Value> {
             id,
             name,
             is_error,
+            outcome,
             duration_ms,
             output,
         } => json!({
             "type": "tool_end", "id": id, "name": name, "is_error": is_error,
-            "duration_ms": duration_ms, "output": shorten(output, 2000),
+            "outcome": outcome.as_str(), "duration_ms": duration_ms,
+            "output": shorten(output, 2000),
         }),
         AgentEvent::Permission { id, name, allowed } => json!({
             "type": "permission", "id": id, "name": name,

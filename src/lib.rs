@@ -12,7 +12,7 @@ pub mod config_file;
 pub mod headless;
 pub mod hooks;
 pub mod logging;
-// pub mod mcp; (after arch-tools)
+pub mod mcp;
 pub mod message;
 pub mod paths;
 pub mod permission;

@@ -73,7 +73,7 @@ async fn run(cli: Cli) -> i32 {
         eprintln!("tooloop: the prompt is empty");
         return 2;
     }
-    let provider = match tooloop::provider::from_config(&config) {
+    let provider = match tooloop::provider::build(config.provider, &config.provider_settings()) {
         Ok(p) => p,
         Err(e) => {
             eprintln!("tooloop: {e}");

@@ -266,6 +266,8 @@ mod tests {
             name: "read_file".into(),
             input: json!({}),
             safe: true,
+            summary: String::new(),
+            preview: None,
         });
         t.observe(&AgentEvent::ToolStart {
             id: "a".into(),
@@ -276,6 +278,7 @@ mod tests {
             id: "a".into(),
             name: "read_file".into(),
             is_error: false,
+            outcome: crate::agent::protocol::ToolOutcome::Ok,
             duration_ms: 300,
             output: String::new(),
         });

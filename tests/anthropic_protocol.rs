@@ -255,20 +255,15 @@ async fn unparseable_tool_input_is_tool_use_invalid() {
     )
     .await;
     assert!(seen.error.is_none(), "{:?}", seen.error);
-    let invalid: Vec<_> = seen
-        .events
-        .iter()
-        .filter_map(|e| match e {
-            StreamEvent::ToolUseInvalid { id, raw_input, .. } => {
-                Some((id.as_str(), raw_input.as_str()))
-            }
-            _ => None,
-        })
-        .collect();
-    assert_eq!(
-        invalid,
-        vec![("toolu_bad", "{\"path\": \"a.txt"), ("toolu_arr", "[1, 2]")]
+    let invalid = seen.invalid();
+    let ids: Vec<&str> = invalid.iter().map(|i| i.id.as_str()).collect();
+    assert_eq!(ids, vec!["toolu_bad", "toolu_arr"]);
+    assert!(
+        invalid[0].error.contains("{\"path\": \"a.txt"),
+        "{}",
+        invalid[0].error
     );
+    assert!(invalid[1].error.contains("[1, 2]"), "{}", invalid[1].error);
     assert!(seen.completed().is_empty());
     assert_eq!(seen.events.last(), Some(&StreamEvent::MessageStop));
 }

@@ -129,3 +129,85 @@ fn a_server_that_never_answers_ends_the_turn() {
     );
     assert_valid_history(result);
 }
+
+/// How many events of `reply` come before its first text block (or message_delta): the
+/// point to cut a stream "after the thinking blocks".
+fn events_before_answer(reply: &ReplyBuilder) -> usize {
+    let events = reply.events();
+    let texts: Vec<String> = events
+        .iter()
+        .map(|e| String::from_utf8_lossy(&e.bytes).into_owned())
+        .collect();
+    texts
+        .iter()
+        .rposition(|t| t.starts_with("event: content_block_stop"))
+        .map_or(0, |i| i + 1)
+}
+
+/// Issue 12: a stream that drops after the thinking blocks, before message_stop. The API
+/// refuses an assistant message ending in thinking ("The final block in an assistant
+/// message cannot be `thinking`"), so a reply that is only thinking is not kept and the
+/// request goes again, unchanged.
+#[test]
+fn a_reply_cut_after_its_thinking_is_not_kept() {
+    let server = MockServer::start();
+    let cut = ReplyBuilder::new()
+        .thinking(
+            "The user wants the time. I will say it.",
+            "EqQBCgIYAhIM+sig/==",
+        )
+        .redacted_thinking("EmwKAhgBEgy3va3pzb2Fy+redacted==")
+        .delay_ms(2);
+    let n = events_before_answer(&cut);
+    server.enqueue(cut.drop_after(n));
+    server.enqueue(text_reply("It is noon."));
+    let run = run_against(&server, &[]);
+    assert_eq!(run.code, Some(0), "stderr:\n{}", run.stderr);
+    assert_no_rejections(&server);
+    assert!(!run.of_type("retry").is_empty(), "{:?}", run.types());
+    let result = run.result();
+    assert_eq!(result["reason"], "completed");
+    assert_valid_history(result);
+    let accepted = server.accepted();
+    assert_eq!(accepted.len(), 2);
+    assert_eq!(
+        accepted[0].body["messages"], accepted[1].body["messages"],
+        "the request is sent again as it was"
+    );
+}
+
+/// The same cut after thinking, a tool call and more thinking: the kept reply ends with
+/// the tool call (whose result is kept, so the tool never runs twice).
+#[test]
+fn a_kept_partial_reply_drops_its_trailing_thinking() {
+    let server = MockServer::start();
+    let cut = ReplyBuilder::new()
+        .thinking("I need the clock.", "EqQBsig1==")
+        .tool_use("toolu_clock", "get_current_time", json!({}))
+        .thinking("Now I will read it.", "EqQBsig2==")
+        .redacted_thinking("EmwKAhgBredacted==")
+        .delay_ms(2);
+    let n = events_before_answer(&cut);
+    server.enqueue(cut.drop_after(n));
+    server.enqueue(text_reply("It is noon."));
+    let run = run_against(&server, &[]);
+    assert_eq!(run.code, Some(0), "stderr:\n{}", run.stderr);
+    assert_no_rejections(&server);
+    assert_eq!(run.of_type("tool_start").len(), 1, "{:?}", run.types());
+    let result = run.result();
+    assert_valid_history(result);
+    let second = &server.accepted()[1];
+    let kept = &second.body["messages"][1];
+    assert_eq!(kept["role"], "assistant");
+    let types: Vec<&str> = kept["content"]
+        .as_array()
+        .expect("blocks")
+        .iter()
+        .filter_map(|b| b["type"].as_str())
+        .collect();
+    assert_eq!(types, vec!["thinking", "tool_use"]);
+    assert_eq!(kept["content"][0]["signature"], "EqQBsig1==");
+    assert_eq!(kept["content"][0]["thinking"], "I need the clock.");
+    let ids: Vec<String> = tool_results(second).into_iter().map(|r| r.0).collect();
+    assert_eq!(ids, vec!["toolu_clock"]);
+}

@@ -75,31 +75,12 @@ async fn max_turns_stops_with_a_visible_notice() {
 
 #[tokio::test(start_paused = true)]
 async fn max_tokens_drops_a_truncated_tool_use_and_resumes() {
+    // A tool_use whose JSON was cut by the limit.
     let cut = || {
-        Reply::Stream({
-            let mut steps = match ReplyBuilder::new()
-                .text(0, "part one")
-                .end(10, "max_tokens")
-            {
-                Reply::Stream(s) => s,
-                Reply::Fail(..) => unreachable!(),
-            };
-            // A tool_use whose JSON was cut by the limit.
-            steps.insert(
-                steps.len() - 2,
-                (
-                    Duration::ZERO,
-                    Ok(tooloop::provider::StreamEvent::ToolUseInvalid {
-                        index: 1,
-                        id: "cut".into(),
-                        name: "wait".into(),
-                        raw_input: "{\"ta".into(),
-                        error: "EOF".into(),
-                    }),
-                ),
-            );
-            steps
-        })
+        ReplyBuilder::new()
+            .text(0, "part one")
+            .raw_tool(0, 0, "cut", "wait", "{\"ta")
+            .end(10, "max_tokens")
     };
     let mut h = harness(
         vec![cut(), text_reply("part two")],
@@ -132,25 +113,11 @@ async fn max_tokens_drops_a_truncated_tool_use_and_resumes() {
 
 #[tokio::test(start_paused = true)]
 async fn invalid_tool_json_is_answered_with_an_error_the_model_can_act_on() {
-    let mut steps = match ReplyBuilder::new().end(10, "tool_use") {
-        Reply::Stream(s) => s,
-        Reply::Fail(..) => unreachable!(),
-    };
-    steps.insert(
-        1,
-        (
-            Duration::ZERO,
-            Ok(tooloop::provider::StreamEvent::ToolUseInvalid {
-                index: 0,
-                id: "bad".into(),
-                name: "wait".into(),
-                raw_input: "{not json".into(),
-                error: "key must be a string".into(),
-            }),
-        ),
-    );
+    let steps = ReplyBuilder::new()
+        .raw_tool(0, 0, "bad", "wait", "{not json")
+        .end(10, "tool_use");
     let mut h = harness(
-        vec![Reply::Stream(steps), text_reply("ok")],
+        vec![steps, text_reply("ok")],
         &[("wait", true, 10)],
         ToolExec::Streaming,
     );

@@ -18,15 +18,20 @@ async fn text_then_calls_make_ordered_blocks() {
     events.extend(oa::call_events(0, "c1", "read_file", r#"{"path":"a"}"#));
     events.extend([oa::finish("tool_calls"), oa::usage(30, 12), oa::done()]);
     let got = ok_events(Reply::sse(events)).await;
-    let text_done = position(&got, |e| {
+    let text_started = position(&got, |e| {
         matches!(
             e,
-            StreamEvent::BlockComplete {
-                block: ContentBlock::Text { .. },
+            StreamEvent::BlockStart {
+                kind: BlockKind::Text,
                 ..
             }
         )
     });
+    let text_done = position(
+        &got,
+        |e| matches!(e, StreamEvent::BlockStop { index } if *index == text_started_index(&got)),
+    );
+    assert!(text_started < text_done);
     let tool_start = position(&got, |e| {
         matches!(
             e,
@@ -199,4 +204,19 @@ async fn a_server_that_never_answers_hits_the_head_timeout() {
     let req = request(vec![Message::user_text("go")]);
     let err = p.start(&req).await.err();
     assert_eq!(err, Some(ProviderError::Idle(Duration::from_secs(90))));
+}
+
+/// The index of the first text block.
+fn text_started_index(events: &[StreamEvent]) -> usize {
+    events
+        .iter()
+        .find_map(|e| match e {
+            StreamEvent::BlockStart {
+                index,
+                kind: BlockKind::Text,
+                ..
+            } => Some(*index),
+            _ => None,
+        })
+        .expect("a text block")
 }

@@ -8,9 +8,10 @@ use std::time::Duration;
 use futures::StreamExt;
 use serde_json::json;
 use support::openai::{
-    self as oa, ok_events, position, request, stop_reason, stream_with, tool_uses,
+    self as oa, ok_events, position, request, stop_of, stop_reason, stream_with, tool_uses,
 };
 use support::{Ending, Reply};
+use tooloop::agent::assembler::{Assembler, Completed};
 use tooloop::message::{ContentBlock, Message};
 use tooloop::provider::openai::OpenAiProvider;
 use tooloop::provider::{Provider, StreamEvent};
@@ -39,10 +40,7 @@ async fn two_parallel_calls_in_one_byte_chunks() {
         ]
     );
     // The first call is complete (handed to the executor) before the second one starts.
-    let first_done = position(
-        &events,
-        |e| matches!(e, StreamEvent::BlockComplete { block: ContentBlock::ToolUse { id, .. }, .. } if id == "call_a"),
-    );
+    let first_done = stop_of(&events, "call_a");
     let second_start = position(
         &events,
         |e| matches!(e, StreamEvent::BlockStart { id: Some(id), .. } if id == "call_b"),
@@ -69,13 +67,10 @@ async fn a_call_is_handed_on_when_the_next_begins_not_at_the_end() {
     let req = request(vec![Message::user_text("go")]);
     let mut s = p.start(&req).await.expect("start");
     let got = tokio::time::timeout(Duration::from_secs(20), async {
-        while let Some(item) = s.next().await {
-            if let Ok(StreamEvent::BlockComplete {
-                block: ContentBlock::ToolUse { id, .. },
-                ..
-            }) = item
-            {
-                return Some(id);
+        let mut asm = Assembler::new();
+        while let Some(Ok(event)) = s.next().await {
+            if let Some(Completed::Block(ContentBlock::ToolUse { id, .. })) = asm.push(event) {
+                return Some(id.clone());
             }
         }
         None
@@ -252,11 +247,14 @@ async fn unparseable_arguments_are_an_invalid_call() {
         oa::done(),
     ]);
     let events = ok_events(reply).await;
-    let invalid = events.iter().find_map(|e| match e {
-        StreamEvent::ToolUseInvalid { id, raw_input, .. } => Some((id.clone(), raw_input.clone())),
-        _ => None,
-    });
-    assert_eq!(invalid, Some(("c1".into(), r#"{"path": "a"#.into())));
+    let invalid = support::stream::assembled(&events).1;
+    assert_eq!(invalid.len(), 1);
+    assert_eq!(invalid[0].id, "c1");
+    assert!(
+        invalid[0].error.contains(r#"{"path": "a"#),
+        "{}",
+        invalid[0].error
+    );
     assert!(tool_uses(&events).is_empty());
 }
 

@@ -8,7 +8,7 @@ use std::fs;
 use std::time::Duration;
 
 use serde_json::json;
-use tooloop::agent::protocol::AgentEvent;
+use tooloop::agent::protocol::{AgentEvent, ToolOutcome};
 use tooloop::permission::ApprovalMode;
 
 use permissions_support::{Answer, Harness, never_asked};
@@ -76,6 +76,15 @@ async fn a_failing_bash_cancels_its_queued_siblings_and_names_itself() {
         assert!(run.started_at.is_none());
     }
     assert!(!h.path("second.txt").exists() && !h.path("third.txt").exists());
+    // The failed call is an error; the ones it stopped were cancelled, not failed.
+    assert_eq!(
+        batch.outcomes(),
+        vec![
+            ("t1".into(), ToolOutcome::Error),
+            ("t2".into(), ToolOutcome::Cancelled),
+            ("t3".into(), ToolOutcome::Cancelled),
+        ]
+    );
 }
 
 #[tokio::test]
@@ -121,6 +130,13 @@ async fn a_denied_bash_cancels_nothing() {
         .await;
     assert!(batch.runs[0].output.is_error && !batch.runs[1].output.is_error);
     assert!(!h.path("no.txt").exists() && h.path("yes.txt").exists());
+    assert_eq!(
+        batch.outcomes(),
+        vec![
+            ("t1".into(), ToolOutcome::Error),
+            ("t2".into(), ToolOutcome::Ok)
+        ]
+    );
 }
 
 #[tokio::test]
@@ -175,5 +191,20 @@ async fn abort_during_bash_kills_its_group_through_the_executor() {
     );
     assert_eq!(runs[1].output.content, "interrupted by user");
     assert!(!h.path("after.txt").exists());
+    // Both calls were stopped by Ctrl+C: the executor says so in their tool_end events.
+    let mut outcomes = Vec::new();
+    while let Ok(ev) = h.rx_mut().try_recv() {
+        if let AgentEvent::ToolEnd { id, outcome, .. } = ev {
+            outcomes.push((id, outcome));
+        }
+    }
+    outcomes.sort_by(|a, b| a.0.cmp(&b.0));
+    assert_eq!(
+        outcomes,
+        vec![
+            ("t1".to_string(), ToolOutcome::Cancelled),
+            ("t2".to_string(), ToolOutcome::Cancelled)
+        ]
+    );
     assert_eq!(permissions_support::live_in_group(pgid), Vec::<i32>::new());
 }

@@ -130,7 +130,7 @@ async fn resume_puts_the_history_back_and_emits_history_reset() {
     assert_eq!(again.notice, None);
     assert_eq!(agent.history, before);
     match rx.try_recv() {
-        Ok(AgentEvent::HistoryReset { messages }) => assert_eq!(messages, before),
+        Ok(AgentEvent::HistoryReset { messages, .. }) => assert_eq!(messages, before),
         other => panic!("expected HistoryReset, got {other:?}"),
     }
 }

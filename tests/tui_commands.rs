@@ -19,7 +19,7 @@ async fn ctrl_n_starts_a_new_conversation_when_idle() {
     app.on_agent(done(Terminal::Completed), now);
     app.on_key(ctrl('n'), now);
     assert_eq!(app.take_commands(), vec![AgentCommand::NewConversation]);
-    app.on_agent(AgentEvent::HistoryReset { messages: vec![] }, now);
+    app.on_agent(history_reset(vec![]), now);
     let kinds: Vec<bool> = app
         .conversation
         .cells()
@@ -77,7 +77,7 @@ async fn typing_slash_new_starts_a_new_conversation_and_the_status_follows_the_s
     type_text(&mut app, "/new", now);
     app.on_key(key(KeyCode::Enter), now);
     assert_eq!(app.take_commands(), vec![AgentCommand::NewConversation]);
-    app.on_agent(AgentEvent::HistoryReset { messages: vec![] }, now);
+    app.on_agent(history_reset(vec![]), now);
     app.on_agent(
         AgentEvent::Session {
             id: "20261201-abcd".into(),

@@ -9,7 +9,7 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use serde_json::json;
 use tokio::time::Instant;
-use tooloop::agent::protocol::{AgentEvent, Terminal as Reason, TurnSummary};
+use tooloop::agent::protocol::{AgentEvent, Terminal as Reason, ToolOutcome, TurnSummary};
 use tooloop::message::{ContentBlock, Message};
 use tooloop::provider::Usage;
 use tooloop::tui::app::{App, RunInfo};
@@ -58,11 +58,25 @@ fn prompt(app: &mut App, text: &str, now: Instant) {
 }
 
 fn tool_use(id: &str, name: &str, input: serde_json::Value) -> AgentEvent {
+    let registry = tooloop::tools::ToolRegistry::builtin();
     AgentEvent::ToolUse {
         id: id.into(),
         name: name.into(),
+        summary: registry.summary(name, &input),
+        preview: registry.preview(name, &input),
         input,
         safe: true,
+    }
+}
+
+fn permission_request(id: &str, name: &str, input: serde_json::Value) -> AgentEvent {
+    let registry = tooloop::tools::ToolRegistry::builtin();
+    AgentEvent::PermissionRequest {
+        id: id.into(),
+        tool: name.into(),
+        summary: registry.summary(name, &input),
+        preview: registry.preview(name, &input),
+        input,
     }
 }
 
@@ -148,6 +162,7 @@ async fn three_tools_mid_run_with_timers() {
                 id: "a".into(),
                 name: "list_dir".into(),
                 is_error: false,
+                outcome: ToolOutcome::Ok,
                 duration_ms: 500,
                 output: "Cargo.toml\nsrc/".into(),
             },
@@ -174,17 +189,8 @@ async fn approval_modal_for_bash_and_edit_file() {
         &mut app,
         now,
         vec![
-            AgentEvent::ToolUse {
-                id: "b".into(),
-                name: "bash".into(),
-                input: json!({"command": "cargo test --quiet"}),
-                safe: false,
-            },
-            AgentEvent::PermissionRequest {
-                id: "b".into(),
-                tool: "bash".into(),
-                input: json!({"command": "cargo test --quiet"}),
-            },
+            tool_use("b", "bash", json!({"command": "cargo test --quiet"})),
+            permission_request("b", "bash", json!({"command": "cargo test --quiet"})),
         ],
     );
     let t = render(&mut app, 100, 24, now);
@@ -195,11 +201,7 @@ async fn approval_modal_for_bash_and_edit_file() {
     feed(
         &mut app,
         now,
-        vec![AgentEvent::PermissionRequest {
-            id: "e".into(),
-            tool: "edit_file".into(),
-            input: edit,
-        }],
+        vec![permission_request("e", "edit_file", edit)],
     );
     let t = render(&mut app, 100, 24, now);
     insta::assert_snapshot!("approval_edit_file", t.backend());
@@ -307,11 +309,7 @@ async fn tiny_terminals_never_panic() {
             vec![
                 text("a long line of streaming text that will not fit"),
                 tool_use("a", "list_dir", json!({})),
-                AgentEvent::PermissionRequest {
-                    id: "a".into(),
-                    tool: "bash".into(),
-                    input: json!({"command": "ls"}),
-                },
+                permission_request("a", "bash", json!({"command": "ls"})),
             ],
         );
         app.json_open = true;
@@ -340,6 +338,7 @@ async fn escape_sequences_render_inert() {
                 id: "a".into(),
                 name: "bash\x1b[2J".into(),
                 is_error: false,
+                outcome: ToolOutcome::Ok,
                 duration_ms: 5,
                 output: nasty.into(),
             },

@@ -6,10 +6,11 @@ use std::time::Duration;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde_json::json;
 use tokio::time::Instant;
-use tooloop::agent::protocol::{AgentCommand, AgentEvent, Decision, Terminal};
+use tooloop::agent::protocol::{AgentCommand, AgentEvent, Decision, Terminal, ToolOutcome};
 use tooloop::tui::app::{App, Focus};
-use tooloop::tui::cells::{CellKind, ToolState};
+use tooloop::tui::cells::CellKind;
 use tooloop::tui::json_pane::JsonView;
+use tooloop::tui::tool_calls::ToolState;
 
 mod tui_support;
 use tui_support::*;
@@ -20,15 +21,7 @@ async fn enter_sends_and_ctrl_c_while_busy_aborts() {
     let now = Instant::now();
     start_turn(&mut app, now);
     assert!(app.turn.busy);
-    app.on_agent(
-        AgentEvent::ToolUse {
-            id: "t1".into(),
-            name: "bash".into(),
-            input: json!({"command": "sleep 5"}),
-            safe: false,
-        },
-        now,
-    );
+    app.on_agent(tool_use("t1", "bash", json!({"command": "sleep 5"})), now);
     app.on_agent(
         AgentEvent::ToolStart {
             id: "t1".into(),
@@ -41,13 +34,13 @@ async fn enter_sends_and_ctrl_c_while_busy_aborts() {
     assert!(!app.should_quit);
     // The executor reports the killed call, then the turn ends aborted.
     app.on_agent(
-        AgentEvent::ToolEnd {
-            id: "t1".into(),
-            name: "bash".into(),
-            is_error: true,
-            duration_ms: 300,
-            output: "interrupted by user".into(),
-        },
+        tool_end(
+            "t1",
+            "bash",
+            ToolOutcome::Cancelled,
+            300,
+            "interrupted by user",
+        ),
         now + Duration::from_millis(300),
     );
     app.on_agent(
@@ -55,7 +48,7 @@ async fn enter_sends_and_ctrl_c_while_busy_aborts() {
         now + Duration::from_millis(300),
     );
     assert!(!app.turn.busy);
-    assert_eq!(app.tools.rows[0].state, ToolState::Cancelled);
+    assert_eq!(row(&app, 0).state, ToolState::Cancelled);
     assert!(matches!(
         app.conversation.cells().last().map(|c| &c.kind),
         Some(CellKind::Interrupted)
@@ -172,21 +165,9 @@ async fn up_on_an_empty_input_recalls_earlier_prompts() {
 }
 
 fn ask(app: &mut App, id: &str, now: Instant) {
+    app.on_agent(tool_use(id, "bash", json!({"command": "ls -la"})), now);
     app.on_agent(
-        AgentEvent::ToolUse {
-            id: id.into(),
-            name: "bash".into(),
-            input: json!({"command": "ls -la"}),
-            safe: false,
-        },
-        now,
-    );
-    app.on_agent(
-        AgentEvent::PermissionRequest {
-            id: id.into(),
-            tool: "bash".into(),
-            input: json!({"command": "ls -la"}),
-        },
+        permission_request(id, "bash", json!({"command": "ls -la"})),
         now,
     );
 }
@@ -216,7 +197,7 @@ async fn approval_keys_answer_the_question() {
         ask(&mut app, "b1", now);
         assert!(app.approvals.is_open());
         assert_eq!(app.state_label(now), "waiting for approval");
-        assert_eq!(app.tools.rows[0].state, ToolState::Approval);
+        assert_eq!(row(&app, 0).state, ToolState::Approval);
         assert_eq!(
             app.next_wakeup(now),
             None,
@@ -261,19 +242,14 @@ async fn tool_rows_follow_the_lifecycle_and_time() {
         },
         t0,
     );
-    assert_eq!(app.tools.rows[0].state, ToolState::Streaming);
+    assert_eq!(row(&app, 0).state, ToolState::Streaming);
     let t1 = t0 + Duration::from_millis(200);
     app.on_agent(
-        AgentEvent::ToolUse {
-            id: "r".into(),
-            name: "read_file".into(),
-            input: json!({"path": "Cargo.toml"}),
-            safe: true,
-        },
+        tool_use("r", "read_file", json!({"path": "Cargo.toml"})),
         t1,
     );
-    assert_eq!(app.tools.rows[0].state, ToolState::Queued);
-    assert_eq!(app.tools.rows[0].summary, "Cargo.toml");
+    assert_eq!(row(&app, 0).state, ToolState::Queued);
+    assert_eq!(row(&app, 0).summary, "Cargo.toml");
     app.on_agent(
         AgentEvent::ToolStart {
             id: "r".into(),
@@ -288,16 +264,10 @@ async fn tool_rows_follow_the_lifecycle_and_time() {
     );
     let t2 = t1 + Duration::from_millis(400);
     app.on_agent(
-        AgentEvent::ToolEnd {
-            id: "r".into(),
-            name: "read_file".into(),
-            is_error: false,
-            duration_ms: 400,
-            output: "[package]".into(),
-        },
+        tool_end("r", "read_file", ToolOutcome::Ok, 400, "[package]"),
         t2,
     );
-    let row = &app.tools.rows[0];
+    let row = row(&app, 0);
     assert_eq!(row.state, ToolState::Ok);
     assert_eq!(row.duration_ms, Some(400));
     assert_eq!(
@@ -444,25 +414,8 @@ async fn enter_in_the_conversation_expands_the_selected_tool_call() {
     let now = Instant::now();
     start_turn(&mut app, now);
     for (id, out) in [("a", "first output"), ("b", "second output")] {
-        app.on_agent(
-            AgentEvent::ToolUse {
-                id: id.into(),
-                name: "read_file".into(),
-                input: json!({"path": id}),
-                safe: true,
-            },
-            now,
-        );
-        app.on_agent(
-            AgentEvent::ToolEnd {
-                id: id.into(),
-                name: "read_file".into(),
-                is_error: false,
-                duration_ms: 1,
-                output: out.into(),
-            },
-            now,
-        );
+        app.on_agent(tool_use(id, "read_file", json!({"path": id})), now);
+        app.on_agent(tool_end(id, "read_file", ToolOutcome::Ok, 1, out), now);
     }
     let screen = |app: &mut App| {
         let mut t =
@@ -486,5 +439,83 @@ async fn enter_in_the_conversation_expands_the_selected_tool_call() {
     assert!(
         s.contains("first output") && s.contains("second output"),
         "{s}"
+    );
+}
+
+/// A pane from outside the built-in three: it gets agent events, a place on screen, a stop
+/// in the Tab order, its keys and its hints, with nothing else changed.
+struct CountPane {
+    tool_uses: usize,
+    keys: usize,
+    scroll: tooloop::tui::scroll::Scroll,
+}
+
+const COUNT_HINTS: &[tooloop::tui::keys::Hint] = &[tooloop::tui::keys::hint(
+    tooloop::tui::keys::Action::ScrollUp,
+    tooloop::tui::keys::Scope::Pane,
+    "count",
+)];
+
+impl tooloop::tui::pane::Pane for CountPane {
+    fn title(&self) -> &str {
+        "counter"
+    }
+    fn draw(
+        &self,
+        f: &mut ratatui::Frame,
+        area: ratatui::layout::Rect,
+        _ctx: &tooloop::tui::pane::PaneContext,
+    ) {
+        let text = format!("tool uses: {} keys: {}", self.tool_uses, self.keys);
+        f.render_widget(ratatui::widgets::Paragraph::new(text), area);
+    }
+    fn handle(&mut self, _action: tooloop::tui::keys::Action) -> tooloop::tui::pane::EventState {
+        self.keys += 1;
+        tooloop::tui::pane::EventState::Consumed
+    }
+    fn hints(&self) -> &'static [tooloop::tui::keys::Hint] {
+        COUNT_HINTS
+    }
+    fn scroll(&mut self) -> &mut tooloop::tui::scroll::Scroll {
+        &mut self.scroll
+    }
+    fn on_agent(&mut self, event: &AgentEvent, _now: Instant) {
+        if matches!(event, AgentEvent::ToolUse { .. }) {
+            self.tool_uses += 1;
+        }
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_registered_pane_gets_events_a_place_focus_keys_and_hints() {
+    let mut app = app();
+    app.panes.push(Box::new(CountPane {
+        tool_uses: 0,
+        keys: 0,
+        scroll: Default::default(),
+    }));
+    let now = Instant::now();
+    start_turn(&mut app, now);
+    app.on_agent(tool_use("a", "read_file", json!({"path": "x"})), now);
+    let draw = |app: &mut App| {
+        let mut t =
+            ratatui::Terminal::new(ratatui::backend::TestBackend::new(140, 30)).expect("terminal");
+        t.draw(|f| tooloop::tui::view::draw(app, f, now))
+            .expect("draw");
+        t.backend().to_string()
+    };
+    let s = draw(&mut app);
+    assert!(s.contains("tool uses: 1 keys: 0"), "{s}");
+    // Tab: input → conversation → tools → the new pane.
+    for _ in 0..3 {
+        app.on_key(key(KeyCode::Tab), now);
+    }
+    assert_eq!(app.focus, Focus::Extra(0));
+    app.on_key(key(KeyCode::Up), now);
+    let s = draw(&mut app);
+    assert!(s.contains("tool uses: 1 keys: 1"), "{s}");
+    assert!(
+        s.contains("counter: Up count"),
+        "its hints in the focus note: {s}"
     );
 }

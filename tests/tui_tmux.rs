@@ -213,7 +213,7 @@ fn chat_interrupt_json_pane_and_quit() {
     if !look(&t.screen()) {
         // Focus the JSON pane and page up through the history until both were on screen.
         t.keys(&["Tab", "Tab", "Tab"]);
-        t.wait_text("JSON: ↑↓ scroll");
+        t.wait_text("JSON: Up scroll");
         for _ in 0..60 {
             t.keys(&["PageUp"]);
             std::thread::sleep(POLL);

@@ -1,4 +1,10 @@
 //! Normalized stream events → the blocks of one assistant message.
+//!
+//! The one place where blocks are assembled: providers only decode their wire format into
+//! start / delta / stop events; the buffers, the tool-input parse (once, at block stop),
+//! the object-only rule and the handling of invalid input all live here.
+
+mod tool_input;
 
 use std::collections::BTreeMap;
 
@@ -7,12 +13,40 @@ use serde_json::Value;
 use crate::message::ContentBlock;
 use crate::provider::{BlockKind, StreamEvent, Usage};
 
+/// A block that started and has not stopped yet.
 #[derive(Debug)]
 enum Partial {
     Text(String),
-    Thinking(String),
-    ToolUse,
+    Thinking {
+        thinking: String,
+        signature: String,
+    },
+    RedactedThinking(String),
+    ToolUse {
+        id: String,
+        name: String,
+        json: String,
+    },
     Other,
+}
+
+impl Partial {
+    fn new(kind: BlockKind, id: Option<String>, name: Option<String>) -> Self {
+        match kind {
+            BlockKind::Text => Partial::Text(String::new()),
+            BlockKind::Thinking => Partial::Thinking {
+                thinking: String::new(),
+                signature: String::new(),
+            },
+            BlockKind::RedactedThinking => Partial::RedactedThinking(String::new()),
+            BlockKind::ToolUse => Partial::ToolUse {
+                id: id.unwrap_or_default(),
+                name: name.unwrap_or_default(),
+                json: String::new(),
+            },
+            BlockKind::Other => Partial::Other,
+        }
+    }
 }
 
 /// A tool_use whose input did not parse: kept in history with `{}` input and answered
@@ -52,62 +86,48 @@ impl Assembler {
                 self.usage.input_tokens = self.usage.input_tokens.max(usage.input_tokens);
                 self.usage.output_tokens = self.usage.output_tokens.max(usage.output_tokens);
             }
-            StreamEvent::BlockStart { index, kind, .. } => {
-                let p = match kind {
-                    BlockKind::Text => Partial::Text(String::new()),
-                    BlockKind::Thinking => Partial::Thinking(String::new()),
-                    BlockKind::ToolUse => Partial::ToolUse,
-                    BlockKind::Other => Partial::Other,
-                };
-                self.partial.insert(index, p);
+            StreamEvent::BlockStart {
+                index,
+                kind,
+                id,
+                name,
+            } => {
+                self.partial.insert(index, Partial::new(kind, id, name));
             }
-            StreamEvent::TextDelta { index, text } => {
-                match self
-                    .partial
-                    .entry(index)
-                    .or_insert(Partial::Text(String::new()))
-                {
-                    Partial::Text(buf) => buf.push_str(&text),
-                    _ => tracing::warn!("text delta for a non-text block {index}"),
-                }
-            }
+            StreamEvent::TextDelta { index, text } => match self.open(index, BlockKind::Text) {
+                Partial::Text(buf) => buf.push_str(&text),
+                _ => tracing::warn!("text delta for a non-text block {index}"),
+            },
             StreamEvent::ThinkingDelta { index, thinking } => {
-                if let Partial::Thinking(buf) = self
-                    .partial
-                    .entry(index)
-                    .or_insert(Partial::Thinking(String::new()))
+                if let Partial::Thinking { thinking: buf, .. } =
+                    self.open(index, BlockKind::Thinking)
                 {
                     buf.push_str(&thinking);
                 }
             }
-            StreamEvent::ToolInputDelta { .. } | StreamEvent::Raw { .. } => {}
-            StreamEvent::BlockComplete { index, block } => {
-                self.partial.remove(&index);
-                self.done.insert(index, block);
-                return self.done.get(&index).map(Completed::Block);
+            StreamEvent::SignatureDelta { index, signature } => {
+                if let Partial::Thinking { signature: buf, .. } =
+                    self.open(index, BlockKind::Thinking)
+                {
+                    buf.push_str(&signature);
+                }
             }
-            StreamEvent::ToolUseInvalid {
+            StreamEvent::RedactedThinking { index, data } => {
+                if let Partial::RedactedThinking(buf) =
+                    self.open(index, BlockKind::RedactedThinking)
+                {
+                    buf.push_str(&data);
+                }
+            }
+            StreamEvent::ToolInputDelta {
                 index,
-                id,
-                name,
-                raw_input,
-                error,
+                partial_json,
             } => {
-                self.partial.remove(&index);
-                let shown = crate::text::ellipsize(&raw_input, 200);
-                self.invalid.push((
-                    index,
-                    InvalidToolUse {
-                        id,
-                        name,
-                        error: format!(
-                            "Error: the input of this call is not valid JSON ({error}). \
-                             Input received: {shown}"
-                        ),
-                    },
-                ));
-                return self.invalid.last().map(|(_, inv)| Completed::Invalid(inv));
+                if let Some(Partial::ToolUse { json, .. }) = self.partial.get_mut(&index) {
+                    json.push_str(&partial_json);
+                }
             }
+            StreamEvent::BlockStop { index } => return self.stop(index),
             StreamEvent::Delta { stop_reason, usage } => {
                 if stop_reason.is_some() {
                     self.stop_reason = stop_reason;
@@ -118,21 +138,71 @@ impl Assembler {
                 self.usage.output_tokens = self.usage.output_tokens.max(usage.output_tokens);
             }
             StreamEvent::MessageStop => self.saw_stop = true,
+            StreamEvent::Raw { .. } => {}
         }
         None
     }
 
-    /// The complete blocks in index order; invalid tool_uses appear with `{}` input.
-    /// With `keep_invalid` false (a reply cut by max_tokens) they are dropped.
-    pub fn blocks(&self, keep_invalid: bool) -> Vec<ContentBlock> {
-        self.blocks_indexed(keep_invalid)
-            .into_values()
-            .filter(not_empty_text)
-            .collect()
+    /// The open block at `index`; a delta without a start opens one of its own kind.
+    fn open(&mut self, index: usize, kind: BlockKind) -> &mut Partial {
+        self.partial
+            .entry(index)
+            .or_insert_with(|| Partial::new(kind, None, None))
     }
 
-    /// Complete blocks plus partial text (and thinking) after an interruption; a
-    /// half-received tool_use is dropped. `marker` is appended to the partial text.
+    fn stop(&mut self, index: usize) -> Option<Completed<'_>> {
+        let block = match self.partial.remove(&index)? {
+            Partial::Text(text) => ContentBlock::Text { text },
+            Partial::Thinking {
+                thinking,
+                signature,
+            } => ContentBlock::Thinking {
+                thinking,
+                signature,
+            },
+            Partial::RedactedThinking(data) => ContentBlock::RedactedThinking { data },
+            Partial::ToolUse { id, name, json } => match tool_input::parse(&json) {
+                Ok(input) => ContentBlock::ToolUse { id, name, input },
+                Err(error) => {
+                    let shown = crate::text::ellipsize(&json, 200);
+                    let error = format!(
+                        "Error: the input of this call is not valid JSON ({error}). \
+                         Input received: {shown}"
+                    );
+                    self.invalid
+                        .push((index, InvalidToolUse { id, name, error }));
+                    return self.invalid.last().map(|(_, inv)| Completed::Invalid(inv));
+                }
+            },
+            Partial::Other => return None,
+        };
+        self.done.insert(index, block);
+        self.done.get(&index).map(Completed::Block)
+    }
+
+    /// The complete blocks in index order; invalid tool_uses appear with `{}` input.
+    /// With `keep_invalid` false (a reply cut by max_tokens) they are dropped, and so is
+    /// trailing thinking (see [`acceptable`]).
+    pub fn blocks(&self, keep_invalid: bool) -> Vec<ContentBlock> {
+        let blocks = self
+            .blocks_indexed(keep_invalid)
+            .into_values()
+            .filter(not_empty_text)
+            .collect();
+        match keep_invalid {
+            true => blocks,
+            false => acceptable(blocks),
+        }
+    }
+
+    /// What history keeps of a reply that did not end properly, without its partial text
+    /// (the complete blocks: their tools may have run already).
+    pub fn complete_blocks_of_cut_reply(&self) -> Vec<ContentBlock> {
+        acceptable(self.blocks(true))
+    }
+
+    /// Complete blocks plus partial text after an interruption; a half-received tool_use
+    /// or thinking block is dropped. `marker` is appended to the partial text.
     pub fn blocks_with_partial(&self, marker: Option<&str>) -> Vec<ContentBlock> {
         let mut all = self.blocks_indexed(true);
         for (index, p) in &self.partial {
@@ -148,7 +218,7 @@ impl Assembler {
                 _ => {}
             }
         }
-        all.into_values().filter(not_empty_text).collect()
+        acceptable(all.into_values().filter(not_empty_text).collect())
     }
 
     fn blocks_indexed(&self, keep_invalid: bool) -> BTreeMap<usize, ContentBlock> {
@@ -169,7 +239,23 @@ impl Assembler {
     }
 }
 
+/// A cut reply as the API accepts it: it rejects an assistant message whose final block
+/// is thinking or redacted_thinking ("The final block in an assistant message cannot be
+/// `thinking`"), so trailing ones go; a reply of nothing but thinking is not kept at all.
+fn acceptable(mut blocks: Vec<ContentBlock>) -> Vec<ContentBlock> {
+    while matches!(
+        blocks.last(),
+        Some(ContentBlock::Thinking { .. } | ContentBlock::RedactedThinking { .. })
+    ) {
+        blocks.pop();
+    }
+    blocks
+}
+
 /// The API rejects empty text blocks.
 fn not_empty_text(b: &ContentBlock) -> bool {
     !matches!(b, ContentBlock::Text { text } if text.is_empty())
 }
+
+#[cfg(test)]
+mod tests;

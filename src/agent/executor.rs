@@ -17,7 +17,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use crate::agent::events::EventSink;
-use crate::agent::protocol::AgentEvent;
+use crate::agent::protocol::{AgentEvent, ToolOutcome};
 use crate::cli::ToolExec;
 use crate::message::ContentBlock;
 use crate::permission::PermissionPolicy;
@@ -133,6 +133,33 @@ impl StreamingToolExecutor {
             .unwrap_or(true)
     }
 
+    /// The event that announces a complete tool_use block: its safety, summary and preview
+    /// come from the tool itself, so front ends need no registry of their own.
+    pub fn tool_use_event(&self, id: &str, name: &str, input: &Value) -> AgentEvent {
+        AgentEvent::ToolUse {
+            id: id.to_string(),
+            name: name.to_string(),
+            input: input.clone(),
+            safe: self.is_safe(name, input),
+            summary: self.registry.summary(name, input),
+            preview: self.registry.preview(name, input),
+        }
+    }
+
+    /// The announcement of a tool_use whose input was not JSON: it is answered with an
+    /// error and never runs, so it counts as safe and has nothing to preview.
+    pub fn invalid_tool_use_event(&self, id: &str, name: &str) -> AgentEvent {
+        let input = Value::Object(Default::default());
+        AgentEvent::ToolUse {
+            id: id.to_string(),
+            name: name.to_string(),
+            summary: self.registry.summary(name, &input),
+            input,
+            safe: true,
+            preview: None,
+        }
+    }
+
     /// Hands a complete tool_use block over; it starts now if the rules allow.
     pub fn add(&self, id: &str, name: &str, input: &Value) {
         let _ = self.tx.send(Msg::Add {
@@ -192,6 +219,7 @@ struct Finished {
     index: usize,
     output: ToolOutput,
     started_at: Option<Instant>,
+    outcome: ToolOutcome,
 }
 
 struct Driver {
@@ -314,12 +342,18 @@ impl Driver {
             token,
         });
         if let Some(message) = immediate {
-            self.settle(index, ToolOutput::error(message), None);
+            self.settle(index, ToolOutput::error(message), None, ToolOutcome::Error);
         } else if self.turn.is_cancelled() {
-            self.settle(index, ToolOutput::error(INTERRUPTED), None);
+            let output = ToolOutput::error(INTERRUPTED);
+            self.settle(index, output, None, ToolOutcome::Cancelled);
         } else if self.siblings.is_cancelled() {
             let reason = self.sibling_reason();
-            self.settle(index, ToolOutput::error(reason), None);
+            self.settle(
+                index,
+                ToolOutput::error(reason),
+                None,
+                ToolOutcome::Cancelled,
+            );
         }
     }
 
@@ -384,50 +418,54 @@ impl Driver {
             sibling_reason,
         };
         self.running.push(tokio::spawn(async move {
-            let (output, started_at) = call.run(&env).await;
+            let (output, started_at, outcome) = call.run(&env).await;
             Finished {
                 index,
                 output,
                 started_at,
+                outcome,
             }
         }));
     }
 
     fn finish(&mut self, f: Finished) {
-        let failed_bash = self.env.sibling_abort
-            && f.output.is_error
-            && self.entries[f.index].name == "bash"
+        let e = &self.entries[f.index];
+        let tool = self.env.registry.get(&e.name).map(|r| &r.tool);
+        let stops_siblings = self.env.sibling_abort
+            && f.outcome == ToolOutcome::Error
+            && tool.is_some_and(|t| t.cancels_siblings_on_error())
             && !self.turn.is_cancelled()
             && !self.siblings.is_cancelled()
             && f.started_at.is_some();
-        if failed_bash {
-            let e = &self.entries[f.index];
-            let summary = self
-                .env
-                .registry
-                .get(&e.name)
-                .map(|r| r.tool.summary(&e.input))
-                .unwrap_or_default();
+        if stops_siblings {
+            let summary = tool.map(|t| t.summary(&e.input)).unwrap_or_default();
             if let Ok(mut r) = self.sibling_reason.lock() {
                 *r = Some(format!(
-                    "cancelled: parallel tool call bash({summary}) failed (id {})",
-                    e.id
+                    "cancelled: parallel tool call {}({summary}) failed (id {})",
+                    e.name, e.id
                 ));
             }
             self.siblings.cancel();
         }
-        self.settle(f.index, f.output, f.started_at);
+        self.settle(f.index, f.output, f.started_at, f.outcome);
     }
 
     fn settle_queued(&mut self, reason: &str) {
         for i in 0..self.entries.len() {
             if matches!(self.entries[i].state, State::Queued) {
-                self.settle(i, ToolOutput::error(reason), None);
+                let output = ToolOutput::error(reason);
+                self.settle(i, output, None, ToolOutcome::Cancelled);
             }
         }
     }
 
-    fn settle(&mut self, index: usize, output: ToolOutput, started_at: Option<Instant>) {
+    fn settle(
+        &mut self,
+        index: usize,
+        output: ToolOutput,
+        started_at: Option<Instant>,
+        outcome: ToolOutcome,
+    ) {
         let ended_at = Instant::now();
         let e = &mut self.entries[index];
         e.state = State::Done;
@@ -438,6 +476,7 @@ impl Driver {
             id: e.id.clone(),
             name: e.name.clone(),
             is_error: output.is_error,
+            outcome,
             duration_ms,
             output: output.content.clone(),
         });

@@ -157,6 +157,7 @@ impl Agent {
         }
         self.exec.events.send(AgentEvent::HistoryReset {
             messages: self.history.clone(),
+            summaries: self.exec.registry.summaries(&self.history),
         });
         if let Some(id) = self.recorder.as_ref().and_then(|r| r.session_id()) {
             self.exec.events.send(AgentEvent::Session { id });

@@ -121,12 +121,18 @@ pub enum AgentEvent {
         name: String,
         input: Value,
         safe: bool,
+        /// One line about the input, phrased by the tool ("src/main.rs", "ls -la").
+        summary: String,
+        /// What the call would change, if the tool can show it.
+        preview: Option<Preview>,
     },
     /// The tool waits for the user's consent.
     PermissionRequest {
         id: String,
         tool: String,
         input: Value,
+        summary: String,
+        preview: Option<Preview>,
     },
     /// Consent was decided (by the user, a mode or a rule).
     Permission {
@@ -147,6 +153,8 @@ pub enum AgentEvent {
         id: String,
         name: String,
         is_error: bool,
+        /// Decided by the executor from its cancellation tokens, not from the output text.
+        outcome: ToolOutcome,
         duration_ms: u64,
         output: String,
     },
@@ -184,6 +192,8 @@ pub enum AgentEvent {
     /// The history was replaced (new conversation or resumed session).
     HistoryReset {
         messages: Vec<Message>,
+        /// tool_use id → the tool's one-line summary of its input, for redrawing the calls.
+        summaries: std::collections::HashMap<String, String>,
     },
     /// The transcript now being written (after a new conversation or a resume).
     Session {
@@ -202,4 +212,46 @@ pub struct TurnSummary {
     pub text: String,
     pub transitions: Vec<Transition>,
     pub error: Option<String>,
+}
+
+/// What a tool call would do, shown before the user approves it. Tools answer it
+/// (`Tool::preview`); front ends draw it without knowing tool or field names.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Preview {
+    /// A shell command line; `note` is a detail such as its timeout.
+    Command { text: String, note: Option<String> },
+    /// A change to an existing file as a unified diff (`@@` hunks, `-`/`+`/` ` lines).
+    Diff {
+        path: String,
+        unified_diff: String,
+        note: Option<String>,
+    },
+    /// A file written whole with this content.
+    NewFile { path: String, content: String },
+}
+
+/// How a tool call ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolOutcome {
+    Ok,
+    /// The tool failed, was refused, timed out or its input was invalid.
+    Error,
+    /// Stopped by the user (Ctrl+C) or by a failing sibling call before it could finish.
+    Cancelled,
+}
+
+impl ToolOutcome {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ToolOutcome::Ok => "ok",
+            ToolOutcome::Error => "error",
+            ToolOutcome::Cancelled => "cancelled",
+        }
+    }
+
+    pub fn is_error(self) -> bool {
+        self != ToolOutcome::Ok
+    }
 }

@@ -194,7 +194,7 @@ async fn one_request(agent: &mut Agent, state: &mut State, cancel: &Cancellation
                 events.send(AgentEvent::Discarded {
                     reason: format!("{e}; switching to the fallback model"),
                 });
-                asm.blocks(true)
+                asm.complete_blocks_of_cut_reply()
             } else {
                 let marker = format!("\n[reply cut off: {e}]");
                 asm.blocks_with_partial(Some(&marker))
@@ -366,22 +366,11 @@ async fn consume(
         );
         match asm.push(event) {
             Some(Completed::Block(ContentBlock::ToolUse { id, name, input })) => {
-                let safe = executor.is_safe(name, input);
-                events.send(AgentEvent::ToolUse {
-                    id: id.clone(),
-                    name: name.clone(),
-                    input: input.clone(),
-                    safe,
-                });
+                events.send(executor.tool_use_event(id, name, input));
                 executor.add(id, name, input);
             }
             Some(Completed::Invalid(inv)) => {
-                events.send(AgentEvent::ToolUse {
-                    id: inv.id.clone(),
-                    name: inv.name.clone(),
-                    input: serde_json::json!({}),
-                    safe: true,
-                });
+                events.send(executor.invalid_tool_use_event(&inv.id, &inv.name));
                 executor.add_error(&inv.id, &inv.name, &inv.error);
             }
             _ => {}

@@ -9,7 +9,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::executor::{ExecEnv, INTERRUPTED};
-use super::protocol::AgentEvent;
+use super::protocol::{AgentEvent, ToolOutcome};
 use crate::permission::{Consent, Verdict};
 use crate::tools::{Effect, Tool, ToolContext, ToolOutput};
 
@@ -29,8 +29,10 @@ pub(super) struct Call {
 }
 
 impl Call {
-    /// Runs the call; the Instant is when it started (None if it never did).
-    pub async fn run(self, env: &ExecEnv) -> (ToolOutput, Option<Instant>) {
+    /// Runs the call; the Instant is when it started (None if it never did). The outcome
+    /// says cancelled only when a token stopped it (Ctrl+C or a failing sibling), never for
+    /// its own error or a timeout.
+    pub async fn run(self, env: &ExecEnv) -> (ToolOutput, Option<Instant>, ToolOutcome) {
         let Call {
             tool,
             id,
@@ -42,9 +44,10 @@ impl Call {
         } = self;
         let effect = tool.effect();
         if effect != Effect::ReadOnly
-            && let Err(output) = ask_consent(env, &id, &name, effect, &input, &token).await
+            && let Err((output, outcome)) =
+                ask_consent(env, tool.as_ref(), &id, &name, effect, &input, &token).await
         {
-            return (output, None);
+            return (output, None, outcome);
         }
         // The clock starts after consent, so timers show execution time.
         let started_at = Instant::now();
@@ -70,7 +73,7 @@ impl Call {
         let mut fut = tool.run(input, ctx);
         // Cancellation is checked first: a tool that returns because it saw the token
         // must still be reported as interrupted, not as its own "stopped" output.
-        let output = tokio::select! {
+        let (output, outcome) = tokio::select! {
             biased;
             _ = token.cancelled() => {
                 let partial = tokio::time::timeout(CANCEL_GRACE, &mut fut).await.ok();
@@ -83,42 +86,50 @@ impl Call {
                         .and_then(|r| r.clone())
                         .unwrap_or_else(|| "cancelled".to_string())
                 };
-                match partial {
+                let output = match partial {
                     Some(out) if !out.content.is_empty() => ToolOutput::error(format!(
                         "{reason}\n[output before it was stopped]\n{}",
                         out.content
                     )),
                     _ => ToolOutput::error(reason),
-                }
+                };
+                (output, ToolOutcome::Cancelled)
             }
-            out = &mut fut => out,
+            out = &mut fut => {
+                let outcome = if out.is_error { ToolOutcome::Error } else { ToolOutcome::Ok };
+                (out, outcome)
+            }
             _ = tokio::time::sleep(limit) => {
                 token.cancel();
                 let _ = tokio::time::timeout(CANCEL_GRACE, &mut fut).await;
-                ToolOutput::error(format!(
+                let output = ToolOutput::error(format!(
                     "Error: {name} timed out after {} and was stopped",
                     human_duration(limit)
-                ))
+                ));
+                (output, ToolOutcome::Error)
             }
         };
-        (cut_output(output, env.max_output_bytes), Some(started_at))
+        (
+            cut_output(output, env.max_output_bytes),
+            Some(started_at),
+            outcome,
+        )
     }
 }
 
 /// Asks the policy, and the user if needed. Err carries the result for a refused call.
 async fn ask_consent(
     env: &ExecEnv,
+    tool: &dyn Tool,
     id: &str,
     name: &str,
     effect: Effect,
     input: &Value,
     token: &CancellationToken,
-) -> Result<(), ToolOutput> {
-    let inside = input
-        .get("path")
-        .and_then(Value::as_str)
-        .map(|p| env.workspace.is_inside(p))
-        .unwrap_or(true);
+) -> Result<(), (ToolOutput, ToolOutcome)> {
+    // Inside only if every path the call touches is: one path outside is enough to ask.
+    let inside = tool.paths(input).iter().all(|p| env.workspace.is_inside(p));
+    let refused = |message: String| (ToolOutput::error(message), ToolOutcome::Error);
     let decided = |allowed: bool| AgentEvent::Permission {
         id: id.to_string(),
         name: name.to_string(),
@@ -131,7 +142,7 @@ async fn ask_consent(
         }
         Verdict::Deny(message) => {
             env.events.send(decided(false));
-            Err(ToolOutput::error(message))
+            Err(refused(message))
         }
         Verdict::Ask => {
             let rx = env.policy.register(id);
@@ -139,6 +150,8 @@ async fn ask_consent(
                 id: id.to_string(),
                 tool: name.to_string(),
                 input: input.clone(),
+                summary: tool.summary(input),
+                preview: tool.preview(input),
             });
             match env.policy.wait(id, name, rx, token).await {
                 Consent::Granted => {
@@ -147,9 +160,11 @@ async fn ask_consent(
                 }
                 Consent::Refused(message) => {
                     env.events.send(decided(false));
-                    Err(ToolOutput::error(message))
+                    Err(refused(message))
                 }
-                Consent::Interrupted => Err(ToolOutput::error(INTERRUPTED)),
+                Consent::Interrupted => {
+                    Err((ToolOutput::error(INTERRUPTED), ToolOutcome::Cancelled))
+                }
             }
         }
     }

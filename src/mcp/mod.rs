@@ -8,7 +8,7 @@ pub mod config;
 pub mod connect;
 pub mod result;
 pub mod server;
-// pub mod tool; (after the Tool trait takes runtime names)
+pub mod tool;
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};

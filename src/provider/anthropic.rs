@@ -11,7 +11,9 @@ use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderValue};
 use serde_json::{Value, json};
 
 use super::anthropic_stream::event_stream;
-use super::{EventStream, ModelRequest, Provider, ProviderError, retry};
+use super::{
+    EventStream, ModelRequest, Provider, ProviderError, ProviderSettings, SetupError, retry,
+};
 
 pub const ANTHROPIC_VERSION: &str = "2023-06-01";
 const DEFAULT_HEAD_TIMEOUT: Duration = Duration::from_secs(90);
@@ -42,14 +44,16 @@ impl std::fmt::Debug for AnthropicProvider {
 impl AnthropicProvider {
     /// `base_url` is joined with `/v1/messages`, keeping any path prefix
     /// (`http://host/anthropic` → `http://host/anthropic/v1/messages`).
-    pub fn new(base_url: &str, api_key: String) -> Result<Self, String> {
+    pub fn new(base_url: &str, api_key: String) -> Result<Self, SetupError> {
         let key = api_key.trim();
         if key.is_empty() {
-            return Err("the Anthropic provider needs an API key: set ANTHROPIC_API_KEY".into());
+            return Err(SetupError::MissingKey {
+                provider: "Anthropic",
+                env: "ANTHROPIC_API_KEY",
+            });
         }
-        let mut api_key = HeaderValue::from_str(key).map_err(|_| {
-            "ANTHROPIC_API_KEY contains characters that cannot be sent in an HTTP header"
-                .to_string()
+        let mut api_key = HeaderValue::from_str(key).map_err(|_| SetupError::KeyNotAHeader {
+            env: "ANTHROPIC_API_KEY",
         })?;
         api_key.set_sensitive(true);
         Ok(AnthropicProvider {
@@ -58,6 +62,12 @@ impl AnthropicProvider {
             api_key,
             client: super::http_client(),
         })
+    }
+
+    /// The provider the registry builds.
+    pub fn from_settings(s: &ProviderSettings) -> Result<Self, SetupError> {
+        let key = s.api_key.clone().unwrap_or_default();
+        Ok(Self::new(&s.base_url, key)?.with_head_timeout(s.head_timeout))
     }
 
     /// Sets the longest wait for the response head (default 90 s, like the idle timeout).
@@ -164,19 +174,21 @@ impl Provider for AnthropicProvider {
     }
 }
 
-fn endpoint(base_url: &str) -> Result<reqwest::Url, String> {
+fn endpoint(base_url: &str) -> Result<reqwest::Url, SetupError> {
+    let invalid = |reason: String| SetupError::BaseUrl {
+        provider: "Anthropic",
+        url: base_url.to_string(),
+        reason,
+    };
     let base = base_url.trim().trim_end_matches('/');
     let full = if base.ends_with("/v1/messages") {
         base.to_string()
     } else {
         format!("{base}/v1/messages")
     };
-    let url = reqwest::Url::parse(&full)
-        .map_err(|e| format!("invalid Anthropic base URL {base_url:?}: {e}"))?;
+    let url = reqwest::Url::parse(&full).map_err(|e| invalid(e.to_string()))?;
     if !matches!(url.scheme(), "http" | "https") {
-        return Err(format!(
-            "invalid Anthropic base URL {base_url:?}: expected http:// or https://"
-        ));
+        return Err(invalid("expected http:// or https://".into()));
     }
     Ok(url)
 }
@@ -285,9 +297,13 @@ mod tests {
 
     #[test]
     fn missing_or_bad_key_is_a_clear_error() {
-        let err = AnthropicProvider::new("http://h", "  ".into()).expect_err("no key");
+        let err = AnthropicProvider::new("http://h", "  ".into())
+            .expect_err("no key")
+            .to_string();
         assert!(err.contains("ANTHROPIC_API_KEY"), "{err}");
-        let err = AnthropicProvider::new("http://h", "a\nb".into()).expect_err("bad key");
+        let err = AnthropicProvider::new("http://h", "a\nb".into())
+            .expect_err("bad key")
+            .to_string();
         assert!(
             err.contains("ANTHROPIC_API_KEY") && !err.contains("a\nb"),
             "{err}"

@@ -11,22 +11,19 @@ use serde_json::Value;
 
 use super::sse::{SseParser, SseRecord};
 use super::{BlockKind, EventStream, ProviderError, StreamEvent, Usage};
-use crate::message::ContentBlock;
 
+/// What the decoder remembers of an open block: only its kind (the assembler keeps the
+/// content), to route deltas and to reject ones for blocks that never started.
 #[derive(Debug)]
 enum Open {
-    Text(String),
-    Thinking {
-        thinking: String,
-        signature: String,
-    },
-    RedactedThinking(String),
+    Text,
+    Thinking,
+    RedactedThinking,
     ToolUse {
-        id: String,
-        name: String,
-        /// The input given in content_block_start (normally `{}`), used when no fragment came.
-        initial: Value,
-        json: String,
+        /// The input given in content_block_start (normally `{}`), sent as the input when
+        /// no fragment came.
+        initial: Option<Value>,
+        fragments: bool,
     },
     /// A block type we do not model (server tools, citations…): its deltas are ignored.
     Other,
@@ -141,7 +138,7 @@ impl Decoder {
         }
     }
 
-    fn event(&mut self, ty: &str, v: &Value, out: &mut VecDeque<Item>) -> Result<(), String> {
+    fn event(&mut self, ty: &str, v: &Value, out: &mut VecDeque<Item>) -> Result<(), BlockError> {
         match ty {
             "message_start" => {
                 let msg = &v["message"];
@@ -192,22 +189,14 @@ impl Decoder {
         index: usize,
         block: &Value,
         out: &mut VecDeque<Item>,
-    ) -> Result<(), String> {
+    ) -> Result<(), BlockError> {
         let ty = block["type"].as_str().unwrap_or("");
         let (kind, open, id, name) = match ty {
-            "text" => (BlockKind::Text, Open::Text(String::new()), None, None),
-            "thinking" => (
-                BlockKind::Thinking,
-                Open::Thinking {
-                    thinking: String::new(),
-                    signature: block["signature"].as_str().unwrap_or("").to_string(),
-                },
-                None,
-                None,
-            ),
+            "text" => (BlockKind::Text, Open::Text, None, None),
+            "thinking" => (BlockKind::Thinking, Open::Thinking, None, None),
             "redacted_thinking" => (
-                BlockKind::Other,
-                Open::RedactedThinking(block["data"].as_str().unwrap_or("").to_string()),
+                BlockKind::RedactedThinking,
+                Open::RedactedThinking,
                 None,
                 None,
             ),
@@ -217,16 +206,22 @@ impl Decoder {
                     block["id"].as_str().filter(|s| !s.is_empty()),
                     block["name"].as_str().filter(|s| !s.is_empty()),
                 ) else {
-                    return Err(format!("tool_use block {index} without an id or name"));
+                    return Err(BlockError::ToolWithoutId(index));
                 };
-                let (id, name) = (id.to_string(), name.to_string());
+                let initial = block
+                    .get("input")
+                    .filter(|v| !v.is_null() && v.as_object().is_none_or(|o| !o.is_empty()))
+                    .cloned();
                 let open = Open::ToolUse {
-                    id: id.clone(),
-                    name: name.clone(),
-                    initial: block.get("input").cloned().unwrap_or(Value::Null),
-                    json: String::new(),
+                    initial,
+                    fragments: false,
                 };
-                (BlockKind::ToolUse, open, Some(id), Some(name))
+                (
+                    BlockKind::ToolUse,
+                    open,
+                    Some(id.to_string()),
+                    Some(name.to_string()),
+                )
             }
             _ => (BlockKind::Other, Open::Other, None, None),
         };
@@ -240,14 +235,28 @@ impl Decoder {
             id,
             name,
         }));
-        // Text and thinking blocks may carry their first piece in the start event.
-        if let Some(text) = block["text"].as_str().filter(|t| !t.is_empty()) {
-            self.block_delta(index, "text_delta", text.to_string(), out)
-                .ok();
-        }
-        if let Some(t) = block["thinking"].as_str().filter(|t| !t.is_empty()) {
-            self.block_delta(index, "thinking_delta", t.to_string(), out)
-                .ok();
+        // Text and thinking blocks may carry their first piece in the start event, a
+        // thinking block its signature, a redacted one its whole data.
+        let field = |k: &str| block[k].as_str().filter(|t| !t.is_empty());
+        match kind {
+            BlockKind::Text => {
+                if let Some(text) = field("text") {
+                    self.block_delta(index, "text_delta", text.to_string(), out)?;
+                }
+            }
+            BlockKind::Thinking => {
+                if let Some(t) = field("thinking") {
+                    self.block_delta(index, "thinking_delta", t.to_string(), out)?;
+                }
+                if let Some(sig) = field("signature") {
+                    self.block_delta(index, "signature_delta", sig.to_string(), out)?;
+                }
+            }
+            BlockKind::RedactedThinking => out.push_back(Ok(StreamEvent::RedactedThinking {
+                index,
+                data: field("data").unwrap_or("").to_string(),
+            })),
+            BlockKind::ToolUse | BlockKind::Other => {}
         }
         Ok(())
     }
@@ -259,94 +268,63 @@ impl Decoder {
         kind: &str,
         value: String,
         out: &mut VecDeque<Item>,
-    ) -> Result<(), String> {
+    ) -> Result<(), BlockError> {
         let Some((_, open)) = self.open.iter_mut().find(|(i, _)| *i == index) else {
-            return Err(format!("delta for block {index}, which was never started"));
+            return Err(BlockError::NeverStarted("delta", index));
         };
-        match (kind, open) {
-            ("text_delta", Open::Text(buf)) => {
-                buf.push_str(&value);
-                out.push_back(Ok(StreamEvent::TextDelta { index, text: value }));
-            }
-            ("thinking_delta", Open::Thinking { thinking, .. }) => {
-                thinking.push_str(&value);
-                out.push_back(Ok(StreamEvent::ThinkingDelta {
-                    index,
-                    thinking: value,
-                }));
-            }
-            ("signature_delta", Open::Thinking { signature, .. }) => {
-                signature.push_str(&value);
-            }
-            ("input_json_delta", Open::ToolUse { json, .. }) => {
-                json.push_str(&value);
-                out.push_back(Ok(StreamEvent::ToolInputDelta {
+        let event = match (kind, open) {
+            ("text_delta", Open::Text) => StreamEvent::TextDelta { index, text: value },
+            ("thinking_delta", Open::Thinking) => StreamEvent::ThinkingDelta {
+                index,
+                thinking: value,
+            },
+            ("signature_delta", Open::Thinking) => StreamEvent::SignatureDelta {
+                index,
+                signature: value,
+            },
+            ("input_json_delta", Open::ToolUse { fragments, .. }) => {
+                *fragments |= !value.trim().is_empty();
+                StreamEvent::ToolInputDelta {
                     index,
                     partial_json: value,
-                }));
+                }
             }
             // citations_delta and deltas for blocks we do not model.
-            _ => {}
-        }
+            _ => return Ok(()),
+        };
+        out.push_back(Ok(event));
         Ok(())
     }
 
-    fn block_stop(&mut self, index: usize, out: &mut VecDeque<Item>) -> Result<(), String> {
+    fn block_stop(&mut self, index: usize, out: &mut VecDeque<Item>) -> Result<(), BlockError> {
         let Some(at) = self.open.iter().position(|(i, _)| *i == index) else {
-            return Err(format!("stop for block {index}, which was never started"));
+            return Err(BlockError::NeverStarted("stop", index));
         };
         let (_, open) = self.open.swap_remove(at);
-        let block = match open {
-            Open::Text(text) => ContentBlock::Text { text },
-            Open::Thinking {
-                thinking,
-                signature,
-            } => ContentBlock::Thinking {
-                thinking,
-                signature,
-            },
-            Open::RedactedThinking(data) => ContentBlock::RedactedThinking { data },
-            Open::ToolUse {
-                id,
-                name,
-                initial,
-                json,
-            } => match tool_input(&json, initial) {
-                Ok(input) => ContentBlock::ToolUse { id, name, input },
-                Err(error) => {
-                    out.push_back(Ok(StreamEvent::ToolUseInvalid {
-                        index,
-                        id,
-                        name,
-                        raw_input: json,
-                        error,
-                    }));
-                    return Ok(());
-                }
-            },
-            Open::Other => return Ok(()),
-        };
-        out.push_back(Ok(StreamEvent::BlockComplete { index, block }));
+        if let Open::ToolUse {
+            initial: Some(input),
+            fragments: false,
+        } = open
+        {
+            out.push_back(Ok(StreamEvent::ToolInputDelta {
+                index,
+                partial_json: input.to_string(),
+            }));
+        }
+        out.push_back(Ok(StreamEvent::BlockStop { index }));
         Ok(())
     }
 }
 
-/// Parses the concatenated fragments once. No fragment means the start event's input
-/// (normally `{}`). The API only accepts an object as input, so anything else is invalid.
-fn tool_input(json: &str, initial: Value) -> Result<Value, String> {
-    let value = if json.trim().is_empty() {
-        match initial {
-            Value::Null => Value::Object(Default::default()),
-            v => v,
-        }
-    } else {
-        serde_json::from_str(json).map_err(|e| e.to_string())?
-    };
-    if value.is_object() {
-        Ok(value)
-    } else {
-        Err(format!("expected a JSON object, got {value}"))
-    }
+/// Why an event broke the protocol (reported as [`ProviderError::Malformed`]).
+#[derive(Debug, thiserror::Error)]
+enum BlockError {
+    #[error("{0} for block {1}, which was never started")]
+    NeverStarted(&'static str, usize),
+    #[error("tool_use block {0} without an id or name")]
+    ToolWithoutId(usize),
+    #[error("missing block index")]
+    MissingIndex,
 }
 
 /// The field that carries a delta's payload.
@@ -408,11 +386,11 @@ fn is_known(name: &str) -> bool {
     )
 }
 
-fn index(v: &Value) -> Result<usize, String> {
+fn index(v: &Value) -> Result<usize, BlockError> {
     v["index"]
         .as_u64()
         .map(|i| i as usize)
-        .ok_or_else(|| "missing block index".to_string())
+        .ok_or(BlockError::MissingIndex)
 }
 
 fn usage(u: &Value) -> Usage {

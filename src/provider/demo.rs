@@ -247,10 +247,7 @@ impl Script {
         }
         self.push_raw(
             Duration::ZERO,
-            StreamEvent::BlockComplete {
-                index,
-                block: ContentBlock::text(text),
-            },
+            StreamEvent::BlockStop { index },
             "content_block_stop",
             json!({"type":"content_block_stop","index":index}),
         );
@@ -288,14 +285,7 @@ impl Script {
         }
         self.push_raw(
             Duration::ZERO,
-            StreamEvent::BlockComplete {
-                index,
-                block: ContentBlock::ToolUse {
-                    id: id.into(),
-                    name: name.into(),
-                    input,
-                },
-            },
+            StreamEvent::BlockStop { index },
             "content_block_stop",
             json!({"type":"content_block_stop","index":index}),
         );
@@ -340,10 +330,11 @@ mod tests {
         script(&req, Pace::default())
             .into_iter()
             .filter_map(|(_, e)| match e {
-                StreamEvent::BlockComplete {
-                    block: ContentBlock::ToolUse { name, .. },
+                StreamEvent::BlockStart {
+                    kind: BlockKind::ToolUse,
+                    name,
                     ..
-                } => Some(name),
+                } => name,
                 _ => None,
             })
             .collect()

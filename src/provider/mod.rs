@@ -6,6 +6,7 @@ pub mod anthropic_stream;
 pub mod demo;
 mod demo_reply;
 pub mod openai;
+mod registry;
 pub mod retry;
 pub mod scripted;
 pub mod sse;
@@ -18,7 +19,9 @@ use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::message::{ContentBlock, Message};
+use crate::message::Message;
+
+pub use registry::{ProviderKind, ProviderSettings, SetupError, build};
 
 /// A tool as announced to the model.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -54,6 +57,9 @@ impl Usage {
 }
 
 /// What a provider's stream says, independent of its wire format.
+///
+/// Providers only decode: blocks arrive as start, deltas, stop, and the one assembler
+/// (`agent::assembler`) buffers them, parses tool input and builds the content blocks.
 #[derive(Clone, Debug, PartialEq)]
 pub enum StreamEvent {
     /// The response began; `usage` carries the input tokens known so far.
@@ -76,24 +82,24 @@ pub enum StreamEvent {
         index: usize,
         thinking: String,
     },
-    /// A fragment of a tool_use block's input JSON (shown live; parsed at completion).
+    /// A piece of a thinking block's signature (kept byte for byte and sent back).
+    SignatureDelta {
+        index: usize,
+        signature: String,
+    },
+    /// The opaque `data` of a redacted_thinking block (sent back exactly as received).
+    RedactedThinking {
+        index: usize,
+        data: String,
+    },
+    /// A fragment of a tool_use block's input JSON (shown live; parsed once, at BlockStop).
     ToolInputDelta {
         index: usize,
         partial_json: String,
     },
-    /// A content block is complete. For tool_use the input has been parsed once, here.
-    BlockComplete {
+    /// A content block is complete.
+    BlockStop {
         index: usize,
-        block: ContentBlock,
-    },
-    /// A tool_use block ended but its input is not valid JSON (or was cut off). The loop
-    /// records it with `{}` input and answers it with an error the model can act on.
-    ToolUseInvalid {
-        index: usize,
-        id: String,
-        name: String,
-        raw_input: String,
-        error: String,
     },
     /// Usage and stop reason as they become known (message_delta).
     Delta {
@@ -113,7 +119,9 @@ pub enum StreamEvent {
 pub enum BlockKind {
     Text,
     Thinking,
+    RedactedThinking,
     ToolUse,
+    /// A block type we do not model (server tools, …): its deltas are ignored.
     Other,
 }
 
@@ -227,25 +235,6 @@ pub fn http_client() -> reqwest::Client {
                 })
         })
         .clone()
-}
-
-/// The provider a config asks for.
-pub fn from_config(config: &crate::config::Config) -> Result<std::sync::Arc<dyn Provider>, String> {
-    use crate::cli::ProviderKind;
-    match config.provider {
-        ProviderKind::Demo => Ok(std::sync::Arc::new(demo::DemoProvider::default())),
-        ProviderKind::Anthropic => {
-            let key = config.api_key.clone().unwrap_or_default();
-            let provider = anthropic::AnthropicProvider::new(&config.base_url, key)?
-                .with_head_timeout(config.idle_timeout);
-            Ok(std::sync::Arc::new(provider))
-        }
-        ProviderKind::Openai => {
-            let provider = openai::OpenAiProvider::new(&config.base_url, config.api_key.clone())?
-                .with_head_timeout(config.idle_timeout);
-            Ok(std::sync::Arc::new(provider))
-        }
-    }
 }
 
 /// reqwest's Display hides the cause ("error sending request"); the chain says what broke.

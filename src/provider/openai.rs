@@ -20,7 +20,7 @@ use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderValu
 use serde_json::{Map, Value, json};
 
 use super::retry::{parse_retry_after, parse_should_retry};
-use super::{EventStream, ModelRequest, Provider, ProviderError};
+use super::{EventStream, ModelRequest, Provider, ProviderError, ProviderSettings, SetupError};
 use body::Framing;
 
 const DEFAULT_HEAD_TIMEOUT: Duration = Duration::from_secs(90);
@@ -54,15 +54,16 @@ impl OpenAiProvider {
     /// `base_url` usually ends in `/v1`; `/chat/completions` is appended to it (any path
     /// prefix is kept, a trailing slash is fine, and a URL that already names the endpoint
     /// is taken as it is).
-    pub fn new(base_url: &str, api_key: Option<String>) -> Result<Self, String> {
+    pub fn new(base_url: &str, api_key: Option<String>) -> Result<Self, SetupError> {
         let api_key = api_key
             .map(|k| k.trim().to_string())
             .filter(|k| !k.is_empty());
         let auth = match &api_key {
             Some(key) => {
                 let mut v = HeaderValue::from_str(&format!("Bearer {key}")).map_err(|_| {
-                    "OPENAI_API_KEY contains characters that cannot be sent in an HTTP header"
-                        .to_string()
+                    SetupError::KeyNotAHeader {
+                        env: "OPENAI_API_KEY",
+                    }
                 })?;
                 v.set_sensitive(true);
                 Some(v)
@@ -77,6 +78,11 @@ impl OpenAiProvider {
             client: super::http_client(),
             max_completion_tokens: AtomicBool::new(false),
         })
+    }
+
+    /// The provider the registry builds.
+    pub fn from_settings(s: &ProviderSettings) -> Result<Self, SetupError> {
+        Ok(Self::new(&s.base_url, s.api_key.clone())?.with_head_timeout(s.head_timeout))
     }
 
     /// Sets the longest wait for the response head (default 90 s, like the idle timeout).
@@ -235,18 +241,21 @@ async fn read_capped(mut response: reqwest::Response) -> String {
     String::from_utf8_lossy(&buf).into_owned()
 }
 
-fn endpoint(base_url: &str) -> Result<reqwest::Url, String> {
+fn endpoint(base_url: &str) -> Result<reqwest::Url, SetupError> {
+    let invalid = |reason: String| SetupError::BaseUrl {
+        provider: "OpenAI-compatible",
+        url: base_url.to_string(),
+        reason,
+    };
     let base = base_url.trim().trim_end_matches('/');
     let full = if base.ends_with("/chat/completions") {
         base.to_string()
     } else {
         format!("{base}/chat/completions")
     };
-    let url = reqwest::Url::parse(&full).map_err(|e| format!("base URL {base_url:?}: {e}"))?;
+    let url = reqwest::Url::parse(&full).map_err(|e| invalid(e.to_string()))?;
     if !matches!(url.scheme(), "http" | "https") {
-        return Err(format!(
-            "base URL {base_url:?}: the scheme must be http or https"
-        ));
+        return Err(invalid("the scheme must be http or https".into()));
     }
     Ok(url)
 }

@@ -12,7 +12,7 @@ use futures::future::BoxFuture;
 use serde_json::{Value, json};
 
 use super::{BlockKind, EventStream, ModelRequest, Provider, ProviderError, StreamEvent, Usage};
-use crate::message::{ContentBlock, Message, validate_history};
+use crate::message::{Message, validate_history};
 
 /// One step of a scripted reply: wait `after` (since the previous step), then yield.
 pub type Step = (Duration, Result<StreamEvent, ProviderError>);
@@ -156,13 +156,7 @@ impl ReplyBuilder {
     pub fn text(self, ms: u64, text: &str) -> Self {
         let mut b = self.partial_text(ms, text);
         let index = b.index - 1;
-        b.at(
-            ms,
-            Ok(StreamEvent::BlockComplete {
-                index,
-                block: ContentBlock::text(text),
-            }),
-        );
+        b.at(ms, Ok(StreamEvent::BlockStop { index }));
         b
     }
 
@@ -180,19 +174,28 @@ impl ReplyBuilder {
     }
 
     /// A tool_use block that starts at `start_ms` and is complete at `done_ms`.
-    pub fn tool(mut self, start_ms: u64, done_ms: u64, id: &str, name: &str, input: Value) -> Self {
+    pub fn tool(self, start_ms: u64, done_ms: u64, id: &str, name: &str, input: Value) -> Self {
+        self.raw_tool(start_ms, done_ms, id, name, &input.to_string())
+    }
+
+    /// A tool_use block whose input JSON is `raw` exactly (which may not parse).
+    pub fn raw_tool(
+        mut self,
+        start_ms: u64,
+        done_ms: u64,
+        id: &str,
+        name: &str,
+        raw: &str,
+    ) -> Self {
         let index = self.begin(start_ms, BlockKind::ToolUse, Some((id, name)));
         self.at(
             done_ms,
-            Ok(StreamEvent::BlockComplete {
+            Ok(StreamEvent::ToolInputDelta {
                 index,
-                block: ContentBlock::ToolUse {
-                    id: id.into(),
-                    name: name.into(),
-                    input,
-                },
+                partial_json: raw.into(),
             }),
         );
+        self.at(done_ms, Ok(StreamEvent::BlockStop { index }));
         self
     }
 

@@ -23,6 +23,13 @@ pub fn optional_u64(input: &Value, key: &str) -> Option<u64> {
     input.get(key).and_then(Value::as_u64)
 }
 
+/// The path in `key` as a one-element list for `Tool::paths` (empty when absent).
+pub fn path_field(input: &Value, key: &str) -> Vec<String> {
+    optional_str(input, key)
+        .map(|p| vec![p.to_string()])
+        .unwrap_or_default()
+}
+
 pub fn flag(input: &Value, key: &str) -> bool {
     input.get(key).and_then(Value::as_bool).unwrap_or(false)
 }

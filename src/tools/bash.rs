@@ -17,6 +17,7 @@ use super::args::{one_line, optional_str, optional_u64, required_str};
 use super::output::{HeadTail, Utf8Stream};
 use super::process::{Stopped, TERM_GRACE, group_alive, kill_group_now, stop_group};
 use super::{Effect, Tool, ToolContext, ToolOutput};
+use crate::agent::protocol::Preview;
 
 pub const DEFAULT_TIMEOUT_MS: u64 = 120_000;
 pub const MAX_TIMEOUT_MS: u64 = 600_000;
@@ -34,10 +35,10 @@ pub struct Bash;
 
 #[async_trait]
 impl Tool for Bash {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         "bash"
     }
-    fn description(&self) -> &'static str {
+    fn description(&self) -> &str {
         "Run a command with `bash -c` in the workspace root. Non-interactive: stdin is closed, \
          so commands that prompt will fail. stdout and stderr come back interleaved as they \
          were written, followed by the exit code; a non-zero exit is an error. Default \
@@ -60,6 +61,15 @@ impl Tool for Bash {
     }
     fn is_concurrency_safe(&self, _input: &Value) -> bool {
         false
+    }
+    fn cancels_siblings_on_error(&self) -> bool {
+        true
+    }
+    fn preview(&self, input: &Value) -> Option<Preview> {
+        Some(Preview::Command {
+            text: optional_str(input, "command").unwrap_or("").to_string(),
+            note: optional_u64(input, "timeout_ms").map(|t| format!("timeout {t} ms")),
+        })
     }
     fn timeout(&self, input: &Value) -> Duration {
         Duration::from_millis(timeout_ms(input)) + TIMEOUT_MARGIN

@@ -6,10 +6,11 @@ use async_trait::async_trait;
 use serde_json::{Value, json};
 use similar::TextDiff;
 
-use super::args::{flag, one_line, optional_str, required_str};
+use super::args::{flag, one_line, optional_str, path_field, required_str};
 use super::atomic::write_atomic;
 use super::text::{MAX_TEXT_FILE_BYTES, as_text};
 use super::{Effect, Tool, ToolContext, ToolOutput};
+use crate::agent::protocol::Preview;
 
 /// Diffs longer than this many lines are cut (the edit itself is not).
 const MAX_DIFF_LINES: usize = 200;
@@ -18,10 +19,10 @@ pub struct EditFile;
 
 #[async_trait]
 impl Tool for EditFile {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         "edit_file"
     }
-    fn description(&self) -> &'static str {
+    fn description(&self) -> &str {
         "Replace an exact string in a UTF-8 text file. `old_string` must occur exactly once \
          (include enough surrounding lines to make it unique) unless `replace_all` is true. \
          Whitespace and indentation must match the file exactly. Files with CRLF line \
@@ -44,6 +45,18 @@ impl Tool for EditFile {
     fn effect(&self) -> Effect {
         Effect::Edit
     }
+    fn paths(&self, input: &Value) -> Vec<String> {
+        path_field(input, "path")
+    }
+    fn preview(&self, input: &Value) -> Option<Preview> {
+        let old = optional_str(input, "old_string").unwrap_or("");
+        let new = optional_str(input, "new_string").unwrap_or("");
+        Some(Preview::Diff {
+            path: optional_str(input, "path").unwrap_or("").to_string(),
+            unified_diff: string_diff(old, new),
+            note: flag(input, "replace_all").then(|| "(every occurrence)".to_string()),
+        })
+    }
     fn summary(&self, input: &Value) -> String {
         let path = one_line(optional_str(input, "path").unwrap_or("?"), 60);
         if flag(input, "replace_all") {
@@ -65,7 +78,7 @@ impl Tool for EditFile {
         let replace_all = flag(&input, "replace_all");
         let resolved = match ctx.workspace.resolve(path) {
             Ok(p) => p,
-            Err(e) => return ToolOutput::error(e),
+            Err(e) => return ToolOutput::error(e.to_string()),
         };
         let shown = ctx.workspace.display(&resolved);
         let edited =
@@ -112,7 +125,7 @@ fn edit(
         ));
     }
     let bytes = std::fs::read(path).map_err(|e| format!("Error: cannot read {shown}: {e}"))?;
-    let text = as_text(&bytes, shown)?;
+    let text = as_text(&bytes, shown).map_err(|e| e.to_string())?;
     let plan = Replacement::plan(text, old, new);
     let count = plan.content.matches(plan.old.as_str()).count();
     if count == 0 {
@@ -212,4 +225,15 @@ fn cut_diff(diff: &str) -> String {
         head.join("\n"),
         total - MAX_DIFF_LINES
     )
+}
+
+/// A unified diff of `old` → `new` with every line as context, for the approval preview
+/// (the file itself is not read: the preview shows what the call asks for).
+pub fn string_diff(old: &str, new: &str) -> String {
+    let radius = old.lines().count().max(new.lines().count());
+    TextDiff::from_lines(old, new)
+        .unified_diff()
+        .context_radius(radius)
+        .missing_newline_hint(false)
+        .to_string()
 }

@@ -12,10 +12,10 @@ pub struct GetCurrentTime;
 
 #[async_trait]
 impl Tool for GetCurrentTime {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         "get_current_time"
     }
-    fn description(&self) -> &'static str {
+    fn description(&self) -> &str {
         "The current date and time as RFC 3339 with the UTC offset, the time zone and the \
          weekday. `timezone` is an IANA name such as Europe/Berlin or UTC (default: the \
          system's time zone)."
@@ -42,21 +42,24 @@ impl Tool for GetCurrentTime {
     async fn run(&self, input: Value, _ctx: ToolContext) -> ToolOutput {
         match now_in(optional_str(&input, "timezone"), Timestamp::now()) {
             Ok(line) => ToolOutput::ok(line),
-            Err(e) => ToolOutput::error(e),
+            Err(e) => ToolOutput::error(e.to_string()),
         }
     }
 }
 
+/// A time zone name the tz database does not know.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "Error: unknown time zone {0:?}; use an IANA name such as UTC, Europe/Berlin or \
+     America/New_York"
+)]
+pub struct UnknownZone(pub String);
+
 /// One line like `2026-12-01T06:30:00+00:00 (UTC, Tuesday)`.
-pub fn now_in(timezone: Option<&str>, now: Timestamp) -> Result<String, String> {
+pub fn now_in(timezone: Option<&str>, now: Timestamp) -> Result<String, UnknownZone> {
     let (tz, label) = match timezone.map(str::trim).filter(|t| !t.is_empty()) {
         Some(name) => {
-            let tz = TimeZone::get(name).map_err(|_| {
-                format!(
-                    "Error: unknown time zone {name:?}; use an IANA name such as UTC, \
-                     Europe/Berlin or America/New_York"
-                )
-            })?;
+            let tz = TimeZone::get(name).map_err(|_| UnknownZone(name.to_string()))?;
             (tz, name.to_string())
         }
         None => {
@@ -95,7 +98,8 @@ mod tests {
             "2026-12-01T15:30:00+09:00 (Asia/Tokyo, Tuesday)"
         );
         let e = now_in(Some("Mars/Olympus"), t).expect_err("unknown");
-        assert!(e.contains("Mars/Olympus"), "{e}");
+        assert_eq!(e, UnknownZone("Mars/Olympus".into()));
+        assert!(e.to_string().contains("Mars/Olympus"), "{e}");
         assert!(now_in(None, t).is_ok());
     }
 }

@@ -17,10 +17,10 @@ pub struct Glob;
 
 #[async_trait]
 impl Tool for Glob {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         "glob"
     }
-    fn description(&self) -> &'static str {
+    fn description(&self) -> &str {
         "Find files by glob pattern, e.g. `**/*.rs` or `src/**/mod.rs`. The pattern is matched \
          against paths relative to `path` (default: the workspace root); `*` does not cross \
          `/`, `**` does. Files ignored by .gitignore are skipped. Prints matching file paths \
@@ -39,6 +39,9 @@ impl Tool for Glob {
     }
     fn effect(&self) -> Effect {
         Effect::ReadOnly
+    }
+    fn paths(&self, input: &Value) -> Vec<String> {
+        vec![optional_str(input, "path").unwrap_or("").to_string()]
     }
     fn summary(&self, input: &Value) -> String {
         let pattern = one_line(optional_str(input, "pattern").unwrap_or("?"), 50);
@@ -66,7 +69,7 @@ impl Tool for Glob {
             .resolve(optional_str(&input, "path").unwrap_or(""))
         {
             Ok(b) => b,
-            Err(e) => return ToolOutput::error(e),
+            Err(e) => return ToolOutput::error(e.to_string()),
         };
         if !base.is_dir() {
             return ToolOutput::error(format!(

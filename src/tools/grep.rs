@@ -21,10 +21,10 @@ pub struct Grep;
 
 #[async_trait]
 impl Tool for Grep {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         "grep"
     }
-    fn description(&self) -> &'static str {
+    fn description(&self) -> &str {
         "Search file contents with a regular expression (Rust regex syntax). Searches `path` \
          (a file or directory, default: the workspace root), skipping binary files and files \
          ignored by .gitignore. `glob` filters files: a pattern without `/` (e.g. *.rs) \
@@ -46,6 +46,9 @@ impl Tool for Grep {
     }
     fn effect(&self) -> Effect {
         Effect::ReadOnly
+    }
+    fn paths(&self, input: &Value) -> Vec<String> {
+        vec![optional_str(input, "path").unwrap_or("").to_string()]
     }
     fn summary(&self, input: &Value) -> String {
         let mut s = format!(
@@ -81,14 +84,14 @@ impl Tool for Grep {
             .transpose()
         {
             Ok(f) => f,
-            Err(e) => return ToolOutput::error(e),
+            Err(e) => return ToolOutput::error(e.to_string()),
         };
         let base = match ctx
             .workspace
             .resolve(optional_str(&input, "path").unwrap_or(""))
         {
             Ok(b) => b,
-            Err(e) => return ToolOutput::error(e),
+            Err(e) => return ToolOutput::error(e.to_string()),
         };
         if !base.exists() {
             return ToolOutput::error(format!(
@@ -114,12 +117,23 @@ struct FileFilter {
     by_name: bool,
 }
 
+/// A `glob` argument that does not parse.
+#[derive(Debug, thiserror::Error)]
+#[error("Error: invalid glob {glob:?}: {source}")]
+struct BadGlob {
+    glob: String,
+    source: globset::Error,
+}
+
 impl FileFilter {
-    fn new(glob: &str) -> Result<Self, String> {
+    fn new(glob: &str) -> Result<Self, BadGlob> {
         let matcher = GlobBuilder::new(glob)
             .literal_separator(true)
             .build()
-            .map_err(|e| format!("Error: invalid glob {glob:?}: {e}"))?
+            .map_err(|source| BadGlob {
+                glob: glob.to_string(),
+                source,
+            })?
             .compile_matcher();
         Ok(FileFilter {
             matcher,

@@ -12,10 +12,10 @@ pub struct ListDir;
 
 #[async_trait]
 impl Tool for ListDir {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         "list_dir"
     }
-    fn description(&self) -> &'static str {
+    fn description(&self) -> &str {
         "List one directory of the workspace (default: the workspace root), one entry per \
          line, sorted by name. Directories end with `/`; symlinks show as `name -> target`. \
          Not recursive: use glob to find files by pattern."
@@ -32,6 +32,9 @@ impl Tool for ListDir {
     fn effect(&self) -> Effect {
         Effect::ReadOnly
     }
+    fn paths(&self, input: &Value) -> Vec<String> {
+        vec![optional_str(input, "path").unwrap_or(".").to_string()]
+    }
     fn summary(&self, input: &Value) -> String {
         one_line(optional_str(input, "path").unwrap_or("."), 60)
     }
@@ -39,7 +42,7 @@ impl Tool for ListDir {
         let path = optional_str(&input, "path").unwrap_or("");
         let resolved = match ctx.workspace.resolve(path) {
             Ok(p) => p,
-            Err(e) => return ToolOutput::error(e),
+            Err(e) => return ToolOutput::error(e.to_string()),
         };
         let shown = ctx.workspace.display(&resolved);
         match tokio::task::spawn_blocking(move || list(&resolved, &shown)).await {

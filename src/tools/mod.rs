@@ -19,7 +19,7 @@ pub mod web_fetch;
 pub mod workspace;
 pub mod write_file;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -27,6 +27,8 @@ use async_trait::async_trait;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use crate::agent::protocol::Preview;
+use crate::message::{ContentBlock, Message};
 use crate::provider::ToolSpec;
 pub use workspace::Workspace;
 
@@ -96,16 +98,36 @@ impl ToolContext {
 pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 30_000;
 pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(120);
 
+/// Everything the rest of tooloop knows about a tool, it learns from this trait: the
+/// executor, the permission check and the front ends never match on tool or field names, so a
+/// tool known only at run time (an MCP server's) works like a built-in one.
 #[async_trait]
 pub trait Tool: Send + Sync {
-    fn name(&self) -> &'static str;
-    fn description(&self) -> &'static str;
+    /// The name the model calls it by; the registry's key. Runtime tools own theirs
+    /// (`mcp__server__tool`).
+    fn name(&self) -> &str;
+    fn description(&self) -> &str;
     /// JSON schema of the input; input is validated against it before `run`.
     fn input_schema(&self) -> Value;
     fn effect(&self) -> Effect;
     /// Whether this call may run beside other safe calls. Read-only tools are safe.
     fn is_concurrency_safe(&self, _input: &Value) -> bool {
         self.effect() == Effect::ReadOnly
+    }
+    /// Whether a failure of this tool stops its siblings in the same reply (DESIGN.md §5:
+    /// a failed shell command usually means the plan around it is wrong).
+    fn cancels_siblings_on_error(&self) -> bool {
+        false
+    }
+    /// Every filesystem path this call would touch, as the model wrote them. The call counts
+    /// as inside the workspace only if all of them are.
+    fn paths(&self, _input: &Value) -> Vec<String> {
+        Vec::new()
+    }
+    /// What the call would change, for the approval prompt (None: the front end shows the
+    /// input as JSON).
+    fn preview(&self, _input: &Value) -> Option<Preview> {
+        None
     }
     /// The executor's hard limit for this call (a tool may enforce a tighter one itself).
     fn timeout(&self, _input: &Value) -> Duration {
@@ -116,6 +138,18 @@ pub trait Tool: Send + Sync {
         default_summary(input)
     }
     async fn run(&self, input: Value, ctx: ToolContext) -> ToolOutput;
+}
+
+/// A tool that cannot be registered.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RegistryError {
+    #[error("tool {name} has an invalid input schema: {source}")]
+    InvalidSchema {
+        name: String,
+        source: schema::SchemaError,
+    },
+    #[error("a tool named {0} is already registered")]
+    Duplicate(String),
 }
 
 /// The first string field of the input, cut to a line.
@@ -141,10 +175,10 @@ pub struct Registered {
     pub validator: schema::Validator,
 }
 
-/// The set of tools offered to the model.
+/// The set of tools offered to the model, keyed by name.
 #[derive(Default)]
 pub struct ToolRegistry {
-    tools: BTreeMap<&'static str, Registered>,
+    tools: BTreeMap<String, Registered>,
 }
 
 impl ToolRegistry {
@@ -173,21 +207,65 @@ impl ToolRegistry {
         r
     }
 
-    /// Adds a tool. Panics only on a built-in schema that does not compile (a programming
-    /// error caught by the registry tests), never on model input.
+    /// Adds a built-in tool. Panics only on a schema that does not compile (a programming
+    /// error caught by the registry tests), never on model input; runtime tools use
+    /// [`ToolRegistry::try_register`].
     pub fn register(&mut self, tool: Arc<dyn Tool>) {
-        let validator = schema::Validator::new(&tool.input_schema())
-            .unwrap_or_else(|e| panic!("tool {} has an invalid schema: {e}", tool.name()));
-        self.tools
-            .insert(tool.name(), Registered { tool, validator });
+        if let Err(e) = self.try_register(tool) {
+            panic!("{e}");
+        }
+    }
+
+    /// Adds a tool known only at run time (an MCP server's): its schema came from outside,
+    /// so a bad one is an error, not a panic.
+    pub fn try_register(&mut self, tool: Arc<dyn Tool>) -> Result<(), RegistryError> {
+        let name = tool.name().to_string();
+        if self.tools.contains_key(&name) {
+            return Err(RegistryError::Duplicate(name));
+        }
+        let validator = schema::Validator::new(&tool.input_schema()).map_err(|source| {
+            RegistryError::InvalidSchema {
+                name: name.clone(),
+                source,
+            }
+        })?;
+        self.tools.insert(name, Registered { tool, validator });
+        Ok(())
     }
 
     pub fn get(&self, name: &str) -> Option<&Registered> {
         self.tools.get(name)
     }
 
-    pub fn names(&self) -> impl Iterator<Item = &'static str> + '_ {
-        self.tools.keys().copied()
+    pub fn names(&self) -> impl Iterator<Item = &str> + '_ {
+        self.tools.keys().map(String::as_str)
+    }
+
+    /// The one-line summary of a call, as the tool phrases it (any input for an unknown one).
+    pub fn summary(&self, name: &str, input: &Value) -> String {
+        match self.get(name) {
+            Some(r) => r.tool.summary(input),
+            None => default_summary(input),
+        }
+    }
+
+    /// tool_use id → summary for every call in `messages` (a resumed history's tool lines).
+    pub fn summaries(&self, messages: &[Message]) -> HashMap<String, String> {
+        messages
+            .iter()
+            .flat_map(|m| &m.content)
+            .filter_map(|b| match b {
+                ContentBlock::ToolUse { id, name, input } => {
+                    Some((id.clone(), self.summary(name, input)))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The approval preview of a call, if its tool has one.
+    pub fn preview(&self, name: &str, input: &Value) -> Option<Preview> {
+        self.get(name).and_then(|r| r.tool.preview(input))
     }
 
     pub fn specs(&self) -> Vec<ToolSpec> {
@@ -199,5 +277,89 @@ impl ToolRegistry {
                 input_schema: r.tool.input_schema(),
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn tool(name: &str) -> Arc<dyn Tool> {
+        ToolRegistry::builtin()
+            .get(name)
+            .map(|r| r.tool.clone())
+            .expect("built-in")
+    }
+
+    #[test]
+    fn file_tools_name_every_path_they_touch() {
+        assert_eq!(tool("read_file").paths(&json!({"path": "a"})), vec!["a"]);
+        assert_eq!(tool("list_dir").paths(&json!({})), vec!["."]);
+        assert_eq!(tool("glob").paths(&json!({"pattern": "*"})), vec![""]);
+        assert_eq!(
+            tool("grep").paths(&json!({"pattern": "x", "path": "src"})),
+            vec!["src"]
+        );
+        assert_eq!(tool("write_file").paths(&json!({"path": "w"})), vec!["w"]);
+        assert_eq!(tool("edit_file").paths(&json!({"path": "e"})), vec!["e"]);
+        assert!(tool("bash").paths(&json!({"command": "ls"})).is_empty());
+        assert!(
+            tool("web_fetch")
+                .paths(&json!({"url": "http://x"}))
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn only_bash_cancels_its_siblings() {
+        for name in ToolRegistry::builtin().names() {
+            assert_eq!(
+                tool(name).cancels_siblings_on_error(),
+                name == "bash",
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn tools_that_change_things_preview_the_change() {
+        assert_eq!(
+            tool("bash").preview(&json!({"command": "make", "timeout_ms": 5})),
+            Some(Preview::Command {
+                text: "make".into(),
+                note: Some("timeout 5 ms".into())
+            })
+        );
+        assert_eq!(
+            tool("write_file").preview(&json!({"path": "n", "content": "c"})),
+            Some(Preview::NewFile {
+                path: "n".into(),
+                content: "c".into()
+            })
+        );
+        let Some(Preview::Diff {
+            path,
+            unified_diff,
+            note,
+        }) = tool("edit_file").preview(&json!({
+            "path": "m.rs", "old_string": "a\nb\nc", "new_string": "a\nB\nc", "replace_all": true
+        }))
+        else {
+            panic!("edit_file previews a diff");
+        };
+        assert_eq!(path, "m.rs");
+        assert_eq!(unified_diff, "@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n");
+        assert_eq!(note.as_deref(), Some("(every occurrence)"));
+        for name in [
+            "read_file",
+            "list_dir",
+            "glob",
+            "grep",
+            "web_fetch",
+            "get_current_time",
+        ] {
+            assert!(tool(name).preview(&json!({})).is_none(), "{name}");
+        }
     }
 }

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use async_trait::async_trait;
 use serde_json::{Value, json};
 
-use super::args::{one_line, optional_u64, required_str};
+use super::args::{one_line, optional_u64, path_field, required_str};
 use super::text::{MAX_TEXT_FILE_BYTES, as_text, cut_line};
 use super::{Effect, Tool, ToolContext, ToolOutput};
 
@@ -16,10 +16,10 @@ pub struct ReadFile;
 
 #[async_trait]
 impl Tool for ReadFile {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         "read_file"
     }
-    fn description(&self) -> &'static str {
+    fn description(&self) -> &str {
         "Read a UTF-8 text file in the workspace. Lines come numbered like `cat -n` \
          (number, tab, text). Reads up to 2000 lines from `offset` (1-based, default 1); \
          lines longer than 2000 characters are cut. When more lines remain, the output ends \
@@ -40,6 +40,9 @@ impl Tool for ReadFile {
     }
     fn effect(&self) -> Effect {
         Effect::ReadOnly
+    }
+    fn paths(&self, input: &Value) -> Vec<String> {
+        path_field(input, "path")
     }
     fn summary(&self, input: &Value) -> String {
         let path = input.get("path").and_then(Value::as_str).unwrap_or("?");
@@ -62,7 +65,7 @@ async fn read(input: &Value, ctx: &ToolContext) -> Result<String, String> {
     let limit = optional_u64(input, "limit")
         .map(|l| l.max(1) as usize)
         .unwrap_or(DEFAULT_LIMIT);
-    let resolved = ctx.workspace.resolve(path)?;
+    let resolved = ctx.workspace.resolve(path).map_err(|e| e.to_string())?;
     let shown = ctx.workspace.display(&resolved);
     let meta = tokio::fs::metadata(&resolved)
         .await
@@ -85,7 +88,7 @@ async fn read(input: &Value, ctx: &ToolContext) -> Result<String, String> {
     let bytes = tokio::fs::read(&resolved)
         .await
         .map_err(|e| format!("Error: cannot read {shown}: {e}"))?;
-    let text = as_text(&bytes, &shown)?;
+    let text = as_text(&bytes, &shown).map_err(|e| e.to_string())?;
     Ok(number_lines(
         text,
         offset,

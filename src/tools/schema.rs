@@ -2,20 +2,32 @@
 
 use serde_json::Value;
 
+/// A schema that does not compile (a runtime tool's, from outside).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct SchemaError(String);
+
+/// Input that breaks the schema: every violation, shown in one line the model can act on.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}", violations.join("; "))]
+pub struct InputError {
+    pub violations: Vec<String>,
+}
+
 pub struct Validator {
     inner: jsonschema::Validator,
 }
 
 impl Validator {
-    pub fn new(schema: &Value) -> Result<Self, String> {
+    pub fn new(schema: &Value) -> Result<Self, SchemaError> {
         jsonschema::validator_for(schema)
             .map(|inner| Validator { inner })
-            .map_err(|e| e.to_string())
+            .map_err(|e| SchemaError(e.to_string()))
     }
 
     /// Ok, or every violation in one line the model can act on.
-    pub fn validate(&self, input: &Value) -> Result<(), String> {
-        let errors: Vec<String> = self
+    pub fn validate(&self, input: &Value) -> Result<(), InputError> {
+        let violations: Vec<String> = self
             .inner
             .iter_errors(input)
             .map(|e| {
@@ -27,10 +39,10 @@ impl Validator {
                 }
             })
             .collect();
-        if errors.is_empty() {
+        if violations.is_empty() {
             Ok(())
         } else {
-            Err(errors.join("; "))
+            Err(InputError { violations })
         }
     }
 }
@@ -50,11 +62,16 @@ mod tests {
         }))
         .expect("schema compiles");
         assert!(v.validate(&json!({"path": "a"})).is_ok());
-        let e = v.validate(&json!({})).expect_err("missing path");
+        let e = v
+            .validate(&json!({}))
+            .expect_err("missing path")
+            .to_string();
         assert!(e.contains("path"), "{e}");
         let e = v
             .validate(&json!({"path": 3, "limit": 0}))
             .expect_err("wrong types");
+        assert_eq!(e.violations.len(), 2, "{e}");
+        let e = e.to_string();
         assert!(e.contains("/path") && e.contains("/limit"), "{e}");
         assert!(v.validate(&json!("not an object")).is_err());
     }

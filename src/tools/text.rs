@@ -11,20 +11,31 @@ pub fn looks_binary(bytes: &[u8]) -> bool {
     bytes[..bytes.len().min(BINARY_SNIFF_BYTES)].contains(&0)
 }
 
-/// The bytes as UTF-8 text, or a message saying why they are not text.
-pub fn as_text<'a>(bytes: &'a [u8], shown_path: &str) -> Result<&'a str, String> {
+/// Why bytes are not text; the Display text is written for the model.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NotText {
+    #[error(
+        "Error: {path} looks like a binary file (it contains NUL bytes); only text files can \
+         be read or edited"
+    )]
+    Binary { path: String },
+    #[error(
+        "Error: {path} is not valid UTF-8 text (invalid byte at offset {offset}); only UTF-8 \
+         text files can be read or edited"
+    )]
+    NotUtf8 { path: String, offset: usize },
+}
+
+/// The bytes as UTF-8 text, or why they are not text.
+pub fn as_text<'a>(bytes: &'a [u8], shown_path: &str) -> Result<&'a str, NotText> {
     if looks_binary(bytes) {
-        return Err(format!(
-            "Error: {shown_path} looks like a binary file (it contains NUL bytes); only text \
-             files can be read or edited"
-        ));
+        return Err(NotText::Binary {
+            path: shown_path.to_string(),
+        });
     }
-    std::str::from_utf8(bytes).map_err(|e| {
-        format!(
-            "Error: {shown_path} is not valid UTF-8 text (invalid byte at offset {}); only \
-             UTF-8 text files can be read or edited",
-            e.valid_up_to()
-        )
+    std::str::from_utf8(bytes).map_err(|e| NotText::NotUtf8 {
+        path: shown_path.to_string(),
+        offset: e.valid_up_to(),
     })
 }
 
@@ -52,11 +63,19 @@ mod tests {
         assert!(!looks_binary(&late_nul));
         assert_eq!(as_text("héllo".as_bytes(), "f"), Ok("héllo"));
         let e = as_text(b"ok\xff\xfe", "f.txt").expect_err("latin-1");
+        assert_eq!(
+            e,
+            NotText::NotUtf8 {
+                path: "f.txt".into(),
+                offset: 2
+            }
+        );
+        let e = e.to_string();
         assert!(
             e.contains("not valid UTF-8") && e.contains("offset 2"),
             "{e}"
         );
-        let e = as_text(b"\0\0", "f.bin").expect_err("binary");
+        let e = as_text(b"\0\0", "f.bin").expect_err("binary").to_string();
         assert!(e.contains("binary"), "{e}");
     }
 

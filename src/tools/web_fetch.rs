@@ -17,10 +17,10 @@ pub struct WebFetch;
 
 #[async_trait]
 impl Tool for WebFetch {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         "web_fetch"
     }
-    fn description(&self) -> &'static str {
+    fn description(&self) -> &str {
         "Fetch a web page or text resource with HTTP GET (http or https). Returns the body as \
          text (HTML is roughly converted to plain text), at most `max_bytes` bytes of it \
          (default 100000). Non-text content (images, archives, PDFs) is refused. Times out \

@@ -4,6 +4,34 @@
 use std::io;
 use std::path::{Component, Path, PathBuf};
 
+/// Why a path argument was refused. The Display text is written for the model: it names the
+/// rule and how the user can lift it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PathError {
+    #[error("Error: the path contains a NUL byte")]
+    NulByte,
+    #[error("Error: refused: {path} is a symlink whose target does not exist")]
+    DanglingSymlink { path: String },
+    #[error("Error: cannot resolve {path}{}", reason.as_deref().map(|r| format!(": {r}")).unwrap_or_default())]
+    Unresolvable {
+        path: String,
+        reason: Option<String>,
+    },
+    #[error(
+        "Error: refused: {path} {how} {}, outside the workspace root {}. File tools are \
+         confined to the workspace (the user can lift this with --allow-outside-workspace).",
+        resolved.display(),
+        root.display(),
+        how = if *via_symlink { "leads through a symlink to" } else { "resolves to" }
+    )]
+    Outside {
+        path: String,
+        resolved: PathBuf,
+        root: PathBuf,
+        via_symlink: bool,
+    },
+}
+
 #[derive(Debug, Clone)]
 pub struct Workspace {
     root: PathBuf,
@@ -30,31 +58,17 @@ impl Workspace {
     /// Resolves a path argument for reading or writing. Relative paths are taken from the
     /// root; the result is canonical (for a path that does not exist yet, its nearest
     /// existing ancestor is). Err is a message for the model that names the rule.
-    pub fn resolve(&self, path: &str) -> Result<PathBuf, String> {
+    pub fn resolve(&self, path: &str) -> Result<PathBuf, PathError> {
         let resolved = self.canonical(path)?;
         if self.allow_outside || resolved.starts_with(&self.root) {
             return Ok(resolved);
         }
-        let via_link = {
-            let lexical = lexical_join(&self.root, path);
-            lexical.starts_with(&self.root)
-        };
-        Err(if via_link {
-            format!(
-                "Error: refused: {path} leads through a symlink to {}, outside the workspace \
-                 root {}. File tools are confined to the workspace (the user can lift this \
-                 with --allow-outside-workspace).",
-                resolved.display(),
-                self.root.display()
-            )
-        } else {
-            format!(
-                "Error: refused: {path} resolves to {}, outside the workspace root {}. File \
-                 tools are confined to the workspace (the user can lift this with \
-                 --allow-outside-workspace).",
-                resolved.display(),
-                self.root.display()
-            )
+        let via_symlink = lexical_join(&self.root, path).starts_with(&self.root);
+        Err(PathError::Outside {
+            path: path.to_string(),
+            resolved,
+            root: self.root.clone(),
+            via_symlink,
         })
     }
 
@@ -74,9 +88,9 @@ impl Workspace {
         }
     }
 
-    fn canonical(&self, path: &str) -> Result<PathBuf, String> {
+    fn canonical(&self, path: &str) -> Result<PathBuf, PathError> {
         if path.contains('\0') {
-            return Err("Error: the path contains a NUL byte".to_string());
+            return Err(PathError::NulByte);
         }
         let joined = if path.is_empty() {
             self.root.clone()
@@ -90,10 +104,9 @@ impl Workspace {
             match existing.symlink_metadata() {
                 Ok(meta) => {
                     if meta.file_type().is_symlink() && !existing.exists() {
-                        return Err(format!(
-                            "Error: refused: {} is a symlink whose target does not exist",
-                            existing.display()
-                        ));
+                        return Err(PathError::DanglingSymlink {
+                            path: existing.display().to_string(),
+                        });
                     }
                     break;
                 }
@@ -101,7 +114,10 @@ impl Workspace {
                     let (Some(parent), Some(last)) =
                         (existing.parent(), existing.components().next_back())
                     else {
-                        return Err(format!("Error: cannot resolve {path}"));
+                        return Err(PathError::Unresolvable {
+                            path: path.to_string(),
+                            reason: None,
+                        });
                     };
                     tail.push(last);
                     existing = parent;
@@ -110,7 +126,10 @@ impl Workspace {
         }
         let mut out = existing
             .canonicalize()
-            .map_err(|e| format!("Error: cannot resolve {path}: {e}"))?;
+            .map_err(|e| PathError::Unresolvable {
+                path: path.to_string(),
+                reason: Some(e.to_string()),
+            })?;
         for c in tail.into_iter().rev() {
             match c {
                 Component::ParentDir => {
@@ -172,14 +191,28 @@ mod tests {
     fn escapes_are_refused_with_the_rule() {
         let (d, w) = ws();
         for p in ["../x", "/etc/passwd", "sub/../../x", "new/../../y"] {
-            let e = w.resolve(p).expect_err(p);
+            let e = w.resolve(p).expect_err(p).to_string();
             assert!(e.contains("outside the workspace root"), "{p}: {e}");
         }
         std::os::unix::fs::symlink("/etc", d.path().join("etc_link")).expect("symlink");
         let e = w.resolve("etc_link/passwd").expect_err("symlinked dir");
-        assert!(e.contains("symlink"), "{e}");
+        assert!(
+            matches!(
+                e,
+                PathError::Outside {
+                    via_symlink: true,
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        assert!(e.to_string().contains("symlink"), "{e}");
         std::os::unix::fs::symlink("/nonexistent/zz", d.path().join("dangling")).expect("ln");
-        assert!(w.resolve("dangling").is_err());
+        assert!(matches!(
+            w.resolve("dangling"),
+            Err(PathError::DanglingSymlink { .. })
+        ));
+        assert_eq!(w.resolve("a\0b"), Err(PathError::NulByte));
         assert!(!w.is_inside("/etc/passwd"));
         let open = Workspace::new(d.path(), true).expect("workspace");
         assert_eq!(open.resolve("/etc"), Ok(PathBuf::from("/etc")));

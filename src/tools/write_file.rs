@@ -3,18 +3,19 @@
 use async_trait::async_trait;
 use serde_json::{Value, json};
 
-use super::args::{one_line, optional_str, required_str};
+use super::args::{one_line, optional_str, path_field, required_str};
 use super::atomic::write_atomic;
 use super::{Effect, Tool, ToolContext, ToolOutput};
+use crate::agent::protocol::Preview;
 
 pub struct WriteFile;
 
 #[async_trait]
 impl Tool for WriteFile {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         "write_file"
     }
-    fn description(&self) -> &'static str {
+    fn description(&self) -> &str {
         "Write `content` to a file in the workspace, creating parent directories as needed. \
          An existing file is replaced whole (atomically), so read it first and prefer \
          edit_file for small changes. Reports the bytes written and whether the file was \
@@ -34,6 +35,15 @@ impl Tool for WriteFile {
     fn effect(&self) -> Effect {
         Effect::Edit
     }
+    fn paths(&self, input: &Value) -> Vec<String> {
+        path_field(input, "path")
+    }
+    fn preview(&self, input: &Value) -> Option<Preview> {
+        Some(Preview::NewFile {
+            path: optional_str(input, "path").unwrap_or("").to_string(),
+            content: optional_str(input, "content").unwrap_or("").to_string(),
+        })
+    }
     fn summary(&self, input: &Value) -> String {
         let path = one_line(optional_str(input, "path").unwrap_or("?"), 60);
         match optional_str(input, "content") {
@@ -51,7 +61,7 @@ impl Tool for WriteFile {
         };
         let resolved = match ctx.workspace.resolve(path) {
             Ok(p) => p,
-            Err(e) => return ToolOutput::error(e),
+            Err(e) => return ToolOutput::error(e.to_string()),
         };
         let shown = ctx.workspace.display(&resolved);
         let written = tokio::task::spawn_blocking(move || {

@@ -13,11 +13,12 @@ use super::approval::Approvals;
 use super::conversation::Conversation;
 use super::input::Input;
 use super::json_pane::JsonPane;
+use super::pane::Pane;
 use super::theme::Theme;
+use super::tool_calls::ToolCalls;
 use super::tools_pane::ToolsPane;
 use crate::agent::protocol::AgentCommand;
 use crate::provider::Usage;
-use crate::tools::ToolRegistry;
 
 /// How long "press Ctrl+C again to quit" stays armed.
 pub const QUIT_WINDOW: Duration = Duration::from_secs(2);
@@ -32,6 +33,8 @@ pub enum Focus {
     Conversation,
     Tools,
     Json,
+    /// A registered extra pane (`App::panes[i]`).
+    Extra(usize),
 }
 
 /// Where the running prompt is, as the status bar tells it.
@@ -43,7 +46,7 @@ pub struct TurnState {
     pub turn: u32,
     pub usage: Usage,
     pub retry_until: Option<Instant>,
-    /// Ctrl+C was sent for this prompt: tool errors from now on are cancellations.
+    /// Ctrl+C was sent for this prompt (so it is sent once).
     pub abort_requested: bool,
 }
 
@@ -61,19 +64,25 @@ pub struct RunInfo {
 }
 
 /// Screen areas of the last frame (mouse wheel routing, page sizes).
-#[derive(Debug, Default, Clone, Copy)]
+#[derive(Debug, Default, Clone)]
 pub struct Areas {
     pub conversation: Rect,
     pub tools: Option<Rect>,
     pub json: Option<Rect>,
+    /// One per registered extra pane that has room this frame.
+    pub extra: Vec<Rect>,
 }
 
 pub struct App {
     pub theme: Theme,
     pub info: RunInfo,
+    /// Every tool call, drawn by both the conversation and the tools pane.
+    pub tool_calls: ToolCalls,
     pub conversation: Conversation,
     pub tools: ToolsPane,
     pub json: JsonPane,
+    /// Panes registered in pane.rs beyond the built-in three.
+    pub panes: Vec<Box<dyn Pane>>,
     pub input: Input,
     pub approvals: Approvals,
     pub turn: TurnState,
@@ -88,7 +97,6 @@ pub struct App {
     pub queued: VecDeque<String>,
     pub should_quit: bool,
     pub areas: Areas,
-    pub(super) registry: ToolRegistry,
     pub(super) saves: u32,
     outbox: Vec<AgentCommand>,
 }
@@ -98,9 +106,11 @@ impl App {
         App {
             theme: Theme::default(),
             info,
+            tool_calls: ToolCalls::default(),
             conversation: Conversation::default(),
             tools: ToolsPane::default(),
             json: JsonPane::default(),
+            panes: super::pane::registered(),
             input: Input::default(),
             approvals: Approvals::default(),
             turn: TurnState::default(),
@@ -113,7 +123,6 @@ impl App {
             queued: VecDeque::new(),
             should_quit: false,
             areas: Areas::default(),
-            registry: ToolRegistry::builtin(),
             saves: 0,
             outbox: Vec::new(),
         }
@@ -158,7 +167,8 @@ impl App {
     /// of the quit window, or never (idle: no wake-ups).
     pub fn next_wakeup(&self, now: Instant) -> Option<Instant> {
         // While a question waits for the user nothing moves, unless a tool runs beside it.
-        let animating = (self.turn.busy && !self.approvals.is_open()) || self.tools.running() > 0;
+        let animating =
+            (self.turn.busy && !self.approvals.is_open()) || self.tool_calls.running() > 0;
         let tick = animating.then(|| now + TICK);
         let quit = self.quit_armed_until.filter(|t| *t > now);
         let note = self.note.as_ref().map(|(_, t)| *t).filter(|t| *t > now);
@@ -174,7 +184,7 @@ impl App {
         if self.approvals.is_open() {
             return STATE_APPROVAL.into();
         }
-        let running = self.tools.running();
+        let running = self.tool_calls.running();
         if running > 0 {
             return running_tools(running);
         }
@@ -196,7 +206,19 @@ impl App {
         if self.json_open {
             v.push(Focus::Json);
         }
+        v.extend((0..self.areas.extra.len()).map(Focus::Extra));
         v
+    }
+
+    /// The pane behind a focus target (None for the input).
+    pub(super) fn pane_mut(&mut self, focus: Focus) -> Option<&mut dyn Pane> {
+        match focus {
+            Focus::Input => None,
+            Focus::Conversation => Some(&mut self.conversation),
+            Focus::Tools => Some(&mut self.tools),
+            Focus::Json => Some(&mut self.json),
+            Focus::Extra(i) => self.panes.get_mut(i).map(|p| p.as_mut() as &mut dyn Pane),
+        }
     }
 
     pub(super) fn set_focus(&mut self, focus: Focus) {
@@ -204,13 +226,5 @@ impl App {
             self.conversation.unfocus();
         }
         self.focus = focus;
-    }
-
-    /// A one-line summary of a tool's input for the UI, as the tool itself phrases it.
-    pub(super) fn summary(&self, name: &str, input: &serde_json::Value) -> String {
-        match self.registry.get(name) {
-            Some(r) => r.tool.summary(input),
-            None => crate::tools::default_summary(input),
-        }
     }
 }

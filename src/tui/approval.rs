@@ -1,6 +1,6 @@
-//! The approval modal for tools that change things: the command for bash, a diff for
-//! edit_file, the content for write_file, the JSON input otherwise. It sits on top and sees
-//! keys first.
+//! The approval modal for tools that change things. It draws the tool's own preview (a
+//! command, a diff, a new file's content) or else the JSON input, without knowing any tool
+//! or field name. It sits on top and sees keys first.
 
 use std::collections::VecDeque;
 
@@ -17,7 +17,7 @@ use super::sanitize::sanitize;
 use super::strings;
 use super::theme::Theme;
 use super::wrap::wrap;
-use crate::agent::protocol::{AgentCommand, Decision};
+use crate::agent::protocol::{AgentCommand, Decision, Preview};
 
 /// Body lines shown at most; a huge write_file content must not build a huge modal.
 const MAX_BODY_LINES: usize = 400;
@@ -27,6 +27,9 @@ pub struct ApprovalRequest {
     pub id: String,
     pub tool: String,
     pub input: Value,
+    pub summary: String,
+    /// What the tool says the call would change; None shows the input as JSON.
+    pub preview: Option<Preview>,
 }
 
 #[derive(Default)]
@@ -82,7 +85,7 @@ impl Approvals {
                 theme.accent,
             );
             f.render_widget(Clear, area);
-            f.render_widget(Paragraph::new(line), area);
+            f.render_widget(Paragraph::new(line).style(theme.base), area);
             return;
         }
         let w = area.width.saturating_sub(4).clamp(8, 100);
@@ -108,6 +111,7 @@ impl Approvals {
             title.push_str(&format!("(+{more} waiting) "));
         }
         let block = Block::default()
+            .style(theme.base)
             .borders(Borders::ALL)
             .border_style(theme.accent)
             .title(Span::styled(
@@ -128,60 +132,111 @@ impl Approvals {
     }
 }
 
-fn field<'a>(input: &'a Value, key: &str) -> &'a str {
-    input.get(key).and_then(Value::as_str).unwrap_or("")
-}
-
 fn body_lines(req: &ApprovalRequest, theme: &Theme) -> Vec<Line<'static>> {
-    let input = &req.input;
     let mut out: Vec<Line<'static>> = Vec::new();
-    match req.tool.as_str() {
-        "bash" => {
-            for (i, l) in sanitize(field(input, "command")).lines().enumerate() {
+    match &req.preview {
+        Some(Preview::Command { text, note }) => {
+            for (i, l) in sanitize(text).lines().enumerate() {
                 let p = if i == 0 { "$ " } else { "  " };
                 out.push(Line::from(vec![
                     Span::styled(p, theme.dim),
                     Span::styled(l.to_string(), theme.text.add_modifier(Modifier::BOLD)),
                 ]));
             }
-            if let Some(t) = input.get("timeout_ms").and_then(Value::as_u64) {
-                out.push(Line::styled(format!("timeout {t} ms"), theme.dim));
+            if let Some(note) = note {
+                out.push(Line::styled(sanitize(note), theme.dim));
             }
         }
-        "edit_file" => {
-            out.push(Line::styled(sanitize(field(input, "path")), theme.accent));
-            let old = sanitize(field(input, "old_string"));
-            let new = sanitize(field(input, "new_string"));
-            let diff = similar::TextDiff::from_lines(&old, &new);
-            for change in diff.iter_all_changes() {
-                let (sign, st) = match change.tag() {
-                    similar::ChangeTag::Delete => ("-", theme.error),
-                    similar::ChangeTag::Insert => ("+", theme.ok),
-                    similar::ChangeTag::Equal => (" ", theme.dim),
-                };
-                let text = change.value().trim_end_matches('\n').to_string();
-                out.push(Line::styled(format!("{sign} {text}"), st));
-            }
-            if input.get("replace_all").and_then(Value::as_bool) == Some(true) {
-                out.push(Line::styled("(every occurrence)", theme.dim));
+        Some(Preview::Diff {
+            path,
+            unified_diff,
+            note,
+        }) => {
+            out.push(Line::styled(sanitize(path), theme.accent));
+            out.extend(diff_lines(unified_diff, theme));
+            if let Some(note) = note {
+                out.push(Line::styled(sanitize(note), theme.dim));
             }
         }
-        "write_file" => {
-            let content = sanitize(field(input, "content"));
+        Some(Preview::NewFile { path, content }) => {
+            let content = sanitize(content);
             out.push(Line::styled(
-                format!(
-                    "{} ({} lines)",
-                    sanitize(field(input, "path")),
-                    content.lines().count()
-                ),
+                format!("{} ({} lines)", sanitize(path), content.lines().count()),
                 theme.accent,
             ));
             for l in content.lines() {
                 out.push(Line::styled(format!("+ {l}"), theme.ok));
             }
         }
-        _ => out.extend(json_view::render(input)),
+        None => out.extend(json_view::render(&req.input)),
     }
     out.truncate(MAX_BODY_LINES);
     out
+}
+
+/// A unified diff's body, one styled line per change. File headers (before the first hunk)
+/// and hunk markers are left out: the path is the first line already.
+fn diff_lines(diff: &str, theme: &Theme) -> Vec<Line<'static>> {
+    let mut in_hunk = false;
+    let mut out = Vec::new();
+    for l in diff.lines() {
+        if l.starts_with("@@") {
+            in_hunk = true;
+            continue;
+        }
+        if !in_hunk || l.starts_with('\\') {
+            continue;
+        }
+        let (sign, st) = match l.chars().next() {
+            Some('-') => ("-", theme.error),
+            Some('+') => ("+", theme.ok),
+            _ => (" ", theme.dim),
+        };
+        let text = l.get(1..).unwrap_or("");
+        out.push(Line::styled(format!("{sign} {}", sanitize(text)), st));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(lines: &[Line<'static>]) -> Vec<String> {
+        lines.iter().map(|l| l.to_string()).collect()
+    }
+
+    #[test]
+    fn diff_lines_skip_headers_but_keep_changed_lines_that_look_like_them() {
+        let diff = "--- a/x.sql\n+++ b/x.sql\n@@ -1,2 +1,2 @@\n--- old comment\n+++ new comment\n keep\n\\ No newline at end of file\n";
+        let got = text(&diff_lines(diff, &Theme::default()));
+        assert_eq!(got, vec!["- -- old comment", "+ ++ new comment", "  keep"]);
+    }
+
+    #[test]
+    fn a_tool_without_a_preview_shows_its_input_as_json() {
+        let req = ApprovalRequest {
+            id: "m1".into(),
+            tool: "mcp__srv__do".into(),
+            input: serde_json::json!({"target": "x"}),
+            summary: "x".into(),
+            preview: None,
+        };
+        let got = text(&body_lines(&req, &Theme::default())).join("\n");
+        assert!(got.contains("\"target\"") && got.contains("\"x\""), "{got}");
+        let req = ApprovalRequest {
+            preview: Some(Preview::Command {
+                text: "ls\x1b[2J -la".into(),
+                note: Some("timeout 5 ms".into()),
+            }),
+            ..req
+        };
+        let got = text(&body_lines(&req, &Theme::default()));
+        assert_eq!(got.len(), 2);
+        assert!(
+            got[0].starts_with("$ ls") && !got[0].contains('\x1b'),
+            "{got:?}"
+        );
+        assert_eq!(got[1], "timeout 5 ms");
+    }
 }

@@ -1,71 +1,18 @@
 //! Typed conversation entries (codex's HistoryCell): each cell renders its own lines and
 //! caches them per width, so a frame re-wraps only what changed.
 
-use ratatui::style::{Modifier, Style};
+use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 
 use super::sanitize::sanitize;
 use super::streaming_text::StreamingMarkdown;
 use super::theme::Theme;
+use super::tool_calls::{ToolCall, ToolCalls, ToolState};
 use super::wrap::wrap;
 use crate::tui::strings;
 
 /// Lines of tool output shown when a tool line is expanded; the JSON pane has all of it.
 const MAX_EXPANDED_LINES: usize = 200;
-
-/// Where a tool call is in its life. Shared by the conversation and the tools pane.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ToolState {
-    Streaming,
-    Queued,
-    Approval,
-    Running,
-    Ok,
-    Error,
-    Cancelled,
-}
-
-impl ToolState {
-    pub fn is_active(self) -> bool {
-        matches!(
-            self,
-            ToolState::Streaming | ToolState::Queued | ToolState::Approval | ToolState::Running
-        )
-    }
-
-    /// A still icon (the tools pane animates Running with a spinner instead).
-    pub fn icon(self) -> &'static str {
-        match self {
-            ToolState::Streaming => "…",
-            ToolState::Queued => "○",
-            ToolState::Approval => "?",
-            ToolState::Running => "▶",
-            ToolState::Ok => "✓",
-            ToolState::Error => "✗",
-            ToolState::Cancelled => "⊘",
-        }
-    }
-
-    pub fn style(self, theme: &Theme) -> Style {
-        match self {
-            ToolState::Ok => theme.ok,
-            ToolState::Error => theme.error,
-            ToolState::Cancelled | ToolState::Streaming | ToolState::Queued => theme.dim,
-            ToolState::Approval => theme.accent.add_modifier(Modifier::BOLD),
-            ToolState::Running => theme.accent,
-        }
-    }
-}
-
-#[derive(Clone, Debug)]
-pub struct ToolCall {
-    pub id: String,
-    pub name: String,
-    pub summary: String,
-    pub state: ToolState,
-    pub duration_ms: Option<u64>,
-    pub output: String,
-}
 
 pub enum CellKind {
     User(String),
@@ -74,7 +21,8 @@ pub enum CellKind {
         text: String,
         streaming: bool,
     },
-    Tool(ToolCall),
+    /// A tool call, drawn from the shared store by its id.
+    Tool(String),
     Notice(String),
     Error(String),
     Interrupted,
@@ -89,7 +37,8 @@ pub struct Cell {
     pub kind: CellKind,
     expanded: bool,
     selected: bool,
-    cache: Option<(u16, Vec<Line<'static>>)>,
+    /// Wrapped lines for (width, version of the tool call drawn, 0 for other cells).
+    cache: Option<(u16, u64, Vec<Line<'static>>)>,
 }
 
 impl Cell {
@@ -129,28 +78,36 @@ impl Cell {
         &mut self.kind
     }
 
-    /// The cell's wrapped lines at `width`, as two slices (a streaming answer keeps its
-    /// finished paragraphs apart from the tail that is still growing).
-    pub fn lines(&mut self, width: u16, theme: &Theme) -> (&[Line<'static>], &[Line<'static>]) {
-        if matches!(self.kind, CellKind::Assistant(_)) {
-            return match &mut self.kind {
-                CellKind::Assistant(md) => md.lines(width),
-                _ => (&[], &[]),
-            };
-        }
-        let stale = !matches!(&self.cache, Some((w, _)) if *w == width);
-        if stale {
-            let lines = self.build(width, theme);
-            self.cache = Some((width, lines));
-        }
-        match &self.cache {
-            Some((_, lines)) => (lines.as_slice(), &[]),
-            None => (&[], &[]),
+    /// Renders and wraps the cell at `width` unless its cache is still good (the layout
+    /// step of a frame; drawing then only reads).
+    pub fn prepare(&mut self, width: u16, theme: &Theme, calls: &ToolCalls) {
+        let version = match &mut self.kind {
+            CellKind::Assistant(md) => {
+                md.prepare(width);
+                return;
+            }
+            CellKind::Tool(id) => calls.get(id).map_or(0, |c| c.version),
+            _ => 0,
+        };
+        let fresh = matches!(&self.cache, Some((w, v, _)) if *w == width && *v == version);
+        if !fresh {
+            let lines = self.build(width, theme, calls);
+            self.cache = Some((width, version, lines));
         }
     }
 
-    pub fn height(&mut self, width: u16, theme: &Theme) -> usize {
-        let (a, b) = self.lines(width, theme);
+    /// The lines prepared for the last width, as two slices (a streaming answer keeps its
+    /// finished paragraphs apart from the tail that is still growing).
+    pub fn lines(&self) -> (&[Line<'static>], &[Line<'static>]) {
+        match (&self.kind, &self.cache) {
+            (CellKind::Assistant(md), _) => md.prepared(),
+            (_, Some((_, _, lines))) => (lines.as_slice(), &[]),
+            _ => (&[], &[]),
+        }
+    }
+
+    pub fn height(&self) -> usize {
+        let (a, b) = self.lines();
         a.len() + b.len()
     }
 
@@ -162,7 +119,7 @@ impl Cell {
         }
     }
 
-    fn build(&self, width: u16, theme: &Theme) -> Vec<Line<'static>> {
+    fn build(&self, width: u16, theme: &Theme, calls: &ToolCalls) -> Vec<Line<'static>> {
         let inner = width.saturating_sub(2).max(1);
         match &self.kind {
             CellKind::User(text) => {
@@ -198,7 +155,10 @@ impl Cell {
                 }
                 out
             }
-            CellKind::Tool(call) => self.tool_lines(call, inner, theme),
+            CellKind::Tool(id) => match calls.get(id) {
+                Some(call) => self.tool_lines(call, inner, theme),
+                None => Vec::new(),
+            },
             CellKind::Notice(text) => {
                 let body = vec![Line::styled(sanitize(text), theme.dim)];
                 prefixed(wrap(&body, inner), Span::styled("• ", theme.dim), "  ")

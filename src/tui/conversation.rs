@@ -1,25 +1,30 @@
 //! The conversation pane: typed cells, drawn from their per-width caches; only the visible
 //! lines are cloned into the frame, so drawing does not grow with the history.
 
-use std::collections::HashMap;
+use std::collections::HashSet;
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::Line;
 use ratatui::widgets::Paragraph;
 
-use super::cells::{Cell, CellKind, ToolCall, ToolState};
+use super::cells::{Cell, CellKind};
+use super::keys::{Action, Hint, Scope, hint};
+use super::pane::{EventState, Pane, PaneContext, scroll_key};
 use super::scroll::Scroll;
 use super::streaming_text::StreamingMarkdown;
-use super::theme::Theme;
 
 #[derive(Default)]
 pub struct Conversation {
     cells: Vec<Cell>,
-    tools: HashMap<String, usize>,
+    /// Ids of the tool calls that have a line here (their state is in the shared store).
+    tools: HashSet<String>,
     selected: Option<usize>,
     pub scroll: Scroll,
     last_total: usize,
+    /// Set by `layout`: the visible line range and the blank line before each cell.
+    window: (usize, usize),
+    seps: Vec<usize>,
 }
 
 impl Conversation {
@@ -29,8 +34,8 @@ impl Conversation {
 
     pub fn push(&mut self, kind: CellKind) {
         self.finish_streaming();
-        if let CellKind::Tool(call) = &kind {
-            self.tools.insert(call.id.clone(), self.cells.len());
+        if let CellKind::Tool(id) = &kind {
+            self.tools.insert(id.clone());
         }
         self.cells.push(Cell::new(kind));
     }
@@ -103,43 +108,16 @@ impl Conversation {
         }
     }
 
-    /// Adds the tool line (or updates it when it was already announced while streaming).
-    pub fn tool(&mut self, id: &str, name: &str, summary: &str, state: ToolState) {
-        if self.tools.contains_key(id) {
-            self.update_tool(id, |c| {
-                c.state = state;
-                c.summary = summary.to_string();
-            });
-            return;
-        }
-        self.push(CellKind::Tool(ToolCall {
-            id: id.to_string(),
-            name: name.to_string(),
-            summary: summary.to_string(),
-            state,
-            duration_ms: None,
-            output: String::new(),
-        }));
-    }
-
-    pub fn update_tool(&mut self, id: &str, f: impl FnOnce(&mut ToolCall)) {
-        if let Some(&i) = self.tools.get(id)
-            && let Some(CellKind::Tool(call)) = self.cells.get_mut(i).map(Cell::kind_mut)
-        {
-            f(call);
+    /// Adds the line for a tool call, once (it may be announced while still streaming).
+    pub fn tool(&mut self, id: &str) {
+        if !self.tools.contains(id) {
+            self.push(CellKind::Tool(id.to_string()));
         }
     }
 
-    /// Everything still marked active is cancelled (the turn was interrupted).
-    pub fn cancel_unfinished(&mut self) {
-        let ids: Vec<String> = self.tools.keys().cloned().collect();
-        for id in ids {
-            self.update_tool(&id, |c| {
-                if c.state.is_active() {
-                    c.state = ToolState::Cancelled;
-                }
-            });
-        }
+    /// Whether a tool call has a line here.
+    pub fn shows_tool(&self, id: &str) -> bool {
+        self.tools.contains(id)
     }
 
     /// Drops width-dependent caches (the terminal was resized).
@@ -197,19 +175,36 @@ impl Conversation {
     pub fn unfocus(&mut self) {
         self.set_selected(None);
     }
+}
 
-    pub fn draw(&mut self, f: &mut Frame, area: Rect, theme: &Theme) {
+/// Keys while focused: ←→ select a tool call or thinking block, Enter opens it, the rest
+/// scrolls.
+const HINTS: &[Hint] = &[
+    hint(Action::ScrollUp, Scope::Pane, "scroll"),
+    hint(Action::PrevItem, Scope::Pane, "select"),
+    hint(Action::Toggle, Scope::Pane, "expand"),
+    hint(Action::Cancel, Scope::Global, "back"),
+];
+
+impl Pane for Conversation {
+    fn title(&self) -> &str {
+        "conversation"
+    }
+
+    /// Wraps the cells for `area`'s width and fixes the visible window (a frame's layout
+    /// step; `draw` then only reads).
+    fn layout(&mut self, area: Rect, ctx: &PaneContext) {
+        let (theme, calls) = (ctx.theme, ctx.tool_calls);
         if area.width == 0 || area.height == 0 {
+            self.window = (0, 0);
             return;
         }
         let width = area.width;
-        let heights: Vec<usize> = self
-            .cells
-            .iter_mut()
-            .map(|c| c.height(width, theme))
-            .collect();
+        for c in &mut self.cells {
+            c.prepare(width, theme, calls);
+        }
         // Consecutive tool lines stay together; other cells get a blank line between them.
-        let seps: Vec<usize> = (0..self.cells.len())
+        self.seps = (0..self.cells.len())
             .map(|i| {
                 let tools = i > 0
                     && matches!(self.cells[i - 1].kind, CellKind::Tool(_))
@@ -217,16 +212,25 @@ impl Conversation {
                 usize::from(i > 0 && !tools)
             })
             .collect();
-        let total: usize = heights.iter().sum::<usize>() + seps.iter().sum::<usize>();
+        let total: usize =
+            self.cells.iter().map(Cell::height).sum::<usize>() + self.seps.iter().sum::<usize>();
         if !self.scroll.follows() && total > self.last_total {
             self.scroll.grew(total - self.last_total);
         }
         self.last_total = total;
-        let (start, end) = self.scroll.window(total, area.height as usize);
-        let mut lines: Vec<Line<'static>> = Vec::with_capacity(end - start);
+        self.window = self.scroll.window(total, area.height as usize);
+    }
+
+    fn draw(&self, f: &mut Frame, area: Rect, _ctx: &PaneContext) {
+        if area.width == 0 || area.height == 0 {
+            return;
+        }
+        let (start, end) = self.window;
+        let mut lines: Vec<Line<'static>> = Vec::with_capacity(end.saturating_sub(start));
         let mut y = 0usize;
-        for (i, cell) in self.cells.iter_mut().enumerate() {
-            let h = heights[i] + seps[i];
+        for (i, cell) in self.cells.iter().enumerate() {
+            let sep_h = self.seps.get(i).copied().unwrap_or(0);
+            let h = cell.height() + sep_h;
             if y + h <= start {
                 y += h;
                 continue;
@@ -234,8 +238,8 @@ impl Conversation {
             if y >= end {
                 break;
             }
-            let (a, b) = cell.lines(width, theme);
-            let sep = (seps[i] > 0).then(Line::default);
+            let (a, b) = cell.lines();
+            let sep = (sep_h > 0).then(Line::default);
             for (k, line) in sep.iter().chain(a).chain(b).enumerate() {
                 let row = y + k;
                 if row >= start && row < end {
@@ -245,5 +249,23 @@ impl Conversation {
             y += h;
         }
         f.render_widget(Paragraph::new(lines), area);
+    }
+
+    fn handle(&mut self, action: Action) -> EventState {
+        match action {
+            Action::Toggle => self.toggle_selected(),
+            Action::PrevItem => self.select(true),
+            Action::NextItem => self.select(false),
+            other => return scroll_key(&mut self.scroll, other),
+        }
+        EventState::Consumed
+    }
+
+    fn hints(&self) -> &'static [Hint] {
+        HINTS
+    }
+
+    fn scroll(&mut self) -> &mut Scroll {
+        &mut self.scroll
     }
 }

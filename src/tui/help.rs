@@ -62,6 +62,7 @@ pub fn draw(f: &mut Frame, area: Rect, scroll: u16, theme: &Theme) {
         height: h,
     };
     let block = Block::default()
+        .style(theme.base)
         .borders(Borders::ALL)
         .border_style(theme.accent)
         .title(Span::styled(strings::HELP_TITLE, theme.accent));

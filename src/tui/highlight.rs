@@ -25,7 +25,6 @@ pub const MAX_LINES: usize = 10_000;
 /// can take very long on one huge line.
 pub const MAX_LINE_CHARS: usize = 2_000;
 
-const THEME_NAME: &str = "base16-ocean.dark";
 const TOML_SYNTAX: &str = include_str!("../../assets/syntaxes/TOML.sublime-syntax");
 
 struct Assets {
@@ -137,9 +136,11 @@ fn load() -> Option<Assets> {
         Err(e) => tracing::warn!("bundled TOML syntax failed to load: {e}"),
     }
     let extra = builder.build();
+    // NO_COLOR: no syntax colours either.
+    let name = super::theme::Theme::syntax_theme()?;
     let mut themes = ThemeSet::load_defaults();
-    let Some(theme) = themes.themes.remove(THEME_NAME) else {
-        tracing::warn!("syntect theme {THEME_NAME} missing; code shown plain");
+    let Some(theme) = themes.themes.remove(name) else {
+        tracing::warn!("syntect theme {name} missing; code shown plain");
         return None;
     };
     Some(Assets {

@@ -127,14 +127,8 @@ impl Input {
         (self.textarea.lines().len() as u16).clamp(1, MAX_ROWS) + 1
     }
 
-    pub fn draw(
-        &mut self,
-        f: &mut Frame,
-        area: Rect,
-        focused: bool,
-        note: Option<String>,
-        theme: &Theme,
-    ) {
+    /// Sets the border, title and cursor for this frame (the layout step).
+    pub fn layout(&mut self, focused: bool, note: Option<String>, theme: &Theme) {
         let border = if focused {
             theme.focus_border
         } else {
@@ -155,6 +149,9 @@ impl Input {
         };
         self.textarea.set_cursor_style(cursor);
         self.textarea.set_placeholder_style(theme.dim);
+    }
+
+    pub fn draw(&self, f: &mut Frame, area: Rect) {
         f.render_widget(&self.textarea, area);
     }
 }

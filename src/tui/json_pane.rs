@@ -12,6 +12,8 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 use serde_json::Value;
 
 use super::json_view;
+use super::keys::{Action, Hint, Scope, hint};
+use super::pane::{EventState, Pane, PaneContext, scroll_key};
 use super::sanitize::sanitize;
 use super::scroll::Scroll;
 use super::strings;
@@ -71,10 +73,14 @@ impl Segment {
         }
     }
 
-    fn lines(&mut self, width: u16) -> &[Line<'static>] {
+    fn prepare(&mut self, width: u16) {
         if !matches!(&self.wrapped, Some((w, _)) if *w == width) {
             self.wrapped = Some((width, wrap(&self.logical, width)));
         }
+    }
+
+    /// The lines wrapped by the last `prepare`.
+    fn lines(&self) -> &[Line<'static>] {
         self.wrapped
             .as_ref()
             .map(|(_, l)| l.as_slice())
@@ -91,6 +97,8 @@ pub struct JsonPane {
     sse: Vec<(String, String)>,
     sse_segs: Vec<Segment>,
     scroll: [Scroll; 3],
+    /// Set by `layout`: the visible line range of the current view.
+    window: (usize, usize),
 }
 
 impl Default for JsonPane {
@@ -106,6 +114,7 @@ impl Default for JsonPane {
             sse: Vec::new(),
             sse_segs: Vec::new(),
             scroll,
+            window: (0, 0),
         }
     }
 }
@@ -209,7 +218,16 @@ impl JsonPane {
         }
     }
 
-    pub fn draw(&mut self, f: &mut Frame, area: Rect, focused: bool, theme: &Theme) {
+    /// The current view's segments, as prepared by `layout`.
+    fn prepared(&self) -> Vec<&Segment> {
+        match self.view {
+            JsonView::History => self.history_segs.iter().flatten().collect(),
+            JsonView::Request => self.request_seg.iter().collect(),
+            JsonView::Sse => self.sse_segs.iter().collect(),
+        }
+    }
+
+    fn block(&self, focused: bool, theme: &Theme) -> Block<'static> {
         let border = if focused {
             theme.focus_border
         } else {
@@ -227,34 +245,70 @@ impl JsonPane {
             title.push(Span::styled(format!(" {} ", v.name()), st));
         }
         title.push(Span::styled(" F3 view · Ctrl+S save ", theme.dim));
-        let block = Block::default()
+        Block::default()
             .borders(Borders::TOP | Borders::LEFT)
             .border_style(border)
-            .title(Line::from(title));
+            .title(Line::from(title))
+    }
+}
+
+/// Keys while focused: ←→ switch the view, the rest scrolls.
+const HINTS: &[Hint] = &[
+    hint(Action::ScrollUp, Scope::Pane, "scroll"),
+    hint(Action::NextItem, Scope::Pane, "view"),
+    hint(Action::SaveJson, Scope::Global, "save"),
+    hint(Action::Cancel, Scope::Global, "back"),
+];
+
+impl Pane for JsonPane {
+    fn title(&self) -> &str {
+        "JSON"
+    }
+
+    /// Renders and wraps the current view for `area` and fixes its scroll window.
+    fn layout(&mut self, area: Rect, ctx: &PaneContext) {
+        let theme = ctx.theme;
+        let inner = self.block(false, theme).inner(area);
+        if inner.width == 0 || inner.height == 0 {
+            self.window = (0, 0);
+            return;
+        }
+        let width = inner.width;
+        let total: usize = self
+            .segments(theme)
+            .into_iter()
+            .map(|s| {
+                s.prepare(width);
+                s.lines().len()
+            })
+            .sum();
+        let view = self.view.index();
+        self.window = self.scroll[view].window(total, inner.height as usize);
+    }
+
+    fn draw(&self, f: &mut Frame, area: Rect, ctx: &PaneContext) {
+        let theme = ctx.theme;
+        let block = self.block(ctx.focused, theme);
         let inner = block.inner(area);
         f.render_widget(block, area);
         if inner.width == 0 || inner.height == 0 {
             return;
         }
-        let width = inner.width;
-        let view = self.view.index();
-        let mut segs = self.segments(theme);
-        let heights: Vec<usize> = segs.iter_mut().map(|s| s.lines(width).len()).collect();
-        let total: usize = heights.iter().sum();
-        if total == 0 {
+        let segs = self.prepared();
+        if segs.iter().all(|s| s.lines().is_empty()) {
             f.render_widget(
                 Paragraph::new(Span::styled(strings::JSON_EMPTY, theme.dim)),
                 inner,
             );
             return;
         }
-        let (start, end) = self.scroll_window(view, total, inner.height as usize);
-        let mut segs = self.segments(theme);
-        let mut lines = Vec::with_capacity(end - start);
+        let (start, end) = self.window;
+        let mut lines = Vec::with_capacity(end.saturating_sub(start));
         let mut y = 0;
-        for (seg, h) in segs.iter_mut().zip(heights) {
+        for seg in segs {
+            let h = seg.lines().len();
             if y + h > start && y < end {
-                for (k, line) in seg.lines(width).iter().enumerate() {
+                for (k, line) in seg.lines().iter().enumerate() {
                     if (start..end).contains(&(y + k)) {
                         lines.push(line.clone());
                     }
@@ -268,8 +322,21 @@ impl JsonPane {
         f.render_widget(Paragraph::new(lines), inner);
     }
 
-    fn scroll_window(&mut self, view: usize, total: usize, height: usize) -> (usize, usize) {
-        self.scroll[view].window(total, height)
+    fn handle(&mut self, action: Action) -> EventState {
+        match action {
+            Action::PrevItem => self.view = self.view.prev(),
+            Action::NextItem => self.view = self.view.next(),
+            other => return scroll_key(JsonPane::scroll(self), other),
+        }
+        EventState::Consumed
+    }
+
+    fn hints(&self) -> &'static [Hint] {
+        HINTS
+    }
+
+    fn scroll(&mut self) -> &mut Scroll {
+        JsonPane::scroll(self)
     }
 }
 

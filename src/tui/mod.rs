@@ -14,6 +14,7 @@ pub mod json_pane;
 pub mod json_view;
 pub mod keys;
 pub mod markdown;
+pub mod pane;
 pub mod sanitize;
 pub mod scroll;
 pub mod status_bar;
@@ -22,6 +23,7 @@ pub mod strings;
 pub mod terminal;
 pub mod theme;
 pub mod timeline;
+pub mod tool_calls;
 pub mod tools_pane;
 pub mod update_agent;
 pub mod update_keys;
@@ -44,7 +46,10 @@ use event_loop::Exit;
 
 /// Runs the TUI until the user quits; returns the exit status.
 pub async fn run(config: Config) -> anyhow::Result<i32> {
-    let provider = crate::provider::from_config(&config).map_err(anyhow::Error::msg)?;
+    let theme = theme::Theme::named(&config.theme, theme::no_color_requested())
+        .map_err(|e| anyhow::anyhow!("config: {e}"))?;
+    theme::install(theme);
+    let provider = crate::provider::build(config.provider, &config.provider_settings())?;
     let (sink, events_rx) = EventSink::channel();
     let (events_rx, trace) = crate::trace::Tap::maybe(
         config.trace.as_deref(),
@@ -59,7 +64,8 @@ pub async fn run(config: Config) -> anyhow::Result<i32> {
 
     // Load syntect's syntaxes off the UI thread, so the first code block does not stall a frame.
     tokio::task::spawn_blocking(highlight::warm_up);
-    let setup = terminal::setup(config.mouse).context("cannot set up the terminal")?;
+    let setup = terminal::setup(config.mouse, config.keyboard_enhancement)
+        .context("cannot set up the terminal")?;
     let mut terminal = setup.terminal;
     let mut app = App::new(RunInfo {
         provider: provider_name(config.provider).into(),

@@ -24,7 +24,7 @@ pub struct StatusView<'a> {
     /// A passing message ("wrote … to …"); shown instead of the hints.
     pub note: Option<&'a str>,
     /// (keys, what) in priority order; as many as fit are shown.
-    pub hints: Vec<(&'a str, &'a str)>,
+    pub hints: Vec<(String, &'a str)>,
 }
 
 fn tokens(n: u64) -> String {
@@ -102,7 +102,7 @@ pub fn draw(f: &mut Frame, area: Rect, v: &StatusView, theme: &Theme) {
             }
             hint_w += w;
             hints.push(Span::styled(
-                keys.to_string(),
+                keys.clone(),
                 theme.key_hint.patch(theme.accent),
             ));
             hints.push(Span::styled(format!(" {what}  "), theme.dim));

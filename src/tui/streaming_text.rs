@@ -86,7 +86,14 @@ impl StreamingMarkdown {
         }
     }
 
+    /// Prepares and returns the wrapped lines at `width`.
     pub fn lines(&mut self, width: u16) -> (&[Line<'static>], &[Line<'static>]) {
+        self.prepare(width);
+        self.prepared()
+    }
+
+    /// Renders what became stable and wraps for `width` (the layout step of a frame).
+    pub fn prepare(&mut self, width: u16) {
         let width = width.max(1);
         if self.streaming && self.boundary > self.stable_len {
             let chunk = sanitize(&self.text[self.stable_len..self.boundary]);
@@ -128,6 +135,10 @@ impl StreamingMarkdown {
             }
             self.tail_wrapped = Some((width, wrap(&lines, width)));
         }
+    }
+
+    /// The lines from the last `prepare`, as (stable, streaming tail).
+    pub fn prepared(&self) -> (&[Line<'static>], &[Line<'static>]) {
         let stable = self
             .stable_wrapped
             .as_ref()

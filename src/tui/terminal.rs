@@ -34,7 +34,14 @@ pub struct Setup {
     pub keyboard_enhanced: bool,
 }
 
-pub fn setup(mouse: bool) -> io::Result<Setup> {
+/// Whether to use the kitty keyboard protocol: only when the config wants it (`[keyboard]
+/// enhancement`) and the terminal answers the query. With it off the terminal is not even
+/// asked.
+pub fn keyboard_enhancement(wanted: bool, terminal_supports: impl FnOnce() -> bool) -> bool {
+    wanted && terminal_supports()
+}
+
+pub fn setup(mouse: bool, keyboard: bool) -> io::Result<Setup> {
     install_panic_hook();
     enable_raw_mode()?;
     ACTIVE.store(true, Ordering::SeqCst);
@@ -47,7 +54,9 @@ pub fn setup(mouse: bool) -> io::Result<Setup> {
             cursor::Hide
         )?;
         out.write_all(ALTERNATE_SCROLL_ON.as_bytes())?;
-        let keyboard_enhanced = supports_keyboard_enhancement().unwrap_or(false);
+        let keyboard_enhanced = keyboard_enhancement(keyboard, || {
+            supports_keyboard_enhancement().unwrap_or(false)
+        });
         let mut modes = 0;
         if keyboard_enhanced {
             execute!(

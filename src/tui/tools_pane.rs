@@ -8,37 +8,34 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 use tokio::time::Instant;
 use unicode_width::UnicodeWidthStr;
 
-use super::cells::ToolState;
+use super::keys::{Action, Hint, SCROLL_HINTS};
+use super::pane::{EventState, Pane, PaneContext, scroll_key};
 use super::sanitize::sanitize;
 use super::scroll::Scroll;
 use super::strings;
 use super::theme::Theme;
 use super::timeline::{self, Span as TimeSpan};
+use super::tool_calls::{ToolCall, ToolCalls, ToolState};
 
 /// Rows kept for the last turns; older ones scroll away for good.
 const MAX_ROWS: usize = 500;
 const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 
-pub struct ToolRow {
-    pub id: String,
-    pub name: String,
-    pub summary: String,
-    pub state: ToolState,
-    pub queued_at: Instant,
-    pub started_at: Option<Instant>,
-    pub ended_at: Option<Instant>,
-    pub duration_ms: Option<u64>,
-}
-
+/// The pane's own state: which calls it lists (ids into the shared store, in arrival order)
+/// and the model's streams for the timeline.
 #[derive(Default)]
 pub struct ToolsPane {
-    pub rows: Vec<ToolRow>,
+    rows: Vec<String>,
     /// The model's streams of the current prompt: (start, end).
     streams: Vec<(Instant, Option<Instant>)>,
     prompt_start: Option<Instant>,
     /// rows[prompt_first..] belong to the current prompt (the timeline's rows).
     prompt_first: usize,
     pub scroll: Scroll,
+    /// Set by `layout`: the list's visible rows and the timeline's height.
+    window: (usize, usize),
+    list_h: u16,
+    timeline_h: u16,
 }
 
 impl ToolsPane {
@@ -65,99 +62,35 @@ impl ToolsPane {
         }
     }
 
-    pub fn row_mut(&mut self, id: &str) -> Option<&mut ToolRow> {
-        self.rows.iter_mut().rev().find(|r| r.id == id)
-    }
-
-    pub fn upsert(&mut self, id: &str, name: &str, summary: &str, state: ToolState, now: Instant) {
-        if let Some(row) = self.row_mut(id) {
-            row.state = state;
-            if !summary.is_empty() {
-                row.summary = summary.to_string();
-            }
-            return;
+    /// Lists a call (once).
+    pub fn add(&mut self, id: &str) {
+        if !self.shows(id) {
+            self.rows.push(id.to_string());
         }
-        self.rows.push(ToolRow {
-            id: id.to_string(),
-            name: name.to_string(),
-            summary: summary.to_string(),
-            state,
-            queued_at: now,
-            started_at: None,
-            ended_at: None,
-            duration_ms: None,
-        });
     }
 
-    pub fn running(&self) -> usize {
-        self.rows
-            .iter()
-            .filter(|r| r.state == ToolState::Running)
-            .count()
+    pub fn shows(&self, id: &str) -> bool {
+        self.rows.iter().rev().any(|r| r == id)
     }
 
-    pub fn any_active(&self) -> bool {
-        self.rows[self.prompt_first.min(self.rows.len())..]
+    /// The listed ids, oldest first.
+    pub fn ids(&self) -> &[String] {
+        &self.rows
+    }
+
+    fn prompt_rows(&self) -> &[String] {
+        &self.rows[self.prompt_first.min(self.rows.len())..]
+    }
+
+    /// A call of this prompt is still active, or the model is still streaming.
+    pub fn any_active(&self, calls: &ToolCalls) -> bool {
+        self.prompt_rows()
             .iter()
-            .any(|r| r.state.is_active())
+            .any(|id| calls.get(id).is_some_and(|c| c.state.is_active()))
             || self.streams.iter().any(|(_, e)| e.is_none())
     }
 
-    /// A turn ended: whatever did not finish was cancelled.
-    pub fn cancel_unfinished(&mut self, now: Instant) {
-        for r in &mut self.rows {
-            if r.state.is_active() {
-                r.state = ToolState::Cancelled;
-                r.ended_at = Some(now);
-            }
-        }
-        self.stream_ended(now);
-    }
-
-    pub fn draw(&mut self, f: &mut Frame, area: Rect, focused: bool, now: Instant, theme: &Theme) {
-        let border = if focused {
-            theme.focus_border
-        } else {
-            theme.border
-        };
-        let block = Block::default()
-            .borders(Borders::TOP)
-            .border_style(border)
-            .title(Span::styled(strings::TOOLS_TITLE, border));
-        let inner = block.inner(area);
-        f.render_widget(block, area);
-        if inner.height == 0 || inner.width == 0 {
-            return;
-        }
-        let prompt_rows = self.rows.len() - self.prompt_first.min(self.rows.len());
-        // Timeline: a title, the model row, one row per tool of this prompt, the axis.
-        let want_timeline = (prompt_rows + 3) as u16;
-        let timeline_h = if inner.height >= 6 && self.prompt_start.is_some() {
-            let room = inner.height.saturating_sub(self.rows.len() as u16);
-            want_timeline.min(room.max(inner.height / 2)).max(3)
-        } else {
-            0
-        };
-        let list_h = (self.rows.len().max(1) as u16).min(inner.height - timeline_h);
-        let [list, tl, _] = Layout::vertical([
-            Constraint::Length(list_h),
-            Constraint::Length(timeline_h),
-            Constraint::Min(0),
-        ])
-        .areas(inner);
-        self.draw_rows(f, list, now, theme);
-        if timeline_h > 0 {
-            let [title, body] =
-                Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(tl);
-            f.render_widget(
-                Paragraph::new(Span::styled(strings::TIMELINE_TITLE, theme.dim)),
-                title,
-            );
-            self.draw_timeline(f, body, now, theme);
-        }
-    }
-
-    fn draw_rows(&mut self, f: &mut Frame, area: Rect, now: Instant, theme: &Theme) {
+    fn draw_rows(&self, f: &mut Frame, area: Rect, now: Instant, theme: &Theme, calls: &ToolCalls) {
         if self.rows.is_empty() {
             f.render_widget(
                 Paragraph::new(Span::styled(strings::NO_TOOLS, theme.dim)),
@@ -165,15 +98,23 @@ impl ToolsPane {
             );
             return;
         }
-        let (start, end) = self.scroll.window(self.rows.len(), area.height as usize);
-        let lines: Vec<Line> = self.rows[start..end]
+        let (start, end) = self.window;
+        let lines: Vec<Line> = self.rows[start.min(self.rows.len())..end.min(self.rows.len())]
             .iter()
-            .map(|r| row_line(r, area.width, now, theme))
+            .filter_map(|id| calls.get(id))
+            .map(|c| row_line(c, area.width, now, theme))
             .collect();
         f.render_widget(Paragraph::new(lines), area);
     }
 
-    fn draw_timeline(&self, f: &mut Frame, area: Rect, now: Instant, theme: &Theme) {
+    fn draw_timeline(
+        &self,
+        f: &mut Frame,
+        area: Rect,
+        now: Instant,
+        theme: &Theme,
+        calls: &ToolCalls,
+    ) {
         let Some(t0) = self.prompt_start else { return };
         let mut rows: Vec<(String, Vec<TimeSpan>)> = Vec::new();
         let stream_spans = self
@@ -188,7 +129,7 @@ impl ToolsPane {
             })
             .collect();
         rows.push(("model".into(), stream_spans));
-        for r in &self.rows[self.prompt_first.min(self.rows.len())..] {
+        for r in self.prompt_rows().iter().filter_map(|id| calls.get(id)) {
             let spans = match r.started_at {
                 Some(s) => vec![TimeSpan {
                     start: s,
@@ -208,11 +149,85 @@ impl ToolsPane {
             };
             rows.push((sanitize(&r.name), spans));
         }
-        timeline::draw(f, area, t0, now, self.any_active(), &rows, theme);
+        let active = self.any_active(calls);
+        timeline::draw(f, area, t0, now, active, &rows, theme);
     }
 }
 
-fn row_line(r: &ToolRow, width: u16, now: Instant, theme: &Theme) -> Line<'static> {
+impl Pane for ToolsPane {
+    fn title(&self) -> &str {
+        "tools"
+    }
+
+    /// Sizes the list and the timeline for `area` (a frame's layout step).
+    fn layout(&mut self, area: Rect, _ctx: &PaneContext) {
+        let inner_h = area.height.saturating_sub(1);
+        if inner_h == 0 || area.width == 0 {
+            self.list_h = 0;
+            self.timeline_h = 0;
+            return;
+        }
+        let prompt_rows = self.prompt_rows().len();
+        // Timeline: a title, the model row, one row per tool of this prompt, the axis.
+        let want_timeline = (prompt_rows + 3) as u16;
+        self.timeline_h = if inner_h >= 6 && self.prompt_start.is_some() {
+            let room = inner_h.saturating_sub(self.rows.len() as u16);
+            want_timeline.min(room.max(inner_h / 2)).max(3)
+        } else {
+            0
+        };
+        self.list_h = (self.rows.len().max(1) as u16).min(inner_h - self.timeline_h);
+        self.window = self.scroll.window(self.rows.len(), self.list_h as usize);
+    }
+
+    fn draw(&self, f: &mut Frame, area: Rect, ctx: &PaneContext) {
+        let (focused, now, theme, calls) = (ctx.focused, ctx.now, ctx.theme, ctx.tool_calls);
+        let border = if focused {
+            theme.focus_border
+        } else {
+            theme.border
+        };
+        let block = Block::default()
+            .borders(Borders::TOP)
+            .border_style(border)
+            .title(Span::styled(strings::TOOLS_TITLE, border));
+        let inner = block.inner(area);
+        f.render_widget(block, area);
+        if inner.height == 0 || inner.width == 0 {
+            return;
+        }
+        let [list, tl, _] = Layout::vertical([
+            Constraint::Length(self.list_h.min(inner.height)),
+            Constraint::Length(self.timeline_h),
+            Constraint::Min(0),
+        ])
+        .areas(inner);
+        self.draw_rows(f, list, now, theme, calls);
+        if self.timeline_h > 0 {
+            let [title, body] =
+                Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(tl);
+            f.render_widget(
+                Paragraph::new(Span::styled(strings::TIMELINE_TITLE, theme.dim)),
+                title,
+            );
+            self.draw_timeline(f, body, now, theme, calls);
+        }
+    }
+
+    fn handle(&mut self, action: Action) -> EventState {
+        scroll_key(&mut self.scroll, action)
+    }
+
+    fn hints(&self) -> &'static [Hint] {
+        SCROLL_HINTS
+    }
+
+    fn scroll(&mut self) -> &mut Scroll {
+        &mut self.scroll
+    }
+}
+
+fn row_line(r: &ToolCall, width: u16, now: Instant, theme: &Theme) -> Line<'static> {
     let icon = match (r.state, r.started_at) {
         (ToolState::Running, Some(s)) => {
             let i = (now.saturating_duration_since(s).as_millis() / 80) as usize % SPINNER.len();

@@ -1,16 +1,17 @@
 //! How each AgentEvent changes what the screen shows. Times are taken on receipt (`now`).
 
+use std::collections::HashMap;
 use std::time::Duration;
 
 use tokio::time::Instant;
 
 use super::app::App;
 use super::approval::ApprovalRequest;
-use super::cells::{CellKind, ToolState};
+use super::cells::CellKind;
 use super::streaming_text::StreamingMarkdown;
 use super::strings;
+use super::tool_calls::ToolState;
 use crate::agent::INTERRUPT_MARKER;
-use crate::agent::executor::INTERRUPTED;
 use crate::agent::protocol::{AgentEvent, Terminal, TurnSummary};
 use crate::message::{ContentBlock, Message, Role};
 
@@ -19,6 +20,9 @@ const MAX_PROGRESS_BYTES: usize = 64 * 1024;
 
 impl App {
     pub fn on_agent(&mut self, event: AgentEvent, now: Instant) {
+        for pane in &mut self.panes {
+            pane.on_agent(&event, now);
+        }
         match event {
             AgentEvent::PromptStart { text } => {
                 self.turn.busy = true;
@@ -47,24 +51,33 @@ impl App {
             AgentEvent::TextDelta { text } => self.conversation.text_delta(&text),
             AgentEvent::ThinkingDelta { text } => self.conversation.thinking_delta(&text),
             AgentEvent::ToolUseStreaming { id, name } => {
-                self.conversation.tool(&id, &name, "", ToolState::Streaming);
-                self.tools.upsert(&id, &name, "", ToolState::Streaming, now);
+                self.tool_calls
+                    .upsert(&id, &name, "", ToolState::Streaming, now);
+                self.show_tool(&id);
             }
             AgentEvent::ToolUse {
-                id, name, input, ..
+                id, name, summary, ..
             } => {
-                let summary = self.summary(&name, &input);
-                self.conversation
-                    .tool(&id, &name, &summary, ToolState::Queued);
-                self.tools
+                self.tool_calls
                     .upsert(&id, &name, &summary, ToolState::Queued, now);
-                if let Some(row) = self.tools.row_mut(&id) {
-                    row.queued_at = now;
-                }
+                self.tool_calls.update(&id, |c| c.queued_at = now);
+                self.show_tool(&id);
             }
-            AgentEvent::PermissionRequest { id, tool, input } => {
+            AgentEvent::PermissionRequest {
+                id,
+                tool,
+                input,
+                summary,
+                preview,
+            } => {
                 self.set_tool_state(&id, ToolState::Approval);
-                self.approvals.push(ApprovalRequest { id, tool, input });
+                self.approvals.push(ApprovalRequest {
+                    id,
+                    tool,
+                    input,
+                    summary,
+                    preview,
+                });
             }
             AgentEvent::Permission { id, allowed, .. } => {
                 self.approvals.remove(&id);
@@ -72,44 +85,29 @@ impl App {
                     self.set_tool_state(&id, ToolState::Queued);
                 }
             }
-            AgentEvent::ToolStart { id, .. } => {
-                self.set_tool_state(&id, ToolState::Running);
-                if let Some(row) = self.tools.row_mut(&id) {
-                    row.started_at = Some(now);
-                }
-            }
-            AgentEvent::ToolProgress { id, chunk } => self.conversation.update_tool(&id, |c| {
+            AgentEvent::ToolStart { id, .. } => self.tool_calls.update(&id, |c| {
+                c.state = ToolState::Running;
+                c.started_at = Some(now);
+            }),
+            AgentEvent::ToolProgress { id, chunk } => self.tool_calls.update(&id, |c| {
                 if c.output.len() < MAX_PROGRESS_BYTES {
                     c.output.push_str(&chunk);
                 }
             }),
             AgentEvent::ToolEnd {
                 id,
-                is_error,
+                outcome,
                 duration_ms,
                 output,
                 ..
-            } => {
-                let cancelled =
-                    is_error && (self.turn.abort_requested || output.contains(INTERRUPTED));
-                let state = match (is_error, cancelled) {
-                    (false, _) => ToolState::Ok,
-                    (true, true) => ToolState::Cancelled,
-                    (true, false) => ToolState::Error,
-                };
-                self.conversation.update_tool(&id, |c| {
-                    c.state = state;
-                    c.duration_ms = Some(duration_ms);
-                    c.output = output;
-                });
-                if let Some(row) = self.tools.row_mut(&id) {
-                    row.state = state;
-                    row.duration_ms = Some(duration_ms);
-                    row.ended_at = Some(now);
-                    // A call that never started (denied, invalid) still gets a visible bar.
-                    row.started_at.get_or_insert(now);
-                }
-            }
+            } => self.tool_calls.update(&id, |c| {
+                c.state = outcome.into();
+                c.duration_ms = Some(duration_ms);
+                c.output = output;
+                c.ended_at = Some(now);
+                // A call that never started (denied, invalid) still gets a visible bar.
+                c.started_at.get_or_insert(now);
+            }),
             AgentEvent::StreamEnd { .. } => {
                 self.turn.streaming = false;
                 self.conversation.finish_streaming();
@@ -118,13 +116,20 @@ impl App {
             AgentEvent::RawSse { event, data } => self.json.push_sse(&event, &data),
             AgentEvent::Usage(u) => self.turn.usage = u,
             AgentEvent::Message { index, message } => self.json.set_message(index, message),
-            AgentEvent::HistoryReset { messages } => {
+            AgentEvent::HistoryReset {
+                messages,
+                summaries,
+            } => {
                 self.conversation.clear();
                 self.turn.turn = 0;
                 self.turn.usage = Default::default();
                 for m in &messages {
-                    self.replay(m);
+                    self.replay(m, &summaries, now);
                 }
+                // Calls neither pane shows any more are forgotten.
+                let (conversation, tools) = (&self.conversation, &self.tools);
+                self.tool_calls
+                    .retain(|id| conversation.shows_tool(id) || tools.shows(id));
                 if messages.is_empty() {
                     self.conversation
                         .push(CellKind::Notice(strings::NEW_CONVERSATION.into()));
@@ -140,10 +145,13 @@ impl App {
     }
 
     fn set_tool_state(&mut self, id: &str, state: ToolState) {
-        self.conversation.update_tool(id, |c| c.state = state);
-        if let Some(row) = self.tools.row_mut(id) {
-            row.state = state;
-        }
+        self.tool_calls.update(id, |c| c.state = state);
+    }
+
+    /// A live call gets a line in the conversation and a row in the tools pane.
+    fn show_tool(&mut self, id: &str) {
+        self.conversation.tool(id);
+        self.tools.add(id);
     }
 
     fn done(&mut self, summary: TurnSummary, now: Instant) {
@@ -153,10 +161,10 @@ impl App {
         self.turn.usage = summary.usage;
         self.approvals.clear();
         self.conversation.finish_streaming();
-        let unfinished = self.tools.any_active();
+        let unfinished = self.tools.any_active(&self.tool_calls);
         if summary.reason.is_aborted() || unfinished {
-            self.conversation.cancel_unfinished();
-            self.tools.cancel_unfinished(now);
+            self.tool_calls.cancel_unfinished(now);
+            self.tools.stream_ended(now);
         }
         if summary.reason.is_aborted() {
             self.conversation.push(CellKind::Interrupted);
@@ -178,8 +186,8 @@ impl App {
         }
     }
 
-    /// Rebuilds cells from a resumed history.
-    fn replay(&mut self, m: &Message) {
+    /// Rebuilds cells from a resumed history (its calls appear in the conversation only).
+    fn replay(&mut self, m: &Message, summaries: &HashMap<String, String>, now: Instant) {
         for block in &m.content {
             match block {
                 ContentBlock::Text { text } if m.role == Role::User => {
@@ -200,15 +208,17 @@ impl App {
                     })
                 }
                 ContentBlock::RedactedThinking { .. } => {}
-                ContentBlock::ToolUse { id, name, input } => {
-                    let summary = self.summary(name, input);
-                    self.conversation.tool(id, name, &summary, ToolState::Ok);
+                ContentBlock::ToolUse { id, name, .. } => {
+                    let summary = summaries.get(id).map_or("", String::as_str);
+                    self.tool_calls
+                        .upsert(id, name, summary, ToolState::Ok, now);
+                    self.conversation.tool(id);
                 }
                 ContentBlock::ToolResult {
                     tool_use_id,
                     content,
                     is_error,
-                } => self.conversation.update_tool(tool_use_id, |c| {
+                } => self.tool_calls.update(tool_use_id, |c| {
                     c.state = if *is_error {
                         ToolState::Error
                     } else {

@@ -8,6 +8,7 @@ use tokio::time::Instant;
 use super::app::{App, Focus, QUIT_WINDOW};
 use super::cells::CellKind;
 use super::keys::{Action, Scope, action_for};
+use super::pane::EventState;
 use super::strings;
 use crate::agent::protocol::AgentCommand;
 
@@ -176,28 +177,9 @@ impl App {
             }
             return;
         };
-        match (self.focus, action) {
-            (Focus::Conversation, Action::Toggle) => self.conversation.toggle_selected(),
-            (Focus::Conversation, Action::PrevItem) => self.conversation.select(true),
-            (Focus::Conversation, Action::NextItem) => self.conversation.select(false),
-            (Focus::Json, Action::PrevItem) => self.json.view = self.json.view.prev(),
-            (Focus::Json, Action::NextItem) => self.json.view = self.json.view.next(),
-            (focus, action) => {
-                let scroll = match focus {
-                    Focus::Tools => &mut self.tools.scroll,
-                    Focus::Json => self.json.scroll(),
-                    _ => &mut self.conversation.scroll,
-                };
-                match action {
-                    Action::ScrollUp => scroll.up(1),
-                    Action::ScrollDown => scroll.down(1),
-                    Action::PageUp => scroll.page_up(),
-                    Action::PageDown => scroll.page_down(),
-                    Action::Top => scroll.top(),
-                    Action::Bottom => scroll.bottom(),
-                    _ => {}
-                }
-            }
+        // The focused pane takes the key or lets it fall (nothing else wants pane keys).
+        if let Some(pane) = self.pane_mut(self.focus) {
+            let _: EventState = pane.handle(action);
         }
     }
 
@@ -218,13 +200,19 @@ impl App {
         };
         let at = Position::new(ev.column, ev.row);
         let inside = |r: Option<Rect>| r.is_some_and(|r| r.contains(at));
-        let scroll = if inside(self.areas.json) {
-            self.json.scroll()
+        let under = if inside(self.areas.json) {
+            Focus::Json
         } else if inside(self.areas.tools) {
-            &mut self.tools.scroll
+            Focus::Tools
+        } else if let Some(i) = self.areas.extra.iter().position(|r| r.contains(at)) {
+            Focus::Extra(i)
         } else {
-            &mut self.conversation.scroll
+            Focus::Conversation
         };
+        let Some(pane) = self.pane_mut(under) else {
+            return;
+        };
+        let scroll = pane.scroll();
         if up {
             scroll.up(WHEEL_LINES);
         } else {

@@ -1,11 +1,16 @@
-//! Lays the panes out for the terminal size and draws one frame. Below 80×24 panes collapse
-//! (tools first, then the input); nothing here may panic on a tiny terminal.
+//! Lays the panes out for the terminal size and draws one frame, in two steps: `layout`
+//! (the only step that writes: pane areas, wrap caches, scroll windows) and `render`, which
+//! reads the App and draws. Below 80×24 panes collapse (tools first, then the input);
+//! nothing here may panic on a tiny terminal.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::widgets::Block;
 use tokio::time::Instant;
 
 use super::app::{App, Areas, Focus};
+use super::keys::{self, BUSY_HINTS, Hint, IDLE_HINTS};
+use super::pane::{Pane, PaneContext};
 use super::status_bar::{self, StatusView};
 use super::{help, strings};
 
@@ -14,11 +19,23 @@ const SIDE_BY_SIDE_MIN_WIDTH: u16 = 110;
 /// Rows from which the tools pane fits under the conversation on a narrow terminal.
 const STACKED_TOOLS_MIN_HEIGHT: u16 = 20;
 
+/// Where the fixed parts of the screen go this frame.
+struct Frame3 {
+    main: Rect,
+    input: Rect,
+    status: Rect,
+}
+
 pub fn draw(app: &mut App, f: &mut Frame, now: Instant) {
     let area = f.area();
     if area.width == 0 || area.height == 0 {
         return;
     }
+    let frame = layout(app, area, now);
+    render(app, f, &frame, now);
+}
+
+fn layout(app: &mut App, area: Rect, now: Instant) -> Frame3 {
     let status_h = 1;
     let input_h = if area.height >= 4 {
         app.input.height().min(area.height - status_h - 1)
@@ -31,40 +48,78 @@ pub fn draw(app: &mut App, f: &mut Frame, now: Instant) {
         Constraint::Length(status_h),
     ])
     .areas(area);
-
-    let areas = split_main(app, main);
-    app.areas = areas;
-    let theme = app.theme.clone();
+    app.areas = split_main(app, main);
+    let areas = app.areas.clone();
+    let ctx = |focused: bool| PaneContext {
+        theme: &app.theme,
+        now,
+        focused,
+        tool_calls: &app.tool_calls,
+    };
     if let Some(json) = areas.json {
-        app.json.draw(f, json, app.focus == Focus::Json, &theme);
+        app.json.layout(json, &ctx(false));
     }
     if let Some(tools) = areas.tools {
-        app.tools
-            .draw(f, tools, app.focus == Focus::Tools, now, &theme);
+        app.tools.layout(tools, &ctx(false));
     }
-    app.conversation.draw(f, areas.conversation, &theme);
+    app.conversation.layout(areas.conversation, &ctx(false));
+    for (pane, rect) in app.panes.iter_mut().zip(&areas.extra) {
+        pane.layout(*rect, &ctx(false));
+    }
     if input.height > 0 {
         let note = if !app.queued.is_empty() {
             Some(strings::queued(app.queued.len()))
         } else {
-            focus_note(app.focus).map(str::to_string)
+            focus_note(app)
         };
         app.input
-            .draw(f, input, app.focus == Focus::Input, note, &theme);
+            .layout(app.focus == Focus::Input, note, &app.theme);
+    }
+    Frame3 {
+        main,
+        input,
+        status,
+    }
+}
+
+fn render(app: &App, f: &mut Frame, frame: &Frame3, now: Instant) {
+    // The light theme brings its own background; the dark one keeps the terminal's.
+    if app.theme.base != ratatui::style::Style::default() {
+        f.render_widget(Block::default().style(app.theme.base), f.area());
+    }
+    let areas = &app.areas;
+    let ctx = |focused: bool| PaneContext {
+        theme: &app.theme,
+        now,
+        focused,
+        tool_calls: &app.tool_calls,
+    };
+    if let Some(json) = areas.json {
+        app.json.draw(f, json, &ctx(app.focus == Focus::Json));
+    }
+    if let Some(tools) = areas.tools {
+        app.tools.draw(f, tools, &ctx(app.focus == Focus::Tools));
+    }
+    app.conversation.draw(f, areas.conversation, &ctx(false));
+    for (i, (pane, rect)) in app.panes.iter().zip(&areas.extra).enumerate() {
+        pane.draw(f, *rect, &ctx(app.focus == Focus::Extra(i)));
+    }
+    if frame.input.height > 0 {
+        app.input.draw(f, frame.input);
     }
     let view = status_view(app, now);
-    status_bar::draw(f, status, &view, &theme);
-    app.approvals.draw(f, main.union(input), &theme);
+    status_bar::draw(f, frame.status, &view, &app.theme);
+    app.approvals
+        .draw(f, frame.main.union(frame.input), &app.theme);
     if app.help_open {
-        help::draw(f, area, app.help_scroll, &theme);
+        help::draw(f, f.area(), app.help_scroll, &app.theme);
     }
 }
 
 fn split_main(app: &App, main: Rect) -> Areas {
     let mut areas = Areas {
         conversation: main,
-        tools: None,
-        json: None,
+        ..Areas::default()
     };
     if main.height == 0 {
         return areas;
@@ -88,6 +143,7 @@ fn split_main(app: &App, main: Rect) -> Areas {
         } else {
             areas.tools = Some(right);
         }
+        share_with_extra_panes(app, &mut areas);
         return areas;
     }
     // Narrow: the JSON pane takes the conversation's place; the tools pane goes below.
@@ -107,44 +163,51 @@ fn split_main(app: &App, main: Rect) -> Areas {
     } else {
         areas.conversation = top;
     }
+    share_with_extra_panes(app, &mut areas);
     areas
 }
 
-fn focus_note(focus: Focus) -> Option<&'static str> {
-    match focus {
-        Focus::Input => None,
-        Focus::Conversation => {
-            Some(" conversation: ↑↓ scroll · ←→ select · Enter expand · Esc back ")
-        }
-        Focus::Tools => Some(" tools: ↑↓ PgUp PgDn Home End scroll · Esc back "),
-        Focus::Json => Some(" JSON: ↑↓ scroll · ←→ view · Ctrl+S save · Esc back "),
+/// Registered extra panes take equal shares of the tools pane's area, below it.
+fn share_with_extra_panes(app: &App, areas: &mut Areas) {
+    let (Some(tools), n) = (areas.tools, app.panes.len()) else {
+        return;
+    };
+    if n == 0 {
+        return;
     }
+    let rects = Layout::vertical(vec![Constraint::Fill(1); n + 1]).split(tools);
+    areas.tools = Some(rects[0]);
+    areas.extra = rects[1..].to_vec();
+}
+
+/// The input box's title while a pane has the focus: its name and its hints, with the keys
+/// as the key table writes them.
+fn focus_note(app: &App) -> Option<String> {
+    let pane: &dyn Pane = match app.focus {
+        Focus::Input => return None,
+        Focus::Conversation => &app.conversation,
+        Focus::Tools => &app.tools,
+        Focus::Json => &app.json,
+        Focus::Extra(i) => app.panes.get(i)?.as_ref(),
+    };
+    let hints: Vec<String> = pane
+        .hints()
+        .iter()
+        .map(|h| format!("{} {}", keys::hint_label(h, app.info.shift_enter), h.what))
+        .collect();
+    Some(format!(" {}: {} ", pane.title(), hints.join(" · ")))
 }
 
 fn status_view<'a>(app: &'a App, now: Instant) -> StatusView<'a> {
-    let newline = if app.info.shift_enter {
-        "Shift+Enter"
+    let table: &[Hint] = if app.turn.busy {
+        BUSY_HINTS
     } else {
-        "Alt+Enter"
+        IDLE_HINTS
     };
-    let hints = if app.turn.busy {
-        vec![
-            ("Ctrl+C", "abort"),
-            ("Enter", "queue"),
-            ("Ctrl+O", "JSON"),
-            ("Tab", "focus"),
-            ("F1", "help"),
-        ]
-    } else {
-        vec![
-            ("Enter", "send"),
-            (newline, "newline"),
-            ("Ctrl+O", "JSON"),
-            ("Tab", "focus"),
-            ("F1", "help"),
-            ("Ctrl+C ×2", "quit"),
-        ]
-    };
+    let hints = table
+        .iter()
+        .map(|h| (keys::hint_label(h, app.info.shift_enter), h.what))
+        .collect();
     StatusView {
         provider: &app.info.provider,
         model: &app.info.model,

@@ -11,7 +11,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use tooloop::agent::events::EventSink;
 use tooloop::agent::executor::{ExecEnv, StreamingToolExecutor, ToolRun};
-use tooloop::agent::protocol::{AgentEvent, Decision};
+use tooloop::agent::protocol::{AgentEvent, Decision, ToolOutcome};
 use tooloop::cli::ToolExec;
 use tooloop::message::{ContentBlock, Message, validate_history};
 use tooloop::permission::{ApprovalMode, PermissionPolicy};
@@ -57,6 +57,20 @@ impl Batch {
                 _ => None,
             })
             .collect()
+    }
+
+    /// (id, outcome) of each `tool_end`, as the executor decided it.
+    pub fn outcomes(&self) -> Vec<(String, ToolOutcome)> {
+        let mut v: Vec<(String, ToolOutcome)> = self
+            .events
+            .iter()
+            .filter_map(|e| match e {
+                AgentEvent::ToolEnd { id, outcome, .. } => Some((id.clone(), *outcome)),
+                _ => None,
+            })
+            .collect();
+        v.sort_by(|a, b| a.0.cmp(&b.0));
+        v
     }
 
     pub fn started(&self) -> Vec<String> {

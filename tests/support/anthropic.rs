@@ -11,6 +11,7 @@ use super::reply::{Ending, Reply, SseEvent};
 enum Block {
     Text(String),
     Thinking(String, String),
+    RedactedThinking(String),
     ToolUse {
         id: String,
         name: String,
@@ -52,6 +53,12 @@ impl ReplyBuilder {
 
     pub fn text(mut self, text: &str) -> Self {
         self.blocks.push(Block::Text(text.to_string()));
+        self
+    }
+
+    /// A redacted_thinking block: its whole `data` comes in content_block_start.
+    pub fn redacted_thinking(mut self, data: &str) -> Self {
+        self.blocks.push(Block::RedactedThinking(data.into()));
         self
     }
 
@@ -154,6 +161,10 @@ impl ReplyBuilder {
                         json!({"type": "signature_delta", "signature": sig}),
                     ));
                 }
+                Block::RedactedThinking(data) => ev.push(block_start(
+                    index,
+                    json!({"type": "redacted_thinking", "data": data}),
+                )),
                 Block::ToolUse {
                     id,
                     name,

@@ -188,6 +188,7 @@ fn validate_messages(messages: &[Value]) -> Result<(), String> {
             }
         }
         if role == "assistant" {
+            final_block_not_thinking(i, &content)?;
             let ids = tool_use_ids(&content);
             let answered: HashSet<String> = messages
                 .get(i + 1)
@@ -211,6 +212,18 @@ fn validate_messages(messages: &[Value]) -> Result<(), String> {
                 ));
             }
         }
+    }
+    Ok(())
+}
+
+/// The API refuses an assistant message that ends in thinking (what a reply cut off after
+/// its thinking blocks would leave), with this wording for redacted_thinking too.
+fn final_block_not_thinking(i: usize, content: &[Value]) -> Result<(), String> {
+    let last = content.last().and_then(|b| b["type"].as_str());
+    if matches!(last, Some("thinking" | "redacted_thinking")) {
+        return Err(format!(
+            "messages.{i}: The final block in an assistant message cannot be `thinking`."
+        ));
     }
     Ok(())
 }

@@ -414,16 +414,28 @@ pub async fn ok_events(reply: Reply) -> Vec<StreamEvent> {
 
 /// The completed tool_use blocks, as (id, name, input).
 pub fn tool_uses(events: &[StreamEvent]) -> Vec<(String, String, Value)> {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            StreamEvent::BlockComplete {
-                block: ContentBlock::ToolUse { id, name, input },
-                ..
-            } => Some((id.clone(), name.clone(), input.clone())),
+    super::stream::assembled(events)
+        .0
+        .into_iter()
+        .filter_map(|b| match b {
+            ContentBlock::ToolUse { id, name, input } => Some((id, name, input)),
             _ => None,
         })
         .collect()
+}
+
+/// Where the block started with tool_use id `id` stops.
+pub fn stop_of(events: &[StreamEvent], id: &str) -> usize {
+    let index = events
+        .iter()
+        .find_map(|e| match e {
+            StreamEvent::BlockStart {
+                index, id: Some(i), ..
+            } if i == id => Some(*index),
+            _ => None,
+        })
+        .expect("the block started");
+    position(events, |e| *e == StreamEvent::BlockStop { index })
 }
 
 /// The events fed through the loop's own assembler.

@@ -2,6 +2,7 @@
 
 use futures::StreamExt;
 use serde_json::json;
+use tooloop::agent::assembler::{Assembler, Completed, InvalidToolUse};
 use tooloop::message::{ContentBlock, Message};
 use tooloop::provider::anthropic::AnthropicProvider;
 use tooloop::provider::{
@@ -22,15 +23,30 @@ pub struct Seen {
     pub error: Option<ProviderError>,
 }
 
+/// What the loop's own assembler completes from `events`, in completion order: the
+/// blocks, and the tool_uses whose input was invalid.
+pub fn assembled(events: &[StreamEvent]) -> (Vec<ContentBlock>, Vec<InvalidToolUse>) {
+    let mut asm = Assembler::new();
+    let (mut blocks, mut invalid) = (Vec::new(), Vec::new());
+    for e in events {
+        match asm.push(e.clone()) {
+            Some(Completed::Block(b)) => blocks.push(b.clone()),
+            Some(Completed::Invalid(inv)) => invalid.push(inv.clone()),
+            None => {}
+        }
+    }
+    (blocks, invalid)
+}
+
 impl Seen {
+    /// The blocks completed, as the loop's assembler builds them.
     pub fn completed(&self) -> Vec<ContentBlock> {
-        self.events
-            .iter()
-            .filter_map(|e| match e {
-                StreamEvent::BlockComplete { block, .. } => Some(block.clone()),
-                _ => None,
-            })
-            .collect()
+        assembled(&self.events).0
+    }
+
+    /// The tool_uses whose input did not parse.
+    pub fn invalid(&self) -> Vec<InvalidToolUse> {
+        assembled(&self.events).1
     }
 
     pub fn text(&self) -> String {

@@ -3,7 +3,7 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use tokio::time::Instant;
-use tooloop::agent::protocol::{AgentCommand, AgentEvent, Terminal, TurnSummary};
+use tooloop::agent::protocol::{AgentCommand, AgentEvent, Terminal, ToolOutcome, TurnSummary};
 use tooloop::provider::Usage;
 use tooloop::tui::app::{App, RunInfo};
 
@@ -57,4 +57,60 @@ pub fn start_turn(app: &mut App, now: Instant) {
         now,
     );
     app.on_agent(AgentEvent::TurnStart { turn: 1 }, now);
+}
+
+/// The agent's announcement of a complete tool_use, with the summary and preview the
+/// built-in tool itself gives (as the executor sends it).
+pub fn tool_use(id: &str, name: &str, input: serde_json::Value) -> AgentEvent {
+    let registry = tooloop::tools::ToolRegistry::builtin();
+    let safe = registry
+        .get(name)
+        .is_none_or(|r| r.tool.is_concurrency_safe(&input));
+    AgentEvent::ToolUse {
+        id: id.into(),
+        name: name.into(),
+        summary: registry.summary(name, &input),
+        preview: registry.preview(name, &input),
+        input,
+        safe,
+    }
+}
+
+/// The question the executor asks before a tool that changes things.
+pub fn permission_request(id: &str, name: &str, input: serde_json::Value) -> AgentEvent {
+    let registry = tooloop::tools::ToolRegistry::builtin();
+    AgentEvent::PermissionRequest {
+        id: id.into(),
+        tool: name.into(),
+        summary: registry.summary(name, &input),
+        preview: registry.preview(name, &input),
+        input,
+    }
+}
+
+pub fn tool_end(id: &str, name: &str, outcome: ToolOutcome, ms: u64, output: &str) -> AgentEvent {
+    AgentEvent::ToolEnd {
+        id: id.into(),
+        name: name.into(),
+        is_error: outcome != ToolOutcome::Ok,
+        outcome,
+        duration_ms: ms,
+        output: output.into(),
+    }
+}
+
+pub fn history_reset(messages: Vec<tooloop::message::Message>) -> AgentEvent {
+    let summaries = tooloop::tools::ToolRegistry::builtin().summaries(&messages);
+    AgentEvent::HistoryReset {
+        messages,
+        summaries,
+    }
+}
+
+/// The i-th row of the tools pane, from the shared store.
+pub fn row(app: &App, i: usize) -> &tooloop::tui::tool_calls::ToolCall {
+    let id = &app.tools.ids()[i];
+    app.tool_calls
+        .get(id)
+        .expect("a listed call is in the store")
 }

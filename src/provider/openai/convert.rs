@@ -117,9 +117,25 @@ fn user_messages(message: &Message, out: &mut Vec<Value>) {
     }
 }
 
+/// Why OpenAI chat messages could not be read back into the canonical shape; each names
+/// the message (and tool call) at fault.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ConvertError {
+    #[error("messages[{0}]: unknown role {1:?}")]
+    UnknownRole(usize, String),
+    #[error("messages[{0}]: tool message without tool_call_id")]
+    NoToolCallId(usize),
+    #[error("messages[{0}].tool_calls[{1}]: no id")]
+    NoCallId(usize, usize),
+    #[error("messages[{0}].tool_calls[{1}]: no function name")]
+    NoFunctionName(usize, usize),
+    #[error("messages[{0}].tool_calls[{1}]: arguments are not JSON: {2}")]
+    ArgumentsNotJson(usize, usize, String),
+}
+
 /// OpenAI chat messages → (system prompt, canonical history). Consecutive tool and user
 /// messages merge into one user message, so roles alternate as the canonical shape requires.
-pub fn from_openai_messages(messages: &[Value]) -> Result<(String, Vec<Message>), String> {
+pub fn from_openai_messages(messages: &[Value]) -> Result<(String, Vec<Message>), ConvertError> {
     let mut system: Vec<String> = Vec::new();
     let mut out: Vec<Message> = Vec::new();
     for (i, m) in messages.iter().enumerate() {
@@ -132,7 +148,7 @@ pub fn from_openai_messages(messages: &[Value]) -> Result<(String, Vec<Message>)
             "user" => (Role::User, text_blocks(m.get("content"))),
             "tool" => (Role::User, vec![tool_result(m, i)?]),
             "assistant" => (Role::Assistant, assistant_blocks(m, i)?),
-            other => return Err(format!("messages[{i}]: unknown role {other:?}")),
+            other => return Err(ConvertError::UnknownRole(i, other.to_string())),
         };
         if blocks.is_empty() {
             continue;
@@ -148,17 +164,17 @@ pub fn from_openai_messages(messages: &[Value]) -> Result<(String, Vec<Message>)
     Ok((system.join("\n\n"), out))
 }
 
-fn tool_result(m: &Value, i: usize) -> Result<ContentBlock, String> {
+fn tool_result(m: &Value, i: usize) -> Result<ContentBlock, ConvertError> {
     let id = m
         .get("tool_call_id")
         .and_then(Value::as_str)
-        .ok_or_else(|| format!("messages[{i}]: tool message without tool_call_id"))?;
+        .ok_or(ConvertError::NoToolCallId(i))?;
     let content = content_texts(m.get("content")).join("\n");
     let is_error = content.starts_with(ERROR_PREFIX);
     Ok(ContentBlock::tool_result(id, content, is_error))
 }
 
-fn assistant_blocks(m: &Value, i: usize) -> Result<Vec<ContentBlock>, String> {
+fn assistant_blocks(m: &Value, i: usize) -> Result<Vec<ContentBlock>, ConvertError> {
     let mut blocks: Vec<ContentBlock> = Vec::new();
     let text = content_texts(m.get("content")).join("\n");
     if !text.is_empty() {
@@ -169,21 +185,20 @@ fn assistant_blocks(m: &Value, i: usize) -> Result<Vec<ContentBlock>, String> {
         _ => &[],
     };
     for (j, call) in calls.iter().enumerate() {
-        let at = || format!("messages[{i}].tool_calls[{j}]");
         let id = call
             .get("id")
             .and_then(Value::as_str)
-            .ok_or_else(|| format!("{}: no id", at()))?;
+            .ok_or(ConvertError::NoCallId(i, j))?;
         let function = call.get("function");
         let name = function
             .and_then(|f| f.get("name"))
             .and_then(Value::as_str)
-            .ok_or_else(|| format!("{}: no function name", at()))?;
+            .ok_or(ConvertError::NoFunctionName(i, j))?;
         let input = match function.and_then(|f| f.get("arguments")) {
             None | Some(Value::Null) => json!({}),
             Some(Value::String(s)) if s.trim().is_empty() => json!({}),
             Some(Value::String(s)) => serde_json::from_str(s)
-                .map_err(|e| format!("{}: arguments are not JSON: {e}", at()))?,
+                .map_err(|e| ConvertError::ArgumentsNotJson(i, j, e.to_string()))?,
             Some(other) => other.clone(),
         };
         blocks.push(ContentBlock::ToolUse {
@@ -345,7 +360,9 @@ mod tests {
         validate_history(&back).expect("valid");
         let bad = vec![json!({"role": "assistant", "tool_calls": [
             {"id": "c", "function": {"name": "x", "arguments": "{not json"}}]})];
-        let err = from_openai_messages(&bad).expect_err("bad arguments");
+        let err = from_openai_messages(&bad)
+            .expect_err("bad arguments")
+            .to_string();
         assert!(err.contains("messages[0].tool_calls[0]"), "{err}");
         assert!(from_openai_messages(&[json!({"role": "robot"})]).is_err());
     }

@@ -15,7 +15,6 @@ use std::collections::HashSet;
 use serde_json::Value;
 
 use super::tool_calls::ToolCalls;
-use crate::message::ContentBlock;
 use crate::provider::sse::SseRecord;
 use crate::provider::{BlockKind, ProviderError, StreamEvent, Usage};
 use crate::text::ellipsize;
@@ -23,10 +22,11 @@ use crate::text::ellipsize;
 /// How much of a bad chunk an error message quotes.
 const SHOWN: usize = 200;
 
+/// The text or thinking block being streamed (its index); the assembler keeps the content.
 #[derive(Debug)]
 enum Open {
-    Text(usize, String),
-    Thinking(usize, String),
+    Text(usize),
+    Thinking(usize),
 }
 
 #[derive(Debug, Default)]
@@ -175,14 +175,10 @@ impl ChunkDecoder {
             self.close_open(out);
             let index = self.take_block();
             out.push(block_start(index, BlockKind::Text));
-            self.open = Some(Open::Text(index, String::new()));
+            self.open = Some(Open::Text(index));
         }
-        if let Some(Open::Text(index, buf)) = &mut self.open {
-            buf.push_str(&text);
-            out.push(StreamEvent::TextDelta {
-                index: *index,
-                text,
-            });
+        if let Some(Open::Text(index)) = self.open {
+            out.push(StreamEvent::TextDelta { index, text });
         }
     }
 
@@ -191,12 +187,11 @@ impl ChunkDecoder {
             self.close_open(out);
             let index = self.take_block();
             out.push(block_start(index, BlockKind::Thinking));
-            self.open = Some(Open::Thinking(index, String::new()));
+            self.open = Some(Open::Thinking(index));
         }
-        if let Some(Open::Thinking(index, buf)) = &mut self.open {
-            buf.push_str(thinking);
+        if let Some(Open::Thinking(index)) = self.open {
             out.push(StreamEvent::ThinkingDelta {
-                index: *index,
+                index,
                 thinking: thinking.to_string(),
             });
         }
@@ -209,21 +204,9 @@ impl ChunkDecoder {
     }
 
     fn close_open(&mut self, out: &mut Vec<StreamEvent>) {
-        let block = match self.open.take() {
-            None => return,
-            Some(Open::Text(index, text)) => (index, ContentBlock::Text { text }),
-            Some(Open::Thinking(index, thinking)) => (
-                index,
-                ContentBlock::Thinking {
-                    thinking,
-                    signature: String::new(),
-                },
-            ),
-        };
-        out.push(StreamEvent::BlockComplete {
-            index: block.0,
-            block: block.1,
-        });
+        if let Some(Open::Text(index) | Open::Thinking(index)) = self.open.take() {
+            out.push(StreamEvent::BlockStop { index });
+        }
     }
 
     /// The choice finished (`reason`) or the message ended without saying why (None):

@@ -1,5 +1,5 @@
-//! `delta.tool_calls` fragments → complete tool_use blocks, each handed on the moment it is
-//! complete so the executor can start it while the stream goes on.
+//! `delta.tool_calls` fragments → tool_use block start / input delta / stop events, each call
+//! stopped the moment it is complete so the executor can start it while the stream goes on.
 //!
 //! Servers differ in how they cut a call into fragments. The rules, in order:
 //! - Fragments are keyed by `index` (missing: the fragment's position in its array).
@@ -13,10 +13,11 @@
 //! - A name fragment that equals or extends the name so far replaces it (servers that send
 //!   the whole name in every fragment, or cumulatively); any other one is appended (servers
 //!   that stream the name in pieces). Names always come before arguments, so the block
-//!   starts (id and name announced) with the first arguments fragment, or at completion.
-//! - `arguments` strings are concatenated; an object (or any non-string JSON) replaces
-//!   them. They are parsed once, at completion: empty means `{}`, a JSON string holding an
-//!   object is unwrapped, anything else that is not an object is an invalid call.
+//!   starts (id and name announced, with the arguments so far) with the first arguments
+//!   fragment once a name is known, or at completion.
+//! - `arguments` strings are concatenated; an object (or any non-string JSON) is sent as
+//!   one fragment. The assembler parses them once, at the block's stop (empty means `{}`,
+//!   a JSON string holding an object is unwrapped, any other non-object is an invalid call).
 //! - A missing id is filled as `call_N` (N counts calls across the conversation, so it is
 //!   stable and unique); a server id already used earlier in the history gets a suffix,
 //!   because canonical tool_use ids are unique across the whole conversation.
@@ -25,7 +26,6 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
-use crate::message::ContentBlock;
 use crate::provider::{BlockKind, ProviderError, StreamEvent};
 
 #[derive(Debug)]
@@ -172,15 +172,19 @@ impl ToolCalls {
         if call.args.is_empty() {
             return;
         }
-        let block = call.block;
-        self.start(out);
-        out.push(StreamEvent::ToolInputDelta {
-            index: block,
-            partial_json: piece,
-        });
+        if call.id.is_some() {
+            out.push(StreamEvent::ToolInputDelta {
+                index: call.block,
+                partial_json: piece,
+            });
+        } else if !call.name.is_empty() {
+            // The block starts once its name is known, with the arguments so far.
+            self.start(out);
+        }
     }
 
-    /// Announces the open call (once): its id is fixed from here on.
+    /// Announces the open call (once), with the arguments received so far: its id and
+    /// name are fixed from here on.
     fn start(&mut self, out: &mut Vec<StreamEvent>) {
         let Some(call) = self.open.as_ref() else {
             return;
@@ -204,6 +208,12 @@ impl ToolCalls {
             id: Some(id),
             name: (!call.name.is_empty()).then(|| call.name.clone()),
         });
+        if !call.args.is_empty() {
+            out.push(StreamEvent::ToolInputDelta {
+                index: call.block,
+                partial_json: call.args.clone(),
+            });
+        }
     }
 
     fn fresh_id(&mut self, stem: &str) -> String {
@@ -229,24 +239,7 @@ impl ToolCalls {
                 call.wire_index
             )));
         }
-        let id = call.id.unwrap_or_default();
-        match parse_arguments(&call.args) {
-            Ok(input) => out.push(StreamEvent::BlockComplete {
-                index: call.block,
-                block: ContentBlock::ToolUse {
-                    id,
-                    name: call.name,
-                    input,
-                },
-            }),
-            Err(error) => out.push(StreamEvent::ToolUseInvalid {
-                index: call.block,
-                id,
-                name: call.name,
-                raw_input: call.args,
-                error,
-            }),
-        }
+        out.push(StreamEvent::BlockStop { index: call.block });
         Ok(())
     }
 }
@@ -289,36 +282,4 @@ fn starts_new_call(call: &OpenCall, frag: &Fragment<'_>) -> bool {
     }
     (frag.args.is_some() && serde_json::from_str::<Value>(&call.args).is_ok())
         || (name != call.name && !name.starts_with(call.name.as_str()))
-}
-
-/// The arguments as a tool input object, or why they are not one.
-pub fn parse_arguments(raw: &str) -> Result<Value, String> {
-    if raw.trim().is_empty() {
-        return Ok(Value::Object(Default::default()));
-    }
-    match serde_json::from_str::<Value>(raw) {
-        Ok(v @ Value::Object(_)) => Ok(v),
-        Ok(Value::Null) => Ok(Value::Object(Default::default())),
-        // Some servers encode the arguments twice.
-        Ok(Value::String(inner)) => match serde_json::from_str::<Value>(&inner) {
-            Ok(v @ Value::Object(_)) => Ok(v),
-            _ => Err("the arguments are a JSON string, not an object".into()),
-        },
-        Ok(other) => Err(format!(
-            "the arguments must be a JSON object, not {}",
-            kind(&other)
-        )),
-        Err(e) => Err(e.to_string()),
-    }
-}
-
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }

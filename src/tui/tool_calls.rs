@@ -1,0 +1,194 @@
+//! Every tool call the screen knows of, keyed by tool_use id: the one record that the
+//! conversation's tool lines and the tools pane's rows both draw from. Agent events update
+//! it; panes keep only which ids they show, in their own order.
+
+use std::collections::HashMap;
+
+use ratatui::style::{Modifier, Style};
+use tokio::time::Instant;
+
+use super::theme::Theme;
+use crate::agent::protocol::ToolOutcome;
+
+/// Where a tool call is in its life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ToolState {
+    Streaming,
+    Queued,
+    Approval,
+    Running,
+    Ok,
+    Error,
+    Cancelled,
+}
+
+impl ToolState {
+    pub fn is_active(self) -> bool {
+        matches!(
+            self,
+            ToolState::Streaming | ToolState::Queued | ToolState::Approval | ToolState::Running
+        )
+    }
+
+    /// A still icon (the tools pane animates Running with a spinner instead).
+    pub fn icon(self) -> &'static str {
+        match self {
+            ToolState::Streaming => "…",
+            ToolState::Queued => "○",
+            ToolState::Approval => "?",
+            ToolState::Running => "▶",
+            ToolState::Ok => "✓",
+            ToolState::Error => "✗",
+            ToolState::Cancelled => "⊘",
+        }
+    }
+
+    pub fn style(self, theme: &Theme) -> Style {
+        match self {
+            ToolState::Ok => theme.ok,
+            ToolState::Error => theme.error,
+            ToolState::Cancelled | ToolState::Streaming | ToolState::Queued => theme.dim,
+            ToolState::Approval => theme.accent.add_modifier(Modifier::BOLD),
+            ToolState::Running => theme.accent,
+        }
+    }
+}
+
+impl From<ToolOutcome> for ToolState {
+    fn from(o: ToolOutcome) -> Self {
+        match o {
+            ToolOutcome::Ok => ToolState::Ok,
+            ToolOutcome::Error => ToolState::Error,
+            ToolOutcome::Cancelled => ToolState::Cancelled,
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct ToolCall {
+    pub id: String,
+    pub name: String,
+    pub summary: String,
+    pub state: ToolState,
+    /// The executor's measure (from start to end), once it ended.
+    pub duration_ms: Option<u64>,
+    /// Live output while it runs, then the final output.
+    pub output: String,
+    pub queued_at: Instant,
+    pub started_at: Option<Instant>,
+    pub ended_at: Option<Instant>,
+    /// Bumped on every change, so views re-render a call only when it changed.
+    pub version: u64,
+}
+
+#[derive(Default)]
+pub struct ToolCalls {
+    calls: HashMap<String, ToolCall>,
+    clock: u64,
+}
+
+impl ToolCalls {
+    pub fn get(&self, id: &str) -> Option<&ToolCall> {
+        self.calls.get(id)
+    }
+
+    pub fn contains(&self, id: &str) -> bool {
+        self.calls.contains_key(id)
+    }
+
+    /// Adds a call, or moves a known one to `state` (and a better summary, if given).
+    pub fn upsert(&mut self, id: &str, name: &str, summary: &str, state: ToolState, now: Instant) {
+        if self.calls.contains_key(id) {
+            self.update(id, |c| {
+                c.state = state;
+                if !summary.is_empty() {
+                    c.summary = summary.to_string();
+                }
+            });
+            return;
+        }
+        self.clock += 1;
+        self.calls.insert(
+            id.to_string(),
+            ToolCall {
+                id: id.to_string(),
+                name: name.to_string(),
+                summary: summary.to_string(),
+                state,
+                duration_ms: None,
+                output: String::new(),
+                queued_at: now,
+                started_at: None,
+                ended_at: None,
+                version: self.clock,
+            },
+        );
+    }
+
+    /// Changes one call (unknown ids are ignored: a late event for a forgotten call).
+    pub fn update(&mut self, id: &str, f: impl FnOnce(&mut ToolCall)) {
+        if let Some(c) = self.calls.get_mut(id) {
+            f(c);
+            self.clock += 1;
+            c.version = self.clock;
+        }
+    }
+
+    /// Calls in the Running state.
+    pub fn running(&self) -> usize {
+        self.calls
+            .values()
+            .filter(|c| c.state == ToolState::Running)
+            .count()
+    }
+
+    /// A turn ended: whatever did not finish was cancelled.
+    pub fn cancel_unfinished(&mut self, now: Instant) {
+        let active: Vec<String> = self
+            .calls
+            .values()
+            .filter(|c| c.state.is_active())
+            .map(|c| c.id.clone())
+            .collect();
+        for id in active {
+            self.update(&id, |c| {
+                c.state = ToolState::Cancelled;
+                c.ended_at = Some(now);
+            });
+        }
+    }
+
+    /// Keeps only the calls in `keep` (the ones some pane still shows).
+    pub fn retain(&mut self, keep: impl Fn(&str) -> bool) {
+        self.calls.retain(|id, _| keep(id));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test(start_paused = true)]
+    async fn one_record_per_id_and_versions_move() {
+        let now = Instant::now();
+        let mut calls = ToolCalls::default();
+        calls.upsert("a", "read_file", "", ToolState::Streaming, now);
+        let v0 = calls.get("a").map(|c| c.version);
+        calls.upsert("a", "read_file", "Cargo.toml", ToolState::Queued, now);
+        let a = calls.get("a").expect("a");
+        assert_eq!(
+            (a.state, a.summary.as_str()),
+            (ToolState::Queued, "Cargo.toml")
+        );
+        assert!(Some(a.version) > v0);
+        calls.upsert("a", "read_file", "", ToolState::Running, now);
+        assert_eq!(
+            calls.get("a").map(|c| c.summary.as_str()),
+            Some("Cargo.toml")
+        );
+        assert_eq!(calls.running(), 1);
+        calls.cancel_unfinished(now);
+        assert_eq!(calls.get("a").map(|c| c.state), Some(ToolState::Cancelled));
+        calls.update("missing", |_| panic!("unknown ids are ignored"));
+    }
+}
