@@ -66,11 +66,13 @@ impl Hook {
         let matcher = match spec.matcher.as_deref().map(str::trim) {
             None | Some("") | Some("*") => None,
             // Anchored: `bash` must not also match `mcp__x__bash_like`.
-            Some(m) => Some(Regex::new(&format!("^(?:{m})$")).map_err(|source| MatcherError {
-                event,
-                matcher: m.to_string(),
-                source,
-            })?),
+            Some(m) => Some(
+                Regex::new(&format!("^(?:{m})$")).map_err(|source| MatcherError {
+                    event,
+                    matcher: m.to_string(),
+                    source,
+                })?,
+            ),
         };
         Ok(Hook {
             matcher,
@@ -120,7 +122,10 @@ mod tests {
     #[test]
     fn a_bad_matcher_is_an_error_naming_the_event() {
         let err = Hook::compile("post_tool_use", &spec(Some("("))).unwrap_err();
-        assert!(err.to_string().starts_with("hooks.post_tool_use: matcher \"(\""));
+        assert!(
+            err.to_string()
+                .starts_with("hooks.post_tool_use: matcher \"(\"")
+        );
     }
 
     #[test]

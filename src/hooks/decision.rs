@@ -164,7 +164,10 @@ mod tests {
     #[test]
     fn json_answers() {
         let v = interpret(&exited(0, r#"{"decision":"deny","reason":"nope"}"#, ""));
-        assert_eq!((v.decision, v.reason.as_deref()), (HookDecision::Deny, Some("nope")));
+        assert_eq!(
+            (v.decision, v.reason.as_deref()),
+            (HookDecision::Deny, Some("nope"))
+        );
         let v = interpret(&exited(0, r#"{"decision":"stop","reason":"enough"}"#, ""));
         assert_eq!(v.decision, HookDecision::Stop);
         let v = interpret(&exited(0, r#" {"context":"lint: 2 warnings"} "#, ""));
@@ -176,7 +179,11 @@ mod tests {
 
     #[test]
     fn broken_hooks_never_block() {
-        let v = interpret(&exited(1, "", "bash: ./check.sh: No such file or directory"));
+        let v = interpret(&exited(
+            1,
+            "",
+            "bash: ./check.sh: No such file or directory",
+        ));
         assert_eq!(v.decision, HookDecision::None);
         assert!(v.reason.unwrap().contains("exit code 1: bash: ./check.sh"));
         let v = interpret(&exited(0, r#"{"decision":"maybe"}"#, ""));

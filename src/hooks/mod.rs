@@ -69,7 +69,10 @@ pub struct HookOutcome {
 
 impl HookOutcome {
     pub fn decision(&self) -> HookDecision {
-        self.decision.as_ref().map(|d| d.0).unwrap_or(HookDecision::None)
+        self.decision
+            .as_ref()
+            .map(|d| d.0)
+            .unwrap_or(HookDecision::None)
     }
 
     pub fn reason(&self) -> Option<&str> {
@@ -139,7 +142,11 @@ impl Hooks {
         mut report: impl FnMut(HookReport),
     ) -> HookOutcome {
         let mut outcome = HookOutcome::default();
-        let hooks: Vec<&Hook> = self.list(event).iter().filter(|h| h.matches(tool)).collect();
+        let hooks: Vec<&Hook> = self
+            .list(event)
+            .iter()
+            .filter(|h| h.matches(tool))
+            .collect();
         if hooks.is_empty() {
             return outcome;
         }
@@ -148,8 +155,14 @@ impl Hooks {
         fields.insert("cwd".into(), self.cwd.display().to_string().into());
         let stdin = serde_json::to_vec(&Value::Object(fields)).unwrap_or_default();
         for hook in hooks {
-            let p = runner::run_hook(&hook.command, &self.cwd, stdin.clone(), hook.timeout, cancel)
-                .await;
+            let p = runner::run_hook(
+                &hook.command,
+                &self.cwd,
+                stdin.clone(),
+                hook.timeout,
+                cancel,
+            )
+            .await;
             let verdict = decision::interpret(&p);
             report(HookReport {
                 event,

@@ -152,7 +152,11 @@ mod tests {
     #[tokio::test]
     async fn a_hanging_hook_is_killed_with_its_group_at_the_timeout() {
         let marker = format!("tooloop-hook-{}", std::process::id());
-        let p = run(&format!("sleep 300 & echo $$; exec -a {marker} sleep 300"), 300).await;
+        let p = run(
+            &format!("sleep 300 & echo $$; exec -a {marker} sleep 300"),
+            300,
+        )
+        .await;
         assert!(p.timed_out);
         assert_eq!(p.exit, None);
         let pgid: i32 = p.stdout.trim().parse().expect("the hook printed its pid");

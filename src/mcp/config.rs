@@ -230,13 +230,22 @@ mod tests {
             command: Some("a".into()),
             ..ServerSpec::default()
         };
-        assert!(matches!(cmd.resolve("a__b"), Err(McpConfigError::BadName(_))));
-        assert!(matches!(cmd.resolve("a b"), Err(McpConfigError::BadName(_))));
+        assert!(matches!(
+            cmd.resolve("a__b"),
+            Err(McpConfigError::BadName(_))
+        ));
+        assert!(matches!(
+            cmd.resolve("a b"),
+            Err(McpConfigError::BadName(_))
+        ));
         let url = ServerSpec {
             url: Some("file:///etc".into()),
             ..ServerSpec::default()
         };
-        assert!(matches!(url.resolve("u"), Err(McpConfigError::BadUrl { .. })));
+        assert!(matches!(
+            url.resolve("u"),
+            Err(McpConfigError::BadUrl { .. })
+        ));
     }
 
     #[test]
@@ -258,6 +267,9 @@ mod tests {
         let lookup = |k: &str| (k == "TOKEN").then(|| "s3cret".to_string());
         assert_eq!(expand_env("Bearer ${TOKEN}", &lookup), "Bearer s3cret");
         assert_eq!(expand_env("${MISSING}x", &lookup), "x");
-        assert_eq!(expand_env("plain $TOKEN ${unterminated", &lookup), "plain $TOKEN ${unterminated");
+        assert_eq!(
+            expand_env("plain $TOKEN ${unterminated", &lookup),
+            "plain $TOKEN ${unterminated"
+        );
     }
 }

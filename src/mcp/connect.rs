@@ -85,6 +85,8 @@ pub async fn connect(
                     .map_err(|_| ConnectError::Header(k.clone()))?;
                 custom.insert(name, value);
             }
+            // Installed once per process; a second call only says it already is.
+            let _ = rustls::crypto::ring::default_provider().install_default();
             let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
             config.custom_headers = custom;
             let transport = StreamableHttpClientTransport::from_config(config);

@@ -15,10 +15,10 @@ use std::sync::{Arc, Mutex};
 
 use tokio::task::JoinHandle;
 
+use crate::tools::Tool;
 pub use config::{McpConfigError, McpSection, ServerConfig};
 pub use connect::Lookup;
 pub use server::{McpServer, ServerState, ServerStatus, StatusSink};
-use crate::tools::Tool;
 
 /// Every configured server and the tools of those that started.
 pub struct McpManager {
@@ -56,8 +56,12 @@ impl McpManager {
             .map(|server| {
                 let m = Arc::downgrade(&manager);
                 tokio::spawn(async move {
-                    let Ok(defs) = server.start().await else {
-                        return;
+                    let starting = server.clone();
+                    let defs = match tokio::spawn(async move { starting.start().await }).await {
+                        Ok(Ok(defs)) => defs,
+                        Ok(Err(_)) => return,
+                        // Never leave a server "starting" forever: a panic is a failure.
+                        Err(e) => return server.fail(format!("crashed while starting: {e}")),
                     };
                     if let Some(m) = m.upgrade() {
                         let mut tools = m.tools.lock().unwrap_or_else(|p| p.into_inner());

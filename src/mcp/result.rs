@@ -31,7 +31,10 @@ pub fn to_output(result: &Value) -> ToolOutput {
 }
 
 fn describe(block: &Value) -> String {
-    let kind = block.get("type").and_then(Value::as_str).unwrap_or("unknown");
+    let kind = block
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or("unknown");
     let str_of = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
     match kind {
         "text" => str_of(block, "text").unwrap_or_default(),
@@ -95,10 +98,14 @@ mod tests {
 
     #[test]
     fn is_error_and_empty_results() {
-        let out = to_output(&json!({"content": [{"type": "text", "text": "boom"}], "isError": true}));
+        let out =
+            to_output(&json!({"content": [{"type": "text", "text": "boom"}], "isError": true}));
         assert!(out.is_error);
         assert_eq!(out.content, "boom");
-        assert_eq!(to_output(&json!({})).content, "(the tool returned no content)");
+        assert_eq!(
+            to_output(&json!({})).content,
+            "(the tool returned no content)"
+        );
         assert_eq!(
             to_output(&json!({"content": [], "structuredContent": {"n": 1}})).content,
             r#"{"n":1}"#

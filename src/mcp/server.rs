@@ -82,7 +82,10 @@ impl McpServer {
     }
 
     pub fn status(&self) -> ServerStatus {
-        self.status.lock().map(|s| s.clone()).unwrap_or_else(|p| p.into_inner().clone())
+        self.status
+            .lock()
+            .map(|s| s.clone())
+            .unwrap_or_else(|p| p.into_inner().clone())
     }
 
     fn set_status(&self, state: ServerState, tools: Option<Vec<String>>, error: Option<String>) {
@@ -96,6 +99,11 @@ impl McpServer {
             s.clone()
         };
         (self.on_status)(snapshot);
+    }
+
+    /// Marks the server failed (its start task died).
+    pub fn fail(&self, why: String) {
+        self.set_status(ServerState::Failed, Some(Vec::new()), Some(why));
     }
 
     /// Connects and lists the tools, within the startup timeout.
@@ -166,9 +174,12 @@ impl McpServer {
         };
         tracing::info!(server = %self.config.name, attempt, "restarting MCP server");
         self.set_status(ServerState::Starting, None, None);
-        self.start()
-            .await
-            .map_err(|e| format!("MCP server {} could not be restarted: {e}", self.config.name))?;
+        self.start().await.map_err(|e| {
+            format!(
+                "MCP server {} could not be restarted: {e}",
+                self.config.name
+            )
+        })?;
         self.client
             .lock()
             .await

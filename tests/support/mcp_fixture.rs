@@ -28,7 +28,10 @@ struct Fixture {
 impl Fixture {
     fn log(&self, line: &str) {
         if let Some(path) = &self.log
-            && let Ok(mut f) = std::fs::OpenOptions::new().create(true).append(true).open(path)
+            && let Ok(mut f) = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
         {
             let _ = writeln!(f, "{line}");
         }
@@ -61,9 +64,17 @@ fn tools() -> Vec<Tool> {
         ),
         Tool::new("fail", "Always fails.", schema(json!({"type": "object"})))
             .annotate(ToolAnnotations::new().read_only(true)),
-        Tool::new("crash", "Crashes the server.", schema(json!({"type": "object"}))),
-        Tool::new("picture", "Returns an image.", schema(json!({"type": "object"})))
-            .annotate(ToolAnnotations::new().read_only(true)),
+        Tool::new(
+            "crash",
+            "Crashes the server.",
+            schema(json!({"type": "object"})),
+        ),
+        Tool::new(
+            "picture",
+            "Returns an image.",
+            schema(json!({"type": "object"})),
+        )
+        .annotate(ToolAnnotations::new().read_only(true)),
     ]
 }
 
@@ -88,7 +99,11 @@ impl ServerHandler for Fixture {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let args = request.arguments.unwrap_or_default();
-        self.log(&format!("call {} {}", request.name, Value::Object(args.clone())));
+        self.log(&format!(
+            "call {} {}",
+            request.name,
+            Value::Object(args.clone())
+        ));
         let text = |s: String| Ok(CallToolResult::success(vec![ContentBlock::text(s)]).into());
         match request.name.as_ref() {
             "slow_read" => {
