@@ -142,21 +142,16 @@ pub fn start_with(
     );
     agent.context = crate::agent::context::ContextState::new(config.context.clone());
     let session = match &overrides.sessions_dir {
-        Some(dir) => {
-            crate::session::attach_in(
-                dir,
-                &config.session,
-                &config.workspace,
-                config.fork,
-                &mut agent,
-            )?
-        }
-        None => crate::session::attach(
+        Some(dir) => crate::session::attach_in(
+            dir,
             &config.session,
             &config.workspace,
             config.fork,
             &mut agent,
         )?,
+        None => {
+            crate::session::attach(&config.session, &config.workspace, config.fork, &mut agent)?
+        }
     };
     // The trace's clock starts when the agent is ready, as headless output's t_ms does.
     let (events, trace) = Tap::maybe(config.trace.as_deref(), events, Instant::now());
@@ -232,7 +227,8 @@ fn sandbox_for_run(
     config: &crate::config::Config,
     events: &EventSink,
 ) -> Option<Arc<crate::sandbox::SandboxPolicy>> {
-    let resolved = crate::sandbox::resolve(config.sandbox, config.sandbox_network, &config.workspace);
+    let resolved =
+        crate::sandbox::resolve(config.sandbox, config.sandbox_network, &config.workspace);
     tracing::info!(
         sandbox = resolved.label(),
         network = config.sandbox_network,

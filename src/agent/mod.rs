@@ -9,8 +9,8 @@ pub mod protocol;
 pub mod query_loop;
 pub mod recorder;
 mod rewind;
-pub mod task;
 mod sandbox_call;
+pub mod task;
 mod tool_call;
 
 use std::sync::Arc;

@@ -9,10 +9,10 @@ use std::sync::Arc;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::sandbox::{AskOutside, CallSandbox, DENIED_KEY};
 use crate::agent::executor::ExecEnv;
 use crate::agent::protocol::{AgentEvent, Preview};
 use crate::permission::Consent;
+use crate::sandbox::{AskOutside, CallSandbox, DENIED_KEY};
 
 /// What a session-wide answer is remembered under; no tool has this name, so it never
 /// grants anything else.

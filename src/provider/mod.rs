@@ -2,8 +2,8 @@
 //! sees a wire format.
 
 pub mod anthropic;
-mod anthropic_request;
 pub mod anthropic_cache;
+mod anthropic_request;
 pub mod anthropic_stream;
 pub mod demo;
 mod demo_reply;

@@ -1,8 +1,8 @@
 //! Sessions: every message is also written to a JSONL transcript in the data directory, so a
 //! conversation survives quitting and crashing (--continue, --resume ID, `tooloop sessions`).
 
-pub mod fork;
 pub mod error;
+pub mod fork;
 pub mod load;
 pub mod record;
 pub mod rewind;
@@ -126,8 +126,7 @@ pub fn attach_in(
     }
     agent.reset(messages);
     let mut t = if fork {
-        let (header, path, len) =
-            fork::create(dir, &summary.path).map_err(SessionError::Fork)?;
+        let (header, path, len) = fork::create(dir, &summary.path).map_err(SessionError::Fork)?;
         notices.push(format!("forked session {} into {}", summary.id, header.id));
         let t = Transcript::resume(dir, &path, &header, len, false, events)?;
         if let Some(store) = checkpoint_store(dir)

@@ -171,7 +171,11 @@ impl ContextState {
 
     /// Estimated tokens of the next request: the last response's usage plus ~chars/4 of
     /// what was appended since, or a full estimate when there is no usage to build on.
-    pub fn context_tokens<M: std::borrow::Borrow<Message>>(&self, fixed: u64, history: &[M]) -> u64 {
+    pub fn context_tokens<M: std::borrow::Borrow<Message>>(
+        &self,
+        fixed: u64,
+        history: &[M],
+    ) -> u64 {
         match self.last {
             Some((usage, sent_len)) if sent_len <= history.len() && usage.total_input() > 0 => {
                 // history[sent_len] is the reply the usage's output tokens counted.

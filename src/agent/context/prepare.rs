@@ -33,14 +33,12 @@ pub async fn prepare(
     let fixed = estimate::fixed(&agent.settings.system, &agent.exec.registry.specs());
     let mut tokens = agent.context.context_tokens(fixed, &agent.history);
 
-    if let Some(cleared) =
-        microcompact::microcompact(
-            agent.history.shared_mut(),
-            tokens,
-            limits.threshold,
-            limits.window,
-        )
-    {
+    if let Some(cleared) = microcompact::microcompact(
+        agent.history.shared_mut(),
+        tokens,
+        limits.threshold,
+        limits.window,
+    ) {
         let before = tokens;
         agent.context.forget_usage();
         tokens = agent.context.context_tokens(fixed, &agent.history);

@@ -1,0 +1,121 @@
+//! MCP servers as tools (DESIGN.md §11), on the official Rust SDK (rmcp, client side).
+//!
+//! Servers start in parallel at launch and never block the first frame; the first request
+//! waits for those still starting (each at most its startup timeout) so their tools are
+//! offered from request 1. A server that fails is reported and the rest work.
+
+pub mod config;
+pub mod connect;
+pub mod result;
+pub mod server;
+pub mod tool;
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use tokio::task::JoinHandle;
+
+use crate::tools::Tool;
+pub use config::{McpConfigError, McpSection, ServerConfig};
+pub use connect::Lookup;
+pub use server::{McpServer, ServerState, ServerStatus, StatusSink};
+
+/// Every configured server and the tools of those that started.
+pub struct McpManager {
+    servers: Vec<Arc<McpServer>>,
+    tools: Mutex<Vec<Arc<dyn Tool>>>,
+    starting: tokio::sync::Mutex<Vec<JoinHandle<()>>>,
+}
+
+impl McpManager {
+    /// Launches every server at once and returns without waiting for any.
+    pub fn start(
+        configs: Vec<ServerConfig>,
+        workspace: PathBuf,
+        lookup: Arc<Lookup>,
+        on_status: StatusSink,
+    ) -> Arc<McpManager> {
+        let servers: Vec<Arc<McpServer>> = configs
+            .into_iter()
+            .map(|c| {
+                Arc::new(McpServer::new(
+                    c,
+                    workspace.clone(),
+                    lookup.clone(),
+                    on_status.clone(),
+                ))
+            })
+            .collect();
+        let manager = Arc::new(McpManager {
+            servers: servers.clone(),
+            tools: Mutex::new(Vec::new()),
+            starting: tokio::sync::Mutex::new(Vec::new()),
+        });
+        let handles = servers
+            .into_iter()
+            .map(|server| {
+                let m = Arc::downgrade(&manager);
+                tokio::spawn(async move {
+                    let starting = server.clone();
+                    let defs = match tokio::spawn(async move { starting.start().await }).await {
+                        Ok(Ok(defs)) => defs,
+                        Ok(Err(_)) => return,
+                        // Never leave a server "starting" forever: a panic is a failure.
+                        Err(e) => return server.fail(format!("crashed while starting: {e}")),
+                    };
+                    if let Some(m) = m.upgrade() {
+                        let mut tools = m.tools.lock().unwrap_or_else(|p| p.into_inner());
+                        for def in &defs {
+                            tools.push(Arc::new(tool::McpTool::new(server.clone(), def)));
+                        }
+                    }
+                })
+            })
+            .collect();
+        if let Ok(mut s) = manager.starting.try_lock() {
+            *s = handles;
+        }
+        manager
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.servers.is_empty()
+    }
+
+    pub fn statuses(&self) -> Vec<ServerStatus> {
+        self.servers.iter().map(|s| s.status()).collect()
+    }
+
+    /// Names of servers still starting.
+    pub fn pending(&self) -> Vec<String> {
+        self.servers
+            .iter()
+            .map(|s| s.status())
+            .filter(|s| s.state == ServerState::Starting)
+            .map(|s| s.server)
+            .collect()
+    }
+
+    /// Waits until every server has started or failed (each is bounded by its own startup
+    /// timeout). Cheap once they all have.
+    pub async fn wait_started(&self) {
+        let handles = std::mem::take(&mut *self.starting.lock().await);
+        for h in handles {
+            let _ = h.await;
+        }
+    }
+
+    /// The tools of every server that started, in server order then the server's order.
+    pub fn tools(&self) -> Vec<Arc<dyn Tool>> {
+        let mut tools = self.tools.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        tools.sort_by(|a, b| a.name().cmp(b.name()));
+        tools
+    }
+
+    /// Ends every server's connection (stdio servers' processes exit).
+    pub async fn shutdown(&self) {
+        for s in &self.servers {
+            s.shutdown().await;
+        }
+    }
+}

@@ -1,0 +1,286 @@
+//! One configured MCP server: started once at launch, restarted on its next call after a
+//! crash (at most [`MAX_RESTARTS`] times a session), and its state kept for the front ends.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use rmcp::ServiceError;
+use rmcp::model::CallToolRequestParams;
+use serde::Serialize;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use super::config::ServerConfig;
+use super::connect::{Client, Lookup, connect};
+use super::result::to_output;
+use crate::tools::ToolOutput;
+
+pub const MAX_RESTARTS: u32 = 3;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ServerState {
+    Starting,
+    Ready,
+    Failed,
+}
+
+/// What front ends show of a server (`/mcp`, the status bar, stream-json `mcp` lines).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ServerStatus {
+    pub server: String,
+    pub state: ServerState,
+    /// The names offered to the model (`mcp__SERVER__TOOL`).
+    pub tools: Vec<String>,
+    pub error: Option<String>,
+}
+
+/// A tool as the server announced it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolDef {
+    pub name: String,
+    pub description: String,
+    pub input_schema: Value,
+    pub read_only: bool,
+}
+
+/// Called whenever a server's state changes.
+pub type StatusSink = Arc<dyn Fn(ServerStatus) + Send + Sync>;
+
+pub struct McpServer {
+    pub config: ServerConfig,
+    workspace: PathBuf,
+    lookup: Arc<Lookup>,
+    client: tokio::sync::Mutex<Option<Arc<Client>>>,
+    restarts: Mutex<u32>,
+    status: Mutex<ServerStatus>,
+    on_status: StatusSink,
+}
+
+impl McpServer {
+    pub fn new(
+        config: ServerConfig,
+        workspace: PathBuf,
+        lookup: Arc<Lookup>,
+        on_status: StatusSink,
+    ) -> Self {
+        let status = ServerStatus {
+            server: config.name.clone(),
+            state: ServerState::Starting,
+            tools: Vec::new(),
+            error: None,
+        };
+        McpServer {
+            config,
+            workspace,
+            lookup,
+            client: tokio::sync::Mutex::new(None),
+            restarts: Mutex::new(0),
+            status: Mutex::new(status),
+            on_status,
+        }
+    }
+
+    pub fn status(&self) -> ServerStatus {
+        self.status
+            .lock()
+            .map(|s| s.clone())
+            .unwrap_or_else(|p| p.into_inner().clone())
+    }
+
+    fn set_status(&self, state: ServerState, tools: Option<Vec<String>>, error: Option<String>) {
+        let snapshot = {
+            let mut s = self.status.lock().unwrap_or_else(|p| p.into_inner());
+            s.state = state;
+            if let Some(t) = tools {
+                s.tools = t;
+            }
+            s.error = error;
+            s.clone()
+        };
+        (self.on_status)(snapshot);
+    }
+
+    /// Marks the server failed (its start task died).
+    pub fn fail(&self, why: String) {
+        self.set_status(ServerState::Failed, Some(Vec::new()), Some(why));
+    }
+
+    /// Connects and lists the tools, within the startup timeout.
+    pub async fn start(&self) -> Result<Vec<ToolDef>, String> {
+        let started = tokio::time::timeout(self.config.startup_timeout, async {
+            let client = connect(&self.config, &self.workspace, self.lookup.as_ref())
+                .await
+                .map_err(|e| e.to_string())?;
+            let tools = client
+                .peer()
+                .list_all_tools()
+                .await
+                .map_err(|e| format!("tools/list failed: {e}"))?;
+            Ok::<_, String>((client, tools))
+        })
+        .await;
+        let (client, tools) = match started {
+            Ok(Ok(pair)) => pair,
+            Ok(Err(e)) => {
+                self.set_status(ServerState::Failed, Some(Vec::new()), Some(e.clone()));
+                return Err(e);
+            }
+            Err(_) => {
+                let e = format!(
+                    "did not start within {} s (startup_timeout_secs)",
+                    self.config.startup_timeout.as_secs()
+                );
+                self.set_status(ServerState::Failed, Some(Vec::new()), Some(e.clone()));
+                return Err(e);
+            }
+        };
+        let defs: Vec<ToolDef> = tools
+            .iter()
+            .filter_map(|t| serde_json::to_value(t).ok())
+            .filter_map(|v| tool_def(&v))
+            .filter(|d| self.config.offers(&d.name))
+            .collect();
+        *self.client.lock().await = Some(Arc::new(client));
+        let names = defs
+            .iter()
+            .map(|d| super::tool::qualified_name(&self.config.name, &d.name))
+            .collect();
+        self.set_status(ServerState::Ready, Some(names), None);
+        Ok(defs)
+    }
+
+    /// The live client, restarting a crashed server (within the restart budget).
+    async fn live_client(&self) -> Result<Arc<Client>, String> {
+        {
+            let guard = self.client.lock().await;
+            if let Some(c) = guard.as_ref()
+                && !c.is_closed()
+            {
+                return Ok(c.clone());
+            }
+        }
+        let attempt = {
+            let mut r = self.restarts.lock().unwrap_or_else(|p| p.into_inner());
+            if *r >= MAX_RESTARTS {
+                return Err(format!(
+                    "MCP server {} is down and was already restarted {MAX_RESTARTS} times this \
+                     session; it is not restarted again",
+                    self.config.name
+                ));
+            }
+            *r += 1;
+            *r
+        };
+        tracing::info!(server = %self.config.name, attempt, "restarting MCP server");
+        self.set_status(ServerState::Starting, None, None);
+        self.start().await.map_err(|e| {
+            format!(
+                "MCP server {} could not be restarted: {e}",
+                self.config.name
+            )
+        })?;
+        self.client
+            .lock()
+            .await
+            .clone()
+            .ok_or_else(|| format!("MCP server {} is not running", self.config.name))
+    }
+
+    /// Calls `tool`. Dropping this future (abort, timeout) sends `notifications/cancelled`.
+    pub async fn call(&self, tool: &str, input: Value, cancel: &CancellationToken) -> ToolOutput {
+        let client = match self.live_client().await {
+            Ok(c) => c,
+            Err(e) => return ToolOutput::error(e),
+        };
+        let mut params = CallToolRequestParams::new(tool.to_string());
+        if let Value::Object(map) = input {
+            params = params.with_arguments(map);
+        }
+        let result = tokio::select! {
+            biased;
+            _ = cancel.cancelled() => return ToolOutput::error("cancelled"),
+            r = client.peer().call_tool(params) => r,
+        };
+        match result {
+            Ok(r) => match serde_json::to_value(&r) {
+                Ok(v) => to_output(&v),
+                Err(e) => ToolOutput::error(format!("unreadable MCP result: {e}")),
+            },
+            Err(ServiceError::McpError(e)) => ToolOutput::error(format!(
+                "MCP server {} answered with an error: {}",
+                self.config.name, e.message
+            )),
+            Err(e @ (ServiceError::TransportClosed | ServiceError::TransportSend(_))) => {
+                let why = format!("crashed during the call ({e})");
+                *self.client.lock().await = None;
+                self.set_status(ServerState::Failed, None, Some(why.clone()));
+                ToolOutput::error(format!(
+                    "MCP server {} {why}; it will be restarted on its next call",
+                    self.config.name
+                ))
+            }
+            Err(e) => ToolOutput::error(format!("MCP server {}: {e}", self.config.name)),
+        }
+    }
+
+    /// Closes the connection (a stdio server's process is ended).
+    pub async fn shutdown(&self) {
+        let client = self.client.lock().await.take();
+        if let Some(c) = client.and_then(|c| Arc::try_unwrap(c).ok()) {
+            let _ = c.cancel().await;
+        }
+    }
+}
+
+/// A tool from its spec JSON; None for one without a usable name.
+fn tool_def(v: &Value) -> Option<ToolDef> {
+    let name = v.get("name")?.as_str()?.to_string();
+    if name.is_empty() {
+        return None;
+    }
+    let mut schema = v
+        .get("inputSchema")
+        .cloned()
+        .unwrap_or_else(|| serde_json::json!({"type": "object"}));
+    // The model APIs require an object schema; servers sometimes omit "type".
+    if let Value::Object(map) = &mut schema {
+        map.entry("type").or_insert_with(|| "object".into());
+    }
+    Some(ToolDef {
+        description: v
+            .get("description")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string(),
+        read_only: v
+            .pointer("/annotations/readOnlyHint")
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
+        input_schema: schema,
+        name,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn tool_defs_from_the_spec_shape() {
+        let d = tool_def(&json!({
+            "name": "slow_read",
+            "description": "reads slowly",
+            "inputSchema": {"properties": {"ms": {"type": "integer"}}},
+            "annotations": {"readOnlyHint": true}
+        }))
+        .unwrap();
+        assert!(d.read_only);
+        assert_eq!(d.input_schema["type"], "object");
+        let w = tool_def(&json!({"name": "write", "inputSchema": {"type": "object"}})).unwrap();
+        assert!(!w.read_only, "no annotation means unsafe");
+        assert!(tool_def(&json!({"name": ""})).is_none());
+        assert!(tool_def(&json!({"description": "nameless"})).is_none());
+    }
+}
