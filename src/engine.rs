@@ -157,10 +157,7 @@ pub fn start_with(
     let (events, trace) = Tap::maybe(config.trace.as_deref(), events, Instant::now());
     let (commands, commands_rx) = mpsc::unbounded_channel();
     let sandbox = crate::sandbox::label(agent.exec.sandbox.as_deref());
-    let sandboxed_tools = match agent.exec.sandbox {
-        Some(_) => sandboxed_tools(&agent.exec.registry),
-        None => Vec::new(),
-    };
+    let sandboxed_tools = sandboxed_tools(&agent.exec.registry);
     let task = crate::agent::task::spawn(agent, commands_rx);
     Ok(Engine {
         events,

@@ -173,13 +173,14 @@ fn sigint_during_a_retry_backoff_ends_the_wait() {
 
 #[test]
 fn sigint_while_continue_loads_a_session() {
-    // A session big enough that loading it takes a while.
+    // A session big enough that loading it takes a while (~540 KB, and under the context
+    // window, so no compaction or blocking_limit gets in the way).
     let server = MockServer::start();
     server.enqueue(text_reply("first answer"));
     let home = tempfile::tempdir().unwrap();
     let workspace = home.path().join("ws");
     std::fs::create_dir_all(&workspace).unwrap();
-    let big = "lorem ipsum dolor sit amet ".repeat(60_000);
+    let big = "lorem ipsum dolor sit amet ".repeat(20_000);
     let base = server.anthropic_base();
     let with_home = |t: Tooloop| {
         t.env("ANTHROPIC_API_KEY", "test-key")

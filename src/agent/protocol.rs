@@ -25,7 +25,7 @@ pub enum AgentCommand {
     /// Forget the conversation and start a new one.
     NewConversation,
     /// Go back to just before a prompt of this session (conversation, files or both).
-    Rewind(crate::session::rewind::Request),
+    Rewind(RewindRequest),
     /// Go on in a new session holding a copy of this one.
     Fork,
     /// Summarize the conversation now (`/compact [instructions]`).
@@ -252,4 +252,15 @@ impl ToolOutcome {
     pub fn is_error(self) -> bool {
         self != ToolOutcome::Ok
     }
+}
+
+/// What to rewind. Neither `files` nor `conversation` means both.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RewindRequest {
+    /// Go back to just before this prompt (from 1).
+    pub to: usize,
+    pub files: bool,
+    pub conversation: bool,
+    /// Also put back files changed by hand since the tool changed them.
+    pub overwrite_conflicts: bool,
 }

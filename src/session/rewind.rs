@@ -145,16 +145,7 @@ pub fn bash_caveat(bash_since: usize) -> Option<String> {
     }
 }
 
-/// What to rewind. Neither `files` nor `conversation` means both.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Request {
-    /// Go back to just before this prompt (from 1).
-    pub to: usize,
-    pub files: bool,
-    pub conversation: bool,
-    /// Also put back files changed by hand since the tool changed them.
-    pub overwrite_conflicts: bool,
-}
+pub use crate::agent::protocol::RewindRequest as Request;
 
 impl Request {
     fn parts(&self) -> (bool, bool) {

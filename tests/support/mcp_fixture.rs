@@ -88,9 +88,10 @@ impl ServerHandler for Fixture {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        let mut result = ListToolsResult::default();
-        result.tools = tools();
-        Ok(result)
+        Ok(ListToolsResult {
+            tools: tools(),
+            ..Default::default()
+        })
     }
 
     async fn call_tool(
