@@ -425,9 +425,16 @@ fn continue_resumes_from_the_last_compaction_boundary() {
         .expect("a session")
         .expect("entry")
         .path();
-    let text = std::fs::read_to_string(file).unwrap();
+    let text = std::fs::read_to_string(&file).unwrap();
     assert!(text.contains("\"type\":\"compaction\""), "{text}");
     assert!(text.contains("first question"));
+    // Loading it gives the replaced messages apart (the TUI draws them dimmed above the
+    // divider) and the history from the boundary on.
+    let loaded = tooloop::session::load::read(&file).expect("load");
+    assert_eq!(loaded.earlier.len(), 1, "{:?}", loaded.earlier);
+    assert_eq!(loaded.earlier[0].text(), "first question");
+    assert!(loaded.messages[0].text().contains("Summary #0"));
+    assert!(!loaded.messages.iter().any(|m| m.text() == "first question"));
 }
 
 #[test]

@@ -83,6 +83,56 @@ async fn status_bar_shows_context_cost_and_cache_share() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn a_resumed_session_shows_the_replaced_messages_dimmed_above_the_divider() {
+    let now = Instant::now();
+    for (w, h) in [(80, 24), (200, 50)] {
+        let mut a = app();
+        a.on_agent(
+            AgentEvent::EarlierHistory {
+                messages: vec![
+                    Message::user_text("重构解析器 please"),
+                    Message::assistant(vec![tooloop::message::ContentBlock::text(
+                        "Done: the parser is split.",
+                    )]),
+                ],
+            },
+            now,
+        );
+        let summary = format!(
+            "{}<summary>\nThe user asked for a parser refactor.\n</summary>",
+            tooloop::agent::context::autocompact::SUMMARY_HEADER
+        );
+        a.on_agent(
+            AgentEvent::HistoryReset {
+                messages: vec![std::sync::Arc::new(Message::user_text(summary))],
+                summaries: Default::default(),
+            },
+            now,
+        );
+        let lines = screen(&mut a, w, h, now);
+        let find = |needle: &str| {
+            lines
+                .iter()
+                .position(|l| l.replace(' ', "").contains(needle))
+        };
+        let earlier = find("重构解析器please").expect("the earlier prompt is shown");
+        let reply = find("Done:theparserissplit.").expect("the earlier reply is shown");
+        let divider = find("compacted").expect("the divider");
+        assert!(earlier < reply && reply < divider, "{lines:#?}");
+        // A later reset (a new conversation) does not bring them back.
+        a.on_agent(
+            AgentEvent::HistoryReset {
+                messages: vec![],
+                summaries: Default::default(),
+            },
+            now,
+        );
+        let s = screen(&mut a, w, h, now).join("\n");
+        assert!(!s.contains("Done: the parser"), "{s}");
+    }
+}
+
+#[tokio::test(start_paused = true)]
 async fn the_compacted_divider_expands_to_the_summary() {
     let now = Instant::now();
     for (w, h) in [(80, 24), (200, 50)] {

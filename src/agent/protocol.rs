@@ -199,6 +199,12 @@ pub enum AgentEvent {
         /// tool_use id → the tool's one-line summary of its input, for redrawing the calls.
         summaries: std::collections::HashMap<String, String>,
     },
+    /// Sent just before the [`AgentEvent::HistoryReset`] of a resumed session that was
+    /// compacted: the messages the compactions replaced, for front ends to show dimmed above
+    /// the divider (they are no longer sent to the model).
+    EarlierHistory {
+        messages: Vec<Message>,
+    },
     /// The transcript now being written (after a new conversation or a resume).
     Session {
         id: String,

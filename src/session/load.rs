@@ -26,6 +26,9 @@ pub struct Loaded {
     pub missing_newline: bool,
     /// What the user should hear about (a dropped partial line).
     pub notices: Vec<String>,
+    /// The messages that compactions replaced, oldest first: no longer sent to the model,
+    /// still in the file, shown dimmed above the "compacted" divider.
+    pub earlier: Vec<Message>,
 }
 
 /// Reads `path`. A torn last line (a crash mid-write) is dropped with a notice; a bad line
@@ -47,6 +50,7 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Loaded, SessionError> {
     };
     let mut header: Option<Header> = None;
     let mut messages = Vec::new();
+    let mut earlier = Vec::new();
     let mut prompts = Vec::new();
     let mut marks: Vec<PromptMark> = Vec::new();
     let mut turns = 0u32;
@@ -94,7 +98,19 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Loaded, SessionError> {
             // one of them is checked (and refused) when the cut would not be a valid history.
             Some(Record::Compaction {
                 messages: after, ..
-            }) => messages = after,
+            }) => {
+                // What the boundary replaced: everything before it but the kept tail, which
+                // `after` repeats after its summary.
+                let kept = after
+                    .iter()
+                    .rev()
+                    .zip(messages.iter().rev())
+                    .take_while(|(a, b)| a == b)
+                    .count();
+                let cut = messages.len() - kept;
+                earlier.extend(messages.drain(..cut));
+                messages = after;
+            }
             Some(Record::PromptStart { prompt, time, .. }) => {
                 marks.push(PromptMark::new(&messages, time));
                 prompts.push(prompt);
@@ -126,6 +142,7 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Loaded, SessionError> {
         good_len,
         missing_newline,
         notices,
+        earlier,
     })
 }
 

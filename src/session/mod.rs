@@ -13,6 +13,7 @@ pub mod writer;
 use std::path::{Path, PathBuf};
 
 use crate::agent::Agent;
+use crate::agent::protocol::AgentEvent;
 pub use error::SessionError;
 pub use store::{SessionSummary, format_table, list};
 pub use writer::{SessionHandle, Transcript};
@@ -123,6 +124,11 @@ pub fn attach_in(
             "session {} was recorded in {}; tools now work in {workspace}",
             summary.id, loaded.header.workspace
         ));
+    }
+    if !loaded.earlier.is_empty() {
+        agent.events().send(AgentEvent::EarlierHistory {
+            messages: loaded.earlier,
+        });
     }
     agent.reset(messages);
     let mut t = if fork {

@@ -110,6 +110,9 @@ pub struct App {
     pub should_quit: bool,
     pub areas: Areas,
     pub(super) saves: u32,
+    /// Messages a compaction replaced in a resumed session, drawn dimmed by the next
+    /// HistoryReset above the divider.
+    pub(super) earlier: Vec<crate::message::Message>,
     outbox: Vec<AgentCommand>,
 }
 
@@ -138,6 +141,7 @@ impl App {
             should_quit: false,
             areas: Areas::default(),
             saves: 0,
+            earlier: Vec::new(),
             outbox: Vec::new(),
         }
     }

@@ -31,6 +31,12 @@ pub enum CellKind {
         text: String,
         reason: String,
     },
+    /// A message from before a compaction boundary (resumed session): shown dimmed, no
+    /// longer sent to the model.
+    Earlier {
+        user: bool,
+        text: String,
+    },
     /// The history was compacted here; expands to the summary.
     Compacted {
         trigger: String,
@@ -169,6 +175,11 @@ impl Cell {
                 Some(call) => self.tool_lines(call, inner, theme),
                 None => Vec::new(),
             },
+            CellKind::Earlier { user, text } => {
+                let body = vec![Line::styled(sanitize(text), theme.dim)];
+                let mark = if *user { "> " } else { "  " };
+                prefixed(wrap(&body, inner), Span::styled(mark, theme.dim), "  ")
+            }
             CellKind::Notice(text) => {
                 let body = vec![Line::styled(sanitize(text), theme.dim)];
                 prefixed(wrap(&body, inner), Span::styled("• ", theme.dim), "  ")

@@ -116,11 +116,21 @@ impl App {
             AgentEvent::RawSse { event, data } => self.json.push_sse(&event, &data),
             AgentEvent::Usage(u) => self.turn.usage = u,
             AgentEvent::Message { index, message } => self.json.set_message(index, message),
+            AgentEvent::EarlierHistory { messages } => self.earlier = messages,
             AgentEvent::HistoryReset {
                 messages,
                 summaries,
             } => {
                 self.conversation.clear();
+                for m in std::mem::take(&mut self.earlier) {
+                    let text = m.text();
+                    if !text.trim().is_empty() {
+                        self.conversation.push(CellKind::Earlier {
+                            user: m.role == Role::User,
+                            text,
+                        });
+                    }
+                }
                 self.turn.turn = 0;
                 self.turn.usage = Default::default();
                 for m in &messages {
