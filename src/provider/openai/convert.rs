@@ -79,6 +79,16 @@ fn assistant_message(message: &Message) -> Value {
     Value::Object(m)
 }
 
+/// A tool result as an OpenAI `tool` message's content: OpenAI has no is_error flag, so a
+/// failed result says so in its text (once).
+pub fn tool_result_content(content: &str, is_error: bool) -> std::borrow::Cow<'_, str> {
+    if is_error && !content.starts_with(ERROR_PREFIX) {
+        std::borrow::Cow::Owned(format!("{ERROR_PREFIX}{content}"))
+    } else {
+        std::borrow::Cow::Borrowed(content)
+    }
+}
+
 /// A canonical user message becomes its tool messages first (they must follow the assistant
 /// message directly), then one user message with its text, if it has any.
 fn user_messages(message: &Message, out: &mut Vec<Value>) {
@@ -90,11 +100,7 @@ fn user_messages(message: &Message, out: &mut Vec<Value>) {
                 content,
                 is_error,
             } => {
-                let content = if *is_error && !content.starts_with(ERROR_PREFIX) {
-                    format!("{ERROR_PREFIX}{content}")
-                } else {
-                    content.clone()
-                };
+                let content = tool_result_content(content, *is_error);
                 out.push(json!({"role": "tool", "tool_call_id": tool_use_id, "content": content}));
             }
             ContentBlock::Text { text } => texts.push(text),

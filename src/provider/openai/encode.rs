@@ -10,7 +10,7 @@ use std::borrow::Cow;
 use serde::Serialize;
 use serde::ser::{SerializeSeq, Serializer};
 
-use super::convert::ERROR_PREFIX;
+use super::convert::tool_result_content;
 use crate::message::{ContentBlock, Message, Role};
 use crate::provider::ToolSpec;
 use crate::provider::request::{Messages, Request, RequestBody, size_hint};
@@ -203,11 +203,7 @@ fn user<S: SerializeSeq>(message: &Message, seq: &mut S) -> Result<(), S::Error>
                 content,
                 is_error,
             } => {
-                let content = if *is_error && !content.starts_with(ERROR_PREFIX) {
-                    Cow::Owned(format!("{ERROR_PREFIX}{content}"))
-                } else {
-                    Cow::Borrowed(content.as_str())
-                };
+                let content = tool_result_content(content, *is_error);
                 seq.serialize_element(&ToolMessage {
                     role: "tool",
                     tool_call_id: tool_use_id,
