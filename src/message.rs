@@ -209,6 +209,11 @@ impl History {
         &mut self.0
     }
 
+    /// An owned copy of every message (rare events only: compaction).
+    pub fn to_messages(&self) -> Vec<Message> {
+        self.0.iter().map(|m| Message::clone(m)).collect()
+    }
+
     pub fn shared(&self) -> &[std::sync::Arc<Message>] {
         &self.0
     }

@@ -97,7 +97,7 @@ pub async fn compact(
     };
     let before = agent.history.len();
     // Compaction is rare: one owned copy of the history here costs nothing per request.
-    let owned: Vec<Message> = agent.history.iter().map(|m| Message::clone(m)).collect();
+    let owned: Vec<Message> = agent.history.to_messages();
     let new_history = rebuild(&owned, &summary, keep);
     let post_tokens = fixed + estimate::messages(&new_history);
     let compaction = Compaction {
@@ -116,7 +116,7 @@ pub async fn compact(
     }
     agent.exec.events.send(AgentEvent::Compacted {
         info: compaction.clone(),
-        messages: agent.history.iter().map(|m| Message::clone(m)).collect(),
+        messages: agent.history.to_messages(),
     });
     Ok((compaction, usage))
 }

@@ -60,11 +60,7 @@ pub async fn prepare(
         }
         agent.exec.events.send(AgentEvent::Compacted {
             info,
-            messages: agent
-                .history
-                .iter()
-                .map(|m| crate::message::Message::clone(m))
-                .collect(),
+            messages: agent.history.to_messages(),
         });
     }
 
