@@ -136,6 +136,13 @@ impl PermissionPolicy {
         verdict
     }
 
+    /// Takes back an "allow for this session": the tool asks again from its next call.
+    pub fn revoke(&self, tool: &str) {
+        if let Ok(mut s) = self.session_approved.lock() {
+            s.remove(tool);
+        }
+    }
+
     fn session_approved_contains(&self, tool: &str) -> bool {
         self.session_approved
             .lock()

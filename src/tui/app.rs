@@ -109,6 +109,8 @@ pub struct App {
     pub queued: VecDeque<String>,
     pub should_quit: bool,
     pub areas: Areas,
+    /// When the previous key arrived (an approval ignores keys typed in a burst).
+    pub last_key_at: Option<Instant>,
     pub(super) saves: u32,
     /// Messages a compaction replaced in a resumed session, drawn dimmed by the next
     /// HistoryReset above the divider.
@@ -140,6 +142,7 @@ impl App {
             queued: VecDeque::new(),
             should_quit: false,
             areas: Areas::default(),
+            last_key_at: None,
             saves: 0,
             earlier: Vec::new(),
             outbox: Vec::new(),

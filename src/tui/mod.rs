@@ -18,6 +18,7 @@ pub mod pane;
 pub mod rewind_overlay;
 pub mod sanitize;
 pub mod scroll;
+pub mod slash;
 pub mod status_bar;
 pub mod streaming_text;
 pub mod strings;

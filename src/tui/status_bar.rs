@@ -23,6 +23,8 @@ pub struct StatusView<'a> {
     pub session: Option<&'a str>,
     /// The shell's sandbox mode; empty: not shown.
     pub sandbox: &'a str,
+    /// Tools allowed for the session ("allowed: bash"), shown right after the state.
+    pub grants: Option<String>,
     pub quit_armed: bool,
     /// A passing message ("wrote … to …"); shown instead of the hints.
     pub note: Option<&'a str>,
@@ -69,6 +71,10 @@ pub fn draw(f: &mut Frame, area: Rect, v: &StatusView, theme: &Theme) {
         sep(),
         Span::styled(v.state.clone(), state_style),
     ];
+    if let Some(g) = &v.grants {
+        spans.push(sep());
+        spans.push(Span::styled(g.clone(), theme.accent));
+    }
     let mut optional = vec![
         format!("turn {}", v.turn),
         format!(

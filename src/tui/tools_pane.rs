@@ -236,6 +236,7 @@ fn row_line(r: &ToolCall, width: u16, now: Instant, theme: &Theme) -> Line<'stat
         (state, _) => state.icon(),
     };
     let timer = match (r.duration_ms, r.started_at) {
+        _ if r.state == ToolState::Denied => "denied".into(),
         (Some(ms), _) => format_duration(ms),
         (None, Some(s)) if r.state == ToolState::Running => {
             format_duration(now.saturating_duration_since(s).as_millis() as u64)

@@ -71,19 +71,26 @@ impl App {
                 preview,
             } => {
                 self.set_tool_state(&id, ToolState::Approval);
-                self.approvals.push(ApprovalRequest {
-                    id,
-                    tool,
-                    input,
-                    summary,
-                    preview,
-                });
+                self.approvals.push(
+                    ApprovalRequest {
+                        id,
+                        tool,
+                        input,
+                        summary,
+                        preview,
+                    },
+                    now,
+                );
             }
             AgentEvent::Permission { id, allowed, .. } => {
-                self.approvals.remove(&id);
-                if allowed {
-                    self.set_tool_state(&id, ToolState::Queued);
-                }
+                self.approvals.remove(&id, now);
+                // A refused call keeps saying so when its (error) result arrives.
+                let state = if allowed {
+                    ToolState::Queued
+                } else {
+                    ToolState::Denied
+                };
+                self.set_tool_state(&id, state);
             }
             AgentEvent::ToolStart { id, .. } => self.tool_calls.update(&id, |c| {
                 c.state = ToolState::Running;
@@ -101,7 +108,9 @@ impl App {
                 output,
                 ..
             } => self.tool_calls.update(&id, |c| {
-                c.state = outcome.into();
+                if c.state != ToolState::Denied {
+                    c.state = outcome.into();
+                }
                 c.duration_ms = Some(duration_ms);
                 c.output = output;
                 c.ended_at = Some(now);

@@ -49,6 +49,7 @@ fn layout(app: &mut App, area: Rect, now: Instant) -> Frame3 {
     ])
     .areas(area);
     app.areas = split_main(app, main);
+    app.help_scroll = app.help_scroll.min(help::max_scroll(area));
     let areas = app.areas.clone();
     let ctx = |focused: bool| PaneContext {
         theme: &app.theme,
@@ -221,6 +222,7 @@ fn status_view<'a>(app: &'a App, now: Instant) -> StatusView<'a> {
         context: app.turn.context.as_ref(),
         session: app.info.session.as_deref(),
         sandbox: &app.info.sandbox,
+        grants: strings::allowed_status(&app.approvals.session_grants),
         quit_armed: app.quit_armed(now),
         note: app.note(now),
         hints,
