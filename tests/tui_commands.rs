@@ -86,3 +86,40 @@ async fn typing_slash_new_starts_a_new_conversation_and_the_status_follows_the_s
     );
     assert_eq!(app.info.session.as_deref(), Some("20261201-abcd"));
 }
+
+#[tokio::test(start_paused = true)]
+async fn new_clears_the_tools_pane_and_a_resumed_session_lists_its_calls() {
+    use serde_json::json;
+    use tooloop::agent::protocol::ToolOutcome;
+    use tooloop::message::{ContentBlock, Message, validate_history};
+    use tooloop::tui::tool_calls::ToolState;
+    let mut app = app();
+    let now = Instant::now();
+    start_turn(&mut app, now);
+    app.on_agent(tool_use("t1", "bash", json!({"command": "ls"})), now);
+    app.on_agent(tool_end("t1", "bash", ToolOutcome::Ok, 5, "x"), now);
+    app.on_agent(done(Terminal::Completed), now);
+    assert_eq!(app.tools.ids().len(), 1);
+    type_text(&mut app, "/clear", now);
+    app.on_key(key(KeyCode::Enter), now);
+    assert_eq!(app.take_commands(), vec![AgentCommand::NewConversation]);
+    app.on_agent(history_reset(vec![]), now);
+    assert!(app.tools.ids().is_empty(), "the old rows are gone");
+    assert!(app.tool_calls.get("t1").is_none());
+    // A resumed history lists its calls with their outcome.
+    let history = vec![
+        Message::user_text("read it"),
+        Message::assistant(vec![ContentBlock::ToolUse {
+            id: "r1".into(),
+            name: "read_file".into(),
+            input: json!({"path": "Cargo.toml"}),
+        }]),
+        Message::user(vec![ContentBlock::tool_result("r1", "no such file", true)]),
+        Message::assistant(vec![ContentBlock::text("it is missing")]),
+    ];
+    validate_history(&history).expect("valid history");
+    app.on_agent(history_reset(history), now);
+    assert_eq!(app.tools.ids(), ["r1".to_string()]);
+    assert_eq!(row(&app, 0).state, ToolState::Error);
+    assert_eq!(row(&app, 0).summary, "Cargo.toml");
+}

@@ -62,6 +62,15 @@ impl ToolsPane {
         }
     }
 
+    /// Forgets every row and the timeline (a new or resumed conversation lists its own).
+    pub fn reset(&mut self) {
+        self.rows.clear();
+        self.streams.clear();
+        self.prompt_start = None;
+        self.prompt_first = 0;
+        self.scroll = Scroll::default();
+    }
+
     /// Lists a call (once).
     pub fn add(&mut self, id: &str) {
         if !self.shows(id) {

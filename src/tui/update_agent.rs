@@ -131,6 +131,8 @@ impl App {
                 summaries,
             } => {
                 self.conversation.clear();
+                // The tools pane lists the calls of the history it now shows, no others.
+                self.tools.reset();
                 for m in std::mem::take(&mut self.earlier) {
                     let text = m.text();
                     if !text.trim().is_empty() {
@@ -237,7 +239,7 @@ impl App {
         }
     }
 
-    /// Rebuilds cells from a resumed history (its calls appear in the conversation only).
+    /// Rebuilds cells and tool rows from a resumed history.
     fn replay(&mut self, m: &Message, summaries: &HashMap<String, String>, now: Instant) {
         for block in &m.content {
             match block {
@@ -271,7 +273,7 @@ impl App {
                     let summary = summaries.get(id).map_or("", String::as_str);
                     self.tool_calls
                         .upsert(id, name, summary, ToolState::Ok, now);
-                    self.conversation.tool(id);
+                    self.show_tool(id);
                 }
                 ContentBlock::ToolResult {
                     tool_use_id,
