@@ -123,3 +123,67 @@ async fn new_clears_the_tools_pane_and_a_resumed_session_lists_its_calls() {
     assert_eq!(row(&app, 0).state, ToolState::Error);
     assert_eq!(row(&app, 0).summary, "Cargo.toml");
 }
+
+fn cell_texts(app: &tooloop::tui::app::App) -> Vec<String> {
+    app.conversation
+        .cells()
+        .iter()
+        .filter_map(|c| match &c.kind {
+            CellKind::Notice(t) | CellKind::Error(t) => Some(t.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test(start_paused = true)]
+async fn retries_are_one_line_each_counted_from_one_and_the_final_error_shows_once() {
+    let mut app = app();
+    let now = Instant::now();
+    start_turn(&mut app, now);
+    let refused = "connection error: error sending request for url (http://127.0.0.1:9/v1/messages): \
+                   client error (Connect): tcp connect error: Connection refused (os error 111)";
+    for attempt in 2..=4 {
+        app.on_agent(
+            AgentEvent::Retry {
+                attempt,
+                delay_ms: 500,
+                error: refused.into(),
+            },
+            now,
+        );
+    }
+    app.on_agent(
+        AgentEvent::Error {
+            message: refused.into(),
+        },
+        now,
+    );
+    app.on_agent(
+        AgentEvent::Done(tooloop::agent::protocol::TurnSummary {
+            reason: Terminal::ModelError,
+            turns: 1,
+            usage: Default::default(),
+            text: String::new(),
+            transitions: vec![],
+            error: Some(refused.into()),
+        }),
+        now,
+    );
+    let texts = cell_texts(&app);
+    assert_eq!(
+        texts[0],
+        "retry 1 in 0.5s · connection error: Connection refused (os error 111)"
+    );
+    assert!(texts[2].starts_with("retry 3 "), "{texts:?}");
+    let screen = render_text(&mut app, 80, 24, now);
+    let retry_rows = screen.lines().filter(|l| l.contains("retry ")).count();
+    assert_eq!(retry_rows, 3, "one row per retry at 80 columns:\n{screen}");
+    let whole = texts.iter().filter(|t| t.contains("127.0.0.1:9")).count();
+    assert_eq!(whole, 1, "the final error once: {texts:?}");
+    // The failed prompt says it failed and what happens to it.
+    let last = texts.last().expect("an end line");
+    assert!(
+        last.contains("model_error") && last.contains("the prompt failed"),
+        "{last}"
+    );
+}

@@ -52,6 +52,8 @@ pub struct TurnState {
     pub retry_until: Option<Instant>,
     /// Ctrl+C was sent for this prompt (so it is sent once).
     pub abort_requested: bool,
+    /// The last error shown for this prompt (the end line does not repeat it).
+    pub last_error: Option<String>,
 }
 
 /// What the UI shows about this run that never changes.

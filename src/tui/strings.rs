@@ -56,10 +56,27 @@ pub fn retrying_in(secs: u64) -> String {
     format!("retrying in {secs}s")
 }
 
+/// Columns of the error a retry note keeps: the note stays one line at 80 columns (the
+/// final error, if it comes to that, is shown whole once).
+const RETRY_ERROR_COLS: usize = 52;
+
+/// `attempt` is the attempt about to be made, so the first retry is attempt 2: numbered
+/// from 1 here.
 pub fn retry_note(attempt: u32, delay_ms: u64, error: &str) -> String {
+    let first_line = error.lines().next().unwrap_or("");
+    // "connection error: error sending …: tcp connect error: Connection refused" → its kind
+    // and its root cause, the two parts worth a glance.
+    let parts: Vec<&str> = first_line.split(": ").collect();
+    let short = if parts.len() > 2 && !first_line.starts_with("HTTP ") {
+        format!("{}: {}", parts[0], parts[parts.len() - 1])
+    } else {
+        first_line.to_string()
+    };
     format!(
-        "attempt {attempt} failed ({error}); retrying in {:.1}s",
-        delay_ms as f64 / 1000.0
+        "retry {} in {:.1}s · {}",
+        attempt.saturating_sub(1).max(1),
+        delay_ms as f64 / 1000.0,
+        super::tools_pane::fit(&short, RETRY_ERROR_COLS)
     )
 }
 
@@ -79,12 +96,22 @@ pub fn sandbox_status(mode: &str) -> String {
     format!("sandbox {mode}")
 }
 
-pub fn ended(reason: &str, error: Option<&str>) -> String {
-    match error {
+/// The end of a prompt that did not complete. `error` is None when it was already shown.
+/// When the model never answered, the prompt still stays in the conversation (the next
+/// prompt is sent after it), and the user is told so.
+pub fn ended(reason: &str, error: Option<&str>, unanswered: bool) -> String {
+    let mut s = match error {
         Some(e) => format!("turn ended: {reason} — {e}"),
         None => format!("turn ended: {reason}"),
+    };
+    if unanswered {
+        s.push_str(PROMPT_KEPT);
     }
+    s
 }
+
+pub const PROMPT_KEPT: &str =
+    " · the prompt failed: it stays in the conversation and is sent along with your next one";
 
 pub const PERMISSIONS_USAGE: &str =
     "usage: /permissions (list) · /permissions revoke TOOL · /permissions revoke all";

@@ -26,6 +26,7 @@ impl App {
         match event {
             AgentEvent::PromptStart { text } => {
                 self.turn.busy = true;
+                self.turn.last_error = None;
                 self.conversation.push(CellKind::User(text));
                 self.conversation.scroll.bottom();
                 self.tools.prompt_started(now);
@@ -159,6 +160,7 @@ impl App {
             }
             AgentEvent::Notice { text } => self.conversation.push(CellKind::Notice(text)),
             AgentEvent::Error { message } => {
+                self.turn.last_error = Some(message.clone());
                 self.conversation.push(CellKind::Error(message));
                 if self.turn.compacting {
                     self.compaction_ended();
@@ -222,9 +224,17 @@ impl App {
         if summary.reason.is_aborted() {
             self.conversation.push(CellKind::Interrupted);
         } else if summary.reason != Terminal::Completed {
-            let text = strings::ended(summary.reason.as_str(), summary.error.as_deref());
+            // The error was shown as it happened: the end line does not repeat it.
+            let shown = summary.error.is_some() && summary.error == self.turn.last_error;
+            let error = summary.error.as_deref().filter(|_| !shown);
+            let unanswered = matches!(
+                summary.reason,
+                Terminal::ModelError | Terminal::PromptTooLong
+            );
+            let text = strings::ended(summary.reason.as_str(), error, unanswered);
             self.conversation.push(CellKind::Error(text));
         }
+        self.turn.last_error = None;
         self.turn.abort_requested = false;
         if summary.reason.is_aborted() && !self.queued.is_empty() {
             // The user stopped the turn: queued prompts wait in the input instead of
