@@ -510,3 +510,55 @@ async fn a_registered_pane_gets_events_a_place_focus_keys_and_hints() {
         "its hints in the focus note: {s}"
     );
 }
+
+#[tokio::test(start_paused = true)]
+async fn first_left_after_tab_selects_the_newest_call_and_selection_scrolls_into_view() {
+    let mut app = app();
+    let now = Instant::now();
+    start_turn(&mut app, now);
+    for i in 0..10 {
+        let id = format!("c{i}");
+        app.on_agent(
+            tool_use(&id, "read_file", json!({"path": format!("file{i}.rs")})),
+            now,
+        );
+        app.on_agent(
+            tool_end(&id, "read_file", ToolOutcome::Ok, 1, &format!("output {i}")),
+            now,
+        );
+        app.on_agent(
+            AgentEvent::TextDelta {
+                text: format!("paragraph {i}\n\nmore\n\nand more\n\n"),
+            },
+            now,
+        );
+        app.on_agent(
+            AgentEvent::StreamEnd {
+                turn: 1,
+                stop_reason: None,
+            },
+            now,
+        );
+    }
+    render_text(&mut app, 80, 24, now);
+    app.on_key(key(KeyCode::Tab), now);
+    assert_eq!(app.focus, Focus::Conversation);
+    app.on_key(key(KeyCode::Left), now);
+    app.on_key(key(KeyCode::Enter), now);
+    let s = render_text(&mut app, 80, 24, now);
+    assert!(
+        s.contains("output 9"),
+        "the first ← selects the newest call:\n{s}"
+    );
+    for _ in 0..9 {
+        app.on_key(key(KeyCode::Left), now);
+    }
+    let s = render_text(&mut app, 80, 24, now);
+    assert!(
+        s.contains("file0.rs"),
+        "the oldest call is scrolled into view:\n{s}"
+    );
+    app.on_key(key(KeyCode::Right), now);
+    let s = render_text(&mut app, 80, 24, now);
+    assert!(s.contains("file1.rs"), "{s}");
+}

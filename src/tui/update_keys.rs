@@ -177,10 +177,8 @@ impl App {
                 } else {
                     (i + n - 1) % n
                 };
+                // Nothing is selected yet: the first ← picks the newest call, → nothing older.
                 self.set_focus(order[next]);
-                if self.focus == Focus::Conversation {
-                    self.conversation.select(true);
-                }
             }
             Action::NewConversation => self.new_conversation(),
             _ => {}
