@@ -89,6 +89,11 @@ pub async fn run(config: Config) -> anyhow::Result<i32> {
     )
     .await;
     terminal::restore();
+    // ratatui's Drop shows the cursor again and eprintln!s if it cannot, which panics when
+    // the terminal was closed: show it here, and if the terminal is gone, drop nothing.
+    if terminal.show_cursor().is_err() {
+        std::mem::forget(terminal);
+    }
     // A turn in progress gets a moment to stop its tools (their process groups are killed
     // on cancel); the process exits either way.
     control.stop(std::time::Duration::from_secs(2)).await;
