@@ -562,3 +562,46 @@ async fn first_left_after_tab_selects_the_newest_call_and_selection_scrolls_into
     let s = render_text(&mut app, 80, 24, now);
     assert!(s.contains("file1.rs"), "{s}");
 }
+
+#[tokio::test(start_paused = true)]
+async fn long_chinese_input_wraps_and_the_terminal_cursor_sits_at_the_caret() {
+    let mut app = app();
+    let now = Instant::now();
+    let text: String = "中文输入法测试"
+        .chars()
+        .cycle()
+        .take(72)
+        .collect::<String>()
+        + "END";
+    type_text(&mut app, &text, now);
+    let mut t =
+        ratatui::Terminal::new(ratatui::backend::TestBackend::new(80, 24)).expect("terminal");
+    t.draw(|f| tooloop::tui::view::draw(&mut app, f, now))
+        .expect("draw");
+    let screen = t.backend().to_string();
+    assert!(
+        screen.contains("END"),
+        "the end of the input shows:\n{screen}"
+    );
+    // 72 wide characters take 144 columns: row 1 holds 40, row 2 holds 32 and "END".
+    let rows: Vec<&str> = screen.lines().collect();
+    let end_row = rows
+        .iter()
+        .position(|r| r.contains("END"))
+        .expect("END row");
+    let mut pos = t.get_cursor_position().expect("cursor");
+    assert_eq!(pos.y as usize, end_row, "cursor on the caret's row");
+    assert_eq!(
+        pos.x,
+        32 * 2 + 3,
+        "cursor just after END, counted in columns"
+    );
+    // Left over "END" and three wide characters: the cursor moves by their widths.
+    for _ in 0..5 {
+        app.on_key(key(KeyCode::Left), now);
+    }
+    t.draw(|f| tooloop::tui::view::draw(&mut app, f, now))
+        .expect("draw");
+    pos = t.get_cursor_position().expect("cursor");
+    assert_eq!(pos.x, 30 * 2);
+}

@@ -38,7 +38,7 @@ pub fn draw(app: &mut App, f: &mut Frame, now: Instant) {
 fn layout(app: &mut App, area: Rect, now: Instant) -> Frame3 {
     let status_h = 1;
     let input_h = if area.height >= 4 {
-        app.input.height().min(area.height - status_h - 1)
+        app.input.height(area.width).min(area.height - status_h - 1)
     } else {
         0
     };
