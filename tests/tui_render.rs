@@ -248,6 +248,12 @@ async fn json_pane_history() {
         "{screen}"
     );
     insta::assert_snapshot!(t.backend());
+    // At 80×24 the JSON pane shares the space: the conversation stays in sight.
+    let t = render(&mut app, 80, 24, now);
+    let screen = t.backend().to_string();
+    assert!(screen.contains("› read Cargo.toml"), "{screen}");
+    assert!(screen.contains("history"), "{screen}");
+    insta::assert_snapshot!("json_pane_history_80x24", t.backend());
 }
 
 #[tokio::test(start_paused = true)]

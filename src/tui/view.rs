@@ -161,7 +161,14 @@ fn split_main(app: &App, main: Rect) -> Areas {
     if tools_h > 0 {
         areas.tools = Some(tools);
     }
-    if app.json_open {
+    if app.json_open && top.height >= 8 {
+        // The conversation keeps a third (the newest lines), the JSON pane the rest.
+        let conv_h = top.height / 3;
+        let [conv, json] =
+            Layout::vertical([Constraint::Length(conv_h), Constraint::Min(1)]).areas(top);
+        areas.conversation = conv;
+        areas.json = Some(json);
+    } else if app.json_open {
         areas.json = Some(top);
         areas.conversation = Rect { height: 0, ..top };
     } else {
