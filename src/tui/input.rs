@@ -16,6 +16,9 @@ use super::theme::Theme;
 /// Rows the input grows to before it scrolls inside itself.
 const MAX_ROWS: u16 = 6;
 
+/// One screen row of the input: (logical line, first char, end char).
+type VisualRow = (usize, usize, usize);
+
 pub struct Input {
     textarea: TextArea<'static>,
     /// Set by `layout`: whether the input has the focus (the terminal cursor sits at the
@@ -137,7 +140,7 @@ impl Input {
 
     /// The text wrapped by display width (a wide character never straddles the edge): each
     /// row as (line, first char, end char), and the caret as (row, column).
-    fn visual_rows(&self, width: usize) -> (Vec<(usize, usize, usize)>, (usize, usize)) {
+    fn visual_rows(&self, width: usize) -> (Vec<VisualRow>, (usize, usize)) {
         let (cur_line, cur_col) = self.textarea.cursor();
         let mut rows = Vec::new();
         let mut caret = (0, 0);

@@ -78,7 +78,7 @@ pub const COMMANDS: &[SlashCommand] = &[
 /// The command word of `text` ("/perm x" → "perm"), if it is shaped like one. "/etc/hosts"
 /// is not (a path goes to the model).
 pub fn command_word(text: &str) -> Option<&str> {
-    let first = text.trim_start().split_whitespace().next()?;
+    let first = text.split_whitespace().next()?;
     let word = first.strip_prefix('/')?;
     let ok = !word.is_empty()
         && word
