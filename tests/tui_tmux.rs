@@ -262,6 +262,9 @@ fn bash_asks_for_approval_in_a_modal() {
         Tmux::status_line(&s).contains("waiting for approval"),
         "{s}"
     );
+    // Keys within the guard time after the question appears go to the input; a user who
+    // reads the question first answers after it.
+    std::thread::sleep(tooloop::tui::approval::GUARD + tooloop::tui::approval::BURST_GAP);
     t.keys(&["y"]);
     let s = t.wait_for("the approved call to finish", |s| {
         !s.contains("allow bash?") && Tmux::status_line(s).contains("idle")
