@@ -274,8 +274,12 @@ fn bash_asks_for_approval_in_a_modal() {
     assert!(s.contains("exit code 0"), "{s}");
     // Ctrl+D on an empty input quits.
     t.keys(&["C-d"]);
-    t.wait_text("EXITED:0");
+    let s = t.wait_text("EXITED:0");
     assert!(!t.alternate_screen_on());
+    assert!(
+        s.contains("tooloop --resume "),
+        "how to resume is printed on quit:\n{s}"
+    );
     let _ = &t.workspace;
 }
 

@@ -148,3 +148,7 @@ pub fn allowed_status(tools: &std::collections::BTreeSet<String>) -> Option<Stri
     let list: Vec<&str> = tools.iter().map(String::as_str).collect();
     (!list.is_empty()).then(|| format!("allowed: {}", list.join(",")))
 }
+
+pub fn resume_hint(session: &str) -> String {
+    format!("to continue this conversation: tooloop --resume {session}")
+}
