@@ -126,7 +126,8 @@ pub fn draw(f: &mut Frame, area: Rect, v: &StatusView, theme: &Theme) {
         ));
     } else if let Some(note) = v.note {
         spans.push(sep());
-        spans.push(Span::styled(note.to_string(), theme.accent));
+        let room = width.saturating_sub(used(&spans));
+        spans.push(Span::styled(fit_words(note, room), theme.accent));
     } else {
         // Hints are right-aligned and dropped from the end until they fit.
         let mut hints: Vec<Span> = Vec::new();
@@ -148,4 +149,31 @@ pub fn draw(f: &mut Frame, area: Rect, v: &StatusView, theme: &Theme) {
         spans.extend(hints);
     }
     f.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// Cuts `s` to `room` columns at a word boundary, with an ellipsis (a word is cut only when
+/// it alone is wider than the room).
+pub fn fit_words(s: &str, room: usize) -> String {
+    if s.width() <= room {
+        return s.to_string();
+    }
+    let cut = super::tools_pane::fit(s, room);
+    let body = cut.trim_end_matches('…');
+    match body.rfind(' ') {
+        Some(i) if i > 0 => format!("{}…", body[..i].trim_end()),
+        _ => cut,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fit_words;
+
+    #[test]
+    fn notes_are_cut_between_words() {
+        let note = "wrote the history JSON to /home/someone/.local/state/tooloop/json/x.json";
+        assert_eq!(fit_words(note, 30), "wrote the history JSON to…");
+        assert_eq!(fit_words("short", 30), "short");
+        assert_eq!(fit_words("abcdefghij", 5), "abcd…");
+    }
 }
