@@ -165,6 +165,8 @@ async fn retries_are_one_line_each_counted_from_one_and_the_final_error_shows_on
             usage: Default::default(),
             text: String::new(),
             transitions: vec![],
+            cost_usd: None,
+            context_tokens: 0,
             error: Some(refused.into()),
         }),
         now,

@@ -170,7 +170,7 @@ pub const BINDINGS: &[Binding] = &[
         &[key(Esc)],
         "Esc",
         Action::Cancel,
-        "from a pane: back to the input; else abort the turn; twice when empty: rewind",
+        "abort the turn (in a pane: back to the input); twice on empty: rewind",
     ),
     bind(
         Global,

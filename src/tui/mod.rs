@@ -97,6 +97,7 @@ pub async fn run(config: Config) -> anyhow::Result<i32> {
     // A turn in progress gets a moment to stop its tools (their process groups are killed
     // on cancel); the process exits either way.
     control.stop(std::time::Duration::from_secs(2)).await;
+    tracing::info!("tui exits: {result:?}");
     // On a quit the user chose, say how to come back (never to a terminal that is gone).
     if let (Ok(Exit::Quit), Some(id)) = (&result, &app.info.session) {
         use std::io::Write;

@@ -40,25 +40,25 @@ pub const COMMANDS: &[SlashCommand] = &[
     SlashCommand {
         name: "compact",
         args: "[instructions]",
-        help: "summarize the conversation now to free context",
+        help: "summarize now to free context",
         run: |app, args, _| app.compact((!args.is_empty()).then(|| args.to_string())),
     },
     SlashCommand {
         name: "rewind",
         args: "",
-        help: "go back to an earlier prompt (conversation, files or both)",
+        help: "back to an earlier prompt",
         run: |app, _, _| app.rewind_command("rewind"),
     },
     SlashCommand {
         name: "undo",
         args: "",
-        help: "take back the last prompt and its file changes",
+        help: "take back the last prompt and its edits",
         run: |app, _, _| app.rewind_command("undo"),
     },
     SlashCommand {
         name: "fork",
         args: "",
-        help: "go on in a new session holding a copy of this one",
+        help: "continue in a copy of this session",
         run: |app, _, _| app.rewind_command("fork"),
     },
     SlashCommand {
@@ -166,6 +166,23 @@ mod tests {
         assert_eq!(command_word("/etc/hosts: what is this"), None);
         assert_eq!(command_word("/"), None);
         assert_eq!(command_word("fix /new"), None);
+    }
+
+    #[test]
+    fn every_command_is_a_table_entry() {
+        for name in [
+            "help",
+            "new",
+            "clear",
+            "compact",
+            "rewind",
+            "undo",
+            "fork",
+            "permissions",
+            "exit",
+        ] {
+            assert!(COMMANDS.iter().any(|c| c.name == name), "/{name}");
+        }
     }
 
     #[test]
