@@ -71,6 +71,12 @@ pub struct FileConfig {
     pub retry: RetrySection,
     #[serde(default)]
     pub keyboard: KeyboardSection,
+    /// `[mcp.servers.NAME]`: MCP servers whose tools join the registry.
+    #[serde(default)]
+    pub mcp: crate::mcp::McpSection,
+    /// `[[hooks.EVENT]]`: the user's own commands at four points of the loop.
+    #[serde(default)]
+    pub hooks: crate::hooks::HooksSection,
 }
 
 #[derive(Clone, Debug, Default, Deserialize, PartialEq)]

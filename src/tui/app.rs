@@ -117,6 +117,8 @@ pub struct App {
     /// Messages a compaction replaced in a resumed session, drawn dimmed by the next
     /// HistoryReset above the divider.
     pub(super) earlier: Vec<crate::message::Message>,
+    /// Each configured MCP server's last reported state (status bar, `/mcp`).
+    pub mcp: Vec<crate::agent::protocol::ServerStatus>,
     outbox: Vec<AgentCommand>,
 }
 
@@ -147,6 +149,7 @@ impl App {
             last_key_at: None,
             saves: 0,
             earlier: Vec::new(),
+            mcp: Vec::new(),
             outbox: Vec::new(),
         }
     }

@@ -62,6 +62,12 @@ pub const COMMANDS: &[SlashCommand] = &[
         run: |app, _, _| app.rewind_command("fork"),
     },
     SlashCommand {
+        name: "mcp",
+        args: "",
+        help: "MCP servers: state and tools",
+        run: |app, _, _| app.show_mcp(),
+    },
+    SlashCommand {
         name: "permissions",
         args: "[revoke TOOL|all]",
         help: "list tools allowed for this session; revoke them",
@@ -178,6 +184,7 @@ mod tests {
             "rewind",
             "undo",
             "fork",
+            "mcp",
             "permissions",
             "exit",
         ] {

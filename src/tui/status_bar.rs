@@ -25,6 +25,8 @@ pub struct StatusView<'a> {
     pub sandbox: &'a str,
     /// Tools allowed for the session ("allowed: bash"), shown right after the state.
     pub grants: Option<String>,
+    /// `mcp 2/3` when MCP servers are configured.
+    pub mcp: Option<String>,
     pub quit_armed: bool,
     /// A passing message ("wrote … to …"); shown instead of the hints.
     pub note: Option<&'a str>,
@@ -98,6 +100,9 @@ pub fn draw(f: &mut Frame, area: Rect, v: &StatusView, theme: &Theme) {
     }
     if !v.sandbox.is_empty() {
         optional.push(strings::sandbox_status(v.sandbox));
+    }
+    if let Some(mcp) = &v.mcp {
+        optional.push(mcp.clone());
     }
     if let Some(id) = v.session {
         optional.push(format!("session {id}"));

@@ -230,6 +230,7 @@ fn status_view<'a>(app: &'a App, now: Instant) -> StatusView<'a> {
         session: app.info.session.as_deref(),
         sandbox: &app.info.sandbox,
         grants: strings::allowed_status(&app.approvals.session_grants),
+        mcp: super::extensions::status_label(&app.mcp),
         quit_armed: app.quit_armed(now),
         note: app.note(now),
         hints,
