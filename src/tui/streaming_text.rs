@@ -84,12 +84,12 @@ impl StreamingMarkdown {
             let line = &self.text[self.scanned..self.scanned + nl];
             let t = line.trim_start();
             let blank = t.trim().is_empty();
-            if !self.in_fence && !blank {
-                if let Some(p) = self.pending.take()
-                    && !continues_a_block(line)
-                {
-                    self.boundary = p;
-                }
+            if !self.in_fence
+                && !blank
+                && let Some(p) = self.pending.take()
+                && !continues_a_block(line)
+            {
+                self.boundary = p;
             }
             if t.starts_with("```") || t.starts_with("~~~") {
                 self.in_fence = !self.in_fence;
