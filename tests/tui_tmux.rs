@@ -374,3 +374,19 @@ fn closing_the_terminal_ends_quietly_without_a_panic() {
     };
     assert!(!log.contains("panic"), "{log}");
 }
+
+/// `tooloop "PROMPT"` starts the TUI with the prompt already sent, and it joins the history.
+#[test]
+fn a_positional_prompt_is_sent_at_start() {
+    if !have_tmux() {
+        return;
+    }
+    let t = Tmux::start("positional", "'list files'");
+    t.wait_text("Here is what I found");
+    let screen = t.screen();
+    assert!(screen.contains("› list files"), "{screen}");
+    t.keys(&["Up"]);
+    t.wait_for("the prompt recalled", |s| {
+        s.lines().any(|l| l.trim_start().starts_with("list files"))
+    });
+}

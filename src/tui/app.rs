@@ -163,6 +163,13 @@ impl App {
         std::mem::take(&mut self.outbox)
     }
 
+    /// `tooloop "fix it"`: sent as if typed (it joins the prompt history too).
+    pub fn send_initial_prompt(&mut self, text: String) {
+        self.input.set_text(&text);
+        let text = self.input.take();
+        self.submit(text);
+    }
+
     pub(super) fn submit(&mut self, text: String) {
         self.turn.busy = true;
         self.turn.abort_requested = false;

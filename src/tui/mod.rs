@@ -45,7 +45,8 @@ use cells::CellKind;
 use event_loop::Exit;
 
 /// Runs the TUI until the user quits; returns the exit status.
-pub async fn run(config: Config) -> anyhow::Result<i32> {
+/// `initial_prompt` (`tooloop "fix it"`) is sent as soon as the TUI is up.
+pub async fn run(config: Config, initial_prompt: Option<String>) -> anyhow::Result<i32> {
     let theme = theme::Theme::named(&config.theme, theme::no_color_requested())
         .map_err(|e| anyhow::anyhow!("config: {e}"))?;
     theme::install(theme);
@@ -79,6 +80,9 @@ pub async fn run(config: Config) -> anyhow::Result<i32> {
     if config.provider == ProviderKind::Demo {
         app.conversation
             .push(CellKind::Notice(strings::DEMO_NOTE.into()));
+    }
+    if let Some(prompt) = initial_prompt.filter(|p| !p.trim().is_empty()) {
+        app.send_initial_prompt(prompt);
     }
     let input = crossterm::event::EventStream::new();
     let result = event_loop::run(
