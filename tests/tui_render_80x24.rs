@@ -206,3 +206,61 @@ async fn json_pane_keeps_the_conversation_and_tools_in_sight() {
     assert!(screen.contains("read_file"), "{screen}");
     insta::assert_snapshot!("json_pane_tools_80x24", screen);
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_failed_tool_shows_its_first_error_line() {
+    let mut app = app();
+    let now = Instant::now();
+    prompt(&mut app, "read the missing file", now);
+    feed(
+        &mut app,
+        now,
+        vec![
+            tool_use("a", "read_file", json!({"path": "missing.txt"})),
+            start("a", "read_file"),
+            tool_end(
+                "a",
+                "read_file",
+                ToolOutcome::Error,
+                3,
+                "\ncannot read missing.txt: No such file or directory (os error 2)\nsecond line",
+            ),
+        ],
+    );
+    let screen = render_text(&mut app, 80, 24, now);
+    let line = screen
+        .lines()
+        .find(|l| l.contains("└ cannot read missing.txt"))
+        .unwrap_or_else(|| panic!("the error inline:\n{screen}"));
+    assert!(
+        line.trim_end().ends_with('…') || line.contains("(os error 2)"),
+        "{line}"
+    );
+    assert!(!screen.contains("second line"), "{screen}");
+}
+
+#[tokio::test(start_paused = true)]
+async fn scrolled_up_says_new_output_arrived() {
+    use crossterm::event::KeyCode;
+    let mut app = app();
+    let now = Instant::now();
+    prompt(&mut app, "count", now);
+    let many: String = (1..=60).map(|i| format!("line {i}\n\n")).collect();
+    feed(&mut app, now, vec![text(&many)]);
+    let _ = render_text(&mut app, 80, 24, now);
+    app.on_key(key(KeyCode::PageUp), now);
+    let screen = render_text(&mut app, 80, 24, now);
+    assert!(
+        !screen.contains("↓ new output"),
+        "nothing new yet:\n{screen}"
+    );
+    feed(&mut app, now, vec![text("more\n\nand more\n\n")]);
+    let screen = render_text(&mut app, 80, 24, now);
+    assert!(screen.contains("↓ new output"), "{screen}");
+    for _ in 0..10 {
+        app.on_key(key(KeyCode::PageDown), now);
+        let _ = render_text(&mut app, 80, 24, now);
+    }
+    let screen = render_text(&mut app, 80, 24, now);
+    assert!(!screen.contains("↓ new output"), "at the bottom:\n{screen}");
+}

@@ -261,6 +261,9 @@ impl Pane for Conversation {
             y += h;
         }
         f.render_widget(Paragraph::new(lines), area);
+        if self.scroll.new_below() {
+            super::scroll::draw_new_output(f, area, _ctx.theme);
+        }
     }
 
     fn handle(&mut self, action: Action) -> EventState {

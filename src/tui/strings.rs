@@ -5,6 +5,8 @@ pub const INTERRUPTED: &str = "⏹ interrupted — the next prompt continues thi
 pub const DISCARDED: &str = "discarded: this attempt failed and the model was switched";
 pub const COMPACTED: &str = "compacted";
 pub const COMPACTING: &str = "compacting the conversation…";
+/// On a conversation scrolled up while output arrived below (PgDn / End go back down).
+pub const NEW_OUTPUT: &str = " ↓ new output ";
 pub const QUIT_CONFIRM: &str = "press Ctrl+C again to quit";
 pub const INPUT_PLACEHOLDER: &str =
     "Ask something — try: list files, read Cargo.toml and tell me the time";
