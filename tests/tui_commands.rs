@@ -189,3 +189,50 @@ async fn retries_are_one_line_each_counted_from_one_and_the_final_error_shows_on
         "{last}"
     );
 }
+
+#[tokio::test(start_paused = true)]
+async fn export_writes_the_conversation_as_markdown() {
+    use tooloop::message::{ContentBlock, Message};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut app = tooloop::tui::app::App::new(tooloop::tui::app::RunInfo {
+        session: Some("s-42".into()),
+        workspace: dir.path().to_path_buf(),
+        ..Default::default()
+    });
+    let now = Instant::now();
+    type_text(&mut app, "/export", now);
+    app.on_key(key(KeyCode::Enter), now);
+    assert!(
+        cell_texts(&app)
+            .iter()
+            .any(|t| t.contains("nothing to export"))
+    );
+    app.on_agent(
+        history_reset(vec![
+            Message::user_text("用中文打个招呼"),
+            Message::assistant(vec![ContentBlock::text("你好！")]),
+        ]),
+        now,
+    );
+    type_text(&mut app, "/export", now);
+    app.on_key(key(KeyCode::Enter), now);
+    assert!(
+        app.take_commands().is_empty(),
+        "/export never goes to the model"
+    );
+    let md = std::fs::read_to_string(dir.path().join("tooloop-s-42.md")).expect("written");
+    assert_eq!(
+        md,
+        "# tooloop session s-42\n\n## You\n\n用中文打个招呼\n\n## Assistant\n\n你好！\n"
+    );
+    type_text(&mut app, "/export notes/out.md", now);
+    app.on_key(key(KeyCode::Enter), now);
+    assert!(
+        cell_texts(&app)
+            .last()
+            .expect("a cell")
+            .starts_with("could not write"),
+        "{:?}",
+        cell_texts(&app)
+    );
+}

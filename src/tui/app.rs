@@ -71,6 +71,10 @@ pub struct RunInfo {
     pub session_handle: Option<crate::session::SessionHandle>,
     /// The shell's sandbox ("workspace-write", "read-only", "off"); empty: not shown.
     pub sandbox: String,
+    /// The workspace root (`/export` writes there; the first screen names it).
+    pub workspace: PathBuf,
+    /// The approval mode's name ("ask", "yolo", …), for the first screen.
+    pub approval: String,
 }
 
 /// Screen areas of the last frame (mouse wheel routing, page sizes).

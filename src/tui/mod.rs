@@ -73,6 +73,10 @@ pub async fn run(config: Config, initial_prompt: Option<String>) -> anyhow::Resu
         save_dir: state_dir().join("json"),
         session_handle: session.as_ref().map(|s| s.handle.clone()),
         sandbox,
+        workspace: config.workspace.clone(),
+        approval: clap::ValueEnum::to_possible_value(&config.approval)
+            .map(|v| v.get_name().to_string())
+            .unwrap_or_default(),
     });
     if let Some(notice) = session.as_ref().and_then(|s| s.notice.clone()) {
         app.conversation.push(CellKind::Notice(notice));

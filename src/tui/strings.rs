@@ -7,6 +7,7 @@ pub const COMPACTED: &str = "compacted";
 pub const COMPACTING: &str = "compacting the conversation…";
 /// On a conversation scrolled up while output arrived below (PgDn / End go back down).
 pub const NEW_OUTPUT: &str = " ↓ new output ";
+pub const EXPORT_NOTHING: &str = "nothing to export yet: the conversation is empty";
 pub const QUIT_CONFIRM: &str = "press Ctrl+C again to quit";
 pub const INPUT_PLACEHOLDER: &str =
     "Ask something — try: list files, read Cargo.toml and tell me the time";
@@ -153,4 +154,11 @@ pub fn allowed_status(tools: &std::collections::BTreeSet<String>) -> Option<Stri
 
 pub fn resume_hint(session: &str) -> String {
     format!("to continue this conversation: tooloop --resume {session}")
+}
+
+pub fn exported(messages: usize, path: &std::path::Path) -> String {
+    format!(
+        "exported {messages} messages as Markdown to {}",
+        path.display()
+    )
 }
