@@ -390,3 +390,18 @@ fn a_positional_prompt_is_sent_at_start() {
         s.lines().any(|l| l.trim_start().starts_with("list files"))
     });
 }
+
+/// The first screen says where tooloop runs, with which model and approval mode, and how
+/// to start.
+#[test]
+fn the_first_screen_orients() {
+    if !have_tmux() {
+        return;
+    }
+    let t = Tmux::start("orient", "");
+    let screen = t.wait_text("approval ask");
+    let ws = t.workspace.display().to_string();
+    assert!(screen.contains(&format!("tooloop in {ws}")), "{screen}");
+    assert!(screen.contains("demo/tooloop-demo"), "{screen}");
+    assert!(screen.contains("/ commands · ? keys"), "{screen}");
+}

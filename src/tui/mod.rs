@@ -78,6 +78,11 @@ pub async fn run(config: Config, initial_prompt: Option<String>) -> anyhow::Resu
             .map(|v| v.get_name().to_string())
             .unwrap_or_default(),
     });
+    // The first screen says where this runs, with what, and how to start.
+    app.conversation
+        .push(CellKind::Notice(strings::welcome(&app.info)));
+    app.conversation
+        .push(CellKind::Notice(strings::WELCOME_HINTS.into()));
     if let Some(notice) = session.as_ref().and_then(|s| s.notice.clone()) {
         app.conversation.push(CellKind::Notice(notice));
     }

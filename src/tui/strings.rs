@@ -162,3 +162,17 @@ pub fn exported(messages: usize, path: &std::path::Path) -> String {
         path.display()
     )
 }
+
+/// The first screen's orientation: workspace, provider/model and approval mode.
+pub fn welcome(info: &super::app::RunInfo) -> String {
+    format!(
+        "{APP} in {} · {}/{} · approval {}",
+        info.workspace.display(),
+        info.provider,
+        info.model,
+        info.approval,
+    )
+}
+
+/// The first screen's hint line.
+pub const WELCOME_HINTS: &str = "Enter send · / commands · ? keys · Tab panes · Ctrl+C twice quits";
