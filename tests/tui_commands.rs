@@ -236,3 +236,28 @@ async fn export_writes_the_conversation_as_markdown() {
         cell_texts(&app)
     );
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_long_paste_collapses_and_is_sent_whole() {
+    let mut app = app();
+    let now = Instant::now();
+    let log: String = (1..=200).map(|i| format!("log line {i}\n")).collect();
+    type_text(&mut app, "explain ", now);
+    app.on_paste(&log);
+    type_text(&mut app, " and ", now);
+    app.on_paste("short\npaste");
+    assert_eq!(
+        app.input.text(),
+        "explain [Pasted 200 lines] and short\npaste"
+    );
+    let screen = render_text(&mut app, 80, 24, now);
+    assert!(screen.contains("[Pasted 200 lines]"), "{screen}");
+    assert!(!screen.contains("log line 7"), "{screen}");
+    app.on_key(key(KeyCode::Enter), now);
+    assert_eq!(
+        app.take_commands(),
+        vec![AgentCommand::Submit {
+            text: format!("explain {log} and short\npaste")
+        }]
+    );
+}

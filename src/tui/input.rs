@@ -15,6 +15,8 @@ use super::theme::Theme;
 
 /// Rows the input grows to before it scrolls inside itself.
 const MAX_ROWS: u16 = 6;
+/// A paste of more lines than this shows as `[Pasted N lines]` (expanded when sent).
+const COLLAPSE_PASTE_LINES: usize = 10;
 
 /// One screen row of the input: (logical line, first char, end char).
 type VisualRow = (usize, usize, usize);
@@ -27,6 +29,8 @@ pub struct Input {
     history: Vec<String>,
     /// Index into `history` while Up/Down walk through it.
     recall: Option<usize>,
+    /// Long pastes shown collapsed: (placeholder in the text, the pasted text).
+    pastes: Vec<(String, String)>,
 }
 
 impl Default for Input {
@@ -39,6 +43,7 @@ impl Default for Input {
             focused: true,
             history: Vec::new(),
             recall: None,
+            pastes: Vec::new(),
         }
     }
 }
@@ -63,11 +68,16 @@ impl Input {
         fresh.set_cursor_line_style(Style::default());
         self.textarea = fresh;
         self.recall = None;
+        self.pastes.clear();
     }
 
     /// Takes the text for sending and remembers it for Up recall.
     pub fn take(&mut self) -> String {
-        let text = self.text();
+        let mut text = self.text();
+        // Collapsed pastes go out whole (a placeholder the user edited stays as typed).
+        for (placeholder, pasted) in &self.pastes {
+            text = text.replacen(placeholder.as_str(), pasted, 1);
+        }
         if self.history.last() != Some(&text) {
             self.history.push(text.clone());
         }
@@ -91,6 +101,14 @@ impl Input {
             .chars()
             .filter(|c| *c == '\n' || !c.is_control())
             .collect();
+        let lines = clean.lines().count();
+        if lines > COLLAPSE_PASTE_LINES {
+            let n = self.pastes.len() + 1;
+            let placeholder = strings::pasted(lines, n);
+            self.textarea.insert_str(&placeholder);
+            self.pastes.push((placeholder, clean));
+            return;
+        }
         self.textarea.insert_str(clean);
     }
 

@@ -176,3 +176,12 @@ pub fn welcome(info: &super::app::RunInfo) -> String {
 
 /// The first screen's hint line.
 pub const WELCOME_HINTS: &str = "Enter send · / commands · ? keys · Tab panes · Ctrl+C twice quits";
+
+/// A long paste, collapsed in the input; the n-th one of a prompt gets a number.
+pub fn pasted(lines: usize, n: usize) -> String {
+    if n == 1 {
+        format!("[Pasted {lines} lines]")
+    } else {
+        format!("[Pasted {lines} lines #{n}]")
+    }
+}
