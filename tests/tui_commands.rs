@@ -261,3 +261,54 @@ async fn a_long_paste_collapses_and_is_sent_whole() {
         }]
     );
 }
+
+#[tokio::test(start_paused = true)]
+async fn prompt_history_survives_a_restart_and_ctrl_r_searches_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("tooloop/history/ws.jsonl");
+    let now = Instant::now();
+    let mut first = app();
+    first.input.use_history_file(file.clone());
+    for p in ["fix the build", "list files", "修复测试 fix the tests"] {
+        type_text(&mut first, p, now);
+        first.on_key(key(KeyCode::Enter), now);
+        first.on_agent(done(Terminal::Completed), now);
+    }
+
+    // A new run in the same workspace.
+    let mut app = app();
+    app.input.use_history_file(file);
+    app.on_key(key(KeyCode::Up), now);
+    assert_eq!(app.input.text(), "修复测试 fix the tests");
+    app.input.clear();
+
+    type_text(&mut app, "draft", now);
+    app.on_key(ctrl('r'), now);
+    assert_eq!(app.input.text(), "修复测试 fix the tests", "newest first");
+    type_text(&mut app, "fix", now);
+    assert_eq!(app.input.text(), "修复测试 fix the tests");
+    app.on_key(ctrl('r'), now);
+    assert_eq!(app.input.text(), "fix the build", "Ctrl+R again: older");
+    let screen = render_text(&mut app, 80, 24, now);
+    assert!(screen.contains("search prompts: fix"), "{screen}");
+    app.on_key(key(KeyCode::Esc), now);
+    assert_eq!(app.input.text(), "draft", "Esc puts back what was typed");
+    assert!(app.take_commands().is_empty());
+
+    app.on_key(ctrl('r'), now);
+    type_text(&mut app, "list", now);
+    app.on_key(key(KeyCode::Enter), now);
+    assert_eq!(
+        app.input.text(),
+        "list files",
+        "Enter keeps the match to edit"
+    );
+    assert!(app.take_commands().is_empty(), "and sends nothing");
+    app.on_key(key(KeyCode::Enter), now);
+    assert_eq!(
+        app.take_commands(),
+        vec![AgentCommand::Submit {
+            text: "list files".into()
+        }]
+    );
+}

@@ -10,6 +10,7 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 use tui_textarea::TextArea;
 use unicode_width::UnicodeWidthChar;
 
+use super::history_search::HistorySearch;
 use super::strings;
 use super::theme::Theme;
 
@@ -31,6 +32,10 @@ pub struct Input {
     recall: Option<usize>,
     /// Long pastes shown collapsed: (placeholder in the text, the pasted text).
     pastes: Vec<(String, String)>,
+    /// Where sent prompts are kept across restarts (this workspace's history file).
+    history_file: Option<std::path::PathBuf>,
+    /// Ctrl+R, while it runs.
+    search: Option<HistorySearch>,
 }
 
 impl Default for Input {
@@ -44,6 +49,8 @@ impl Default for Input {
             history: Vec::new(),
             recall: None,
             pastes: Vec::new(),
+            history_file: None,
+            search: None,
         }
     }
 }
@@ -80,9 +87,77 @@ impl Input {
         }
         if self.history.last() != Some(&text) {
             self.history.push(text.clone());
+            if let Some(path) = &self.history_file {
+                super::prompt_history::append(path, &text);
+            }
         }
         self.clear();
         text
+    }
+
+    /// Loads the prompts kept in `path` (Up recalls them) and keeps new ones there.
+    pub fn use_history_file(&mut self, path: std::path::PathBuf) {
+        self.history = super::prompt_history::load(&path);
+        self.history_file = Some(path);
+    }
+
+    /// Sent prompts, oldest first (Ctrl+R searches them).
+    pub fn history(&self) -> &[String] {
+        &self.history
+    }
+
+    pub fn is_searching(&self) -> bool {
+        self.search.is_some()
+    }
+
+    /// Ctrl+R: starts a search of the prompt history (again: the next older match).
+    pub fn start_search(&mut self) {
+        if self.search.is_none() {
+            self.search = Some(HistorySearch::new(self.text()));
+        }
+    }
+
+    /// A key during Ctrl+R. False when the key ends the search and should act as usual.
+    pub fn search_key(&mut self, key: KeyEvent) -> bool {
+        use crossterm::event::{KeyCode, KeyModifiers};
+        let Some(mut s) = self.search.take() else {
+            return false;
+        };
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        let before = match key.code {
+            KeyCode::Char('r') if ctrl => s.hit.unwrap_or(self.history.len()),
+            KeyCode::Char('c' | 'g') if ctrl => {
+                self.set_text(&s.original);
+                return true;
+            }
+            KeyCode::Esc => {
+                self.set_text(&s.original);
+                return true;
+            }
+            KeyCode::Enter => return true,
+            KeyCode::Backspace => {
+                s.query.pop();
+                self.history.len()
+            }
+            KeyCode::Char(c) if !ctrl && !key.modifiers.contains(KeyModifiers::ALT) => {
+                s.query.push(c);
+                self.history.len()
+            }
+            // Anything else keeps the match and does what it does.
+            _ => return false,
+        };
+        match s.find(&self.history, before) {
+            Some(i) => {
+                s.hit = Some(i);
+                let text = self.history[i].clone();
+                self.set_text(&text);
+            }
+            // No (older) match: the last one stays, the title says so.
+            None if key.code != KeyCode::Char('r') => s.hit = None,
+            None => {}
+        }
+        self.search = Some(s);
+        true
     }
 
     pub fn newline(&mut self) {
@@ -198,6 +273,7 @@ impl Input {
 
     /// Sets the border, title and cursor for this frame (the layout step).
     pub fn layout(&mut self, focused: bool, note: Option<String>, theme: &Theme) {
+        let note = self.search.as_ref().map(HistorySearch::title).or(note);
         let border = if focused {
             theme.focus_border
         } else {

@@ -33,6 +33,8 @@ pub enum Action {
     NewConversation,
     HistoryPrev,
     HistoryNext,
+    /// Ctrl+R: search the prompt history.
+    HistorySearch,
     AllowOnce,
     AllowSession,
     Deny,
@@ -259,6 +261,13 @@ pub const BINDINGS: &[Binding] = &[
         "Down",
         Action::HistoryNext,
         "later prompt (while recalling)",
+    ),
+    bind(
+        Input,
+        &[ctrl('r')],
+        "Ctrl+R",
+        Action::HistorySearch,
+        "search earlier prompts (kept per workspace)",
     ),
     bind(
         Input,

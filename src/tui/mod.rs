@@ -10,12 +10,14 @@ pub mod event_loop;
 pub mod extensions;
 pub mod help;
 pub mod highlight;
+pub mod history_search;
 pub mod input;
 pub mod json_pane;
 pub mod json_view;
 pub mod keys;
 pub mod markdown;
 pub mod pane;
+pub mod prompt_history;
 pub mod rewind_overlay;
 pub mod sanitize;
 pub mod scroll;
@@ -78,6 +80,9 @@ pub async fn run(config: Config, initial_prompt: Option<String>) -> anyhow::Resu
             .map(|v| v.get_name().to_string())
             .unwrap_or_default(),
     });
+    if let Some(path) = prompt_history::file_for(&config.workspace) {
+        app.input.use_history_file(path);
+    }
     // The first screen says where this runs, with what, and how to start.
     app.conversation
         .push(CellKind::Notice(strings::welcome(&app.info)));

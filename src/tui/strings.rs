@@ -185,3 +185,13 @@ pub fn pasted(lines: usize, n: usize) -> String {
         format!("[Pasted {lines} lines #{n}]")
     }
 }
+
+/// The input's title during Ctrl+R.
+pub fn history_search(query: &str, found: bool) -> String {
+    let state = if found || query.is_empty() {
+        ""
+    } else {
+        " (no match)"
+    };
+    format!(" search prompts: {query}{state} · Ctrl+R older · Enter keep · Esc cancel ")
+}
