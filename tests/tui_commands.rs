@@ -312,3 +312,42 @@ async fn prompt_history_survives_a_restart_and_ctrl_r_searches_it() {
         }]
     );
 }
+
+#[tokio::test(start_paused = true)]
+async fn f5_copies_the_selected_tool_output_or_the_json_view() {
+    use tooloop::agent::protocol::ToolOutcome;
+    let mut app = app();
+    let now = Instant::now();
+    app.on_key(key(KeyCode::F(5)), now);
+    assert!(app.clipboard.is_none(), "nothing to copy yet");
+    start_turn(&mut app, now);
+    app.on_agent(
+        AgentEvent::TextDelta {
+            text: "答案在这里".into(),
+        },
+        now,
+    );
+    app.on_agent(tool_use("a", "list_dir", serde_json::json!({})), now);
+    app.on_agent(
+        tool_end("a", "list_dir", ToolOutcome::Ok, 3, "Cargo.toml\nsrc/"),
+        now,
+    );
+    app.on_agent(done(Terminal::Completed), now);
+    // No selection: the last answer.
+    app.on_key(key(KeyCode::F(5)), now);
+    assert_eq!(app.clipboard.take().as_deref(), Some("答案在这里"));
+    // Tab to the conversation, ← selects the newest cell: the tool call.
+    app.on_key(key(KeyCode::Tab), now);
+    app.on_key(key(KeyCode::Left), now);
+    app.on_key(key(KeyCode::F(5)), now);
+    assert_eq!(app.clipboard.take().as_deref(), Some("Cargo.toml\nsrc/"));
+    // The JSON pane focused: its current view, as Ctrl+S would write it.
+    app.json_open = true;
+    app.focus = tooloop::tui::app::Focus::Json;
+    app.on_key(key(KeyCode::F(5)), now);
+    assert_eq!(app.clipboard.take(), Some(app.json.export()));
+    assert_eq!(
+        tooloop::tui::clipboard::osc52("Cargo.toml"),
+        "\u{1b}]52;c;Q2FyZ28udG9tbA==\u{7}"
+    );
+}

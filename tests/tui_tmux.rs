@@ -405,3 +405,29 @@ fn the_first_screen_orients() {
     assert!(screen.contains("demo/tooloop-demo"), "{screen}");
     assert!(screen.contains("/ commands · ? keys"), "{screen}");
 }
+
+/// F5 puts the last answer on the clipboard through OSC 52: tmux (set-clipboard on) turns
+/// it into a paste buffer.
+#[test]
+fn f5_copies_through_osc52() {
+    if !have_tmux() {
+        return;
+    }
+    let t = Tmux::start("copy", "");
+    t.tmux(&["set", "-g", "set-clipboard", "on"]);
+    t.wait_text("Ask something");
+    t.type_text("read notes.txt");
+    t.keys(&["Enter"]);
+    t.wait_text("Anything else?");
+    t.keys(&["F5"]);
+    t.wait_text("copied");
+    let start = Instant::now();
+    loop {
+        let buffer = t.tmux(&["show-buffer"]);
+        if buffer.contains("notes.txt") {
+            break;
+        }
+        assert!(start.elapsed() < DEADLINE, "no tmux buffer: {buffer:?}");
+        std::thread::sleep(POLL);
+    }
+}

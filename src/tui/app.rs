@@ -111,6 +111,8 @@ pub struct App {
     pub quit_armed_until: Option<Instant>,
     /// A short message for the status bar and when it goes away.
     pub note: Option<(String, Instant)>,
+    /// Text for the clipboard; the event loop sends it (OSC 52) after the next frame.
+    pub clipboard: Option<String>,
     /// Prompts typed while busy; the first is sent when the turn ends.
     pub queued: VecDeque<String>,
     pub should_quit: bool,
@@ -147,6 +149,7 @@ impl App {
             last_esc: None,
             quit_armed_until: None,
             note: None,
+            clipboard: None,
             queued: VecDeque::new(),
             should_quit: false,
             areas: Areas::default(),

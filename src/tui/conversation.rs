@@ -34,6 +34,11 @@ impl Conversation {
         &self.cells
     }
 
+    /// The cell chosen with Tab and the arrows, if any.
+    pub fn selected_cell(&self) -> Option<&Cell> {
+        self.cells.get(self.selected?)
+    }
+
     pub fn push(&mut self, kind: CellKind) {
         self.finish_streaming();
         if let CellKind::Tool(id) = &kind {

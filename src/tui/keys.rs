@@ -35,6 +35,8 @@ pub enum Action {
     HistoryNext,
     /// Ctrl+R: search the prompt history.
     HistorySearch,
+    /// Copy the selection to the clipboard (OSC 52).
+    Copy,
     AllowOnce,
     AllowSession,
     Deny,
@@ -194,6 +196,13 @@ pub const BINDINGS: &[Binding] = &[
         "Ctrl+S / F4",
         Action::SaveJson,
         "write the JSON view to a file",
+    ),
+    bind(
+        Global,
+        &[key(F(5))],
+        "F5",
+        Action::Copy,
+        "copy the selected message, tool output or JSON view",
     ),
     bind(
         Global,

@@ -5,6 +5,7 @@
 pub mod app;
 pub mod approval;
 pub mod cells;
+pub mod clipboard;
 pub mod conversation;
 pub mod event_loop;
 pub mod extensions;

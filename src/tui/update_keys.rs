@@ -171,6 +171,7 @@ impl App {
                 }
             }
             Action::SaveJson => self.save_json(now),
+            Action::Copy => self.copy_selection(now),
             Action::Help => self.open_help(),
             Action::FocusNext | Action::FocusPrev => {
                 let order = self.focus_order();
