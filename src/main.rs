@@ -35,6 +35,7 @@ async fn run(cli: Cli) -> i32 {
     if let Some(command) = &cli.command {
         return match command {
             Command::Sessions => list_sessions(),
+            Command::Models => list_models(&cli),
             Command::Config { action } => match action {
                 ConfigAction::Path => config_path(&cli),
                 ConfigAction::Init => config_init(&cli),
@@ -158,6 +159,20 @@ fn list_sessions() -> i32 {
             0
         }
         Err(e) => fail(e, 1),
+    }
+}
+
+/// `tooloop models`: the same table `/model` shows, the configured model marked.
+fn list_models(cli: &Cli) -> i32 {
+    match Config::resolve(cli, &ProcessEnv) {
+        Ok(config) => {
+            print!("{}", tooloop::model_list::for_config(&config));
+            0
+        }
+        Err(e) => {
+            eprintln!("tooloop: {e}");
+            2
+        }
     }
 }
 

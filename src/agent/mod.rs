@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use crate::message::{ContentBlock, History, HistoryCheck, Message, Role};
 use crate::provider::retry::RetryPolicy;
-use crate::provider::{Messages, Provider, Request, ToolSpec};
+use crate::provider::{Messages, Provider, Reasoning, Request, SystemPrompt, ToolSpec};
 use events::EventSink;
 use executor::ExecEnv;
 use protocol::AgentEvent;
@@ -27,7 +27,10 @@ use protocol::AgentEvent;
 #[derive(Clone, Debug)]
 pub struct LoopSettings {
     pub model: String,
-    pub system: String,
+    /// Assembled once per session (src/prompt): the same bytes every turn.
+    pub system: SystemPrompt,
+    /// Extended thinking / reasoning effort, sent with every request.
+    pub reasoning: Reasoning,
     pub max_tokens: u32,
     pub max_turns: u32,
     pub retry: RetryPolicy,
@@ -43,6 +46,7 @@ impl Default for LoopSettings {
         LoopSettings {
             model: "test-model".into(),
             system: "You are a test.".into(),
+            reasoning: Reasoning::default(),
             max_tokens: 1024,
             max_turns: 10,
             retry: RetryPolicy::default(),
@@ -95,6 +99,7 @@ impl Agent {
             tools,
             max_tokens: self.settings.max_tokens,
             disable_parallel_tool_use: self.settings.disable_parallel_tool_use,
+            reasoning: self.settings.reasoning,
         }
     }
 
