@@ -8,6 +8,7 @@ pub mod executor;
 pub mod protocol;
 pub mod query_loop;
 pub mod recorder;
+mod request_errors;
 mod rewind;
 mod sandbox_call;
 pub mod task;
@@ -101,6 +102,14 @@ impl Agent {
             disable_parallel_tool_use: self.settings.disable_parallel_tool_use,
             reasoning: self.settings.reasoning,
         }
+    }
+
+    /// Requests use `model` from now on; the transcript records it with the next prompt
+    /// (every prompt_start names its model).
+    pub fn set_model(&mut self, model: String) {
+        tracing::info!(from = %self.settings.model, to = %model, "model switched");
+        self.settings.model = model.clone();
+        self.exec.events.send(AgentEvent::ModelChanged { model });
     }
 
     /// Appends a message, merging it into the last one when both are user messages (a

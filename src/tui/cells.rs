@@ -181,7 +181,11 @@ impl Cell {
                 prefixed(wrap(&body, inner), Span::styled(mark, theme.dim), "  ")
             }
             CellKind::Notice(text) => {
-                let body = vec![Line::styled(sanitize(text), theme.dim)];
+                // A notice may span lines (the /model table).
+                let body: Vec<Line<'static>> = sanitize(text)
+                    .lines()
+                    .map(|l| Line::styled(l.to_string(), theme.dim))
+                    .collect();
                 prefixed(wrap(&body, inner), Span::styled("• ", theme.dim), "  ")
             }
             CellKind::Error(text) => {

@@ -4,6 +4,7 @@ pub const APP: &str = "tooloop";
 pub const INTERRUPTED: &str = "⏹ interrupted — the next prompt continues this conversation";
 pub const DISCARDED: &str = "discarded: this attempt failed and the model was switched";
 pub const NEW_COMMAND: &str = "/new";
+pub const MODEL_COMMAND: &str = "/model";
 /// `/compact [instructions]`: summarize the conversation now.
 pub const COMPACT_COMMAND: &str = "/compact";
 pub const COMPACTED: &str = "compacted";
@@ -77,4 +78,16 @@ pub fn ended(reason: &str, error: Option<&str>) -> String {
         Some(e) => format!("turn ended: {reason} — {e}"),
         None => format!("turn ended: {reason}"),
     }
+}
+
+pub fn model_switch_pending(model: &str) -> String {
+    format!("model {model} from the next prompt (this turn keeps its model)")
+}
+
+pub fn model_switched(model: &str) -> String {
+    format!("model: {model} (used from the next request)")
+}
+
+pub fn model_list(table: &str) -> String {
+    format!("models (/model NAME switches; prices in USD per million tokens):\n{table}")
 }

@@ -155,6 +155,10 @@ impl App {
                     self.compact(rest);
                     return;
                 }
+                if let Some(name) = model_command(&text) {
+                    self.model_command(name);
+                    return;
+                }
                 if self.turn.busy {
                     self.queued.push_back(text);
                 } else {
@@ -262,6 +266,46 @@ impl App {
 }
 
 /// `/compact` or `/compact INSTRUCTIONS` → Some(instructions).
+/// The argument of a `/model` line ("" for the list), or None for any other input.
+fn model_command(text: &str) -> Option<&str> {
+    let rest = text.trim().strip_prefix(strings::MODEL_COMMAND)?;
+    if !rest.is_empty() && !rest.starts_with(char::is_whitespace) {
+        return None;
+    }
+    let name = rest.trim();
+    // One word: a prompt that merely starts with "/model" is not a command.
+    (!name.contains(char::is_whitespace)).then_some(name)
+}
+
+impl App {
+    /// `/model` lists the models; `/model NAME` switches (the agent confirms with
+    /// ModelChanged, which updates the status bar).
+    fn model_command(&mut self, name: &str) {
+        if name.is_empty() {
+            let builtin;
+            let table = match &self.info.models {
+                Some(t) => &**t,
+                None => {
+                    builtin = crate::models::ModelTable::builtin();
+                    &builtin
+                }
+            };
+            let text = crate::model_list::format_table(table, Some(&self.info.model));
+            self.conversation
+                .push(CellKind::Notice(strings::model_list(text.trim_end())));
+        } else {
+            if self.turn.busy {
+                self.conversation
+                    .push(CellKind::Notice(strings::model_switch_pending(name)));
+            }
+            self.send(AgentCommand::SetModel {
+                model: name.to_string(),
+            });
+        }
+        self.conversation.scroll.bottom();
+    }
+}
+
 fn compact_command(text: &str) -> Option<Option<String>> {
     let t = text.trim();
     let rest = t.strip_prefix(strings::COMPACT_COMMAND)?;
