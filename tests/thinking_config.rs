@@ -109,7 +109,7 @@ fn reasoning_effort_and_prompt_flags() {
     assert!(
         c.notes
             .iter()
-            .any(|n| n.contains("--reasoning-effort is for OpenAI")),
+            .any(|n| n.contains("--reasoning-effort is not sent by the anthropic provider")),
         "{:?}",
         c.notes
     );
