@@ -190,13 +190,21 @@ impl Config {
                     .iter()
                     .copied()
                     .find(|&k| !k.defaults().offline && key_of(k).is_some())
-                    .or_else(|| ProviderKind::ALL.iter().copied().find(|k| k.defaults().offline))
+                    .or_else(|| {
+                        ProviderKind::ALL
+                            .iter()
+                            .copied()
+                            .find(|k| k.defaults().offline)
+                    })
                     .unwrap_or(ProviderKind::ALL[0]),
             },
         };
         let defaults = provider.defaults();
         let section: &ProviderSection = file.provider_section(provider);
-        let pick = |flag: &Option<String>, var: Option<&str>, from_file: &Option<String>, default: &str| {
+        let pick = |flag: &Option<String>,
+                    var: Option<&str>,
+                    from_file: &Option<String>,
+                    default: &str| {
             flag.clone()
                 .or_else(|| var.and_then(|v| env.var(v)))
                 .or_else(|| from_file.clone())
@@ -213,7 +221,12 @@ impl Config {
         } else {
             let model_file = file.model.clone().or_else(|| section.model.clone());
             (
-                pick(&cli.model, Some("TOOLOOP_MODEL"), &model_file, defaults.model),
+                pick(
+                    &cli.model,
+                    Some("TOOLOOP_MODEL"),
+                    &model_file,
+                    defaults.model,
+                ),
                 pick(
                     &cli.base_url,
                     defaults.base_url_env,

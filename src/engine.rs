@@ -140,11 +140,7 @@ pub fn start_with(
         sink.send(AgentEvent::Notice { text });
     }
     let tools = overrides.tools.unwrap_or_else(ToolRegistry::builtin);
-    let mut agent = Agent::new(
-        provider,
-        exec_env(config, front, tools, sink)?,
-        settings,
-    );
+    let mut agent = Agent::new(provider, exec_env(config, front, tools, sink)?, settings);
     agent.context = crate::agent::context::ContextState::new(config.context.clone());
     let session = match &overrides.sessions_dir {
         Some(dir) => crate::session::attach_in(

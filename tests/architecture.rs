@@ -40,7 +40,8 @@ fn the_core_does_not_import_the_command_line_or_the_config() {
 #[test]
 fn the_config_knows_no_provider_by_name() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let registry = std::fs::read_to_string(root.join("src/provider/registry.rs")).expect("registry");
+    let registry =
+        std::fs::read_to_string(root.join("src/provider/registry.rs")).expect("registry");
     let list = registry
         .split("providers! {")
         .nth(1)

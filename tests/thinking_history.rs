@@ -141,7 +141,12 @@ async fn abort_mid_thinking_then_a_thinking_tool_loop_keeps_the_history_valid() 
     assert!(control.send(AgentCommand::SetModel {
         model: "claude-opus-4-5".into()
     }));
-    server.enqueue(ReplyBuilder::new().signed_thinking("Short.").text("ok").build());
+    server.enqueue(
+        ReplyBuilder::new()
+            .signed_thinking("Short.")
+            .text("ok")
+            .build(),
+    );
     assert!(control.send(AgentCommand::Submit {
         text: "third".into()
     }));
@@ -166,7 +171,11 @@ async fn abort_mid_thinking_then_a_thinking_tool_loop_keeps_the_history_valid() 
     }
     let requests = server.requests();
     assert_eq!(requests.len(), 4, "one request per reply, none refused");
-    assert_eq!(server.accepted().len(), 4, "the mock accepted every request");
+    assert_eq!(
+        server.accepted().len(),
+        4,
+        "the mock accepted every request"
+    );
     // The tool loop's second request carried the thinking back byte for byte, first.
     let loop_req = &requests[2].body;
     let messages = loop_req["messages"].as_array().expect("messages");

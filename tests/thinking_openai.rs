@@ -91,7 +91,8 @@ fn thinking_on_an_openai_server_is_ignored_and_said() {
     .run();
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     assert!(
-        run.stderr.contains("--thinking is not sent by the openai provider"),
+        run.stderr
+            .contains("--thinking is not sent by the openai provider"),
         "{}",
         run.stderr
     );

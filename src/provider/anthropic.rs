@@ -122,7 +122,10 @@ impl AnthropicProvider {
             .header("anthropic-version", ANTHROPIC_VERSION);
         if req.reasoning.thinking_on() {
             // Thinking between tool calls streams in order (Claude 4).
-            send = send.header("anthropic-beta", super::reasoning::INTERLEAVED_THINKING_BETA);
+            send = send.header(
+                "anthropic-beta",
+                super::reasoning::INTERLEAVED_THINKING_BETA,
+            );
         }
         let send = send
             .header(CONTENT_TYPE, "application/json")

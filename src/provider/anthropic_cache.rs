@@ -19,8 +19,8 @@ use serde::Serialize;
 use serde::ser::{SerializeSeq, Serializer};
 use serde_json::{Value, json};
 
-use super::{SystemPrompt, ToolSpec};
 use super::request::{Messages, Request};
+use super::{SystemPrompt, ToolSpec};
 use crate::message::{ContentBlock, Message, Role};
 
 /// The API's limit on `cache_control` blocks per request.

@@ -151,7 +151,10 @@ mod tests {
         req.reasoning.thinking_budget = Some(4096);
         let body = encode(&req.as_request(), 0, false);
         let v = body.json();
-        assert_eq!(v["thinking"], json!({"type": "enabled", "budget_tokens": 4096}));
+        assert_eq!(
+            v["thinking"],
+            json!({"type": "enabled", "budget_tokens": 4096})
+        );
         assert_eq!(v["max_tokens"], 6096);
         let text = String::from_utf8(body.bytes().to_vec()).expect("utf8");
         assert!(text.find("\"thinking\":{") < text.find("\"messages\""));

@@ -30,8 +30,8 @@ use crate::message::Message;
 pub use crate::http::{error_chain, http_client};
 pub use crate::message::ToolSpec;
 
-pub use registry::{ProviderDefaults, ProviderKind, ProviderSettings, SetupError, build};
 pub use reasoning::{MIN_THINKING_BUDGET, Reasoning, ReasoningEffort};
+pub use registry::{ProviderDefaults, ProviderKind, ProviderSettings, SetupError, build};
 pub use request::{Messages, Request, RequestBody};
 pub use system_prompt::{SystemPart, SystemPrompt};
 
