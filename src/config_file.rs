@@ -279,6 +279,10 @@ pub const DEFAULT_CONFIG: &str = r##"# tooloop configuration. Every key is optio
 [keyboard]
 # Ask the terminal for the kitty keyboard protocol, so Shift+Enter inserts a new line.
 # enhancement = true
+
+# MCP servers ([mcp.servers.NAME]: command/args/env or url/headers) and hooks
+# ([[hooks.pre_tool_use]], post_tool_use, user_prompt_submit, stop): see README.md,
+# sections "MCP servers" and "Hooks", for examples to copy.
 "##;
 
 #[cfg(test)]

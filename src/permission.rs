@@ -136,6 +136,15 @@ impl PermissionPolicy {
         verdict
     }
 
+    /// The verdict for a call a pre_tool_use hook said `allow` to: the hook answers the
+    /// approval question (headless too), but read-only mode's refusal still stands.
+    pub fn verdict_hook_allowed(&self, tool: &str, effect: Effect, inside: bool) -> Verdict {
+        match self.verdict(tool, effect, inside) {
+            Verdict::Deny(m) if self.mode == ApprovalMode::ReadOnly => Verdict::Deny(m),
+            _ => Verdict::Allow,
+        }
+    }
+
     /// `--allow-tool` / `[tools] allow`: an exact name, or a prefix ending in `*`
     /// (`mcp__srv__*` allows every tool of one MCP server). Only a trailing `*` is special.
     fn is_pre_approved(&self, tool: &str) -> bool {
