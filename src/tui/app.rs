@@ -115,6 +115,8 @@ pub struct App {
     /// Messages a compaction replaced in a resumed session, drawn dimmed by the next
     /// HistoryReset above the divider.
     pub(super) earlier: Vec<crate::message::Message>,
+    /// Each configured MCP server's last reported state (status bar, `/mcp`).
+    pub mcp: Vec<crate::agent::protocol::ServerStatus>,
     outbox: Vec<AgentCommand>,
 }
 
@@ -144,6 +146,7 @@ impl App {
             areas: Areas::default(),
             saves: 0,
             earlier: Vec::new(),
+            mcp: Vec::new(),
             outbox: Vec::new(),
         }
     }

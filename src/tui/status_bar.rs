@@ -23,6 +23,8 @@ pub struct StatusView<'a> {
     pub session: Option<&'a str>,
     /// The shell's sandbox mode; empty: not shown.
     pub sandbox: &'a str,
+    /// `mcp 2/3` when MCP servers are configured.
+    pub mcp: Option<String>,
     pub quit_armed: bool,
     /// A passing message ("wrote … to …"); shown instead of the hints.
     pub note: Option<&'a str>,
@@ -92,6 +94,14 @@ pub fn draw(f: &mut Frame, area: Rect, v: &StatusView, theme: &Theme) {
     }
     if !v.sandbox.is_empty() {
         optional.push(strings::sandbox_status(v.sandbox));
+    }
+    if let Some(mcp) = &v.mcp {
+        // A server starting or failed is worth more than the token counts; all ready is not.
+        if mcp.ends_with('!') || mcp.ends_with('…') {
+            optional.insert(0, mcp.clone());
+        } else {
+            optional.push(mcp.clone());
+        }
     }
     if let Some(id) = v.session {
         optional.push(format!("session {id}"));

@@ -177,6 +177,11 @@ impl App {
                     self.compaction_ended();
                 }
             }
+            AgentEvent::HookStart { id, event, command } => {
+                self.hook_started(&id, event, &command, now)
+            }
+            AgentEvent::HookEnd { id, report } => self.hook_ended(&id, report, now),
+            AgentEvent::Mcp(status) => self.mcp_changed(status),
             AgentEvent::Done(summary) => self.done(summary, now),
         }
     }

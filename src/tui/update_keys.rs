@@ -151,6 +151,10 @@ impl App {
                 if self.rewind_command(&text) {
                     return;
                 }
+                if text.trim() == super::extensions::MCP_COMMAND {
+                    self.show_mcp();
+                    return;
+                }
                 if let Some(rest) = compact_command(&text) {
                     self.compact(rest);
                     return;

@@ -221,6 +221,7 @@ fn status_view<'a>(app: &'a App, now: Instant) -> StatusView<'a> {
         context: app.turn.context.as_ref(),
         session: app.info.session.as_deref(),
         sandbox: &app.info.sandbox,
+        mcp: super::extensions::status_label(&app.mcp),
         quit_armed: app.quit_armed(now),
         note: app.note(now),
         hints,
