@@ -33,6 +33,8 @@ pub enum AgentCommand {
     Fork,
     /// Summarize the conversation now (`/compact [instructions]`).
     Compact { instructions: Option<String> },
+    /// Take back an "allow for this session" given to this tool (`/permissions`).
+    RevokeSessionGrant { tool: String },
     /// End the agent task.
     Shutdown,
 }
