@@ -1,4 +1,4 @@
-use std::io::Read;
+use std::io::{Read, Write};
 
 use clap::Parser;
 
@@ -70,7 +70,8 @@ async fn run(cli: Cli) -> i32 {
             Ok(code) => code,
             Err(e) => {
                 tracing::error!("tui: {e:#}");
-                eprintln!("tooloop: {e:#}");
+                // Not eprintln!: with the terminal closed it would panic on the write.
+                let _ = writeln!(std::io::stderr(), "tooloop: {e:#}");
                 1
             }
         };

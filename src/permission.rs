@@ -145,6 +145,13 @@ impl PermissionPolicy {
         }
     }
 
+    /// Takes back an "allow for this session": the tool asks again from its next call.
+    pub fn revoke(&self, tool: &str) {
+        if let Ok(mut s) = self.session_approved.lock() {
+            s.remove(tool);
+        }
+    }
+
     /// `--allow-tool` / `[tools] allow`: an exact name, or a prefix ending in `*`
     /// (`mcp__srv__*` allows every tool of one MCP server). Only a trailing `*` is special.
     fn is_pre_approved(&self, tool: &str) -> bool {

@@ -10,8 +10,6 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use support::*;
 
-const KEY: &str = "sk-ant-hooks-test";
-
 fn config(dir: &Path, hooks: &str) -> PathBuf {
     let path = dir.join("config.toml");
     std::fs::write(&path, hooks).unwrap();
@@ -19,26 +17,7 @@ fn config(dir: &Path, hooks: &str) -> PathBuf {
 }
 
 fn tooloop(server: &MockServer, config: &Path, workspace: &Path, extra: &[&str]) -> Tooloop {
-    let base = server.anthropic_base();
-    let config = config.display().to_string();
-    let mut args = vec![
-        "-p",
-        "hello hooks",
-        "--provider",
-        "anthropic",
-        "--base-url",
-        &base,
-        "--output-format",
-        "stream-json",
-        "--model",
-        "claude-mock",
-        "--config",
-        &config,
-    ];
-    args.extend_from_slice(extra);
-    Tooloop::new(&args)
-        .env("ANTHROPIC_API_KEY", KEY)
-        .workspace(workspace)
+    headless_with_config(server, "hello hooks", config, workspace, extra)
 }
 
 fn tool_then_answer(server: &MockServer, name: &str, input: Value) {

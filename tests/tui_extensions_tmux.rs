@@ -106,27 +106,11 @@ impl Drop for Screen {
     }
 }
 
-fn fixture() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let path = exe
-        .parent()
-        .unwrap()
-        .parent()
-        .unwrap()
-        .join("examples/mcp_fixture");
-    assert!(
-        path.exists(),
-        "{} is missing: run `cargo test`",
-        path.display()
-    );
-    path
-}
-
 fn config(hook_log: &Path) -> String {
     format!(
         "[mcp.servers.fx]\ncommand = {:?}\n\n\
          [[hooks.pre_tool_use]]\nmatcher = \"mcp__.*\"\ncommand = \"echo $PPID >> {}\"\n",
-        fixture().display().to_string(),
+        mcp_fixture().display().to_string(),
         hook_log.display()
     )
 }

@@ -36,6 +36,8 @@ pub enum AgentCommand {
     /// Use this model from the next request on (`/model NAME`); during a turn, from the
     /// next prompt. Answered with [`AgentEvent::ModelChanged`].
     SetModel { model: String },
+    /// Take back an "allow for this session" given to this tool (`/permissions`).
+    RevokeSessionGrant { tool: String },
     /// End the agent task.
     Shutdown,
 }

@@ -48,6 +48,10 @@ async fn run(mut agent: Agent, mut rx: mpsc::UnboundedReceiver<AgentCommand>) ->
                     }
                     continue;
                 }
+                Some(AgentCommand::RevokeSessionGrant { tool }) => {
+                    agent.exec.policy.revoke(&tool);
+                    continue;
+                }
                 // Nothing runs: an abort or a late permission answer has nothing to reach.
                 Some(AgentCommand::Abort | AgentCommand::PermissionReply { .. }) => continue,
                 Some(AgentCommand::Shutdown) | None => return agent,
@@ -75,6 +79,7 @@ async fn run(mut agent: Agent, mut rx: mpsc::UnboundedReceiver<AgentCommand>) ->
                         Some(AgentCommand::SetModel { model }) => next_model = Some(model),
                         // The TUI refuses /compact while a turn runs.
                         Some(AgentCommand::Compact { .. }) => {}
+                        Some(AgentCommand::RevokeSessionGrant { tool }) => policy.revoke(&tool),
                         Some(AgentCommand::NewConversation) => {
                             cancel.cancel();
                             reset = true;
@@ -119,6 +124,7 @@ async fn compact(
 ) -> bool {
     let cancel = CancellationToken::new();
     let mut shutdown = false;
+    let policy = agent.exec.policy.clone();
     let work = super::context::prepare::manual(agent, instructions.as_deref(), &cancel);
     tokio::pin!(work);
     loop {
@@ -127,6 +133,7 @@ async fn compact(
             cmd = rx.recv() => match cmd {
                 Some(AgentCommand::Abort) => cancel.cancel(),
                 Some(AgentCommand::Submit { text }) => queued.push_back(text),
+                Some(AgentCommand::RevokeSessionGrant { tool }) => policy.revoke(&tool),
                 Some(AgentCommand::Shutdown) | None => {
                     cancel.cancel();
                     shutdown = true;

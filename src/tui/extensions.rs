@@ -8,9 +8,6 @@ use super::cells::CellKind;
 use super::tool_calls::ToolState;
 use crate::agent::protocol::{HookDecision, HookEvent, HookReport, ServerState, ServerStatus};
 
-/// `/mcp`: each server's state and tools, as a notice in the conversation.
-pub const MCP_COMMAND: &str = "/mcp";
-
 impl App {
     pub(super) fn hook_started(&mut self, id: &str, event: HookEvent, command: &str, now: Instant) {
         let name = format!("hook {}", event.as_str());
