@@ -70,7 +70,7 @@ pub const COMMANDS: &[SlashCommand] = &[
     SlashCommand {
         name: "model",
         args: "[NAME]",
-        help: "list the models (windows, prices); switch to NAME",
+        help: "list the models; switch to NAME",
         run: model,
     },
     SlashCommand {
