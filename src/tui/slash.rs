@@ -164,6 +164,36 @@ fn permissions(app: &mut App, args: &str, _now: Instant) {
     app.conversation.push(CellKind::Notice(text));
 }
 
+/// `/model` lists the models; `/model NAME` switches (the agent confirms with ModelChanged,
+/// which updates the status bar; during a turn the switch waits for its end).
+fn model(app: &mut App, args: &str, _: Instant) {
+    let name = args.trim();
+    if name.contains(char::is_whitespace) {
+        app.conversation
+            .push(CellKind::Error(strings::MODEL_USAGE.into()));
+    } else if name.is_empty() {
+        let builtin;
+        let table = match &app.info.models {
+            Some(t) => &**t,
+            None => {
+                builtin = crate::models::ModelTable::builtin();
+                &builtin
+            }
+        };
+        let text = crate::model_list::format_table(table, Some(&app.info.model));
+        app.conversation
+            .push(CellKind::Notice(strings::model_list(text.trim_end())));
+    } else {
+        if app.turn.busy {
+            app.conversation
+                .push(CellKind::Notice(strings::model_switch_pending(name)));
+        }
+        app.send(AgentCommand::SetModel {
+            model: name.to_string(),
+        });
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -204,35 +234,5 @@ mod tests {
         assert_eq!(names, vec!["permissions"]);
         assert!(completions("/new x").is_empty());
         assert_eq!(completions("/").len(), COMMANDS.len());
-    }
-}
-
-/// `/model` lists the models; `/model NAME` switches (the agent confirms with ModelChanged,
-/// which updates the status bar; during a turn the switch waits for its end).
-fn model(app: &mut App, args: &str, _: Instant) {
-    let name = args.trim();
-    if name.contains(char::is_whitespace) {
-        app.conversation
-            .push(CellKind::Error(strings::MODEL_USAGE.into()));
-    } else if name.is_empty() {
-        let builtin;
-        let table = match &app.info.models {
-            Some(t) => &**t,
-            None => {
-                builtin = crate::models::ModelTable::builtin();
-                &builtin
-            }
-        };
-        let text = crate::model_list::format_table(table, Some(&app.info.model));
-        app.conversation
-            .push(CellKind::Notice(strings::model_list(text.trim_end())));
-    } else {
-        if app.turn.busy {
-            app.conversation
-                .push(CellKind::Notice(strings::model_switch_pending(name)));
-        }
-        app.send(AgentCommand::SetModel {
-            model: name.to_string(),
-        });
     }
 }
