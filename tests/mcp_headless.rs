@@ -298,7 +298,11 @@ fn mcp_list_prints_each_server_and_exits_1_when_one_failed() {
         .run();
     assert_eq!(run.code, Some(0), "stderr:\n{}", run.stderr);
     assert!(run.stdout.contains("fx: ready, 4 tools"), "{}", run.stdout);
-    assert!(!run.stdout.contains("mcp__fx__crash"), "tools_deny: {}", run.stdout);
+    assert!(
+        !run.stdout.contains("mcp__fx__crash"),
+        "tools_deny: {}",
+        run.stdout
+    );
     assert!(
         run.stdout.contains("  mcp__fx__slow_read"),
         "{}",
