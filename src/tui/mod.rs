@@ -72,6 +72,7 @@ pub async fn run(config: Config) -> anyhow::Result<i32> {
         save_dir: state_dir().join("json"),
         session_handle: session.as_ref().map(|s| s.handle.clone()),
         sandbox,
+        models: Some(config.context.models.clone()),
     });
     if let Some(notice) = session.as_ref().and_then(|s| s.notice.clone()) {
         app.conversation.push(CellKind::Notice(notice));
