@@ -136,6 +136,15 @@ impl PermissionPolicy {
         verdict
     }
 
+    /// The verdict for a call a pre_tool_use hook said `allow` to: the hook answers the
+    /// approval question (headless too), but read-only mode's refusal still stands.
+    pub fn verdict_hook_allowed(&self, tool: &str, effect: Effect, inside: bool) -> Verdict {
+        match self.verdict(tool, effect, inside) {
+            Verdict::Deny(m) if self.mode == ApprovalMode::ReadOnly => Verdict::Deny(m),
+            _ => Verdict::Allow,
+        }
+    }
+
     /// Takes back an "allow for this session": the tool asks again from its next call.
     pub fn revoke(&self, tool: &str) {
         if let Ok(mut s) = self.session_approved.lock() {

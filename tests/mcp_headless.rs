@@ -9,28 +9,11 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use support::*;
 
-const KEY: &str = "sk-ant-mcp-test";
-
-fn fixture() -> PathBuf {
-    let exe = std::env::current_exe().expect("test exe");
-    let path = exe
-        .parent()
-        .and_then(|deps| deps.parent())
-        .map(|debug| debug.join("examples").join("mcp_fixture"))
-        .expect("target dir");
-    assert!(
-        path.exists(),
-        "{} is missing: run `cargo test` (it builds the example)",
-        path.display()
-    );
-    path
-}
-
 /// A config with the fixture as server `fx` (its calls logged to `log`) and `extra`.
 fn config(dir: &Path, log: &Path, extra: &str) -> PathBuf {
     let text = format!(
         "[mcp.servers.fx]\ncommand = {:?}\nenv = {{ MCP_FIXTURE_LOG = {:?} }}\n{extra}",
-        fixture().display().to_string(),
+        mcp_fixture().display().to_string(),
         log.display().to_string(),
     );
     let path = dir.join("config.toml");
@@ -39,27 +22,7 @@ fn config(dir: &Path, log: &Path, extra: &str) -> PathBuf {
 }
 
 fn tooloop(server: &MockServer, config: &Path, workspace: &Path, extra: &[&str]) -> Tooloop {
-    let base = server.anthropic_base();
-    let config = config.display().to_string();
-    let mut args = vec![
-        "-p",
-        "use the server",
-        "--provider",
-        "anthropic",
-        "--base-url",
-        &base,
-        "--output-format",
-        "stream-json",
-        "--model",
-        "claude-mock",
-        "--config",
-        &config,
-    ];
-    args.extend_from_slice(extra);
-    Tooloop::new(&args)
-        .env("ANTHROPIC_API_KEY", KEY)
-        .workspace(workspace)
-        .timeout(Duration::from_secs(60))
+    headless_with_config(server, "use the server", config, workspace, extra)
 }
 
 fn answer(server: &MockServer, text: &str) {
@@ -86,7 +49,7 @@ fn tools_are_offered_from_request_one_and_a_read_only_one_starts_mid_stream() {
         &log,
         &format!(
             "[mcp.servers.broken]\ncommand = {:?}\nargs = [\"--fail-start\"]\n",
-            fixture().display().to_string()
+            mcp_fixture().display().to_string()
         ),
     );
     let server = MockServer::start();
@@ -258,17 +221,7 @@ fn sigint_cancels_a_running_mcp_call_on_the_server() {
             .build(),
     );
     let spawned = tooloop(&server, &cfg, dir.path(), &[]).spawn();
-    let deadline = std::time::Instant::now() + Duration::from_secs(20);
-    while !std::fs::read_to_string(&log)
-        .unwrap_or_default()
-        .contains("call slow_read")
-    {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the call never reached the server"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_for_file_text(&log, "call slow_read", Duration::from_secs(20));
     nix::sys::signal::kill(
         nix::unistd::Pid::from_raw(spawned.pid() as i32),
         nix::sys::signal::Signal::SIGINT,
@@ -281,17 +234,7 @@ fn sigint_cancels_a_running_mcp_call_on_the_server() {
     assert_eq!(end["is_error"], true);
     assert!(end["output"].as_str().unwrap().contains("interrupted"));
     // notifications/cancelled reached the server.
-    let deadline = std::time::Instant::now() + Duration::from_secs(5);
-    while !std::fs::read_to_string(&log)
-        .unwrap()
-        .contains("cancelled slow_read")
-    {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "no cancellation on the server"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_for_file_text(&log, "cancelled slow_read", Duration::from_secs(5));
     assert_valid_history(run.result());
 }
 
@@ -299,7 +242,7 @@ fn sigint_cancels_a_running_mcp_call_on_the_server() {
 fn a_streamable_http_server_works_the_same() {
     let dir = tempfile::tempdir().unwrap();
     let port_file = dir.path().join("port");
-    let mut http = std::process::Command::new(fixture())
+    let mut http = std::process::Command::new(mcp_fixture())
         .arg("--http")
         .arg(&port_file)
         .current_dir(dir.path())
@@ -348,13 +291,18 @@ fn a_streamable_http_server_works_the_same() {
 fn mcp_list_prints_each_server_and_exits_1_when_one_failed() {
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("fx.log");
-    let good = config(dir.path(), &log, "");
+    let good = config(dir.path(), &log, "tools_deny = [\"crash\"]\n");
     let good = good.display().to_string();
     let run = Tooloop::new(&["--config", &good, "mcp", "list"])
         .workspace(dir.path())
         .run();
     assert_eq!(run.code, Some(0), "stderr:\n{}", run.stderr);
-    assert!(run.stdout.contains("fx: ready, 5 tools"), "{}", run.stdout);
+    assert!(run.stdout.contains("fx: ready, 4 tools"), "{}", run.stdout);
+    assert!(
+        !run.stdout.contains("mcp__fx__crash"),
+        "tools_deny: {}",
+        run.stdout
+    );
     assert!(
         run.stdout.contains("  mcp__fx__slow_read"),
         "{}",
@@ -366,7 +314,7 @@ fn mcp_list_prints_each_server_and_exits_1_when_one_failed() {
         &bad,
         format!(
             "[mcp.servers.broken]\ncommand = {:?}\nargs = [\"--fail-start\"]\n",
-            fixture().display().to_string()
+            mcp_fixture().display().to_string()
         ),
     )
     .unwrap();

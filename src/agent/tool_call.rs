@@ -187,12 +187,13 @@ async fn ask_consent(
         name: name.to_string(),
         allowed,
     };
-    match env.policy.verdict(name, effect, inside) {
+    let verdict = if hook_allowed {
+        env.policy.verdict_hook_allowed(name, effect, inside)
+    } else {
+        env.policy.verdict(name, effect, inside)
+    };
+    match verdict {
         Verdict::Allow => {
-            env.events.send(decided(true));
-            Ok(())
-        }
-        Verdict::Ask if hook_allowed => {
             env.events.send(decided(true));
             Ok(())
         }

@@ -75,6 +75,8 @@ pub struct RunInfo {
     pub workspace: PathBuf,
     /// The approval mode's name ("ask", "yolo", …), for the first screen.
     pub approval: String,
+    /// Known and configured models, for `/model` (None: the built-in table).
+    pub models: Option<std::sync::Arc<crate::models::ModelTable>>,
 }
 
 /// Screen areas of the last frame (mouse wheel routing, page sizes).

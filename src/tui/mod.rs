@@ -80,6 +80,7 @@ pub async fn run(config: Config, initial_prompt: Option<String>) -> anyhow::Resu
         approval: clap::ValueEnum::to_possible_value(&config.approval)
             .map(|v| v.get_name().to_string())
             .unwrap_or_default(),
+        models: Some(config.context.models.clone()),
     });
     if let Some(path) = prompt_history::file_for(&config.workspace) {
         app.input.use_history_file(path);

@@ -102,7 +102,12 @@ pub fn draw(f: &mut Frame, area: Rect, v: &StatusView, theme: &Theme) {
         optional.push(strings::sandbox_status(v.sandbox));
     }
     if let Some(mcp) = &v.mcp {
-        optional.push(mcp.clone());
+        // A server starting or failed is worth more than the token counts; all ready is not.
+        if mcp.ends_with('!') || mcp.ends_with('…') {
+            optional.insert(0, mcp.clone());
+        } else {
+            optional.push(mcp.clone());
+        }
     }
     if let Some(id) = v.session {
         optional.push(format!("session {id}"));
