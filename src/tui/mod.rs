@@ -7,6 +7,7 @@ pub mod approval;
 pub mod cells;
 pub mod conversation;
 pub mod event_loop;
+pub mod heights;
 pub mod help;
 pub mod highlight;
 pub mod input;
