@@ -186,7 +186,10 @@ impl Screen for RecordingUs {
 
 /// The first frame at or after `t`.
 fn frame_after(frames: &[u64], t: u64) -> u64 {
-    *frames.iter().find(|f| **f >= t).expect("a frame after the key")
+    *frames
+        .iter()
+        .find(|f| **f >= t)
+        .expect("a frame after the key")
 }
 
 #[tokio::test(start_paused = true)]

@@ -168,7 +168,9 @@ impl Conversation {
     pub fn select(&mut self, back: bool) {
         let n = self.cells.len();
         let ok = |i: &usize| self.cells[*i].is_expandable();
-        let current = self.selected.filter(|&s| s < n && self.cells[s].is_expandable());
+        let current = self
+            .selected
+            .filter(|&s| s < n && self.cells[s].is_expandable());
         let next = match current {
             None => (0..n).rev().find(ok),
             Some(s) if back => (0..s).rev().find(ok).or(Some(s)),

@@ -132,7 +132,9 @@ mod tests {
         // A fixed pseudo-random sequence of pushes and updates (zeros included).
         let mut x: u64 = 12345;
         let mut next = || {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             (x >> 33) as usize
         };
         for step in 0..600 {

@@ -88,8 +88,10 @@ const LOG_LEN: usize = 1024;
 pub struct ToolCalls {
     calls: HashMap<String, ToolCall>,
     clock: u64,
-    /// Calls in the Running state, kept up to date so a frame does not count them.
+    /// Calls in the Running state and in any active state, kept up to date so a frame does
+    /// not count them.
     running: usize,
+    active: usize,
     /// (clock after the change, id) of the last changes, oldest first.
     log: VecDeque<(u64, String)>,
 }
@@ -116,6 +118,7 @@ impl ToolCalls {
         }
         self.clock += 1;
         self.running += usize::from(state == ToolState::Running);
+        self.active += usize::from(state.is_active());
         self.note(id);
         self.calls.insert(
             id.to_string(),
@@ -137,10 +140,11 @@ impl ToolCalls {
     /// Changes one call (unknown ids are ignored: a late event for a forgotten call).
     pub fn update(&mut self, id: &str, f: impl FnOnce(&mut ToolCall)) {
         if let Some(c) = self.calls.get_mut(id) {
-            let was = c.state == ToolState::Running;
+            let was = (c.state == ToolState::Running, c.state.is_active());
             f(c);
-            let is = c.state == ToolState::Running;
-            self.running = self.running + usize::from(is) - usize::from(was);
+            let is = (c.state == ToolState::Running, c.state.is_active());
+            self.running = self.running + usize::from(is.0) - usize::from(was.0);
+            self.active = self.active + usize::from(is.1) - usize::from(was.1);
             self.clock += 1;
             c.version = self.clock;
             self.note(id);
@@ -167,12 +171,21 @@ impl ToolCalls {
             return None;
         }
         let skip = self.log.partition_point(|(c, _)| *c <= clock);
-        Some(self.log.range(skip..).map(|(_, id): &(u64, String)| id.as_str()))
+        Some(
+            self.log
+                .range(skip..)
+                .map(|(_, id): &(u64, String)| id.as_str()),
+        )
     }
 
     /// Calls in the Running state.
     pub fn running(&self) -> usize {
         self.running
+    }
+
+    /// Calls not finished yet (streaming, queued, waiting for approval or running).
+    pub fn active(&self) -> usize {
+        self.active
     }
 
     /// A turn ended: whatever did not finish was cancelled.
@@ -194,11 +207,9 @@ impl ToolCalls {
     /// Keeps only the calls in `keep` (the ones some pane still shows).
     pub fn retain(&mut self, keep: impl Fn(&str) -> bool) {
         self.calls.retain(|id, _| keep(id));
-        self.running = self
-            .calls
-            .values()
-            .filter(|c| c.state == ToolState::Running)
-            .count();
+        let states = || self.calls.values().map(|c| c.state);
+        self.running = states().filter(|s| *s == ToolState::Running).count();
+        self.active = states().filter(|s| s.is_active()).count();
     }
 }
 
@@ -241,14 +252,17 @@ mod tests {
         calls.update("a", |c| c.state = ToolState::Running);
         let changed: Vec<&str> = calls.changed_since(seen).expect("in the log").collect();
         assert_eq!(changed, ["b", "a"]);
-        assert_eq!(calls.changed_since(calls.clock()).map(|i| i.count()), Some(0));
-        assert_eq!(calls.running(), 2);
+        assert_eq!(
+            calls.changed_since(calls.clock()).map(|i| i.count()),
+            Some(0)
+        );
+        assert_eq!((calls.running(), calls.active()), (2, 2));
         for _ in 0..LOG_LEN {
             calls.update("b", |c| c.state = ToolState::Ok);
         }
         assert!(calls.changed_since(seen).is_none());
-        assert_eq!(calls.running(), 1);
+        assert_eq!((calls.running(), calls.active()), (1, 1));
         calls.retain(|id| id == "b");
-        assert_eq!(calls.running(), 0);
+        assert_eq!((calls.running(), calls.active()), (0, 0));
     }
 }
