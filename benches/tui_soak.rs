@@ -253,6 +253,33 @@ fn main() {
         wall.as_secs_f64()
     );
     let tenth = turns / 10;
+    // As in the headless soak: reply k written → request k+1 received (the mock's own
+    // parsing and validation of the body are not in it). The two probe pauses are skipped.
+    let ends = server.reply_ends();
+    let client = |range: std::ops::Range<usize>| {
+        let v: Vec<f64> = range
+            .filter(|k| *k != 99 && *k != turns - 1)
+            .map(|k| {
+                requests[k + 1]
+                    .received
+                    .saturating_duration_since(ends[k])
+                    .as_secs_f64()
+                    * 1e3
+            })
+            .collect();
+        let mut sorted = v.clone();
+        sorted.sort_by(|a, b| a.total_cmp(b));
+        (
+            v.iter().sum::<f64>() / v.len().max(1) as f64,
+            percentile(&sorted, 0.99),
+        )
+    };
+    let (m1, p1) = client(100..100 + tenth);
+    let (m2, p2) = client(turns - tenth..turns);
+    println!(
+        "client time per turn (reply written → next request received): after request 100 \
+         mean {m1:.2} ms p99 {p1:.2} ms; last {tenth}: mean {m2:.2} ms p99 {p2:.2} ms"
+    );
     let (c1, w1) = per_turn(&s, 101, 101 + tenth);
     let (c2, w2) = per_turn(&s, turns - tenth, turns);
     println!(
