@@ -26,9 +26,10 @@ const PROBE_KEYS: usize = 30;
 
 static PID: AtomicU32 = AtomicU32::new(0);
 /// (request number, RSS KiB, CPU ticks, when) at each arrival.
-static SAMPLES: OnceLock<Mutex<Vec<(usize, u64, u64, Instant)>>> = OnceLock::new();
+type Sample = (usize, u64, u64, Instant);
+static SAMPLES: OnceLock<Mutex<Vec<Sample>>> = OnceLock::new();
 
-fn samples() -> &'static Mutex<Vec<(usize, u64, u64, Instant)>> {
+fn samples() -> &'static Mutex<Vec<Sample>> {
     SAMPLES.get_or_init(|| Mutex::new(Vec::new()))
 }
 
@@ -121,7 +122,7 @@ fn probe_keys() -> Vec<f64> {
 }
 
 /// (CPU ms, wall ms) per turn between requests a and b.
-fn per_turn(s: &[(usize, u64, u64, Instant)], a: usize, b: usize) -> (f64, f64) {
+fn per_turn(s: &[Sample], a: usize, b: usize) -> (f64, f64) {
     let find = |n: usize| s.iter().find(|x| x.0 == n);
     match (find(a), find(b)) {
         (Some(x), Some(y)) => {
