@@ -198,6 +198,17 @@ pub enum Command {
         #[arg(long)]
         overwrite_conflicts: bool,
     },
+    /// MCP servers from config.toml ([mcp.servers.NAME]).
+    Mcp {
+        #[command(subcommand)]
+        action: McpAction,
+    },
+}
+
+#[derive(Subcommand, Debug, Clone)]
+pub enum McpAction {
+    /// Start every configured server and print its state and tools; exit 1 if any failed.
+    List,
 }
 
 #[derive(Subcommand, Debug, Clone)]

@@ -1,8 +1,8 @@
-use std::io::Read;
+use std::io::{Read, Write};
 
 use clap::Parser;
 
-use tooloop::cli::{Cli, Command, ConfigAction};
+use tooloop::cli::{Cli, Command, ConfigAction, McpAction};
 use tooloop::config::{Config, Env, ProcessEnv};
 use tooloop::headless::HeadlessError;
 
@@ -32,29 +32,10 @@ fn main() {
 }
 
 async fn run(cli: Cli) -> i32 {
-    if let Some(command) = &cli.command {
-        return match command {
-            Command::Sessions => list_sessions(),
-            Command::Config { action } => match action {
-                ConfigAction::Path => config_path(&cli),
-                ConfigAction::Init => config_init(&cli),
-            },
-            Command::Rewind {
-                session,
-                to,
-                files,
-                conversation,
-                overwrite_conflicts,
-            } => tooloop::session::rewind_command::run(
-                session,
-                &tooloop::session::rewind::Request {
-                    to: *to,
-                    files: *files,
-                    conversation: *conversation,
-                    overwrite_conflicts: *overwrite_conflicts,
-                },
-            ),
-        };
+    if let Some(command) = &cli.command
+        && let Some(code) = without_config(&cli, command)
+    {
+        return code;
     }
     let config = match Config::resolve(&cli, &ProcessEnv) {
         Ok(c) => c,
@@ -78,12 +59,19 @@ async fn run(cli: Cli) -> i32 {
         config_file = ?config.config_file,
         "tooloop starts"
     );
+    if let Some(Command::Mcp {
+        action: McpAction::List,
+    }) = &cli.command
+    {
+        return tooloop::mcp::list::run(config.mcp.clone(), config.workspace.clone()).await;
+    }
     let Some(prompt) = cli.prompt.clone() else {
         return match tooloop::tui::run(config).await {
             Ok(code) => code,
             Err(e) => {
                 tracing::error!("tui: {e:#}");
-                eprintln!("tooloop: {e:#}");
+                // Not eprintln!: with the terminal closed it would panic on the write.
+                let _ = writeln!(std::io::stderr(), "tooloop: {e:#}");
                 1
             }
         };
@@ -198,4 +186,32 @@ fn config_init(cli: &Cli) -> i32 {
         }
         Err(e) => fail(e.into(), 2),
     }
+}
+
+/// Subcommands that need no config; None for those that do (they run below).
+fn without_config(cli: &Cli, command: &Command) -> Option<i32> {
+    Some(match command {
+        Command::Sessions => list_sessions(),
+        Command::Config { action } => match action {
+            ConfigAction::Path => config_path(cli),
+            ConfigAction::Init => config_init(cli),
+        },
+        Command::Rewind {
+            session,
+            to,
+            files,
+            conversation,
+            overwrite_conflicts,
+        } => tooloop::session::rewind_command::run(
+            session,
+            &tooloop::session::rewind::Request {
+                to: *to,
+                files: *files,
+                conversation: *conversation,
+                overwrite_conflicts: *overwrite_conflicts,
+            },
+        ),
+        // Needs the config and the log file (servers' stderr goes there).
+        Command::Mcp { .. } => return None,
+    })
 }

@@ -22,6 +22,8 @@ pub struct Conversation {
     /// Tool calls that have a line here, by id → cell (their state is in the shared store).
     tools: HashMap<String, usize>,
     selected: Option<usize>,
+    /// The selection moved: the next layout scrolls it into view.
+    reveal: bool,
     pub scroll: Scroll,
     last_total: usize,
     /// Set by `layout`: the visible line range, and the first visible cell with its first line.
@@ -194,6 +196,7 @@ impl Conversation {
         {
             new.set_selected(true);
             self.dirty.push(i);
+            self.reveal = true;
         }
     }
 
@@ -278,6 +281,15 @@ impl Pane for Conversation {
             self.scroll.grew(total - self.last_total);
         }
         self.last_total = total;
+        if std::mem::take(&mut self.reveal)
+            && let Some(sel) = self.selected.filter(|&i| i < self.cells.len())
+        {
+            // Lines above the selected cell: every cell before it, and its own blank line.
+            let above = self.heights.prefix(sel) + usize::from(self.seps[sel]);
+            let h = self.cells[sel].height();
+            self.scroll
+                .reveal(above, above + h, total, area.height as usize);
+        }
         self.window = self.scroll.window(total, area.height as usize);
         self.first = self.heights.find(self.window.0);
     }

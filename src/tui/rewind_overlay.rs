@@ -3,6 +3,7 @@
 //! files, conversation only, files only); then, when files were changed by hand since,
 //! whether to overwrite them. The work itself is the agent's (AgentCommand::Rewind).
 
+use crate::session::rewind_error::RewindError;
 use std::path::Path;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -65,21 +66,21 @@ pub struct RewindOverlay {
 
 impl RewindOverlay {
     /// Reads the session's transcript and checkpoints. Err: nothing to rewind (a message).
-    pub fn open(transcript: &Path) -> Result<RewindOverlay, String> {
+    pub fn open(transcript: &Path) -> Result<RewindOverlay, RewindError> {
         if !transcript.exists() {
-            return Err("nothing to rewind yet: no prompt in this session".into());
+            return Err(RewindError::NothingYet);
         }
-        let loaded = load::read(transcript).map_err(|e| e.to_string())?;
+        let loaded = load::read(transcript)?;
         let store = transcript
             .parent()
             .and_then(crate::session::checkpoint_store)
-            .ok_or("no checkpoint store")?;
+            .ok_or(RewindError::NoStore)?;
         let (entries, error) = match store.entries(&loaded.header.id) {
             Ok(e) => (rewind::timeline(&loaded, &e), None),
-            Err(e) => (rewind::timeline(&loaded, &[]), Some(e)),
+            Err(e) => (rewind::timeline(&loaded, &[]), Some(e.to_string())),
         };
         if entries.is_empty() {
-            return Err("nothing to rewind yet: no prompt in this session".into());
+            return Err(RewindError::NothingYet);
         }
         let mut entries = entries;
         entries.reverse();
@@ -128,7 +129,7 @@ impl RewindOverlay {
                 }
                 Ok(_) => {}
                 Err(e) => {
-                    self.error = Some(e);
+                    self.error = Some(e.to_string());
                     return Step::Stay;
                 }
             }
@@ -340,26 +341,18 @@ fn fit(s: &str, width: usize) -> String {
 /// Esc twice within this long on an empty input opens the overlay.
 pub const DOUBLE_ESC: std::time::Duration = std::time::Duration::from_millis(800);
 
-pub const REWIND_COMMAND: &str = "/rewind";
-pub const UNDO_COMMAND: &str = "/undo";
-pub const FORK_COMMAND: &str = "/fork";
-
 impl super::app::App {
-    /// /rewind, /undo and /fork; false when `text` is none of them.
-    pub(super) fn rewind_command(&mut self, text: &str) -> bool {
-        let cmd = text.trim();
-        if ![REWIND_COMMAND, UNDO_COMMAND, FORK_COMMAND].contains(&cmd) {
-            return false;
-        }
+    /// `/rewind`, `/undo` and `/fork` (their slash-table entries call this with the name).
+    pub(super) fn rewind_command(&mut self, cmd: &str) {
         if self.turn.busy {
             self.conversation.push(super::cells::CellKind::Notice(
                 "wait for the turn to end (or Ctrl+C) before rewinding or forking".into(),
             ));
-            return true;
+            return;
         }
         match cmd {
-            FORK_COMMAND => self.send(crate::agent::protocol::AgentCommand::Fork),
-            UNDO_COMMAND => {
+            "fork" => self.send(crate::agent::protocol::AgentCommand::Fork),
+            "undo" => {
                 if let Some(mut overlay) = self.open_overlay() {
                     match overlay.undo() {
                         Step::Stay => self.rewind = Some(overlay),
@@ -369,7 +362,6 @@ impl super::app::App {
             }
             _ => self.rewind = self.open_overlay(),
         }
-        true
     }
 
     /// Esc on an idle, empty input: the second one within [`DOUBLE_ESC`] opens the overlay.
@@ -397,7 +389,8 @@ impl super::app::App {
         match RewindOverlay::open(&path) {
             Ok(o) => Some(o),
             Err(e) => {
-                self.conversation.push(super::cells::CellKind::Notice(e));
+                self.conversation
+                    .push(super::cells::CellKind::Notice(e.to_string()));
                 None
             }
         }
