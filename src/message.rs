@@ -289,6 +289,11 @@ pub struct HistoryCheck {
 }
 
 impl HistoryCheck {
+    /// Whether a tool_use with this id is already in the history.
+    pub fn knows(&self, id: &str) -> bool {
+        self.ids.contains(id)
+    }
+
     /// Checks `messages[i]` (just appended, or a user message just extended) against
     /// `messages[i - 1]`.
     pub fn message<M: Borrow<Message>>(

@@ -79,6 +79,18 @@ impl Assembler {
         Self::default()
     }
 
+    /// Whether a tool_use block of this reply (complete or not) has this id.
+    pub fn has_tool_id(&self, id: &str) -> bool {
+        self.partial
+            .values()
+            .any(|p| matches!(p, Partial::ToolUse { id: i, .. } if i == id))
+            || self
+                .done
+                .values()
+                .any(|b| matches!(b, ContentBlock::ToolUse { id: i, .. } if i == id))
+            || self.invalid.iter().any(|(_, inv)| inv.id == id)
+    }
+
     /// Feeds one event; returns the block it completed, if any.
     pub fn push(&mut self, event: StreamEvent) -> Option<Completed<'_>> {
         match event {

@@ -443,7 +443,7 @@ async fn consume(
                 events.send(AgentEvent::RawSse { event, data });
                 continue;
             }
-            Ok(Some(Ok(ev))) => ev,
+            Ok(Some(Ok(ev))) => unique_tool_id(agent, asm, ev),
         };
         forward(events, &event);
         let usage_event = matches!(
@@ -471,6 +471,40 @@ async fn consume(
             executor.stream_ended();
             return StreamOutcome::Finished;
         }
+    }
+}
+
+/// Model output is untrusted: a tool_use id already used (earlier in history or in this
+/// reply), or none at all, would break the history (the API refuses duplicates), so such a
+/// block gets a fresh id. The model never sees the difference.
+fn unique_tool_id(agent: &Agent, asm: &Assembler, event: StreamEvent) -> StreamEvent {
+    let StreamEvent::BlockStart {
+        index,
+        kind: kind @ crate::provider::BlockKind::ToolUse,
+        id,
+        name,
+    } = event
+    else {
+        return event;
+    };
+    let taken = |id: &str| id.is_empty() || agent.check.knows(id) || asm.has_tool_id(id);
+    let id = id.unwrap_or_default();
+    let id = if taken(&id) {
+        let base = if id.is_empty() { "toolu_tooloop" } else { &id };
+        let fresh = (2..)
+            .map(|n| format!("{base}_{n}"))
+            .find(|c| !taken(c))
+            .unwrap_or_default();
+        tracing::warn!("the model reused tool_use id {id:?}; it is {fresh:?} in history");
+        fresh
+    } else {
+        id
+    };
+    StreamEvent::BlockStart {
+        index,
+        kind,
+        id: Some(id),
+        name,
     }
 }
 
