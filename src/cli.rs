@@ -35,9 +35,14 @@ pub enum OutputFormat {
                   the offline demo model."
 )]
 pub struct Cli {
-    /// Run one prompt headless and exit ("-" reads the prompt from stdin).
+    /// Run one prompt headless and exit ("-" reads the prompt from stdin; piped stdin
+    /// with a prompt is added to it as context).
     #[arg(short = 'p', long = "print", value_name = "PROMPT")]
     pub prompt: Option<String>,
+
+    /// Start the TUI and send this prompt at once (`tooloop "fix the failing test"`).
+    #[arg(value_name = "PROMPT", conflicts_with = "prompt")]
+    pub initial_prompt: Option<String>,
 
     /// anthropic | openai | demo (default: by which API key is set, else demo).
     #[arg(long, value_enum)]

@@ -11,6 +11,7 @@ pub mod cli;
 pub mod config;
 pub mod config_file;
 pub mod engine;
+pub mod export;
 pub mod headless;
 pub mod hooks;
 pub mod http;

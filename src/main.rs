@@ -66,7 +66,7 @@ async fn run(cli: Cli) -> i32 {
         return tooloop::mcp::list::run(config.mcp.clone(), config.workspace.clone()).await;
     }
     let Some(prompt) = cli.prompt.clone() else {
-        return match tooloop::tui::run(config).await {
+        return match tooloop::tui::run(config, cli.initial_prompt.clone()).await {
             Ok(code) => code,
             Err(e) => {
                 tracing::error!("tui: {e:#}");
@@ -84,7 +84,14 @@ async fn run(cli: Cli) -> i32 {
         }
         buf
     } else {
-        prompt
+        match piped_stdin() {
+            Ok(Some(context)) => with_context(&prompt, &context),
+            Ok(None) => prompt,
+            Err(e) => {
+                eprintln!("tooloop: cannot read stdin: {e}");
+                return 2;
+            }
+        }
     };
     if prompt.trim().is_empty() {
         eprintln!("tooloop: the prompt is empty");
@@ -103,6 +110,26 @@ async fn run(cli: Cli) -> i32 {
     };
     tracing::info!(exit = code, "headless run ends");
     code
+}
+
+/// What was piped into `tooloop -p PROMPT` (`git diff | tooloop -p "review this"`), if
+/// stdin is a pipe or a file; a terminal or /dev/null gives nothing (never waits for typing).
+fn piped_stdin() -> std::io::Result<Option<String>> {
+    use std::os::fd::AsFd;
+    use std::os::unix::fs::FileTypeExt;
+    let fd = std::io::stdin().as_fd().try_clone_to_owned()?;
+    let kind = std::fs::File::from(fd).metadata()?.file_type();
+    if !(kind.is_fifo() || kind.is_file()) {
+        return Ok(None);
+    }
+    let mut buf = String::new();
+    std::io::stdin().read_to_string(&mut buf)?;
+    Ok((!buf.trim().is_empty()).then_some(buf))
+}
+
+/// The prompt, then the piped text as context the model can tell apart from it.
+fn with_context(prompt: &str, context: &str) -> String {
+    format!("{prompt}\n\n<stdin>\n{}\n</stdin>", context.trim_end())
 }
 
 /// Logs go to a file or nowhere: a log directory that cannot be made is a warning, a

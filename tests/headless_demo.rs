@@ -27,6 +27,8 @@ fn tooloop(dir: &std::path::Path) -> Command {
         .env("XDG_DATA_HOME", home.join("data"))
         .env("XDG_CONFIG_HOME", home.join("config"))
         .env("XDG_STATE_HOME", home.join("state"))
+        // -p reads piped stdin as context: never the test runner's stdin.
+        .stdin(std::process::Stdio::null())
         .current_dir(dir);
     cmd
 }

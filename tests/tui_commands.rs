@@ -189,3 +189,165 @@ async fn retries_are_one_line_each_counted_from_one_and_the_final_error_shows_on
         "{last}"
     );
 }
+
+#[tokio::test(start_paused = true)]
+async fn export_writes_the_conversation_as_markdown() {
+    use tooloop::message::{ContentBlock, Message};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut app = tooloop::tui::app::App::new(tooloop::tui::app::RunInfo {
+        session: Some("s-42".into()),
+        workspace: dir.path().to_path_buf(),
+        ..Default::default()
+    });
+    let now = Instant::now();
+    type_text(&mut app, "/export", now);
+    app.on_key(key(KeyCode::Enter), now);
+    assert!(
+        cell_texts(&app)
+            .iter()
+            .any(|t| t.contains("nothing to export"))
+    );
+    app.on_agent(
+        history_reset(vec![
+            Message::user_text("用中文打个招呼"),
+            Message::assistant(vec![ContentBlock::text("你好！")]),
+        ]),
+        now,
+    );
+    type_text(&mut app, "/export", now);
+    app.on_key(key(KeyCode::Enter), now);
+    assert!(
+        app.take_commands().is_empty(),
+        "/export never goes to the model"
+    );
+    let md = std::fs::read_to_string(dir.path().join("tooloop-s-42.md")).expect("written");
+    assert_eq!(
+        md,
+        "# tooloop session s-42\n\n## You\n\n用中文打个招呼\n\n## Assistant\n\n你好！\n"
+    );
+    type_text(&mut app, "/export notes/out.md", now);
+    app.on_key(key(KeyCode::Enter), now);
+    assert!(
+        cell_texts(&app)
+            .last()
+            .expect("a cell")
+            .starts_with("could not write"),
+        "{:?}",
+        cell_texts(&app)
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_long_paste_collapses_and_is_sent_whole() {
+    let mut app = app();
+    let now = Instant::now();
+    let log: String = (1..=200).map(|i| format!("log line {i}\n")).collect();
+    type_text(&mut app, "explain ", now);
+    app.on_paste(&log);
+    type_text(&mut app, " and ", now);
+    app.on_paste("short\npaste");
+    assert_eq!(
+        app.input.text(),
+        "explain [Pasted 200 lines] and short\npaste"
+    );
+    let screen = render_text(&mut app, 80, 24, now);
+    assert!(screen.contains("[Pasted 200 lines]"), "{screen}");
+    assert!(!screen.contains("log line 7"), "{screen}");
+    app.on_key(key(KeyCode::Enter), now);
+    assert_eq!(
+        app.take_commands(),
+        vec![AgentCommand::Submit {
+            text: format!("explain {log} and short\npaste")
+        }]
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn prompt_history_survives_a_restart_and_ctrl_r_searches_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("tooloop/history/ws.jsonl");
+    let now = Instant::now();
+    let mut first = app();
+    first.input.use_history_file(file.clone());
+    for p in ["fix the build", "list files", "修复测试 fix the tests"] {
+        type_text(&mut first, p, now);
+        first.on_key(key(KeyCode::Enter), now);
+        first.on_agent(done(Terminal::Completed), now);
+    }
+
+    // A new run in the same workspace.
+    let mut app = app();
+    app.input.use_history_file(file);
+    app.on_key(key(KeyCode::Up), now);
+    assert_eq!(app.input.text(), "修复测试 fix the tests");
+    app.input.clear();
+
+    type_text(&mut app, "draft", now);
+    app.on_key(ctrl('r'), now);
+    assert_eq!(app.input.text(), "修复测试 fix the tests", "newest first");
+    type_text(&mut app, "fix", now);
+    assert_eq!(app.input.text(), "修复测试 fix the tests");
+    app.on_key(ctrl('r'), now);
+    assert_eq!(app.input.text(), "fix the build", "Ctrl+R again: older");
+    let screen = render_text(&mut app, 80, 24, now);
+    assert!(screen.contains("search prompts: fix"), "{screen}");
+    app.on_key(key(KeyCode::Esc), now);
+    assert_eq!(app.input.text(), "draft", "Esc puts back what was typed");
+    assert!(app.take_commands().is_empty());
+
+    app.on_key(ctrl('r'), now);
+    type_text(&mut app, "list", now);
+    app.on_key(key(KeyCode::Enter), now);
+    assert_eq!(
+        app.input.text(),
+        "list files",
+        "Enter keeps the match to edit"
+    );
+    assert!(app.take_commands().is_empty(), "and sends nothing");
+    app.on_key(key(KeyCode::Enter), now);
+    assert_eq!(
+        app.take_commands(),
+        vec![AgentCommand::Submit {
+            text: "list files".into()
+        }]
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn f5_copies_the_selected_tool_output_or_the_json_view() {
+    use tooloop::agent::protocol::ToolOutcome;
+    let mut app = app();
+    let now = Instant::now();
+    app.on_key(key(KeyCode::F(5)), now);
+    assert!(app.clipboard.is_none(), "nothing to copy yet");
+    start_turn(&mut app, now);
+    app.on_agent(
+        AgentEvent::TextDelta {
+            text: "答案在这里".into(),
+        },
+        now,
+    );
+    app.on_agent(tool_use("a", "list_dir", serde_json::json!({})), now);
+    app.on_agent(
+        tool_end("a", "list_dir", ToolOutcome::Ok, 3, "Cargo.toml\nsrc/"),
+        now,
+    );
+    app.on_agent(done(Terminal::Completed), now);
+    // No selection: the last answer.
+    app.on_key(key(KeyCode::F(5)), now);
+    assert_eq!(app.clipboard.take().as_deref(), Some("答案在这里"));
+    // Tab to the conversation, ← selects the newest cell: the tool call.
+    app.on_key(key(KeyCode::Tab), now);
+    app.on_key(key(KeyCode::Left), now);
+    app.on_key(key(KeyCode::F(5)), now);
+    assert_eq!(app.clipboard.take().as_deref(), Some("Cargo.toml\nsrc/"));
+    // The JSON pane focused: its current view, as Ctrl+S would write it.
+    app.json_open = true;
+    app.focus = tooloop::tui::app::Focus::Json;
+    app.on_key(key(KeyCode::F(5)), now);
+    assert_eq!(app.clipboard.take(), Some(app.json.export()));
+    assert_eq!(
+        tooloop::tui::clipboard::osc52("Cargo.toml"),
+        "\u{1b}]52;c;Q2FyZ28udG9tbA==\u{7}"
+    );
+}

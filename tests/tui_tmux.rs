@@ -374,3 +374,60 @@ fn closing_the_terminal_ends_quietly_without_a_panic() {
     };
     assert!(!log.contains("panic"), "{log}");
 }
+
+/// `tooloop "PROMPT"` starts the TUI with the prompt already sent, and it joins the history.
+#[test]
+fn a_positional_prompt_is_sent_at_start() {
+    if !have_tmux() {
+        return;
+    }
+    let t = Tmux::start("positional", "'list files'");
+    t.wait_text("Here is what I found");
+    let screen = t.screen();
+    assert!(screen.contains("› list files"), "{screen}");
+    t.keys(&["Up"]);
+    t.wait_for("the prompt recalled", |s| {
+        s.lines().any(|l| l.trim_start().starts_with("list files"))
+    });
+}
+
+/// The first screen says where tooloop runs, with which model and approval mode, and how
+/// to start.
+#[test]
+fn the_first_screen_orients() {
+    if !have_tmux() {
+        return;
+    }
+    let t = Tmux::start("orient", "");
+    let screen = t.wait_text("approval ask");
+    let ws = t.workspace.display().to_string();
+    assert!(screen.contains(&format!("tooloop in {ws}")), "{screen}");
+    assert!(screen.contains("demo/tooloop-demo"), "{screen}");
+    assert!(screen.contains("/ commands · ? keys"), "{screen}");
+}
+
+/// F5 puts the last answer on the clipboard through OSC 52: tmux (set-clipboard on) turns
+/// it into a paste buffer.
+#[test]
+fn f5_copies_through_osc52() {
+    if !have_tmux() {
+        return;
+    }
+    let t = Tmux::start("copy", "");
+    t.tmux(&["set", "-g", "set-clipboard", "on"]);
+    t.wait_text("Ask something");
+    t.type_text("read notes.txt");
+    t.keys(&["Enter"]);
+    t.wait_text("Anything else?");
+    t.keys(&["F5"]);
+    t.wait_text("copied");
+    let start = Instant::now();
+    loop {
+        let buffer = t.tmux(&["show-buffer"]);
+        if buffer.contains("notes.txt") {
+            break;
+        }
+        assert!(start.elapsed() < DEADLINE, "no tmux buffer: {buffer:?}");
+        std::thread::sleep(POLL);
+    }
+}

@@ -71,6 +71,10 @@ pub struct RunInfo {
     pub session_handle: Option<crate::session::SessionHandle>,
     /// The shell's sandbox ("workspace-write", "read-only", "off"); empty: not shown.
     pub sandbox: String,
+    /// The workspace root (`/export` writes there; the first screen names it).
+    pub workspace: PathBuf,
+    /// The approval mode's name ("ask", "yolo", …), for the first screen.
+    pub approval: String,
     /// Known and configured models, for `/model` (None: the built-in table).
     pub models: Option<std::sync::Arc<crate::models::ModelTable>>,
 }
@@ -109,6 +113,8 @@ pub struct App {
     pub quit_armed_until: Option<Instant>,
     /// A short message for the status bar and when it goes away.
     pub note: Option<(String, Instant)>,
+    /// Text for the clipboard; the event loop sends it (OSC 52) after the next frame.
+    pub clipboard: Option<String>,
     /// Prompts typed while busy; the first is sent when the turn ends.
     pub queued: VecDeque<String>,
     pub should_quit: bool,
@@ -145,6 +151,7 @@ impl App {
             last_esc: None,
             quit_armed_until: None,
             note: None,
+            clipboard: None,
             queued: VecDeque::new(),
             should_quit: false,
             areas: Areas::default(),
@@ -163,6 +170,13 @@ impl App {
     /// Commands for the agent since the last call, in order.
     pub fn take_commands(&mut self) -> Vec<AgentCommand> {
         std::mem::take(&mut self.outbox)
+    }
+
+    /// `tooloop "fix it"`: sent as if typed (it joins the prompt history too).
+    pub fn send_initial_prompt(&mut self, text: String) {
+        self.input.set_text(&text);
+        let text = self.input.take();
+        self.submit(text);
     }
 
     pub(super) fn submit(&mut self, text: String) {

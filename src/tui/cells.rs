@@ -291,6 +291,17 @@ impl Cell {
             head.push(Span::styled("  [Enter]", theme.dim));
         }
         let mut out = wrap(&[Line::from(head)], inner.saturating_add(2));
+        // A failed call shows why without Enter: its first line, on one row.
+        if call.state == ToolState::Error && !self.expanded {
+            let clean = sanitize(&call.output);
+            if let Some(first) = clean.lines().map(str::trim).find(|l| !l.is_empty()) {
+                let line = Line::from(vec![
+                    Span::styled("    └ ", theme.dim),
+                    Span::styled(first.to_string(), theme.error),
+                ]);
+                out.extend(wrap(&[super::wrap::one_row(line)], inner.saturating_add(2)));
+            }
+        }
         if self.expanded {
             let clean = sanitize(&call.output);
             let total = clean.lines().count();

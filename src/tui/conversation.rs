@@ -47,6 +47,11 @@ impl Conversation {
         &self.cells
     }
 
+    /// The cell chosen with Tab and the arrows, if any.
+    pub fn selected_cell(&self) -> Option<&Cell> {
+        self.cells.get(self.selected?)
+    }
+
     pub fn push(&mut self, kind: CellKind) {
         self.finish_streaming();
         let i = self.cells.len();
@@ -322,6 +327,9 @@ impl Pane for Conversation {
             y += h;
         }
         f.render_widget(Paragraph::new(lines), area);
+        if self.scroll.new_below() {
+            super::scroll::draw_new_output(f, area, _ctx.theme);
+        }
     }
 
     fn handle(&mut self, action: Action) -> EventState {

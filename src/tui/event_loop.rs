@@ -171,6 +171,12 @@ impl DrawSynchronized for Tui {
         crossterm::queue!(self.backend_mut(), BeginSynchronizedUpdate)?;
         let drawn = self.draw(|f| view::draw(app, f, now)).map(|_| ());
         crossterm::execute!(self.backend_mut(), EndSynchronizedUpdate)?;
+        // The copy key's text goes out after the frame, as OSC 52 (the terminal sets its
+        // clipboard; nothing is drawn).
+        if let Some(text) = app.clipboard.take() {
+            let seq = super::clipboard::osc52(&text);
+            crossterm::execute!(self.backend_mut(), crossterm::style::Print(seq))?;
+        }
         drawn
     }
 }

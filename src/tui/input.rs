@@ -10,11 +10,14 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 use tui_textarea::TextArea;
 use unicode_width::UnicodeWidthChar;
 
+use super::history_search::HistorySearch;
 use super::strings;
 use super::theme::Theme;
 
 /// Rows the input grows to before it scrolls inside itself.
 const MAX_ROWS: u16 = 6;
+/// A paste of more lines than this shows as `[Pasted N lines]` (expanded when sent).
+const COLLAPSE_PASTE_LINES: usize = 10;
 
 /// One screen row of the input: (logical line, first char, end char).
 type VisualRow = (usize, usize, usize);
@@ -27,6 +30,12 @@ pub struct Input {
     history: Vec<String>,
     /// Index into `history` while Up/Down walk through it.
     recall: Option<usize>,
+    /// Long pastes shown collapsed: (placeholder in the text, the pasted text).
+    pastes: Vec<(String, String)>,
+    /// Where sent prompts are kept across restarts (this workspace's history file).
+    history_file: Option<std::path::PathBuf>,
+    /// Ctrl+R, while it runs.
+    search: Option<HistorySearch>,
 }
 
 impl Default for Input {
@@ -39,6 +48,9 @@ impl Default for Input {
             focused: true,
             history: Vec::new(),
             recall: None,
+            pastes: Vec::new(),
+            history_file: None,
+            search: None,
         }
     }
 }
@@ -63,16 +75,89 @@ impl Input {
         fresh.set_cursor_line_style(Style::default());
         self.textarea = fresh;
         self.recall = None;
+        self.pastes.clear();
     }
 
     /// Takes the text for sending and remembers it for Up recall.
     pub fn take(&mut self) -> String {
-        let text = self.text();
+        let mut text = self.text();
+        // Collapsed pastes go out whole (a placeholder the user edited stays as typed).
+        for (placeholder, pasted) in &self.pastes {
+            text = text.replacen(placeholder.as_str(), pasted, 1);
+        }
         if self.history.last() != Some(&text) {
             self.history.push(text.clone());
+            if let Some(path) = &self.history_file {
+                super::prompt_history::append(path, &text);
+            }
         }
         self.clear();
         text
+    }
+
+    /// Loads the prompts kept in `path` (Up recalls them) and keeps new ones there.
+    pub fn use_history_file(&mut self, path: std::path::PathBuf) {
+        self.history = super::prompt_history::load(&path);
+        self.history_file = Some(path);
+    }
+
+    /// Sent prompts, oldest first (Ctrl+R searches them).
+    pub fn history(&self) -> &[String] {
+        &self.history
+    }
+
+    pub fn is_searching(&self) -> bool {
+        self.search.is_some()
+    }
+
+    /// Ctrl+R: starts a search of the prompt history (again: the next older match).
+    pub fn start_search(&mut self) {
+        if self.search.is_none() {
+            self.search = Some(HistorySearch::new(self.text()));
+        }
+    }
+
+    /// A key during Ctrl+R. False when the key ends the search and should act as usual.
+    pub fn search_key(&mut self, key: KeyEvent) -> bool {
+        use crossterm::event::{KeyCode, KeyModifiers};
+        let Some(mut s) = self.search.take() else {
+            return false;
+        };
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        let before = match key.code {
+            KeyCode::Char('r') if ctrl => s.hit.unwrap_or(self.history.len()),
+            KeyCode::Char('c' | 'g') if ctrl => {
+                self.set_text(&s.original);
+                return true;
+            }
+            KeyCode::Esc => {
+                self.set_text(&s.original);
+                return true;
+            }
+            KeyCode::Enter => return true,
+            KeyCode::Backspace => {
+                s.query.pop();
+                self.history.len()
+            }
+            KeyCode::Char(c) if !ctrl && !key.modifiers.contains(KeyModifiers::ALT) => {
+                s.query.push(c);
+                self.history.len()
+            }
+            // Anything else keeps the match and does what it does.
+            _ => return false,
+        };
+        match s.find(&self.history, before) {
+            Some(i) => {
+                s.hit = Some(i);
+                let text = self.history[i].clone();
+                self.set_text(&text);
+            }
+            // No (older) match: the last one stays, the title says so.
+            None if key.code != KeyCode::Char('r') => s.hit = None,
+            None => {}
+        }
+        self.search = Some(s);
+        true
     }
 
     pub fn newline(&mut self) {
@@ -91,6 +176,14 @@ impl Input {
             .chars()
             .filter(|c| *c == '\n' || !c.is_control())
             .collect();
+        let lines = clean.lines().count();
+        if lines > COLLAPSE_PASTE_LINES {
+            let n = self.pastes.len() + 1;
+            let placeholder = strings::pasted(lines, n);
+            self.textarea.insert_str(&placeholder);
+            self.pastes.push((placeholder, clean));
+            return;
+        }
         self.textarea.insert_str(clean);
     }
 
@@ -180,6 +273,7 @@ impl Input {
 
     /// Sets the border, title and cursor for this frame (the layout step).
     pub fn layout(&mut self, focused: bool, note: Option<String>, theme: &Theme) {
+        let note = self.search.as_ref().map(HistorySearch::title).or(note);
         let border = if focused {
             theme.focus_border
         } else {

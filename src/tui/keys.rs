@@ -33,6 +33,10 @@ pub enum Action {
     NewConversation,
     HistoryPrev,
     HistoryNext,
+    /// Ctrl+R: search the prompt history.
+    HistorySearch,
+    /// Copy the selection to the clipboard (OSC 52).
+    Copy,
     AllowOnce,
     AllowSession,
     Deny,
@@ -195,6 +199,13 @@ pub const BINDINGS: &[Binding] = &[
     ),
     bind(
         Global,
+        &[key(F(5))],
+        "F5",
+        Action::Copy,
+        "copy the selected message, tool output or JSON view",
+    ),
+    bind(
+        Global,
         &[key(F(1))],
         "F1 / ?",
         Action::Help,
@@ -259,6 +270,13 @@ pub const BINDINGS: &[Binding] = &[
         "Down",
         Action::HistoryNext,
         "later prompt (while recalling)",
+    ),
+    bind(
+        Input,
+        &[ctrl('r')],
+        "Ctrl+R",
+        Action::HistorySearch,
+        "search earlier prompts (kept per workspace)",
     ),
     bind(
         Input,

@@ -255,6 +255,10 @@ impl Renderer {
                             self.push(span);
                         }
                         self.flush_line();
+                        // A row never breaks across lines on a narrow screen (it is cut).
+                        if let Some(last) = self.lines.pop() {
+                            self.lines.push(super::wrap::one_row(last));
+                        }
                     }
                 }
                 self.end_block();

@@ -5,18 +5,21 @@
 pub mod app;
 pub mod approval;
 pub mod cells;
+pub mod clipboard;
 pub mod conversation;
 pub mod event_loop;
 pub mod extensions;
 pub mod heights;
 pub mod help;
 pub mod highlight;
+pub mod history_search;
 pub mod input;
 pub mod json_pane;
 pub mod json_view;
 pub mod keys;
 pub mod markdown;
 pub mod pane;
+pub mod prompt_history;
 pub mod rewind_overlay;
 pub mod sanitize;
 pub mod scroll;
@@ -46,7 +49,8 @@ use cells::CellKind;
 use event_loop::Exit;
 
 /// Runs the TUI until the user quits; returns the exit status.
-pub async fn run(config: Config) -> anyhow::Result<i32> {
+/// `initial_prompt` (`tooloop "fix it"`) is sent as soon as the TUI is up.
+pub async fn run(config: Config, initial_prompt: Option<String>) -> anyhow::Result<i32> {
     let theme = theme::Theme::named(&config.theme, theme::no_color_requested())
         .map_err(|e| anyhow::anyhow!("config: {e}"))?;
     theme::install(theme);
@@ -73,14 +77,29 @@ pub async fn run(config: Config) -> anyhow::Result<i32> {
         save_dir: state_dir().join("json"),
         session_handle: session.as_ref().map(|s| s.handle.clone()),
         sandbox,
+        workspace: config.workspace.clone(),
+        approval: clap::ValueEnum::to_possible_value(&config.approval)
+            .map(|v| v.get_name().to_string())
+            .unwrap_or_default(),
         models: Some(config.context.models.clone()),
     });
+    if let Some(path) = prompt_history::file_for(&config.workspace) {
+        app.input.use_history_file(path);
+    }
+    // The first screen says where this runs, with what, and how to start.
+    app.conversation
+        .push(CellKind::Notice(strings::welcome(&app.info)));
+    app.conversation
+        .push(CellKind::Notice(strings::WELCOME_HINTS.into()));
     if let Some(notice) = session.as_ref().and_then(|s| s.notice.clone()) {
         app.conversation.push(CellKind::Notice(notice));
     }
     if config.provider == ProviderKind::Demo {
         app.conversation
             .push(CellKind::Notice(strings::DEMO_NOTE.into()));
+    }
+    if let Some(prompt) = initial_prompt.filter(|p| !p.trim().is_empty()) {
+        app.send_initial_prompt(prompt);
     }
     let input = crossterm::event::EventStream::new();
     let result = event_loop::run(

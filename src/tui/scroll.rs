@@ -6,6 +6,8 @@ pub struct Scroll {
     /// The largest useful offset at the last draw, so keys clamp against what is on screen.
     max: usize,
     page: usize,
+    /// Lines arrived below the view since the user scrolled up ("↓ new output").
+    new_below: bool,
 }
 
 impl Scroll {
@@ -22,6 +24,11 @@ impl Scroll {
         self.from_bottom == 0
     }
 
+    /// Whether output arrived below a view scrolled up, and is not yet seen.
+    pub fn new_below(&self) -> bool {
+        self.new_below && self.from_bottom.min(self.max) > 0
+    }
+
     pub fn up(&mut self, n: usize) {
         self.from_bottom = self
             .from_bottom
@@ -32,6 +39,9 @@ impl Scroll {
 
     pub fn down(&mut self, n: usize) {
         self.from_bottom = self.from_bottom.min(self.max).saturating_sub(n);
+        if self.from_bottom == 0 {
+            self.new_below = false;
+        }
     }
 
     pub fn page_up(&mut self) {
@@ -48,6 +58,7 @@ impl Scroll {
 
     pub fn bottom(&mut self) {
         self.from_bottom = 0;
+        self.new_below = false;
     }
 
     /// Scrolls the least so that lines `top..bottom` of `total` are in a `height`-row view
@@ -68,8 +79,33 @@ impl Scroll {
     pub fn grew(&mut self, added: usize) {
         if self.from_bottom != 0 && self.from_bottom != usize::MAX {
             self.from_bottom = self.from_bottom.saturating_add(added);
+            self.new_below |= added > 0;
         }
     }
+}
+
+/// "↓ new output" on the bottom row of a pane scrolled up while output arrived.
+pub fn draw_new_output(
+    f: &mut ratatui::Frame,
+    area: ratatui::layout::Rect,
+    theme: &super::theme::Theme,
+) {
+    let label = super::strings::NEW_OUTPUT;
+    let w = unicode_width::UnicodeWidthStr::width(label) as u16;
+    if area.height == 0 || area.width < w {
+        return;
+    }
+    let at = ratatui::layout::Rect {
+        x: area.x + area.width - w,
+        y: area.y + area.height - 1,
+        width: w,
+        height: 1,
+    };
+    f.render_widget(
+        ratatui::widgets::Paragraph::new(ratatui::text::Span::styled(label, theme.accent))
+            .style(theme.base),
+        at,
+    );
 }
 
 #[cfg(test)]
@@ -83,9 +119,12 @@ mod tests {
         s.up(5);
         assert!(!s.follows());
         assert_eq!(s.window(100, 10), (85, 95));
+        assert!(!s.new_below());
         s.grew(3);
         assert_eq!(s.window(103, 10), (85, 95));
+        assert!(s.new_below());
         s.bottom();
+        assert!(!s.new_below());
         assert_eq!(s.window(103, 10), (93, 103));
         s.top();
         assert_eq!(s.window(103, 10), (0, 10));

@@ -62,6 +62,12 @@ pub const COMMANDS: &[SlashCommand] = &[
         run: |app, _, _| app.rewind_command("fork"),
     },
     SlashCommand {
+        name: "export",
+        args: "[FILE]",
+        help: "write the conversation as Markdown",
+        run: export,
+    },
+    SlashCommand {
         name: "mcp",
         args: "",
         help: "MCP servers: state and tools",
@@ -164,6 +170,36 @@ fn permissions(app: &mut App, args: &str, _now: Instant) {
     app.conversation.push(CellKind::Notice(text));
 }
 
+/// `/export [FILE]`: the history as Markdown, to FILE (relative to the workspace) or to
+/// `tooloop-SESSION.md` in the workspace.
+fn export(app: &mut App, args: &str, _now: Instant) {
+    let history: Vec<crate::message::Message> =
+        app.json.history().iter().map(|m| (**m).clone()).collect();
+    if history.is_empty() {
+        app.conversation
+            .push(CellKind::Notice(strings::EXPORT_NOTHING.into()));
+        return;
+    }
+    let session = app
+        .info
+        .session
+        .clone()
+        .unwrap_or_else(|| "conversation".into());
+    let name = if args.is_empty() {
+        format!("tooloop-{session}.md")
+    } else {
+        args.to_string()
+    };
+    let path = app.info.workspace.join(name);
+    let title = format!("tooloop session {session}");
+    let md = crate::export::markdown::to_markdown(&history, &title);
+    let cell = match std::fs::write(&path, md) {
+        Ok(()) => CellKind::Notice(strings::exported(history.len(), &path)),
+        Err(e) => CellKind::Error(strings::save_failed(&path, &e)),
+    };
+    app.conversation.push(cell);
+}
+
 /// `/model` lists the models; `/model NAME` switches (the agent confirms with ModelChanged,
 /// which updates the status bar; during a turn the switch waits for its end).
 fn model(app: &mut App, args: &str, _: Instant) {
@@ -220,6 +256,8 @@ mod tests {
             "rewind",
             "undo",
             "fork",
+            "export",
+            "model",
             "mcp",
             "permissions",
             "exit",

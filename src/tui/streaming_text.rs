@@ -18,6 +18,8 @@ pub struct StreamingMarkdown {
     in_fence: bool,
     /// text[..boundary] ends at a blank line outside a fence: safe to render on its own.
     boundary: usize,
+    /// After a blank line: where the boundary goes if the next line starts a new block.
+    pending: Option<usize>,
     /// text[..stable_len] is in `stable`.
     stable_len: usize,
     stable: Vec<Line<'static>>,
@@ -73,14 +75,26 @@ impl StreamingMarkdown {
         self.tail_wrapped = None;
     }
 
+    /// A blank line outside a fence ends a block, but it becomes a boundary only when the
+    /// next line starts a new block at the margin: a list item or an indented line after it
+    /// continues a (loose) list, which must be rendered whole or its spacing changes when
+    /// the answer ends.
     fn scan(&mut self) {
         while let Some(nl) = self.text[self.scanned..].find('\n') {
             let line = &self.text[self.scanned..self.scanned + nl];
             let t = line.trim_start();
+            let blank = t.trim().is_empty();
+            if !self.in_fence
+                && !blank
+                && let Some(p) = self.pending.take()
+                && !continues_a_block(line)
+            {
+                self.boundary = p;
+            }
             if t.starts_with("```") || t.starts_with("~~~") {
                 self.in_fence = !self.in_fence;
-            } else if t.trim().is_empty() && !self.in_fence {
-                self.boundary = self.scanned + nl + 1;
+            } else if blank && !self.in_fence {
+                self.pending = Some(self.scanned + nl + 1);
             }
             self.scanned += nl + 1;
         }
@@ -98,13 +112,14 @@ impl StreamingMarkdown {
         if self.streaming && self.boundary > self.stable_len {
             let chunk = sanitize(&self.text[self.stable_len..self.boundary]);
             let mut rendered = markdown::render(&chunk);
+            // Only the new lines need wrapping; append them to the wrapped cache as well
+            // (the blank line between blocks included, as the whole render has it).
+            let start = self.stable.len();
             if !rendered.is_empty() && self.stable.last().is_some_and(|l| l.width() > 0) {
                 self.stable.push(Line::default());
             }
-            // Only the new lines need wrapping; append them to the wrapped cache as well.
             if let Some((w, wrapped)) = &mut self.stable_wrapped {
                 if *w == width {
-                    let start = self.stable.len();
                     self.stable.append(&mut rendered);
                     wrapped.extend(wrap(&self.stable[start..], width));
                 } else {
@@ -156,6 +171,19 @@ impl StreamingMarkdown {
     }
 }
 
+/// Whether a line after a blank line goes on with the block before it: indented (a list
+/// item's paragraph, nested list, indented code) or a list item of its own.
+fn continues_a_block(line: &str) -> bool {
+    if line.starts_with([' ', '\t']) {
+        return true;
+    }
+    if line.starts_with("- ") || line.starts_with("* ") || line.starts_with("+ ") {
+        return true;
+    }
+    let digits = line.chars().take_while(char::is_ascii_digit).count();
+    digits > 0 && (line[digits..].starts_with(". ") || line[digits..].starts_with(") "))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -186,5 +214,29 @@ mod tests {
         md.finish();
         let text = all(&mut md, 20).join("\n");
         assert!(text.contains('a') && text.contains('b'));
+    }
+
+    /// Every line is where it will be when the answer ends: streamed block by block (one
+    /// character per delta, a frame after each) equals the whole render.
+    #[test]
+    fn finishing_moves_no_line() {
+        let samples = [
+            "# Title\n\nSome text.\n\n- one\n- two\n\nMore.\n\n```rust\nfn a() {}\n```\n\nEnd.",
+            "Intro:\n\n1. first\n\n2. second\n\n3. third\n\nDone.",
+            "> quote\n\nafter quote\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\nafter table",
+            "## H\nText right after\n\n---\n\nrule above",
+            "Para\n\n```\ncode\n```\nText after fence\n\nlast",
+            "- a\n  - nested\n\n- b\n\ntext",
+        ];
+        for s in samples {
+            let mut md = StreamingMarkdown::streaming();
+            for c in s.chars() {
+                md.push(&c.to_string());
+                let _ = md.lines(60);
+            }
+            let streamed = all(&mut md, 60);
+            md.finish();
+            assert_eq!(streamed, all(&mut md, 60), "{s:?}");
+        }
     }
 }

@@ -5,6 +5,10 @@ pub const INTERRUPTED: &str = "⏹ interrupted — the next prompt continues thi
 pub const DISCARDED: &str = "discarded: this attempt failed and the model was switched";
 pub const COMPACTED: &str = "compacted";
 pub const COMPACTING: &str = "compacting the conversation…";
+/// On a conversation scrolled up while output arrived below (PgDn / End go back down).
+pub const NEW_OUTPUT: &str = " ↓ new output ";
+pub const EXPORT_NOTHING: &str = "nothing to export yet: the conversation is empty";
+pub const NOTHING_TO_COPY: &str = "nothing to copy: select a message (Tab) or open the JSON pane";
 pub const QUIT_CONFIRM: &str = "press Ctrl+C again to quit";
 pub const INPUT_PLACEHOLDER: &str =
     "Ask something — try: list files, read Cargo.toml and tell me the time";
@@ -165,4 +169,48 @@ pub fn allowed_status(tools: &std::collections::BTreeSet<String>) -> Option<Stri
 
 pub fn resume_hint(session: &str) -> String {
     format!("to continue this conversation: tooloop --resume {session}")
+}
+
+pub fn exported(messages: usize, path: &std::path::Path) -> String {
+    format!(
+        "exported {messages} messages as Markdown to {}",
+        path.display()
+    )
+}
+
+/// The first screen's orientation: workspace, provider/model and approval mode.
+pub fn welcome(info: &super::app::RunInfo) -> String {
+    format!(
+        "{APP} in {} · {}/{} · approval {}",
+        info.workspace.display(),
+        info.provider,
+        info.model,
+        info.approval,
+    )
+}
+
+/// The first screen's hint line.
+pub const WELCOME_HINTS: &str = "Enter send · / commands · ? keys · Tab panes · Ctrl+C twice quits";
+
+/// A long paste, collapsed in the input; the n-th one of a prompt gets a number.
+pub fn pasted(lines: usize, n: usize) -> String {
+    if n == 1 {
+        format!("[Pasted {lines} lines]")
+    } else {
+        format!("[Pasted {lines} lines #{n}]")
+    }
+}
+
+/// The input's title during Ctrl+R.
+pub fn history_search(query: &str, found: bool) -> String {
+    let state = if found || query.is_empty() {
+        ""
+    } else {
+        " (no match)"
+    };
+    format!(" search prompts: {query}{state} · Ctrl+R older · Enter keep · Esc cancel ")
+}
+
+pub fn copied(chars: usize) -> String {
+    format!("copied {chars} chars")
 }

@@ -20,6 +20,17 @@ pub struct Span {
     pub fill: &'static str,
 }
 
+/// Cuts a label to `w` columns, keeping a " #N" suffix (it tells two calls apart).
+fn fit_label(label: &str, w: usize) -> String {
+    match label.rsplit_once(" #") {
+        Some((name, n)) if n.chars().all(|c| c.is_ascii_digit()) && w > n.len() + 3 => {
+            let suffix = format!(" #{n}");
+            format!("{}{suffix}", fit(name, w - suffix.len()))
+        }
+        _ => fit(label, w),
+    }
+}
+
 /// Draws `rows` (label, spans) with time running from `t0` to the last end (or `now` while
 /// something is active), and an axis line at the bottom.
 pub fn draw(
@@ -77,7 +88,7 @@ pub fn draw(
             }
         }
         let mut out = vec![TextSpan::styled(
-            format!("{:<w$} ", fit(label, label_w), w = label_w),
+            format!("{:<w$} ", fit_label(label, label_w), w = label_w),
             theme.dim,
         )];
         out.extend(cells.into_iter().map(|(s, st)| TextSpan::styled(s, st)));

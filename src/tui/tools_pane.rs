@@ -1,6 +1,8 @@
 //! The tools pane: one row per tool call (this turn and the last ones) with a state icon, a
 //! spinner and a live timer while it runs, and the timeline of the current prompt below.
 
+use std::collections::HashMap;
+
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -41,6 +43,8 @@ pub struct ToolsPane {
     window: (usize, usize),
     list_h: u16,
     timeline_h: u16,
+    /// Whether the timeline has room for its title row.
+    timeline_titled: bool,
 }
 
 impl ToolsPane {
@@ -165,7 +169,21 @@ impl ToolsPane {
         let prompt = self.prompt_rows();
         let fit = (area.height as usize).saturating_sub(2);
         let shown = &prompt[prompt.len().saturating_sub(fit)..];
-        for r in shown.iter().filter_map(|id| calls.get(id)) {
+        // Two calls of one tool are told apart by a number ("web_fetch #2").
+        let mut seen: HashMap<&str, usize> = HashMap::new();
+        let prompt_calls: Vec<_> = shown.iter().filter_map(|id| calls.get(id)).collect();
+        for r in &prompt_calls {
+            *seen.entry(r.name.as_str()).or_default() += 1;
+        }
+        let mut nth: HashMap<&str, usize> = HashMap::new();
+        for r in prompt_calls {
+            let label = if seen[r.name.as_str()] > 1 {
+                let n = nth.entry(r.name.as_str()).or_default();
+                *n += 1;
+                format!("{} #{n}", sanitize(&r.name))
+            } else {
+                sanitize(&r.name)
+            };
             let spans = match r.started_at {
                 Some(s) => vec![TimeSpan {
                     start: s,
@@ -183,7 +201,7 @@ impl ToolsPane {
                 }],
                 None => Vec::new(),
             };
-            rows.push((sanitize(&r.name), spans));
+            rows.push((label, spans));
         }
         let active = self.any_active(calls);
         timeline::draw(f, area, t0, now, active, &rows, theme);
@@ -203,15 +221,20 @@ impl Pane for ToolsPane {
             self.timeline_h = 0;
             return;
         }
-        let prompt_rows = self.prompt_rows().len();
-        // Timeline: a title, the model row, one row per tool of this prompt, the axis.
-        let want_timeline = (prompt_rows + 3) as u16;
-        self.timeline_h = if inner_h >= 6 && self.prompt_start.is_some() {
-            let room = inner_h.saturating_sub(self.rows.len() as u16);
-            want_timeline.min(room.max(inner_h / 2)).max(3)
+        let prompt_rows = self.prompt_rows().len() as u16;
+        // Timeline: the model row, one row per tool of this prompt, the axis; a title above
+        // when there is room. The list keeps at least two rows (its newest), so on a short
+        // pane (80x24) every bar of the prompt still shows.
+        let body = prompt_rows + 2;
+        self.timeline_h = if inner_h >= 5 && self.prompt_start.is_some() {
+            let list_min = (self.rows.len() as u16).clamp(1, 2);
+            let free = inner_h.saturating_sub(self.rows.len() as u16);
+            let room = (inner_h - list_min).max(free);
+            (body + 1).min(room).max(3)
         } else {
             0
         };
+        self.timeline_titled = self.timeline_h > body;
         self.list_h = (self.rows.len().max(1) as u16).min(inner_h - self.timeline_h);
         self.window = self.scroll.window(self.rows.len(), self.list_h as usize);
     }
@@ -240,8 +263,9 @@ impl Pane for ToolsPane {
         .areas(inner);
         self.draw_rows(f, list, now, theme, calls);
         if self.timeline_h > 0 {
+            let title_h = u16::from(self.timeline_titled);
             let [title, body] =
-                Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(tl);
+                Layout::vertical([Constraint::Length(title_h), Constraint::Min(0)]).areas(tl);
             f.render_widget(
                 Paragraph::new(Span::styled(strings::TIMELINE_TITLE, theme.dim)),
                 title,

@@ -54,6 +54,10 @@ impl App {
         if global == Some(Action::FocusNext) && self.focus == Focus::Input && self.complete(now) {
             return;
         }
+        // Ctrl+R takes every key until it ends (Esc and Ctrl+C end it, not the turn).
+        if self.focus == Focus::Input && self.input.is_searching() && self.input.search_key(key) {
+            return;
+        }
         if let Some(action) = global {
             self.global(action, now);
             return;
@@ -167,6 +171,7 @@ impl App {
                 }
             }
             Action::SaveJson => self.save_json(now),
+            Action::Copy => self.copy_selection(now),
             Action::Help => self.open_help(),
             Action::FocusNext | Action::FocusPrev => {
                 let order = self.focus_order();
@@ -228,6 +233,10 @@ impl App {
                 if !self.input.recall_prev() {
                     self.input.key(key);
                 }
+            }
+            Some(Action::HistorySearch) => {
+                self.input.start_search();
+                self.input.search_key(key);
             }
             Some(Action::HistoryNext) => {
                 if !self.input.recall_next() {

@@ -27,6 +27,36 @@ pub fn wrap_line(line: &Line<'static>, width: u16) -> Vec<Line<'static>> {
     out
 }
 
+/// `line` cut to `width` columns, the last one an ellipsis.
+fn cut(line: &Line<'static>, width: usize) -> Line<'static> {
+    let mut room = width.saturating_sub(1);
+    let mut spans = Vec::new();
+    for s in &line.spans {
+        let mut text = String::new();
+        for ch in s.content.chars() {
+            let w = ch.width().unwrap_or(0);
+            if w > room {
+                room = 0;
+                break;
+            }
+            room -= w;
+            text.push(ch);
+        }
+        if !text.is_empty() {
+            spans.push(Span::styled(text, s.style));
+        }
+        if room == 0 {
+            break;
+        }
+    }
+    let style = line.spans.last().map(|s| s.style).unwrap_or_default();
+    spans.push(Span::styled("…", style));
+    let mut out = Line::from(spans);
+    out.style = line.style;
+    out.alignment = line.alignment;
+    out
+}
+
 /// One char of the input line with its display width and the span it came from.
 #[derive(Clone, Copy)]
 struct Cell {
@@ -35,10 +65,21 @@ struct Cell {
     span: usize,
 }
 
+/// Marks a line that must stay on one row (a table row: broken across rows its columns no
+/// longer line up): [`wrap`] cuts it with "…" instead. The mark is an explicit left
+/// alignment, which draws exactly like the default.
+pub fn one_row(line: Line<'static>) -> Line<'static> {
+    line.left_aligned()
+}
+
 fn wrap_line_into(line: &Line<'static>, width: u16, out: &mut Vec<Line<'static>>) {
     let width = usize::from(width);
     if width == 0 || line.width() <= width {
         out.push(line.clone());
+        return;
+    }
+    if line.alignment == Some(ratatui::layout::Alignment::Left) {
+        out.push(cut(line, width));
         return;
     }
     let cells: Vec<Cell> = line

@@ -43,7 +43,9 @@ impl Sandbox {
             .env("XDG_DATA_HOME", self.path("data"))
             .env("XDG_CONFIG_HOME", self.path("config"))
             .env("XDG_STATE_HOME", self.path("state"))
-            .env("XDG_CACHE_HOME", self.path("cache"));
+            .env("XDG_CACHE_HOME", self.path("cache"))
+            // -p reads piped stdin as context: never the test runner's stdin.
+            .stdin(std::process::Stdio::null());
         for var in [
             "ANTHROPIC_API_KEY",
             "ANTHROPIC_BASE_URL",

@@ -127,8 +127,16 @@ pub fn render_text(app: &mut App, w: u16, h: u16, now: Instant) -> String {
     let buf = terminal.backend().buffer();
     let mut out = String::new();
     for y in 0..h {
+        // A wide character covers the next cell too: that cell is not printed again.
+        let mut skip = 0;
         for x in 0..w {
-            out.push_str(buf[(x, y)].symbol());
+            if skip > 0 {
+                skip -= 1;
+                continue;
+            }
+            let symbol = buf[(x, y)].symbol();
+            skip = unicode_width::UnicodeWidthStr::width(symbol).saturating_sub(1);
+            out.push_str(symbol);
         }
         out.push('\n');
     }

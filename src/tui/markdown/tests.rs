@@ -220,6 +220,30 @@ fn table_columns_align() {
     );
 }
 
+/// At a narrow width each row stays one line (cut with "…"), so the columns still line up;
+/// text around the table still wraps.
+#[test]
+fn narrow_table_rows_are_cut_not_broken() {
+    let md = "| name | what it does |\n|---|---|\n| read_file | reads a file from the workspace |\n\
+              | 中文 | 读取工作区中的一个文件并返回内容 |\n\nA paragraph after the table wraps as usual.";
+    let lines = crate::tui::wrap::wrap(&render(md), 24);
+    let out: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    assert_eq!(out[0], "name      │ what it does");
+    assert_eq!(out[1], "──────────┼────────────…");
+    assert_eq!(out[2], "read_file │ reads a fil…");
+    assert_eq!(out[3], "中文      │ 读取工作区…");
+    assert!(
+        out.iter()
+            .all(|l| unicode_width::UnicodeWidthStr::width(l.as_str()) <= 24)
+    );
+    assert!(
+        out[5..]
+            .join(" ")
+            .contains("A paragraph after the table wraps as usual.")
+    );
+    assert!(out.len() > 6, "{out:?}");
+}
+
 #[test]
 fn partial_table_while_streaming() {
     let md = "| a | b |\n|---|---|\n| 1 |";

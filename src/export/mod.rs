@@ -1,0 +1,3 @@
+//! A conversation written out for people to read.
+
+pub mod markdown;
