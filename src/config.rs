@@ -46,6 +46,8 @@ pub struct Config {
     pub tool_timeout: Duration,
     pub trace: Option<PathBuf>,
     pub mouse: bool,
+    /// `--record` / `record = …`: write a recording beside the transcript.
+    pub record: Option<crate::record::Format>,
     pub theme: String,
     /// Ask the terminal for the kitty keyboard protocol.
     pub keyboard_enhancement: bool,
@@ -98,6 +100,8 @@ pub enum ConfigError {
     Conflict(&'static str),
     #[error("--max-budget-usd {0}: expected a number of USD ≥ 0")]
     Budget(f64),
+    #[error("config: {0}")]
+    Record(String),
     #[error(transparent)]
     File(#[from] ConfigFileError),
     #[error(transparent)]
@@ -300,6 +304,11 @@ impl Config {
                 .unwrap_or(crate::tools::DEFAULT_TOOL_TIMEOUT),
             trace: cli.trace.clone(),
             mouse: cli.mouse || file.mouse.unwrap_or(false),
+            record: match (cli.record, &file.record) {
+                (Some(f), _) => Some(f),
+                (None, Some(s)) => s.format().map_err(ConfigError::Record)?,
+                (None, None) => None,
+            },
             theme: file
                 .theme
                 .clone()

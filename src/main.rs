@@ -54,6 +54,30 @@ async fn run(cli: Cli) -> i32 {
                     overwrite_conflicts: *overwrite_conflicts,
                 },
             ),
+            Command::Replay {
+                session,
+                speed,
+                step,
+                print,
+                output_format,
+            } => {
+                tooloop::replay::command::run(
+                    &cli,
+                    session,
+                    tooloop::replay::command::Options {
+                        speed: *speed,
+                        step: *step,
+                        print: *print,
+                        format: *output_format,
+                    },
+                )
+                .await
+            }
+            Command::Export {
+                session,
+                format,
+                output,
+            } => tooloop::export::command::run(session, *format, output.as_deref()),
         };
     }
     let config = match Config::resolve(&cli, &ProcessEnv) {

@@ -1,0 +1,3 @@
+//! `tooloop export SESSION --format md|html [-o FILE]`.
+
+pub mod command;

@@ -1,0 +1,171 @@
+//! `--record` then `tooloop replay -p`: a real run against the mock (a retry, three tools
+//! mid-stream) is recorded beside its transcript and replayed offline; the replay prints the
+//! very lines the run printed, at the recorded pace.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use support::*;
+
+const KEY: &str = "sk-ant-record-secret-key";
+
+fn record_run(server: &MockServer, record_flag: &str) -> Run {
+    server.enqueue(overloaded().header("retry-after-ms", "30"));
+    server.enqueue(
+        ReplyBuilder::new()
+            .text("Checking three things.")
+            .tool_use("toolu_a", "get_current_time", json!({}))
+            .tool_use("toolu_b", "list_dir", json!({}))
+            .tool_use("toolu_c", "get_current_time", json!({"timezone": "UTC"}))
+            .usage(100, 30)
+            .delay_ms(15)
+            .build(),
+    );
+    server.enqueue(
+        ReplyBuilder::new()
+            .text("All done.")
+            .usage(160, 5)
+            .delay_ms(10)
+            .build(),
+    );
+    let base = server.anthropic_base();
+    let run = Tooloop::new(&[
+        "-p",
+        "check the time and the files",
+        "--provider",
+        "anthropic",
+        "--base-url",
+        &base,
+        "--model",
+        "claude-mock",
+        "--output-format",
+        "stream-json",
+        record_flag,
+    ])
+    .env("ANTHROPIC_API_KEY", KEY)
+    .run();
+    assert_eq!(run.code, Some(0), "stderr:\n{}", run.stderr);
+    run
+}
+
+fn find(dir: &Path, suffix: &str) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return out;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(find(&p, suffix));
+        } else if p.to_string_lossy().ends_with(suffix) {
+            out.push(p);
+        }
+    }
+    out
+}
+
+fn replay(recording: &Path, extra: &[&str]) -> (Run, Duration) {
+    let path = recording.to_string_lossy().into_owned();
+    let mut args = vec!["replay", &path, "-p", "--output-format", "stream-json"];
+    args.extend_from_slice(extra);
+    let started = Instant::now();
+    let run = Tooloop::new(&args).run();
+    (run, started.elapsed())
+}
+
+fn last_t(run: &Run) -> u64 {
+    run.lines
+        .last()
+        .and_then(|l| l["t_ms"].as_u64())
+        .unwrap_or(0)
+}
+
+#[test]
+fn a_recorded_run_replays_line_for_line_at_its_pace() {
+    let server = MockServer::start();
+    let original = record_run(&server, "--record");
+    let recordings = find(original.home.path(), ".record");
+    assert_eq!(recordings.len(), 1, "{recordings:?}");
+    let transcripts = find(original.home.path(), ".jsonl");
+    assert_eq!(
+        transcripts.len(),
+        1,
+        "the recording is not listed as a transcript"
+    );
+    let file = std::fs::read_to_string(&recordings[0]).expect("recording");
+    assert!(!file.contains(KEY), "the key never reaches the recording");
+
+    // Every request the server saw is in the recording, the failed one (529) included,
+    // with its body exactly as the server received it.
+    let lines: Vec<Value> = file
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .collect();
+    let requests: Vec<&Value> = lines.iter().filter(|l| l["type"] == "request").collect();
+    let seen = server.requests();
+    assert_eq!(
+        requests.len(),
+        seen.len(),
+        "one request line per request sent"
+    );
+    for (rec, sent) in requests.iter().zip(&seen) {
+        assert_eq!(rec["body"], sent.body);
+    }
+    assert_eq!(lines.iter().filter(|l| l["type"] == "retry").count(), 1);
+    let sse: Vec<&Value> = lines.iter().filter(|l| l["type"] == "sse").collect();
+    assert!(sse.iter().any(|l| l["event"] == "message_stop"));
+    assert!(sse.iter().all(|l| l["req_ms"].is_u64()));
+    let ends: Vec<&Value> = lines.iter().filter(|l| l["type"] == "tool_end").collect();
+    assert_eq!(ends.len(), 3);
+    assert!(
+        ends.iter()
+            .all(|l| l["output"].is_string() && l["duration_ms"].is_u64())
+    );
+
+    let (replayed, took) = replay(&recordings[0], &[]);
+    assert_eq!(replayed.code, Some(0), "stderr:\n{}", replayed.stderr);
+    assert_eq!(replayed.types(), original.types());
+    for (a, b) in original.lines.iter().zip(&replayed.lines) {
+        let (ta, tb) = (a["t_ms"].as_u64().unwrap(), b["t_ms"].as_u64().unwrap());
+        let slack = (ta / 20).max(20);
+        assert!(ta.abs_diff(tb) <= slack, "t_ms {ta} vs {tb} at {a}");
+        let strip = |v: &Value| {
+            let mut v = v.clone();
+            v.as_object_mut().unwrap().remove("t_ms");
+            v
+        };
+        assert_eq!(strip(a), strip(b));
+    }
+    // At the recorded pace: the replay takes about as long as the run printed lines for.
+    let span = Duration::from_millis(last_t(&original));
+    assert!(took >= span.mul_f64(0.9), "{took:?} for {span:?} of events");
+
+    // --speed divides the waits.
+    let (fast, _) = replay(&recordings[0], &["--speed", "1000"]);
+    assert_eq!(fast.code, Some(0), "{}", fast.stderr);
+    assert_eq!(fast.types(), original.types());
+}
+
+#[test]
+fn a_gzip_recording_replays_too() {
+    let server = MockServer::start();
+    let original = record_run(&server, "--record=gzip");
+    let recordings = find(original.home.path(), ".record.gz");
+    assert_eq!(recordings.len(), 1, "{recordings:?}");
+    let bytes = std::fs::read(&recordings[0]).expect("recording");
+    assert_eq!(&bytes[..2], &[0x1f, 0x8b], "gzip");
+    let (replayed, _) = replay(&recordings[0], &["--speed", "50"]);
+    assert_eq!(replayed.code, Some(0), "stderr:\n{}", replayed.stderr);
+    assert_eq!(replayed.types(), original.types());
+    assert_eq!(replayed.result()["messages"], original.result()["messages"]);
+}
+
+#[test]
+fn replay_without_a_recording_says_how_to_make_one() {
+    let run = Tooloop::new(&["replay", "no-such-session", "-p"]).run();
+    assert_eq!(run.code, Some(2));
+    assert!(run.stderr.contains("no-such-session"), "{}", run.stderr);
+}
