@@ -169,3 +169,100 @@ fn replay_without_a_recording_says_how_to_make_one() {
     assert_eq!(run.code, Some(2));
     assert!(run.stderr.contains("no-such-session"), "{}", run.stderr);
 }
+
+/// Every text of the transcript's messages (text blocks, tool inputs and results).
+fn texts(messages: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    for m in messages.as_array().expect("messages") {
+        for b in m["content"].as_array().expect("content") {
+            match b["type"].as_str() {
+                Some("text") => out.push(b["text"].as_str().unwrap().to_string()),
+                Some("tool_result") => out.push(b["content"].as_str().unwrap().to_string()),
+                Some("tool_use") => out.push(b["name"].as_str().unwrap().to_string()),
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn export_writes_markdown_and_a_self_contained_html_page() {
+    let server = MockServer::start();
+    let original = record_run(&server, "--record");
+    let transcript = &find(original.home.path(), ".jsonl")[0];
+    let messages = &original.result()["messages"];
+    let t = transcript.to_string_lossy().into_owned();
+
+    let md = Tooloop::new(&["export", &t, "--format", "md"]).run();
+    assert_eq!(md.code, Some(0), "{}", md.stderr);
+    for text in texts(messages) {
+        assert!(
+            md.stdout.contains(&text),
+            "markdown lacks {text:?}:\n{}",
+            md.stdout
+        );
+    }
+    assert_eq!(md.stdout.matches("<details><summary>🔧").count(), 3);
+    assert_eq!(md.stdout.matches("</details>").count(), 3);
+
+    let out = original.home.path().join("session.html");
+    let o = out.to_string_lossy().into_owned();
+    let html = Tooloop::new(&["export", &t, "--format", "html", "-o", &o]).run();
+    assert_eq!(html.code, Some(0), "{}", html.stderr);
+    assert!(html.stdout.is_empty(), "-o writes the file, not stdout");
+    let page = std::fs::read_to_string(&out).expect("html written");
+    // A parser reads the whole page without an error, and its text holds every message.
+    let mut reader = quick_xml::Reader::from_str(&page);
+    let mut text = String::new();
+    let mut depth = 0i64;
+    let mut rects = 0;
+    loop {
+        match reader.read_event() {
+            Ok(quick_xml::events::Event::Eof) => break,
+            Ok(quick_xml::events::Event::Start(e)) => {
+                depth += 1;
+                if e.name().into_inner() == "rect" {
+                    rects += 1;
+                }
+            }
+            Ok(quick_xml::events::Event::Empty(e)) => {
+                if e.name().into_inner() == "rect" {
+                    rects += 1;
+                }
+            }
+            Ok(quick_xml::events::Event::End(_)) => depth -= 1,
+            Ok(quick_xml::events::Event::Text(t)) => {
+                text.push_str(&t.xml10_content());
+            }
+            Ok(quick_xml::events::Event::GeneralRef(r)) => {
+                if let Ok(Some(c)) = r.resolve_char_ref() {
+                    text.push(c);
+                    continue;
+                }
+                let name = r.xml10_content().into_owned();
+                text.push_str(match name.as_str() {
+                    "amp" => "&",
+                    "lt" => "<",
+                    "gt" => ">",
+                    "quot" => "\"",
+                    other => panic!("unexpected entity {other}"),
+                });
+            }
+            Ok(_) => {}
+            Err(e) => panic!("HTML does not parse at {}: {e}", reader.buffer_position()),
+        }
+    }
+    assert_eq!(depth, 0, "every element is closed");
+    for t in texts(messages) {
+        assert!(text.contains(&t), "page lacks {t:?}");
+    }
+    assert!(page.contains("<svg"), "the timeline is drawn");
+    // One failed request, two good ones, three tools (each at least its running bar).
+    assert!(rects >= 6, "{rects} bars");
+    // Self-contained: nothing to fetch, nothing to run (the SVG namespace is only a name).
+    let fetches = page.replace("xmlns=\"http://www.w3.org/2000/svg\"", "");
+    for bad in ["<script", "http://", "https://", "src=", "<link"] {
+        assert!(!fetches.contains(bad), "the page holds {bad}");
+    }
+}
