@@ -266,3 +266,73 @@ fn export_writes_markdown_and_a_self_contained_html_page() {
         assert!(!fetches.contains(bad), "the page holds {bad}");
     }
 }
+
+#[test]
+fn the_request_stepper_shows_every_request_made_the_failed_one_too() {
+    use tooloop::tui::app::{App, RunInfo};
+    use tooloop::tui::request_stepper::Link;
+
+    let server = MockServer::start();
+    let original = record_run(&server, "--record");
+    let path = find(original.home.path(), ".record")
+        .pop()
+        .expect("recording");
+    let rec = tooloop::record::read(&path).expect("reads");
+    let mut app = App::new(RunInfo {
+        provider: "anthropic".into(),
+        model: "claude-mock".into(),
+        session: None,
+        shift_enter: false,
+        mouse: false,
+        save_dir: original.home.path().join("json"),
+        session_handle: None,
+        sandbox: String::new(),
+    });
+    app.json.requests.link(Link::Replay(path.clone()));
+    let now = tokio::time::Instant::now();
+    for t in tooloop::replay::timeline(&rec.entries) {
+        app.on_agent(t.event, now);
+    }
+    let journal = server.requests();
+    let stepper = &mut app.json.requests;
+    assert_eq!(
+        stepper.metas.len(),
+        journal.len(),
+        "one entry per request made"
+    );
+    assert_eq!(journal.len(), 3);
+    let head = stepper.headline().expect("headline");
+    assert!(
+        head.starts_with("request 3 of 3 · turn 2 · attempt 1"),
+        "{head}"
+    );
+    // Back to the first: it failed with the server's 529, and its body is the one sent.
+    assert!(stepper.step(-1) && stepper.step(-1));
+    assert!(!stepper.step(-1), "nothing before the first");
+    let head = stepper.headline().expect("headline");
+    assert!(
+        head.starts_with("request 1 of 3 · turn 1 · attempt 1"),
+        "{head}"
+    );
+    assert!(head.contains("FAILED") && head.contains("529"), "{head}");
+    let shown = stepper.shown.as_ref().expect("loaded from the recording");
+    assert_eq!(shown.body.json(), &journal[0].body);
+    assert!(shown.sse.is_empty(), "a 529 streams nothing");
+    // The second attempt streamed the three tool calls.
+    assert!(stepper.step(1));
+    let head = stepper.headline().unwrap();
+    assert!(
+        head.starts_with("request 2 of 3 · turn 1 · attempt 2") && !head.contains("FAILED"),
+        "{head}"
+    );
+    let shown = stepper.shown.as_ref().expect("loaded");
+    assert_eq!(shown.body.json(), &journal[1].body);
+    assert_eq!(shown.prev_messages, Some(1));
+    assert!(shown.sse.iter().any(|(e, _)| e == "message_stop"));
+    let tool_blocks = shown
+        .sse
+        .iter()
+        .filter(|(e, d)| e == "content_block_start" && d.contains("\"tool_use\""))
+        .count();
+    assert_eq!(tool_blocks, 3);
+}

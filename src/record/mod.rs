@@ -8,6 +8,7 @@
 
 pub mod convert;
 pub mod entry;
+pub mod index;
 pub mod reader;
 pub mod writer;
 

@@ -117,12 +117,14 @@ impl RecordWriter {
             };
             self.line(&header)?;
         }
-        // A request starts a new gzip member: flush what came before it.
+        // A request starts a new gzip member: flush what came before it. The request line
+        // itself is on disk before the front end sees the request, so the JSON pane can
+        // count on it.
         if boundary && matches!(entry.kind, Kind::Request { .. }) {
             self.flush()?;
         }
         self.line(entry)?;
-        if boundary && !matches!(entry.kind, Kind::Request { .. }) {
+        if boundary {
             self.flush()?;
         }
         Ok(())

@@ -51,7 +51,7 @@ pub async fn run(cli: &Cli, session: &str, opts: Options) -> i32 {
         speed,
         step: opts.step,
     };
-    match super::tui::run(config, recording, tui).await {
+    match super::tui::run(config, path, recording, tui).await {
         Ok(code) => code,
         Err(e) => {
             eprintln!("tooloop: {e:#}");

@@ -41,7 +41,12 @@ pub struct Options {
 }
 
 /// Runs the TUI over `recording` until the user quits; returns the exit status.
-pub async fn run(config: Config, recording: Recording, opts: Options) -> anyhow::Result<i32> {
+pub async fn run(
+    config: Config,
+    path: std::path::PathBuf,
+    recording: Recording,
+    opts: Options,
+) -> anyhow::Result<i32> {
     let theme = theme::Theme::named(&config.theme, theme::no_color_requested())
         .map_err(|e| anyhow::anyhow!("config: {e}"))?;
     theme::install(theme);
@@ -102,6 +107,9 @@ pub async fn run(config: Config, recording: Recording, opts: Options) -> anyhow:
         intro.push_str(&format!(" ({skipped} damaged lines skipped)"));
     }
     app.conversation.push(CellKind::Notice(intro));
+    app.json
+        .requests
+        .link(crate::tui::request_stepper::Link::Replay(path));
     let step = opts.step;
     let input = crossterm::event::EventStream::new().filter_map(move |ev| {
         let keep = match &ev {

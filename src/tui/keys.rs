@@ -30,6 +30,11 @@ pub enum Action {
     Toggle,
     PrevItem,
     NextItem,
+    /// JSON pane: the previous / next request of the session.
+    PrevRequest,
+    NextRequest,
+    /// JSON pane, request view: only the messages a request added.
+    ToggleDiff,
     NewConversation,
     HistoryPrev,
     HistoryNext,
@@ -287,6 +292,27 @@ pub const BINDINGS: &[Binding] = &[
         "Enter",
         Action::Toggle,
         "expand / collapse the selected tool call",
+    ),
+    bind(
+        Pane,
+        &[key(Char('['))],
+        "[",
+        Action::PrevRequest,
+        "JSON request / sse view: the previous request of the session",
+    ),
+    bind(
+        Pane,
+        &[key(Char(']'))],
+        "]",
+        Action::NextRequest,
+        "JSON request / sse view: the next request",
+    ),
+    bind(
+        Pane,
+        &[key(Char('d'))],
+        "d",
+        Action::ToggleDiff,
+        "JSON request view: only the messages the request added",
     ),
 ];
 

@@ -15,6 +15,7 @@ pub mod json_view;
 pub mod keys;
 pub mod markdown;
 pub mod pane;
+pub mod request_stepper;
 pub mod rewind_overlay;
 pub mod sanitize;
 pub mod scroll;
@@ -71,6 +72,13 @@ pub async fn run(config: Config) -> anyhow::Result<i32> {
         session_handle: session.as_ref().map(|s| s.handle.clone()),
         sandbox,
     });
+    if config.record.is_some()
+        && let Some(s) = &session
+    {
+        app.json
+            .requests
+            .link(request_stepper::Link::Live(s.handle.clone()));
+    }
     if let Some(notice) = session.as_ref().and_then(|s| s.notice.clone()) {
         app.conversation.push(CellKind::Notice(notice));
     }
