@@ -233,6 +233,11 @@ pub enum Command {
         #[arg(short = 'o', long, value_name = "FILE")]
         output: Option<PathBuf>,
     },
+    /// MCP servers from config.toml ([mcp.servers.NAME]).
+    Mcp {
+        #[command(subcommand)]
+        action: McpAction,
+    },
 }
 
 /// `tooloop export --format`.
@@ -242,6 +247,12 @@ pub enum ExportFormat {
     Md,
     /// One self-contained HTML page with the session's timeline as SVG.
     Html,
+}
+
+#[derive(Subcommand, Debug, Clone)]
+pub enum McpAction {
+    /// Start every configured server and print its state and tools; exit 1 if any failed.
+    List,
 }
 
 #[derive(Subcommand, Debug, Clone)]

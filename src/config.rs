@@ -66,6 +66,10 @@ pub struct Config {
     pub log_level: Option<String>,
     /// The config file that was read (it may not exist).
     pub config_file: Option<PathBuf>,
+    /// Enabled MCP servers (DESIGN.md §11).
+    pub mcp: Vec<crate::mcp::ServerConfig>,
+    /// The user's hooks, matchers compiled, run in the workspace.
+    pub hooks: crate::hooks::Hooks,
 }
 
 impl std::fmt::Debug for Config {
@@ -106,6 +110,10 @@ pub enum ConfigError {
     File(#[from] ConfigFileError),
     #[error(transparent)]
     Paths(#[from] crate::paths::PathsError),
+    #[error("config: {0}")]
+    Mcp(#[from] crate::mcp::McpConfigError),
+    #[error("config: {0}")]
+    Hooks(#[from] crate::hooks::MatcherError),
 }
 
 /// The environment as tooloop reads it, so tests can pass their own.
@@ -271,7 +279,6 @@ impl Config {
             allowed_tools,
             max_turns: cli.max_turns.or(file.max_turns).unwrap_or(50).max(1),
             tool_exec: cli.tool_exec.or(file.tool_exec).unwrap_or_default(),
-            workspace,
             allow_outside_workspace: cli.allow_outside_workspace,
             system: cli
                 .system
@@ -333,6 +340,9 @@ impl Config {
             },
             log_level: file.log_level.clone(),
             config_file: None,
+            mcp: file.mcp.resolve()?,
+            hooks: crate::hooks::Hooks::new(&file.hooks, workspace.clone())?,
+            workspace,
         })
     }
 }

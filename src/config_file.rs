@@ -73,6 +73,12 @@ pub struct FileConfig {
     pub retry: RetrySection,
     #[serde(default)]
     pub keyboard: KeyboardSection,
+    /// `[mcp.servers.NAME]`: MCP servers whose tools join the registry.
+    #[serde(default)]
+    pub mcp: crate::mcp::McpSection,
+    /// `[[hooks.EVENT]]`: the user's own commands at four points of the loop.
+    #[serde(default)]
+    pub hooks: crate::hooks::HooksSection,
 }
 
 #[derive(Clone, Debug, Default, Deserialize, PartialEq)]
@@ -279,6 +285,10 @@ pub const DEFAULT_CONFIG: &str = r##"# tooloop configuration. Every key is optio
 [keyboard]
 # Ask the terminal for the kitty keyboard protocol, so Shift+Enter inserts a new line.
 # enhancement = true
+
+# MCP servers ([mcp.servers.NAME]: command/args/env or url/headers) and hooks
+# ([[hooks.pre_tool_use]], post_tool_use, user_prompt_submit, stop): see README.md,
+# sections "MCP servers" and "Hooks", for examples to copy.
 "##;
 
 #[cfg(test)]

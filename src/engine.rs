@@ -103,7 +103,13 @@ impl Control {
         let _ = commands.send(AgentCommand::Shutdown);
         drop(commands);
         let agent = match tokio::time::timeout(grace, task).await {
-            Ok(Ok(agent)) => Some(agent),
+            Ok(Ok(agent)) => {
+                if let Some(mcp) = &agent.mcp {
+                    // stdio servers exit when their stdin closes; do not wait on a stuck one.
+                    let _ = tokio::time::timeout(grace, mcp.shutdown()).await;
+                }
+                Some(agent)
+            }
             Ok(Err(e)) => {
                 tracing::error!("the agent task failed: {e}");
                 None
@@ -146,6 +152,7 @@ pub fn start_with(
         loop_settings(config),
     );
     agent.context = crate::agent::context::ContextState::new(config.context.clone());
+    agent.mcp = start_mcp(config, agent.events());
     let session = match &overrides.sessions_dir {
         Some(dir) => crate::session::attach_in(
             dir,
@@ -215,11 +222,27 @@ pub fn exec_env(
     }
     let mut exec = ExecEnv::new(tools, policy, workspace, events);
     exec.sandbox = sandbox;
+    exec.hooks = Arc::new(crate::agent::hook_calls::HookEnv::new(config.hooks.clone()));
     exec.strategy = config.tool_exec;
     exec.sibling_abort = config.sibling_abort;
     exec.max_output_bytes = config.max_output_bytes;
     exec.default_timeout = config.tool_timeout;
     Ok(exec)
+}
+
+/// Launches the configured MCP servers without waiting for any (the first frame is not
+/// held up); each state change becomes an [`AgentEvent::Mcp`].
+pub fn start_mcp(config: &Config, events: &EventSink) -> Option<Arc<crate::mcp::McpManager>> {
+    if config.mcp.is_empty() {
+        return None;
+    }
+    let events = events.clone();
+    Some(crate::mcp::McpManager::start(
+        config.mcp.clone(),
+        config.workspace.clone(),
+        Arc::new(|name: &str| std::env::var(name).ok()),
+        Arc::new(move |status| events.send(AgentEvent::Mcp(status))),
+    ))
 }
 
 /// Request settings from the config.

@@ -36,7 +36,9 @@ pub fn exit_code(reason: Terminal) -> i32 {
         | Terminal::PromptTooLong
         | Terminal::MaxOutputTokens
         | Terminal::BudgetExceeded
-        | Terminal::BlockingLimit => 1,
+        | Terminal::BlockingLimit
+        | Terminal::HookStopped
+        | Terminal::StopHookPrevented => 1,
     }
 }
 
@@ -125,6 +127,16 @@ pub fn event_line(event: &AgentEvent, sandbox: &Sandboxed<'_>) -> Option<Value> 
 
 fn print_event(event: &AgentEvent, format: OutputFormat, start: Instant, sandbox: &Sandboxed<'_>) {
     use crate::safe_output::{for_stderr, json_line};
+    // A server that failed is a config problem the user must see in every format.
+    if let AgentEvent::Mcp(s) = event
+        && s.state == crate::mcp::ServerState::Failed
+    {
+        eprintln!(
+            "tooloop: MCP server {} failed: {}",
+            for_stderr(&s.server),
+            for_stderr(s.error.as_deref().unwrap_or("unknown error"))
+        );
+    }
     match format {
         OutputFormat::Text => match event {
             AgentEvent::Error { message } => eprintln!("tooloop: {}", for_stderr(message)),
@@ -210,6 +222,17 @@ pub fn stream_json(event: &AgentEvent) -> Option<Value> {
         AgentEvent::Notice { text } => json!({"type": "notice", "text": text}),
         AgentEvent::Discarded { reason } => json!({"type": "discarded", "reason": reason}),
         AgentEvent::Error { message } => json!({"type": "error", "message": message}),
+        AgentEvent::HookEnd { report, .. } => json!({
+            "type": "hook", "event": report.event, "command": report.command,
+            "exit": report.exit, "duration_ms": report.duration_ms,
+            "decision": report.decision, "reason": report.reason,
+        }),
+        // Starting is the TUI's "starting…"; scripts get one line per server when it is
+        // ready or failed (and again if it fails later).
+        AgentEvent::Mcp(s) if s.state != crate::mcp::ServerState::Starting => json!({
+            "type": "mcp", "server": s.server, "state": s.state,
+            "tools": s.tools, "error": s.error,
+        }),
         // Micro-compaction is not a `compact` in CLI.md's sense (no summary, same messages).
         AgentEvent::Compacted { info, .. } if info.trigger != Trigger::Micro => json!({
             "type": "compact", "trigger": info.trigger,

@@ -1,8 +1,8 @@
-use std::io::Read;
+use std::io::{Read, Write};
 
 use clap::Parser;
 
-use tooloop::cli::{Cli, Command, ConfigAction};
+use tooloop::cli::{Cli, Command, ConfigAction, McpAction};
 use tooloop::config::{Config, Env, ProcessEnv};
 use tooloop::headless::HeadlessError;
 
@@ -32,53 +32,32 @@ fn main() {
 }
 
 async fn run(cli: Cli) -> i32 {
-    if let Some(command) = &cli.command {
-        return match command {
-            Command::Sessions => list_sessions(),
-            Command::Config { action } => match action {
-                ConfigAction::Path => config_path(&cli),
-                ConfigAction::Init => config_init(&cli),
+    // Async and config-free (a replay reads its own recording); the TUI replay resolves the
+    // config for its theme and keys itself.
+    if let Some(Command::Replay {
+        session,
+        speed,
+        step,
+        print,
+        output_format,
+    }) = &cli.command
+    {
+        return tooloop::replay::command::run(
+            &cli,
+            session,
+            tooloop::replay::command::Options {
+                speed: *speed,
+                step: *step,
+                print: *print,
+                format: *output_format,
             },
-            Command::Rewind {
-                session,
-                to,
-                files,
-                conversation,
-                overwrite_conflicts,
-            } => tooloop::session::rewind_command::run(
-                session,
-                &tooloop::session::rewind::Request {
-                    to: *to,
-                    files: *files,
-                    conversation: *conversation,
-                    overwrite_conflicts: *overwrite_conflicts,
-                },
-            ),
-            Command::Replay {
-                session,
-                speed,
-                step,
-                print,
-                output_format,
-            } => {
-                tooloop::replay::command::run(
-                    &cli,
-                    session,
-                    tooloop::replay::command::Options {
-                        speed: *speed,
-                        step: *step,
-                        print: *print,
-                        format: *output_format,
-                    },
-                )
-                .await
-            }
-            Command::Export {
-                session,
-                format,
-                output,
-            } => tooloop::export::command::run(session, *format, output.as_deref()),
-        };
+        )
+        .await;
+    }
+    if let Some(command) = &cli.command
+        && let Some(code) = without_config(&cli, command)
+    {
+        return code;
     }
     let config = match Config::resolve(&cli, &ProcessEnv) {
         Ok(c) => c,
@@ -102,12 +81,19 @@ async fn run(cli: Cli) -> i32 {
         config_file = ?config.config_file,
         "tooloop starts"
     );
+    if let Some(Command::Mcp {
+        action: McpAction::List,
+    }) = &cli.command
+    {
+        return tooloop::mcp::list::run(config.mcp.clone(), config.workspace.clone()).await;
+    }
     let Some(prompt) = cli.prompt.clone() else {
         return match tooloop::tui::run(config).await {
             Ok(code) => code,
             Err(e) => {
                 tracing::error!("tui: {e:#}");
-                eprintln!("tooloop: {e:#}");
+                // Not eprintln!: with the terminal closed it would panic on the write.
+                let _ = writeln!(std::io::stderr(), "tooloop: {e:#}");
                 1
             }
         };
@@ -222,4 +208,39 @@ fn config_init(cli: &Cli) -> i32 {
         }
         Err(e) => fail(e.into(), 2),
     }
+}
+
+/// Subcommands that need no config; None for those that do (they run below).
+fn without_config(cli: &Cli, command: &Command) -> Option<i32> {
+    Some(match command {
+        Command::Sessions => list_sessions(),
+        Command::Config { action } => match action {
+            ConfigAction::Path => config_path(cli),
+            ConfigAction::Init => config_init(cli),
+        },
+        Command::Rewind {
+            session,
+            to,
+            files,
+            conversation,
+            overwrite_conflicts,
+        } => tooloop::session::rewind_command::run(
+            session,
+            &tooloop::session::rewind::Request {
+                to: *to,
+                files: *files,
+                conversation: *conversation,
+                overwrite_conflicts: *overwrite_conflicts,
+            },
+        ),
+        Command::Export {
+            session,
+            format,
+            output,
+        } => tooloop::export::command::run(session, *format, output.as_deref()),
+        // Needs the config and the log file (servers' stderr goes there).
+        Command::Mcp { .. } => return None,
+        // Handled (async) before this is called.
+        Command::Replay { .. } => return None,
+    })
 }

@@ -108,7 +108,7 @@ impl PermissionPolicy {
         if effect == Effect::ReadOnly {
             return Verdict::Allow;
         }
-        if self.pre_approved.contains(tool) || self.session_approved_contains(tool) {
+        if self.is_pre_approved(tool) || self.session_approved_contains(tool) {
             return Verdict::Allow;
         }
         let verdict = match self.mode {
@@ -134,6 +134,32 @@ impl PermissionPolicy {
             ));
         }
         verdict
+    }
+
+    /// The verdict for a call a pre_tool_use hook said `allow` to: the hook answers the
+    /// approval question (headless too), but read-only mode's refusal still stands.
+    pub fn verdict_hook_allowed(&self, tool: &str, effect: Effect, inside: bool) -> Verdict {
+        match self.verdict(tool, effect, inside) {
+            Verdict::Deny(m) if self.mode == ApprovalMode::ReadOnly => Verdict::Deny(m),
+            _ => Verdict::Allow,
+        }
+    }
+
+    /// Takes back an "allow for this session": the tool asks again from its next call.
+    pub fn revoke(&self, tool: &str) {
+        if let Ok(mut s) = self.session_approved.lock() {
+            s.remove(tool);
+        }
+    }
+
+    /// `--allow-tool` / `[tools] allow`: an exact name, or a prefix ending in `*`
+    /// (`mcp__srv__*` allows every tool of one MCP server). Only a trailing `*` is special.
+    fn is_pre_approved(&self, tool: &str) -> bool {
+        self.pre_approved.contains(tool)
+            || self.pre_approved.iter().any(|p| {
+                p.strip_suffix('*')
+                    .is_some_and(|prefix| !prefix.is_empty() && tool.starts_with(prefix))
+            })
     }
 
     fn session_approved_contains(&self, tool: &str) -> bool {
@@ -243,6 +269,30 @@ mod tests {
         let headless = PermissionPolicy::new(ApprovalMode::Ask, &[], false);
         assert!(matches!(
             headless.verdict("bash", Effect::Exec, true),
+            Verdict::Deny(_)
+        ));
+    }
+
+    #[test]
+    fn allow_tool_takes_a_trailing_star() {
+        let p = PermissionPolicy::new(
+            ApprovalMode::Ask,
+            &["mcp__srv__*".into(), "*".into(), "bash".into()],
+            false,
+        );
+        assert_eq!(
+            p.verdict("mcp__srv__write", Effect::Exec, true),
+            Verdict::Allow
+        );
+        assert_eq!(p.verdict("bash", Effect::Exec, true), Verdict::Allow);
+        // A lone `*` is not "everything" (that is --approval yolo), and only a trailing
+        // star is a pattern.
+        assert!(matches!(
+            p.verdict("mcp__other__write", Effect::Exec, true),
+            Verdict::Deny(_)
+        ));
+        assert!(matches!(
+            p.verdict("write_file", Effect::Edit, true),
             Verdict::Deny(_)
         ));
     }

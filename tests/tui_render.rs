@@ -248,6 +248,12 @@ async fn json_pane_history() {
         "{screen}"
     );
     insta::assert_snapshot!(t.backend());
+    // At 80×24 the JSON pane shares the space: the conversation stays in sight.
+    let t = render(&mut app, 80, 24, now);
+    let screen = t.backend().to_string();
+    assert!(screen.contains("› read Cargo.toml"), "{screen}");
+    assert!(screen.contains("history"), "{screen}");
+    insta::assert_snapshot!("json_pane_history_80x24", t.backend());
 }
 
 #[tokio::test(start_paused = true)]
@@ -287,11 +293,44 @@ async fn help_overlay_from_the_key_table() {
     let mut app = app();
     app.help_open = true;
     let t = render(&mut app, 100, 40, Instant::now());
-    let screen = t.backend().to_string();
-    for b in tooloop::tui::keys::BINDINGS {
-        assert!(screen.contains(b.help), "help is missing {:?}", b.help);
-    }
     insta::assert_snapshot!(t.backend());
+    // Scrolling a page at a time shows every binding and every command.
+    let mut seen = String::new();
+    for _ in 0..6 {
+        seen.push_str(
+            &render(&mut app, 100, 40, Instant::now())
+                .backend()
+                .to_string(),
+        );
+        app.on_key(
+            crossterm::event::KeyEvent::from(crossterm::event::KeyCode::PageDown),
+            Instant::now(),
+        );
+    }
+    for b in tooloop::tui::keys::BINDINGS {
+        assert!(seen.contains(b.help), "help is missing {:?}", b.help);
+    }
+    for c in tooloop::tui::slash::COMMANDS {
+        assert!(seen.contains(c.help), "help is missing /{}", c.name);
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn help_scrolls_at_80x24_with_a_more_line() {
+    let mut app = app();
+    app.help_open = true;
+    let t = render(&mut app, 80, 24, Instant::now());
+    assert!(t.backend().to_string().contains("more lines"));
+    insta::assert_snapshot!("help_80x24_top", t.backend());
+    app.on_key(
+        crossterm::event::KeyEvent::from(crossterm::event::KeyCode::End),
+        Instant::now(),
+    );
+    let t = render(&mut app, 80, 24, Instant::now());
+    let screen = t.backend().to_string();
+    assert!(screen.contains("/permissions") && screen.contains("lines above"));
+    assert!(app.help_open, "scroll keys keep the help open");
+    insta::assert_snapshot!("help_80x24_end", t.backend());
 }
 
 #[tokio::test(start_paused = true)]

@@ -177,18 +177,8 @@ async fn approval_keys_answer_the_question() {
     let cases = [
         (key(KeyCode::Char('y')), Decision::AllowOnce),
         (key(KeyCode::Char('a')), Decision::AllowForSession),
-        (
-            key(KeyCode::Char('n')),
-            Decision::Deny {
-                reason: Some("denied by the user".into()),
-            },
-        ),
-        (
-            key(KeyCode::Esc),
-            Decision::Deny {
-                reason: Some("denied by the user".into()),
-            },
-        ),
+        (key(KeyCode::Char('n')), Decision::Deny { reason: None }),
+        (key(KeyCode::Esc), Decision::Deny { reason: None }),
     ];
     for (k, decision) in cases {
         let mut app = app();
@@ -203,11 +193,12 @@ async fn approval_keys_answer_the_question() {
             None,
             "nothing animates while the question waits"
         );
-        // Other keys neither answer nor reach the input.
-        app.on_key(key(KeyCode::Char('x')), now);
+        // After the guard time, other keys neither answer nor reach the input.
+        let later = now + Duration::from_secs(1);
+        app.on_key(key(KeyCode::Char('x')), later);
         assert_eq!(app.take_commands(), vec![]);
         assert!(app.input.is_empty());
-        app.on_key(k, now);
+        app.on_key(k, later + Duration::from_secs(1));
         assert_eq!(
             app.take_commands(),
             vec![AgentCommand::PermissionReply {
@@ -518,4 +509,99 @@ async fn a_registered_pane_gets_events_a_place_focus_keys_and_hints() {
         s.contains("counter: Up count"),
         "its hints in the focus note: {s}"
     );
+}
+
+#[tokio::test(start_paused = true)]
+async fn first_left_after_tab_selects_the_newest_call_and_selection_scrolls_into_view() {
+    let mut app = app();
+    let now = Instant::now();
+    start_turn(&mut app, now);
+    for i in 0..10 {
+        let id = format!("c{i}");
+        app.on_agent(
+            tool_use(&id, "read_file", json!({"path": format!("file{i}.rs")})),
+            now,
+        );
+        app.on_agent(
+            tool_end(&id, "read_file", ToolOutcome::Ok, 1, &format!("output {i}")),
+            now,
+        );
+        app.on_agent(
+            AgentEvent::TextDelta {
+                text: format!("paragraph {i}\n\nmore\n\nand more\n\n"),
+            },
+            now,
+        );
+        app.on_agent(
+            AgentEvent::StreamEnd {
+                turn: 1,
+                stop_reason: None,
+            },
+            now,
+        );
+    }
+    render_text(&mut app, 80, 24, now);
+    app.on_key(key(KeyCode::Tab), now);
+    assert_eq!(app.focus, Focus::Conversation);
+    app.on_key(key(KeyCode::Left), now);
+    app.on_key(key(KeyCode::Enter), now);
+    let s = render_text(&mut app, 80, 24, now);
+    assert!(
+        s.contains("output 9"),
+        "the first ← selects the newest call:\n{s}"
+    );
+    for _ in 0..9 {
+        app.on_key(key(KeyCode::Left), now);
+    }
+    let s = render_text(&mut app, 80, 24, now);
+    assert!(
+        s.contains("file0.rs"),
+        "the oldest call is scrolled into view:\n{s}"
+    );
+    app.on_key(key(KeyCode::Right), now);
+    let s = render_text(&mut app, 80, 24, now);
+    assert!(s.contains("file1.rs"), "{s}");
+}
+
+#[tokio::test(start_paused = true)]
+async fn long_chinese_input_wraps_and_the_terminal_cursor_sits_at_the_caret() {
+    let mut app = app();
+    let now = Instant::now();
+    let text: String = "中文输入法测试"
+        .chars()
+        .cycle()
+        .take(72)
+        .collect::<String>()
+        + "END";
+    type_text(&mut app, &text, now);
+    let mut t =
+        ratatui::Terminal::new(ratatui::backend::TestBackend::new(80, 24)).expect("terminal");
+    t.draw(|f| tooloop::tui::view::draw(&mut app, f, now))
+        .expect("draw");
+    let screen = t.backend().to_string();
+    assert!(
+        screen.contains("END"),
+        "the end of the input shows:\n{screen}"
+    );
+    // 72 wide characters take 144 columns: row 1 holds 40, row 2 holds 32 and "END".
+    let rows: Vec<&str> = screen.lines().collect();
+    let end_row = rows
+        .iter()
+        .position(|r| r.contains("END"))
+        .expect("END row");
+    let mut pos = t.get_cursor_position().expect("cursor");
+    assert_eq!(pos.y as usize, end_row, "cursor on the caret's row");
+    assert_eq!(
+        pos.x,
+        32 * 2 + 3,
+        "cursor just after END, counted in columns"
+    );
+    // Left over "END" and three wide characters: the cursor moves by their widths.
+    for _ in 0..5 {
+        app.on_key(key(KeyCode::Left), now);
+    }
+    t.draw(|f| tooloop::tui::view::draw(&mut app, f, now))
+        .expect("draw");
+    pos = t.get_cursor_position().expect("cursor");
+    assert_eq!(pos.x, 30 * 2);
 }

@@ -262,6 +262,9 @@ fn bash_asks_for_approval_in_a_modal() {
         Tmux::status_line(&s).contains("waiting for approval"),
         "{s}"
     );
+    // Keys within the guard time after the question appears go to the input; a user who
+    // reads the question first answers after it.
+    std::thread::sleep(tooloop::tui::approval::GUARD + tooloop::tui::approval::BURST_GAP);
     t.keys(&["y"]);
     let s = t.wait_for("the approved call to finish", |s| {
         !s.contains("allow bash?") && Tmux::status_line(s).contains("idle")
@@ -271,8 +274,12 @@ fn bash_asks_for_approval_in_a_modal() {
     assert!(s.contains("exit code 0"), "{s}");
     // Ctrl+D on an empty input quits.
     t.keys(&["C-d"]);
-    t.wait_text("EXITED:0");
+    let s = t.wait_text("EXITED:0");
     assert!(!t.alternate_screen_on());
+    assert!(
+        s.contains("tooloop --resume "),
+        "how to resume is printed on quit:\n{s}"
+    );
     let _ = &t.workspace;
 }
 
@@ -321,4 +328,49 @@ fn find_descendant(root: u32, exe: &str) -> Option<u32> {
         stack.extend(children(pid));
     }
     None
+}
+
+/// Closing the terminal (tmux gone: SIGHUP, and the pty returns EIO) ends tooloop quietly:
+/// nothing is printed to the dead terminal and nothing panics (the panic hook would log it).
+#[test]
+fn closing_the_terminal_ends_quietly_without_a_panic() {
+    if !have_tmux() {
+        return;
+    }
+    let t = Tmux::start("hup", "");
+    t.wait_text("Ask something");
+    t.type_text("list files");
+    t.keys(&["Enter"]);
+    // tooloop is the child of the pane's bash; the test waits for it to be gone.
+    let bash = t.pane_pid();
+    let children = format!("/proc/{bash}/task/{bash}/children");
+    let tooloop = std::fs::read_to_string(children).expect("children");
+    let tooloop = tooloop
+        .split_whitespace()
+        .next()
+        .expect("tooloop runs")
+        .to_string();
+    t.tmux(&["kill-server"]);
+    let logs = t
+        .workspace
+        .parent()
+        .expect("parent")
+        .join("home/state/tooloop");
+    let start = Instant::now();
+    let log = loop {
+        let text: String = std::fs::read_dir(&logs)
+            .map(|d| {
+                d.flatten()
+                    .filter_map(|e| std::fs::read_to_string(e.path()).ok())
+                    .collect()
+            })
+            .unwrap_or_default();
+        let gone = !Path::new(&format!("/proc/{tooloop}")).exists();
+        if gone && text.contains("tui exits") {
+            break text;
+        }
+        assert!(start.elapsed() < DEADLINE, "tooloop did not exit:\n{text}");
+        std::thread::sleep(POLL);
+    };
+    assert!(!log.contains("panic"), "{log}");
 }

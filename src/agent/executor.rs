@@ -67,6 +67,8 @@ pub struct ExecEnv {
     pub checkpoints: Option<Arc<crate::checkpoint::Checkpoints>>,
     /// The shell's sandbox; None runs bash unsandboxed.
     pub sandbox: Option<Arc<crate::sandbox::SandboxPolicy>>,
+    /// The user's hooks (pre_tool_use and post_tool_use run around each call).
+    pub hooks: Arc<super::hook_calls::HookEnv>,
 }
 
 /// No tool runs longer, whatever it asks for: above bash's own 10-minute maximum, so bash
@@ -95,6 +97,7 @@ impl ExecEnv {
             max_timeout: MAX_TOOL_TIMEOUT,
             checkpoints: None,
             sandbox: None,
+            hooks: Arc::default(),
         }
     }
 

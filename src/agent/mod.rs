@@ -5,6 +5,7 @@ mod checkpoints;
 pub mod context;
 pub mod events;
 pub mod executor;
+pub mod hook_calls;
 pub mod protocol;
 pub mod query_loop;
 pub mod recorder;
@@ -66,6 +67,10 @@ pub struct Agent {
     pub recorder: Option<Box<dyn recorder::Recorder>>,
     /// Context window use, cost and compaction state (DESIGN.md §10).
     pub context: context::ContextState,
+    /// The configured MCP servers (their tools join the registry before the first request).
+    pub mcp: Option<Arc<crate::mcp::McpManager>>,
+    /// Whether they have.
+    mcp_joined: bool,
 }
 
 impl Agent {
@@ -79,6 +84,8 @@ impl Agent {
             check: HistoryCheck::default(),
             recorder: None,
             context: context::ContextState::default(),
+            mcp: None,
+            mcp_joined: false,
         }
     }
 

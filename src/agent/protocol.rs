@@ -12,6 +12,9 @@ pub use crate::permission::Decision;
 // Tools answer their previews; the events carry them to the front ends.
 use crate::provider::{RequestBody, Usage};
 pub use crate::tools::Preview;
+// Front ends show hooks and MCP servers as the agent reports them.
+pub use crate::hooks::{HookDecision, HookEvent, HookReport};
+pub use crate::mcp::{ServerState, ServerStatus};
 
 /// What a front end asks of the agent.
 #[derive(Clone, Debug, PartialEq)]
@@ -30,6 +33,8 @@ pub enum AgentCommand {
     Fork,
     /// Summarize the conversation now (`/compact [instructions]`).
     Compact { instructions: Option<String> },
+    /// Take back an "allow for this session" given to this tool (`/permissions`).
+    RevokeSessionGrant { tool: String },
     /// End the agent task.
     Shutdown,
 }
@@ -49,6 +54,10 @@ pub enum Terminal {
     BudgetExceeded,
     /// Over the hard context limit with auto-compaction off.
     BlockingLimit,
+    /// A hook answered `"decision": "stop"` (or blocked the prompt before it was sent).
+    HookStopped,
+    /// The stop hook sent the model back to work too many times in a row.
+    StopHookPrevented,
 }
 
 impl Terminal {
@@ -63,6 +72,8 @@ impl Terminal {
             Terminal::MaxOutputTokens => "max_output_tokens",
             Terminal::BudgetExceeded => "budget_exceeded",
             Terminal::BlockingLimit => "blocking_limit",
+            Terminal::HookStopped => "hook_stopped",
+            Terminal::StopHookPrevented => "stop_hook_prevented",
         }
     }
 
@@ -81,6 +92,8 @@ pub enum Transition {
     FallbackModel,
     /// prompt_too_long → one compaction → the same request again.
     ReactiveCompact,
+    /// A stop hook gave the model a reason to go on.
+    StopHook,
 }
 
 /// Everything the agent tells its front ends. Times are taken by the front end on receipt.
@@ -216,6 +229,19 @@ pub enum AgentEvent {
     },
     /// Context use and cost, before each request and after each response.
     Context(crate::agent::context::ContextStatus),
+    /// A hook started (`id` is made up for the timeline: `hook-N`).
+    HookStart {
+        id: String,
+        event: HookEvent,
+        command: String,
+    },
+    /// A hook ended (stream-json's `hook` line).
+    HookEnd {
+        id: String,
+        report: HookReport,
+    },
+    /// An MCP server's state changed (stream-json's `mcp` line once it is ready or failed).
+    Mcp(ServerStatus),
     /// The prompt's loop ended.
     Done(TurnSummary),
 }

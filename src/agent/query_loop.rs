@@ -6,6 +6,7 @@
 //! says how to go on.
 
 mod decide;
+mod extensions;
 
 use futures::StreamExt;
 use std::sync::Arc;
@@ -35,6 +36,8 @@ struct State {
     consecutive_overloads: u32,
     /// One reactive compaction per request (seed 002's hasAttemptedReactiveCompact).
     reactive_tried: bool,
+    /// Times in a row a stop hook sent the model back to work.
+    stop_continuations: u32,
 }
 
 /// How the loop goes on after one request.
@@ -75,7 +78,32 @@ async fn run(agent: &mut Agent, prompt: &str, cancel: &CancellationToken) -> Tur
     events.send(AgentEvent::PromptStart {
         text: prompt.to_string(),
     });
-    agent.push(Message::user_text(prompt));
+    let hooks = agent.exec.hooks.clone();
+    hooks.take_stop();
+    if let Some(id) = agent.recorder.as_ref().and_then(|r| r.session_id()) {
+        hooks.set_session(&id);
+    }
+    let message = match extensions::prompt_message(agent, prompt, cancel).await {
+        Ok(m) => m,
+        Err(reason) => {
+            // Not sent and not kept: the history is as it was before the prompt.
+            events.send(AgentEvent::Error {
+                message: reason.clone(),
+            });
+            return TurnSummary {
+                reason: Terminal::HookStopped,
+                turns: 0,
+                usage: Usage::default(),
+                text: String::new(),
+                transitions: Vec::new(),
+                error: Some(reason),
+                cost_usd: agent.context.session_cost,
+                context_tokens: prepare::current(agent, &agent.settings.model.clone()).0,
+            };
+        }
+    };
+    agent.push(message);
+    extensions::join_mcp_tools(agent, cancel).await;
     let mut state = State {
         turn: 1,
         attempt: 1,
@@ -85,6 +113,7 @@ async fn run(agent: &mut Agent, prompt: &str, cancel: &CancellationToken) -> Tur
         max_tokens_recoveries: 0,
         consecutive_overloads: 0,
         reactive_tried: false,
+        stop_continuations: 0,
     };
     events.send(AgentEvent::TurnStart { turn: 1 });
     loop {
@@ -198,7 +227,13 @@ async fn one_request(agent: &mut Agent, state: &mut State, cancel: &Cancellation
     let mut message = results;
     message.extend(tail.map(ContentBlock::text));
     agent.push(Message::user(message));
+    if let Some(stopped) = extensions::stopped_by_hook(agent) {
+        return stopped;
+    }
     match (next, error) {
+        (Step::End(Terminal::Completed, message), _) => {
+            extensions::on_stop(agent, &mut state.stop_continuations, message, cancel).await
+        }
         (Step::Continue(t), _) => {
             if t == Transition::MaxTokensRecovery {
                 state.max_tokens_recoveries += 1;

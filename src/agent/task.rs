@@ -44,6 +44,10 @@ async fn run(mut agent: Agent, mut rx: mpsc::UnboundedReceiver<AgentCommand>) ->
                     }
                     continue;
                 }
+                Some(AgentCommand::RevokeSessionGrant { tool }) => {
+                    agent.exec.policy.revoke(&tool);
+                    continue;
+                }
                 // Nothing runs: an abort or a late permission answer has nothing to reach.
                 Some(AgentCommand::Abort | AgentCommand::PermissionReply { .. }) => continue,
                 Some(AgentCommand::Shutdown) | None => return agent,
@@ -68,6 +72,7 @@ async fn run(mut agent: Agent, mut rx: mpsc::UnboundedReceiver<AgentCommand>) ->
                         Some(AgentCommand::Submit { text }) => queued.push_back(text),
                         // The TUI refuses /compact while a turn runs.
                         Some(AgentCommand::Compact { .. }) => {}
+                        Some(AgentCommand::RevokeSessionGrant { tool }) => policy.revoke(&tool),
                         Some(AgentCommand::NewConversation) => {
                             cancel.cancel();
                             reset = true;
@@ -109,6 +114,7 @@ async fn compact(
 ) -> bool {
     let cancel = CancellationToken::new();
     let mut shutdown = false;
+    let policy = agent.exec.policy.clone();
     let work = super::context::prepare::manual(agent, instructions.as_deref(), &cancel);
     tokio::pin!(work);
     loop {
@@ -117,6 +123,7 @@ async fn compact(
             cmd = rx.recv() => match cmd {
                 Some(AgentCommand::Abort) => cancel.cancel(),
                 Some(AgentCommand::Submit { text }) => queued.push_back(text),
+                Some(AgentCommand::RevokeSessionGrant { tool }) => policy.revoke(&tool),
                 Some(AgentCommand::Shutdown) | None => {
                     cancel.cancel();
                     shutdown = true;

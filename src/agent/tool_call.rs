@@ -9,7 +9,9 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::executor::{ExecEnv, INTERRUPTED};
+use super::hook_calls::{PreTool, post_tool_use, pre_tool_use};
 use super::protocol::{AgentEvent, ToolOutcome};
+use crate::hooks::HookEvent;
 use crate::permission::{Consent, Verdict};
 use crate::tools::{Effect, Tool, ToolContext, ToolOutput};
 
@@ -43,12 +45,32 @@ impl Call {
             sibling_reason,
         } = self;
         let effect = tool.effect();
+        // The user's pre_tool_use hooks come before consent: a blocked call is never asked.
+        let hooked = pre_tool_use(&env.hooks, &env.events, &name, &input, &token).await;
+        let pre_allowed = match hooked {
+            PreTool::Refused(output) => return (output, None, ToolOutcome::Error),
+            PreTool::Allowed => true,
+            PreTool::Ask => false,
+        };
         if effect != Effect::ReadOnly
-            && let Err((output, outcome)) =
-                ask_consent(env, tool.as_ref(), &id, &name, effect, &input, &token).await
+            && let Err((output, outcome)) = ask_consent(
+                env,
+                tool.as_ref(),
+                &id,
+                &name,
+                effect,
+                &input,
+                &token,
+                pre_allowed,
+            )
+            .await
         {
             return (output, None, outcome);
         }
+        let post_input = env
+            .hooks
+            .wants(HookEvent::PostToolUse, Some(&name))
+            .then(|| input.clone());
         let edited = if effect == Effect::Edit {
             edited_paths(env, tool.as_ref(), &input)
         } else {
@@ -121,11 +143,17 @@ impl Call {
             }
         };
         super::checkpoints::after(env, &edited).await;
-        (
-            cut_output(output, env.max_output_bytes),
-            Some(started_at),
-            outcome,
-        )
+        let output = cut_output(output, env.max_output_bytes);
+        // A call the user stopped is not reported to post_tool_use (the turn is over).
+        let post_input = post_input.filter(|_| outcome != ToolOutcome::Cancelled);
+        // After the cut, so what a hook adds always reaches the model.
+        let output = post_tool_use(&env.hooks, &env.events, &name, post_input, output, &turn).await;
+        let outcome = if output.is_error && outcome == ToolOutcome::Ok {
+            ToolOutcome::Error
+        } else {
+            outcome
+        };
+        (output, Some(started_at), outcome)
     }
 }
 
@@ -138,7 +166,9 @@ fn edited_paths(env: &ExecEnv, tool: &dyn Tool, input: &Value) -> Vec<std::path:
         .collect()
 }
 
-/// Asks the policy, and the user if needed. Err carries the result for a refused call.
+/// Asks the policy, and the user if needed (not when a pre_tool_use hook already said
+/// allow). Err carries the result for a refused call.
+#[allow(clippy::too_many_arguments)]
 async fn ask_consent(
     env: &ExecEnv,
     tool: &dyn Tool,
@@ -147,6 +177,7 @@ async fn ask_consent(
     effect: Effect,
     input: &Value,
     token: &CancellationToken,
+    hook_allowed: bool,
 ) -> Result<(), (ToolOutput, ToolOutcome)> {
     // Inside only if every path the call touches is: one path outside is enough to ask.
     let inside = tool.paths(input).iter().all(|p| env.workspace.is_inside(p));
@@ -156,7 +187,12 @@ async fn ask_consent(
         name: name.to_string(),
         allowed,
     };
-    match env.policy.verdict(name, effect, inside) {
+    let verdict = if hook_allowed {
+        env.policy.verdict_hook_allowed(name, effect, inside)
+    } else {
+        env.policy.verdict(name, effect, inside)
+    };
+    match verdict {
         Verdict::Allow => {
             env.events.send(decided(true));
             Ok(())

@@ -59,6 +59,13 @@ pub struct HookReport {
     pub reason: Option<String>,
 }
 
+/// A hook starting or ending, as [`Hooks::run`] goes (the timeline draws each as a bar).
+#[derive(Clone, Debug, PartialEq)]
+pub enum HookStep<'a> {
+    Start { command: &'a str },
+    End(HookReport),
+}
+
 /// What all the hooks of one event decided together: the strongest decision wins
 /// (stop > deny > allow > none), contexts are joined in config order.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -130,8 +137,8 @@ impl Hooks {
 
     /// Runs the matching hooks of `event` in config order, each with the JSON object
     /// `fields` + `session_id`, `event` and `cwd` on stdin. A deny or stop ends the run
-    /// (later hooks would be asked about something that will not happen). Each hook that
-    /// ran is passed to `report` as it ends.
+    /// (later hooks would be asked about something that will not happen). Each hook is
+    /// passed to `report` as it starts and as it ends.
     pub async fn run(
         &self,
         event: HookEvent,
@@ -139,7 +146,7 @@ impl Hooks {
         session_id: &str,
         mut fields: Map<String, Value>,
         cancel: &CancellationToken,
-        mut report: impl FnMut(HookReport),
+        mut report: impl FnMut(HookStep<'_>),
     ) -> HookOutcome {
         let mut outcome = HookOutcome::default();
         let hooks: Vec<&Hook> = self
@@ -155,6 +162,9 @@ impl Hooks {
         fields.insert("cwd".into(), self.cwd.display().to_string().into());
         let stdin = serde_json::to_vec(&Value::Object(fields)).unwrap_or_default();
         for hook in hooks {
+            report(HookStep::Start {
+                command: &hook.command,
+            });
             let p = runner::run_hook(
                 &hook.command,
                 &self.cwd,
@@ -164,14 +174,14 @@ impl Hooks {
             )
             .await;
             let verdict = decision::interpret(&p);
-            report(HookReport {
+            report(HookStep::End(HookReport {
                 event,
                 command: hook.command.clone(),
                 exit: p.exit,
                 duration_ms: p.duration.as_millis() as u64,
                 decision: verdict.decision,
                 reason: verdict.reason.clone(),
-            });
+            }));
             if let Some(c) = verdict.context {
                 outcome.context.push(c);
             }
@@ -232,7 +242,11 @@ mod tests {
                 "s1",
                 fields,
                 &CancellationToken::new(),
-                |r| reports.push(r),
+                |step| {
+                    if let HookStep::End(r) = step {
+                        reports.push(r)
+                    }
+                },
             )
             .await;
         assert_eq!(out.decision(), HookDecision::Deny);

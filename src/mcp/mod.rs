@@ -6,6 +6,7 @@
 
 pub mod config;
 pub mod connect;
+pub mod list;
 pub mod result;
 pub mod server;
 pub mod tool;

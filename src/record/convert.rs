@@ -9,7 +9,10 @@ use serde_json::Value;
 
 use super::entry::Kind;
 use crate::agent::context::{Compaction, ContextStatus, Trigger};
-use crate::agent::protocol::{AgentEvent, Terminal, ToolOutcome, Transition, TurnSummary};
+use crate::agent::protocol::{
+    AgentEvent, HookDecision, HookEvent, HookReport, ServerState, ServerStatus, Terminal,
+    ToolOutcome, Transition, TurnSummary,
+};
 use crate::provider::{RequestBody, Usage};
 use crate::tools::Preview;
 
@@ -123,6 +126,55 @@ impl Kind {
                 cost_usd: status.get("cost_usd").and_then(Value::as_f64),
                 cache_read_share: status.get("cache_read_share").and_then(Value::as_f64),
             }),
+            Kind::HookStart { id, event, command } => E::HookStart {
+                id,
+                event: hook_event_from(&event)?,
+                command,
+            },
+            Kind::HookEnd { id, report } => E::HookEnd {
+                id,
+                report: HookReport {
+                    event: hook_event_from(str_of(&report, "event"))?,
+                    command: str_of(&report, "command").to_string(),
+                    exit: report.get("exit").and_then(Value::as_i64).map(|e| e as i32),
+                    duration_ms: u64_of(&report, "duration_ms"),
+                    decision: [
+                        HookDecision::None,
+                        HookDecision::Allow,
+                        HookDecision::Deny,
+                        HookDecision::Stop,
+                    ]
+                    .into_iter()
+                    .find(|d| d.as_str() == str_of(&report, "decision"))?,
+                    reason: opt_string(&report, "reason"),
+                },
+            },
+            Kind::Mcp { status } => E::Mcp(ServerStatus {
+                server: str_of(&status, "server").to_string(),
+                state: [
+                    ServerState::Starting,
+                    ServerState::Ready,
+                    ServerState::Failed,
+                ]
+                .into_iter()
+                .find(|s| {
+                    serde_json::to_value(s)
+                        .ok()
+                        .as_ref()
+                        .and_then(Value::as_str)
+                        == Some(str_of(&status, "state"))
+                })?,
+                tools: status
+                    .get("tools")
+                    .and_then(Value::as_array)
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(|t| t.as_str().map(str::to_string))
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+                error: opt_string(&status, "error"),
+            }),
             Kind::Done { summary } => E::Done(summary_from(&summary)?),
         })
     }
@@ -174,6 +226,8 @@ pub fn terminal_from(s: &str) -> Option<Terminal> {
         T::MaxOutputTokens,
         T::BudgetExceeded,
         T::BlockingLimit,
+        T::HookStopped,
+        T::StopHookPrevented,
     ]
     .into_iter()
     .find(|t| t.as_str() == s)
@@ -187,6 +241,7 @@ fn transition_from(s: &str) -> Option<Transition> {
         T::Retry,
         T::FallbackModel,
         T::ReactiveCompact,
+        T::StopHook,
     ]
     .into_iter()
     .find(|t| {
@@ -196,6 +251,17 @@ fn transition_from(s: &str) -> Option<Transition> {
             .and_then(Value::as_str)
             == Some(s)
     })
+}
+
+fn hook_event_from(s: &str) -> Option<HookEvent> {
+    [
+        HookEvent::PreToolUse,
+        HookEvent::PostToolUse,
+        HookEvent::UserPromptSubmit,
+        HookEvent::Stop,
+    ]
+    .into_iter()
+    .find(|e| e.as_str() == s)
 }
 
 fn outcome_from(s: &str, is_error: bool) -> ToolOutcome {

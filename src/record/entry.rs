@@ -149,6 +149,18 @@ pub enum Kind {
     Context {
         status: Value,
     },
+    HookStart {
+        id: String,
+        event: String,
+        command: String,
+    },
+    HookEnd {
+        id: String,
+        report: Value,
+    },
+    Mcp {
+        status: Value,
+    },
     Done {
         summary: Value,
     },
@@ -282,6 +294,18 @@ impl Kind {
                 messages: messages.clone(),
             },
             E::Context(status) => Kind::Context {
+                status: serde_json::to_value(status).ok()?,
+            },
+            E::HookStart { id, event, command } => Kind::HookStart {
+                id: id.clone(),
+                event: event.as_str().to_string(),
+                command: command.clone(),
+            },
+            E::HookEnd { id, report } => Kind::HookEnd {
+                id: id.clone(),
+                report: serde_json::to_value(report).ok()?,
+            },
+            E::Mcp(status) => Kind::Mcp {
                 status: serde_json::to_value(status).ok()?,
             },
             E::Done(summary) => Kind::Done {

@@ -242,6 +242,22 @@ impl ToolRegistry {
         Ok(())
     }
 
+    /// This registry plus `extra` (an MCP server's tools, known only once it started). The
+    /// registry in use is shared and never changes, so this builds a new one; a tool that
+    /// cannot join (a duplicate name, a schema that does not compile) is left out and said.
+    pub fn with_tools(&self, extra: Vec<Arc<dyn Tool>>) -> (ToolRegistry, Vec<RegistryError>) {
+        let mut next = ToolRegistry::new();
+        for r in self.tools.values() {
+            // Already validated once: these cannot fail.
+            let _ = next.try_register(r.tool.clone());
+        }
+        let errors = extra
+            .into_iter()
+            .filter_map(|t| next.try_register(t).err())
+            .collect();
+        (next, errors)
+    }
+
     pub fn get(&self, name: &str) -> Option<&Registered> {
         self.tools.get(name)
     }

@@ -52,6 +52,8 @@ pub struct TurnState {
     pub retry_until: Option<Instant>,
     /// Ctrl+C was sent for this prompt (so it is sent once).
     pub abort_requested: bool,
+    /// The last error shown for this prompt (the end line does not repeat it).
+    pub last_error: Option<String>,
 }
 
 /// What the UI shows about this run that never changes.
@@ -109,10 +111,14 @@ pub struct App {
     pub queued: VecDeque<String>,
     pub should_quit: bool,
     pub areas: Areas,
+    /// When the previous key arrived (an approval ignores keys typed in a burst).
+    pub last_key_at: Option<Instant>,
     pub(super) saves: u32,
     /// Messages a compaction replaced in a resumed session, drawn dimmed by the next
     /// HistoryReset above the divider.
     pub(super) earlier: Vec<crate::message::Message>,
+    /// Each configured MCP server's last reported state (status bar, `/mcp`).
+    pub mcp: Vec<crate::agent::protocol::ServerStatus>,
     outbox: Vec<AgentCommand>,
 }
 
@@ -140,8 +146,10 @@ impl App {
             queued: VecDeque::new(),
             should_quit: false,
             areas: Areas::default(),
+            last_key_at: None,
             saves: 0,
             earlier: Vec::new(),
+            mcp: Vec::new(),
             outbox: Vec::new(),
         }
     }

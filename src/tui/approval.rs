@@ -2,7 +2,8 @@
 //! command, a diff, a new file's content) or else the JSON input, without knowing any tool
 //! or field name. It sits on top and sees keys first.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeSet, VecDeque};
+use std::time::Duration;
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -10,6 +11,7 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 use serde_json::Value;
+use tokio::time::Instant;
 
 use super::json_view;
 use super::keys::Action;
@@ -21,6 +23,10 @@ use crate::agent::protocol::{AgentCommand, Decision, Preview};
 
 /// Body lines shown at most; a huge write_file content must not build a huge modal.
 const MAX_BODY_LINES: usize = 400;
+/// Keys this soon after the modal opens were typed for the input, not read answers.
+pub const GUARD: Duration = Duration::from_millis(400);
+/// A key this soon after the previous one is part of a burst of typing: it never answers.
+pub const BURST_GAP: Duration = Duration::from_millis(250);
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct ApprovalRequest {
@@ -35,11 +41,37 @@ pub struct ApprovalRequest {
 #[derive(Default)]
 pub struct Approvals {
     queue: VecDeque<ApprovalRequest>,
+    /// When the question in front was first shown (the guard time counts from it).
+    shown_at: Option<Instant>,
+    /// A deny reason being typed (`r`), or None.
+    pub reason: Option<String>,
+    /// Tools the user allowed for this session (`a`), listed by /permissions.
+    pub session_grants: BTreeSet<String>,
+    /// Lines the body is scrolled down by.
+    pub scroll: usize,
 }
 
 impl Approvals {
-    pub fn push(&mut self, req: ApprovalRequest) {
+    pub fn push(&mut self, req: ApprovalRequest, now: Instant) {
+        if self.queue.is_empty() {
+            self.shown_at = Some(now);
+            self.scroll = 0;
+        }
         self.queue.push_back(req);
+    }
+
+    /// Whether a key at `now` may answer: not within the guard time after the question
+    /// appeared, and not while keys arrive in a burst (`prev_key` is the key before).
+    pub fn accepts_key(&self, now: Instant, prev_key: Option<Instant>) -> bool {
+        let settled = self.shown_at.is_none_or(|t| now >= t + GUARD);
+        let burst = prev_key.is_some_and(|t| now.saturating_duration_since(t) < BURST_GAP);
+        settled && !burst
+    }
+
+    fn next_shown(&mut self, now: Instant) {
+        self.reason = None;
+        self.scroll = 0;
+        self.shown_at = (!self.queue.is_empty()).then_some(now);
     }
 
     pub fn current(&self) -> Option<&ApprovalRequest> {
@@ -51,25 +83,55 @@ impl Approvals {
     }
 
     /// The question was settled elsewhere (an abort, a rule): forget it.
-    pub fn remove(&mut self, id: &str) {
+    pub fn remove(&mut self, id: &str, now: Instant) {
+        let front = self.current().is_some_and(|r| r.id == id);
         self.queue.retain(|r| r.id != id);
+        if front {
+            self.next_shown(now);
+        }
     }
 
     pub fn clear(&mut self) {
         self.queue.clear();
+        self.reason = None;
+        self.shown_at = None;
     }
 
     /// The reply for an approval key, or None if the key means nothing here.
-    pub fn answer(&mut self, action: Action) -> Option<AgentCommand> {
+    pub fn answer(&mut self, action: Action, now: Instant) -> Option<AgentCommand> {
         let decision = match action {
             Action::AllowOnce => Decision::AllowOnce,
             Action::AllowSession => Decision::AllowForSession,
             Action::Deny => Decision::Deny {
-                reason: Some("denied by the user".into()),
+                reason: self.reason.take().filter(|r| !r.trim().is_empty()),
             },
+            Action::DenyWithReason => {
+                self.reason = Some(String::new());
+                return None;
+            }
+            Action::ScrollUp => {
+                self.scroll = self.scroll.saturating_sub(1);
+                return None;
+            }
+            Action::ScrollDown => {
+                self.scroll += 1;
+                return None;
+            }
+            Action::PageUp => {
+                self.scroll = self.scroll.saturating_sub(10);
+                return None;
+            }
+            Action::PageDown => {
+                self.scroll += 10;
+                return None;
+            }
             _ => return None,
         };
         let req = self.queue.pop_front()?;
+        if decision == Decision::AllowForSession {
+            self.session_grants.insert(req.tool.clone());
+        }
+        self.next_shown(now);
         Some(AgentCommand::PermissionReply {
             id: req.id,
             decision,
@@ -91,12 +153,21 @@ impl Approvals {
         let w = area.width.saturating_sub(4).clamp(8, 100);
         let inner_w = w.saturating_sub(2).max(1);
         let mut body = wrap(&body_lines(req, theme), inner_w);
-        body.push(Line::default());
-        body.push(Line::styled(
-            strings::APPROVAL_KEYS,
-            theme.accent.add_modifier(Modifier::BOLD),
-        ));
-        let h = (body.len() as u16 + 2)
+        let footer = match &self.reason {
+            Some(r) => Line::from(vec![
+                Span::styled(
+                    strings::DENY_REASON,
+                    theme.accent.add_modifier(Modifier::BOLD),
+                ),
+                Span::styled(format!("{}▏", sanitize(r)), theme.text),
+            ]),
+            None => Line::styled(
+                strings::APPROVAL_KEYS,
+                theme.accent.add_modifier(Modifier::BOLD),
+            ),
+        };
+        let footer = wrap(&[footer], inner_w);
+        let h = (body.len() as u16 + footer.len() as u16 + 3)
             .min(area.height.saturating_sub(2))
             .max(4);
         let rect = Rect {
@@ -119,13 +190,19 @@ impl Approvals {
                 theme.accent.add_modifier(Modifier::BOLD),
             ));
         let inner = block.inner(rect);
-        // Keep the key line visible when the body is taller than the box.
-        let room = inner.height as usize;
+        // The key line stays visible; a body taller than the box scrolls (↑/↓), and a
+        // "more" line says how much is unseen, so nothing is approved unread.
+        let room = (inner.height as usize).saturating_sub(footer.len() + 1);
         if body.len() > room && room >= 2 {
-            let keys = body.split_off(body.len() - 1);
-            body.truncate(room - 1);
-            body.extend(keys);
+            let window = room - 1;
+            let top = self.scroll.min(body.len() - window);
+            let below = body.len() - window - top;
+            let mut shown: Vec<Line> = body.drain(top..top + window).collect();
+            shown.push(Line::styled(strings::more_lines(top, below), theme.dim));
+            body = shown;
         }
+        body.push(Line::default());
+        body.extend(footer);
         f.render_widget(Clear, rect);
         f.render_widget(block, rect);
         f.render_widget(Paragraph::new(body), inner);

@@ -264,6 +264,7 @@ impl Cell {
             ToolState::Ok => " ok",
             ToolState::Error => " error",
             ToolState::Cancelled => " cancelled",
+            ToolState::Denied => " denied",
             ToolState::Approval => " waiting for approval",
             ToolState::Queued => " queued",
             ToolState::Running => " running",

@@ -20,6 +20,8 @@ pub struct Conversation {
     /// Ids of the tool calls that have a line here (their state is in the shared store).
     tools: HashSet<String>,
     selected: Option<usize>,
+    /// The selection moved: the next layout scrolls it into view.
+    reveal: bool,
     pub scroll: Scroll,
     last_total: usize,
     /// Set by `layout`: the visible line range and the blank line before each cell.
@@ -160,6 +162,7 @@ impl Conversation {
         self.selected = sel;
         if let Some(new) = sel.and_then(|i| self.cells.get_mut(i)) {
             new.set_selected(true);
+            self.reveal = true;
         }
     }
 
@@ -218,6 +221,15 @@ impl Pane for Conversation {
             self.scroll.grew(total - self.last_total);
         }
         self.last_total = total;
+        if std::mem::take(&mut self.reveal)
+            && let Some(sel) = self.selected.filter(|&i| i < self.cells.len())
+        {
+            let above: usize = self.cells[..sel].iter().map(Cell::height).sum::<usize>()
+                + self.seps[..=sel].iter().sum::<usize>();
+            let h = self.cells[sel].height();
+            self.scroll
+                .reveal(above, above + h, total, area.height as usize);
+        }
         self.window = self.scroll.window(total, area.height as usize);
     }
 

@@ -142,7 +142,12 @@ where
         let now = Instant::now();
         let due = last_draw.map_or(now, |t| t + FRAME);
         if dirty && now >= due {
-            terminal.draw_frame(app, now)?;
+            // A terminal that cannot be written to is gone (closed window, SIGHUP on its
+            // way): end quietly, nobody can read an error any more.
+            if let Err(e) = terminal.draw_frame(app, now) {
+                tracing::warn!("the terminal is gone: {e}");
+                return Ok(Exit::InputClosed);
+            }
             last_draw = Some(now);
             dirty = false;
         }

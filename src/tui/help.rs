@@ -45,15 +45,59 @@ pub fn lines(theme: &Theme) -> Vec<Line<'static>> {
             ]));
         }
     }
+    out.push(Line::default());
+    out.push(Line::styled(
+        "commands (type in the input; Tab completes)",
+        theme.accent.add_modifier(Modifier::BOLD),
+    ));
+    let cmd_w = super::slash::COMMANDS
+        .iter()
+        .map(|c| c.name.len() + c.args.len() + 2)
+        .max()
+        .unwrap_or(8);
+    for c in super::slash::COMMANDS {
+        let name = format!("/{} {}", c.name, c.args);
+        out.push(Line::from(vec![
+            Span::styled(
+                format!("  {:<cmd_w$}  ", name.trim_end()),
+                theme.text.add_modifier(Modifier::BOLD),
+            ),
+            Span::styled(c.help, theme.dim),
+        ]));
+    }
     out
+}
+
+fn body(area: Rect, theme: &Theme) -> (u16, Vec<Line<'static>>) {
+    let w = area.width.saturating_sub(2).min(96);
+    (
+        w,
+        super::wrap::wrap(&lines(theme), w.saturating_sub(2).max(1)),
+    )
+}
+
+/// The furthest the help can scroll in `area` (the layout step clamps to it).
+pub fn max_scroll(area: Rect) -> u16 {
+    let (_, body) = body(area, &Theme::default());
+    let room = area.height.saturating_sub(3) as usize;
+    body.len().saturating_sub(room) as u16
 }
 
 pub fn draw(f: &mut Frame, area: Rect, scroll: u16, theme: &Theme) {
     if area.width < 4 || area.height < 3 {
         return;
     }
-    let w = area.width.saturating_sub(2).min(96);
-    let body = super::wrap::wrap(&lines(theme), w.saturating_sub(2).max(1));
+    let (w, mut body) = body(area, theme);
+    let room = area.height.saturating_sub(2) as usize;
+    if body.len() > room && room >= 2 {
+        // One row says what is unseen, so a cut-off list never looks complete.
+        let window = room - 1;
+        let top = (scroll as usize).min(body.len() - window);
+        let below = body.len() - window - top;
+        let mut shown: Vec<Line> = body.drain(top..top + window).collect();
+        shown.push(Line::styled(strings::more_lines(top, below), theme.dim));
+        body = shown;
+    }
     let h = (body.len() as u16 + 2).min(area.height);
     let rect = Rect {
         x: area.x + (area.width - w) / 2,
@@ -67,5 +111,5 @@ pub fn draw(f: &mut Frame, area: Rect, scroll: u16, theme: &Theme) {
         .border_style(theme.accent)
         .title(Span::styled(strings::HELP_TITLE, theme.accent));
     f.render_widget(Clear, rect);
-    f.render_widget(Paragraph::new(body).block(block).scroll((scroll, 0)), rect);
+    f.render_widget(Paragraph::new(body).block(block), rect);
 }

@@ -2,11 +2,13 @@
 
 use crossterm::event::KeyEvent;
 use ratatui::Frame;
+use ratatui::layout::Position;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
-use ratatui::text::Span;
-use ratatui::widgets::{Block, Borders};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph};
 use tui_textarea::TextArea;
+use unicode_width::UnicodeWidthChar;
 
 use super::strings;
 use super::theme::Theme;
@@ -14,8 +16,14 @@ use super::theme::Theme;
 /// Rows the input grows to before it scrolls inside itself.
 const MAX_ROWS: u16 = 6;
 
+/// One screen row of the input: (logical line, first char, end char).
+type VisualRow = (usize, usize, usize);
+
 pub struct Input {
     textarea: TextArea<'static>,
+    /// Set by `layout`: whether the input has the focus (the terminal cursor sits at the
+    /// caret then, where input methods open their window).
+    focused: bool,
     history: Vec<String>,
     /// Index into `history` while Up/Down walk through it.
     recall: Option<usize>,
@@ -28,6 +36,7 @@ impl Default for Input {
         textarea.set_cursor_line_style(Style::default());
         Input {
             textarea,
+            focused: true,
             history: Vec::new(),
             recall: None,
         }
@@ -123,8 +132,50 @@ impl Input {
         self.recall = Some(i);
     }
 
-    pub fn height(&self) -> u16 {
-        (self.textarea.lines().len() as u16).clamp(1, MAX_ROWS) + 1
+    /// Rows for the text wrapped at `width` columns (plus the border), at most MAX_ROWS.
+    pub fn height(&self, width: u16) -> u16 {
+        let (rows, _) = self.visual_rows(width.max(1) as usize);
+        (rows.len() as u16).clamp(1, MAX_ROWS) + 1
+    }
+
+    /// The text wrapped by display width (a wide character never straddles the edge): each
+    /// row as (line, first char, end char), and the caret as (row, column).
+    fn visual_rows(&self, width: usize) -> (Vec<VisualRow>, (usize, usize)) {
+        let (cur_line, cur_col) = self.textarea.cursor();
+        let mut rows = Vec::new();
+        let mut caret = (0, 0);
+        for (li, line) in self.textarea.lines().iter().enumerate() {
+            let (mut start, mut w) = (0, 0);
+            let chars: Vec<char> = line.chars().collect();
+            for (ci, c) in chars.iter().enumerate() {
+                let cw = c.width().unwrap_or(0);
+                if w + cw > width && ci > start {
+                    rows.push((li, start, ci));
+                    start = ci;
+                    w = 0;
+                }
+                w += cw;
+            }
+            rows.push((li, start, chars.len()));
+            if li == cur_line {
+                let row = rows
+                    .iter()
+                    .rposition(|&(l, s, _)| l == li && s <= cur_col)
+                    .unwrap_or(rows.len() - 1);
+                let (_, s, _) = rows[row];
+                let x: usize = chars[s..cur_col.min(chars.len())]
+                    .iter()
+                    .map(|c| c.width().unwrap_or(0))
+                    .sum();
+                caret = (row, x);
+                if x >= width {
+                    // The caret is past a full row: it starts the next one.
+                    rows.push((li, chars.len(), chars.len()));
+                    caret = (rows.len() - 1, 0);
+                }
+            }
+        }
+        (rows, caret)
     }
 
     /// Sets the border, title and cursor for this frame (the layout step).
@@ -142,17 +193,57 @@ impl Input {
             ));
         }
         self.textarea.set_block(block);
-        let cursor = if focused {
-            Style::default().add_modifier(Modifier::REVERSED)
-        } else {
-            Style::default()
-        };
-        self.textarea.set_cursor_style(cursor);
         self.textarea.set_placeholder_style(theme.dim);
+        self.focused = focused;
     }
 
+    /// Draws the text wrapped by display width, scrolled so the caret's row shows, and puts
+    /// the terminal's own cursor at the caret (right for wide characters too).
     pub fn draw(&self, f: &mut Frame, area: Rect) {
-        f.render_widget(&self.textarea, area);
+        let inner = match self.textarea.block() {
+            Some(block) => {
+                let inner = block.inner(area);
+                f.render_widget(block.clone(), area);
+                inner
+            }
+            None => area,
+        };
+        if inner.width == 0 || inner.height == 0 {
+            return;
+        }
+        if self.is_empty() {
+            let hint = Span::styled(
+                self.textarea.placeholder_text().to_string(),
+                self.textarea.placeholder_style().unwrap_or_default(),
+            );
+            // One blank cell first: the cursor blinks there, not over the hint's first letter.
+            f.render_widget(
+                Paragraph::new(Line::from(vec![Span::raw(" "), hint])),
+                inner,
+            );
+            if self.focused {
+                f.set_cursor_position(Position::new(inner.x, inner.y));
+            }
+            return;
+        }
+        let (rows, (crow, cx)) = self.visual_rows(inner.width as usize);
+        let height = inner.height as usize;
+        let top = (crow + 1).saturating_sub(height);
+        let lines = self.textarea.lines();
+        let shown: Vec<Line> = rows[top..(top + height).min(rows.len())]
+            .iter()
+            .map(|&(l, s, e)| {
+                let text: String = lines[l].chars().skip(s).take(e - s).collect();
+                Line::raw(text)
+            })
+            .collect();
+        f.render_widget(Paragraph::new(shown), inner);
+        if self.focused {
+            f.set_cursor_position(Position::new(
+                inner.x + (cx as u16).min(inner.width - 1),
+                inner.y + (crow - top) as u16,
+            ));
+        }
     }
 }
 

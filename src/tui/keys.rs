@@ -10,7 +10,7 @@ pub enum Action {
     Newline,
     /// Ctrl+C: abort a running turn, else clear the input, else arm/confirm quit.
     Interrupt,
-    /// Esc: abort a running turn; close an overlay.
+    /// Esc: back to the input from a pane; from the input, abort a running turn.
     Cancel,
     /// Ctrl+D on an empty input.
     Quit,
@@ -41,6 +41,8 @@ pub enum Action {
     AllowOnce,
     AllowSession,
     Deny,
+    /// Start typing a reason for denying (Enter sends it).
+    DenyWithReason,
 }
 
 /// Where a binding applies. Modals see keys first, then global keys, then the focused pane.
@@ -127,6 +129,41 @@ pub const BINDINGS: &[Binding] = &[
         "deny this call",
     ),
     bind(
+        Approval,
+        &[key(Char('r'))],
+        "r",
+        Action::DenyWithReason,
+        "deny with a reason the model reads (type it, Enter)",
+    ),
+    bind(
+        Approval,
+        &[key(Up)],
+        "Up",
+        Action::ScrollUp,
+        "scroll a long preview up",
+    ),
+    bind(
+        Approval,
+        &[key(Down)],
+        "Down",
+        Action::ScrollDown,
+        "scroll a long preview down",
+    ),
+    bind(
+        Approval,
+        &[key(PageUp)],
+        "PgUp",
+        Action::PageUp,
+        "preview page up",
+    ),
+    bind(
+        Approval,
+        &[key(PageDown)],
+        "PgDn",
+        Action::PageDown,
+        "preview page down",
+    ),
+    bind(
         Global,
         &[ctrl('c')],
         "Ctrl+C",
@@ -138,7 +175,7 @@ pub const BINDINGS: &[Binding] = &[
         &[key(Esc)],
         "Esc",
         Action::Cancel,
-        "abort the running turn; twice on an empty input: rewind",
+        "abort the turn (in a pane: back to the input); twice on empty: rewind",
     ),
     bind(
         Global,

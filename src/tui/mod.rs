@@ -7,6 +7,7 @@ pub mod approval;
 pub mod cells;
 pub mod conversation;
 pub mod event_loop;
+pub mod extensions;
 pub mod help;
 pub mod highlight;
 pub mod input;
@@ -19,6 +20,7 @@ pub mod request_stepper;
 pub mod rewind_overlay;
 pub mod sanitize;
 pub mod scroll;
+pub mod slash;
 pub mod status_bar;
 pub mod streaming_text;
 pub mod strings;
@@ -96,9 +98,20 @@ pub async fn run(config: Config) -> anyhow::Result<i32> {
     )
     .await;
     terminal::restore();
+    // ratatui's Drop shows the cursor again and eprintln!s if it cannot, which panics when
+    // the terminal was closed: show it here, and if the terminal is gone, drop nothing.
+    if terminal.show_cursor().is_err() {
+        std::mem::forget(terminal);
+    }
     // A turn in progress gets a moment to stop its tools (their process groups are killed
     // on cancel); the process exits either way.
     control.stop(std::time::Duration::from_secs(2)).await;
+    tracing::info!("tui exits: {result:?}");
+    // On a quit the user chose, say how to come back (never to a terminal that is gone).
+    if let (Ok(Exit::Quit), Some(id)) = (&result, &app.info.session) {
+        use std::io::Write;
+        let _ = writeln!(std::io::stdout(), "{}", strings::resume_hint(id));
+    }
     match result? {
         Exit::Quit | Exit::InputClosed => Ok(0),
         Exit::Terminated => Ok(143),

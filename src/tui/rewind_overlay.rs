@@ -340,26 +340,18 @@ fn fit(s: &str, width: usize) -> String {
 /// Esc twice within this long on an empty input opens the overlay.
 pub const DOUBLE_ESC: std::time::Duration = std::time::Duration::from_millis(800);
 
-pub const REWIND_COMMAND: &str = "/rewind";
-pub const UNDO_COMMAND: &str = "/undo";
-pub const FORK_COMMAND: &str = "/fork";
-
 impl super::app::App {
-    /// /rewind, /undo and /fork; false when `text` is none of them.
-    pub(super) fn rewind_command(&mut self, text: &str) -> bool {
-        let cmd = text.trim();
-        if ![REWIND_COMMAND, UNDO_COMMAND, FORK_COMMAND].contains(&cmd) {
-            return false;
-        }
+    /// `/rewind`, `/undo` and `/fork` (their slash-table entries call this with the name).
+    pub(super) fn rewind_command(&mut self, cmd: &str) {
         if self.turn.busy {
             self.conversation.push(super::cells::CellKind::Notice(
                 "wait for the turn to end (or Ctrl+C) before rewinding or forking".into(),
             ));
-            return true;
+            return;
         }
         match cmd {
-            FORK_COMMAND => self.send(crate::agent::protocol::AgentCommand::Fork),
-            UNDO_COMMAND => {
+            "fork" => self.send(crate::agent::protocol::AgentCommand::Fork),
+            "undo" => {
                 if let Some(mut overlay) = self.open_overlay() {
                     match overlay.undo() {
                         Step::Stay => self.rewind = Some(overlay),
@@ -369,7 +361,6 @@ impl super::app::App {
             }
             _ => self.rewind = self.open_overlay(),
         }
-        true
     }
 
     /// Esc on an idle, empty input: the second one within [`DOUBLE_ESC`] opens the overlay.

@@ -50,6 +50,20 @@ impl Scroll {
         self.from_bottom = 0;
     }
 
+    /// Scrolls the least so that lines `top..bottom` of `total` are in a `height`-row view
+    /// (the top wins when the range is taller than the view).
+    pub fn reveal(&mut self, top: usize, bottom: usize, total: usize, height: usize) {
+        let off = self.from_bottom.min(total.saturating_sub(height));
+        let end = total - off;
+        let start = end.saturating_sub(height);
+        if bottom > end {
+            self.from_bottom = total.saturating_sub(bottom);
+        }
+        if top < start || bottom.saturating_sub(top) > height {
+            self.from_bottom = total.saturating_sub(top + height);
+        }
+    }
+
     /// Keeps the view still while `added` lines arrive below it (when not following).
     pub fn grew(&mut self, added: usize) {
         if self.from_bottom != 0 && self.from_bottom != usize::MAX {

@@ -23,6 +23,10 @@ pub struct StatusView<'a> {
     pub session: Option<&'a str>,
     /// The shell's sandbox mode; empty: not shown.
     pub sandbox: &'a str,
+    /// Tools allowed for the session ("allowed: bash"), shown right after the state.
+    pub grants: Option<String>,
+    /// `mcp 2/3` when MCP servers are configured.
+    pub mcp: Option<String>,
     pub quit_armed: bool,
     /// A passing message ("wrote … to …"); shown instead of the hints.
     pub note: Option<&'a str>,
@@ -69,6 +73,10 @@ pub fn draw(f: &mut Frame, area: Rect, v: &StatusView, theme: &Theme) {
         sep(),
         Span::styled(v.state.clone(), state_style),
     ];
+    if let Some(g) = &v.grants {
+        spans.push(sep());
+        spans.push(Span::styled(g.clone(), theme.accent));
+    }
     let mut optional = vec![
         format!("turn {}", v.turn),
         format!(
@@ -92,6 +100,14 @@ pub fn draw(f: &mut Frame, area: Rect, v: &StatusView, theme: &Theme) {
     }
     if !v.sandbox.is_empty() {
         optional.push(strings::sandbox_status(v.sandbox));
+    }
+    if let Some(mcp) = &v.mcp {
+        // A server starting or failed is worth more than the token counts; all ready is not.
+        if mcp.ends_with('!') || mcp.ends_with('…') {
+            optional.insert(0, mcp.clone());
+        } else {
+            optional.push(mcp.clone());
+        }
     }
     if let Some(id) = v.session {
         optional.push(format!("session {id}"));
@@ -120,7 +136,8 @@ pub fn draw(f: &mut Frame, area: Rect, v: &StatusView, theme: &Theme) {
         ));
     } else if let Some(note) = v.note {
         spans.push(sep());
-        spans.push(Span::styled(note.to_string(), theme.accent));
+        let room = width.saturating_sub(used(&spans));
+        spans.push(Span::styled(fit_words(note, room), theme.accent));
     } else {
         // Hints are right-aligned and dropped from the end until they fit.
         let mut hints: Vec<Span> = Vec::new();
@@ -142,4 +159,31 @@ pub fn draw(f: &mut Frame, area: Rect, v: &StatusView, theme: &Theme) {
         spans.extend(hints);
     }
     f.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// Cuts `s` to `room` columns at a word boundary, with an ellipsis (a word is cut only when
+/// it alone is wider than the room).
+pub fn fit_words(s: &str, room: usize) -> String {
+    if s.width() <= room {
+        return s.to_string();
+    }
+    let cut = super::tools_pane::fit(s, room);
+    let body = cut.trim_end_matches('…');
+    match body.rfind(' ') {
+        Some(i) if i > 0 => format!("{}…", body[..i].trim_end()),
+        _ => cut,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fit_words;
+
+    #[test]
+    fn notes_are_cut_between_words() {
+        let note = "wrote the history JSON to /home/someone/.local/state/tooloop/json/x.json";
+        assert_eq!(fit_words(note, 30), "wrote the history JSON to…");
+        assert_eq!(fit_words("short", 30), "short");
+        assert_eq!(fit_words("abcdefghij", 5), "abcd…");
+    }
 }

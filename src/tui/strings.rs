@@ -3,9 +3,6 @@
 pub const APP: &str = "tooloop";
 pub const INTERRUPTED: &str = "⏹ interrupted — the next prompt continues this conversation";
 pub const DISCARDED: &str = "discarded: this attempt failed and the model was switched";
-pub const NEW_COMMAND: &str = "/new";
-/// `/compact [instructions]`: summarize the conversation now.
-pub const COMPACT_COMMAND: &str = "/compact";
 pub const COMPACTED: &str = "compacted";
 pub const COMPACTING: &str = "compacting the conversation…";
 pub const QUIT_CONFIRM: &str = "press Ctrl+C again to quit";
@@ -16,7 +13,7 @@ pub const DEMO_NOTE: &str =
 pub const NEW_CONVERSATION: &str = "new conversation";
 pub const NOT_WHILE_BUSY: &str =
     "wait for the turn to end (or Ctrl+C) before starting a new conversation";
-pub const HELP_TITLE: &str = " keys — any key closes ";
+pub const HELP_TITLE: &str = " keys — ↑/↓ PgUp/PgDn scroll · any other key closes ";
 pub const TOOLS_TITLE: &str = " tools ";
 pub const TIMELINE_TITLE: &str = "── timeline ──";
 pub const CONVERSATION_TITLE: &str = " conversation ";
@@ -27,7 +24,17 @@ pub const STATE_IDLE: &str = "idle";
 pub const STATE_STREAMING: &str = "streaming";
 pub const STATE_WORKING: &str = "working";
 pub const STATE_APPROVAL: &str = "waiting for approval";
-pub const APPROVAL_KEYS: &str = "y allow once · a allow for this session · n / Esc deny";
+pub const APPROVAL_KEYS: &str =
+    "y allow once · a allow for this session · n / Esc deny · r deny with a reason";
+pub const DENY_REASON: &str = "reason (Enter deny · Esc back): ";
+
+pub fn more_lines(above: usize, below: usize) -> String {
+    match (above, below) {
+        (0, b) => format!("↓ {b} more lines (↑/↓ PgUp/PgDn scroll)"),
+        (a, 0) => format!("↑ {a} lines above"),
+        (a, b) => format!("↑ {a} above · ↓ {b} more lines"),
+    }
+}
 
 pub fn queued(n: usize) -> String {
     if n == 1 {
@@ -49,10 +56,27 @@ pub fn retrying_in(secs: u64) -> String {
     format!("retrying in {secs}s")
 }
 
+/// Columns of the error a retry note keeps: the note stays one line at 80 columns (the
+/// final error, if it comes to that, is shown whole once).
+const RETRY_ERROR_COLS: usize = 52;
+
+/// `attempt` is the attempt about to be made, so the first retry is attempt 2: numbered
+/// from 1 here.
 pub fn retry_note(attempt: u32, delay_ms: u64, error: &str) -> String {
+    let first_line = error.lines().next().unwrap_or("");
+    // "connection error: error sending …: tcp connect error: Connection refused" → its kind
+    // and its root cause, the two parts worth a glance.
+    let parts: Vec<&str> = first_line.split(": ").collect();
+    let short = if parts.len() > 2 && !first_line.starts_with("HTTP ") {
+        format!("{}: {}", parts[0], parts[parts.len() - 1])
+    } else {
+        first_line.to_string()
+    };
     format!(
-        "attempt {attempt} failed ({error}); retrying in {:.1}s",
-        delay_ms as f64 / 1000.0
+        "retry {} in {:.1}s · {}",
+        attempt.saturating_sub(1).max(1),
+        delay_ms as f64 / 1000.0,
+        super::tools_pane::fit(&short, RETRY_ERROR_COLS)
     )
 }
 
@@ -72,9 +96,59 @@ pub fn sandbox_status(mode: &str) -> String {
     format!("sandbox {mode}")
 }
 
-pub fn ended(reason: &str, error: Option<&str>) -> String {
-    match error {
+/// The end of a prompt that did not complete. `error` is None when it was already shown.
+/// When the model never answered, the prompt still stays in the conversation (the next
+/// prompt is sent after it), and the user is told so.
+pub fn ended(reason: &str, error: Option<&str>, unanswered: bool) -> String {
+    let mut s = match error {
         Some(e) => format!("turn ended: {reason} — {e}"),
         None => format!("turn ended: {reason}"),
+    };
+    if unanswered {
+        s.push_str(PROMPT_KEPT);
     }
+    s
+}
+
+pub const PROMPT_KEPT: &str =
+    " · the prompt failed: it stays in the conversation and is sent along with your next one";
+
+pub const PERMISSIONS_USAGE: &str =
+    "usage: /permissions (list) · /permissions revoke TOOL · /permissions revoke all";
+
+pub fn unknown_command(word: &str, known: &str) -> String {
+    format!("unknown command /{word} (not sent to the model); commands: {known}")
+}
+
+pub fn session_grants(tools: &std::collections::BTreeSet<String>) -> String {
+    if tools.is_empty() {
+        "no tool is allowed for this session; tools that change things ask first".into()
+    } else {
+        let list: Vec<&str> = tools.iter().map(String::as_str).collect();
+        format!(
+            "allowed for this session without asking: {} — /permissions revoke TOOL (or all)",
+            list.join(", ")
+        )
+    }
+}
+
+pub fn revoked(tools: &[String]) -> String {
+    if tools.is_empty() {
+        "nothing to revoke".into()
+    } else {
+        format!("{} will ask again", tools.join(", "))
+    }
+}
+
+pub fn not_granted(tool: &str) -> String {
+    format!("{tool} is not allowed for this session (nothing to revoke)")
+}
+
+pub fn allowed_status(tools: &std::collections::BTreeSet<String>) -> Option<String> {
+    let list: Vec<&str> = tools.iter().map(String::as_str).collect();
+    (!list.is_empty()).then(|| format!("allowed: {}", list.join(",")))
+}
+
+pub fn resume_hint(session: &str) -> String {
+    format!("to continue this conversation: tooloop --resume {session}")
 }

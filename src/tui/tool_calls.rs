@@ -20,6 +20,8 @@ pub enum ToolState {
     Ok,
     Error,
     Cancelled,
+    /// The user (or a rule) refused it.
+    Denied,
 }
 
 impl ToolState {
@@ -40,13 +42,14 @@ impl ToolState {
             ToolState::Ok => "✓",
             ToolState::Error => "✗",
             ToolState::Cancelled => "⊘",
+            ToolState::Denied => "✗",
         }
     }
 
     pub fn style(self, theme: &Theme) -> Style {
         match self {
             ToolState::Ok => theme.ok,
-            ToolState::Error => theme.error,
+            ToolState::Error | ToolState::Denied => theme.error,
             ToolState::Cancelled | ToolState::Streaming | ToolState::Queued => theme.dim,
             ToolState::Approval => theme.accent.add_modifier(Modifier::BOLD),
             ToolState::Running => theme.accent,

@@ -62,6 +62,15 @@ impl ToolsPane {
         }
     }
 
+    /// Forgets every row and the timeline (a new or resumed conversation lists its own).
+    pub fn reset(&mut self) {
+        self.rows.clear();
+        self.streams.clear();
+        self.prompt_start = None;
+        self.prompt_first = 0;
+        self.scroll = Scroll::default();
+    }
+
     /// Lists a call (once).
     pub fn add(&mut self, id: &str) {
         if !self.shows(id) {
@@ -236,6 +245,7 @@ fn row_line(r: &ToolCall, width: u16, now: Instant, theme: &Theme) -> Line<'stat
         (state, _) => state.icon(),
     };
     let timer = match (r.duration_ms, r.started_at) {
+        _ if r.state == ToolState::Denied => "denied".into(),
         (Some(ms), _) => format_duration(ms),
         (None, Some(s)) if r.state == ToolState::Running => {
             format_duration(now.saturating_duration_since(s).as_millis() as u64)

@@ -26,6 +26,7 @@ impl App {
         match event {
             AgentEvent::PromptStart { text } => {
                 self.turn.busy = true;
+                self.turn.last_error = None;
                 self.conversation.push(CellKind::User(text));
                 self.conversation.scroll.bottom();
                 self.tools.prompt_started(now);
@@ -77,19 +78,26 @@ impl App {
                 preview,
             } => {
                 self.set_tool_state(&id, ToolState::Approval);
-                self.approvals.push(ApprovalRequest {
-                    id,
-                    tool,
-                    input,
-                    summary,
-                    preview,
-                });
+                self.approvals.push(
+                    ApprovalRequest {
+                        id,
+                        tool,
+                        input,
+                        summary,
+                        preview,
+                    },
+                    now,
+                );
             }
             AgentEvent::Permission { id, allowed, .. } => {
-                self.approvals.remove(&id);
-                if allowed {
-                    self.set_tool_state(&id, ToolState::Queued);
-                }
+                self.approvals.remove(&id, now);
+                // A refused call keeps saying so when its (error) result arrives.
+                let state = if allowed {
+                    ToolState::Queued
+                } else {
+                    ToolState::Denied
+                };
+                self.set_tool_state(&id, state);
             }
             AgentEvent::ToolStart { id, .. } => self.tool_calls.update(&id, |c| {
                 c.state = ToolState::Running;
@@ -107,7 +115,9 @@ impl App {
                 output,
                 ..
             } => self.tool_calls.update(&id, |c| {
-                c.state = outcome.into();
+                if c.state != ToolState::Denied {
+                    c.state = outcome.into();
+                }
                 c.duration_ms = Some(duration_ms);
                 c.output = output;
                 c.ended_at = Some(now);
@@ -129,6 +139,8 @@ impl App {
                 summaries,
             } => {
                 self.conversation.clear();
+                // The tools pane lists the calls of the history it now shows, no others.
+                self.tools.reset();
                 for m in std::mem::take(&mut self.earlier) {
                     let text = m.text();
                     if !text.trim().is_empty() {
@@ -156,6 +168,7 @@ impl App {
             AgentEvent::Notice { text } => self.conversation.push(CellKind::Notice(text)),
             AgentEvent::Error { message } => {
                 self.json.request_failed(&message);
+                self.turn.last_error = Some(message.clone());
                 self.conversation.push(CellKind::Error(message));
                 if self.turn.compacting {
                     self.compaction_ended();
@@ -180,6 +193,11 @@ impl App {
                     self.compaction_ended();
                 }
             }
+            AgentEvent::HookStart { id, event, command } => {
+                self.hook_started(&id, event, &command, now)
+            }
+            AgentEvent::HookEnd { id, report } => self.hook_ended(&id, report, now),
+            AgentEvent::Mcp(status) => self.mcp_changed(status),
             AgentEvent::Done(summary) => self.done(summary, now),
         }
     }
@@ -219,9 +237,17 @@ impl App {
         if summary.reason.is_aborted() {
             self.conversation.push(CellKind::Interrupted);
         } else if summary.reason != Terminal::Completed {
-            let text = strings::ended(summary.reason.as_str(), summary.error.as_deref());
+            // The error was shown as it happened: the end line does not repeat it.
+            let shown = summary.error.is_some() && summary.error == self.turn.last_error;
+            let error = summary.error.as_deref().filter(|_| !shown);
+            let unanswered = matches!(
+                summary.reason,
+                Terminal::ModelError | Terminal::PromptTooLong
+            );
+            let text = strings::ended(summary.reason.as_str(), error, unanswered);
             self.conversation.push(CellKind::Error(text));
         }
+        self.turn.last_error = None;
         self.turn.abort_requested = false;
         if summary.reason.is_aborted() && !self.queued.is_empty() {
             // The user stopped the turn: queued prompts wait in the input instead of
@@ -236,7 +262,7 @@ impl App {
         }
     }
 
-    /// Rebuilds cells from a resumed history (its calls appear in the conversation only).
+    /// Rebuilds cells and tool rows from a resumed history.
     fn replay(&mut self, m: &Message, summaries: &HashMap<String, String>, now: Instant) {
         for block in &m.content {
             match block {
@@ -270,7 +296,7 @@ impl App {
                     let summary = summaries.get(id).map_or("", String::as_str);
                     self.tool_calls
                         .upsert(id, name, summary, ToolState::Ok, now);
-                    self.conversation.tool(id);
+                    self.show_tool(id);
                 }
                 ContentBlock::ToolResult {
                     tool_use_id,

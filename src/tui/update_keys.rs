@@ -22,9 +22,15 @@ impl App {
         }
         let shift_enter = self.info.shift_enter;
         if self.help_open {
+            // The layout step clamps the scroll to what the terminal shows.
+            let s = &mut self.help_scroll;
             match key.code {
-                KeyCode::Up => self.help_scroll = self.help_scroll.saturating_sub(1),
-                KeyCode::Down => self.help_scroll = self.help_scroll.saturating_add(1),
+                KeyCode::Up => *s = s.saturating_sub(1),
+                KeyCode::Down => *s = s.saturating_add(1),
+                KeyCode::PageUp => *s = s.saturating_sub(10),
+                KeyCode::PageDown => *s = s.saturating_add(10),
+                KeyCode::Home => *s = 0,
+                KeyCode::End => *s = u16::MAX,
                 _ => self.help_open = false,
             }
             return;
@@ -40,15 +46,12 @@ impl App {
         if global != Some(Action::Interrupt) {
             self.quit_armed_until = None;
         }
+        let prev_key = self.last_key_at.replace(now);
         if self.approvals.is_open() {
-            // Ctrl+C still aborts the turn; everything else answers the question or waits.
-            if global == Some(Action::Interrupt) {
-                self.interrupt(now);
-            } else if let Some(a) = action_for(&key, Scope::Approval, shift_enter)
-                && let Some(cmd) = self.approvals.answer(a)
-            {
-                self.send(cmd);
-            }
+            self.approval_key(key, global, now, prev_key);
+            return;
+        }
+        if global == Some(Action::FocusNext) && self.focus == Focus::Input && self.complete(now) {
             return;
         }
         if let Some(action) = global {
@@ -56,9 +59,72 @@ impl App {
             return;
         }
         match self.focus {
-            Focus::Input => self.input_key(key),
+            Focus::Input => self.input_key(key, now),
             _ => self.pane_key(key),
         }
+    }
+
+    /// A key while a question is open. Ctrl+C still aborts the turn. Keys typed just after
+    /// the question appeared, or in a burst of typing, were meant for the input and go
+    /// there; only a deliberate key answers.
+    fn approval_key(
+        &mut self,
+        key: KeyEvent,
+        global: Option<Action>,
+        now: Instant,
+        prev_key: Option<Instant>,
+    ) {
+        if global == Some(Action::Interrupt) {
+            self.interrupt(now);
+            return;
+        }
+        // A reason being typed is deliberate typing into the modal itself.
+        if let Some(reason) = self.approvals.reason.as_mut() {
+            match key.code {
+                KeyCode::Char(c) => reason.push(c),
+                KeyCode::Backspace => {
+                    reason.pop();
+                }
+                KeyCode::Esc => self.approvals.reason = None,
+                KeyCode::Enter => {
+                    if let Some(cmd) = self.approvals.answer(Action::Deny, now) {
+                        self.send(cmd);
+                    }
+                }
+                _ => {}
+            }
+            return;
+        }
+        if !self.approvals.accepts_key(now, prev_key) {
+            if global.is_none() && self.focus == Focus::Input {
+                self.input_key(key, now);
+            }
+            return;
+        }
+        if let Some(a) = action_for(&key, Scope::Approval, self.info.shift_enter)
+            && let Some(cmd) = self.approvals.answer(a, now)
+        {
+            self.send(cmd);
+        }
+    }
+
+    /// Tab on a partly typed `/command`: completes it, or lists the candidates.
+    fn complete(&mut self, now: Instant) -> bool {
+        let text = self.input.text();
+        let found = super::slash::completions(&text);
+        match found.as_slice() {
+            [] => return false,
+            [one] => self.input.set_text(&format!("/{} ", one.name)),
+            many => {
+                let names: Vec<String> = many.iter().map(|c| format!("/{}", c.name)).collect();
+                let common = common_prefix(&names);
+                if common.len() > text.len() {
+                    self.input.set_text(&common);
+                }
+                self.note = Some((names.join("  "), now + super::app::NOTE_WINDOW));
+            }
+        }
+        true
     }
 
     fn interrupt(&mut self, now: Instant) {
@@ -76,12 +142,15 @@ impl App {
     fn global(&mut self, action: Action, now: Instant) {
         match action {
             Action::Interrupt => self.interrupt(now),
+            // Esc in a pane only brings the focus back (the pane's hint says "Esc back");
+            // from the input it aborts a running turn.
             Action::Cancel => {
-                if self.turn.busy {
+                if self.focus != Focus::Input {
+                    self.set_focus(Focus::Input);
+                } else if self.turn.busy {
                     self.abort();
                 } else {
                     self.escape(now);
-                    self.set_focus(Focus::Input);
                 }
             }
             Action::ToggleJson => {
@@ -98,10 +167,7 @@ impl App {
                 }
             }
             Action::SaveJson => self.save_json(now),
-            Action::Help => {
-                self.help_open = true;
-                self.help_scroll = 0;
-            }
+            Action::Help => self.open_help(),
             Action::FocusNext | Action::FocusPrev => {
                 let order = self.focus_order();
                 let i = order.iter().position(|f| *f == self.focus).unwrap_or(0);
@@ -111,17 +177,20 @@ impl App {
                 } else {
                     (i + n - 1) % n
                 };
+                // Nothing is selected yet: the first ← picks the newest call, → nothing older.
                 self.set_focus(order[next]);
-                if self.focus == Focus::Conversation {
-                    self.conversation.select(true);
-                }
             }
             Action::NewConversation => self.new_conversation(),
             _ => {}
         }
     }
 
-    fn new_conversation(&mut self) {
+    pub(super) fn open_help(&mut self) {
+        self.help_open = true;
+        self.help_scroll = 0;
+    }
+
+    pub(super) fn new_conversation(&mut self) {
         if self.turn.busy {
             self.conversation
                 .push(CellKind::Notice(strings::NOT_WHILE_BUSY.into()));
@@ -131,10 +200,9 @@ impl App {
         }
     }
 
-    fn input_key(&mut self, key: KeyEvent) {
+    fn input_key(&mut self, key: KeyEvent, now: Instant) {
         if key.code == KeyCode::Char('?') && self.input.is_empty() {
-            self.help_open = true;
-            self.help_scroll = 0;
+            self.open_help();
             return;
         }
         match action_for(&key, Scope::Input, self.info.shift_enter) {
@@ -144,15 +212,7 @@ impl App {
                     return;
                 }
                 let text = self.input.take();
-                if text.trim() == strings::NEW_COMMAND {
-                    self.new_conversation();
-                    return;
-                }
-                if self.rewind_command(&text) {
-                    return;
-                }
-                if let Some(rest) = compact_command(&text) {
-                    self.compact(rest);
+                if super::slash::run(self, &text, now) {
                     return;
                 }
                 if self.turn.busy {
@@ -261,19 +321,23 @@ impl App {
     }
 }
 
-/// `/compact` or `/compact INSTRUCTIONS` → Some(instructions).
-fn compact_command(text: &str) -> Option<Option<String>> {
-    let t = text.trim();
-    let rest = t.strip_prefix(strings::COMPACT_COMMAND)?;
-    if !(rest.is_empty() || rest.starts_with(char::is_whitespace)) {
-        return None;
+fn common_prefix(names: &[String]) -> String {
+    let first = names.first().map(String::as_str).unwrap_or("");
+    let mut end = first.len();
+    for n in names {
+        end = end.min(
+            first
+                .char_indices()
+                .zip(n.chars())
+                .find(|((_, a), b)| a != b)
+                .map_or(end.min(n.len()), |((i, _), _)| i),
+        );
     }
-    let rest = rest.trim();
-    Some((!rest.is_empty()).then(|| rest.to_string()))
+    first[..end].to_string()
 }
 
 impl App {
-    fn compact(&mut self, instructions: Option<String>) {
+    pub(super) fn compact(&mut self, instructions: Option<String>) {
         if self.turn.busy {
             self.conversation
                 .push(CellKind::Notice(strings::NOT_WHILE_BUSY.into()));

@@ -38,7 +38,7 @@ pub fn draw(app: &mut App, f: &mut Frame, now: Instant) {
 fn layout(app: &mut App, area: Rect, now: Instant) -> Frame3 {
     let status_h = 1;
     let input_h = if area.height >= 4 {
-        app.input.height().min(area.height - status_h - 1)
+        app.input.height(area.width).min(area.height - status_h - 1)
     } else {
         0
     };
@@ -49,6 +49,7 @@ fn layout(app: &mut App, area: Rect, now: Instant) -> Frame3 {
     ])
     .areas(area);
     app.areas = split_main(app, main);
+    app.help_scroll = app.help_scroll.min(help::max_scroll(area));
     let areas = app.areas.clone();
     let ctx = |focused: bool| PaneContext {
         theme: &app.theme,
@@ -160,7 +161,14 @@ fn split_main(app: &App, main: Rect) -> Areas {
     if tools_h > 0 {
         areas.tools = Some(tools);
     }
-    if app.json_open {
+    if app.json_open && top.height >= 8 {
+        // The conversation keeps a third (the newest lines), the JSON pane the rest.
+        let conv_h = top.height / 3;
+        let [conv, json] =
+            Layout::vertical([Constraint::Length(conv_h), Constraint::Min(1)]).areas(top);
+        areas.conversation = conv;
+        areas.json = Some(json);
+    } else if app.json_open {
         areas.json = Some(top);
         areas.conversation = Rect { height: 0, ..top };
     } else {
@@ -221,6 +229,8 @@ fn status_view<'a>(app: &'a App, now: Instant) -> StatusView<'a> {
         context: app.turn.context.as_ref(),
         session: app.info.session.as_deref(),
         sandbox: &app.info.sandbox,
+        grants: strings::allowed_status(&app.approvals.session_grants),
+        mcp: super::extensions::status_label(&app.mcp),
         quit_armed: app.quit_armed(now),
         note: app.note(now),
         hints,

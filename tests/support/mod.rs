@@ -74,6 +74,7 @@ pub mod anthropic;
 pub mod anthropic_cache;
 pub mod anthropic_validate;
 pub mod bin;
+pub mod extensions;
 pub mod openai;
 pub mod reply;
 pub mod server;
@@ -83,5 +84,6 @@ pub use anthropic::{
     ReplyBuilder, overloaded, prompt_too_long, rate_limited, text_reply, tool_reply, tool_results,
 };
 pub use bin::{Run, Tooloop, assert_valid_history};
+pub use extensions::{headless_with_config, mcp_fixture, wait_for_file_text};
 pub use reply::{Body, Ending, Gate, Reply, SseEvent};
 pub use server::{MockServer, Recorded, Route, Validator};

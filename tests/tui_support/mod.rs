@@ -116,3 +116,21 @@ pub fn row(app: &App, i: usize) -> &tooloop::tui::tool_calls::ToolCall {
         .get(id)
         .expect("a listed call is in the store")
 }
+
+/// One frame drawn into a TestBackend, as plain text (rows joined by newlines).
+pub fn render_text(app: &mut App, w: u16, h: u16, now: Instant) -> String {
+    let mut terminal =
+        ratatui::Terminal::new(ratatui::backend::TestBackend::new(w, h)).expect("terminal");
+    terminal
+        .draw(|f| tooloop::tui::view::draw(app, f, now))
+        .expect("draw");
+    let buf = terminal.backend().buffer();
+    let mut out = String::new();
+    for y in 0..h {
+        for x in 0..w {
+            out.push_str(buf[(x, y)].symbol());
+        }
+        out.push('\n');
+    }
+    out
+}

@@ -1,0 +1,230 @@
+//! Where the loop calls the user's hooks (DESIGN.md §11): what each event is told on stdin,
+//! the events the front ends see, and how a decision changes the call, prompt or turn.
+//!
+//! The hooks themselves (config, process, decision) live in `crate::hooks`; this file only
+//! connects them to the loop.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use serde_json::{Map, Value};
+use tokio_util::sync::CancellationToken;
+
+use super::events::EventSink;
+use super::protocol::AgentEvent;
+use crate::hooks::{HookDecision, HookEvent, HookOutcome, HookStep, Hooks};
+use crate::tools::ToolOutput;
+
+/// The hooks of a run and what they said that outlives one call.
+#[derive(Default)]
+pub struct HookEnv {
+    hooks: Hooks,
+    /// The session hooks are told about (it changes with /new and fork).
+    session_id: Mutex<String>,
+    /// A hook answered `"decision": "stop"` during this prompt: the turn ends after the
+    /// current step with `hook_stopped`.
+    stop: Mutex<Option<String>>,
+    next_id: AtomicU64,
+}
+
+impl HookEnv {
+    pub fn new(hooks: Hooks) -> Self {
+        HookEnv {
+            hooks,
+            ..HookEnv::default()
+        }
+    }
+
+    pub fn set_session(&self, id: &str) {
+        *self.session_id.lock().unwrap_or_else(|p| p.into_inner()) = id.to_string();
+    }
+
+    /// The reason of a `stop` answered since the last call, taken.
+    pub fn take_stop(&self) -> Option<String> {
+        self.stop.lock().unwrap_or_else(|p| p.into_inner()).take()
+    }
+
+    pub fn wants(&self, event: HookEvent, tool: Option<&str>) -> bool {
+        self.hooks.wants(event, tool)
+    }
+
+    /// Runs the hooks of `event`, each one a `hook-N` bar on the timeline and a `hook` line
+    /// in stream-json. A `stop` is remembered for [`HookEnv::take_stop`].
+    pub async fn run(
+        &self,
+        events: &EventSink,
+        event: HookEvent,
+        tool: Option<&str>,
+        fields: Map<String, Value>,
+        cancel: &CancellationToken,
+    ) -> HookOutcome {
+        if !self.hooks.wants(event, tool) {
+            return HookOutcome::default();
+        }
+        let session = self
+            .session_id
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        let mut id = String::new();
+        let outcome = self
+            .hooks
+            .run(event, tool, &session, fields, cancel, |step| match step {
+                HookStep::Start { command } => {
+                    id = format!("hook-{}", self.next_id.fetch_add(1, Ordering::Relaxed) + 1);
+                    events.send(AgentEvent::HookStart {
+                        id: id.clone(),
+                        event,
+                        command: command.to_string(),
+                    });
+                }
+                HookStep::End(report) => events.send(AgentEvent::HookEnd {
+                    id: id.clone(),
+                    report,
+                }),
+            })
+            .await;
+        if outcome.decision() == HookDecision::Stop {
+            let reason = outcome
+                .reason()
+                .map(str::to_string)
+                .unwrap_or_else(|| format!("a {} hook stopped the turn", event.as_str()));
+            *self.stop.lock().unwrap_or_else(|p| p.into_inner()) = Some(reason);
+        }
+        outcome
+    }
+}
+
+/// What `pre_tool_use` decided about one call.
+pub enum PreTool {
+    /// Ask the policy as usual.
+    Ask,
+    /// The hook said `allow`: it answers the approval question (the mode's refusals, such
+    /// as read-only, still stand).
+    Allowed,
+    /// Not run: this is the call's is_error result.
+    Refused(ToolOutput),
+}
+
+pub async fn pre_tool_use(
+    hooks: &HookEnv,
+    events: &EventSink,
+    name: &str,
+    input: &Value,
+    cancel: &CancellationToken,
+) -> PreTool {
+    if !hooks.wants(HookEvent::PreToolUse, Some(name)) {
+        return PreTool::Ask;
+    }
+    let mut fields = Map::new();
+    fields.insert("tool_name".into(), name.into());
+    fields.insert("tool_input".into(), input.clone());
+    let out = hooks
+        .run(events, HookEvent::PreToolUse, Some(name), fields, cancel)
+        .await;
+    let reason = out.reason().unwrap_or("no reason given");
+    match out.decision() {
+        HookDecision::Deny => PreTool::Refused(ToolOutput::error(format!(
+            "{name} was not run: a pre_tool_use hook blocked it: {reason}"
+        ))),
+        HookDecision::Stop => PreTool::Refused(ToolOutput::error(format!(
+            "{name} was not run: a pre_tool_use hook stopped the turn: {reason}"
+        ))),
+        HookDecision::Allow => PreTool::Allowed,
+        HookDecision::None => PreTool::Ask,
+    }
+}
+
+/// `post_tool_use`: its context is appended to the result the model sees; a deny turns the
+/// result into an error carrying the reason.
+pub async fn post_tool_use(
+    hooks: &HookEnv,
+    events: &EventSink,
+    name: &str,
+    input: Option<Value>,
+    mut output: ToolOutput,
+    cancel: &CancellationToken,
+) -> ToolOutput {
+    let Some(input) = input else { return output };
+    let mut fields = Map::new();
+    fields.insert("tool_name".into(), name.into());
+    fields.insert("tool_input".into(), input);
+    fields.insert("tool_output".into(), output.content.clone().into());
+    fields.insert("is_error".into(), output.is_error.into());
+    let out = hooks
+        .run(events, HookEvent::PostToolUse, Some(name), fields, cancel)
+        .await;
+    if matches!(out.decision(), HookDecision::Deny | HookDecision::Stop) {
+        output.is_error = true;
+        output.content.push_str(&format!(
+            "\n[post_tool_use hook: {}]",
+            out.reason().unwrap_or("blocked")
+        ));
+    }
+    if let Some(context) = out.context_text() {
+        output
+            .content
+            .push_str(&format!("\n[post_tool_use hook]\n{context}"));
+    }
+    output
+}
+
+/// What `user_prompt_submit` decided.
+pub enum PromptCheck {
+    /// Send it, with the hooks' context (if any) as a second text block.
+    Send(Option<String>),
+    /// Not sent; the reason for the user.
+    Blocked(String),
+}
+
+pub async fn user_prompt_submit(
+    hooks: &HookEnv,
+    events: &EventSink,
+    prompt: &str,
+    cancel: &CancellationToken,
+) -> PromptCheck {
+    let mut fields = Map::new();
+    fields.insert("prompt".into(), prompt.into());
+    let out = hooks
+        .run(events, HookEvent::UserPromptSubmit, None, fields, cancel)
+        .await;
+    match out.decision() {
+        HookDecision::Deny | HookDecision::Stop => PromptCheck::Blocked(format!(
+            "the prompt was not sent: a user_prompt_submit hook blocked it: {}",
+            out.reason().unwrap_or("no reason given")
+        )),
+        _ => PromptCheck::Send(out.context_text()),
+    }
+}
+
+/// What `stop` decided when the model stopped asking for tools.
+pub enum StopCheck {
+    /// Let the turn end.
+    End,
+    /// Send the model back to work with this reason.
+    Continue(String),
+    /// `"decision": "stop"`.
+    Stop(String),
+}
+
+pub async fn stop(
+    hooks: &HookEnv,
+    events: &EventSink,
+    active: bool,
+    cancel: &CancellationToken,
+) -> StopCheck {
+    let mut fields = Map::new();
+    fields.insert("stop_hook_active".into(), active.into());
+    let out = hooks
+        .run(events, HookEvent::Stop, None, fields, cancel)
+        .await;
+    match out.decision() {
+        HookDecision::Deny => StopCheck::Continue(
+            out.reason()
+                .unwrap_or("a stop hook asked you to go on")
+                .to_string(),
+        ),
+        HookDecision::Stop => StopCheck::Stop(hooks.take_stop().unwrap_or_default()),
+        _ => StopCheck::End,
+    }
+}

@@ -1,0 +1,106 @@
+//! The loop's steps that belong to the user's extensions (DESIGN.md §11): MCP tools join
+//! before the first request, the prompt passes `user_prompt_submit`, and the turn ends only
+//! when the `stop` hooks let it.
+
+use std::sync::Arc;
+
+use tokio_util::sync::CancellationToken;
+
+use super::super::Agent;
+use super::super::hook_calls::{self, PromptCheck, StopCheck};
+use super::super::protocol::{AgentEvent, Terminal, Transition};
+use super::Flow;
+use crate::hooks::MAX_STOP_CONTINUATIONS;
+use crate::message::{ContentBlock, Message};
+
+/// Waits for MCP servers still starting (each bounded by its startup timeout; Ctrl+C stops
+/// the wait) and adds the tools of those that started, once, before the first request that
+/// follows. Later requests see the same tool list, so the prompt cache keeps its prefix.
+pub(super) async fn join_mcp_tools(agent: &mut Agent, cancel: &CancellationToken) {
+    let Some(mcp) = agent.mcp.clone() else { return };
+    if agent.mcp_joined {
+        return;
+    }
+    let pending = mcp.pending();
+    if !pending.is_empty() {
+        let many = if pending.len() == 1 { "" } else { "s" };
+        agent.exec.events.send(AgentEvent::Notice {
+            text: format!("waiting for MCP server{many} {}", pending.join(", ")),
+        });
+        tokio::select! {
+            biased;
+            _ = cancel.cancelled() => return,
+            _ = mcp.wait_started() => {}
+        }
+    }
+    let (registry, errors) = agent.exec.registry.with_tools(mcp.tools());
+    for e in errors {
+        tracing::warn!("MCP tool left out: {e}");
+        agent.exec.events.send(AgentEvent::Notice {
+            text: format!("MCP tool left out: {e}"),
+        });
+    }
+    agent.exec.registry = Arc::new(registry);
+    agent.mcp_joined = true;
+}
+
+/// `user_prompt_submit`: the message the prompt becomes, or why it is not sent.
+pub(super) async fn prompt_message(
+    agent: &Agent,
+    prompt: &str,
+    cancel: &CancellationToken,
+) -> Result<Message, String> {
+    let hooks = &agent.exec.hooks;
+    if !hooks.wants(crate::hooks::HookEvent::UserPromptSubmit, None) {
+        return Ok(Message::user_text(prompt));
+    }
+    match hook_calls::user_prompt_submit(hooks, &agent.exec.events, prompt, cancel).await {
+        PromptCheck::Send(None) => Ok(Message::user_text(prompt)),
+        PromptCheck::Send(Some(context)) => Ok(Message::user(vec![
+            ContentBlock::text(prompt),
+            ContentBlock::text(format!("[user_prompt_submit hook]\n{context}")),
+        ])),
+        PromptCheck::Blocked(reason) => Err(reason),
+    }
+}
+
+/// The model stopped asking for tools: the `stop` hooks may send it back to work, at most
+/// [`MAX_STOP_CONTINUATIONS`] times in a row.
+pub(super) async fn on_stop(
+    agent: &mut Agent,
+    continuations: &mut u32,
+    message: Option<String>,
+    cancel: &CancellationToken,
+) -> Flow {
+    let hooks = agent.exec.hooks.clone();
+    if !hooks.wants(crate::hooks::HookEvent::Stop, None) {
+        return Flow::End(Terminal::Completed, message);
+    }
+    let events = agent.exec.events.clone();
+    match hook_calls::stop(&hooks, &events, *continuations > 0, cancel).await {
+        StopCheck::End => Flow::End(Terminal::Completed, message),
+        StopCheck::Stop(reason) => Flow::End(Terminal::HookStopped, Some(reason)),
+        StopCheck::Continue(_) if *continuations >= MAX_STOP_CONTINUATIONS => {
+            let text = format!(
+                "a stop hook blocked the end of the turn {} times in a row; stopping here",
+                *continuations + 1
+            );
+            events.send(AgentEvent::Notice { text: text.clone() });
+            Flow::End(Terminal::StopHookPrevented, Some(text))
+        }
+        StopCheck::Continue(reason) => {
+            *continuations += 1;
+            agent.push(Message::user_text(format!("Stop hook feedback:\n{reason}")));
+            Flow::Continue(Transition::StopHook)
+        }
+    }
+}
+
+/// A `stop` answered by any hook during this step ends the turn.
+pub(super) fn stopped_by_hook(agent: &Agent) -> Option<Flow> {
+    agent
+        .exec
+        .hooks
+        .take_stop()
+        .map(|reason| Flow::End(Terminal::HookStopped, Some(reason)))
+}

@@ -1,0 +1,208 @@
+//! The approval modal as a user meets it: keys typed for the input never answer it, session
+//! grants are visible and revocable, a denial can carry a reason and reads "denied".
+
+use std::time::Duration;
+
+use crossterm::event::KeyCode;
+use serde_json::json;
+use tokio::time::Instant;
+use tooloop::agent::protocol::{AgentCommand, AgentEvent, Decision, ToolOutcome};
+use tooloop::tui::app::{App, Focus};
+use tooloop::tui::cells::CellKind;
+use tooloop::tui::tool_calls::ToolState;
+
+mod tui_support;
+use tui_support::*;
+
+fn ask(app: &mut App, id: &str, now: Instant) {
+    app.on_agent(tool_use(id, "bash", json!({"command": "ls -la"})), now);
+    app.on_agent(
+        permission_request(id, "bash", json!({"command": "ls -la"})),
+        now,
+    );
+}
+
+fn ms(n: u64) -> Duration {
+    Duration::from_millis(n)
+}
+
+fn last_notice(app: &App) -> String {
+    match app.conversation.cells().last().map(|c| &c.kind) {
+        Some(CellKind::Notice(t) | CellKind::Error(t)) => t.clone(),
+        _ => panic!("the last cell is not a notice"),
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn keys_typed_as_the_modal_opens_go_to_the_input_not_the_question() {
+    let mut app = app();
+    let t0 = Instant::now();
+    start_turn(&mut app, t0);
+    // The user is typing "and say yes" at ~10 keys a second; the question opens mid-word.
+    ask(&mut app, "b1", t0 + ms(50));
+    let mut t = t0;
+    for c in "an".chars() {
+        app.on_key(key(KeyCode::Char(c)), t);
+        t += ms(100);
+    }
+    assert_eq!(
+        app.take_commands(),
+        vec![],
+        "an `a` or `n` mid-word answers nothing"
+    );
+    // Past the guard time but still typing in a burst: still not an answer.
+    for c in "d say y".chars() {
+        app.on_key(key(KeyCode::Char(c)), t);
+        t += ms(100);
+    }
+    assert_eq!(app.take_commands(), vec![]);
+    assert!(app.approvals.is_open());
+    assert_eq!(
+        app.input.text(),
+        "and say y",
+        "the typing went to the input"
+    );
+    // A deliberate key after a pause answers.
+    app.on_key(key(KeyCode::Char('y')), t + ms(600));
+    assert_eq!(
+        app.take_commands(),
+        vec![AgentCommand::PermissionReply {
+            id: "b1".into(),
+            decision: Decision::AllowOnce
+        }]
+    );
+    // The second question in the queue gets its own guard time.
+    ask(&mut app, "b2", t + ms(700));
+    ask(&mut app, "b3", t + ms(700));
+    app.on_key(key(KeyCode::Char('y')), t + ms(1400));
+    assert_eq!(app.take_commands().len(), 1);
+    app.on_key(key(KeyCode::Char('y')), t + ms(1500));
+    assert_eq!(app.take_commands(), vec![], "b3 just appeared");
+    app.on_key(key(KeyCode::Char('n')), t + ms(2000));
+    assert_eq!(app.take_commands().len(), 1);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_session_grant_shows_in_the_status_bar_and_permissions_revokes_it() {
+    let mut app = app();
+    let t0 = Instant::now();
+    start_turn(&mut app, t0);
+    ask(&mut app, "b1", t0);
+    app.on_key(key(KeyCode::Char('a')), t0 + ms(1000));
+    assert_eq!(
+        app.take_commands(),
+        vec![AgentCommand::PermissionReply {
+            id: "b1".into(),
+            decision: Decision::AllowForSession
+        }]
+    );
+    let screen = render_text(&mut app, 100, 20, t0 + ms(1000));
+    assert!(screen.contains("allowed: bash"), "{screen}");
+    app.on_agent(done(tooloop::agent::protocol::Terminal::Completed), t0);
+    let t = t0 + ms(3000);
+    type_text(&mut app, "/permissions", t);
+    app.on_key(key(KeyCode::Enter), t);
+    assert!(last_notice(&app).contains("bash"), "{}", last_notice(&app));
+    assert_eq!(
+        app.take_commands(),
+        vec![],
+        "a command never goes to the model"
+    );
+    type_text(&mut app, "/permissions revoke bash", t);
+    app.on_key(key(KeyCode::Enter), t);
+    assert_eq!(
+        app.take_commands(),
+        vec![AgentCommand::RevokeSessionGrant {
+            tool: "bash".into()
+        }]
+    );
+    assert!(last_notice(&app).contains("bash will ask again"));
+    let screen = render_text(&mut app, 100, 20, t);
+    assert!(!screen.contains("allowed: bash"), "{screen}");
+}
+
+#[tokio::test(start_paused = true)]
+async fn deny_with_a_typed_reason_and_the_row_says_denied() {
+    let mut app = app();
+    let t0 = Instant::now();
+    start_turn(&mut app, t0);
+    ask(&mut app, "b1", t0);
+    let t = t0 + ms(1000);
+    app.on_key(key(KeyCode::Char('r')), t);
+    assert_eq!(app.take_commands(), vec![]);
+    // The reason is typed in the modal: letters that would answer are text now.
+    let mut k = t + ms(1000);
+    for c in "use ynot".chars() {
+        app.on_key(key(KeyCode::Char(c)), k);
+        k += ms(100);
+    }
+    app.on_key(key(KeyCode::Backspace), k);
+    app.on_key(key(KeyCode::Char('t')), k + ms(100));
+    let screen = render_text(&mut app, 80, 24, k);
+    assert!(screen.contains("reason"), "{screen}");
+    app.on_key(key(KeyCode::Enter), k + ms(200));
+    assert_eq!(
+        app.take_commands(),
+        vec![AgentCommand::PermissionReply {
+            id: "b1".into(),
+            decision: Decision::Deny {
+                reason: Some("use ynot".into())
+            }
+        }]
+    );
+    assert!(app.input.is_empty());
+    app.on_agent(
+        AgentEvent::Permission {
+            id: "b1".into(),
+            name: "bash".into(),
+            allowed: false,
+        },
+        k,
+    );
+    app.on_agent(
+        tool_end("b1", "bash", ToolOutcome::Error, 0, "The user declined"),
+        k,
+    );
+    assert_eq!(row(&app, 0).state, ToolState::Denied);
+    let screen = render_text(&mut app, 80, 24, k);
+    assert!(screen.contains("denied"), "{screen}");
+    assert!(!screen.contains(" error"), "{screen}");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_long_preview_scrolls_and_says_how_much_is_unseen() {
+    let mut app = app();
+    let t0 = Instant::now();
+    start_turn(&mut app, t0);
+    let content: String = (1..=119).map(|i| format!("line {i}\n")).collect();
+    let input = json!({"path": "big.txt", "content": content});
+    app.on_agent(tool_use("w1", "write_file", input.clone()), t0);
+    app.on_agent(permission_request("w1", "write_file", input), t0);
+    let screen = render_text(&mut app, 80, 24, t0);
+    assert!(screen.contains("more lines"), "{screen}");
+    assert!(!screen.contains("line 119"), "{screen}");
+    let t = t0 + ms(1000);
+    for i in 0..12 {
+        app.on_key(key(KeyCode::PageDown), t + ms(300 * i));
+    }
+    let screen = render_text(&mut app, 80, 24, t + ms(5000));
+    assert!(screen.contains("line 119"), "{screen}");
+    assert!(screen.contains("above"), "{screen}");
+    assert!(screen.contains("y allow once"), "{screen}");
+    assert_eq!(app.take_commands(), vec![], "scrolling answers nothing");
+}
+
+#[tokio::test(start_paused = true)]
+async fn esc_in_a_focused_pane_returns_focus_and_does_not_abort() {
+    let mut app = app();
+    let now = Instant::now();
+    start_turn(&mut app, now);
+    render_text(&mut app, 80, 24, now);
+    app.on_key(key(KeyCode::Tab), now);
+    assert_eq!(app.focus, Focus::Conversation);
+    app.on_key(key(KeyCode::Esc), now);
+    assert_eq!(app.focus, Focus::Input);
+    assert_eq!(app.take_commands(), vec![], "Esc in a pane only goes back");
+    app.on_key(key(KeyCode::Esc), now);
+    assert_eq!(app.take_commands(), vec![AgentCommand::Abort]);
+}
