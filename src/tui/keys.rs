@@ -35,6 +35,8 @@ pub enum Action {
     NextRequest,
     /// JSON pane, request view: only the messages a request added.
     ToggleDiff,
+    /// Tools pane: the timeline of the whole session or of the current prompt.
+    ToggleTimeline,
     NewConversation,
     HistoryPrev,
     HistoryNext,
@@ -350,6 +352,13 @@ pub const BINDINGS: &[Binding] = &[
         "d",
         Action::ToggleDiff,
         "JSON request view: only the messages the request added",
+    ),
+    bind(
+        Pane,
+        &[key(Char('t'))],
+        "t",
+        Action::ToggleTimeline,
+        "tools pane: timeline of the whole session / this prompt",
     ),
 ];
 
