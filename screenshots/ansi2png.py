@@ -10,6 +10,7 @@ import unicodedata
 from PIL import Image, ImageDraw, ImageFont
 
 FONT_DIR = "/usr/share/fonts/truetype/dejavu/"
+CJK_FONT = "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc"
 SIZE = 15
 BG = (24, 24, 32)
 FG = (214, 214, 220)
@@ -123,6 +124,12 @@ def main():
     }
     # DejaVu Sans Mono has no braille (the spinner); DejaVu Sans does.
     fallback = ImageFont.truetype(FONT_DIR + "DejaVuSans.ttf", SIZE)
+    # Wide (CJK) characters: DejaVu has none; WenQuanYi Micro Hei if installed
+    # (apt install fonts-wqy-microhei), else they show as boxes.
+    try:
+        wide = ImageFont.truetype(CJK_FONT, SIZE)
+    except OSError:
+        wide = fonts[(False, False)]
     cw = int(round(fonts[(False, False)].getlength("M")))
     ch = int(SIZE * 1.3)
     pad = 10
@@ -153,7 +160,12 @@ def main():
             if bg != BG:
                 draw.rectangle([px, py, px + w * cw - 1, py + ch - 1], fill=bg)
             if c != " ":
-                font = fallback if 0x2800 <= ord(c) <= 0x28FF else fonts[(pen.bold, pen.italic)]
+                if w == 2:
+                    font = wide
+                elif 0x2800 <= ord(c) <= 0x28FF:
+                    font = fallback
+                else:
+                    font = fonts[(pen.bold, pen.italic)]
                 # Box-drawing and block glyphs fill the cell height so lines join up.
                 draw.text((px, py + (ch - SIZE) // 2 - 1), c, font=font, fill=fg)
             if pen.underline:

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Makes the README screenshots from a real run: tooloop on the offline demo model in a
 # 120×40 tmux pane, captured with colours (capture-pane -e) and drawn by ansi2png.py.
-# Needs tmux, python3 with Pillow (pip install pillow) and fonts-dejavu-core.
+# Needs tmux, python3 with Pillow (pip install pillow), fonts-dejavu-core and, for the
+# Chinese text, fonts-wqy-microhei.
 # Usage: screenshots/make.sh [path/to/tooloop]   (default: target/debug/tooloop)
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -51,7 +52,10 @@ wait_status() { # the last line (status bar) contains TEXT
 }
 shot() { # shot NAME
   tmux -L "$sock" capture-pane -e -p -t 0 > "$tmp/$1.ansi"
-  python3 "$here/ansi2png.py" "$tmp/$1.ansi" "$here/$1.png" "$cols" "$rows"
+  local w h
+  w="$(tmux -L "$sock" display-message -p -t 0 '#{pane_width}')"
+  h="$(tmux -L "$sock" display-message -p -t 0 '#{pane_height}')"
+  python3 "$here/ansi2png.py" "$tmp/$1.ansi" "$here/$1.png" "$w" "$h"
   echo "wrote screenshots/$1.png ($(stat -c %s "$here/$1.png") bytes)"
 }
 send() { tmux -L "$sock" send-keys -t 0 "$@"; }
@@ -79,3 +83,32 @@ shot json
 
 send C-c
 send C-c
+tmux -L "$sock" kill-server 2>/dev/null || true
+
+# 80×24, as a new user's terminal often is: Chinese text, then a failing server.
+small() { # small ARGS…: a fresh 80×24 session running tooloop with ARGS
+  tmux -L "$sock" kill-server 2>/dev/null || true
+  tmux -L "$sock" -f /dev/null new-session -d -x 80 -y 24 \
+    "env -u OPENAI_API_KEY HOME='$tmp/home' XDG_STATE_HOME='$tmp/home/state' \
+     TERM=xterm-256color bash -c \"cd '$ws' && $* ; sleep 60\""
+  tmux -L "$sock" set -g status off >/dev/null
+}
+small "env -u ANTHROPIC_API_KEY '$bin' --workspace '$ws'"
+wait_for "Ask something"
+send -l "你好！请 list files，然后告诉我 what time is it"
+send Enter
+wait_for "Anything else?"
+wait_status "idle"
+send -l "这一行很长的中文输入会在八十列处换行，光标停在正确的位置上，输入法的候选窗口也会出现在光标这里 END"
+wait_for "END"
+shot small-chinese
+
+# Only loopback: port 9 (discard) is closed here, so every attempt is refused.
+small "ANTHROPIC_API_KEY=sk-ant-screenshot '$bin' --workspace '$ws' --provider anthropic \
+  --base-url http://127.0.0.1:9 --max-retries 2"
+wait_for "Ask something"
+send -l "hello?"
+send Enter
+wait_for "turn ended" 60
+wait_status "idle"
+shot small-error

@@ -28,11 +28,8 @@ pub fn sessions_dir() -> Result<PathBuf, PathsError> {
 }
 
 /// File checkpoints for rewinds: `checkpoints/` in the data directory.
-pub fn checkpoints_dir() -> Result<PathBuf, String> {
-    Ok(project_dirs()
-        .map_err(|e| e.to_string())?
-        .data_dir()
-        .join("checkpoints"))
+pub fn checkpoints_dir() -> Result<PathBuf, PathsError> {
+    Ok(project_dirs()?.data_dir().join("checkpoints"))
 }
 
 /// Log files: the state directory, or `logs/` in the data directory where there is no state

@@ -3,6 +3,8 @@
 //! errors, images, a crash mid-call with restarts, cancellation reaching the server, and
 //! servers that fail to start.
 
+mod support;
+
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -14,19 +16,7 @@ use tooloop::mcp::{McpManager, ServerState, ServerStatus};
 use tooloop::tools::{Effect, Tool, ToolContext, Workspace};
 
 fn fixture() -> PathBuf {
-    let exe = std::env::current_exe().expect("test exe");
-    let path = exe
-        .parent()
-        .and_then(|deps| deps.parent())
-        .map(|debug| debug.join("examples").join("mcp_fixture"))
-        .expect("target dir");
-    assert!(
-        path.exists(),
-        "{} is missing: run `cargo test` (it builds the example), or \
-         `cargo build --example mcp_fixture`",
-        path.display()
-    );
-    path
+    support::mcp_fixture()
 }
 
 fn stdio(name: &str, args: &[&str], log: Option<&PathBuf>) -> ServerConfig {

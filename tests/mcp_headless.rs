@@ -291,13 +291,18 @@ fn a_streamable_http_server_works_the_same() {
 fn mcp_list_prints_each_server_and_exits_1_when_one_failed() {
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("fx.log");
-    let good = config(dir.path(), &log, "");
+    let good = config(dir.path(), &log, "tools_deny = [\"crash\"]\n");
     let good = good.display().to_string();
     let run = Tooloop::new(&["--config", &good, "mcp", "list"])
         .workspace(dir.path())
         .run();
     assert_eq!(run.code, Some(0), "stderr:\n{}", run.stderr);
-    assert!(run.stdout.contains("fx: ready, 5 tools"), "{}", run.stdout);
+    assert!(run.stdout.contains("fx: ready, 4 tools"), "{}", run.stdout);
+    assert!(
+        !run.stdout.contains("mcp__fx__crash"),
+        "tools_deny: {}",
+        run.stdout
+    );
     assert!(
         run.stdout.contains("  mcp__fx__slow_read"),
         "{}",

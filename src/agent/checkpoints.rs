@@ -26,6 +26,7 @@ async fn each(env: &ExecEnv, paths: &[PathBuf], before: bool) {
         paths
             .iter()
             .filter_map(|p| if before { cp.before(p) } else { cp.after(p) }.err())
+            .map(|e| e.to_string())
             .collect::<Vec<_>>()
     })
     .await

@@ -33,7 +33,7 @@ pub trait Recorder: Send + Sync {
     /// been merged into it.
     fn rewind(&mut self, _record: &RewindRecord, _trimmed: Option<(usize, &Message)>) {}
     /// Continues in a new session holding a copy of this one; returns the new id.
-    fn fork(&mut self) -> Result<String, String> {
-        Err("this run keeps no transcript (--no-session), so there is nothing to fork".into())
+    fn fork(&mut self) -> Result<String, crate::session::error::SessionError> {
+        Err(crate::session::error::SessionError::NoTranscript)
     }
 }

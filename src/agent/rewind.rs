@@ -5,35 +5,33 @@
 use super::Agent;
 use super::protocol::AgentEvent;
 use crate::session::rewind::{self, Outcome, Request};
-use crate::session::{checkpoint_store, load};
+use crate::session::rewind_error::RewindError;
+use crate::session::{SessionError, checkpoint_store, load};
 
 impl Agent {
     /// Rewinds to just before prompt `req.to` of this session. The history is replaced by the
     /// cut one (HistoryReset) and a Notice says what happened.
-    pub fn rewind(&mut self, req: &Request) -> Result<Outcome, String> {
-        let path =
-            self.recorder.as_ref().and_then(|r| r.path()).ok_or(
-                "this run keeps no transcript (--no-session), so there is nothing to rewind",
-            )?;
+    pub fn rewind(&mut self, req: &Request) -> Result<Outcome, RewindError> {
+        let path = self
+            .recorder
+            .as_ref()
+            .and_then(|r| r.path())
+            .ok_or(RewindError::NoTranscript)?;
         if !path.exists() {
-            return Err("no prompt to rewind to yet".into());
+            return Err(RewindError::NothingYet);
         }
-        let loaded = load::read(&path).map_err(|e| e.to_string())?;
+        let loaded = load::read(&path)?;
         // The transcript is what a rewind cuts: if it fell behind (a failed write), cutting
         // it would not cut what the model sees.
         if loaded.messages != self.history {
-            return Err(format!(
-                "the transcript {} does not hold this conversation (a write failed?); \
-                 not rewinding",
-                path.display()
-            ));
+            return Err(RewindError::TranscriptBehind(path));
         }
         let store = match &self.exec.checkpoints {
             Some(c) => c.store().clone(),
             None => path
                 .parent()
                 .and_then(checkpoint_store)
-                .ok_or("no checkpoint store")?,
+                .ok_or(RewindError::NoStore)?,
         };
         let done = rewind::perform(&loaded, &store, req)?;
         if let Some(r) = &mut self.recorder {
@@ -53,11 +51,8 @@ impl Agent {
     }
 
     /// Goes on in a new session that starts as a copy of this one; returns its id.
-    pub fn fork(&mut self) -> Result<String, String> {
-        let recorder = self
-            .recorder
-            .as_mut()
-            .ok_or("this run keeps no transcript (--no-session), so there is nothing to fork")?;
+    pub fn fork(&mut self) -> Result<String, SessionError> {
+        let recorder = self.recorder.as_mut().ok_or(SessionError::NoTranscript)?;
         let parent = recorder.session_id().unwrap_or_default();
         let id = recorder.fork()?;
         self.exec

@@ -27,14 +27,18 @@ async fn run(mut agent: Agent, mut rx: mpsc::UnboundedReceiver<AgentCommand>) ->
                     continue;
                 }
                 Some(AgentCommand::Rewind(req)) => {
-                    if let Err(message) = agent.rewind(&req) {
-                        agent.events().send(AgentEvent::Error { message });
+                    if let Err(e) = agent.rewind(&req) {
+                        agent.events().send(AgentEvent::Error {
+                            message: e.to_string(),
+                        });
                     }
                     continue;
                 }
                 Some(AgentCommand::Fork) => {
-                    if let Err(message) = agent.fork() {
-                        agent.events().send(AgentEvent::Error { message });
+                    if let Err(e) = agent.fork() {
+                        agent.events().send(AgentEvent::Error {
+                            message: e.to_string(),
+                        });
                     }
                     continue;
                 }

@@ -3,6 +3,7 @@
 //! store.rs keeps contents and manifests, record.rs takes checkpoints as tools run,
 //! restore.rs writes them back.
 
+pub mod error;
 pub mod record;
 pub mod restore;
 mod sha256;

@@ -2,6 +2,7 @@
 //! its previous state is saved once per prompt; after the tool, the state it left is noted,
 //! so a later rewind can tell the model's change from a change the user made by hand.
 
+use super::error::CheckpointError;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -62,7 +63,7 @@ impl Checkpoints {
 
     /// Saves how `path` is before a tool changes it (the first time in this prompt only).
     /// Err says why this change cannot be rewound; the tool still runs.
-    pub fn before(&self, path: &Path) -> Result<(), String> {
+    pub fn before(&self, path: &Path) -> Result<(), CheckpointError> {
         let (session, prompt) = {
             let mut c = self.lock();
             if c.prompt == 0 || !c.saved.insert(path.to_path_buf()) {
@@ -70,11 +71,13 @@ impl Checkpoints {
             }
             (c.session.clone(), c.prompt)
         };
-        let shown = path.display();
         let state = self
             .store
             .capture(path)
-            .map_err(|e| format!("cannot save {shown} before the edit: {e}"))?;
+            .map_err(|source| CheckpointError::Capture {
+                path: path.to_path_buf(),
+                source,
+            })?;
         let entry = Entry::Before {
             prompt,
             path: path.to_string_lossy().into_owned(),
@@ -82,11 +85,11 @@ impl Checkpoints {
         };
         self.store
             .append(&session, &entry)
-            .map_err(|e| format!("checkpoint manifest: {e}"))
+            .map_err(CheckpointError::Manifest)
     }
 
     /// Notes how a tool left `path`.
-    pub fn after(&self, path: &Path) -> Result<(), String> {
+    pub fn after(&self, path: &Path) -> Result<(), CheckpointError> {
         let (session, prompt) = {
             let c = self.lock();
             if c.prompt == 0 || !c.saved.contains(path) {
@@ -94,7 +97,10 @@ impl Checkpoints {
             }
             (c.session.clone(), c.prompt)
         };
-        let state = Store::state_of(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let state = Store::state_of(path).map_err(|source| CheckpointError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
         let entry = Entry::After {
             prompt,
             path: path.to_string_lossy().into_owned(),
@@ -102,7 +108,7 @@ impl Checkpoints {
         };
         self.store
             .append(&session, &entry)
-            .map_err(|e| format!("checkpoint manifest: {e}"))
+            .map_err(CheckpointError::Manifest)
     }
 }
 
@@ -168,7 +174,7 @@ impl Recorder for Tracking {
         }
     }
 
-    fn fork(&mut self) -> Result<String, String> {
+    fn fork(&mut self) -> Result<String, crate::session::error::SessionError> {
         let parent = self.session();
         let child = self.inner.fork()?;
         let prompts = self.checkpoints.prompts();

@@ -56,7 +56,7 @@ pub struct Store {
 
 impl Store {
     /// The store in the data directory (`checkpoints/`).
-    pub fn open_default() -> Result<Store, String> {
+    pub fn open_default() -> Result<Store, crate::paths::PathsError> {
         Ok(Store::new(&crate::paths::checkpoints_dir()?))
     }
 
@@ -152,12 +152,12 @@ impl Store {
 
     /// The entries of `session` that still count (a rewind voids the ones it went back over),
     /// in the order they were written. A session without checkpoints has none.
-    pub fn entries(&self, session: &str) -> Result<Vec<Entry>, String> {
+    pub fn entries(&self, session: &str) -> Result<Vec<Entry>, super::error::CheckpointError> {
         let path = self.manifest(session);
         let text = match fs::read_to_string(&path) {
             Ok(t) => t,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(format!("{}: {e}", path.display())),
+            Err(source) => return Err(super::error::CheckpointError::Io { path, source }),
         };
         let mut out: Vec<Entry> = Vec::new();
         for (i, line) in text.lines().enumerate() {

@@ -44,6 +44,29 @@ pub struct ToolDef {
     pub read_only: bool,
 }
 
+/// Why a server did not start (or restart); its text is the state's `error`.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error(transparent)]
+    Connect(#[from] super::connect::ConnectError),
+    #[error("tools/list failed: {0}")]
+    List(ServiceError),
+    #[error("did not start within {0} s (startup_timeout_secs)")]
+    Timeout(u64),
+    #[error(
+        "MCP server {0} is down and was already restarted {MAX_RESTARTS} times this session; \
+         it is not restarted again"
+    )]
+    RestartsUsed(String),
+    #[error("MCP server {server} could not be restarted: {source}")]
+    Restart {
+        server: String,
+        source: Box<StartError>,
+    },
+    #[error("MCP server {0} is not running")]
+    NotRunning(String),
+}
+
 /// Called whenever a server's state changes.
 pub type StatusSink = Arc<dyn Fn(ServerStatus) + Send + Sync>;
 
@@ -107,31 +130,24 @@ impl McpServer {
     }
 
     /// Connects and lists the tools, within the startup timeout.
-    pub async fn start(&self) -> Result<Vec<ToolDef>, String> {
+    pub async fn start(&self) -> Result<Vec<ToolDef>, StartError> {
         let started = tokio::time::timeout(self.config.startup_timeout, async {
-            let client = connect(&self.config, &self.workspace, self.lookup.as_ref())
-                .await
-                .map_err(|e| e.to_string())?;
+            let client = connect(&self.config, &self.workspace, self.lookup.as_ref()).await?;
             let tools = client
                 .peer()
                 .list_all_tools()
                 .await
-                .map_err(|e| format!("tools/list failed: {e}"))?;
-            Ok::<_, String>((client, tools))
+                .map_err(StartError::List)?;
+            Ok::<_, StartError>((client, tools))
         })
-        .await;
+        .await
+        .unwrap_or(Err(StartError::Timeout(
+            self.config.startup_timeout.as_secs(),
+        )));
         let (client, tools) = match started {
-            Ok(Ok(pair)) => pair,
-            Ok(Err(e)) => {
-                self.set_status(ServerState::Failed, Some(Vec::new()), Some(e.clone()));
-                return Err(e);
-            }
-            Err(_) => {
-                let e = format!(
-                    "did not start within {} s (startup_timeout_secs)",
-                    self.config.startup_timeout.as_secs()
-                );
-                self.set_status(ServerState::Failed, Some(Vec::new()), Some(e.clone()));
+            Ok(pair) => pair,
+            Err(e) => {
+                self.set_status(ServerState::Failed, Some(Vec::new()), Some(e.to_string()));
                 return Err(e);
             }
         };
@@ -151,7 +167,7 @@ impl McpServer {
     }
 
     /// The live client, restarting a crashed server (within the restart budget).
-    async fn live_client(&self) -> Result<Arc<Client>, String> {
+    async fn live_client(&self) -> Result<Arc<Client>, StartError> {
         {
             let guard = self.client.lock().await;
             if let Some(c) = guard.as_ref()
@@ -163,35 +179,29 @@ impl McpServer {
         let attempt = {
             let mut r = self.restarts.lock().unwrap_or_else(|p| p.into_inner());
             if *r >= MAX_RESTARTS {
-                return Err(format!(
-                    "MCP server {} is down and was already restarted {MAX_RESTARTS} times this \
-                     session; it is not restarted again",
-                    self.config.name
-                ));
+                return Err(StartError::RestartsUsed(self.config.name.clone()));
             }
             *r += 1;
             *r
         };
         tracing::info!(server = %self.config.name, attempt, "restarting MCP server");
         self.set_status(ServerState::Starting, None, None);
-        self.start().await.map_err(|e| {
-            format!(
-                "MCP server {} could not be restarted: {e}",
-                self.config.name
-            )
+        self.start().await.map_err(|e| StartError::Restart {
+            server: self.config.name.clone(),
+            source: Box::new(e),
         })?;
         self.client
             .lock()
             .await
             .clone()
-            .ok_or_else(|| format!("MCP server {} is not running", self.config.name))
+            .ok_or_else(|| StartError::NotRunning(self.config.name.clone()))
     }
 
     /// Calls `tool`. Dropping this future (abort, timeout) sends `notifications/cancelled`.
     pub async fn call(&self, tool: &str, input: Value, cancel: &CancellationToken) -> ToolOutput {
         let client = match self.live_client().await {
             Ok(c) => c,
-            Err(e) => return ToolOutput::error(e),
+            Err(e) => return ToolOutput::error(e.to_string()),
         };
         let mut params = CallToolRequestParams::new(tool.to_string());
         if let Value::Object(map) = input {

@@ -14,10 +14,10 @@ use landlock::{
 };
 
 use super::rules::Writable;
-use super::{SandboxMode, SandboxPolicy};
+use super::{SandboxMode, SandboxPolicy, Unsupported};
 
 /// The kernel's Landlock ABI version, or why there is none.
-pub fn abi() -> Result<i32, String> {
+pub fn abi() -> Result<i32, Unsupported> {
     const LANDLOCK_CREATE_RULESET_VERSION: libc::c_uint = 1;
     // SAFETY: the documented version query: no attr, size 0, the version flag.
     let v = unsafe {
@@ -33,13 +33,9 @@ pub fn abi() -> Result<i32, String> {
     }
     let err = std::io::Error::last_os_error();
     Err(match err.raw_os_error() {
-        Some(libc::ENOSYS) => "this kernel has no Landlock (Linux 5.13 or later is needed)".into(),
-        Some(libc::EOPNOTSUPP) => {
-            "Landlock is built into this kernel but not enabled (add `landlock` to the lsm= \
-             boot parameter)"
-                .into()
-        }
-        _ => format!("Landlock is not available: {err}"),
+        Some(libc::ENOSYS) => Unsupported::NoLandlock,
+        Some(libc::EOPNOTSUPP) => Unsupported::LandlockDisabled,
+        _ => Unsupported::Landlock(err),
     })
 }
 
@@ -48,7 +44,7 @@ pub fn ruleset(policy: &SandboxPolicy, writable: &[Writable]) -> std::io::Result
     build(policy, writable).map_err(|e| std::io::Error::other(format!("landlock: {e}")))
 }
 
-fn build(policy: &SandboxPolicy, writable: &[Writable]) -> Result<OwnedFd, String> {
+fn build(policy: &SandboxPolicy, writable: &[Writable]) -> std::io::Result<OwnedFd> {
     let abi = ABI::from(policy.abi);
     let mut write = AccessFs::from_write(abi);
     if policy.network {
@@ -62,11 +58,11 @@ fn build(policy: &SandboxPolicy, writable: &[Writable]) -> Result<OwnedFd, Strin
         // only matters if the kernel reports a newer ABI than this crate knows.
         .set_compatibility(CompatLevel::BestEffort)
         .handle_access(write)
-        .map_err(|e| e.to_string())?;
+        .map_err(std::io::Error::other)?;
     if !policy.network && abi >= ABI::V4 {
         ruleset = ruleset
             .handle_access(AccessNet::from_all(abi))
-            .map_err(|e| e.to_string())?;
+            .map_err(std::io::Error::other)?;
     }
     if abi >= ABI::V6 {
         // Signals: a command may not signal tooloop or anything else outside its sandbox.
@@ -76,9 +72,9 @@ fn build(policy: &SandboxPolicy, writable: &[Writable]) -> Result<OwnedFd, Strin
         } else {
             Scope::Signal | Scope::AbstractUnixSocket
         };
-        ruleset = ruleset.scope(scope).map_err(|e| e.to_string())?;
+        ruleset = ruleset.scope(scope).map_err(std::io::Error::other)?;
     }
-    let mut created = ruleset.create().map_err(|e| e.to_string())?;
+    let mut created = ruleset.create().map_err(std::io::Error::other)?;
     for w in writable {
         // A path that vanished since the list was made grants nothing; that is safe.
         let Ok(fd) = PathFd::new(&w.path) else {
@@ -91,11 +87,11 @@ fn build(policy: &SandboxPolicy, writable: &[Writable]) -> Result<OwnedFd, Strin
         };
         created = created
             .add_rule(PathBeneath::new(fd, access))
-            .map_err(|e| format!("{}: {e}", w.path.display()))?;
+            .map_err(|e| std::io::Error::other(format!("{}: {e}", w.path.display())))?;
     }
     debug_assert!(policy.mode != SandboxMode::Off);
     let fd: Option<OwnedFd> = created.into();
-    fd.ok_or_else(|| "the kernel refused to create a ruleset".to_string())
+    fd.ok_or_else(|| std::io::Error::other("the kernel refused to create a ruleset"))
 }
 
 /// Makes the child enforce `ruleset` right before exec. The fd stays open in tooloop until

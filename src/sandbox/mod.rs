@@ -122,7 +122,7 @@ fn resolve_with(
     requested: Option<SandboxMode>,
     network: bool,
     workspace: &Path,
-    support: impl FnOnce() -> Result<i32, String>,
+    support: impl FnOnce() -> Result<i32, Unsupported>,
 ) -> Resolved {
     let mode = requested.unwrap_or(SandboxMode::WorkspaceWrite);
     if mode == SandboxMode::Off {
@@ -165,20 +165,38 @@ fn resolve_with(
     }
 }
 
+/// Why the shell cannot be sandboxed here (said once, in the notice at start).
+#[derive(Debug, thiserror::Error)]
+pub enum Unsupported {
+    #[error("this kernel has no Landlock (Linux 5.13 or later is needed)")]
+    NoLandlock,
+    #[error(
+        "Landlock is built into this kernel but not enabled (add `landlock` to the lsm= boot \
+         parameter)"
+    )]
+    LandlockDisabled,
+    #[error("Landlock is not available: {0}")]
+    Landlock(std::io::Error),
+    #[error("{0} is missing")]
+    Missing(&'static str),
+    #[error("no sandbox is implemented for this platform")]
+    Platform,
+}
+
 /// The Landlock ABI version, or why there is no sandbox on this platform.
 #[cfg(target_os = "linux")]
-pub fn support() -> Result<i32, String> {
+pub fn support() -> Result<i32, Unsupported> {
     linux::abi()
 }
 
 #[cfg(target_os = "macos")]
-pub fn support() -> Result<i32, String> {
+pub fn support() -> Result<i32, Unsupported> {
     seatbelt::available().map(|()| 0)
 }
 
 #[cfg(not(any(target_os = "linux", target_os = "macos")))]
-pub fn support() -> Result<i32, String> {
-    Err("no sandbox is implemented for this platform".into())
+pub fn support() -> Result<i32, Unsupported> {
+    Err(Unsupported::Platform)
 }
 
 /// tooloop's config, data and state (log) directories.
@@ -271,7 +289,7 @@ mod tests {
     #[test]
     fn without_landlock_the_sandbox_is_off_and_says_so() {
         let dir = tempfile::tempdir().unwrap();
-        let none = || Err("this kernel has no Landlock".to_string());
+        let none = || Err(Unsupported::NoLandlock);
         for requested in [
             None,
             Some(SandboxMode::WorkspaceWrite),

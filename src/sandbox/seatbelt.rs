@@ -17,11 +17,11 @@ pub struct Profile {
     params: Vec<(String, PathBuf)>,
 }
 
-pub fn available() -> Result<(), String> {
+pub fn available() -> Result<(), super::Unsupported> {
     if Path::new(SANDBOX_EXEC).exists() {
         Ok(())
     } else {
-        Err(format!("{SANDBOX_EXEC} is missing"))
+        Err(super::Unsupported::Missing(SANDBOX_EXEC))
     }
 }
 

@@ -24,7 +24,13 @@ pub enum SessionError {
     #[error("no saved session for workspace {0} (`tooloop sessions` lists them)")]
     NoneForWorkspace(String),
     #[error("cannot fork the session: {0}")]
-    Fork(String),
+    Fork(Box<SessionError>),
+    #[error("this run keeps no transcript (--no-session), so there is nothing to fork")]
+    NoTranscript,
+    #[error("nothing to fork yet: this session has no messages")]
+    NothingToFork,
+    #[error("cannot write the fork: {0}")]
+    Encode(#[from] serde_json::Error),
     #[error("no session {0:?} (`tooloop sessions` lists them)")]
     NotFound(String),
     #[error("{id:?} fits {} sessions ({}); give more of the id", ids.len(), ids.join(", "))]

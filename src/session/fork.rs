@@ -6,14 +6,18 @@ use std::fs::OpenOptions;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use super::error::SessionError;
 use super::load;
 use super::record::{self, FORMAT, Header, Record};
 
 /// Writes the fork of the transcript at `parent` into `dir`. Returns the new header, path
 /// and length (everything in it is complete records).
-pub fn create(dir: &Path, parent: &Path) -> Result<(Header, PathBuf, u64), String> {
-    let bytes = std::fs::read(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
-    let loaded = load::parse(&bytes, parent).map_err(|e| e.to_string())?;
+pub fn create(dir: &Path, parent: &Path) -> Result<(Header, PathBuf, u64), SessionError> {
+    let bytes = std::fs::read(parent).map_err(|source| SessionError::Io {
+        path: parent.to_path_buf(),
+        source,
+    })?;
+    let loaded = load::parse(&bytes, parent)?;
     let body_start = bytes
         .iter()
         .position(|&b| b == b'\n')
@@ -28,7 +32,7 @@ pub fn create(dir: &Path, parent: &Path) -> Result<(Header, PathBuf, u64), Strin
         format: FORMAT,
         forked_from: Some(loaded.header.id.clone()),
     };
-    let mut out = serde_json::to_vec(&Record::Header(header.clone())).map_err(|e| e.to_string())?;
+    let mut out = serde_json::to_vec(&Record::Header(header.clone()))?;
     out.push(b'\n');
     out.extend_from_slice(&bytes[body_start..body_end]);
     if out.last() != Some(&b'\n') {
@@ -38,13 +42,15 @@ pub fn create(dir: &Path, parent: &Path) -> Result<(Header, PathBuf, u64), Strin
     opts.write(true).create_new(true);
     #[cfg(unix)]
     std::os::unix::fs::OpenOptionsExt::mode(&mut opts, 0o600);
-    let shown = path.display();
     let written = opts.open(&path).and_then(|mut f| {
         crate::paths::set_mode(&path, 0o600)?;
         f.write_all(&out)?;
         f.sync_data()
     });
-    written.map_err(|e| format!("{shown}: {e}"))?;
+    written.map_err(|source| SessionError::Io {
+        path: path.clone(),
+        source,
+    })?;
     tracing::info!(parent = %loaded.header.id, session = %header.id, "forked session");
     Ok((header, path, out.len() as u64))
 }

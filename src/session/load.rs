@@ -123,7 +123,7 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Loaded, SessionError> {
             }
             Some(Record::Rewind(r)) => {
                 super::rewind::replay(&r, &mut messages, &mut prompts, &mut marks)
-                    .map_err(|e| bad(line_no, e))?
+                    .map_err(|e| bad(line_no, e.to_string()))?
             }
         }
         good_len = next as u64;

@@ -7,6 +7,7 @@ pub mod load;
 pub mod record;
 pub mod rewind;
 pub mod rewind_command;
+pub mod rewind_error;
 pub mod store;
 pub mod writer;
 
@@ -132,7 +133,8 @@ pub fn attach_in(
     }
     agent.reset(messages);
     let mut t = if fork {
-        let (header, path, len) = fork::create(dir, &summary.path).map_err(SessionError::Fork)?;
+        let (header, path, len) =
+            fork::create(dir, &summary.path).map_err(|e| SessionError::Fork(Box::new(e)))?;
         notices.push(format!("forked session {} into {}", summary.id, header.id));
         let t = Transcript::resume(dir, &path, &header, len, false, events)?;
         if let Some(store) = checkpoint_store(dir)

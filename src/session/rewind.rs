@@ -3,6 +3,8 @@
 //! Esc Esc, /rewind, /undo) and `tooloop rewind`; the caller writes the returned record to
 //! the transcript, where the cut messages stay above it for audit.
 
+use super::rewind_error::RewindError;
+use crate::checkpoint::error::CheckpointError;
 use std::collections::BTreeSet;
 use std::path::Path;
 
@@ -47,18 +49,17 @@ pub fn replay(
     messages: &mut Vec<Message>,
     prompts: &mut Vec<String>,
     marks: &mut Vec<PromptMark>,
-) -> Result<(), String> {
+) -> Result<(), RewindError> {
     let Some(n) = r.messages else {
         return Ok(());
     };
     if n > messages.len() || r.to_prompt == 0 || r.to_prompt > prompts.len() {
-        return Err(format!(
-            "a rewind to prompt {} and {n} messages does not fit a history of {} messages \
-             and {} prompts",
-            r.to_prompt,
-            messages.len(),
-            prompts.len()
-        ));
+        return Err(RewindError::DoesNotFit {
+            to: r.to_prompt,
+            messages: n,
+            have: messages.len(),
+            prompts: prompts.len(),
+        });
     }
     messages.truncate(n);
     prompts.truncate(r.to_prompt - 1);
@@ -183,20 +184,19 @@ pub struct Performed {
     pub trimmed: Option<(usize, Message)>,
 }
 
-fn check_prompt(loaded: &Loaded, to: usize) -> Result<(), String> {
+fn check_prompt(loaded: &Loaded, to: usize) -> Result<(), RewindError> {
     let n = loaded.prompts.len();
     if to == 0 || to > n {
-        return Err(format!(
-            "session {} has {n} prompt{}; --to takes 1 to {n}",
-            loaded.header.id,
-            if n == 1 { "" } else { "s" }
-        ));
+        return Err(RewindError::NoSuchPrompt {
+            session: loaded.header.id.clone(),
+            count: n,
+        });
     }
     Ok(())
 }
 
 /// Files a rewind to `to` would not put back because they were changed by hand.
-pub fn conflicts(loaded: &Loaded, store: &Store, to: usize) -> Result<Vec<String>, String> {
+pub fn conflicts(loaded: &Loaded, store: &Store, to: usize) -> Result<Vec<String>, RewindError> {
     check_prompt(loaded, to)?;
     let entries = store.entries(&loaded.header.id)?;
     let ws = Path::new(&loaded.header.workspace);
@@ -209,7 +209,7 @@ pub fn conflicts(loaded: &Loaded, store: &Store, to: usize) -> Result<Vec<String
 
 /// Rewinds the session `loaded` holds: files first (conflicts skipped unless asked), then the
 /// conversation. The checkpoints of the prompts rewound over are retired in `store`.
-pub fn perform(loaded: &Loaded, store: &Store, req: &Request) -> Result<Performed, String> {
+pub fn perform(loaded: &Loaded, store: &Store, req: &Request) -> Result<Performed, RewindError> {
     check_prompt(loaded, req.to)?;
     let (files, conversation) = req.parts();
     let mark = &loaded.marks[req.to - 1];
@@ -234,7 +234,7 @@ pub fn perform(loaded: &Loaded, store: &Store, req: &Request) -> Result<Performe
         }
         if !h.is_empty() {
             validate_history(&h)
-                .map_err(|e| format!("the history before prompt {} is not valid: {e}", req.to))?;
+                .map_err(|source| RewindError::InvalidHistory { to: req.to, source })?;
         }
         outcome.conversation_truncated_to = Some(h.len());
         history = Some(h);
@@ -262,7 +262,7 @@ pub fn perform(loaded: &Loaded, store: &Store, req: &Request) -> Result<Performe
     if conversation || (outcome.conflicts.is_empty() && outcome.failed.is_empty()) {
         store
             .append(id, &Entry::Rewind { to: req.to })
-            .map_err(|e| format!("checkpoint manifest: {e}"))?;
+            .map_err(CheckpointError::Manifest)?;
     }
     let record = RewindRecord {
         time: now_rfc3339(),

@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use super::rewind::{Outcome, Request, perform};
+use super::rewind_error::RewindError;
 use super::writer::Transcript;
 use super::{checkpoint_store, load, store};
 use crate::agent::events::EventSink;
@@ -11,9 +12,9 @@ use crate::agent::recorder::Recorder;
 
 /// Runs the command against the sessions in `dir`. Ok carries the outcome (the caller prints
 /// it and exits 1 when there were conflicts); Err is a message for stderr.
-pub fn run_in(dir: &Path, session: &str, req: &Request) -> Result<Outcome, String> {
-    let summary = store::find(dir, session).map_err(|e| e.to_string())?;
-    let loaded = load::read(&summary.path).map_err(|e| e.to_string())?;
+pub fn run_in(dir: &Path, session: &str, req: &Request) -> Result<Outcome, RewindError> {
+    let summary = store::find(dir, session)?;
+    let loaded = load::read(&summary.path)?;
     // Opening it as a writer locks it: a session open in a running tooloop is refused.
     let (events, _rx) = EventSink::channel();
     let mut transcript = Transcript::resume(
@@ -23,9 +24,8 @@ pub fn run_in(dir: &Path, session: &str, req: &Request) -> Result<Outcome, Strin
         loaded.good_len,
         loaded.missing_newline,
         events,
-    )
-    .map_err(|e| e.to_string())?;
-    let store = checkpoint_store(dir).ok_or("no checkpoint store beside the sessions")?;
+    )?;
+    let store = checkpoint_store(dir).ok_or(RewindError::NoStore)?;
     let done = perform(&loaded, &store, req)?;
     transcript.rewind(&done.record, done.trimmed.as_ref().map(|(i, m)| (*i, m)));
     Ok(done.outcome)
@@ -34,7 +34,7 @@ pub fn run_in(dir: &Path, session: &str, req: &Request) -> Result<Outcome, Strin
 /// The command as main runs it: prints the JSON line and returns the exit status.
 pub fn run(session: &str, req: &Request) -> i32 {
     let result = crate::paths::sessions_dir()
-        .map_err(|e| e.to_string())
+        .map_err(|e| RewindError::Session(e.into()))
         .and_then(|dir| run_in(&dir, session, req));
     match result {
         Ok(outcome) => {

@@ -247,15 +247,18 @@ impl Recorder for Transcript {
         }
     }
 
-    fn fork(&mut self) -> Result<String, String> {
+    fn fork(&mut self) -> Result<String, SessionError> {
         if self.file.is_none() {
-            return Err("nothing to fork yet: this session has no messages".into());
+            return Err(SessionError::NothingToFork);
         }
         let (header, path, _) = super::fork::create(&self.dir, &self.path)?;
         let file = OpenOptions::new()
             .append(true)
             .open(&path)
-            .map_err(|e| format!("{}: {e}", path.display()))?;
+            .map_err(|source| SessionError::Io {
+                path: path.clone(),
+                source,
+            })?;
         if let Err(e) = file.try_lock() {
             tracing::warn!(path = %path.display(), "cannot lock the fork: {e}");
         }

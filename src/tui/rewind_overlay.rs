@@ -3,6 +3,7 @@
 //! files, conversation only, files only); then, when files were changed by hand since,
 //! whether to overwrite them. The work itself is the agent's (AgentCommand::Rewind).
 
+use crate::session::rewind_error::RewindError;
 use std::path::Path;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -65,21 +66,21 @@ pub struct RewindOverlay {
 
 impl RewindOverlay {
     /// Reads the session's transcript and checkpoints. Err: nothing to rewind (a message).
-    pub fn open(transcript: &Path) -> Result<RewindOverlay, String> {
+    pub fn open(transcript: &Path) -> Result<RewindOverlay, RewindError> {
         if !transcript.exists() {
-            return Err("nothing to rewind yet: no prompt in this session".into());
+            return Err(RewindError::NothingYet);
         }
-        let loaded = load::read(transcript).map_err(|e| e.to_string())?;
+        let loaded = load::read(transcript)?;
         let store = transcript
             .parent()
             .and_then(crate::session::checkpoint_store)
-            .ok_or("no checkpoint store")?;
+            .ok_or(RewindError::NoStore)?;
         let (entries, error) = match store.entries(&loaded.header.id) {
             Ok(e) => (rewind::timeline(&loaded, &e), None),
-            Err(e) => (rewind::timeline(&loaded, &[]), Some(e)),
+            Err(e) => (rewind::timeline(&loaded, &[]), Some(e.to_string())),
         };
         if entries.is_empty() {
-            return Err("nothing to rewind yet: no prompt in this session".into());
+            return Err(RewindError::NothingYet);
         }
         let mut entries = entries;
         entries.reverse();
@@ -128,7 +129,7 @@ impl RewindOverlay {
                 }
                 Ok(_) => {}
                 Err(e) => {
-                    self.error = Some(e);
+                    self.error = Some(e.to_string());
                     return Step::Stay;
                 }
             }
@@ -388,7 +389,8 @@ impl super::app::App {
         match RewindOverlay::open(&path) {
             Ok(o) => Some(o),
             Err(e) => {
-                self.conversation.push(super::cells::CellKind::Notice(e));
+                self.conversation
+                    .push(super::cells::CellKind::Notice(e.to_string()));
                 None
             }
         }
