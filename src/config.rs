@@ -313,7 +313,7 @@ impl Config {
             mouse: cli.mouse || file.mouse.unwrap_or(false),
             record: match (cli.record, &file.record) {
                 (Some(f), _) => Some(f),
-                (None, Some(s)) => s.format().map_err(ConfigError::Record)?,
+                (None, Some(s)) => s.format().map_err(|e| ConfigError::Record(e.to_string()))?,
                 (None, None) => None,
             },
             theme: file

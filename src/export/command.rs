@@ -6,6 +6,7 @@ use std::path::Path;
 
 use super::{Conversation, html, markdown, timeline_svg};
 use crate::cli::ExportFormat;
+use crate::record::RecordError;
 
 /// Returns the exit status (2: no such session or unreadable).
 pub fn run(session: &str, format: ExportFormat, output: Option<&Path>) -> i32 {
@@ -25,12 +26,13 @@ pub fn run(session: &str, format: ExportFormat, output: Option<&Path>) -> i32 {
 }
 
 /// The export of `session` (an id, prefix, transcript or recording path).
-pub fn render(session: &str, format: ExportFormat) -> Result<String, String> {
+pub fn render(session: &str, format: ExportFormat) -> Result<String, RecordError> {
     let source = crate::replay::resolve(session)?;
-    let transcript = source.transcript.as_deref().ok_or_else(|| {
-        format!("{session}: the transcript beside this recording is gone; nothing to export")
-    })?;
-    let loaded = crate::session::load::read(transcript).map_err(|e| e.to_string())?;
+    let transcript = source
+        .transcript
+        .as_deref()
+        .ok_or_else(|| RecordError::NoTranscript(session.to_string()))?;
+    let loaded = crate::session::load::read(transcript)?;
     let conv = Conversation {
         title: format!("tooloop session {}", loaded.header.id),
         about: vec![
@@ -50,8 +52,7 @@ pub fn render(session: &str, format: ExportFormat) -> Result<String, String> {
         ExportFormat::Html => {
             let svg = match &source.recording {
                 Some(path) => {
-                    let rec = crate::record::read(path)
-                        .map_err(|e| format!("{}: {e}", path.display()))?;
+                    let rec = crate::record::read(path).map_err(|e| RecordError::io(path, e))?;
                     Some(timeline_svg::svg(&crate::replay::timeline(&rec.entries)))
                 }
                 None => None,

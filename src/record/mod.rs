@@ -8,6 +8,7 @@
 
 pub mod convert;
 pub mod entry;
+pub mod error;
 pub mod index;
 pub mod reader;
 pub mod writer;
@@ -15,6 +16,7 @@ pub mod writer;
 use std::path::{Path, PathBuf};
 
 pub use entry::{Entry, Kind};
+pub use error::RecordError;
 pub use reader::{Recording, read};
 pub use writer::{RecordTap, RecordWriter, tap};
 
@@ -39,7 +41,7 @@ pub enum Setting {
 
 impl Setting {
     /// The format this setting asks for (None: off); an unknown name is an error.
-    pub fn format(&self) -> Result<Option<Format>, String> {
+    pub fn format(&self) -> Result<Option<Format>, RecordError> {
         match self {
             Setting::On(false) => Ok(None),
             Setting::On(true) => Ok(Some(Format::Plain)),
@@ -47,9 +49,7 @@ impl Setting {
                 "plain" => Ok(Some(Format::Plain)),
                 "gzip" => Ok(Some(Format::Gzip)),
                 "off" => Ok(None),
-                other => Err(format!(
-                    "record = {other:?}: expected true, false, \"plain\" or \"gzip\""
-                )),
+                other => Err(RecordError::BadSetting(other.to_string())),
             },
         }
     }
@@ -162,12 +162,13 @@ mod tests {
 
     #[test]
     fn settings_parse() {
-        assert_eq!(Setting::On(true).format(), Ok(Some(Format::Plain)));
-        assert_eq!(Setting::On(false).format(), Ok(None));
+        assert_eq!(Setting::On(true).format().ok(), Some(Some(Format::Plain)));
+        assert_eq!(Setting::On(false).format().ok(), Some(None));
         assert_eq!(
-            Setting::Named("gzip".into()).format(),
-            Ok(Some(Format::Gzip))
+            Setting::Named("gzip".into()).format().ok(),
+            Some(Some(Format::Gzip))
         );
         assert!(Setting::Named("zip".into()).format().is_err());
+        assert_eq!(Setting::Named("off".into()).format().ok(), Some(None));
     }
 }

@@ -13,7 +13,7 @@ pub struct Options {
 /// Returns the exit status: the original run's with -p, 2 for bad usage or a missing
 /// recording.
 pub async fn run(cli: &Cli, session: &str, opts: Options) -> i32 {
-    let fail = |e: String| {
+    let fail = |e: crate::record::RecordError| {
         eprintln!("tooloop: {e}");
         2
     };
@@ -31,7 +31,7 @@ pub async fn run(cli: &Cli, session: &str, opts: Options) -> i32 {
     };
     let recording = match crate::record::read(&path) {
         Ok(r) => r,
-        Err(e) => return fail(format!("{}: {e}", path.display())),
+        Err(e) => return fail(crate::record::RecordError::io(&path, e)),
     };
     if recording.skipped > 0 {
         eprintln!(
@@ -45,7 +45,10 @@ pub async fn run(cli: &Cli, session: &str, opts: Options) -> i32 {
     }
     let config = match Config::resolve(cli, &ProcessEnv) {
         Ok(c) => c,
-        Err(e) => return fail(e.to_string()),
+        Err(e) => {
+            eprintln!("tooloop: {e}");
+            return 2;
+        }
     };
     let tui = super::tui::Options {
         speed,

@@ -16,10 +16,10 @@ pub use player::{Timed, play, timeline};
 pub use source::{Source, resolve};
 
 /// `--speed`: how many times faster than recorded (2 = half the waits).
-pub fn check_speed(speed: f64) -> Result<f64, String> {
+pub fn check_speed(speed: f64) -> Result<f64, crate::record::RecordError> {
     if speed.is_finite() && speed > 0.0 {
         Ok(speed)
     } else {
-        Err(format!("--speed {speed}: expected a number above 0"))
+        Err(crate::record::RecordError::BadSpeed(speed))
     }
 }

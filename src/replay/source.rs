@@ -3,6 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::record::RecordError;
+
 /// A session's transcript and its recording, where they exist.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Source {
@@ -12,29 +14,21 @@ pub struct Source {
 
 impl Source {
     /// The recording, or an error that says how to make one.
-    pub fn require_recording(&self) -> Result<&Path, String> {
-        self.recording.as_deref().ok_or_else(|| {
-            let of = self
-                .transcript
-                .as_ref()
-                .map(|t| format!(" for {}", t.display()))
-                .unwrap_or_default();
-            format!(
-                "no recording{of}: run tooloop with --record (or record = true in the config) \
-                 to write one beside the transcript"
-            )
-        })
+    pub fn require_recording(&self) -> Result<&Path, RecordError> {
+        self.recording
+            .as_deref()
+            .ok_or_else(|| RecordError::NoRecording(self.transcript.clone()))
     }
 }
 
 /// Resolves `arg` against the user's sessions directory.
-pub fn resolve(arg: &str) -> Result<Source, String> {
-    let dir = crate::paths::sessions_dir().map_err(|e| e.to_string())?;
+pub fn resolve(arg: &str) -> Result<Source, RecordError> {
+    let dir = crate::paths::sessions_dir()?;
     resolve_in(&dir, arg)
 }
 
 /// [`resolve`] against `dir` (tests).
-pub fn resolve_in(dir: &Path, arg: &str) -> Result<Source, String> {
+pub fn resolve_in(dir: &Path, arg: &str) -> Result<Source, RecordError> {
     let path = Path::new(arg);
     if path.is_file() {
         return Ok(if crate::record::is_recording(path) {
@@ -50,7 +44,7 @@ pub fn resolve_in(dir: &Path, arg: &str) -> Result<Source, String> {
             }
         });
     }
-    let summary = crate::session::store::find(dir, arg).map_err(|e| e.to_string())?;
+    let summary = crate::session::store::find(dir, arg)?;
     Ok(Source {
         recording: crate::record::find_companion(&summary.path),
         transcript: Some(summary.path),

@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::provider::RequestBody;
+use crate::record::RecordError;
 use crate::record::index::{LoadedRequest, count_requests, load_request};
 use crate::session::SessionHandle;
 
@@ -128,35 +129,33 @@ impl Stepper {
                         prev_messages: loaded.prev_messages,
                     })
                 }
-                Err(e) => self.problem = Some(e),
+                Err(e) => self.problem = Some(e.to_string()),
             }
         }
         true
     }
 
-    fn load(&mut self, index: usize) -> Result<LoadedRequest, String> {
+    fn load(&mut self, index: usize) -> Result<LoadedRequest, RecordError> {
         let (path, ordinal) = match &self.link {
-            None => {
-                return Err(
-                    "older request bodies are kept only in a recording: run tooloop \
-                            with --record (or record = true) to step through them"
-                        .into(),
-                );
-            }
+            None => return Err(RecordError::NotRecorded),
             Some(Link::Replay(path)) => (path.clone(), index),
             Some(Link::Live(handle)) => {
-                let path = crate::record::find_companion(&handle.path())
-                    .ok_or("no recording beside this session's transcript yet")?;
-                let total = count_requests(&path).map_err(|e| e.to_string())?;
+                let transcript = handle.path();
+                let path = crate::record::find_companion(&transcript)
+                    .ok_or(RecordError::NoRecording(Some(transcript)))?;
+                let total = count_requests(&path).map_err(|e| RecordError::io(&path, e))?;
                 let ordinal = (total + index)
                     .checked_sub(self.metas.len())
-                    .ok_or("the recording holds fewer requests than this run made")?;
+                    .ok_or(RecordError::Short)?;
                 (path, ordinal)
             }
         };
         load_request(&path, ordinal)
-            .map_err(|e| format!("{}: {e}", path.display()))?
-            .ok_or_else(|| format!("request {} is not in {}", index + 1, path.display()))
+            .map_err(|e| RecordError::io(&path, e))?
+            .ok_or(RecordError::MissingRequest {
+                index: index + 1,
+                path,
+            })
     }
 
     /// "request 7 of 23 · turn 3 · attempt 2 · 12.3 KB", and the failure if it failed.
