@@ -79,9 +79,25 @@ pub struct Cli {
     #[arg(long)]
     pub allow_outside_workspace: bool,
 
-    /// Replace the default system prompt.
+    /// Replace the base system prompt (the environment block and project instructions stay).
     #[arg(long, value_name = "TEXT")]
     pub system: Option<String>,
+
+    /// Add TEXT to the system prompt, after the base prompt.
+    #[arg(long, value_name = "TEXT")]
+    pub append_system: Option<String>,
+
+    /// Do not read AGENTS.md / CLAUDE.md (project and user-level instructions).
+    #[arg(long)]
+    pub no_project_instructions: bool,
+
+    /// Anthropic extended thinking with a budget of N tokens (at least 1024), or off.
+    #[arg(long, value_name = "N|off", value_parser = parse_thinking)]
+    pub thinking: Option<ThinkingArg>,
+
+    /// OpenAI-compatible reasoning effort: low | medium | high.
+    #[arg(long, value_enum, value_name = "LEVEL")]
+    pub reasoning_effort: Option<crate::provider::ReasoningEffort>,
 
     /// Max output tokens per request.
     #[arg(long, value_name = "N")]
@@ -175,10 +191,35 @@ pub struct Cli {
     pub command: Option<Command>,
 }
 
+/// `--thinking N|off`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ThinkingArg {
+    Off,
+    Budget(u32),
+}
+
+fn parse_thinking(s: &str) -> Result<ThinkingArg, String> {
+    if s.eq_ignore_ascii_case("off") {
+        return Ok(ThinkingArg::Off);
+    }
+    let n: u32 = s
+        .parse()
+        .map_err(|_| format!("expected a number of tokens or \"off\", got {s:?}"))?;
+    if n < crate::provider::MIN_THINKING_BUDGET {
+        return Err(format!(
+            "the thinking budget must be at least {} tokens (the API's minimum)",
+            crate::provider::MIN_THINKING_BUDGET
+        ));
+    }
+    Ok(ThinkingArg::Budget(n))
+}
+
 #[derive(Subcommand, Debug, Clone)]
 pub enum Command {
     /// List saved sessions.
     Sessions,
+    /// List the known and configured models with their context windows and prices.
+    Models,
     /// Show or create the config file.
     Config {
         #[command(subcommand)]

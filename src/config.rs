@@ -9,10 +9,6 @@ use crate::config_file::{ConfigFileError, FileConfig, ProviderSection};
 use crate::permission::ApprovalMode;
 use crate::provider::retry::RetryPolicy;
 
-pub const DEFAULT_ANTHROPIC_MODEL: &str = "claude-sonnet-4-5";
-pub const DEFAULT_OPENAI_MODEL: &str = "gpt-4.1";
-pub const DEFAULT_ANTHROPIC_BASE: &str = "https://api.anthropic.com";
-pub const DEFAULT_OPENAI_BASE: &str = "https://api.openai.com/v1";
 pub const DEFAULT_THEME: &str = "dark";
 pub const DEFAULT_SYSTEM_PROMPT: &str = "You are tooloop, a coding agent in the user's terminal. \
 Use the tools to look at the workspace before you answer questions about it. Call several \
@@ -35,7 +31,19 @@ pub struct Config {
     pub tool_exec: ToolExec,
     pub workspace: PathBuf,
     pub allow_outside_workspace: bool,
+    /// The base system prompt (--system replaces only this part).
     pub system: String,
+    /// --append-system: added after the base prompt.
+    pub append_system: Option<String>,
+    /// Read AGENTS.md / CLAUDE.md (off with --no-project-instructions).
+    pub project_instructions: bool,
+    /// Extended thinking budget; None = off.
+    pub thinking_budget: Option<u32>,
+    /// OpenAI-compatible reasoning_effort; None = not sent.
+    pub reasoning_effort: Option<crate::provider::ReasoningEffort>,
+    /// What the user should hear about the resolved settings (a raised max_tokens, a flag
+    /// this provider ignores); said once when the run starts.
+    pub notes: Vec<String>,
     pub max_tokens: u32,
     pub sibling_abort: bool,
     pub disable_parallel_tool_use: bool,
@@ -84,6 +92,8 @@ impl std::fmt::Debug for Config {
             .field("tool_exec", &self.tool_exec)
             .field("workspace", &self.workspace)
             .field("session", &self.session)
+            .field("thinking_budget", &self.thinking_budget)
+            .field("reasoning_effort", &self.reasoning_effort)
             .finish_non_exhaustive()
     }
 }
@@ -97,7 +107,7 @@ pub enum ConfigError {
     CurrentDir(std::io::Error),
     #[error("workspace {} is not a directory", .0.display())]
     NotADirectory(PathBuf),
-    #[error("TOOLOOP_PROVIDER={0:?}: expected anthropic, openai or demo")]
+    #[error("TOOLOOP_PROVIDER={name:?}: expected one of {names}", name = .0, names = provider_names())]
     UnknownProvider(String),
     /// Flags that exclude each other.
     #[error("{0}")]
@@ -105,7 +115,9 @@ pub enum ConfigError {
     #[error("--max-budget-usd {0}: expected a number of USD ≥ 0")]
     Budget(f64),
     #[error("config: {0}")]
-    Record(String),
+    Record(#[from] crate::record::RecordError),
+    #[error("thinking_budget = {0}: the budget must be at least {min} tokens (the API's minimum), or 0 for off", min = crate::provider::MIN_THINKING_BUDGET)]
+    ThinkingBudget(u32),
     #[error(transparent)]
     File(#[from] ConfigFileError),
     #[error(transparent)]
@@ -170,63 +182,71 @@ impl Config {
         env: &dyn Env,
         file: &FileConfig,
     ) -> Result<Config, ConfigError> {
-        let key_var = |section: &ProviderSection, default: &str| {
-            section
+        // Every provider's defaults come from the registry; nothing here names one.
+        let key_of = |kind: ProviderKind| {
+            let var = file
+                .provider_section(kind)
                 .api_key_env
                 .clone()
-                .unwrap_or_else(|| default.to_string())
+                .or_else(|| kind.defaults().api_key_env.map(String::from))?;
+            env.var(&var)
         };
-        let anthropic_key = env.var(&key_var(&file.anthropic, "ANTHROPIC_API_KEY"));
-        let openai_key = env.var(&key_var(&file.openai, "OPENAI_API_KEY"));
         let provider = match (cli.provider, env.var("TOOLOOP_PROVIDER")) {
             (Some(p), _) => p,
             (None, Some(name)) => parse_provider(&name)?,
-            (None, None) => file.provider.unwrap_or(if anthropic_key.is_some() {
-                ProviderKind::Anthropic
-            } else if openai_key.is_some() {
-                ProviderKind::Openai
-            } else {
-                ProviderKind::Demo
-            }),
+            (None, None) => match file.provider {
+                Some(p) => p,
+                // The first provider (in registration order) whose key is set, else the
+                // offline one.
+                None => ProviderKind::ALL
+                    .iter()
+                    .copied()
+                    .find(|&k| !k.defaults().offline && key_of(k).is_some())
+                    .or_else(|| {
+                        ProviderKind::ALL
+                            .iter()
+                            .copied()
+                            .find(|k| k.defaults().offline)
+                    })
+                    .unwrap_or(ProviderKind::ALL[0]),
+            },
         };
-        let pick = |flag: &Option<String>, var: &str, from_file: &Option<String>, default: &str| {
+        let defaults = provider.defaults();
+        let section: &ProviderSection = file.provider_section(provider);
+        let pick = |flag: &Option<String>,
+                    var: Option<&str>,
+                    from_file: &Option<String>,
+                    default: &str| {
             flag.clone()
-                .or_else(|| env.var(var))
+                .or_else(|| var.and_then(|v| env.var(v)))
                 .or_else(|| from_file.clone())
                 .unwrap_or_else(|| default.to_string())
         };
-        let model_from = |section: &ProviderSection, default: &str| {
-            let from_file = file.model.clone().or_else(|| section.model.clone());
-            pick(&cli.model, "TOOLOOP_MODEL", &from_file, default)
-        };
-        let (model, base_url, api_key) = match provider {
-            ProviderKind::Anthropic => (
-                model_from(&file.anthropic, DEFAULT_ANTHROPIC_MODEL),
-                pick(
-                    &cli.base_url,
-                    "ANTHROPIC_BASE_URL",
-                    &file.anthropic.base_url,
-                    DEFAULT_ANTHROPIC_BASE,
-                ),
-                anthropic_key,
-            ),
-            ProviderKind::Openai => (
-                model_from(&file.openai, DEFAULT_OPENAI_MODEL),
-                pick(
-                    &cli.base_url,
-                    "OPENAI_BASE_URL",
-                    &file.openai.base_url,
-                    DEFAULT_OPENAI_BASE,
-                ),
-                openai_key,
-            ),
-            // The offline model has no name to configure; a file written for a real
-            // provider must not make the demo look like it.
-            ProviderKind::Demo => (
-                cli.model.clone().unwrap_or_else(|| "tooloop-demo".into()),
-                String::new(),
+        let (model, base_url, api_key) = if defaults.offline {
+            // An offline model has no name to configure; a file written for a real
+            // provider must not make it look like one.
+            (
+                cli.model.clone().unwrap_or_else(|| defaults.model.into()),
+                defaults.base_url.to_string(),
                 None,
-            ),
+            )
+        } else {
+            let model_file = file.model.clone().or_else(|| section.model.clone());
+            (
+                pick(
+                    &cli.model,
+                    Some("TOOLOOP_MODEL"),
+                    &model_file,
+                    defaults.model,
+                ),
+                pick(
+                    &cli.base_url,
+                    defaults.base_url_env,
+                    &section.base_url,
+                    defaults.base_url,
+                ),
+                key_of(provider),
+            )
         };
         let workspace = match &cli.workspace {
             Some(w) => w.clone(),
@@ -270,6 +290,42 @@ impl Config {
         {
             return Err(ConfigError::Budget(x));
         }
+        let mut max_tokens = cli.max_tokens.or(file.max_tokens).unwrap_or(8192).max(1);
+        let thinking_budget = thinking_budget(cli, file)?;
+        let reasoning_effort = cli.reasoning_effort.or(file.reasoning_effort);
+        let mut notes = Vec::new();
+        if let Some(budget) = thinking_budget {
+            if !defaults.thinking {
+                notes.push(format!(
+                    "--thinking is not sent by the {provider} provider{}",
+                    if defaults.reasoning_effort {
+                        " (use --reasoning-effort)"
+                    } else {
+                        ""
+                    }
+                ));
+            } else if max_tokens <= budget {
+                // Thinking counts against max_tokens, and the API refuses a limit that is
+                // not above the budget: keep the asked-for room for the answer on top.
+                let raised = budget.saturating_add(max_tokens);
+                notes.push(format!(
+                    "max_tokens {max_tokens} is not above the thinking budget {budget}; \
+                     sending max_tokens {raised} ({budget} for thinking + {max_tokens} for \
+                     the answer)"
+                ));
+                max_tokens = raised;
+            }
+        }
+        if reasoning_effort.is_some() && !defaults.reasoning_effort {
+            notes.push(format!(
+                "--reasoning-effort is not sent by the {provider} provider{}",
+                if defaults.thinking {
+                    " (use --thinking N)"
+                } else {
+                    ""
+                }
+            ));
+        }
         Ok(Config {
             provider,
             model,
@@ -285,7 +341,16 @@ impl Config {
                 .clone()
                 .or_else(|| file.system.clone())
                 .unwrap_or_else(|| DEFAULT_SYSTEM_PROMPT.to_string()),
-            max_tokens: cli.max_tokens.or(file.max_tokens).unwrap_or(8192).max(1),
+            append_system: cli
+                .append_system
+                .clone()
+                .or_else(|| file.append_system.clone()),
+            project_instructions: !cli.no_project_instructions
+                && file.project_instructions.unwrap_or(true),
+            thinking_budget,
+            reasoning_effort,
+            notes,
+            max_tokens,
             sibling_abort: !cli.no_sibling_abort,
             disable_parallel_tool_use: cli.no_parallel_tool_use,
             fallback_model: cli
@@ -313,7 +378,7 @@ impl Config {
             mouse: cli.mouse || file.mouse.unwrap_or(false),
             record: match (cli.record, &file.record) {
                 (Some(f), _) => Some(f),
-                (None, Some(s)) => s.format().map_err(|e| ConfigError::Record(e.to_string()))?,
+                (None, Some(s)) => s.format()?,
                 (None, None) => None,
             },
             theme: file
@@ -347,11 +412,29 @@ impl Config {
     }
 }
 
-fn parse_provider(name: &str) -> Result<ProviderKind, ConfigError> {
-    match name.to_ascii_lowercase().as_str() {
-        "anthropic" => Ok(ProviderKind::Anthropic),
-        "openai" => Ok(ProviderKind::Openai),
-        "demo" => Ok(ProviderKind::Demo),
-        other => Err(ConfigError::UnknownProvider(other.to_string())),
+/// `--thinking` beats `thinking_budget` in the file; 0 in the file means off.
+fn thinking_budget(cli: &Cli, file: &FileConfig) -> Result<Option<u32>, ConfigError> {
+    use crate::cli::ThinkingArg;
+    match (cli.thinking, file.thinking_budget) {
+        (Some(ThinkingArg::Off), _) | (None, None | Some(0)) => Ok(None),
+        (Some(ThinkingArg::Budget(n)), _) => Ok(Some(n)),
+        (None, Some(n)) if n < crate::provider::MIN_THINKING_BUDGET => {
+            Err(ConfigError::ThinkingBudget(n))
+        }
+        (None, Some(n)) => Ok(Some(n)),
     }
+}
+
+fn parse_provider(name: &str) -> Result<ProviderKind, ConfigError> {
+    ProviderKind::from_name(name)
+        .ok_or_else(|| ConfigError::UnknownProvider(name.to_ascii_lowercase()))
+}
+
+/// Every registered provider's name, comma-separated.
+fn provider_names() -> String {
+    ProviderKind::ALL
+        .iter()
+        .map(|k| k.name())
+        .collect::<Vec<_>>()
+        .join(", ")
 }

@@ -43,6 +43,12 @@ pub struct FileConfig {
     pub max_tokens: Option<u32>,
     pub tool_exec: Option<ToolExec>,
     pub system: Option<String>,
+    /// Extended thinking and the system prompt's parts (issue 12); one group, kept together.
+    pub append_system: Option<String>,
+    pub project_instructions: Option<bool>,
+    /// Extended thinking budget in tokens (Anthropic); 0 = off.
+    pub thinking_budget: Option<u32>,
+    pub reasoning_effort: Option<crate::provider::ReasoningEffort>,
     pub fallback_model: Option<String>,
     pub idle_timeout_secs: Option<u64>,
     pub theme: Option<String>,
@@ -113,6 +119,21 @@ pub struct KeyboardSection {
 }
 
 impl FileConfig {
+    /// The `[NAME]` section of the provider `kind` (empty when the file has none). The file
+    /// format spells out one table per provider; this is the only place that maps them.
+    pub fn provider_section(&self, kind: ProviderKind) -> &ProviderSection {
+        static EMPTY: ProviderSection = ProviderSection {
+            base_url: None,
+            api_key_env: None,
+            model: None,
+        };
+        match kind {
+            ProviderKind::Anthropic => &self.anthropic,
+            ProviderKind::Openai => &self.openai,
+            _ => &EMPTY,
+        }
+    }
+
     /// Reads `path`; a missing file is an empty config.
     pub fn load(path: &Path) -> Result<FileConfig, ConfigFileError> {
         let text = match std::fs::read_to_string(path) {
@@ -233,8 +254,22 @@ pub const DEFAULT_CONFIG: &str = r##"# tooloop configuration. Every key is optio
 # Tool executor: streaming | parallel | serial.
 # tool_exec = "streaming"
 
-# Replaces the default system prompt.
+# Replaces the base system prompt (the environment block and project instructions stay).
 # system = "You are tooloop, ..."
+
+# Added to the system prompt after the base prompt (like --append-system).
+# append_system = "Answer in British English."
+
+# Read AGENTS.md (or CLAUDE.md) from the git root down to the workspace, and AGENTS.md in
+# this directory (false: like --no-project-instructions).
+# project_instructions = true
+
+# Anthropic extended thinking budget in tokens: at least 1024, or 0 for off (the default).
+# max_tokens is raised above it when needed.
+# thinking_budget = 0
+
+# OpenAI-compatible reasoning effort: low | medium | high (default: not sent).
+# reasoning_effort = "medium"
 
 # Model to switch to after repeated overloaded errors.
 # fallback_model = "claude-haiku-4-5"

@@ -145,12 +145,13 @@ pub fn start_with(
         None => crate::provider::build(config.provider, &config.provider_settings())?,
     };
     let (sink, events) = EventSink::channel();
+    let (settings, notes) = loop_settings_and_notes(config);
+    // Said once at start: the front end reads the channel from its first event.
+    for text in notes {
+        sink.send(AgentEvent::Notice { text });
+    }
     let tools = overrides.tools.unwrap_or_else(ToolRegistry::builtin);
-    let mut agent = Agent::new(
-        provider,
-        exec_env(config, front, tools, sink)?,
-        loop_settings(config),
-    );
+    let mut agent = Agent::new(provider, exec_env(config, front, tools, sink)?, settings);
     agent.context = crate::agent::context::ContextState::new(config.context.clone());
     agent.mcp = start_mcp(config, agent.events());
     let session = match &overrides.sessions_dir {
@@ -245,18 +246,36 @@ pub fn start_mcp(config: &Config, events: &EventSink) -> Option<Arc<crate::mcp::
     ))
 }
 
-/// Request settings from the config.
+/// Request settings from the config (the system prompt assembled from its parts).
 pub fn loop_settings(config: &Config) -> LoopSettings {
-    LoopSettings {
+    loop_settings_and_notes(config).0
+}
+
+/// [`loop_settings`] and what the user should hear about them (a raised max_tokens, a cut
+/// instruction file).
+fn loop_settings_and_notes(config: &Config) -> (LoopSettings, Vec<String>) {
+    let prompt = crate::prompt::for_workspace(
+        &config.workspace,
+        config.system.clone(),
+        config.append_system.clone(),
+        config.project_instructions,
+    );
+    let notes = config.notes.iter().cloned().chain(prompt.notices).collect();
+    let settings = LoopSettings {
         model: config.model.clone(),
-        system: config.system.clone(),
+        system: prompt.prompt,
+        reasoning: crate::provider::Reasoning {
+            thinking_budget: config.thinking_budget,
+            effort: config.reasoning_effort,
+        },
         max_tokens: config.max_tokens,
         max_turns: config.max_turns,
         retry: config.retry.clone(),
         idle_timeout: config.idle_timeout,
         disable_parallel_tool_use: config.disable_parallel_tool_use,
         fallback_model: config.fallback_model.clone(),
-    }
+    };
+    (settings, notes)
 }
 
 /// The sandbox of a run from its config; what the user should know about it is said once,

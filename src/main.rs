@@ -171,6 +171,20 @@ fn list_sessions() -> i32 {
     }
 }
 
+/// `tooloop models`: the same table `/model` shows, the configured model marked.
+fn list_models(cli: &Cli) -> i32 {
+    match Config::resolve(cli, &ProcessEnv) {
+        Ok(config) => {
+            print!("{}", tooloop::model_list::for_config(&config));
+            0
+        }
+        Err(e) => {
+            eprintln!("tooloop: {e}");
+            2
+        }
+    }
+}
+
 fn config_path(cli: &Cli) -> i32 {
     let paths = || -> anyhow::Result<_> {
         let (file, _) = tooloop::config::config_path(cli, &ProcessEnv)?;
@@ -214,6 +228,7 @@ fn config_init(cli: &Cli) -> i32 {
 fn without_config(cli: &Cli, command: &Command) -> Option<i32> {
     Some(match command {
         Command::Sessions => list_sessions(),
+        Command::Models => list_models(cli),
         Command::Config { action } => match action {
             ConfigAction::Path => config_path(cli),
             ConfigAction::Init => config_init(cli),

@@ -35,6 +35,43 @@ fn the_core_does_not_import_the_command_line_or_the_config() {
     graph.assert_no_arrows("src/provider/", &front);
 }
 
+/// Adding a provider is its module plus one line in the registry: the config reads every
+/// provider's defaults (model, base URL, key variable) from that line and names none itself.
+#[test]
+fn the_config_knows_no_provider_by_name() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let registry =
+        std::fs::read_to_string(root.join("src/provider/registry.rs")).expect("registry");
+    let list = registry
+        .split("providers! {")
+        .nth(1)
+        .and_then(|rest| rest.split("\n}").next())
+        .expect("the providers! invocation");
+    let mut registered = Vec::new();
+    for line in list.lines() {
+        let line = line.trim();
+        if let Some((variant, rest)) = line.split_once(" = \"") {
+            let name = rest.split('"').next().unwrap_or_default();
+            registered.push((variant.to_string(), name.to_string()));
+        }
+    }
+    assert!(registered.len() >= 3, "providers read: {registered:?}");
+    let config = std::fs::read_to_string(root.join("src/config.rs")).expect("config.rs");
+    for (variant, name) in &registered {
+        for needle in [
+            format!("ProviderKind::{variant}"),
+            format!("\"{name}\""),
+            format!("{}_", name.to_uppercase()),
+        ] {
+            assert!(
+                !config.contains(&needle),
+                "src/config.rs names the {name} provider ({needle}): its defaults belong in \
+                 its registration line in src/provider/registry.rs"
+            );
+        }
+    }
+}
+
 #[test]
 fn the_tui_does_not_import_tools() {
     let graph = Graph::read();

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use clap::Parser;
 use tooloop::cli::{Cli, ProviderKind, ToolExec};
-use tooloop::config::{Config, DEFAULT_ANTHROPIC_BASE, DEFAULT_ANTHROPIC_MODEL, Env, SessionMode};
+use tooloop::config::{Config, Env, SessionMode};
 use tooloop::config_file::FileConfig;
 use tooloop::permission::ApprovalMode;
 
@@ -69,7 +69,7 @@ fn base_url_flag_beats_env_beats_file_beats_default() {
     );
     assert_eq!(
         resolve(&[], &env(&[key]), "").base_url,
-        DEFAULT_ANTHROPIC_BASE
+        ProviderKind::Anthropic.defaults().base_url
     );
 }
 
@@ -85,7 +85,7 @@ fn model_flag_beats_env_beats_file_beats_default() {
     assert_eq!(resolve(&[], &env(&[key]), FILE).model, "file-model");
     assert_eq!(
         resolve(&[], &env(&[key]), "").model,
-        DEFAULT_ANTHROPIC_MODEL
+        ProviderKind::Anthropic.defaults().model
     );
     let section = "[anthropic]\nmodel = \"section-model\"\n";
     assert_eq!(resolve(&[], &env(&[key]), section).model, "section-model");

@@ -32,7 +32,7 @@ async fn anthropic_cache_counts_are_parsed_from_message_start() {
     let p = support::stream::anthropic(&server);
     let mut req = support::stream::sample_request();
     // A system prompt long enough to be cached (≥ 1,024 tokens).
-    req.system = "You are a test. ".repeat(400);
+    req.system = "You are a test. ".repeat(400).into();
     let first = usages(&p, &req).await;
     let second = usages(&p, &req).await;
     let a = server.accepted();

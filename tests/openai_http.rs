@@ -23,6 +23,7 @@ fn request(messages: Vec<Message>) -> ModelRequest {
         }],
         max_tokens: 128,
         disable_parallel_tool_use: true,
+        reasoning: Default::default(),
     }
 }
 

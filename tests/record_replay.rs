@@ -287,6 +287,7 @@ fn the_request_stepper_shows_every_request_made_the_failed_one_too() {
         save_dir: original.home.path().join("json"),
         session_handle: None,
         sandbox: String::new(),
+        models: None,
     });
     app.json.requests.link(Link::Replay(path.clone()));
     let now = tokio::time::Instant::now();

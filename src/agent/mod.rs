@@ -9,6 +9,7 @@ pub mod hook_calls;
 pub mod protocol;
 pub mod query_loop;
 pub mod recorder;
+mod request_errors;
 mod rewind;
 mod sandbox_call;
 pub mod task;
@@ -19,7 +20,7 @@ use std::time::Duration;
 
 use crate::message::{ContentBlock, History, HistoryCheck, Message, Role};
 use crate::provider::retry::RetryPolicy;
-use crate::provider::{Messages, Provider, Request, ToolSpec};
+use crate::provider::{Messages, Provider, Reasoning, Request, SystemPrompt, ToolSpec};
 use events::EventSink;
 use executor::ExecEnv;
 use protocol::AgentEvent;
@@ -28,7 +29,10 @@ use protocol::AgentEvent;
 #[derive(Clone, Debug)]
 pub struct LoopSettings {
     pub model: String,
-    pub system: String,
+    /// Assembled once per session (src/prompt): the same bytes every turn.
+    pub system: SystemPrompt,
+    /// Extended thinking / reasoning effort, sent with every request.
+    pub reasoning: Reasoning,
     pub max_tokens: u32,
     pub max_turns: u32,
     pub retry: RetryPolicy,
@@ -44,6 +48,7 @@ impl Default for LoopSettings {
         LoopSettings {
             model: "test-model".into(),
             system: "You are a test.".into(),
+            reasoning: Reasoning::default(),
             max_tokens: 1024,
             max_turns: 10,
             retry: RetryPolicy::default(),
@@ -102,7 +107,16 @@ impl Agent {
             tools,
             max_tokens: self.settings.max_tokens,
             disable_parallel_tool_use: self.settings.disable_parallel_tool_use,
+            reasoning: self.settings.reasoning,
         }
+    }
+
+    /// Requests use `model` from now on; the transcript records it with the next prompt
+    /// (every prompt_start names its model).
+    pub fn set_model(&mut self, model: String) {
+        tracing::info!(from = %self.settings.model, to = %model, "model switched");
+        self.settings.model = model.clone();
+        self.exec.events.send(AgentEvent::ModelChanged { model });
     }
 
     /// Appends a message, merging it into the last one when both are user messages (a

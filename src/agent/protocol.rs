@@ -33,6 +33,9 @@ pub enum AgentCommand {
     Fork,
     /// Summarize the conversation now (`/compact [instructions]`).
     Compact { instructions: Option<String> },
+    /// Use this model from the next request on (`/model NAME`); during a turn, from the
+    /// next prompt. Answered with [`AgentEvent::ModelChanged`].
+    SetModel { model: String },
     /// Take back an "allow for this session" given to this tool (`/permissions`).
     RevokeSessionGrant { tool: String },
     /// End the agent task.
@@ -221,6 +224,10 @@ pub enum AgentEvent {
     /// The transcript now being written (after a new conversation or a resume).
     Session {
         id: String,
+    },
+    /// Requests use this model from now on (after a SetModel).
+    ModelChanged {
+        model: String,
     },
     /// The history was compacted; `messages` is what is sent from now on.
     Compacted {

@@ -208,11 +208,11 @@ async fn one_request(agent: &mut Agent, state: &mut State, cancel: &Cancellation
                     events.send(AgentEvent::Error {
                         message: format!("reactive {ce}"),
                     });
-                    return fail(agent, e);
+                    return fail(agent, &state.model, e);
                 }
             }
         }
-        Err(OpenError::Failed(e)) => return fail(agent, e),
+        Err(OpenError::Failed(e)) => return fail(agent, &state.model, e),
     };
     let executor = StreamingToolExecutor::new(agent.exec.clone(), cancel.clone());
     let mut asm = Assembler::new();
@@ -250,7 +250,7 @@ async fn one_request(agent: &mut Agent, state: &mut State, cancel: &Cancellation
                 Flow::End(Terminal::AbortedStreaming, None)
             }
         }
-        (Step::Fail, Some(e)) => fail(agent, e),
+        (Step::Fail, Some(e)) => fail(agent, &state.model, e),
         // Only a failed stream fails or retries, and it always carries its error.
         (Step::Fail | Step::Retry, None) => Flow::End(Terminal::ModelError, None),
     }
@@ -495,13 +495,14 @@ fn forward(events: &super::events::EventSink, event: &StreamEvent) {
 }
 
 /// Ends the prompt with the right reason for a request that could not be made.
-fn fail(agent: &Agent, e: ProviderError) -> Flow {
+fn fail(agent: &Agent, model: &str, e: ProviderError) -> Flow {
     let reason = if is_prompt_too_long(&e) {
         Terminal::PromptTooLong
     } else {
         Terminal::ModelError
     };
-    let message = describe(&e);
+    // A setting the user chose (the model, thinking, reasoning effort) is named.
+    let message = super::request_errors::explain(&e, model).unwrap_or_else(|| describe(&e));
     agent.exec.events.send(AgentEvent::Error {
         message: message.clone(),
     });

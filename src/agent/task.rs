@@ -42,6 +42,10 @@ async fn run(mut agent: Agent, mut rx: mpsc::UnboundedReceiver<AgentCommand>) ->
                     }
                     continue;
                 }
+                Some(AgentCommand::SetModel { model }) => {
+                    agent.set_model(model);
+                    continue;
+                }
                 Some(AgentCommand::Compact { instructions }) => {
                     if compact(&mut agent, instructions, &mut rx, &mut queued).await {
                         return agent;
@@ -62,6 +66,8 @@ async fn run(mut agent: Agent, mut rx: mpsc::UnboundedReceiver<AgentCommand>) ->
         let events = agent.exec.events.clone();
         let mut shutdown = false;
         let mut reset = false;
+        // The running prompt borrows the agent; a switch waits for it to end.
+        let mut next_model: Option<String> = None;
         {
             let turn = agent.run_prompt(&text, &cancel);
             tokio::pin!(turn);
@@ -74,6 +80,7 @@ async fn run(mut agent: Agent, mut rx: mpsc::UnboundedReceiver<AgentCommand>) ->
                             policy.reply(&id, decision)
                         }
                         Some(AgentCommand::Submit { text }) => queued.push_back(text),
+                        Some(AgentCommand::SetModel { model }) => next_model = Some(model),
                         // The TUI refuses /compact while a turn runs.
                         Some(AgentCommand::Compact { .. }) => {}
                         Some(AgentCommand::RevokeSessionGrant { tool }) => policy.revoke(&tool),
@@ -95,6 +102,9 @@ async fn run(mut agent: Agent, mut rx: mpsc::UnboundedReceiver<AgentCommand>) ->
                     },
                 }
             }
+        }
+        if let Some(model) = next_model {
+            agent.set_model(model);
         }
         if reset {
             queued.clear();

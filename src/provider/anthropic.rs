@@ -17,6 +17,17 @@ use super::{
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 pub const ANTHROPIC_VERSION: &str = "2023-06-01";
+
+/// Model, endpoint and key variable when nothing else names them (see the registry).
+pub const DEFAULTS: super::registry::ProviderDefaults = super::registry::ProviderDefaults {
+    model: "claude-sonnet-4-5",
+    base_url: "https://api.anthropic.com",
+    api_key_env: Some("ANTHROPIC_API_KEY"),
+    base_url_env: Some("ANTHROPIC_BASE_URL"),
+    offline: false,
+    thinking: true,
+    reasoning_effort: false,
+};
 const DEFAULT_HEAD_TIMEOUT: Duration = Duration::from_secs(90);
 /// How much of an error body is read; enough for any JSON error, bounded for a hostile one.
 const MAX_ERROR_BODY: usize = 64 * 1024;
@@ -104,11 +115,19 @@ impl AnthropicProvider {
         tracing::info!(url = %self.endpoint, model = %req.model, messages = req.messages.len(), bytes = body.len(), "anthropic request");
         // The encoded bytes themselves (reference counted), not a copy.
         let body = reqwest::Body::from(body.bytes().clone());
-        let send = self
+        let mut send = self
             .client
             .post(self.endpoint.clone())
             .header("x-api-key", self.api_key.clone())
-            .header("anthropic-version", ANTHROPIC_VERSION)
+            .header("anthropic-version", ANTHROPIC_VERSION);
+        if req.reasoning.thinking_on() {
+            // Thinking between tool calls streams in order (Claude 4).
+            send = send.header(
+                "anthropic-beta",
+                super::reasoning::INTERLEAVED_THINKING_BETA,
+            );
+        }
+        let send = send
             .header(CONTENT_TYPE, "application/json")
             .header(ACCEPT, "text/event-stream")
             .body(body)
@@ -248,6 +267,7 @@ mod tests {
             }],
             max_tokens: 100,
             disable_parallel_tool_use: disable_parallel,
+            reasoning: Default::default(),
         }
     }
 

@@ -19,8 +19,8 @@ use serde::Serialize;
 use serde::ser::{SerializeSeq, Serializer};
 use serde_json::{Value, json};
 
-use super::ToolSpec;
 use super::request::{Messages, Request};
+use super::{SystemPrompt, ToolSpec};
 use crate::message::{ContentBlock, Message, Role};
 
 /// The API's limit on `cache_control` blocks per request.
@@ -94,36 +94,42 @@ struct CacheControl {
 
 const EPHEMERAL: CacheControl = CacheControl { kind: "ephemeral" };
 
-/// `system`: a plain string, or one text block carrying the breakpoint.
+/// `system`: a plain string for a one-part prompt, else one text block per part (the JSON
+/// pane shows them apart); with the breakpoint, blocks, the last one carrying it (the parts
+/// are stable for the session, so one mark after them caches them all).
 pub struct System<'a> {
-    pub text: &'a str,
+    pub prompt: &'a SystemPrompt,
     pub cached: bool,
 }
 
 impl System<'_> {
     pub fn is_empty(&self) -> bool {
-        self.text.is_empty()
+        self.prompt.is_empty()
     }
 }
 
 impl Serialize for System<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        if !self.cached {
-            return s.serialize_str(self.text);
+        let parts = self.prompt.parts();
+        if !self.cached && parts.len() == 1 {
+            return s.serialize_str(&parts[0].text);
         }
         #[derive(Serialize)]
         struct Block<'a> {
             #[serde(rename = "type")]
             kind: &'static str,
             text: &'a str,
-            cache_control: CacheControl,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            cache_control: Option<CacheControl>,
         }
-        let mut seq = s.serialize_seq(Some(1))?;
-        seq.serialize_element(&Block {
-            kind: "text",
-            text: self.text,
-            cache_control: EPHEMERAL,
-        })?;
+        let mut seq = s.serialize_seq(Some(parts.len()))?;
+        for (i, part) in parts.iter().enumerate() {
+            seq.serialize_element(&Block {
+                kind: "text",
+                text: &part.text,
+                cache_control: (self.cached && i + 1 == parts.len()).then_some(EPHEMERAL),
+            })?;
+        }
         seq.end()
     }
 }

@@ -7,6 +7,7 @@
 use serde::Serialize;
 
 use super::anthropic_cache::{Breakpoints, CachedMessages, CachedTools, System};
+use super::reasoning::Reasoning;
 use super::request::{Request, RequestBody, size_hint};
 
 #[derive(Serialize)]
@@ -21,6 +22,9 @@ struct Body<'a> {
     tools: CachedTools<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
     tool_choice: Option<ToolChoice>,
+    /// `{"type": "enabled", "budget_tokens": N}` with thinking on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    thinking: Option<Reasoning>,
     messages: CachedMessages<'a>,
 }
 
@@ -37,10 +41,11 @@ pub fn encode(req: &Request<'_>, last_len: usize, cache: bool) -> RequestBody {
     let marks = Breakpoints::place(req, cache);
     let body = Body {
         model: req.model,
-        max_tokens: req.max_tokens,
+        // Above the thinking budget (the API refuses anything else).
+        max_tokens: req.reasoning.max_tokens(req.max_tokens),
         stream: true,
         system: System {
-            text: req.system,
+            prompt: req.system,
             cached: marks.system,
         },
         tools: CachedTools {
@@ -54,6 +59,7 @@ pub fn encode(req: &Request<'_>, last_len: usize, cache: bool) -> RequestBody {
                 disable_parallel_tool_use: true,
             },
         ),
+        thinking: req.reasoning.thinking_on().then_some(req.reasoning),
         messages: CachedMessages {
             messages: req.messages,
             marked: marks.messages,
@@ -96,6 +102,7 @@ mod tests {
             },
             max_tokens: 9,
             disable_parallel_tool_use: disable_parallel,
+            reasoning: Default::default(),
         }
     }
 
@@ -103,7 +110,7 @@ mod tests {
     fn as_value_tree(req: &ModelRequest) -> serde_json::Value {
         let mut v = json!({
             "model": req.model, "max_tokens": req.max_tokens, "messages": req.messages,
-            "stream": true, "system": req.system,
+            "stream": true, "system": req.system.text(),
         });
         if !req.tools.is_empty() {
             v["tools"] = json!(req.tools);
@@ -135,5 +142,54 @@ mod tests {
         let at = |k: &str| text.find(k).unwrap_or(usize::MAX);
         assert!(at("\"model\"") < at("\"tools\"") && at("\"tools\"") < at("\"messages\""));
         assert!(text.ends_with("}]}]}"), "messages come last: {text}");
+    }
+
+    #[test]
+    fn thinking_sends_the_budget_and_raises_max_tokens() {
+        let mut req = request(false, true);
+        req.max_tokens = 2000;
+        req.reasoning.thinking_budget = Some(4096);
+        let body = encode(&req.as_request(), 0, false);
+        let v = body.json();
+        assert_eq!(
+            v["thinking"],
+            json!({"type": "enabled", "budget_tokens": 4096})
+        );
+        assert_eq!(v["max_tokens"], 6096);
+        let text = String::from_utf8(body.bytes().to_vec()).expect("utf8");
+        assert!(text.find("\"thinking\":{") < text.find("\"messages\""));
+        req.reasoning.thinking_budget = None;
+        let v = encode(&req.as_request(), 0, false).json().clone();
+        assert!(v.get("thinking").is_none());
+        assert_eq!(v["max_tokens"], 2000);
+    }
+
+    #[test]
+    fn system_parts_are_blocks_and_the_last_one_carries_the_breakpoint() {
+        use crate::provider::{SystemPart, SystemPrompt};
+        let mut req = request(false, true);
+        req.system = SystemPrompt::new(vec![
+            SystemPart {
+                name: "base",
+                text: "base".into(),
+            },
+            SystemPart {
+                name: "environment",
+                text: "env".into(),
+            },
+        ]);
+        let plain = encode(&req.as_request(), 0, false).json().clone();
+        assert_eq!(
+            plain["system"],
+            json!([{"type": "text", "text": "base"}, {"type": "text", "text": "env"}])
+        );
+        let cached = encode(&req.as_request(), 0, true).json().clone();
+        assert_eq!(
+            cached["system"],
+            json!([
+                {"type": "text", "text": "base"},
+                {"type": "text", "text": "env", "cache_control": {"type": "ephemeral"}}
+            ])
+        );
     }
 }

@@ -19,6 +19,17 @@ use crate::message::{ContentBlock, Message, Role};
 
 pub const DEMO_MODEL: &str = "tooloop-demo";
 
+/// The offline fallback: no endpoint, no key, only `--model` renames it.
+pub const DEFAULTS: super::registry::ProviderDefaults = super::registry::ProviderDefaults {
+    model: DEMO_MODEL,
+    base_url: "",
+    api_key_env: None,
+    base_url_env: None,
+    offline: true,
+    thinking: false,
+    reasoning_effort: false,
+};
+
 /// Delays between streamed pieces. Tests use zero pacing; the TUI uses the default.
 #[derive(Clone, Copy, Debug)]
 pub struct Pace {
@@ -340,11 +351,12 @@ mod tests {
     fn tools_called(messages: Vec<Message>) -> Vec<String> {
         let req = super::super::ModelRequest {
             model: DEMO_MODEL.into(),
-            system: String::new(),
+            system: String::new().into(),
             messages,
             tools: Vec::new(),
             max_tokens: 100,
             disable_parallel_tool_use: false,
+            reasoning: Default::default(),
         };
         script(&req.as_request(), 0, Pace::default())
             .into_iter()

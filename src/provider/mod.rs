@@ -8,12 +8,14 @@ pub mod anthropic_stream;
 pub mod demo;
 mod demo_reply;
 pub mod openai;
+pub mod reasoning;
 mod registry;
 pub mod request;
 pub mod retry;
 #[cfg(any(test, feature = "test-support"))]
 pub mod scripted;
 pub mod sse;
+pub mod system_prompt;
 
 use std::pin::Pin;
 use std::time::Duration;
@@ -28,20 +30,25 @@ use crate::message::Message;
 pub use crate::http::{error_chain, http_client};
 pub use crate::message::ToolSpec;
 
-pub use registry::{ProviderKind, ProviderSettings, SetupError, build};
+pub use reasoning::{MIN_THINKING_BUDGET, Reasoning, ReasoningEffort};
+pub use registry::{ProviderDefaults, ProviderKind, ProviderSettings, SetupError, build};
 pub use request::{Messages, Request, RequestBody};
+pub use system_prompt::{SystemPart, SystemPrompt};
 
 /// Everything one request carries, owned (tests and one-off callers; the loop borrows its
 /// history through [`Request`]). The history is sent whole every time: the API is stateless.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct ModelRequest {
     pub model: String,
-    pub system: String,
+    /// Named parts; `"text".into()` makes a one-part prompt.
+    pub system: SystemPrompt,
     pub messages: Vec<Message>,
     pub tools: Vec<ToolSpec>,
     pub max_tokens: u32,
     /// Ask for at most one tool_use per reply.
     pub disable_parallel_tool_use: bool,
+    /// Extended thinking (Anthropic) or reasoning effort (OpenAI-compatible); off by default.
+    pub reasoning: Reasoning,
 }
 
 /// Token counts as the APIs report them. `input_tokens` is uncached input (the Anthropic

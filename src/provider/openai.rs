@@ -27,6 +27,17 @@ use super::{
 use body::Framing;
 
 const DEFAULT_HEAD_TIMEOUT: Duration = Duration::from_secs(90);
+
+/// Model, endpoint and key variable when nothing else names them (see the registry).
+pub const DEFAULTS: super::registry::ProviderDefaults = super::registry::ProviderDefaults {
+    model: "gpt-4.1",
+    base_url: "https://api.openai.com/v1",
+    api_key_env: Some("OPENAI_API_KEY"),
+    base_url_env: Some("OPENAI_BASE_URL"),
+    offline: false,
+    thinking: false,
+    reasoning_effort: true,
+};
 /// How much of an error body is read: enough for any JSON error, bounded for a hostile one.
 const MAX_ERROR_BODY: usize = 64 * 1024;
 
@@ -295,6 +306,7 @@ mod tests {
             }],
             max_tokens: 100,
             disable_parallel_tool_use: false,
+            reasoning: Default::default(),
         }
     }
 

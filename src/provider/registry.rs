@@ -3,7 +3,9 @@
 //! Adding a provider: write its module (a `Provider` whose stream only decodes the wire
 //! format into [`super::StreamEvent`]s; the assembler does the rest) and add one line to
 //! the `providers!` list below. The line names the variant of [`ProviderKind`], the name
-//! users type (`--provider NAME`, config `provider = "NAME"`) and the constructor.
+//! users type (`--provider NAME`, config `provider = "NAME"`), the provider's
+//! [`ProviderDefaults`] (model, base URL, the variables holding its key and URL) and the
+//! constructor. The config reads the defaults from here: it knows no provider by name.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -21,6 +23,27 @@ pub struct ProviderSettings {
     pub head_timeout: Duration,
     /// Anthropic prompt-caching breakpoints (`--no-prompt-cache` turns them off).
     pub prompt_cache: bool,
+}
+
+/// What a provider uses when the flags, the environment and the config file say nothing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ProviderDefaults {
+    pub model: &'static str,
+    /// Empty for a provider without an endpoint (the offline demo).
+    pub base_url: &'static str,
+    /// The variable that holds the API key (config `api_key_env` names another one). A
+    /// provider whose key is set is picked when nothing names a provider, in registration
+    /// order. None: the provider needs no key.
+    pub api_key_env: Option<&'static str>,
+    /// The variable that overrides the base URL (below `--base-url`, above the file).
+    pub base_url_env: Option<&'static str>,
+    /// An in-process model: the environment and the config file (written for a real
+    /// provider) do not name its model or URL, only `--model` does; it is the fallback when
+    /// no provider's key is set.
+    pub offline: bool,
+    /// What it sends of [`super::Reasoning`]: the thinking budget, the reasoning effort.
+    pub thinking: bool,
+    pub reasoning_effort: bool,
 }
 
 /// Why a provider could not be built. Never retried: the settings must change.
@@ -47,7 +70,7 @@ type Constructor = fn(&ProviderSettings) -> Result<Arc<dyn Provider>, SetupError
 /// Generates [`ProviderKind`] (with its clap and serde names) and its constructor table
 /// from one line per provider, so the list cannot drift apart.
 macro_rules! providers {
-    ($($variant:ident = $name:literal => $build:expr,)*) => {
+    ($($variant:ident = $name:literal, $defaults:expr => $build:expr,)*) => {
         /// A provider, as `--provider` and the config file name it.
         #[derive(
             Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize,
@@ -71,6 +94,13 @@ macro_rules! providers {
                 }
             }
 
+            /// Model, base URL and key variable when nothing else names them.
+            pub fn defaults(self) -> ProviderDefaults {
+                match self {
+                    $(ProviderKind::$variant => $defaults,)*
+                }
+            }
+
             fn constructor(self) -> Constructor {
                 match self {
                     $(ProviderKind::$variant => $build,)*
@@ -81,9 +111,11 @@ macro_rules! providers {
 }
 
 providers! {
-    Anthropic = "anthropic" => |s| Ok(Arc::new(anthropic::AnthropicProvider::from_settings(s)?)),
-    Openai = "openai" => |s| Ok(Arc::new(openai::OpenAiProvider::from_settings(s)?)),
-    Demo = "demo" => |_| Ok(Arc::new(demo::DemoProvider::default())),
+    Anthropic = "anthropic", anthropic::DEFAULTS
+        => |s| Ok(Arc::new(anthropic::AnthropicProvider::from_settings(s)?)),
+    Openai = "openai", openai::DEFAULTS
+        => |s| Ok(Arc::new(openai::OpenAiProvider::from_settings(s)?)),
+    Demo = "demo", demo::DEFAULTS => |_| Ok(Arc::new(demo::DemoProvider::default())),
 }
 
 impl ProviderKind {
@@ -134,6 +166,21 @@ mod tests {
             );
         }
         assert_eq!(ProviderKind::from_name("nope"), None);
+    }
+
+    #[test]
+    fn defaults_come_from_the_registration_line() {
+        let a = ProviderKind::Anthropic.defaults();
+        assert_eq!(a.api_key_env, Some("ANTHROPIC_API_KEY"));
+        assert!(a.base_url.starts_with("https://") && !a.offline);
+        let d = ProviderKind::Demo.defaults();
+        assert!(d.offline && d.api_key_env.is_none() && d.base_url.is_empty());
+        // Exactly one offline fallback, and it needs no key.
+        let offline: Vec<_> = ProviderKind::ALL
+            .iter()
+            .filter(|k| k.defaults().offline)
+            .collect();
+        assert_eq!(offline.len(), 1);
     }
 
     #[test]

@@ -13,7 +13,7 @@ use bytes::Bytes;
 use serde::ser::{Serialize, SerializeSeq, Serializer};
 use serde_json::Value;
 
-use super::{ModelRequest, ToolSpec};
+use super::{ModelRequest, Reasoning, SystemPrompt, ToolSpec};
 use crate::message::Message;
 
 /// The history of one request, borrowed: the agent's shared messages, or a plain slice (tests,
@@ -76,12 +76,13 @@ impl Serialize for Messages<'_> {
 #[derive(Clone, Copy, Debug)]
 pub struct Request<'a> {
     pub model: &'a str,
-    pub system: &'a str,
+    pub system: &'a SystemPrompt,
     pub messages: Messages<'a>,
     pub tools: &'a [ToolSpec],
     pub max_tokens: u32,
     /// Ask for at most one tool_use per reply.
     pub disable_parallel_tool_use: bool,
+    pub reasoning: Reasoning,
 }
 
 impl ModelRequest {
@@ -94,6 +95,7 @@ impl ModelRequest {
             tools: &self.tools,
             max_tokens: self.max_tokens,
             disable_parallel_tool_use: self.disable_parallel_tool_use,
+            reasoning: self.reasoning,
         }
     }
 }

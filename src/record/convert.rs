@@ -175,6 +175,7 @@ impl Kind {
                     .unwrap_or_default(),
                 error: opt_string(&status, "error"),
             }),
+            Kind::ModelChanged { model } => E::ModelChanged { model },
             Kind::Done { summary } => E::Done(summary_from(&summary)?),
         })
     }

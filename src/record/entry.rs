@@ -161,6 +161,9 @@ pub enum Kind {
     Mcp {
         status: Value,
     },
+    ModelChanged {
+        model: String,
+    },
     Done {
         summary: Value,
     },
@@ -307,6 +310,9 @@ impl Kind {
             },
             E::Mcp(status) => Kind::Mcp {
                 status: serde_json::to_value(status).ok()?,
+            },
+            E::ModelChanged { model } => Kind::ModelChanged {
+                model: model.clone(),
             },
             E::Done(summary) => Kind::Done {
                 summary: serde_json::to_value(summary).ok()?,

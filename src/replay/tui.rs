@@ -101,6 +101,7 @@ pub async fn run(
         save_dir: crate::tui::state_dir().join("json"),
         session_handle: None,
         sandbox: String::new(),
+        models: Some(config.context.models.clone()),
     });
     let mut intro = replay_intro(total, opts.speed, opts.step);
     if skipped > 0 {

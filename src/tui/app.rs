@@ -71,6 +71,8 @@ pub struct RunInfo {
     pub session_handle: Option<crate::session::SessionHandle>,
     /// The shell's sandbox ("workspace-write", "read-only", "off"); empty: not shown.
     pub sandbox: String,
+    /// Known and configured models, for `/model` (None: the built-in table).
+    pub models: Option<std::sync::Arc<crate::models::ModelTable>>,
 }
 
 /// Screen areas of the last frame (mouse wheel routing, page sizes).

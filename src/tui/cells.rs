@@ -13,6 +13,8 @@ use crate::tui::strings;
 
 /// Lines of tool output shown when a tool line is expanded; the JSON pane has all of it.
 const MAX_EXPANDED_LINES: usize = 200;
+/// Lines of a thinking block shown while it streams.
+const LIVE_THINKING_LINES: usize = 6;
 
 pub enum CellKind {
     User(String),
@@ -147,27 +149,36 @@ impl Cell {
             }
             CellKind::Assistant(_) => Vec::new(),
             CellKind::Thinking { text, streaming } => {
-                let clean = sanitize(text);
-                let n = clean.lines().count();
+                // Live while it streams (only its last lines, so a long thought costs the
+                // same per frame), one line once the answer starts; Enter opens it whole.
+                let live = *streaming && !self.expanded;
+                let clean = if live {
+                    sanitize(tail_lines(text, LIVE_THINKING_LINES))
+                } else {
+                    sanitize(text)
+                };
                 let head = if *streaming {
                     format!("✻ {}…", strings::THINKING)
                 } else {
-                    format!("✻ {} ({n} lines)", strings::THINKING)
+                    let n = clean.lines().count();
+                    let hint = if self.expanded { "" } else { "  [Enter]" };
+                    let s = if n == 1 { "" } else { "s" };
+                    format!("✻ {} ({n} line{s}){hint}", strings::THINKING)
                 };
                 let mut out = vec![Line::from(vec![
                     self.marker(theme),
                     Span::styled(head, theme.thinking),
                 ])];
-                if self.expanded {
+                if self.expanded || live {
                     let body: Vec<Line<'static>> = clean
                         .lines()
                         .map(|l| Line::styled(l.to_string(), theme.thinking))
                         .collect();
-                    out.extend(prefixed(
-                        wrap(&body, inner.saturating_sub(2).max(1)),
-                        Span::raw("    "),
-                        "    ",
-                    ));
+                    let mut wrapped = wrap(&body, inner.saturating_sub(2).max(1));
+                    if live && wrapped.len() > LIVE_THINKING_LINES {
+                        wrapped.drain(..wrapped.len() - LIVE_THINKING_LINES);
+                    }
+                    out.extend(prefixed(wrapped, Span::raw("    "), "    "));
                 }
                 out
             }
@@ -181,7 +192,11 @@ impl Cell {
                 prefixed(wrap(&body, inner), Span::styled(mark, theme.dim), "  ")
             }
             CellKind::Notice(text) => {
-                let body = vec![Line::styled(sanitize(text), theme.dim)];
+                // A notice may span lines (the /model table).
+                let body: Vec<Line<'static>> = sanitize(text)
+                    .lines()
+                    .map(|l| Line::styled(l.to_string(), theme.dim))
+                    .collect();
                 prefixed(wrap(&body, inner), Span::styled("• ", theme.dim), "  ")
             }
             CellKind::Error(text) => {
@@ -302,6 +317,16 @@ impl Cell {
         }
         out
     }
+}
+
+/// The end of `text` from the start of its `n`-th last line.
+fn tail_lines(text: &str, n: usize) -> &str {
+    let trimmed = text.trim_end_matches('\n');
+    let start = trimmed
+        .rmatch_indices('\n')
+        .nth(n.saturating_sub(1))
+        .map_or(0, |(i, _)| i + 1);
+    &trimmed[start..]
 }
 
 /// Puts `first` before the first line and `rest` (plain) before the others.

@@ -73,6 +73,7 @@ pub async fn run(config: Config) -> anyhow::Result<i32> {
         save_dir: state_dir().join("json"),
         session_handle: session.as_ref().map(|s| s.handle.clone()),
         sandbox,
+        models: Some(config.context.models.clone()),
     });
     if config.record.is_some()
         && let Some(s) = &session

@@ -68,6 +68,12 @@ pub const COMMANDS: &[SlashCommand] = &[
         run: |app, _, _| app.show_mcp(),
     },
     SlashCommand {
+        name: "model",
+        args: "[NAME]",
+        help: "list the models; switch to NAME",
+        run: model,
+    },
+    SlashCommand {
         name: "permissions",
         args: "[revoke TOOL|all]",
         help: "list tools allowed for this session; revoke them",
@@ -156,6 +162,36 @@ fn permissions(app: &mut App, args: &str, _now: Instant) {
         _ => strings::PERMISSIONS_USAGE.into(),
     };
     app.conversation.push(CellKind::Notice(text));
+}
+
+/// `/model` lists the models; `/model NAME` switches (the agent confirms with ModelChanged,
+/// which updates the status bar; during a turn the switch waits for its end).
+fn model(app: &mut App, args: &str, _: Instant) {
+    let name = args.trim();
+    if name.contains(char::is_whitespace) {
+        app.conversation
+            .push(CellKind::Error(strings::MODEL_USAGE.into()));
+    } else if name.is_empty() {
+        let builtin;
+        let table = match &app.info.models {
+            Some(t) => &**t,
+            None => {
+                builtin = crate::models::ModelTable::builtin();
+                &builtin
+            }
+        };
+        let text = crate::model_list::format_table(table, Some(&app.info.model));
+        app.conversation
+            .push(CellKind::Notice(strings::model_list(text.trim_end())));
+    } else {
+        if app.turn.busy {
+            app.conversation
+                .push(CellKind::Notice(strings::model_switch_pending(name)));
+        }
+        app.send(AgentCommand::SetModel {
+            model: name.to_string(),
+        });
+    }
 }
 
 #[cfg(test)]

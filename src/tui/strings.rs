@@ -132,6 +132,20 @@ pub fn session_grants(tools: &std::collections::BTreeSet<String>) -> String {
     }
 }
 
+pub const MODEL_USAGE: &str = "usage: /model (list the models) · /model NAME (switch)";
+
+pub fn model_switch_pending(model: &str) -> String {
+    format!("model {model} from the next prompt (this turn keeps its model)")
+}
+
+pub fn model_switched(model: &str) -> String {
+    format!("model: {model} (used from the next request)")
+}
+
+pub fn model_list(table: &str) -> String {
+    format!("models (/model NAME switches; prices in USD per million tokens):\n{table}")
+}
+
 pub fn revoked(tools: &[String]) -> String {
     if tools.is_empty() {
         "nothing to revoke".into()

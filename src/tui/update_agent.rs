@@ -176,6 +176,11 @@ impl App {
             }
             AgentEvent::Discarded { reason } => self.conversation.discard_streaming(&reason),
             AgentEvent::Session { id } => self.info.session = Some(id),
+            AgentEvent::ModelChanged { model } => {
+                self.conversation
+                    .push(CellKind::Notice(strings::model_switched(&model)));
+                self.info.model = model;
+            }
             AgentEvent::Context(status) => self.turn.context = Some(status),
             AgentEvent::Compacted { info, messages } => {
                 if info.trigger != crate::agent::context::Trigger::Micro {

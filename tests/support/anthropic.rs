@@ -58,14 +58,23 @@ impl ReplyBuilder {
 
     /// A redacted_thinking block: its whole `data` comes in content_block_start.
     pub fn redacted_thinking(mut self, data: &str) -> Self {
+        super::anthropic_thinking::issue_redacted(data);
         self.blocks.push(Block::RedactedThinking(data.into()));
         self
     }
 
+    /// A thinking block; the mock accepts it back only with exactly this text and signature.
     pub fn thinking(mut self, thinking: &str, signature: &str) -> Self {
+        super::anthropic_thinking::issue(thinking, signature);
         self.blocks
             .push(Block::Thinking(thinking.into(), signature.into()));
         self
+    }
+
+    /// A thinking block with a made-up signature (`anthropic_thinking::sign(text)`).
+    pub fn signed_thinking(self, thinking: &str) -> Self {
+        let sig = super::anthropic_thinking::sign(thinking);
+        self.thinking(thinking, &sig)
     }
 
     /// A tool_use whose input JSON is streamed in three fragments (none for `{}`).

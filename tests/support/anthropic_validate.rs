@@ -56,7 +56,8 @@ pub fn validate(req: &Recorded) -> Result<(), Reply> {
     let Some(messages) = body["messages"].as_array() else {
         return Err(invalid("messages: Input should be a valid list".into()));
     };
-    validate_messages(messages).map_err(invalid)
+    validate_messages(messages).map_err(invalid)?;
+    super::anthropic_thinking::validate(body).map_err(invalid)
 }
 
 fn validate_tools(body: &Value) -> Result<(), Reply> {

@@ -26,7 +26,12 @@
 //!   `/v1/messages` → `anthropic_validate::validate` (401 without x-api-key, 400 without
 //!   anthropic-version, unanswered tool_use, orphan tool_result, non-alternating roles,
 //!   first message not user, empty content, duplicate tool_use ids, bad tools — with the
-//!   API's wording). OpenAI adds `/chat/completions` from `support/openai.rs` to
+//!   API's wording), and extended thinking (`anthropic_thinking.rs`: budget ≥ 1024 and below
+//!   max_tokens; thinking / redacted_thinking blocks only as the mock issued them (replies
+//!   record theirs; `sign(text)` / `redacted_data(seed)` issue one for a hand-built body); no
+//!   reply may end in thinking; with thinking on, the assistant turn before the last
+//!   tool_results must start with thinking).
+//!   OpenAI adds `/chat/completions` from `support/openai.rs` to
 //!   `default_routes()` (or at run time with `server.add_route`).
 //!
 //! ## Prompt caching and context windows (`anthropic_cache.rs`)
@@ -43,7 +48,8 @@
 //! - `text_reply("Hello")`, `tool_reply(&[("toolu_1", "get_current_time", json!({}))])`,
 //!   `overloaded()` (529), `rate_limited(ms)` (429 + retry-after-ms), `prompt_too_long()`,
 //!   `stream_error(ty, msg)`.
-//! - `ReplyBuilder::new().text(..).thinking(text, sig).tool_use(id, name, input)
+//! - `ReplyBuilder::new().text(..).thinking(text, sig).signed_thinking(text)
+//!   .redacted_thinking(data).tool_use(id, name, input)
 //!   .tool_use_fragments(id, name, &["{\"a\"", ":1}"]).stop_reason(..).usage(in, out)
 //!   .delay_ms(20).chunk(1).no_ping()` then `.build()`, or a fault: `.drop_after(n)`,
 //!   `.error_after(n, "overloaded_error", "Overloaded")`, `.malformed_after(n)`,
@@ -72,6 +78,7 @@
 
 pub mod anthropic;
 pub mod anthropic_cache;
+pub mod anthropic_thinking;
 pub mod anthropic_validate;
 pub mod bin;
 pub mod extensions;

@@ -377,6 +377,7 @@ pub fn request(messages: Vec<Message>) -> ModelRequest {
         }],
         max_tokens: 64,
         disable_parallel_tool_use: false,
+        reasoning: Default::default(),
     }
 }
 

@@ -97,6 +97,7 @@ pub fn sample_request() -> ModelRequest {
         }],
         max_tokens: 256,
         disable_parallel_tool_use: false,
+        reasoning: Default::default(),
     }
 }
 

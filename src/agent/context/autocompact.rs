@@ -82,11 +82,12 @@ pub async fn compact(
     }
     let req = ModelRequest {
         model: model.to_string(),
-        system: SUMMARY_SYSTEM.to_string(),
+        system: SUMMARY_SYSTEM.into(),
         messages: vec![Message::user_text(prompt)],
         tools: Vec::new(),
         max_tokens: summary_max.max(1),
         disable_parallel_tool_use: false,
+        reasoning: Default::default(),
     };
     let (summary, usage) = summarize(agent, turn, &req, cancel).await?;
     agent.context.add_cost(model, usage);

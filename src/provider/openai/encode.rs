@@ -22,6 +22,10 @@ struct Body<'a> {
     max_tokens: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     max_completion_tokens: Option<u32>,
+    /// Only when asked: a server that does not know the field answers 400 naming it,
+    /// which the loop reports (never retried).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reasoning_effort: Option<&'static str>,
     stream: bool,
     stream_options: StreamOptions,
     // Servers reject an empty tools array, and parallel_tool_calls without tools.
@@ -58,6 +62,7 @@ pub fn encode(req: &Request<'_>, completion_tokens: bool, last_len: usize) -> Re
         model: req.model,
         max_tokens: (!completion_tokens).then_some(req.max_tokens),
         max_completion_tokens: completion_tokens.then_some(req.max_tokens),
+        reasoning_effort: req.reasoning.effort.map(|e| e.as_str()),
         stream: true,
         stream_options: StreamOptions {
             include_usage: true,
@@ -66,7 +71,7 @@ pub fn encode(req: &Request<'_>, completion_tokens: bool, last_len: usize) -> Re
         parallel_tool_calls: (req.disable_parallel_tool_use && !req.tools.is_empty())
             .then_some(false),
         messages: Wire {
-            system: req.system,
+            system: req.system.text(),
             messages: req.messages,
         },
     };
@@ -302,6 +307,7 @@ mod tests {
                 },
                 max_tokens: 7,
                 disable_parallel_tool_use: dp,
+                reasoning: Default::default(),
             };
             let body = encode(&req.as_request(), completion, 0);
             let got = body.json();

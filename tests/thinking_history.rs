@@ -1,0 +1,187 @@
+//! History invariants (DESIGN.md §4) around thinking, in process through the engine against
+//! the API-faithful mock: an abort in the middle of a thinking block, then a tool loop with
+//! thinking, then a switch of model. Every message the agent kept passes
+//! `validate_history`, no kept assistant message ends in thinking, and the mock accepted
+//! every request (it refuses dropped, edited or trailing thinking with the API's wording).
+
+mod support;
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::Parser;
+use serde_json::json;
+use tokio::sync::mpsc;
+use tooloop::agent::protocol::{AgentCommand, AgentEvent, Terminal};
+use tooloop::cli::Cli;
+use tooloop::config::{Config, Env};
+use tooloop::config_file::FileConfig;
+use tooloop::message::{ContentBlock, Role, validate_history};
+use tooloop::provider::anthropic::AnthropicProvider;
+
+use support::*;
+
+struct NoEnv;
+
+impl Env for NoEnv {
+    fn var(&self, _: &str) -> Option<String> {
+        None
+    }
+}
+
+fn config(workspace: &Path, server: &MockServer) -> Config {
+    let ws = workspace.to_string_lossy().into_owned();
+    let base = server.anthropic_base();
+    let cli = Cli::try_parse_from([
+        "tooloop",
+        "--provider",
+        "anthropic",
+        "--base-url",
+        base.as_str(),
+        "--workspace",
+        ws.as_str(),
+        "--approval",
+        "yolo",
+        "--thinking",
+        "2048",
+        "--no-session",
+    ])
+    .expect("cli");
+    Config::resolve_with(&cli, &NoEnv, &FileConfig::default()).expect("config")
+}
+
+async fn until(
+    rx: &mut mpsc::UnboundedReceiver<AgentEvent>,
+    stop: impl Fn(&AgentEvent) -> bool,
+) -> Vec<AgentEvent> {
+    let mut seen = Vec::new();
+    while let Some(e) = rx.recv().await {
+        let done = stop(&e);
+        seen.push(e);
+        if done {
+            return seen;
+        }
+    }
+    panic!("the agent stopped early: {seen:?}");
+}
+
+fn done(e: &AgentEvent) -> bool {
+    matches!(e, AgentEvent::Done(_))
+}
+
+#[tokio::test]
+async fn abort_mid_thinking_then_a_thinking_tool_loop_keeps_the_history_valid() {
+    let server = MockServer::start();
+    let tmp = tempfile::tempdir().expect("tmp");
+    std::fs::write(tmp.path().join("a.txt"), "hello").expect("write");
+    let cfg = config(tmp.path(), &server);
+    let engine = tooloop::engine::start_with(
+        &cfg,
+        tooloop::engine::FrontEnd::Headless,
+        tooloop::engine::Overrides {
+            provider: Some(Arc::new(
+                AnthropicProvider::new(&server.anthropic_base(), "test-key".into())
+                    .expect("provider"),
+            )),
+            sessions_dir: None,
+            tools: None,
+        },
+    )
+    .expect("engine");
+    let mut rx = engine.events;
+    let control = engine.control;
+
+    // 1. The stream stops (gated) after two thinking deltas; Ctrl+C there.
+    let gate = Gate::new();
+    server.enqueue(
+        ReplyBuilder::new()
+            .signed_thinking("Let me think about this for quite a while longer")
+            .text("never shown")
+            .build()
+            .gate_event(5, &gate),
+    );
+    assert!(control.send(AgentCommand::Submit {
+        text: "first".into()
+    }));
+    until(&mut rx, |e| matches!(e, AgentEvent::ThinkingDelta { .. })).await;
+    assert!(control.send(AgentCommand::Abort));
+    let events = until(&mut rx, done).await;
+    let Some(AgentEvent::Done(summary)) = events.last() else {
+        unreachable!()
+    };
+    assert_eq!(summary.reason, Terminal::AbortedStreaming);
+    gate.open();
+
+    // 2. A tool loop with thinking before each tool call, interleaved thinking after the
+    //    result, then the answer.
+    server.enqueue(
+        ReplyBuilder::new()
+            .signed_thinking("Read the file first.")
+            .tool_use("toolu_1", "read_file", json!({"path": "a.txt"}))
+            .build(),
+    );
+    server.enqueue(
+        ReplyBuilder::new()
+            .signed_thinking("It says hello.")
+            .redacted_thinking(&support::anthropic_thinking::redacted_data("r1"))
+            .text("The file says hello.")
+            .build(),
+    );
+    assert!(control.send(AgentCommand::Submit {
+        text: "second".into()
+    }));
+    let events = until(&mut rx, done).await;
+    let Some(AgentEvent::Done(summary)) = events.last() else {
+        unreachable!()
+    };
+    assert_eq!(summary.reason, Terminal::Completed, "{events:?}");
+
+    // 3. Another model for the next prompt: the history still goes back as it was.
+    assert!(control.send(AgentCommand::SetModel {
+        model: "claude-opus-4-5".into()
+    }));
+    server.enqueue(
+        ReplyBuilder::new()
+            .signed_thinking("Short.")
+            .text("ok")
+            .build(),
+    );
+    assert!(control.send(AgentCommand::Submit {
+        text: "third".into()
+    }));
+    until(&mut rx, done).await;
+
+    let agent = control
+        .stop(Duration::from_secs(5))
+        .await
+        .expect("the agent stops");
+    let history = agent.history.shared();
+    validate_history(history).expect("history invariants");
+    for (i, m) in history.iter().enumerate() {
+        if m.role == Role::Assistant {
+            assert!(
+                !matches!(
+                    m.content.last(),
+                    Some(ContentBlock::Thinking { .. } | ContentBlock::RedactedThinking { .. })
+                ),
+                "message {i} ends in thinking: {m:?}"
+            );
+        }
+    }
+    let requests = server.requests();
+    assert_eq!(requests.len(), 4, "one request per reply, none refused");
+    assert_eq!(
+        server.accepted().len(),
+        4,
+        "the mock accepted every request"
+    );
+    // The tool loop's second request carried the thinking back byte for byte, first.
+    let loop_req = &requests[2].body;
+    let messages = loop_req["messages"].as_array().expect("messages");
+    let asked = &messages[messages.len() - 2]["content"];
+    assert_eq!(asked[0]["type"], "thinking");
+    assert_eq!(asked[0]["thinking"], "Read the file first.");
+    assert_eq!(loop_req["thinking"]["budget_tokens"], 2048);
+    assert_eq!(requests[3].body["model"], "claude-opus-4-5");
+}
