@@ -26,6 +26,9 @@ mod throughput;
 #[path = "tui_render/keystroke.rs"]
 mod keystroke;
 
+#[path = "tui_render/history_cost.rs"]
+mod history_cost;
+
 #[path = "common/history.rs"]
 mod common_history;
 use common_history::history;
@@ -143,6 +146,13 @@ fn rss_kib() -> Option<u64> {
 }
 
 fn main() {
+    if let Some(frames) = std::env::var("TUI_RENDER_CALLGRIND")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        history_cost::callgrind(frames);
+        return;
+    }
     let bytes: usize = history(10_000)
         .iter()
         .map(|m| serde_json::to_string(m).map(|s| s.len()).unwrap_or(0))
@@ -211,6 +221,8 @@ fn main() {
         fmt(*times.last().expect("frames"))
     );
     drop((app, term));
+
+    history_cost::run();
 
     throughput::run(app_with(1_000));
 

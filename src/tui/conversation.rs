@@ -1,7 +1,8 @@
 //! The conversation pane: typed cells, drawn from their per-width caches; only the visible
-//! lines are cloned into the frame, so drawing does not grow with the history.
+//! lines are cloned into the frame, and only the cells that changed are re-prepared (their
+//! heights sit in a Fenwick tree), so a frame's work does not grow with the history.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -9,6 +10,7 @@ use ratatui::text::Line;
 use ratatui::widgets::Paragraph;
 
 use super::cells::{Cell, CellKind};
+use super::heights::Heights;
 use super::keys::{Action, Hint, Scope, hint};
 use super::pane::{EventState, Pane, PaneContext, scroll_key};
 use super::scroll::Scroll;
@@ -17,16 +19,27 @@ use super::streaming_text::StreamingMarkdown;
 #[derive(Default)]
 pub struct Conversation {
     cells: Vec<Cell>,
-    /// Ids of the tool calls that have a line here (their state is in the shared store).
-    tools: HashSet<String>,
+    /// Tool calls that have a line here, by id → cell (their state is in the shared store).
+    tools: HashMap<String, usize>,
     selected: Option<usize>,
     /// The selection moved: the next layout scrolls it into view.
     reveal: bool,
     pub scroll: Scroll,
     last_total: usize,
-    /// Set by `layout`: the visible line range and the blank line before each cell.
+    /// Set by `layout`: the visible line range, and the first visible cell with its first line.
     window: (usize, usize),
-    seps: Vec<usize>,
+    first: (usize, usize),
+    /// Whether a blank line goes before each cell (consecutive tool lines stay together).
+    seps: Vec<bool>,
+    /// Per cell: blank line + its prepared lines.
+    heights: Heights,
+    /// Cells to prepare again at the next layout (changed since the last one).
+    dirty: Vec<usize>,
+    /// Every cell must be prepared again (new width or theme).
+    all_dirty: bool,
+    width: u16,
+    /// `ToolCalls::clock` at the last layout: changes after it re-prepare their tool lines.
+    seen_tools: u64,
 }
 
 impl Conversation {
@@ -36,10 +49,25 @@ impl Conversation {
 
     pub fn push(&mut self, kind: CellKind) {
         self.finish_streaming();
+        let i = self.cells.len();
+        let tools = i > 0
+            && matches!(self.cells[i - 1].kind, CellKind::Tool(_))
+            && matches!(kind, CellKind::Tool(_));
+        let sep = i > 0 && !tools;
         if let CellKind::Tool(id) = &kind {
-            self.tools.insert(id.clone());
+            self.tools.insert(id.clone(), i);
         }
         self.cells.push(Cell::new(kind));
+        self.seps.push(sep);
+        self.heights.push(usize::from(sep));
+        self.dirty.push(i);
+    }
+
+    /// The last cell changed (a delta, the end of a stream).
+    fn touch_last(&mut self) {
+        if let Some(i) = self.cells.len().checked_sub(1) {
+            self.dirty.push(i);
+        }
     }
 
     pub fn clear(&mut self) {
@@ -51,6 +79,7 @@ impl Conversation {
             && md.is_streaming()
         {
             md.push(text);
+            self.touch_last();
             return;
         }
         let mut md = StreamingMarkdown::streaming();
@@ -66,6 +95,7 @@ impl Conversation {
             } = cell.kind_mut()
         {
             text.push_str(delta);
+            self.touch_last();
             return;
         }
         self.push(CellKind::Thinking {
@@ -86,6 +116,7 @@ impl Conversation {
                 text,
                 reason: reason.to_string(),
             });
+            self.touch_last();
         } else {
             self.push(CellKind::Notice(format!(
                 "{} ({reason})",
@@ -105,24 +136,25 @@ impl Conversation {
                     *s = false;
                     cell.invalidate();
                 }
-                _ => {}
+                _ => return,
             }
+            self.touch_last();
         }
     }
 
     /// Adds the line for a tool call, once (it may be announced while still streaming).
     pub fn tool(&mut self, id: &str) {
-        if !self.tools.contains(id) {
+        if !self.tools.contains_key(id) {
             self.push(CellKind::Tool(id.to_string()));
         }
     }
 
     /// Whether a tool call has a line here.
     pub fn shows_tool(&self, id: &str) -> bool {
-        self.tools.contains(id)
+        self.tools.contains_key(id)
     }
 
-    /// Drops width-dependent caches (the terminal was resized).
+    /// Drops width-dependent caches (the terminal was resized, or the theme changed).
     pub fn invalidate(&mut self) {
         for c in &mut self.cells {
             c.invalidate();
@@ -130,38 +162,40 @@ impl Conversation {
                 md.invalidate();
             }
         }
+        self.all_dirty = true;
     }
 
-    fn expandable(&self) -> Vec<usize> {
-        (0..self.cells.len())
-            .filter(|&i| self.cells[i].is_expandable())
-            .collect()
-    }
-
-    /// Moves the selection among tool calls and thinking blocks (`back`: towards older).
+    /// Moves the selection among tool calls and thinking blocks (`back`: towards older);
+    /// looks only as far as the next one, not through the whole history.
     pub fn select(&mut self, back: bool) {
-        let items = self.expandable();
-        if items.is_empty() {
-            return;
-        }
-        let next = match self
+        let n = self.cells.len();
+        let ok = |i: &usize| self.cells[*i].is_expandable();
+        let current = self
             .selected
-            .and_then(|s| items.iter().position(|&i| i == s))
-        {
-            None => *items.last().unwrap_or(&0),
-            Some(p) if back => items[p.saturating_sub(1)],
-            Some(p) => items[(p + 1).min(items.len() - 1)],
+            .filter(|&s| s < n && self.cells[s].is_expandable());
+        let next = match current {
+            None => (0..n).rev().find(ok),
+            Some(s) if back => (0..s).rev().find(ok).or(Some(s)),
+            Some(s) => (s + 1..n).find(ok).or(Some(s)),
         };
-        self.set_selected(Some(next));
+        if next.is_some() {
+            self.set_selected(next);
+        }
     }
 
     fn set_selected(&mut self, sel: Option<usize>) {
-        if let Some(old) = self.selected.and_then(|i| self.cells.get_mut(i)) {
+        if let Some(i) = self.selected
+            && let Some(old) = self.cells.get_mut(i)
+        {
             old.set_selected(false);
+            self.dirty.push(i);
         }
         self.selected = sel;
-        if let Some(new) = sel.and_then(|i| self.cells.get_mut(i)) {
+        if let Some(i) = sel
+            && let Some(new) = self.cells.get_mut(i)
+        {
             new.set_selected(true);
+            self.dirty.push(i);
             self.reveal = true;
         }
     }
@@ -170,8 +204,48 @@ impl Conversation {
         if self.selected.is_none() {
             self.select(true);
         }
-        if let Some(cell) = self.selected.and_then(|i| self.cells.get_mut(i)) {
+        if let Some(i) = self.selected
+            && let Some(cell) = self.cells.get_mut(i)
+        {
             cell.toggle();
+            self.dirty.push(i);
+        }
+    }
+
+    /// Prepares the cells that changed (or all of them after a resize) and keeps their
+    /// heights current: O(changed cells · log n) per frame.
+    fn prepare(&mut self, width: u16, ctx: &PaneContext) {
+        let (theme, calls) = (ctx.theme, ctx.tool_calls);
+        if width != self.width {
+            self.width = width;
+            self.all_dirty = true;
+        }
+        if !self.all_dirty && calls.clock() != self.seen_tools {
+            match calls.changed_since(self.seen_tools) {
+                Some(ids) => self
+                    .dirty
+                    .extend(ids.filter_map(|id| self.tools.get(id).copied())),
+                None => self.dirty.extend(self.tools.values().copied()),
+            }
+        }
+        self.seen_tools = calls.clock();
+        if self.all_dirty {
+            self.all_dirty = false;
+            self.dirty.clear();
+            let mut vals = Vec::with_capacity(self.cells.len());
+            for (c, sep) in self.cells.iter_mut().zip(&self.seps) {
+                c.prepare(width, theme, calls);
+                vals.push(usize::from(*sep) + c.height());
+            }
+            self.heights.rebuild(vals);
+            return;
+        }
+        for i in std::mem::take(&mut self.dirty) {
+            if let Some(c) = self.cells.get_mut(i) {
+                c.prepare(width, theme, calls);
+                let h = usize::from(self.seps[i]) + c.height();
+                self.heights.set(i, h);
+            }
         }
     }
 
@@ -197,26 +271,12 @@ impl Pane for Conversation {
     /// Wraps the cells for `area`'s width and fixes the visible window (a frame's layout
     /// step; `draw` then only reads).
     fn layout(&mut self, area: Rect, ctx: &PaneContext) {
-        let (theme, calls) = (ctx.theme, ctx.tool_calls);
         if area.width == 0 || area.height == 0 {
             self.window = (0, 0);
             return;
         }
-        let width = area.width;
-        for c in &mut self.cells {
-            c.prepare(width, theme, calls);
-        }
-        // Consecutive tool lines stay together; other cells get a blank line between them.
-        self.seps = (0..self.cells.len())
-            .map(|i| {
-                let tools = i > 0
-                    && matches!(self.cells[i - 1].kind, CellKind::Tool(_))
-                    && matches!(self.cells[i].kind, CellKind::Tool(_));
-                usize::from(i > 0 && !tools)
-            })
-            .collect();
-        let total: usize =
-            self.cells.iter().map(Cell::height).sum::<usize>() + self.seps.iter().sum::<usize>();
+        self.prepare(area.width, ctx);
+        let total = self.heights.total();
         if !self.scroll.follows() && total > self.last_total {
             self.scroll.grew(total - self.last_total);
         }
@@ -224,13 +284,14 @@ impl Pane for Conversation {
         if std::mem::take(&mut self.reveal)
             && let Some(sel) = self.selected.filter(|&i| i < self.cells.len())
         {
-            let above: usize = self.cells[..sel].iter().map(Cell::height).sum::<usize>()
-                + self.seps[..=sel].iter().sum::<usize>();
+            // Lines above the selected cell: every cell before it, and its own blank line.
+            let above = self.heights.prefix(sel) + usize::from(self.seps[sel]);
             let h = self.cells[sel].height();
             self.scroll
                 .reveal(above, above + h, total, area.height as usize);
         }
         self.window = self.scroll.window(total, area.height as usize);
+        self.first = self.heights.find(self.window.0);
     }
 
     fn draw(&self, f: &mut Frame, area: Rect, _ctx: &PaneContext) {
@@ -239,9 +300,9 @@ impl Pane for Conversation {
         }
         let (start, end) = self.window;
         let mut lines: Vec<Line<'static>> = Vec::with_capacity(end.saturating_sub(start));
-        let mut y = 0usize;
-        for (i, cell) in self.cells.iter().enumerate() {
-            let sep_h = self.seps.get(i).copied().unwrap_or(0);
+        let (first, mut y) = self.first;
+        for (i, cell) in self.cells.iter().enumerate().skip(first) {
+            let sep_h = usize::from(self.seps.get(i).copied().unwrap_or(false));
             let h = cell.height() + sep_h;
             if y + h <= start {
                 y += h;

@@ -8,6 +8,7 @@ pub mod cells;
 pub mod conversation;
 pub mod event_loop;
 pub mod extensions;
+pub mod heights;
 pub mod help;
 pub mod highlight;
 pub mod input;

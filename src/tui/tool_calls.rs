@@ -2,7 +2,7 @@
 //! conversation's tool lines and the tools pane's rows both draw from. Agent events update
 //! it; panes keep only which ids they show, in their own order.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 
 use ratatui::style::{Modifier, Style};
 use tokio::time::Instant;
@@ -84,10 +84,19 @@ pub struct ToolCall {
     pub version: u64,
 }
 
+/// Changes remembered for `changed_since`; a reader further behind rechecks everything.
+const LOG_LEN: usize = 1024;
+
 #[derive(Default)]
 pub struct ToolCalls {
     calls: HashMap<String, ToolCall>,
     clock: u64,
+    /// Calls in the Running state and in any active state, kept up to date so a frame does
+    /// not count them.
+    running: usize,
+    active: usize,
+    /// (clock after the change, id) of the last changes, oldest first.
+    log: VecDeque<(u64, String)>,
 }
 
 impl ToolCalls {
@@ -111,6 +120,9 @@ impl ToolCalls {
             return;
         }
         self.clock += 1;
+        self.running += usize::from(state == ToolState::Running);
+        self.active += usize::from(state.is_active());
+        self.note(id);
         self.calls.insert(
             id.to_string(),
             ToolCall {
@@ -131,18 +143,52 @@ impl ToolCalls {
     /// Changes one call (unknown ids are ignored: a late event for a forgotten call).
     pub fn update(&mut self, id: &str, f: impl FnOnce(&mut ToolCall)) {
         if let Some(c) = self.calls.get_mut(id) {
+            let was = (c.state == ToolState::Running, c.state.is_active());
             f(c);
+            let is = (c.state == ToolState::Running, c.state.is_active());
+            self.running = self.running + usize::from(is.0) - usize::from(was.0);
+            self.active = self.active + usize::from(is.1) - usize::from(was.1);
             self.clock += 1;
             c.version = self.clock;
+            self.note(id);
         }
+    }
+
+    fn note(&mut self, id: &str) {
+        if self.log.len() == LOG_LEN {
+            self.log.pop_front();
+        }
+        self.log.push_back((self.clock, id.to_string()));
+    }
+
+    /// Bumped on every change of any call.
+    pub fn clock(&self) -> u64 {
+        self.clock
+    }
+
+    /// Ids changed after `clock` (a value of `clock()`), or None when the log no longer
+    /// reaches back that far (the reader must then recheck every call it shows).
+    pub fn changed_since(&self, clock: u64) -> Option<impl Iterator<Item = &str>> {
+        let first = self.log.front().map_or(u64::MAX, |(c, _)| *c);
+        if clock < self.clock && first > clock + 1 {
+            return None;
+        }
+        let skip = self.log.partition_point(|(c, _)| *c <= clock);
+        Some(
+            self.log
+                .range(skip..)
+                .map(|(_, id): &(u64, String)| id.as_str()),
+        )
     }
 
     /// Calls in the Running state.
     pub fn running(&self) -> usize {
-        self.calls
-            .values()
-            .filter(|c| c.state == ToolState::Running)
-            .count()
+        self.running
+    }
+
+    /// Calls not finished yet (streaming, queued, waiting for approval or running).
+    pub fn active(&self) -> usize {
+        self.active
     }
 
     /// A turn ended: whatever did not finish was cancelled.
@@ -164,6 +210,9 @@ impl ToolCalls {
     /// Keeps only the calls in `keep` (the ones some pane still shows).
     pub fn retain(&mut self, keep: impl Fn(&str) -> bool) {
         self.calls.retain(|id, _| keep(id));
+        let states = || self.calls.values().map(|c| c.state);
+        self.running = states().filter(|s| *s == ToolState::Running).count();
+        self.active = states().filter(|s| s.is_active()).count();
     }
 }
 
@@ -193,5 +242,30 @@ mod tests {
         calls.cancel_unfinished(now);
         assert_eq!(calls.get("a").map(|c| c.state), Some(ToolState::Cancelled));
         calls.update("missing", |_| panic!("unknown ids are ignored"));
+        assert_eq!(calls.running(), 0);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn change_log_names_what_changed_and_knows_when_it_is_too_short() {
+        let now = Instant::now();
+        let mut calls = ToolCalls::default();
+        calls.upsert("a", "t", "", ToolState::Queued, now);
+        let seen = calls.clock();
+        calls.upsert("b", "t", "", ToolState::Running, now);
+        calls.update("a", |c| c.state = ToolState::Running);
+        let changed: Vec<&str> = calls.changed_since(seen).expect("in the log").collect();
+        assert_eq!(changed, ["b", "a"]);
+        assert_eq!(
+            calls.changed_since(calls.clock()).map(|i| i.count()),
+            Some(0)
+        );
+        assert_eq!((calls.running(), calls.active()), (2, 2));
+        for _ in 0..LOG_LEN {
+            calls.update("b", |c| c.state = ToolState::Ok);
+        }
+        assert!(calls.changed_since(seen).is_none());
+        assert_eq!((calls.running(), calls.active()), (1, 1));
+        calls.retain(|id| id == "b");
+        assert_eq!((calls.running(), calls.active()), (0, 0));
     }
 }

@@ -19,6 +19,9 @@ use super::tool_calls::{ToolCall, ToolCalls, ToolState};
 
 /// Rows kept for the last turns; older ones scroll away for good.
 const MAX_ROWS: usize = 500;
+/// Model streams kept for the timeline of one prompt; beyond it neighbours are merged two by
+/// two (by then each column of the bar already covers several streams).
+const MAX_STREAMS: usize = 256;
 const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 
 /// The pane's own state: which calls it lists (ids into the shared store, in arrival order)
@@ -28,6 +31,8 @@ pub struct ToolsPane {
     rows: Vec<String>,
     /// The model's streams of the current prompt: (start, end).
     streams: Vec<(Instant, Option<Instant>)>,
+    /// Streams in `streams` without an end.
+    open_streams: usize,
     prompt_start: Option<Instant>,
     /// rows[prompt_first..] belong to the current prompt (the timeline's rows).
     prompt_first: usize,
@@ -49,6 +54,7 @@ impl ToolsPane {
         self.prompt_start = Some(now);
         self.session_start.get_or_insert(now);
         self.streams.clear();
+        self.open_streams = 0;
         if self.rows.len() > MAX_ROWS {
             let cut = self.rows.len() - MAX_ROWS;
             self.rows.drain(..cut);
@@ -60,7 +66,16 @@ impl ToolsPane {
         if self.prompt_start.is_none() {
             self.prompt_started(now);
         }
+        if self.streams.len() >= MAX_STREAMS {
+            self.streams = self
+                .streams
+                .chunks(2)
+                .map(|c| (c[0].0, c[c.len() - 1].1))
+                .collect();
+            self.open_streams = self.streams.iter().filter(|s| s.1.is_none()).count();
+        }
         self.streams.push((now, None));
+        self.open_streams += 1;
         if self.session_streams.len() >= MAX_ROWS {
             self.session_streams.remove(0);
         }
@@ -70,6 +85,7 @@ impl ToolsPane {
     pub fn stream_ended(&mut self, now: Instant) {
         if let Some((_, end @ None)) = self.streams.last_mut() {
             *end = Some(now);
+            self.open_streams -= 1;
         }
         if let Some((_, end @ None)) = self.session_streams.last_mut() {
             *end = Some(now);
@@ -82,6 +98,7 @@ impl ToolsPane {
         self.streams.clear();
         self.session_streams.clear();
         self.session_start = None;
+        self.open_streams = 0;
         self.prompt_start = None;
         self.prompt_first = 0;
         self.scroll = Scroll::default();
@@ -108,11 +125,16 @@ impl ToolsPane {
     }
 
     /// A call of this prompt is still active, or the model is still streaming.
+    /// Per frame, so no walk unless some call is active (then newest first: it is one of
+    /// the last).
     pub fn any_active(&self, calls: &ToolCalls) -> bool {
-        self.prompt_rows()
-            .iter()
-            .any(|id| calls.get(id).is_some_and(|c| c.state.is_active()))
-            || self.streams.iter().any(|(_, e)| e.is_none())
+        self.open_streams > 0
+            || (calls.active() > 0
+                && self
+                    .prompt_rows()
+                    .iter()
+                    .rev()
+                    .any(|id| calls.get(id).is_some_and(|c| c.state.is_active())))
     }
 
     fn draw_rows(&self, f: &mut Frame, area: Rect, now: Instant, theme: &Theme, calls: &ToolCalls) {
@@ -158,7 +180,11 @@ impl ToolsPane {
             })
             .collect();
         rows.push(("model".into(), stream_spans));
-        for r in calls_shown.iter().filter_map(|id| calls.get(id)) {
+        // Only the newest tools that fit are drawn, so only they are looked up (the time axis
+        // then ends at their and the model's last end: in a turn order, the latest anyway).
+        let fit = (area.height as usize).saturating_sub(2);
+        let shown = &calls_shown[calls_shown.len().saturating_sub(fit)..];
+        for r in shown.iter().filter_map(|id| calls.get(id)) {
             let spans = match r.started_at {
                 Some(s) => vec![TimeSpan {
                     start: s,

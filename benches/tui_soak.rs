@@ -1,0 +1,309 @@
+//! The soak in the real TUI: 2,000 tool turns of the release binary in a 200×50 tmux pane
+//! against the mock server of `tests/support` (real HTTP on 127.0.0.1), as a user would run
+//! one long prompt. Every reply is ~200 bytes of text and one `get_current_time` call.
+//!
+//! `cargo bench --bench tui_soak` — at request 100 and at the last tool request the mock
+//! holds its reply (a gate) while the bench types keys into the prompt with `tmux send-keys`
+//! and times each until `capture-pane` shows it (key → screen, tmux's own round trip
+//! included); RSS and CPU time are read from /proc the moment each request arrives.
+//! `TUI_SOAK_TURNS=N` shortens the run. Auto-compaction is left at its default (on); the
+//! model `claude-mock` is unknown to the model table, so its window is the default 200,000
+//! tokens. Skipped without tmux.
+
+#[path = "../tests/support/mod.rs"]
+mod support;
+
+use std::process::Command;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use support::{Gate, MockServer, Recorded, Reply, ReplyBuilder, Route, text_reply};
+
+const SOCKET: &str = "tooloop-tui-soak";
+const PROBE_KEYS: usize = 30;
+
+static PID: AtomicU32 = AtomicU32::new(0);
+/// (request number, RSS KiB, CPU ticks, when) at each arrival.
+type Sample = (usize, u64, u64, Instant);
+static SAMPLES: OnceLock<Mutex<Vec<Sample>>> = OnceLock::new();
+
+fn samples() -> &'static Mutex<Vec<Sample>> {
+    SAMPLES.get_or_init(|| Mutex::new(Vec::new()))
+}
+
+fn proc_field(pid: u32, file: &str) -> String {
+    std::fs::read_to_string(format!("/proc/{pid}/{file}")).unwrap_or_default()
+}
+
+fn rss_kib(pid: u32) -> u64 {
+    proc_field(pid, "status")
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}
+
+fn cpu_ticks(pid: u32) -> u64 {
+    let stat = proc_field(pid, "stat");
+    let after = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
+    let f: Vec<&str> = after.split_whitespace().collect();
+    let get = |i: usize| f.get(i).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
+    get(11) + get(12)
+}
+
+fn sample_then_validate(req: &Recorded) -> Result<(), Reply> {
+    let pid = PID.load(Ordering::Relaxed);
+    if pid != 0 {
+        let mut s = samples().lock().unwrap_or_else(|p| p.into_inner());
+        let n = s.len() + 1;
+        s.push((n, rss_kib(pid), cpu_ticks(pid), Instant::now()));
+    }
+    support::anthropic_validate::validate(req)
+}
+
+fn tmux(args: &[&str]) -> String {
+    let out = Command::new("tmux")
+        .args(["-L", SOCKET])
+        .args(args)
+        .env_remove("TMUX")
+        .output()
+        .expect("tmux");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn wait_for_screen(text: &str, timeout: Duration) -> bool {
+    let end = Instant::now() + timeout;
+    while Instant::now() < end {
+        if tmux(&["capture-pane", "-p"]).contains(text) {
+            return true;
+        }
+        std::thread::sleep(Duration::from_micros(500));
+    }
+    false
+}
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
+}
+
+/// Types PROBE_KEYS keys, one at a time, each timed until the screen shows it; then erases
+/// them. Returns the sorted latencies in ms.
+fn probe_keys() -> Vec<f64> {
+    // A marker that cannot be anywhere else on screen, typed before timing starts.
+    let marker = "QZQ";
+    tmux(&["send-keys", "-l", marker]);
+    assert!(
+        wait_for_screen(marker, Duration::from_secs(10)),
+        "the prompt does not take keys"
+    );
+    let mut typed = marker.to_string();
+    let mut lat = Vec::new();
+    for i in 0..PROBE_KEYS {
+        let c = (b'a' + (i % 26) as u8) as char;
+        typed.push(c);
+        let t0 = Instant::now();
+        tmux(&["send-keys", "-l", &c.to_string()]);
+        if wait_for_screen(&typed, Duration::from_secs(10)) {
+            lat.push(t0.elapsed().as_secs_f64() * 1e3);
+        }
+        // Keys a few frame slots apart, like a fast typist.
+        std::thread::sleep(Duration::from_millis(30));
+    }
+    for _ in 0..typed.chars().count() {
+        tmux(&["send-keys", "BSpace"]);
+    }
+    lat.sort_by(|a, b| a.total_cmp(b));
+    lat
+}
+
+/// (CPU ms, wall ms) per turn between requests a and b.
+fn per_turn(s: &[Sample], a: usize, b: usize) -> (f64, f64) {
+    let find = |n: usize| s.iter().find(|x| x.0 == n);
+    match (find(a), find(b)) {
+        (Some(x), Some(y)) => {
+            let turns = (b - a) as f64;
+            (
+                (y.2 - x.2) as f64 * 10.0 / turns,
+                (y.3 - x.3).as_secs_f64() * 1e3 / turns,
+            )
+        }
+        _ => (0.0, 0.0),
+    }
+}
+
+fn main() {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        println!("tui_soak: tmux not found, skipped");
+        return;
+    }
+    let turns: usize = std::env::var("TUI_SOAK_TURNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(2000)
+        .max(110);
+    let bin = std::env::var("SOAK_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_tooloop").into());
+    let server = MockServer::start();
+    server.drop_bodies();
+    server.add_route(Route {
+        suffix: "/v1/messages",
+        validate: sample_then_validate,
+    });
+    let text = "The clock says it is still today; I will look again to be sure that nothing \
+                moved in the meantime, because time is a tricky thing and one reading is \
+                never enough for a careful agent like me.";
+    let (early, late) = (Gate::new(), Gate::new());
+    for i in 0..turns {
+        let mut reply = ReplyBuilder::new()
+            .text(text)
+            .tool_use(&format!("toolu_{i:05}"), "get_current_time", json!({}))
+            .build();
+        // The reply to request 100 and to the last tool request wait for the probes.
+        if i == 99 {
+            reply = reply.head_gated(&early);
+        }
+        if i == turns - 1 {
+            reply = reply.head_gated(&late);
+        }
+        server.enqueue(reply);
+    }
+    server.enqueue(text_reply("Done looking at the clock."));
+
+    let dir = tempfile::tempdir().expect("temp dir");
+    let h = dir.path().join("home");
+    let ws = dir.path().join("workspace");
+    std::fs::create_dir_all(&h).expect("home");
+    std::fs::create_dir_all(&ws).expect("workspace");
+    let cmd = format!(
+        "cd '{ws}' && exec env -u OPENAI_API_KEY ANTHROPIC_API_KEY=sk-ant-soak HOME='{h}' \
+         XDG_STATE_HOME='{h}/state' XDG_CONFIG_HOME='{h}/config' XDG_DATA_HOME='{h}/data' \
+         XDG_CACHE_HOME='{h}/cache' '{bin}' --provider anthropic --base-url '{base}' \
+         --model claude-mock --max-turns {max}",
+        ws = ws.display(),
+        h = h.display(),
+        base = server.anthropic_base(),
+        max = turns + 1,
+    );
+    let _ = tmux(&["kill-server"]);
+    let ok = Command::new("tmux")
+        .args([
+            "-L",
+            SOCKET,
+            "-f",
+            "/dev/null",
+            "new-session",
+            "-d",
+            "-x",
+            "200",
+            "-y",
+            "50",
+        ])
+        .arg(&cmd)
+        .env_remove("TMUX")
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(ok, "tmux new-session failed");
+    let pid: u32 = tmux(&["display-message", "-p", "#{pane_pid}"])
+        .trim()
+        .parse()
+        .expect("pane pid");
+    PID.store(pid, Ordering::Relaxed);
+    assert!(
+        wait_for_screen("claude-mock", Duration::from_secs(20)),
+        "no first frame"
+    );
+    let started = Instant::now();
+    tmux(&["send-keys", "-l", "Check the clock again and again."]);
+    tmux(&["send-keys", "Enter"]);
+
+    server.wait_for_requests(100, Duration::from_secs(600));
+    std::thread::sleep(Duration::from_millis(300));
+    let at100 = probe_keys();
+    early.open();
+    server.wait_for_requests(turns, Duration::from_secs(3600));
+    std::thread::sleep(Duration::from_millis(300));
+    let at_end = probe_keys();
+    late.open();
+    server.wait_for_requests(turns + 1, Duration::from_secs(600));
+    let finished = wait_for_screen("Done looking at the clock.", Duration::from_secs(60));
+    let wall = started.elapsed();
+    let rss_idle = rss_kib(pid);
+    let screen = tmux(&["capture-pane", "-p"]);
+    let _ = tmux(&["kill-server"]);
+
+    let requests = server.requests();
+    assert!(
+        requests.iter().all(|r| r.rejected.is_none()),
+        "a request was rejected"
+    );
+    assert!(finished, "the last answer never showed:\n{screen}");
+    let s = samples().lock().expect("samples").clone();
+    let rss = |n: usize| {
+        s.iter()
+            .find(|x| x.0 == n)
+            .map_or(0.0, |x| x.1 as f64 / 1024.0)
+    };
+    println!(
+        "tui soak: {turns} tool turns in tmux 200×50, {} requests, wall {:.1} s (two probe pauses \
+         included), binary {bin}",
+        requests.len(),
+        wall.as_secs_f64()
+    );
+    let tenth = turns / 10;
+    // As in the headless soak: reply k written → request k+1 received (the mock's own
+    // parsing and validation of the body are not in it). The two probe pauses are skipped.
+    let ends = server.reply_ends();
+    let client = |range: std::ops::Range<usize>| {
+        let v: Vec<f64> = range
+            .filter(|k| *k != 99 && *k != turns - 1)
+            .map(|k| {
+                requests[k + 1]
+                    .received
+                    .saturating_duration_since(ends[k])
+                    .as_secs_f64()
+                    * 1e3
+            })
+            .collect();
+        let mut sorted = v.clone();
+        sorted.sort_by(|a, b| a.total_cmp(b));
+        (
+            v.iter().sum::<f64>() / v.len().max(1) as f64,
+            percentile(&sorted, 0.99),
+        )
+    };
+    let (m1, p1) = client(100..100 + tenth);
+    let (m2, p2) = client(turns - tenth..turns);
+    println!(
+        "client time per turn (reply written → next request received): after request 100 \
+         mean {m1:.2} ms p99 {p1:.2} ms; last {tenth}: mean {m2:.2} ms p99 {p2:.2} ms"
+    );
+    let (c1, w1) = per_turn(&s, 101, 101 + tenth);
+    let (c2, w2) = per_turn(&s, turns - tenth, turns);
+    println!(
+        "per turn after request 100 (first {tenth}) : CPU {c1:.2} ms, wall {w1:.2} ms; \
+         last {tenth}: CPU {c2:.2} ms, wall {w2:.2} ms"
+    );
+    for (label, lat) in [("request 100", &at100), ("last request", &at_end)] {
+        println!(
+            "key → screen at {label}: p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms ({} keys)",
+            percentile(lat, 0.5),
+            percentile(lat, 0.99),
+            percentile(lat, 1.0),
+            lat.len()
+        );
+    }
+    for n in [10, 100, 1000, 2000, turns] {
+        if n <= turns {
+            println!("RSS at request {n:>5}: {:.1} MB", rss(n));
+        }
+    }
+    println!(
+        "RSS growth request 100 → {turns}: {:.1} MB; after the last answer: {:.1} MB",
+        rss(turns) - rss(100),
+        rss_idle as f64 / 1024.0
+    );
+}
