@@ -186,6 +186,12 @@ pub struct Cli {
     #[arg(long, value_name = "N")]
     pub max_budget_tokens: Option<u64>,
 
+    /// Write every request body, raw stream event and tool run beside the transcript
+    /// (`tooloop replay` plays it back); `--record=gzip` compresses it.
+    #[arg(long, value_enum, value_name = "plain|gzip", num_args = 0..=1,
+          require_equals = true, default_missing_value = "plain")]
+    pub record: Option<crate::record::Format>,
+
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -244,11 +250,49 @@ pub enum Command {
         #[arg(long)]
         overwrite_conflicts: bool,
     },
+    /// Play a recorded session (--record) back offline in the TUI, or with -p as the lines
+    /// the original headless run printed. Nothing is sent to a model; no tool runs.
+    Replay {
+        /// The session: id, unique id prefix, transcript or recording path.
+        session: String,
+        /// Play N times faster than recorded (0.5 = slower).
+        #[arg(long, value_name = "N", default_value_t = 1.0)]
+        speed: f64,
+        /// TUI: play one event per Space key.
+        #[arg(long)]
+        step: bool,
+        /// Print instead of opening the TUI (with --output-format).
+        #[arg(short = 'p', long = "print")]
+        print: bool,
+        /// With -p: text | json | stream-json.
+        #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+        output_format: OutputFormat,
+    },
+    /// Write a session as Markdown or as one self-contained HTML page.
+    Export {
+        /// The session: id, unique id prefix, transcript or recording path.
+        session: String,
+        /// md | html.
+        #[arg(long, value_enum)]
+        format: ExportFormat,
+        /// Write to FILE instead of stdout.
+        #[arg(short = 'o', long, value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
     /// MCP servers from config.toml ([mcp.servers.NAME]).
     Mcp {
         #[command(subcommand)]
         action: McpAction,
     },
+}
+
+/// `tooloop export --format`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    /// Markdown; tool calls as collapsible <details>.
+    Md,
+    /// One self-contained HTML page with the session's timeline as SVG.
+    Html,
 }
 
 #[derive(Subcommand, Debug, Clone)]

@@ -54,6 +54,8 @@ pub struct Config {
     pub tool_timeout: Duration,
     pub trace: Option<PathBuf>,
     pub mouse: bool,
+    /// `--record` / `record = …`: write a recording beside the transcript.
+    pub record: Option<crate::record::Format>,
     pub theme: String,
     /// Ask the terminal for the kitty keyboard protocol.
     pub keyboard_enhancement: bool,
@@ -112,6 +114,8 @@ pub enum ConfigError {
     Conflict(&'static str),
     #[error("--max-budget-usd {0}: expected a number of USD ≥ 0")]
     Budget(f64),
+    #[error("config: {0}")]
+    Record(#[from] crate::record::RecordError),
     #[error("thinking_budget = {0}: the budget must be at least {min} tokens (the API's minimum), or 0 for off", min = crate::provider::MIN_THINKING_BUDGET)]
     ThinkingBudget(u32),
     #[error(transparent)]
@@ -372,6 +376,11 @@ impl Config {
                 .unwrap_or(crate::tools::DEFAULT_TOOL_TIMEOUT),
             trace: cli.trace.clone(),
             mouse: cli.mouse || file.mouse.unwrap_or(false),
+            record: match (cli.record, &file.record) {
+                (Some(f), _) => Some(f),
+                (None, Some(s)) => s.format()?,
+                (None, None) => None,
+            },
             theme: file
                 .theme
                 .clone()

@@ -53,6 +53,8 @@ pub struct FileConfig {
     pub idle_timeout_secs: Option<u64>,
     pub theme: Option<String>,
     pub mouse: Option<bool>,
+    /// Write a recording beside each transcript: true, false, "plain" or "gzip".
+    pub record: Option<crate::record::Setting>,
     pub log_level: Option<String>,
     /// The shell's sandbox: read-only | workspace-write | off.
     pub sandbox: Option<crate::sandbox::SandboxMode>,
@@ -280,6 +282,10 @@ pub const DEFAULT_CONFIG: &str = r##"# tooloop configuration. Every key is optio
 
 # Capture the mouse (wheel scrolling everywhere, but no terminal text selection).
 # mouse = false
+
+# Record every request body, raw stream event and tool run beside the transcript, for
+# `tooloop replay` and the JSON pane's request stepper: true, false, "plain" or "gzip".
+# record = false
 
 # Log file filter: a level (error, warn, info, debug, trace) or EnvFilter directives.
 # Also --log-level and TOOLOOP_LOG.

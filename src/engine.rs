@@ -76,6 +76,7 @@ pub struct Control {
     commands: mpsc::UnboundedSender<AgentCommand>,
     task: JoinHandle<Agent>,
     trace: Option<Tap>,
+    record: Option<crate::record::RecordTap>,
 }
 
 impl Control {
@@ -97,6 +98,7 @@ impl Control {
             commands,
             task,
             trace,
+            record,
         } = self;
         let _ = commands.send(AgentCommand::Shutdown);
         drop(commands);
@@ -119,6 +121,9 @@ impl Control {
         };
         if let Some(trace) = trace {
             trace.write();
+        }
+        if let Some(record) = record {
+            record.finish();
         }
         agent
     }
@@ -166,6 +171,18 @@ pub fn start_with(
     let (commands, commands_rx) = mpsc::unbounded_channel();
     let sandbox = crate::sandbox::label(agent.exec.sandbox.as_deref());
     let sandboxed_tools = sandboxed_tools(&agent.exec.registry);
+    let (events, record) = crate::record::start(
+        config.record,
+        session.as_ref(),
+        crate::record::RunInfo {
+            provider: agent.provider.name(),
+            model: &config.model,
+            sandbox,
+            sandboxed_tools: &sandboxed_tools,
+        },
+        agent.events(),
+        events,
+    );
     let task = crate::agent::task::spawn(agent, commands_rx);
     Ok(Engine {
         events,
@@ -173,6 +190,7 @@ pub fn start_with(
             commands,
             task,
             trace,
+            record,
         },
         session,
         sandbox,

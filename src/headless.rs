@@ -105,12 +105,27 @@ pub async fn run(
 }
 
 /// Which tools' `tool_end` lines carry `sandbox`, and its value.
-struct Sandboxed {
-    label: &'static str,
-    tools: Vec<String>,
+pub struct Sandboxed<'a> {
+    pub label: &'a str,
+    pub tools: Vec<String>,
 }
 
-fn print_event(event: &AgentEvent, format: OutputFormat, start: Instant, sandbox: &Sandboxed) {
+/// The stream-json line for `event` (without `t_ms`), as this run prints it; `tooloop replay`
+/// prints recorded events through the same function.
+pub fn event_line(event: &AgentEvent, sandbox: &Sandboxed<'_>) -> Option<Value> {
+    let mut line = stream_json(event)?;
+    if let Value::Object(map) = &mut line
+        && let AgentEvent::ToolEnd { name, .. } = event
+        && sandbox.tools.contains(name)
+    {
+        // Headless never re-runs outside the sandbox (nobody can approve it), so every
+        // such call ran under the run's sandbox.
+        map.insert("sandbox".into(), json!(sandbox.label));
+    }
+    Some(line)
+}
+
+fn print_event(event: &AgentEvent, format: OutputFormat, start: Instant, sandbox: &Sandboxed<'_>) {
     use crate::safe_output::{for_stderr, json_line};
     // A server that failed is a config problem the user must see in every format.
     if let AgentEvent::Mcp(s) = event
@@ -136,15 +151,8 @@ fn print_event(event: &AgentEvent, format: OutputFormat, start: Instant, sandbox
         },
         OutputFormat::Json => {}
         OutputFormat::StreamJson => {
-            if let Some(mut line) = stream_json(event) {
+            if let Some(mut line) = event_line(event, sandbox) {
                 if let Value::Object(map) = &mut line {
-                    if let AgentEvent::ToolEnd { name, .. } = event
-                        && sandbox.tools.contains(name)
-                    {
-                        // Headless never re-runs outside the sandbox (nobody can approve
-                        // it), so every such call ran under the run's sandbox.
-                        map.insert("sandbox".into(), json!(sandbox.label));
-                    }
                     map.insert("t_ms".into(), json!(start.elapsed().as_millis() as u64));
                 }
                 let mut out = std::io::stdout().lock();
@@ -263,7 +271,7 @@ pub fn result_json<H: serde::Serialize + ?Sized>(summary: &TurnSummary, history:
     v
 }
 
-fn print_result<H: serde::Serialize + ?Sized>(
+pub fn print_result<H: serde::Serialize + ?Sized>(
     summary: &TurnSummary,
     history: &H,
     format: OutputFormat,

@@ -25,6 +25,8 @@ pub mod paths;
 pub mod permission;
 pub mod prompt;
 pub mod provider;
+pub mod record;
+pub mod replay;
 pub mod safe_output;
 pub mod sandbox;
 pub mod session;

@@ -32,6 +32,28 @@ fn main() {
 }
 
 async fn run(cli: Cli) -> i32 {
+    // Async and config-free (a replay reads its own recording); the TUI replay resolves the
+    // config for its theme and keys itself.
+    if let Some(Command::Replay {
+        session,
+        speed,
+        step,
+        print,
+        output_format,
+    }) = &cli.command
+    {
+        return tooloop::replay::command::run(
+            &cli,
+            session,
+            tooloop::replay::command::Options {
+                speed: *speed,
+                step: *step,
+                print: *print,
+                format: *output_format,
+            },
+        )
+        .await;
+    }
     if let Some(command) = &cli.command
         && let Some(code) = without_config(&cli, command)
     {
@@ -253,7 +275,14 @@ fn without_config(cli: &Cli, command: &Command) -> Option<i32> {
                 overwrite_conflicts: *overwrite_conflicts,
             },
         ),
+        Command::Export {
+            session,
+            format,
+            output,
+        } => tooloop::export::command::run(session, *format, output.as_deref()),
         // Needs the config and the log file (servers' stderr goes there).
         Command::Mcp { .. } => return None,
+        // Handled (async) before this is called.
+        Command::Replay { .. } => return None,
     })
 }

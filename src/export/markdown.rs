@@ -1,77 +1,99 @@
-//! A conversation as Markdown (the TUI's `/export`): each prompt and answer under a heading,
-//! each tool call with its input and result in fenced blocks. Text from the model and the
-//! tools is fenced with more backticks than it contains, so it can never close a fence early.
+//! A conversation as Markdown: each message under a heading, its text as written (the model
+//! writes Markdown already), each tool call as a `<details>` block holding the input and
+//! the result in fences long enough that no content can close them.
 
 use std::fmt::Write;
 
-use crate::message::{ContentBlock, Message, Role};
+use super::{Conversation, input_summary, only_results, results_by_id, role_label};
+use crate::message::{ContentBlock, Message};
 
-/// The whole history as one Markdown document.
-pub fn to_markdown(messages: &[Message], title: &str) -> String {
-    let mut out = format!("# {title}\n");
-    for m in messages {
-        let mut heading_done = false;
-        for block in &m.content {
-            // A user message that only carries tool results belongs to the assistant's turn.
-            let is_result = matches!(block, ContentBlock::ToolResult { .. });
-            if !heading_done && !is_result {
-                out.push_str(match m.role {
-                    Role::User => "\n## You\n",
-                    Role::Assistant => "\n## Assistant\n",
-                });
-                heading_done = true;
-            }
-            block_markdown(block, &mut out);
-        }
+/// The Markdown of `conv`.
+pub fn markdown(conv: &Conversation<'_>) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "# {}\n", one_line(&conv.title));
+    for line in &conv.about {
+        let _ = writeln!(out, "- {}", one_line(line));
     }
+    if !conv.about.is_empty() {
+        out.push('\n');
+    }
+    if !conv.earlier.is_empty() {
+        messages(&mut out, conv.earlier);
+        out.push_str("---\n\n*Compacted: the messages above were summarized; the model saw the summary below from here on.*\n\n");
+    }
+    messages(&mut out, conv.messages);
     out
 }
 
-fn block_markdown(block: &ContentBlock, out: &mut String) {
-    match block {
-        ContentBlock::Text { text } => {
-            let _ = write!(out, "\n{}\n", text.trim_end());
+fn messages(out: &mut String, messages: &[Message]) {
+    let results = results_by_id(messages);
+    for m in messages {
+        if only_results(m) {
+            continue;
         }
-        ContentBlock::Thinking { thinking, .. } => {
-            let _ = write!(
-                out,
-                "\n<details><summary>thinking</summary>\n\n{}\n",
-                fenced(thinking, "")
-            );
-            out.push_str("\n</details>\n");
-        }
-        ContentBlock::RedactedThinking { .. } => out.push_str("\n*(redacted thinking)*\n"),
-        ContentBlock::ToolUse { name, input, .. } => {
-            let json = serde_json::to_string_pretty(input).unwrap_or_default();
-            let _ = write!(
-                out,
-                "\n**Tool call:** `{name}`\n\n{}\n",
-                fenced(&json, "json")
-            );
-        }
-        ContentBlock::ToolResult {
-            content, is_error, ..
-        } => {
-            let label = if *is_error {
-                "Result (error)"
-            } else {
-                "Result"
-            };
-            let _ = write!(out, "\n**{label}:**\n\n{}\n", fenced(content, ""));
+        let _ = writeln!(out, "## {}\n", role_label(m.role));
+        for block in &m.content {
+            match block {
+                ContentBlock::Text { text } => {
+                    out.push_str(text);
+                    out.push_str("\n\n");
+                }
+                ContentBlock::Thinking { thinking, .. } => {
+                    out.push_str("<details><summary>thinking</summary>\n\n");
+                    fenced(out, "text", thinking);
+                    out.push_str("</details>\n\n");
+                }
+                ContentBlock::RedactedThinking { .. } => {
+                    out.push_str("*(redacted thinking)*\n\n");
+                }
+                ContentBlock::ToolUse { id, name, input } => {
+                    let summary = input_summary(input);
+                    let _ = writeln!(
+                        out,
+                        "<details><summary>🔧 {} {}</summary>\n",
+                        html_text(name),
+                        html_text(&summary)
+                    );
+                    let pretty =
+                        serde_json::to_string_pretty(input).unwrap_or_else(|_| input.to_string());
+                    fenced(out, "json", &pretty);
+                    match results.get(id.as_str()) {
+                        Some(r) => {
+                            out.push_str(if r.is_error {
+                                "Result (error):\n\n"
+                            } else {
+                                "Result:\n\n"
+                            });
+                            fenced(out, "text", r.content);
+                        }
+                        None => out.push_str("*(no result)*\n\n"),
+                    }
+                    out.push_str("</details>\n\n");
+                }
+                // A result whose call is not in this message list (cannot happen in a valid
+                // history; shown rather than lost).
+                ContentBlock::ToolResult { content, .. } => fenced(out, "text", content),
+            }
         }
     }
 }
 
-/// `text` in a fence longer than any run of backticks inside it.
-fn fenced(text: &str, lang: &str) -> String {
-    let mut longest = 0;
-    let mut run = 0;
-    for c in text.chars() {
-        run = if c == '`' { run + 1 } else { 0 };
-        longest = longest.max(run);
-    }
+/// `text` in a code fence longer than any backtick run inside it.
+fn fenced(out: &mut String, lang: &str, text: &str) {
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let fence = "`".repeat(longest.max(2) + 1);
-    format!("{fence}{lang}\n{}\n{fence}", text.trim_end_matches('\n'))
+    let _ = writeln!(out, "{fence}{lang}\n{text}\n{fence}\n");
+}
+
+fn one_line(s: &str) -> String {
+    s.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
+}
+
+/// Text safe inside an HTML element (`<summary>` is raw HTML in Markdown).
+fn html_text(s: &str) -> String {
+    super::html::escape(s)
 }
 
 #[cfg(test)]
@@ -80,38 +102,37 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn prompts_answers_and_tools_in_order() {
-        let history = vec![
-            Message::user_text("read notes.txt"),
+    fn tool_calls_fold_and_fences_hold() {
+        let msgs = vec![
+            Message::user_text("run it"),
             Message::assistant(vec![
-                ContentBlock::text("Reading it."),
+                ContentBlock::text("Sure."),
                 ContentBlock::ToolUse {
                     id: "t1".into(),
-                    name: "read_file".into(),
-                    input: json!({"path": "notes.txt"}),
+                    name: "bash".into(),
+                    input: json!({"command": "echo '```'"}),
                 },
             ]),
-            Message::user(vec![ContentBlock::tool_result(
-                "t1",
-                "has ``` inside",
-                false,
-            )]),
-            Message::assistant(vec![ContentBlock::text("它写着：你好")]),
+            Message::user(vec![ContentBlock::tool_result("t1", "```\nout", false)]),
+            Message::assistant(vec![ContentBlock::text("Done.")]),
         ];
-        let md = to_markdown(&history, "tooloop session abc");
-        assert!(md.starts_with("# tooloop session abc\n\n## You\n\nread notes.txt\n"));
-        assert!(md.contains(
-            "**Tool call:** `read_file`\n\n```json\n{\n  \"path\": \"notes.txt\"\n}\n```"
-        ));
+        let md = markdown(&Conversation {
+            title: "t".into(),
+            messages: &msgs,
+            ..Default::default()
+        });
         assert!(
-            md.contains("**Result:**\n\n````\nhas ``` inside\n````"),
+            md.contains("<details><summary>🔧 bash echo &#39;```&#39;</summary>"),
             "{md}"
         );
-        assert!(md.ends_with("## Assistant\n\n它写着：你好\n"), "{md}");
+        assert!(md.contains("````text\n```\nout\n````"), "{md}");
         assert_eq!(
-            md.matches("## You").count(),
+            md.matches("## User").count(),
             1,
-            "a tool result is no prompt:\n{md}"
+            "results fold into their call"
         );
+        for t in ["run it", "Sure.", "Done."] {
+            assert!(md.contains(t));
+        }
     }
 }

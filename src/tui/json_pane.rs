@@ -14,6 +14,7 @@ use serde_json::Value;
 use super::json_view;
 use super::keys::{Action, Hint, Scope, hint};
 use super::pane::{EventState, Pane, PaneContext, scroll_key};
+use super::request_stepper::Stepper;
 use super::sanitize::sanitize;
 use super::scroll::Scroll;
 use super::strings;
@@ -97,6 +98,10 @@ pub struct JsonPane {
     request_seg: Option<Segment>,
     sse: Vec<(String, String)>,
     sse_segs: Vec<Segment>,
+    /// Every request of the session (`[` / `]`), and the older one shown, if any.
+    pub requests: Stepper,
+    /// The stepper's headline and, for an older request, its body and events.
+    step_segs: Option<StepSegs>,
     scroll: [Scroll; 3],
     /// Set by `layout`: the visible line range of the current view.
     window: (usize, usize),
@@ -114,6 +119,8 @@ impl Default for JsonPane {
             request_seg: None,
             sse: Vec::new(),
             sse_segs: Vec::new(),
+            requests: Stepper::default(),
+            step_segs: None,
             scroll,
             window: (0, 0),
         }
@@ -146,6 +153,8 @@ impl JsonPane {
 
     /// The body is the one that was sent; it is parsed only when the request view is drawn.
     pub fn set_request(&mut self, body: Arc<RequestBody>) {
+        self.requests.prev_live = self.request.take();
+        self.step_segs = None;
         self.request = Some(body);
         self.request_seg = None;
         self.sse.clear();
@@ -156,6 +165,81 @@ impl JsonPane {
         if self.sse.len() < MAX_SSE_EVENTS {
             self.sse.push((event.to_string(), data.to_string()));
         }
+    }
+
+    /// A request is sent: the stepper counts it and the live views show it.
+    pub fn request_started(&mut self, turn: u32, attempt: u32, body: Arc<RequestBody>) {
+        self.requests.started(turn, attempt, body.len());
+        self.set_request(body);
+    }
+
+    /// The request in flight failed before its reply.
+    pub fn request_failed(&mut self, error: &str) {
+        self.requests.failed(error);
+        self.step_segs = None;
+    }
+
+    fn step(&mut self, delta: i64) {
+        if self.requests.step(delta) {
+            self.step_segs = None;
+            self.scroll[JsonView::Request.index()].top();
+            self.scroll[JsonView::Sse.index()].top();
+        }
+    }
+
+    fn toggle_diff(&mut self) {
+        self.requests.diff = !self.requests.diff;
+        self.step_segs = None;
+        self.scroll[JsonView::Request.index()].top();
+    }
+
+    /// Builds the stepper's segments for the request and sse views.
+    fn step_segments(&mut self, theme: &Theme) -> &mut StepSegs {
+        let requests = &self.requests;
+        let live = &self.request;
+        self.step_segs.get_or_insert_with(|| {
+            let headline = requests.headline().map(|h| {
+                let mut lines = vec![Line::styled(format!("// {}", sanitize(&h)), theme.accent)];
+                if let Some(p) = &requests.problem {
+                    lines.push(Line::styled(format!("// {}", sanitize(p)), theme.dim));
+                }
+                lines.push(Line::styled(
+                    "// [ ] previous / next request · d new messages only",
+                    theme.dim,
+                ));
+                Segment::new(lines)
+            });
+            let older = requests.shown.as_ref().filter(|_| requests.showing_older());
+            let (body, prev) = match older {
+                Some(s) => (Some(s.body.clone()), s.prev_messages),
+                None => (
+                    live.clone(),
+                    if requests.diff {
+                        requests.live_prev_messages()
+                    } else {
+                        None
+                    },
+                ),
+            };
+            let body = body.map(|b| {
+                if requests.diff {
+                    Segment::new(diff_lines(b.json(), prev, theme))
+                } else {
+                    Segment::new(json_view::render(b.json()))
+                }
+            });
+            let sse = older.map(|s| {
+                s.sse
+                    .iter()
+                    .map(|(e, d)| Segment::new(sse_lines(e, d, theme)))
+                    .collect()
+            });
+            StepSegs {
+                headline,
+                body,
+                sse,
+            }
+        })
     }
 
     pub fn history(&self) -> &[Arc<Message>] {
@@ -207,6 +291,10 @@ impl JsonPane {
                 }
                 self.history_segs.iter_mut().flatten().collect()
             }
+            JsonView::Request if self.stepping() => {
+                let st = self.step_segments(theme);
+                st.headline.iter_mut().chain(st.body.iter_mut()).collect()
+            }
             JsonView::Request => {
                 if self.request_seg.is_none()
                     && let Some(body) = &self.request
@@ -214,6 +302,13 @@ impl JsonPane {
                     self.request_seg = Some(Segment::new(json_view::render(body.json())));
                 }
                 self.request_seg.iter_mut().collect()
+            }
+            JsonView::Sse if self.requests.showing_older() => {
+                let st = self.step_segments(theme);
+                st.headline
+                    .iter_mut()
+                    .chain(st.sse.iter_mut().flatten())
+                    .collect()
             }
             JsonView::Sse => {
                 while self.sse_segs.len() < self.sse.len() {
@@ -230,9 +325,23 @@ impl JsonPane {
     fn prepared(&self) -> Vec<&Segment> {
         match self.view {
             JsonView::History => self.history_segs.iter().flatten().collect(),
+            JsonView::Request if self.stepping() => match &self.step_segs {
+                Some(st) => st.headline.iter().chain(st.body.iter()).collect(),
+                None => Vec::new(),
+            },
             JsonView::Request => self.request_seg.iter().collect(),
+            JsonView::Sse if self.requests.showing_older() => match &self.step_segs {
+                Some(st) => st.headline.iter().chain(st.sse.iter().flatten()).collect(),
+                None => Vec::new(),
+            },
             JsonView::Sse => self.sse_segs.iter().collect(),
         }
+    }
+
+    /// The request view shows the stepper once there is more than one request to step
+    /// through, or a diff was asked for.
+    fn stepping(&self) -> bool {
+        self.requests.metas.len() > 1 || self.requests.diff || self.requests.problem.is_some()
     }
 
     fn block(&self, focused: bool, theme: &Theme) -> Block<'static> {
@@ -334,6 +443,9 @@ impl Pane for JsonPane {
         match action {
             Action::PrevItem => self.view = self.view.prev(),
             Action::NextItem => self.view = self.view.next(),
+            Action::PrevRequest => self.step(-1),
+            Action::NextRequest => self.step(1),
+            Action::ToggleDiff if self.view == JsonView::Request => self.toggle_diff(),
             other => return scroll_key(JsonPane::scroll(self), other),
         }
         EventState::Consumed
@@ -346,6 +458,36 @@ impl Pane for JsonPane {
     fn scroll(&mut self) -> &mut Scroll {
         JsonPane::scroll(self)
     }
+}
+
+/// The stepper's parts for the request and sse views.
+struct StepSegs {
+    headline: Option<Segment>,
+    body: Option<Segment>,
+    /// The events of an older request (the live ones are the pane's own).
+    sse: Option<Vec<Segment>>,
+}
+
+/// Only the messages `body` added to a request that carried `prev` of them.
+fn diff_lines(body: &Value, prev: Option<usize>, theme: &Theme) -> Vec<Line<'static>> {
+    let empty = Vec::new();
+    let messages = body
+        .get("messages")
+        .and_then(Value::as_array)
+        .unwrap_or(&empty);
+    let from = prev.unwrap_or(0).min(messages.len());
+    let mut lines = vec![Line::styled(
+        match prev {
+            Some(p) => format!(
+                "// messages[{from}..{}]: new since the request before ({p} messages)",
+                messages.len()
+            ),
+            None => format!("// all {} messages (the first request)", messages.len()),
+        },
+        theme.dim,
+    )];
+    lines.extend(json_view::render(&Value::Array(messages[from..].to_vec())));
+    lines
 }
 
 fn message_lines(i: usize, n: usize, m: &Message, theme: &Theme) -> Vec<Line<'static>> {

@@ -30,6 +30,13 @@ pub enum Action {
     Toggle,
     PrevItem,
     NextItem,
+    /// JSON pane: the previous / next request of the session.
+    PrevRequest,
+    NextRequest,
+    /// JSON pane, request view: only the messages a request added.
+    ToggleDiff,
+    /// Tools pane: the timeline of the whole session or of the current prompt.
+    ToggleTimeline,
     NewConversation,
     HistoryPrev,
     HistoryNext,
@@ -342,6 +349,34 @@ pub const BINDINGS: &[Binding] = &[
         "Enter",
         Action::Toggle,
         "expand / collapse the selected tool call",
+    ),
+    bind(
+        Pane,
+        &[key(Char('['))],
+        "[",
+        Action::PrevRequest,
+        "JSON request / sse view: the previous request of the session",
+    ),
+    bind(
+        Pane,
+        &[key(Char(']'))],
+        "]",
+        Action::NextRequest,
+        "JSON request / sse view: the next request",
+    ),
+    bind(
+        Pane,
+        &[key(Char('d'))],
+        "d",
+        Action::ToggleDiff,
+        "JSON request view: only the messages the request added",
+    ),
+    bind(
+        Pane,
+        &[key(Char('t'))],
+        "t",
+        Action::ToggleTimeline,
+        "tools pane: timeline of the whole session / this prompt",
     ),
 ];
 

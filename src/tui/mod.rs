@@ -20,6 +20,7 @@ pub mod keys;
 pub mod markdown;
 pub mod pane;
 pub mod prompt_history;
+pub mod request_stepper;
 pub mod rewind_overlay;
 pub mod sanitize;
 pub mod scroll;
@@ -91,6 +92,13 @@ pub async fn run(config: Config, initial_prompt: Option<String>) -> anyhow::Resu
         .push(CellKind::Notice(strings::welcome(&app.info)));
     app.conversation
         .push(CellKind::Notice(strings::WELCOME_HINTS.into()));
+    if config.record.is_some()
+        && let Some(s) = &session
+    {
+        app.json
+            .requests
+            .link(request_stepper::Link::Live(s.handle.clone()));
+    }
     if let Some(notice) = session.as_ref().and_then(|s| s.notice.clone()) {
         app.conversation.push(CellKind::Notice(notice));
     }

@@ -192,7 +192,12 @@ fn export(app: &mut App, args: &str, _now: Instant) {
     };
     let path = app.info.workspace.join(name);
     let title = format!("tooloop session {session}");
-    let md = crate::export::markdown::to_markdown(&history, &title);
+    let md = crate::export::markdown(&crate::export::Conversation {
+        title,
+        about: vec![format!("workspace {}", app.info.workspace.display())],
+        earlier: &[],
+        messages: &history,
+    });
     let cell = match std::fs::write(&path, md) {
         Ok(()) => CellKind::Notice(strings::exported(history.len(), &path)),
         Err(e) => CellKind::Error(strings::save_failed(&path, &e)),

@@ -38,6 +38,12 @@ pub struct ToolsPane {
     prompt_start: Option<Instant>,
     /// rows[prompt_first..] belong to the current prompt (the timeline's rows).
     prompt_first: usize,
+    /// `t`: the timeline shows the whole session (every stream and call since the first
+    /// prompt) instead of the current prompt.
+    pub whole_session: bool,
+    /// Every stream since the conversation began (bounded like the rows).
+    session_streams: Vec<(Instant, Option<Instant>)>,
+    session_start: Option<Instant>,
     pub scroll: Scroll,
     /// Set by `layout`: the list's visible rows and the timeline's height.
     window: (usize, usize),
@@ -50,6 +56,7 @@ pub struct ToolsPane {
 impl ToolsPane {
     pub fn prompt_started(&mut self, now: Instant) {
         self.prompt_start = Some(now);
+        self.session_start.get_or_insert(now);
         self.streams.clear();
         self.open_streams = 0;
         if self.rows.len() > MAX_ROWS {
@@ -73,6 +80,10 @@ impl ToolsPane {
         }
         self.streams.push((now, None));
         self.open_streams += 1;
+        if self.session_streams.len() >= MAX_ROWS {
+            self.session_streams.remove(0);
+        }
+        self.session_streams.push((now, None));
     }
 
     pub fn stream_ended(&mut self, now: Instant) {
@@ -80,12 +91,17 @@ impl ToolsPane {
             *end = Some(now);
             self.open_streams -= 1;
         }
+        if let Some((_, end @ None)) = self.session_streams.last_mut() {
+            *end = Some(now);
+        }
     }
 
     /// Forgets every row and the timeline (a new or resumed conversation lists its own).
     pub fn reset(&mut self) {
         self.rows.clear();
         self.streams.clear();
+        self.session_streams.clear();
+        self.session_start = None;
         self.open_streams = 0;
         self.prompt_start = None;
         self.prompt_first = 0;
@@ -150,10 +166,14 @@ impl ToolsPane {
         theme: &Theme,
         calls: &ToolCalls,
     ) {
-        let Some(t0) = self.prompt_start else { return };
+        let (t0, streams, calls_shown) = if self.whole_session {
+            (self.session_start, &self.session_streams, &self.rows[..])
+        } else {
+            (self.prompt_start, &self.streams, self.prompt_rows())
+        };
+        let Some(t0) = t0 else { return };
         let mut rows: Vec<(String, Vec<TimeSpan>)> = Vec::new();
-        let stream_spans = self
-            .streams
+        let stream_spans = streams
             .iter()
             .map(|(s, e)| TimeSpan {
                 start: *s,
@@ -166,9 +186,8 @@ impl ToolsPane {
         rows.push(("model".into(), stream_spans));
         // Only the newest tools that fit are drawn, so only they are looked up (the time axis
         // then ends at their and the model's last end: in a turn order, the latest anyway).
-        let prompt = self.prompt_rows();
         let fit = (area.height as usize).saturating_sub(2);
-        let shown = &prompt[prompt.len().saturating_sub(fit)..];
+        let shown = &calls_shown[calls_shown.len().saturating_sub(fit)..];
         // Two calls of one tool are told apart by a number ("web_fetch #2").
         let mut seen: HashMap<&str, usize> = HashMap::new();
         let prompt_calls: Vec<_> = shown.iter().filter_map(|id| calls.get(id)).collect();
@@ -266,15 +285,21 @@ impl Pane for ToolsPane {
             let title_h = u16::from(self.timeline_titled);
             let [title, body] =
                 Layout::vertical([Constraint::Length(title_h), Constraint::Min(0)]).areas(tl);
-            f.render_widget(
-                Paragraph::new(Span::styled(strings::TIMELINE_TITLE, theme.dim)),
-                title,
-            );
+            let label = if self.whole_session {
+                "── timeline: whole session (t: this prompt) ──"
+            } else {
+                strings::TIMELINE_TITLE
+            };
+            f.render_widget(Paragraph::new(Span::styled(label, theme.dim)), title);
             self.draw_timeline(f, body, now, theme, calls);
         }
     }
 
     fn handle(&mut self, action: Action) -> EventState {
+        if action == Action::ToggleTimeline {
+            self.whole_session = !self.whole_session;
+            return EventState::Consumed;
+        }
         scroll_key(&mut self.scroll, action)
     }
 
@@ -371,5 +396,31 @@ mod tests {
         assert_eq!(fit("abcdef", 4), "abc…");
         assert_eq!(fit("ab", 4), "ab");
         assert_eq!(fit("ab", 0), "");
+    }
+}
+
+#[cfg(test)]
+mod session_timeline_tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn t_switches_to_every_stream_of_the_session() {
+        let mut p = ToolsPane::default();
+        let t0 = Instant::now();
+        p.prompt_started(t0);
+        p.stream_started(t0);
+        p.stream_ended(t0 + Duration::from_millis(100));
+        p.prompt_started(t0 + Duration::from_secs(1));
+        p.stream_started(t0 + Duration::from_secs(1));
+        assert_eq!(p.streams.len(), 1, "this prompt's streams only");
+        assert_eq!(p.session_streams.len(), 2, "the session keeps every stream");
+        assert_eq!(p.session_start, Some(t0));
+        assert_eq!(p.handle(Action::ToggleTimeline), EventState::Consumed);
+        assert!(p.whole_session);
+        p.handle(Action::ToggleTimeline);
+        assert!(!p.whole_session);
+        p.reset();
+        assert!(p.session_streams.is_empty() && p.session_start.is_none());
     }
 }

@@ -32,8 +32,13 @@ impl App {
                 self.tools.prompt_started(now);
             }
             AgentEvent::TurnStart { turn } => self.turn.turn = turn,
-            AgentEvent::RequestStart { body, .. } => {
-                self.json.set_request(body);
+            AgentEvent::RequestStart {
+                body,
+                turn,
+                attempt,
+                ..
+            } => {
+                self.json.request_started(turn, attempt, body);
                 self.tools.stream_started(now);
                 self.turn.streaming = true;
                 self.turn.retry_until = None;
@@ -43,6 +48,7 @@ impl App {
                 delay_ms,
                 error,
             } => {
+                self.json.request_failed(&error);
                 self.turn.streaming = false;
                 self.tools.stream_ended(now);
                 self.turn.retry_until = Some(now + Duration::from_millis(delay_ms));
@@ -119,6 +125,7 @@ impl App {
                 c.started_at.get_or_insert(now);
             }),
             AgentEvent::StreamEnd { .. } => {
+                self.json.requests.completed();
                 self.turn.streaming = false;
                 self.conversation.finish_streaming();
                 self.tools.stream_ended(now);
@@ -160,6 +167,7 @@ impl App {
             }
             AgentEvent::Notice { text } => self.conversation.push(CellKind::Notice(text)),
             AgentEvent::Error { message } => {
+                self.json.request_failed(&message);
                 self.turn.last_error = Some(message.clone());
                 self.conversation.push(CellKind::Error(message));
                 if self.turn.compacting {

@@ -1,0 +1,75 @@
+//! `tooloop export` as main runs it: load the transcript (and the recording, for the
+//! timeline), render, write to stdout or `-o FILE`.
+
+use std::io::Write;
+use std::path::Path;
+
+use super::{Conversation, html, markdown, timeline_svg};
+use crate::cli::ExportFormat;
+use crate::record::RecordError;
+
+/// Returns the exit status (2: no such session or unreadable).
+pub fn run(session: &str, format: ExportFormat, output: Option<&Path>) -> i32 {
+    match render(session, format) {
+        Ok(text) => match write(output, &text) {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!("tooloop: {e}");
+                1
+            }
+        },
+        Err(e) => {
+            eprintln!("tooloop: {e}");
+            2
+        }
+    }
+}
+
+/// The export of `session` (an id, prefix, transcript or recording path).
+pub fn render(session: &str, format: ExportFormat) -> Result<String, RecordError> {
+    let source = crate::replay::resolve(session)?;
+    let transcript = source
+        .transcript
+        .as_deref()
+        .ok_or_else(|| RecordError::NoTranscript(session.to_string()))?;
+    let loaded = crate::session::load::read(transcript)?;
+    let conv = Conversation {
+        title: format!("tooloop session {}", loaded.header.id),
+        about: vec![
+            format!("created {}", loaded.header.created),
+            format!("workspace {}", loaded.header.workspace),
+            format!(
+                "{} prompts, {} messages",
+                loaded.prompts.len(),
+                loaded.earlier.len() + loaded.messages.len()
+            ),
+        ],
+        earlier: &loaded.earlier,
+        messages: &loaded.messages,
+    };
+    Ok(match format {
+        ExportFormat::Md => markdown(&conv),
+        ExportFormat::Html => {
+            let svg = match &source.recording {
+                Some(path) => {
+                    let rec = crate::record::read(path).map_err(|e| RecordError::io(path, e))?;
+                    Some(timeline_svg::svg(&crate::replay::timeline(&rec.entries)))
+                }
+                None => None,
+            };
+            html(&conv, svg.as_deref())
+        }
+    })
+}
+
+fn write(output: Option<&Path>, text: &str) -> Result<(), String> {
+    match output {
+        Some(path) => std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display())),
+        None => {
+            let mut out = std::io::stdout().lock();
+            out.write_all(text.as_bytes())
+                .and_then(|()| out.flush())
+                .map_err(|e| e.to_string())
+        }
+    }
+}

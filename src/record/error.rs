@@ -1,0 +1,47 @@
+//! What can go wrong finding, reading or replaying a recording (and exporting a session).
+
+use std::path::PathBuf;
+
+#[derive(Debug, thiserror::Error)]
+pub enum RecordError {
+    #[error("record = {0:?}: expected true, false, \"plain\" or \"gzip\"")]
+    BadSetting(String),
+    #[error("--speed {0}: expected a number above 0")]
+    BadSpeed(f64),
+    #[error(
+        "no recording{}: run tooloop with --record (or record = true in the config) to write \
+         one beside the transcript",
+        .0.as_ref().map(|t| format!(" for {}", t.display())).unwrap_or_default()
+    )]
+    NoRecording(Option<PathBuf>),
+    #[error("{0}: the transcript beside this recording is gone; nothing to export")]
+    NoTranscript(String),
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Session(#[from] crate::session::SessionError),
+    #[error(transparent)]
+    Paths(#[from] crate::paths::PathsError),
+    /// The JSON pane's stepper has no recording to read older requests from.
+    #[error(
+        "older request bodies are kept only in a recording: run tooloop with --record (or \
+         record = true) to step through them"
+    )]
+    NotRecorded,
+    #[error("the recording holds fewer requests than this run made")]
+    Short,
+    #[error("request {index} is not in {}", path.display())]
+    MissingRequest { index: usize, path: PathBuf },
+}
+
+impl RecordError {
+    pub fn io(path: &std::path::Path, source: std::io::Error) -> Self {
+        RecordError::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+}

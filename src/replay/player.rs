@@ -1,0 +1,173 @@
+//! Plays recorded entries on tokio's clock: each event is sent when its recorded time (divided
+//! by the speed) has passed since the replay began, or, stepping, when the user asks for
+//! the next one.
+
+use tokio::sync::mpsc;
+use tokio::time::{Duration, Instant};
+use tokio_util::sync::CancellationToken;
+
+use crate::agent::protocol::AgentEvent;
+use crate::record::{Entry, Kind};
+
+/// One event to play: when (ms since the replay's start, on one axis across runs) and the
+/// time its own run printed.
+#[derive(Clone, Debug)]
+pub struct Timed {
+    pub at_ms: u64,
+    pub t_ms: u64,
+    pub event: AgentEvent,
+}
+
+/// The events of a recording on one time axis. A recording can hold several runs (a resumed
+/// session appends), each with its own clock from 0: later runs start where the earlier one
+/// ended.
+pub fn timeline(entries: &[Entry]) -> Vec<Timed> {
+    let mut out = Vec::with_capacity(entries.len());
+    let mut offset = 0u64;
+    let mut last = 0u64;
+    for entry in entries {
+        if matches!(entry.kind, Kind::Header { .. }) {
+            offset = last;
+            continue;
+        }
+        let Some(event) = entry.kind.to_event() else {
+            continue;
+        };
+        // Times never go backwards, even in a damaged file.
+        let at_ms = (offset + entry.t_ms).max(last);
+        last = at_ms;
+        out.push(Timed {
+            at_ms,
+            t_ms: entry.t_ms,
+            event,
+        });
+    }
+    out
+}
+
+/// How the events are paced.
+pub enum Pace {
+    /// At the recorded times divided by this speed.
+    Recorded(f64),
+    /// One event per message on this channel.
+    Step(mpsc::UnboundedReceiver<()>),
+}
+
+/// Sends `events` to `out` at their pace until done, `cancel` fires or nobody listens.
+/// Returns how many were sent.
+pub async fn play(
+    events: Vec<Timed>,
+    mut pace: Pace,
+    out: mpsc::UnboundedSender<Timed>,
+    cancel: CancellationToken,
+) -> usize {
+    let start = Instant::now();
+    let mut sent = 0;
+    for timed in events {
+        match &mut pace {
+            Pace::Recorded(speed) => {
+                let due = start + Duration::from_secs_f64(timed.at_ms as f64 / 1000.0 / *speed);
+                tokio::select! {
+                    biased;
+                    _ = cancel.cancelled() => break,
+                    _ = tokio::time::sleep_until(due) => {}
+                }
+            }
+            Pace::Step(next) => {
+                let go = tokio::select! {
+                    biased;
+                    _ = cancel.cancelled() => None,
+                    n = next.recv() => n,
+                };
+                if go.is_none() {
+                    break;
+                }
+            }
+        }
+        if out.send(timed).is_err() {
+            break;
+        }
+        sent += 1;
+    }
+    sent
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(t_ms: u64, kind: Kind) -> Entry {
+        Entry { t_ms, kind }
+    }
+
+    fn header() -> Kind {
+        crate::record::writer::header("demo", "m", None, "", &[])
+    }
+
+    #[test]
+    fn later_runs_continue_the_axis() {
+        let entries = vec![
+            entry(0, header()),
+            entry(5, Kind::TurnStart { turn: 1 }),
+            entry(40, Kind::TurnStart { turn: 2 }),
+            entry(0, header()),
+            entry(10, Kind::TurnStart { turn: 1 }),
+        ];
+        let t: Vec<(u64, u64)> = timeline(&entries)
+            .iter()
+            .map(|t| (t.at_ms, t.t_ms))
+            .collect();
+        assert_eq!(t, vec![(5, 5), (40, 40), (50, 10)]);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn plays_at_the_recorded_pace_divided_by_speed() {
+        let entries = vec![
+            entry(0, header()),
+            entry(100, Kind::TurnStart { turn: 1 }),
+            entry(900, Kind::TurnStart { turn: 2 }),
+        ];
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let start = Instant::now();
+        let task = tokio::spawn(play(
+            timeline(&entries),
+            Pace::Recorded(2.0),
+            tx,
+            CancellationToken::new(),
+        ));
+        let mut at = Vec::new();
+        while let Some(_t) = rx.recv().await {
+            at.push(start.elapsed().as_millis());
+        }
+        assert_eq!(task.await.unwrap(), 2);
+        assert_eq!(at, vec![50, 450]);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn stepping_sends_one_event_per_step() {
+        let entries = vec![
+            entry(100, Kind::TurnStart { turn: 1 }),
+            entry(900, Kind::TurnStart { turn: 2 }),
+        ];
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let (step, steps) = mpsc::unbounded_channel();
+        let task = tokio::spawn(play(
+            timeline(&entries),
+            Pace::Step(steps),
+            tx,
+            CancellationToken::new(),
+        ));
+        tokio::time::sleep(Duration::from_secs(5)).await;
+        assert!(rx.try_recv().is_err(), "nothing plays before a step");
+        step.send(()).unwrap();
+        assert!(matches!(
+            rx.recv().await.unwrap().event,
+            AgentEvent::TurnStart { turn: 1 }
+        ));
+        tokio::time::sleep(Duration::from_secs(5)).await;
+        assert!(rx.try_recv().is_err());
+        step.send(()).unwrap();
+        assert!(rx.recv().await.is_some());
+        assert_eq!(task.await.unwrap(), 2);
+    }
+}

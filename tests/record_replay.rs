@@ -1,0 +1,341 @@
+//! `--record` then `tooloop replay -p`: a real run against the mock (a retry, three tools
+//! mid-stream) is recorded beside its transcript and replayed offline; the replay prints the
+//! very lines the run printed, at the recorded pace.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use support::*;
+
+const KEY: &str = "sk-ant-record-secret-key";
+
+fn record_run(server: &MockServer, record_flag: &str) -> Run {
+    server.enqueue(overloaded().header("retry-after-ms", "30"));
+    server.enqueue(
+        ReplyBuilder::new()
+            .text("Checking three things.")
+            .tool_use("toolu_a", "get_current_time", json!({}))
+            .tool_use("toolu_b", "list_dir", json!({}))
+            .tool_use("toolu_c", "get_current_time", json!({"timezone": "UTC"}))
+            .usage(100, 30)
+            .delay_ms(15)
+            .build(),
+    );
+    server.enqueue(
+        ReplyBuilder::new()
+            .text("All done.")
+            .usage(160, 5)
+            .delay_ms(10)
+            .build(),
+    );
+    let base = server.anthropic_base();
+    let run = Tooloop::new(&[
+        "-p",
+        "check the time and the files",
+        "--provider",
+        "anthropic",
+        "--base-url",
+        &base,
+        "--model",
+        "claude-mock",
+        "--output-format",
+        "stream-json",
+        record_flag,
+    ])
+    .env("ANTHROPIC_API_KEY", KEY)
+    .run();
+    assert_eq!(run.code, Some(0), "stderr:\n{}", run.stderr);
+    run
+}
+
+fn find(dir: &Path, suffix: &str) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return out;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(find(&p, suffix));
+        } else if p.to_string_lossy().ends_with(suffix) {
+            out.push(p);
+        }
+    }
+    out
+}
+
+fn replay(recording: &Path, extra: &[&str]) -> (Run, Duration) {
+    let path = recording.to_string_lossy().into_owned();
+    let mut args = vec!["replay", &path, "-p", "--output-format", "stream-json"];
+    args.extend_from_slice(extra);
+    let started = Instant::now();
+    let run = Tooloop::new(&args).run();
+    (run, started.elapsed())
+}
+
+fn last_t(run: &Run) -> u64 {
+    run.lines
+        .last()
+        .and_then(|l| l["t_ms"].as_u64())
+        .unwrap_or(0)
+}
+
+#[test]
+fn a_recorded_run_replays_line_for_line_at_its_pace() {
+    let server = MockServer::start();
+    let original = record_run(&server, "--record");
+    let recordings = find(original.home.path(), ".record");
+    assert_eq!(recordings.len(), 1, "{recordings:?}");
+    let transcripts = find(original.home.path(), ".jsonl");
+    assert_eq!(
+        transcripts.len(),
+        1,
+        "the recording is not listed as a transcript"
+    );
+    let file = std::fs::read_to_string(&recordings[0]).expect("recording");
+    assert!(!file.contains(KEY), "the key never reaches the recording");
+
+    // Every request the server saw is in the recording, the failed one (529) included,
+    // with its body exactly as the server received it.
+    let lines: Vec<Value> = file
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .collect();
+    let requests: Vec<&Value> = lines.iter().filter(|l| l["type"] == "request").collect();
+    let seen = server.requests();
+    assert_eq!(
+        requests.len(),
+        seen.len(),
+        "one request line per request sent"
+    );
+    for (rec, sent) in requests.iter().zip(&seen) {
+        assert_eq!(rec["body"], sent.body);
+    }
+    assert_eq!(lines.iter().filter(|l| l["type"] == "retry").count(), 1);
+    let sse: Vec<&Value> = lines.iter().filter(|l| l["type"] == "sse").collect();
+    assert!(sse.iter().any(|l| l["event"] == "message_stop"));
+    assert!(sse.iter().all(|l| l["req_ms"].is_u64()));
+    let ends: Vec<&Value> = lines.iter().filter(|l| l["type"] == "tool_end").collect();
+    assert_eq!(ends.len(), 3);
+    assert!(
+        ends.iter()
+            .all(|l| l["output"].is_string() && l["duration_ms"].is_u64())
+    );
+
+    let (replayed, took) = replay(&recordings[0], &[]);
+    assert_eq!(replayed.code, Some(0), "stderr:\n{}", replayed.stderr);
+    assert_eq!(replayed.types(), original.types());
+    for (a, b) in original.lines.iter().zip(&replayed.lines) {
+        let (ta, tb) = (a["t_ms"].as_u64().unwrap(), b["t_ms"].as_u64().unwrap());
+        let slack = (ta / 20).max(20);
+        assert!(ta.abs_diff(tb) <= slack, "t_ms {ta} vs {tb} at {a}");
+        let strip = |v: &Value| {
+            let mut v = v.clone();
+            v.as_object_mut().unwrap().remove("t_ms");
+            v
+        };
+        assert_eq!(strip(a), strip(b));
+    }
+    // At the recorded pace: the replay takes about as long as the run printed lines for.
+    let span = Duration::from_millis(last_t(&original));
+    assert!(took >= span.mul_f64(0.9), "{took:?} for {span:?} of events");
+
+    // --speed divides the waits.
+    let (fast, _) = replay(&recordings[0], &["--speed", "1000"]);
+    assert_eq!(fast.code, Some(0), "{}", fast.stderr);
+    assert_eq!(fast.types(), original.types());
+}
+
+#[test]
+fn a_gzip_recording_replays_too() {
+    let server = MockServer::start();
+    let original = record_run(&server, "--record=gzip");
+    let recordings = find(original.home.path(), ".record.gz");
+    assert_eq!(recordings.len(), 1, "{recordings:?}");
+    let bytes = std::fs::read(&recordings[0]).expect("recording");
+    assert_eq!(&bytes[..2], &[0x1f, 0x8b], "gzip");
+    let (replayed, _) = replay(&recordings[0], &["--speed", "50"]);
+    assert_eq!(replayed.code, Some(0), "stderr:\n{}", replayed.stderr);
+    assert_eq!(replayed.types(), original.types());
+    assert_eq!(replayed.result()["messages"], original.result()["messages"]);
+}
+
+#[test]
+fn replay_without_a_recording_says_how_to_make_one() {
+    let run = Tooloop::new(&["replay", "no-such-session", "-p"]).run();
+    assert_eq!(run.code, Some(2));
+    assert!(run.stderr.contains("no-such-session"), "{}", run.stderr);
+}
+
+/// Every text of the transcript's messages (text blocks, tool inputs and results).
+fn texts(messages: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    for m in messages.as_array().expect("messages") {
+        for b in m["content"].as_array().expect("content") {
+            match b["type"].as_str() {
+                Some("text") => out.push(b["text"].as_str().unwrap().to_string()),
+                Some("tool_result") => out.push(b["content"].as_str().unwrap().to_string()),
+                Some("tool_use") => out.push(b["name"].as_str().unwrap().to_string()),
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn export_writes_markdown_and_a_self_contained_html_page() {
+    let server = MockServer::start();
+    let original = record_run(&server, "--record");
+    let transcript = &find(original.home.path(), ".jsonl")[0];
+    let messages = &original.result()["messages"];
+    let t = transcript.to_string_lossy().into_owned();
+
+    let md = Tooloop::new(&["export", &t, "--format", "md"]).run();
+    assert_eq!(md.code, Some(0), "{}", md.stderr);
+    for text in texts(messages) {
+        assert!(
+            md.stdout.contains(&text),
+            "markdown lacks {text:?}:\n{}",
+            md.stdout
+        );
+    }
+    assert_eq!(md.stdout.matches("<details><summary>🔧").count(), 3);
+    assert_eq!(md.stdout.matches("</details>").count(), 3);
+
+    let out = original.home.path().join("session.html");
+    let o = out.to_string_lossy().into_owned();
+    let html = Tooloop::new(&["export", &t, "--format", "html", "-o", &o]).run();
+    assert_eq!(html.code, Some(0), "{}", html.stderr);
+    assert!(html.stdout.is_empty(), "-o writes the file, not stdout");
+    let page = std::fs::read_to_string(&out).expect("html written");
+    // A parser reads the whole page without an error, and its text holds every message.
+    let mut reader = quick_xml::Reader::from_str(&page);
+    let mut text = String::new();
+    let mut depth = 0i64;
+    let mut rects = 0;
+    loop {
+        match reader.read_event() {
+            Ok(quick_xml::events::Event::Eof) => break,
+            Ok(quick_xml::events::Event::Start(e)) => {
+                depth += 1;
+                if e.name().into_inner() == "rect" {
+                    rects += 1;
+                }
+            }
+            Ok(quick_xml::events::Event::Empty(e)) => {
+                if e.name().into_inner() == "rect" {
+                    rects += 1;
+                }
+            }
+            Ok(quick_xml::events::Event::End(_)) => depth -= 1,
+            Ok(quick_xml::events::Event::Text(t)) => {
+                text.push_str(&t.xml10_content());
+            }
+            Ok(quick_xml::events::Event::GeneralRef(r)) => {
+                if let Ok(Some(c)) = r.resolve_char_ref() {
+                    text.push(c);
+                    continue;
+                }
+                let name = r.xml10_content().into_owned();
+                text.push_str(match name.as_str() {
+                    "amp" => "&",
+                    "lt" => "<",
+                    "gt" => ">",
+                    "quot" => "\"",
+                    other => panic!("unexpected entity {other}"),
+                });
+            }
+            Ok(_) => {}
+            Err(e) => panic!("HTML does not parse at {}: {e}", reader.buffer_position()),
+        }
+    }
+    assert_eq!(depth, 0, "every element is closed");
+    for t in texts(messages) {
+        assert!(text.contains(&t), "page lacks {t:?}");
+    }
+    assert!(page.contains("<svg"), "the timeline is drawn");
+    // One failed request, two good ones, three tools (each at least its running bar).
+    assert!(rects >= 6, "{rects} bars");
+    // Self-contained: nothing to fetch, nothing to run (the SVG namespace is only a name).
+    let fetches = page.replace("xmlns=\"http://www.w3.org/2000/svg\"", "");
+    for bad in ["<script", "http://", "https://", "src=", "<link"] {
+        assert!(!fetches.contains(bad), "the page holds {bad}");
+    }
+}
+
+#[test]
+fn the_request_stepper_shows_every_request_made_the_failed_one_too() {
+    use tooloop::tui::app::{App, RunInfo};
+    use tooloop::tui::request_stepper::Link;
+
+    let server = MockServer::start();
+    let original = record_run(&server, "--record");
+    let path = find(original.home.path(), ".record")
+        .pop()
+        .expect("recording");
+    let rec = tooloop::record::read(&path).expect("reads");
+    let mut app = App::new(RunInfo {
+        provider: "anthropic".into(),
+        model: "claude-mock".into(),
+        session: None,
+        shift_enter: false,
+        mouse: false,
+        save_dir: original.home.path().join("json"),
+        session_handle: None,
+        sandbox: String::new(),
+        models: None,
+        workspace: original.workspace.clone(),
+        approval: "ask".into(),
+    });
+    app.json.requests.link(Link::Replay(path.clone()));
+    let now = tokio::time::Instant::now();
+    for t in tooloop::replay::timeline(&rec.entries) {
+        app.on_agent(t.event, now);
+    }
+    let journal = server.requests();
+    let stepper = &mut app.json.requests;
+    assert_eq!(
+        stepper.metas.len(),
+        journal.len(),
+        "one entry per request made"
+    );
+    assert_eq!(journal.len(), 3);
+    let head = stepper.headline().expect("headline");
+    assert!(
+        head.starts_with("request 3 of 3 · turn 2 · attempt 1"),
+        "{head}"
+    );
+    // Back to the first: it failed with the server's 529, and its body is the one sent.
+    assert!(stepper.step(-1) && stepper.step(-1));
+    assert!(!stepper.step(-1), "nothing before the first");
+    let head = stepper.headline().expect("headline");
+    assert!(
+        head.starts_with("request 1 of 3 · turn 1 · attempt 1"),
+        "{head}"
+    );
+    assert!(head.contains("FAILED") && head.contains("529"), "{head}");
+    let shown = stepper.shown.as_ref().expect("loaded from the recording");
+    assert_eq!(shown.body.json(), &journal[0].body);
+    assert!(shown.sse.is_empty(), "a 529 streams nothing");
+    // The second attempt streamed the three tool calls.
+    assert!(stepper.step(1));
+    let head = stepper.headline().unwrap();
+    assert!(
+        head.starts_with("request 2 of 3 · turn 1 · attempt 2") && !head.contains("FAILED"),
+        "{head}"
+    );
+    let shown = stepper.shown.as_ref().expect("loaded");
+    assert_eq!(shown.body.json(), &journal[1].body);
+    assert_eq!(shown.prev_messages, Some(1));
+    assert!(shown.sse.iter().any(|(e, _)| e == "message_stop"));
+    let tool_blocks = shown
+        .sse
+        .iter()
+        .filter(|(e, d)| e == "content_block_start" && d.contains("\"tool_use\""))
+        .count();
+    assert_eq!(tool_blocks, 3);
+}
