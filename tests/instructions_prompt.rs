@@ -197,10 +197,13 @@ fn the_cap_is_enforced_and_the_cut_is_said() {
         ins.contains("APP-RULES") && ins.contains("PKG-RULES"),
         "{ins:.300}"
     );
-    let r_in_others = "PKG-RULES from CLAUDE.md.APP-RULES: nearest wins."
-        .matches('R')
-        .count();
-    assert_eq!(ins.matches('R').count() - r_in_others, 32 * 1024 - nearer);
+    // Only the root file's own bytes: file names (temporary paths) may hold an `R` too.
+    let root_bytes: usize = ins
+        .lines()
+        .filter(|l| !l.is_empty() && l.chars().all(|c| c == 'R'))
+        .map(str::len)
+        .sum();
+    assert_eq!(root_bytes, 32 * 1024 - nearer);
     assert!(!ins.contains("USER-RULES"));
     assert!(
         ins.contains("[cut: project instructions are capped at 32 KiB; the last 8241 bytes of this file were left out]"),

@@ -1,6 +1,7 @@
 //! History invariants (DESIGN.md §4) around thinking, in process through the engine against
 //! the API-faithful mock: an abort in the middle of a thinking block, then a tool loop with
-//! thinking, then a switch of model. Every message the agent kept passes
+//! thinking, then a switch of model, then a compaction and another thinking tool loop.
+//! Every message the agent kept passes
 //! `validate_history`, no kept assistant message ends in thinking, and the mock accepted
 //! every request (it refuses dropped, edited or trailing thinking with the API's wording).
 
@@ -152,6 +153,39 @@ async fn abort_mid_thinking_then_a_thinking_tool_loop_keeps_the_history_valid() 
     }));
     until(&mut rx, done).await;
 
+    // 4. A compaction (manual, as /compact), then a thinking tool loop on the compacted
+    //    history: the summary request and both loop requests are accepted.
+    server.enqueue(
+        ReplyBuilder::new()
+            .text("Summary: the user asked about a.txt; it says hello.")
+            .build(),
+    );
+    assert!(control.send(AgentCommand::Compact { instructions: None }));
+    until(&mut rx, |e| {
+        matches!(e, AgentEvent::Compacted { .. } | AgentEvent::Error { .. })
+    })
+    .await;
+    server.enqueue(
+        ReplyBuilder::new()
+            .signed_thinking("Read it again.")
+            .tool_use("toolu_2", "read_file", json!({"path": "a.txt"}))
+            .build(),
+    );
+    server.enqueue(
+        ReplyBuilder::new()
+            .signed_thinking("Still hello.")
+            .text("Still hello.")
+            .build(),
+    );
+    assert!(control.send(AgentCommand::Submit {
+        text: "fourth".into()
+    }));
+    let events = until(&mut rx, done).await;
+    let Some(AgentEvent::Done(summary)) = events.last() else {
+        unreachable!()
+    };
+    assert_eq!(summary.reason, Terminal::Completed, "{events:?}");
+
     let agent = control
         .stop(Duration::from_secs(5))
         .await
@@ -170,10 +204,10 @@ async fn abort_mid_thinking_then_a_thinking_tool_loop_keeps_the_history_valid() 
         }
     }
     let requests = server.requests();
-    assert_eq!(requests.len(), 4, "one request per reply, none refused");
+    assert_eq!(requests.len(), 7, "one request per reply, none refused");
     assert_eq!(
         server.accepted().len(),
-        4,
+        7,
         "the mock accepted every request"
     );
     // The tool loop's second request carried the thinking back byte for byte, first.

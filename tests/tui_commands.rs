@@ -221,9 +221,10 @@ async fn export_writes_the_conversation_as_markdown() {
         "/export never goes to the model"
     );
     let md = std::fs::read_to_string(dir.path().join("tooloop-s-42.md")).expect("written");
-    assert_eq!(
-        md,
-        "# tooloop session s-42\n\n## You\n\n用中文打个招呼\n\n## Assistant\n\n你好！\n"
+    assert!(md.starts_with("# tooloop session s-42\n"), "{md}");
+    assert!(
+        md.contains("## User\n\n用中文打个招呼\n\n## Assistant\n\n你好！\n"),
+        "{md}"
     );
     type_text(&mut app, "/export notes/out.md", now);
     app.on_key(key(KeyCode::Enter), now);
