@@ -88,6 +88,7 @@ tmux -L "$sock" kill-server 2>/dev/null || true
 # 80×24, as a new user's terminal often is: Chinese text, then a failing server.
 small() { # small ARGS…: a fresh 80×24 session running tooloop with ARGS
   tmux -L "$sock" kill-server 2>/dev/null || true
+  sleep 0.5 # let the old server go before a new one takes the socket
   tmux -L "$sock" -f /dev/null new-session -d -x 80 -y 24 \
     "env -u OPENAI_API_KEY HOME='$tmp/home' XDG_STATE_HOME='$tmp/home/state' \
      TERM=xterm-256color bash -c \"cd '$ws' && $* ; sleep 60\""
