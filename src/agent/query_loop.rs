@@ -7,6 +7,8 @@
 
 mod decide;
 mod extensions;
+mod failure;
+mod stream_events;
 
 use futures::StreamExt;
 use std::sync::Arc;
@@ -20,6 +22,9 @@ use super::{Agent, interrupt_block};
 use crate::message::{ContentBlock, Message, check_ready};
 use crate::provider::{EventStream, ProviderError, StreamEvent, Usage};
 use decide::{Outcome, Plan, Reply, Step};
+pub use failure::describe;
+use failure::{fail, is_prompt_too_long};
+use stream_events::{forward, unique_tool_id};
 
 pub use decide::MAX_TOKENS_RESUME;
 const OVERLOADS_BEFORE_FALLBACK: u32 = 3;
@@ -471,113 +476,6 @@ async fn consume(
             executor.stream_ended();
             return StreamOutcome::Finished;
         }
-    }
-}
-
-/// Model output is untrusted: a tool_use id already used (earlier in history or in this
-/// reply), or none at all, would break the history (the API refuses duplicates), so such a
-/// block gets a fresh id. The model never sees the difference.
-fn unique_tool_id(agent: &Agent, asm: &Assembler, event: StreamEvent) -> StreamEvent {
-    let StreamEvent::BlockStart {
-        index,
-        kind: kind @ crate::provider::BlockKind::ToolUse,
-        id,
-        name,
-    } = event
-    else {
-        return event;
-    };
-    let taken = |id: &str| id.is_empty() || agent.check.knows(id) || asm.has_tool_id(id);
-    let id = id.unwrap_or_default();
-    let id = if taken(&id) {
-        let base = if id.is_empty() { "toolu_tooloop" } else { &id };
-        let fresh = (2..)
-            .map(|n| format!("{base}_{n}"))
-            .find(|c| !taken(c))
-            .unwrap_or_default();
-        tracing::warn!("the model reused tool_use id {id:?}; it is {fresh:?} in history");
-        fresh
-    } else {
-        id
-    };
-    StreamEvent::BlockStart {
-        index,
-        kind,
-        id: Some(id),
-        name,
-    }
-}
-
-fn forward(events: &super::events::EventSink, event: &StreamEvent) {
-    match event {
-        StreamEvent::TextDelta { text, .. } => {
-            events.send(AgentEvent::TextDelta { text: text.clone() })
-        }
-        StreamEvent::ThinkingDelta { thinking, .. } => events.send(AgentEvent::ThinkingDelta {
-            text: thinking.clone(),
-        }),
-        StreamEvent::BlockStart {
-            id: Some(id),
-            name: Some(name),
-            ..
-        } => events.send(AgentEvent::ToolUseStreaming {
-            id: id.clone(),
-            name: name.clone(),
-        }),
-        _ => {}
-    }
-}
-
-/// Ends the prompt with the right reason for a request that could not be made.
-fn fail(agent: &Agent, model: &str, e: ProviderError) -> Flow {
-    let reason = if is_prompt_too_long(&e) {
-        Terminal::PromptTooLong
-    } else {
-        Terminal::ModelError
-    };
-    // A setting the user chose (the model, thinking, reasoning effort) is named.
-    let message = super::request_errors::explain(&e, model).unwrap_or_else(|| describe(&e));
-    agent.exec.events.send(AgentEvent::Error {
-        message: message.clone(),
-    });
-    Flow::End(reason, Some(message))
-}
-
-/// Anthropic says 413 or "prompt is too long"; OpenAI `context_length_exceeded` ("maximum
-/// context length"); llama.cpp `exceed_context_size_error`.
-fn is_prompt_too_long(e: &ProviderError) -> bool {
-    match e {
-        ProviderError::Http {
-            status,
-            message,
-            error_type,
-            ..
-        } => {
-            let message = message.to_lowercase();
-            *status == 413
-                || message.contains("prompt is too long")
-                || message.contains("maximum context length")
-                || matches!(
-                    error_type.as_deref(),
-                    Some("context_length_exceeded" | "exceed_context_size_error")
-                )
-        }
-        _ => false,
-    }
-}
-
-/// A message a user can act on.
-pub fn describe(e: &ProviderError) -> String {
-    match e {
-        ProviderError::Http {
-            status: 401 | 403,
-            message,
-            ..
-        } => format!("the API key was rejected ({message}); check the key you configured"),
-        ProviderError::Http { status: 413, .. } => {
-            "the conversation is too long for the model (HTTP 413)".to_string()
-        }
-        other => other.to_string(),
     }
 }
 
