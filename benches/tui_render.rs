@@ -153,6 +153,11 @@ fn main() {
         history_cost::callgrind(frames);
         return;
     }
+    // `TUI_RENDER_HISTORY_COST=1`: only the interleaved 10 / 1,000 / 10,000 measure.
+    if std::env::var_os("TUI_RENDER_HISTORY_COST").is_some() {
+        history_cost::run();
+        return;
+    }
     let bytes: usize = history(10_000)
         .iter()
         .map(|m| serde_json::to_string(m).map(|s| s.len()).unwrap_or(0))

@@ -25,8 +25,8 @@ const SOCKET: &str = "tooloop-tui-soak";
 const PROBE_KEYS: usize = 30;
 
 static PID: AtomicU32 = AtomicU32::new(0);
-/// (request number, RSS KiB, CPU ticks, when) at each arrival.
-type Sample = (usize, u64, u64, Instant);
+/// (request number, RSS KiB, CPU ticks, when, CPU ticks of the TUI thread) at each arrival.
+type Sample = (usize, u64, u64, Instant, u64);
 static SAMPLES: OnceLock<Mutex<Vec<Sample>>> = OnceLock::new();
 
 fn samples() -> &'static Mutex<Vec<Sample>> {
@@ -46,7 +46,17 @@ fn rss_kib(pid: u32) -> u64 {
 }
 
 fn cpu_ticks(pid: u32) -> u64 {
-    let stat = proc_field(pid, "stat");
+    ticks_of(&proc_field(pid, "stat"))
+}
+
+/// The TUI's own thread (the main thread draws and applies events; the agent, HTTP and
+/// tools run on tokio's workers).
+fn tui_thread_ticks(pid: u32) -> u64 {
+    ticks_of(&proc_field(pid, &format!("task/{pid}/stat")))
+}
+
+/// utime + stime of a /proc stat line.
+fn ticks_of(stat: &str) -> u64 {
     let after = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
     let f: Vec<&str> = after.split_whitespace().collect();
     let get = |i: usize| f.get(i).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
@@ -58,7 +68,13 @@ fn sample_then_validate(req: &Recorded) -> Result<(), Reply> {
     if pid != 0 {
         let mut s = samples().lock().unwrap_or_else(|p| p.into_inner());
         let n = s.len() + 1;
-        s.push((n, rss_kib(pid), cpu_ticks(pid), Instant::now()));
+        s.push((
+            n,
+            rss_kib(pid),
+            cpu_ticks(pid),
+            Instant::now(),
+            tui_thread_ticks(pid),
+        ));
     }
     support::anthropic_validate::validate(req)
 }
@@ -121,8 +137,8 @@ fn probe_keys() -> Vec<f64> {
     lat
 }
 
-/// (CPU ms, wall ms) per turn between requests a and b.
-fn per_turn(s: &[Sample], a: usize, b: usize) -> (f64, f64) {
+/// (CPU ms, wall ms, CPU ms of the TUI thread) per turn between requests a and b.
+fn per_turn(s: &[Sample], a: usize, b: usize) -> (f64, f64, f64) {
     let find = |n: usize| s.iter().find(|x| x.0 == n);
     match (find(a), find(b)) {
         (Some(x), Some(y)) => {
@@ -130,9 +146,10 @@ fn per_turn(s: &[Sample], a: usize, b: usize) -> (f64, f64) {
             (
                 (y.2 - x.2) as f64 * 10.0 / turns,
                 (y.3 - x.3).as_secs_f64() * 1e3 / turns,
+                (y.4 - x.4) as f64 * 10.0 / turns,
             )
         }
-        _ => (0.0, 0.0),
+        _ => (0.0, 0.0, 0.0),
     }
 }
 
@@ -281,11 +298,11 @@ fn main() {
         "client time per turn (reply written → next request received): after request 100 \
          mean {m1:.2} ms p99 {p1:.2} ms; last {tenth}: mean {m2:.2} ms p99 {p2:.2} ms"
     );
-    let (c1, w1) = per_turn(&s, 101, 101 + tenth);
-    let (c2, w2) = per_turn(&s, turns - tenth, turns);
+    let (c1, w1, t1) = per_turn(&s, 101, 101 + tenth);
+    let (c2, w2, t2) = per_turn(&s, turns - tenth, turns);
     println!(
-        "per turn after request 100 (first {tenth}) : CPU {c1:.2} ms, wall {w1:.2} ms; \
-         last {tenth}: CPU {c2:.2} ms, wall {w2:.2} ms"
+        "per turn after request 100 (first {tenth}) : CPU {c1:.2} ms (TUI thread {t1:.2}), \
+         wall {w1:.2} ms; last {tenth}: CPU {c2:.2} ms (TUI thread {t2:.2}), wall {w2:.2} ms"
     );
     for (label, lat) in [("request 100", &at100), ("last request", &at_end)] {
         println!(
