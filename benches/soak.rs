@@ -10,9 +10,19 @@
 //! `SOAK_TURNS=500` shortens the run; `SOAK_BIN=path` runs another build of the binary;
 //! `SOAK_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2` (or libmimalloc.so.2) runs it
 //! with another allocator (how the allocators were compared).
+//!
+//! Two soaks, one after the other (`SOAK_MODE=plain` or `compact` runs one):
+//! - plain: the mock reports 10 input tokens per reply, so tooloop never compacts and the
+//!   history reaches ~1 MB (the issue's goal is stated at that size);
+//! - compact (`soak/compact.rs`): the mock counts every request's tokens (4 bytes each, as the
+//!   API reports them) and the model's window is `SOAK_WINDOW` (default 40,000) tokens, so
+//!   auto-compaction runs several times; summary requests are answered and reported apart.
 
 #[path = "../tests/support/mod.rs"]
 mod support;
+
+#[path = "soak/compact.rs"]
+mod compact;
 
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -24,10 +34,11 @@ use support::{MockServer, Recorded, Reply, ReplyBuilder, Route, text_reply};
 
 /// The binary's pid, for the validator (a plain fn) to sample its RSS.
 static PID: AtomicU32 = AtomicU32::new(0);
-/// (request number, RSS in KiB, CPU ticks) at each arrival.
-static SAMPLES: OnceLock<Mutex<Vec<(usize, u64, u64)>>> = OnceLock::new();
+/// (request number, RSS in KiB, CPU ticks, a summary request?) at each arrival.
+type Sample = (usize, u64, u64, bool);
+static SAMPLES: OnceLock<Mutex<Vec<Sample>>> = OnceLock::new();
 
-fn samples() -> &'static Mutex<Vec<(usize, u64, u64)>> {
+fn samples() -> &'static Mutex<Vec<Sample>> {
     SAMPLES.get_or_init(|| Mutex::new(Vec::new()))
 }
 
@@ -61,7 +72,9 @@ fn sample_then_validate(req: &Recorded) -> Result<(), Reply> {
     if pid != 0 {
         let mut s = samples().lock().unwrap_or_else(|p| p.into_inner());
         let n = s.len() + 1;
-        s.push((n, rss_kib(pid), cpu_ticks(pid)));
+        // A summary request is the one without tools (autocompact.rs).
+        let summary = req.body.is_object() && req.body.get("tools").is_none();
+        s.push((n, rss_kib(pid), cpu_ticks(pid), summary));
     }
     support::anthropic_validate::validate(req)
 }
@@ -88,40 +101,62 @@ fn summary(label: &str, ms: &[f64]) {
     );
 }
 
-fn main() {
-    let turns: usize = std::env::var("SOAK_TURNS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(2000);
-    let bin = std::env::var("SOAK_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_tooloop").into());
+/// ~200 bytes of text per reply, as in the issue's measurement.
+const TEXT: &str = "The clock says it is still today; I will look again to be sure that nothing \
+                    moved in the meantime, because time is a tricky thing and one reading is \
+                    never enough for a careful agent like me.";
+
+/// Reply `i` of the soak: the text and one `get_current_time` call.
+fn tool_turn(i: usize) -> Reply {
+    ReplyBuilder::new()
+        .text(TEXT)
+        .tool_use(&format!("toolu_{i:05}"), "get_current_time", json!({}))
+        .build()
+}
+
+/// A mock with the sampling validator; bodies are not kept (the mock would hold ~1 GB).
+fn mock() -> MockServer {
     let server = MockServer::start();
     server.drop_bodies();
     server.add_route(Route {
         suffix: "/v1/messages",
         validate: sample_then_validate,
     });
-    // ~200 bytes of text per reply, as in the issue's measurement.
-    let text = "The clock says it is still today; I will look again to be sure that nothing \
-                moved in the meantime, because time is a tricky thing and one reading is \
-                never enough for a careful agent like me.";
-    for i in 0..turns {
-        server.enqueue(
-            ReplyBuilder::new()
-                .text(text)
-                .tool_use(&format!("toolu_{i:05}"), "get_current_time", json!({}))
-                .build(),
-        );
-    }
-    server.enqueue(text_reply("Done looking at the clock."));
+    samples().lock().unwrap_or_else(|p| p.into_inner()).clear();
+    server
+}
 
-    let home = tempfile::tempdir().expect("temp HOME");
-    let workspace = home.path().join("workspace");
+fn main() {
+    let turns: usize = std::env::var("SOAK_TURNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(2000);
+    let bin = std::env::var("SOAK_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_tooloop").into());
+    let mode = std::env::var("SOAK_MODE").unwrap_or_default();
+    if mode != "compact" {
+        plain(turns, &bin);
+    }
+    if mode != "plain" {
+        compact::run(turns, &bin);
+    }
+}
+
+/// Runs the binary for `turns` tool turns against `server` (`extra` args added) until it
+/// exits; returns its wall time and the JSON result.
+fn run_binary(
+    server: &MockServer,
+    turns: usize,
+    bin: &str,
+    home: &std::path::Path,
+    extra: &[&str],
+) -> (Duration, serde_json::Value) {
+    let workspace = home.join("workspace");
     std::fs::create_dir_all(&workspace).expect("workspace");
-    let h = home.path();
+    let h = home;
     let max_turns = (turns + 1).to_string();
     let base = server.anthropic_base();
     let started = Instant::now();
-    let mut child = Command::new(&bin)
+    let mut child = Command::new(bin)
         .args([
             "-p",
             "Check the clock again and again.",
@@ -136,6 +171,7 @@ fn main() {
             "--max-turns",
             &max_turns,
         ])
+        .args(extra)
         .env_remove("RUST_LOG")
         .envs(
             std::env::var("SOAK_PRELOAD")
@@ -163,7 +199,6 @@ fn main() {
             let _ = stdout.read_to_string(&mut s);
             s
         });
-        server.wait_for_requests(turns + 1, Duration::from_secs(1800));
         let status = child.wait().expect("wait");
         let out = reader.join().unwrap_or_default();
         if !status.success() {
@@ -183,6 +218,18 @@ fn main() {
         "{}",
         &out[..out.len().min(500)]
     );
+    (wall, result)
+}
+
+/// The 1 MB soak: no compaction (the mock reports 10 input tokens per reply).
+fn plain(turns: usize, bin: &str) {
+    let server = mock();
+    for i in 0..turns {
+        server.enqueue(tool_turn(i));
+    }
+    server.enqueue(text_reply("Done looking at the clock."));
+    let home = tempfile::tempdir().expect("temp HOME");
+    let (wall, _) = run_binary(&server, turns, bin, home.path(), &[]);
 
     let requests = server.requests();
     let ends = server.reply_ends();
@@ -238,7 +285,7 @@ fn main() {
         (cpu(turns + 1) - cpu(turns + 1 - tenth)) * 1000.0 / tenth as f64
     );
     for at in [10, 100, 1000, 2000, turns + 1] {
-        if let Some((n, rss, cpu)) = samples.iter().find(|(n, _, _)| *n == at) {
+        if let Some((n, rss, cpu, _)) = samples.iter().find(|s| s.0 == at) {
             println!(
                 "request {n:>5}: RSS {:6.1} MB, CPU so far {:6.2} s, body {:7.0} KB",
                 *rss as f64 / 1024.0,
