@@ -25,8 +25,9 @@ const SOCKET: &str = "tooloop-tui-soak";
 const PROBE_KEYS: usize = 30;
 
 static PID: AtomicU32 = AtomicU32::new(0);
-/// (request number, RSS KiB, CPU ticks, when, CPU ticks of the TUI thread) at each arrival.
-type Sample = (usize, u64, u64, Instant, u64);
+/// (request number, RSS KiB, CPU ticks, when, CPU ticks of the TUI thread, a summary
+/// request?) at each arrival.
+type Sample = (usize, u64, u64, Instant, u64, bool);
 static SAMPLES: OnceLock<Mutex<Vec<Sample>>> = OnceLock::new();
 
 fn samples() -> &'static Mutex<Vec<Sample>> {
@@ -74,6 +75,7 @@ fn sample_then_validate(req: &Recorded) -> Result<(), Reply> {
             cpu_ticks(pid),
             Instant::now(),
             tui_thread_ticks(pid),
+            req.body.is_object() && req.body.get("tools").is_none(),
         ));
     }
     support::anthropic_validate::validate(req)
@@ -153,6 +155,23 @@ fn per_turn(s: &[Sample], a: usize, b: usize) -> (f64, f64, f64) {
     }
 }
 
+/// ` --config FILE --max-tokens 4096` giving claude-mock a `window` (and prices), or nothing.
+fn config_args(home: &std::path::Path, window: Option<u64>) -> String {
+    let Some(w) = window else {
+        return String::new();
+    };
+    let path = home.join("soak-config.toml");
+    std::fs::write(
+        &path,
+        format!(
+            "[models.\"claude-mock\"]\ncontext_window = {w}\nmax_output_tokens = 4096\n\
+             price_input = 3.0\nprice_output = 15.0\n"
+        ),
+    )
+    .expect("config");
+    format!(" --config '{}' --max-tokens 4096", path.display())
+}
+
 fn main() {
     if Command::new("tmux").arg("-V").output().is_err() {
         println!("tui_soak: tmux not found, skipped");
@@ -170,25 +189,55 @@ fn main() {
         suffix: "/v1/messages",
         validate: sample_then_validate,
     });
+    // `TUI_SOAK_WINDOW=N`: the mock counts tokens as the API reports them and claude-mock
+    // gets an N-token window, so auto-compaction runs (as in the headless compacting soak).
+    let window: Option<u64> = std::env::var("TUI_SOAK_WINDOW")
+        .ok()
+        .and_then(|v| v.parse().ok());
+    if let Some(w) = window {
+        server.set_context_window(w);
+    }
     let text = "The clock says it is still today; I will look again to be sure that nothing \
                 moved in the meantime, because time is a tricky thing and one reading is \
                 never enough for a careful agent like me.";
     let (early, late) = (Gate::new(), Gate::new());
-    for i in 0..turns {
+    // Replies are made as requests come: a summary request (no tools) gets a summary, the
+    // others the next tool turn. `served` counts tool turns answered.
+    let served = std::sync::Arc::new(AtomicU32::new(0));
+    let summaries = std::sync::Arc::new(AtomicU32::new(0));
+    let (e2, l2, sv, sm) = (early.clone(), late.clone(), served.clone(), summaries.clone());
+    server.respond_with(move |req| {
+        if req.body.get("tools").is_none() {
+            let n = sm.fetch_add(1, Ordering::SeqCst);
+            return text_reply(&format!(
+                "Summary #{n}: the user asked to check the clock again and again; every call \
+                 returned the current time. Next step: call get_current_time again."
+            ));
+        }
+        let i = sv.fetch_add(1, Ordering::SeqCst) as usize;
+        if i >= turns {
+            return text_reply("Done looking at the clock.");
+        }
         let mut reply = ReplyBuilder::new()
             .text(text)
             .tool_use(&format!("toolu_{i:05}"), "get_current_time", json!({}))
+            .usage(0, 60)
             .build();
-        // The reply to request 100 and to the last tool request wait for the probes.
+        // The reply to tool request 100 and to the last tool request wait for the probes.
         if i == 99 {
-            reply = reply.head_gated(&early);
+            reply = reply.head_gated(&e2);
         }
         if i == turns - 1 {
-            reply = reply.head_gated(&late);
+            reply = reply.head_gated(&l2);
         }
-        server.enqueue(reply);
-    }
-    server.enqueue(text_reply("Done looking at the clock."));
+        reply
+    });
+    let wait_served = |n: usize, timeout: Duration| {
+        let end = Instant::now() + timeout;
+        while (served.load(Ordering::SeqCst) as usize) < n && Instant::now() < end {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    };
 
     let dir = tempfile::tempdir().expect("temp dir");
     let h = dir.path().join("home");
@@ -199,7 +248,8 @@ fn main() {
         "cd '{ws}' && exec env -u OPENAI_API_KEY ANTHROPIC_API_KEY=sk-ant-soak HOME='{h}' \
          XDG_STATE_HOME='{h}/state' XDG_CONFIG_HOME='{h}/config' XDG_DATA_HOME='{h}/data' \
          XDG_CACHE_HOME='{h}/cache' '{bin}' --provider anthropic --base-url '{base}' \
-         --model claude-mock --max-turns {max}",
+         --model claude-mock --max-turns {max}{extra}",
+        extra = config_args(&h, window),
         ws = ws.display(),
         h = h.display(),
         base = server.anthropic_base(),
@@ -237,15 +287,15 @@ fn main() {
     tmux(&["send-keys", "-l", "Check the clock again and again."]);
     tmux(&["send-keys", "Enter"]);
 
-    server.wait_for_requests(100, Duration::from_secs(600));
+    wait_served(100, Duration::from_secs(600));
     std::thread::sleep(Duration::from_millis(300));
     let at100 = probe_keys();
     early.open();
-    server.wait_for_requests(turns, Duration::from_secs(3600));
+    wait_served(turns, Duration::from_secs(3600));
     std::thread::sleep(Duration::from_millis(300));
     let at_end = probe_keys();
     late.open();
-    server.wait_for_requests(turns + 1, Duration::from_secs(600));
+    wait_served(turns + 1, Duration::from_secs(600));
     let finished = wait_for_screen("Done looking at the clock.", Duration::from_secs(60));
     let wall = started.elapsed();
     let rss_idle = rss_kib(pid);
@@ -272,11 +322,17 @@ fn main() {
     );
     let tenth = turns / 10;
     // As in the headless soak: reply k written → request k+1 received (the mock's own
-    // parsing and validation of the body are not in it). The two probe pauses are skipped.
+    // parsing and validation of the body are not in it). The two probe pauses and turns
+    // that carry a summary request are skipped; ranges count tool requests.
     let ends = server.reply_ends();
+    let summary = |k: usize| s.get(k).is_some_and(|x| x.5);
+    let tool_index: Vec<usize> = (0..requests.len()).filter(|&k| !summary(k)).collect();
+    let compactions = requests.len() - tool_index.len();
     let client = |range: std::ops::Range<usize>| {
         let v: Vec<f64> = range
-            .filter(|k| *k != 99 && *k != turns - 1)
+            .filter(|t| *t != 99 && *t != turns - 1)
+            .filter_map(|t| tool_index.get(t).copied())
+            .filter(|&k| k + 1 < requests.len() && !summary(k + 1))
             .map(|k| {
                 requests[k + 1]
                     .received
@@ -292,6 +348,12 @@ fn main() {
             percentile(&sorted, 0.99),
         )
     };
+    if window.is_some() {
+        println!(
+            "window {} tokens (mock counts them): {compactions} summary requests",
+            window.unwrap_or(0)
+        );
+    }
     let (m1, p1) = client(100..100 + tenth);
     let (m2, p2) = client(turns - tenth..turns);
     println!(

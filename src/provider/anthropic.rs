@@ -46,6 +46,8 @@ pub struct AnthropicProvider {
     prompt_cache: bool,
     /// The last body's size, to allocate the next one at once.
     last_len: AtomicUsize,
+    /// The history's messages as JSON, kept between bodies (`message_json.rs`).
+    messages_json: std::sync::Mutex<super::message_json::MessageJson>,
 }
 
 impl std::fmt::Debug for AnthropicProvider {
@@ -79,6 +81,7 @@ impl AnthropicProvider {
             client: super::http_client(),
             prompt_cache: true,
             last_len: AtomicUsize::new(0),
+            messages_json: Default::default(),
         })
     }
 
@@ -169,10 +172,16 @@ impl Provider for AnthropicProvider {
     }
 
     fn encode(&self, req: &Request<'_>) -> RequestBody {
-        let body = super::anthropic_request::encode(
+        // One request at a time per provider; a poisoned lock only loses the kept bytes.
+        let mut kept = self
+            .messages_json
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        let body = super::anthropic_request::encode_kept(
             req,
             self.last_len.load(Ordering::Relaxed),
             self.prompt_cache,
+            &mut kept,
         );
         self.last_len.store(body.len(), Ordering::Relaxed);
         body

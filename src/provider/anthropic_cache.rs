@@ -202,6 +202,30 @@ impl Serialize for CachedMessages<'_> {
     }
 }
 
+/// The block of message `i` that `marked` (as in [`CachedMessages`]) puts a breakpoint on.
+pub fn marked_block(marked: &[Option<(usize, usize)>; 2], i: usize) -> Option<usize> {
+    Breakpoints {
+        messages: *marked,
+        ..Breakpoints::default()
+    }
+    .block_of(i)
+}
+
+/// Message `m` with a breakpoint on `block`, exactly as [`CachedMessages`] writes it.
+pub fn write_marked(m: &Message, block: usize, out: &mut Vec<u8>) {
+    let marked = MarkedMessage {
+        role: &m.role,
+        content: MarkedContent {
+            blocks: &m.content,
+            mark: block,
+        },
+    };
+    if let Err(e) = serde_json::to_writer(&mut *out, &marked) {
+        tracing::error!("message could not be serialized: {e}");
+        out.extend_from_slice(b"null");
+    }
+}
+
 /// A message exactly as [`Message`] serializes, one block marked.
 #[derive(Serialize)]
 struct MarkedMessage<'a> {

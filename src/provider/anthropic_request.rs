@@ -6,9 +6,12 @@
 
 use serde::Serialize;
 
-use super::anthropic_cache::{Breakpoints, CachedMessages, CachedTools, System};
+use super::anthropic_cache::{
+    Breakpoints, CachedMessages, CachedTools, System, marked_block, write_marked,
+};
+use super::message_json::MessageJson;
 use super::reasoning::Reasoning;
-use super::request::{Request, RequestBody, size_hint};
+use super::request::{Messages, Request, RequestBody, size_hint};
 
 #[derive(Serialize)]
 struct Body<'a> {
@@ -36,10 +39,49 @@ struct ToolChoice {
 }
 
 /// The body for `req`; `last_len` (the previous body's size) sizes the buffer. With `cache`,
-/// the body carries prompt-caching breakpoints (see `anthropic_cache.rs`).
+/// the body carries prompt-caching breakpoints (see `anthropic_cache.rs`). The reference
+/// [`encode_kept`] is checked against.
+#[cfg(test)]
 pub fn encode(req: &Request<'_>, last_len: usize, cache: bool) -> RequestBody {
     let marks = Breakpoints::place(req, cache);
-    let body = Body {
+    RequestBody::encode(&body(req, &marks, req.messages), size_hint(last_len))
+}
+
+/// The same bytes as [`encode`], with the messages a previous body already serialized taken
+/// from `kept` (only the newest ones, and the two that carry breakpoints, are serialized).
+pub fn encode_kept(
+    req: &Request<'_>,
+    last_len: usize,
+    cache: bool,
+    kept: &mut MessageJson,
+) -> RequestBody {
+    let marks = Breakpoints::place(req, cache);
+    let Messages::Shared(messages) = req.messages else {
+        return RequestBody::encode(&body(req, &marks, req.messages), size_hint(last_len));
+    };
+    let mut out = Vec::with_capacity(size_hint(last_len));
+    // Everything but the messages, which come last: `…,"messages":[]}`.
+    let head = body(req, &marks, Messages::Shared(&[]));
+    if serde_json::to_writer(&mut out, &head).is_err() || !out.ends_with(b"[]}") {
+        return RequestBody::encode(&body(req, &marks, req.messages), size_hint(last_len));
+    }
+    out.truncate(out.len() - 3);
+    kept.write_array(
+        messages,
+        &mut out,
+        |i| marked_block(&marks.messages, i).is_some(),
+        |i, out| {
+            if let Some(b) = marked_block(&marks.messages, i) {
+                write_marked(&messages[i], b, out);
+            }
+        },
+    );
+    out.push(b'}');
+    RequestBody::new(out)
+}
+
+fn body<'a>(req: &Request<'a>, marks: &Breakpoints, messages: Messages<'a>) -> Body<'a> {
+    Body {
         model: req.model,
         // Above the thinking budget (the API refuses anything else).
         max_tokens: req.reasoning.max_tokens(req.max_tokens),
@@ -61,11 +103,10 @@ pub fn encode(req: &Request<'_>, last_len: usize, cache: bool) -> RequestBody {
         ),
         thinking: req.reasoning.thinking_on().then_some(req.reasoning),
         messages: CachedMessages {
-            messages: req.messages,
+            messages,
             marked: marks.messages,
         },
-    };
-    RequestBody::encode(&body, size_hint(last_len))
+    }
 }
 
 #[cfg(test)]
@@ -119,6 +160,46 @@ mod tests {
             }
         }
         v
+    }
+
+    /// Kept message bytes give the very body a fresh encoding gives, request after request:
+    /// the history grows, a message is replaced (a new Arc at the same place), it shrinks
+    /// (a compaction); with and without breakpoints.
+    #[test]
+    fn kept_message_bytes_give_the_same_body() {
+        use std::sync::Arc;
+        for cache in [false, true] {
+            let base = request(false, true);
+            let mut history: Vec<Arc<Message>> =
+                base.messages.iter().cloned().map(Arc::new).collect();
+            let mut kept = MessageJson::default();
+            for step in 0..8 {
+                match step {
+                    3 => history[1] = Arc::new(Message::assistant(vec![ContentBlock::text("new")])),
+                    6 => history.truncate(2),
+                    _ => {
+                        history.push(Arc::new(Message::assistant(vec![ContentBlock::text(
+                            format!("step {step} \"q\" ✓"),
+                        )])));
+                        history.push(Arc::new(Message::user_text(format!("again {step}"))));
+                    }
+                }
+                let req = Request {
+                    messages: Messages::Shared(&history),
+                    ..base.as_request()
+                };
+                let plain: Vec<Message> = history.iter().map(|m| (**m).clone()).collect();
+                let fresh = Request {
+                    messages: Messages::Plain(&plain),
+                    ..base.as_request()
+                };
+                assert_eq!(
+                    encode_kept(&req, 0, cache, &mut kept),
+                    encode(&fresh, 0, cache),
+                    "cache={cache} step={step}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -4,6 +4,7 @@
 pub mod anthropic;
 pub mod anthropic_cache;
 mod anthropic_request;
+mod message_json;
 pub mod anthropic_stream;
 pub mod demo;
 mod demo_reply;
