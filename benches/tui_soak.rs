@@ -221,7 +221,7 @@ fn main() {
         let mut reply = ReplyBuilder::new()
             .text(text)
             .tool_use(&format!("toolu_{i:05}"), "get_current_time", json!({}))
-            .usage(0, 60)
+            .usage(10, 60)
             .build();
         // The reply to tool request 100 and to the last tool request wait for the probes.
         if i == 99 {
