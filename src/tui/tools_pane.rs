@@ -150,12 +150,19 @@ impl ToolsPane {
             return;
         }
         let (start, end) = self.window;
-        let lines: Vec<Line> = self.rows[start.min(self.rows.len())..end.min(self.rows.len())]
+        let rows = self.rows[start.min(self.rows.len())..end.min(self.rows.len())]
             .iter()
-            .filter_map(|id| calls.get(id))
-            .map(|c| row_line(c, area.width, now, theme))
-            .collect();
-        f.render_widget(Paragraph::new(lines), area);
+            .filter_map(|id| calls.get(id));
+        // Each row is written straight into the buffer, its timer at the right edge: no
+        // padding to run through a Paragraph's line composer cell by cell (with a full list
+        // that was ~40 % of a 200x60 frame).
+        let buf = f.buffer_mut();
+        for (y, c) in (area.y..area.bottom()).zip(rows) {
+            let (left, right) = row_line(c, area.width, now, theme);
+            buf.set_line(area.x, y, &left, area.width);
+            let w = (right.width() as u16).min(area.width);
+            buf.set_line(area.right() - w, y, &right, w);
+        }
     }
 
     fn draw_timeline(
@@ -312,7 +319,13 @@ impl Pane for ToolsPane {
     }
 }
 
-fn row_line(r: &ToolCall, width: u16, now: Instant, theme: &Theme) -> Line<'static> {
+/// A row's left part (icon, name, summary cut to fit) and its right-aligned timer.
+fn row_line(
+    r: &ToolCall,
+    width: u16,
+    now: Instant,
+    theme: &Theme,
+) -> (Line<'static>, Line<'static>) {
     let icon = match (r.state, r.started_at) {
         (ToolState::Running, Some(s)) => {
             let i = (now.saturating_duration_since(s).as_millis() / 80) as usize % SPINNER.len();
@@ -338,16 +351,16 @@ fn row_line(r: &ToolCall, width: u16, now: Instant, theme: &Theme) -> Line<'stat
     let fixed = 2 + name.width() + 1 + timer.width() + 1;
     let room = w.saturating_sub(fixed);
     let summary = fit(&sanitize(&r.summary), room);
-    let pad = w.saturating_sub(fixed + summary.width());
     let st = r.state.style(theme);
-    Line::from(vec![
-        Span::styled(format!("{icon} "), st),
-        Span::styled(name, theme.tool_name),
-        Span::raw(" "),
-        Span::styled(summary, theme.dim),
-        Span::raw(" ".repeat(pad)),
-        Span::styled(format!(" {timer}"), st),
-    ])
+    (
+        Line::from(vec![
+            Span::styled(format!("{icon} "), st),
+            Span::styled(name, theme.tool_name),
+            Span::raw(" "),
+            Span::styled(summary, theme.dim),
+        ]),
+        Line::from(Span::styled(format!(" {timer}"), st)),
+    )
 }
 
 /// Cuts `s` to `room` columns with an ellipsis.
