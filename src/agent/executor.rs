@@ -128,11 +128,32 @@ pub struct ToolRun {
     /// None when the call never started (invalid input, aborted while queued, denied).
     pub started_at: Option<Instant>,
     pub ended_at: Instant,
+    pub outcome: ToolOutcome,
 }
 
 impl ToolRun {
     pub fn to_block(&self) -> ContentBlock {
         ContentBlock::tool_result(&self.id, &self.output.content, self.output.is_error)
+    }
+
+    /// How it ran, for the transcript (the same duration the ToolEnd event carried).
+    pub fn timing(&self) -> crate::session::record::ToolTiming {
+        let started = self.started_at.map(|s| {
+            let ago = Instant::now().saturating_duration_since(s);
+            let wall = std::time::SystemTime::now()
+                .checked_sub(ago)
+                .unwrap_or(std::time::UNIX_EPOCH);
+            crate::session::record::rfc3339_ms(wall)
+        });
+        crate::session::record::ToolTiming {
+            id: self.id.clone(),
+            started,
+            duration_ms: self
+                .started_at
+                .map(|s| self.ended_at.duration_since(s).as_millis() as u64)
+                .unwrap_or(0),
+            outcome: self.outcome.as_str().to_string(),
+        }
     }
 }
 
@@ -343,6 +364,7 @@ impl Driver {
                     output: ToolOutput::error(INTERRUPTED),
                     started_at: None,
                     ended_at: now,
+                    outcome: ToolOutcome::Cancelled,
                 })
             })
             .collect()
@@ -537,6 +559,7 @@ impl Driver {
             output,
             started_at,
             ended_at,
+            outcome,
         });
     }
 }

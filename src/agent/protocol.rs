@@ -221,6 +221,11 @@ pub enum AgentEvent {
     EarlierHistory {
         messages: Vec<Message>,
     },
+    /// Sent just before the [`AgentEvent::HistoryReset`] of a resumed session: how its tool
+    /// calls ran (by tool_use id), so front ends show their recorded durations.
+    ToolTimings {
+        timings: std::collections::HashMap<String, crate::session::record::ToolTiming>,
+    },
     /// The transcript now being written (after a new conversation or a resume).
     Session {
         id: String,

@@ -131,6 +131,11 @@ pub fn attach_in(
             messages: loaded.earlier,
         });
     }
+    if !loaded.timings.is_empty() {
+        agent.events().send(AgentEvent::ToolTimings {
+            timings: loaded.timings,
+        });
+    }
     agent.reset(messages);
     let mut t = if fork {
         let (header, path, len) =

@@ -16,7 +16,7 @@ use crate::agent::recorder::Recorder;
 use crate::message::Message;
 
 use super::SessionError;
-use super::record::{self, FORMAT, Header, Record, RewindRecord};
+use super::record::{self, FORMAT, Header, Record, RewindRecord, ToolTiming};
 
 /// A message record borrowing the agent's message: serialized exactly like
 /// `Record::Message`, without copying the message first.
@@ -25,6 +25,8 @@ use super::record::{self, FORMAT, Header, Record, RewindRecord};
 struct MessageRecord<'a> {
     index: usize,
     message: &'a Message,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    tools: Vec<ToolTiming>,
 }
 
 /// The id of the session being written now; it changes when the conversation is reset
@@ -72,6 +74,8 @@ pub struct Transcript {
     failed: bool,
     events: EventSink,
     handle: SessionHandle,
+    /// How the last reply's calls ran, written with the message that answers them.
+    pending: Vec<ToolTiming>,
 }
 
 impl Transcript {
@@ -90,6 +94,7 @@ impl Transcript {
             failed: false,
             events,
             handle,
+            pending: Vec::new(),
         }
     }
 
@@ -139,6 +144,7 @@ impl Transcript {
             failed: false,
             events,
             handle,
+            pending: Vec::new(),
         })
     }
 
@@ -189,7 +195,34 @@ impl Transcript {
 
 impl Recorder for Transcript {
     fn message(&mut self, index: usize, message: &Message) {
-        self.write(&MessageRecord { index, message });
+        let mut tools = Vec::new();
+        if !self.pending.is_empty() {
+            let answered: Vec<&str> = message
+                .content
+                .iter()
+                .filter_map(|b| match b {
+                    crate::message::ContentBlock::ToolResult { tool_use_id, .. } => {
+                        Some(tool_use_id.as_str())
+                    }
+                    _ => None,
+                })
+                .collect();
+            let (these, rest) = std::mem::take(&mut self.pending)
+                .into_iter()
+                .partition(|t| answered.contains(&t.id.as_str()));
+            tools = these;
+            self.pending = rest;
+        }
+        self.write(&MessageRecord {
+            index,
+            message,
+            tools,
+        });
+    }
+
+    fn tool_runs(&mut self, runs: &[ToolTiming]) {
+        // Only the latest reply's calls can still be answered.
+        self.pending = runs.to_vec();
     }
 
     fn prompt_start(&mut self, prompt: &str, model: &str) {
@@ -280,6 +313,7 @@ impl Recorder for Transcript {
         self.id = id;
         self.path = path;
         self.failed = false;
+        self.pending.clear();
         self.handle.set(&self.id, &self.path);
         for (i, m) in messages.iter().enumerate() {
             self.message(i, m);
@@ -326,9 +360,15 @@ mod tests {
         let borrowed = serde_json::to_string(&MessageRecord {
             index: 3,
             message: &message,
+            tools: Vec::new(),
         })
         .expect("borrowed");
-        let owned = serde_json::to_string(&Record::Message { index: 3, message }).expect("owned");
+        let owned = serde_json::to_string(&Record::Message {
+            index: 3,
+            message,
+            tools: Vec::new(),
+        })
+        .expect("owned");
         assert_eq!(borrowed, owned);
     }
 }

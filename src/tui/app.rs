@@ -125,6 +125,8 @@ pub struct App {
     /// Messages a compaction replaced in a resumed session, drawn dimmed by the next
     /// HistoryReset above the divider.
     pub(super) earlier: Vec<crate::message::Message>,
+    /// How a resumed session's calls ran, applied by the next HistoryReset.
+    pub(super) timings: std::collections::HashMap<String, crate::session::record::ToolTiming>,
     /// Each configured MCP server's last reported state (status bar, `/mcp`).
     pub mcp: Vec<crate::agent::protocol::ServerStatus>,
     outbox: Vec<AgentCommand>,
@@ -158,6 +160,7 @@ impl App {
             last_key_at: None,
             saves: 0,
             earlier: Vec::new(),
+            timings: Default::default(),
             mcp: Vec::new(),
             outbox: Vec::new(),
         }
