@@ -8,7 +8,7 @@ pub const COMPACTING: &str = "compacting the conversation…";
 /// On a conversation scrolled up while output arrived below (PgDn / End go back down).
 pub const NEW_OUTPUT: &str = " ↓ new output ";
 pub const EXPORT_NOTHING: &str = "nothing to export yet: the conversation is empty";
-pub const NOTHING_TO_COPY: &str = "nothing to copy: select a message (Tab) or open the JSON pane";
+pub const NOTHING_TO_COPY: &str = "nothing to copy: Tab selects a message";
 pub const QUIT_CONFIRM: &str = "press Ctrl+C again to quit";
 pub const INPUT_PLACEHOLDER: &str =
     "Ask something — try: list files, read Cargo.toml and tell me the time";
