@@ -31,6 +31,9 @@ pub enum AgentCommand {
     Rewind(RewindRequest),
     /// Go on in a new session holding a copy of this one.
     Fork,
+    /// Go on in saved session `id` (`/sessions`), as `--resume ID` would: answered with
+    /// HistoryReset and Session, or an Error that leaves everything as it was.
+    Resume { id: String },
     /// Summarize the conversation now (`/compact [instructions]`).
     Compact { instructions: Option<String> },
     /// Use this model from the next request on (`/model NAME`); during a turn, from the

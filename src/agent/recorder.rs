@@ -27,6 +27,10 @@ pub trait Recorder: Send + Sync {
     fn session_id(&self) -> Option<String> {
         None
     }
+    /// The live id and path that front ends read, where there is a transcript.
+    fn handle(&self) -> Option<crate::session::SessionHandle> {
+        None
+    }
     /// The transcript file, where there is one (rewinds read it back).
     fn path(&self) -> Option<std::path::PathBuf> {
         None

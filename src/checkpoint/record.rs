@@ -170,6 +170,10 @@ impl Recorder for Tracking {
         self.inner.path()
     }
 
+    fn handle(&self) -> Option<crate::session::SessionHandle> {
+        self.inner.handle()
+    }
+
     fn rewind(&mut self, record: &RewindRecord, trimmed: Option<(usize, &Message)>) {
         self.inner.rewind(record, trimmed);
         if record.messages.is_some() {

@@ -152,6 +152,12 @@ impl Transcript {
         self.handle.clone()
     }
 
+    /// Reports through `handle` from now on (a front end's live handle follows a switch).
+    pub fn adopt(&mut self, handle: SessionHandle) {
+        handle.set(&self.id, &self.path);
+        self.handle = handle;
+    }
+
     fn write<R: serde::Serialize>(&mut self, record: &R) {
         if self.failed {
             return;
@@ -250,6 +256,10 @@ impl Recorder for Transcript {
 
     fn session_id(&self) -> Option<String> {
         Some(self.id.clone())
+    }
+
+    fn handle(&self) -> Option<SessionHandle> {
+        Some(self.handle.clone())
     }
 
     fn compaction(&mut self, info: &crate::agent::context::Compaction, history: &[Arc<Message>]) {

@@ -108,6 +108,8 @@ pub struct App {
     pub help_scroll: u16,
     /// The rewind overlay (Esc Esc, /rewind, /undo), when open.
     pub rewind: Option<super::rewind_overlay::RewindOverlay>,
+    /// The `/sessions` picker, when open.
+    pub sessions: Option<super::sessions_overlay::SessionsOverlay>,
     /// When Esc was last pressed on an empty input (a second one opens the rewind overlay).
     pub(super) last_esc: Option<Instant>,
     pub quit_armed_until: Option<Instant>,
@@ -150,6 +152,7 @@ impl App {
             help_open: false,
             help_scroll: 0,
             rewind: None,
+            sessions: None,
             last_esc: None,
             quit_armed_until: None,
             note: None,

@@ -15,6 +15,11 @@ pub const INPUT_PLACEHOLDER: &str =
 pub const DEMO_NOTE: &str =
     "offline demo model: no API key set (ANTHROPIC_API_KEY / OPENAI_API_KEY)";
 pub const NEW_CONVERSATION: &str = "new conversation";
+pub const NO_SESSIONS: &str = "no saved sessions in this workspace yet";
+pub const NO_SESSIONS_KEPT: &str =
+    "this run keeps no transcript (--no-session), so there are no sessions to resume";
+pub const NOT_WHILE_BUSY_RESUME: &str =
+    "wait for the turn to end (or Ctrl+C) before resuming a session";
 pub const NOT_WHILE_BUSY: &str =
     "wait for the turn to end (or Ctrl+C) before starting a new conversation";
 pub const HELP_TITLE: &str = " keys — ↑/↓ PgUp/PgDn scroll · any other key closes ";

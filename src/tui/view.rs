@@ -115,6 +115,9 @@ fn render(app: &App, f: &mut Frame, frame: &Frame3, now: Instant) {
     if let Some(r) = &app.rewind {
         r.draw(f, frame.main.union(frame.input), &app.theme);
     }
+    if let Some(s) = &app.sessions {
+        s.draw(f, frame.main.union(frame.input), &app.theme);
+    }
     if app.help_open {
         help::draw(f, f.area(), app.help_scroll, &app.theme);
     }
