@@ -33,6 +33,7 @@ pub mod terminal;
 pub mod theme;
 pub mod timeline;
 pub mod tool_calls;
+pub mod tool_groups;
 pub mod tools_pane;
 pub mod update_agent;
 pub mod update_keys;

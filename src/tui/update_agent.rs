@@ -28,9 +28,10 @@ impl App {
             AgentEvent::PromptStart { text } => {
                 self.turn.busy = true;
                 self.turn.last_error = None;
+                self.tools.prompt_started(now);
+                self.tools.begin_group(&text);
                 self.conversation.push(CellKind::User(text));
                 self.conversation.scroll.bottom();
-                self.tools.prompt_started(now);
             }
             AgentEvent::TurnStart { turn } => self.turn.turn = turn,
             AgentEvent::RequestStart {
@@ -293,6 +294,7 @@ impl App {
                     } else if text == INTERRUPT_MARKER {
                         self.conversation.push(CellKind::Interrupted);
                     } else {
+                        self.tools.begin_group(text);
                         self.conversation.push(CellKind::User(text.clone()));
                     }
                 }
