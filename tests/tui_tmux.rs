@@ -358,3 +358,40 @@ fn f5_copies_through_osc52() {
         std::thread::sleep(POLL);
     }
 }
+
+/// `/sessions` in the real binary: after `/new`, the picker lists the earlier session and
+/// Enter brings it back, its tool row with the duration it had; the next prompt continues it.
+#[test]
+fn sessions_picker_resumes_an_earlier_session() {
+    if !have_tmux() {
+        return;
+    }
+    let t = Tui::start("sessions", "");
+    t.wait_text("approval ask");
+    t.send_line("现在几点 what time is it");
+    t.wait_for("the answer", |s| {
+        s.contains("Anything else?") && Tmux::status_line(s).contains("idle")
+    });
+    t.send_line("/new");
+    t.wait_text("new conversation");
+    t.send_line("/sessions");
+    let picker = t.wait_text("Enter resume");
+    assert!(picker.contains("现在几点 what time is it"), "{picker}");
+    t.keys(&["Enter"]);
+    let s = t.wait_for("the resumed conversation", |s| {
+        s.contains("› 现在几点 what time is it") && !s.contains("Enter resume")
+    });
+    assert!(
+        s.contains("▾ prompt 1 · 现在几点 what time is it · 1 tool"),
+        "{s}"
+    );
+    let row = s
+        .lines()
+        .find(|l| l.contains("get_current_time") && l.contains(" · "))
+        .unwrap_or_default();
+    assert!(has_timer(row), "the call keeps its duration: {row:?}\n{s}");
+    t.send_line("list files");
+    t.wait_for("the next answer", |s| {
+        s.matches("Anything else?").count() >= 2
+    });
+}
