@@ -28,7 +28,7 @@ pub trait Recorder: Send + Sync {
         None
     }
     /// The live id and path that front ends read, where there is a transcript.
-    fn handle(&self) -> Option<crate::session::SessionHandle> {
+    fn handle(&self) -> Option<crate::session::handle::SessionHandle> {
         None
     }
     /// The transcript file, where there is one (rewinds read it back).

@@ -170,7 +170,7 @@ impl Recorder for Tracking {
         self.inner.path()
     }
 
-    fn handle(&self) -> Option<crate::session::SessionHandle> {
+    fn handle(&self) -> Option<crate::session::handle::SessionHandle> {
         self.inner.handle()
     }
 

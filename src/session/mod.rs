@@ -3,6 +3,7 @@
 
 pub mod error;
 pub mod fork;
+pub mod handle;
 pub mod load;
 pub mod record;
 pub mod rewind;

@@ -88,8 +88,12 @@ pub struct SessionsOverlay {
 
 impl SessionsOverlay {
     /// The sessions of `workspace` (canonical, as transcripts record it) in `dir`.
-    pub fn open(dir: &Path, workspace: &str, current: Option<&str>) -> Result<Self, String> {
-        let all = store::list(dir).map_err(|e| e.to_string())?;
+    pub fn open(
+        dir: &Path,
+        workspace: &str,
+        current: Option<&str>,
+    ) -> Result<Self, crate::session::SessionError> {
+        let all = store::list(dir)?;
         Ok(Self::from_summaries(&all, workspace, current))
     }
 
@@ -223,7 +227,7 @@ impl super::app::App {
         let workspace = crate::session::canonical_workspace(&self.info.workspace);
         match SessionsOverlay::open(dir, &workspace, Some(&handle.id())) {
             Ok(o) => self.sessions = Some(o),
-            Err(e) => self.conversation.push(CellKind::Error(e)),
+            Err(e) => self.conversation.push(CellKind::Error(e.to_string())),
         }
     }
 
