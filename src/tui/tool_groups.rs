@@ -45,6 +45,9 @@ pub struct ToolGroups {
     pub expand_older: bool,
     /// Prompts seen since the conversation began (numbers the next group).
     seen: usize,
+    /// Groups were forgotten: rows before the first group belong to old prompts (shown
+    /// only with the older ones), not to hooks that ran before any prompt.
+    dropped: bool,
 }
 
 impl ToolGroups {
@@ -78,9 +81,12 @@ impl ToolGroups {
             first: rows,
             count: 0,
         });
-        if self.groups.len() > super::tools_pane::MAX_ROWS {
-            // Prompts without calls never got a row to be trimmed with; forget the oldest.
-            self.groups.remove(0);
+        if self.groups.len() > 2 * super::tools_pane::MAX_ROWS {
+            // Prompts without calls never get a row trimmed with them: forget the oldest
+            // half at once (a long resumed history rebuilds a few times, not per prompt).
+            let cut = self.groups.len() - super::tools_pane::MAX_ROWS;
+            self.groups.drain(..cut);
+            self.dropped = true;
             self.rebuild(rows);
         }
     }
@@ -124,8 +130,10 @@ impl ToolGroups {
     fn rebuild(&mut self, rows: usize) {
         self.items.clear();
         let grouped_from = self.groups.first().map_or(rows, |g| g.first);
-        self.items
-            .extend((0..grouped_from.min(rows)).map(Item::Call));
+        if !self.dropped || self.expand_older {
+            self.items
+                .extend((0..grouped_from.min(rows)).map(Item::Call));
+        }
         let last = self.groups.len().saturating_sub(1);
         for (i, g) in self.groups.iter().enumerate() {
             if g.count == 0 {
@@ -216,6 +224,22 @@ mod tests {
         );
         assert_eq!(text(g.header(2, 80, &theme)), "▾ prompt 3 · third · 1 tool");
         assert_eq!(text(g.header(0, 20, &theme)), "▸ prompt 1 · 2 tools");
+    }
+
+    #[test]
+    fn many_prompts_keep_a_bounded_number_of_groups() {
+        let mut g = ToolGroups::default();
+        let limit = crate::tui::tools_pane::MAX_ROWS;
+        for p in 0..5 * limit {
+            g.begin("p", p);
+            g.add(p);
+        }
+        assert!(g.groups.len() <= 2 * limit);
+        let last = g.groups.last().expect("groups");
+        assert_eq!(last.number, 5 * limit);
+        // Closed: one header per kept group, the last one's call.
+        assert_eq!(g.items().len(), g.groups.len() + 1);
+        assert_eq!(g.items().last(), Some(&Item::Call(5 * limit - 1)));
     }
 
     #[test]
