@@ -290,6 +290,7 @@ async fn sessions_picker() {
     let now = Instant::now();
     type_text(&mut app, "/sessions", now);
     app.on_key(key(KeyCode::Enter), now);
+    app.sessions.as_mut().expect("the picker").wait();
     app.on_key(key(KeyCode::Down), now);
     let screen = render_text(&mut app, 80, 24, now);
     assert!(screen.contains("12-01 11:00"), "{screen}");

@@ -33,9 +33,19 @@ fn app_in(dir: &Path) -> App {
     a
 }
 
+/// Types `text` and Enter; an opened picker has read the sessions when this returns.
 fn command(a: &mut App, text: &str, now: Instant) {
     type_text(a, text, now);
     a.on_key(key(KeyCode::Enter), now);
+    let wakes = a.next_wakeup(now).is_some();
+    if let Some(picker) = a.sessions.as_mut() {
+        assert!(
+            picker.loading() && wakes,
+            "the loop wakes up to show the listing"
+        );
+        picker.wait();
+        assert!(!picker.loading());
+    }
 }
 
 #[tokio::test(start_paused = true)]

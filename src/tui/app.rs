@@ -220,7 +220,13 @@ impl App {
         let tick = animating.then(|| now + TICK);
         let quit = self.quit_armed_until.filter(|t| *t > now);
         let note = self.note.as_ref().map(|(_, t)| *t).filter(|t| *t > now);
-        [tick, quit, note].into_iter().flatten().min()
+        // The sessions picker is drawn again when its listing (a thread's) may have come.
+        let listing = self
+            .sessions
+            .as_ref()
+            .is_some_and(|s| s.loading())
+            .then(|| now + TICK);
+        [tick, quit, note, listing].into_iter().flatten().min()
     }
 
     pub fn state_label(&self, now: Instant) -> String {

@@ -1,6 +1,10 @@
 //! The `/sessions` picker: this workspace's saved sessions, newest first, with when they were
 //! last used, their turns, size and first prompt. Enter resumes the chosen one in the
 //! running TUI (AgentCommand::Resume, the same loading as `tooloop --resume ID`); Esc closes.
+//!
+//! Listing reads every transcript (`tooloop sessions` does the same), which takes a moment
+//! with many large ones: it runs on a thread of its own and the picker says "reading…" until
+//! it is done, so the screen never freezes.
 
 use std::path::Path;
 
@@ -80,32 +84,87 @@ pub enum Step {
     Resume(String),
 }
 
+type Listing = Result<Vec<SessionSummary>, crate::session::SessionError>;
+
 pub struct SessionsOverlay {
     /// Newest first.
     pub entries: Vec<Entry>,
     pub selected: usize,
+    /// The listing thread's answer, until it came.
+    pending: Option<std::sync::mpsc::Receiver<Listing>>,
+    workspace: String,
+    current: Option<String>,
+    error: Option<String>,
 }
 
 impl SessionsOverlay {
-    /// The sessions of `workspace` (canonical, as transcripts record it) in `dir`.
-    pub fn open(
-        dir: &Path,
-        workspace: &str,
-        current: Option<&str>,
-    ) -> Result<Self, crate::session::SessionError> {
-        let all = store::list(dir)?;
-        Ok(Self::from_summaries(&all, workspace, current))
+    /// Starts listing the sessions of `workspace` (canonical, as transcripts record it) in
+    /// `dir`; [`SessionsOverlay::poll`] takes the answer.
+    pub fn open(dir: &Path, workspace: &str, current: Option<&str>) -> Self {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let dir = dir.to_path_buf();
+        let spawned = std::thread::Builder::new()
+            .name("sessions-list".into())
+            .spawn(move || {
+                let _ = tx.send(store::list(&dir));
+            });
+        let mut o = SessionsOverlay {
+            entries: Vec::new(),
+            selected: 0,
+            pending: Some(rx),
+            workspace: workspace.to_string(),
+            current: current.map(str::to_string),
+            error: None,
+        };
+        if let Err(e) = spawned {
+            o.pending = None;
+            o.error = Some(format!("cannot list the sessions: {e}"));
+        }
+        o
     }
 
-    pub fn from_summaries(all: &[SessionSummary], workspace: &str, current: Option<&str>) -> Self {
-        let entries: Vec<Entry> = all
+    /// Still reading the transcripts.
+    pub fn loading(&self) -> bool {
+        self.pending.is_some()
+    }
+
+    /// Takes the listing if it is ready (each frame while loading).
+    pub fn poll(&mut self) {
+        let Some(rx) = &self.pending else { return };
+        let answer = match rx.try_recv() {
+            Ok(a) => a,
+            Err(std::sync::mpsc::TryRecvError::Empty) => return,
+            Err(std::sync::mpsc::TryRecvError::Disconnected) => {
+                Err(crate::session::SessionError::NoTranscript)
+            }
+        };
+        self.pending = None;
+        match answer {
+            Ok(all) => self.fill(&all),
+            Err(e) => self.error = Some(format!("cannot list the sessions: {e}")),
+        }
+    }
+
+    /// Waits for the listing (tests; the TUI polls).
+    pub fn wait(&mut self) {
+        if let Some(rx) = self.pending.take() {
+            match rx.recv() {
+                Ok(Ok(all)) => self.fill(&all),
+                Ok(Err(e)) => self.error = Some(format!("cannot list the sessions: {e}")),
+                Err(e) => self.error = Some(format!("cannot list the sessions: {e}")),
+            }
+        }
+    }
+
+    fn fill(&mut self, all: &[SessionSummary]) {
+        let current = self.current.as_deref();
+        self.entries = all
             .iter()
-            .filter(|s| s.workspace == workspace)
+            .filter(|s| s.workspace == self.workspace)
             .map(|s| Entry::from_summary(s, current))
             .collect();
         // Start on the newest session that is not this one: the likely pick.
-        let selected = entries.iter().position(|e| !e.current).unwrap_or(0);
-        SessionsOverlay { entries, selected }
+        self.selected = self.entries.iter().position(|e| !e.current).unwrap_or(0);
     }
 
     pub fn key(&mut self, key: KeyEvent) -> Step {
@@ -163,7 +222,12 @@ impl SessionsOverlay {
             })
             .collect();
         if body.is_empty() {
-            body.push(Line::styled(fit(strings::NO_SESSIONS, inner_w), theme.dim));
+            let (text, style) = match &self.error {
+                Some(e) => (sanitize(e), theme.error),
+                None if self.loading() => (strings::READING_SESSIONS.to_string(), theme.dim),
+                None => (strings::NO_SESSIONS.to_string(), theme.dim),
+            };
+            body.push(Line::styled(fit(&text, inner_w), style));
         }
         body.push(Line::default());
         let keys = if self.entries.len() > room {
@@ -225,10 +289,7 @@ impl super::app::App {
         let path = handle.path();
         let Some(dir) = path.parent() else { return };
         let workspace = crate::session::canonical_workspace(&self.info.workspace);
-        match SessionsOverlay::open(dir, &workspace, Some(&handle.id())) {
-            Ok(o) => self.sessions = Some(o),
-            Err(e) => self.conversation.push(CellKind::Error(e.to_string())),
-        }
+        self.sessions = Some(SessionsOverlay::open(dir, &workspace, Some(&handle.id())));
     }
 
     pub(super) fn sessions_key(&mut self, key: KeyEvent) {

@@ -16,6 +16,7 @@ pub const DEMO_NOTE: &str =
     "offline demo model: no API key set (ANTHROPIC_API_KEY / OPENAI_API_KEY)";
 pub const NEW_CONVERSATION: &str = "new conversation";
 pub const NO_SESSIONS: &str = "no saved sessions in this workspace yet";
+pub const READING_SESSIONS: &str = "reading the saved sessions…";
 pub const NO_SESSIONS_KEPT: &str =
     "this run keeps no transcript (--no-session), so there are no sessions to resume";
 pub const NOT_WHILE_BUSY_RESUME: &str =

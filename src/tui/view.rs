@@ -31,6 +31,9 @@ pub fn draw(app: &mut App, f: &mut Frame, now: Instant) {
     if area.width == 0 || area.height == 0 {
         return;
     }
+    if let Some(s) = &mut app.sessions {
+        s.poll();
+    }
     let frame = layout(app, area, now);
     render(app, f, &frame, now);
 }
