@@ -66,6 +66,10 @@ async fn the_picker_lists_this_workspaces_sessions_newest_first_and_resumes_the_
     assert_eq!(picker.entries[0].turns, 3);
     assert_eq!(picker.entries[0].first_prompt, "修复解析器 newest");
     assert!(picker.entries[0].bytes > 0);
+    // Tiny terminals draw something and never panic.
+    for (w, h) in [(1, 1), (10, 3), (19, 5), (20, 5), (23, 6), (30, 4)] {
+        render_text(&mut a, w, h, now);
+    }
     for (w, h) in [(80, 24), (200, 50)] {
         let s = render_text(&mut a, w, h, now);
         assert!(s.contains("修复解析器 newest"), "{w}x{h}\n{s}");
