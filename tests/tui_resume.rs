@@ -209,3 +209,59 @@ async fn a_cancelled_call_keeps_its_outcome_and_an_old_transcript_still_loads() 
         }
     }
 }
+
+#[tokio::test]
+async fn a_denied_call_is_still_denied_when_resumed() {
+    use tooloop::permission::Decision;
+    let tmp = tempfile::tempdir().expect("tmp");
+    let dir = tmp.path().join("tooloop/sessions");
+    let cfg = config(tmp.path(), &[]);
+    let mut first = start(&cfg, &dir);
+    let info = first.session.clone().expect("sessions on");
+    first.control.send(AgentCommand::Submit {
+        text: "run ls -la".into(),
+    });
+    let asked = until(&mut first.events, |e| {
+        matches!(e, AgentEvent::PermissionRequest { .. })
+    })
+    .await;
+    let Some(AgentEvent::PermissionRequest { id, .. }) = asked.last() else {
+        panic!("no question: {asked:?}");
+    };
+    first.control.send(AgentCommand::PermissionReply {
+        id: id.clone(),
+        decision: Decision::Deny { reason: None },
+    });
+    until(&mut first.events, |e| matches!(e, AgentEvent::Done(_))).await;
+    first
+        .control
+        .stop(Duration::from_secs(10))
+        .await
+        .expect("the agent stops");
+    let loaded = load::read(&info.path).expect("transcript");
+    assert_eq!(loaded.timings[id].outcome, "denied");
+    assert_eq!(loaded.timings[id].started, None, "it never ran");
+
+    let cfg = config(tmp.path(), &["--resume", &info.id]);
+    let mut second = start(&cfg, &dir);
+    let events = until(&mut second.events, |e| {
+        matches!(e, AgentEvent::HistoryReset { .. })
+    })
+    .await;
+    second
+        .control
+        .stop(Duration::from_secs(10))
+        .await
+        .expect("the agent stops");
+    let mut app = app();
+    let now = Instant::now();
+    for e in events {
+        app.on_agent(e, now);
+    }
+    assert_eq!(
+        app.tool_calls.get(id).map(|c| c.state),
+        Some(ToolState::Denied)
+    );
+    let screen = render_text(&mut app, 80, 24, now);
+    assert!(screen.contains("denied"), "{screen}");
+}

@@ -129,6 +129,8 @@ pub struct ToolRun {
     pub started_at: Option<Instant>,
     pub ended_at: Instant,
     pub outcome: ToolOutcome,
+    /// Consent was refused (kept as "denied" in transcripts).
+    pub refused: bool,
 }
 
 impl ToolRun {
@@ -152,7 +154,11 @@ impl ToolRun {
                 .started_at
                 .map(|s| self.ended_at.duration_since(s).as_millis() as u64)
                 .unwrap_or(0),
-            outcome: self.outcome.as_str().to_string(),
+            outcome: if self.refused {
+                "denied".to_string()
+            } else {
+                self.outcome.as_str().to_string()
+            },
         }
     }
 }
@@ -285,6 +291,8 @@ struct Entry {
     state: State,
     run: Option<ToolRun>,
     token: CancellationToken,
+    /// Consent was refused.
+    refused: bool,
 }
 
 struct Finished {
@@ -292,6 +300,7 @@ struct Finished {
     output: ToolOutput,
     started_at: Option<Instant>,
     outcome: ToolOutcome,
+    refused: bool,
 }
 
 struct Driver {
@@ -365,6 +374,7 @@ impl Driver {
                     started_at: None,
                     ended_at: now,
                     outcome: ToolOutcome::Cancelled,
+                    refused: false,
                 })
             })
             .collect()
@@ -413,6 +423,7 @@ impl Driver {
             state: State::Queued,
             run: None,
             token,
+            refused: false,
         });
         if let Some(message) = immediate {
             self.settle(index, ToolOutput::error(message), None, ToolOutcome::Error);
@@ -491,12 +502,13 @@ impl Driver {
             sibling_reason,
         };
         self.running.push(tokio::spawn(async move {
-            let (output, started_at, outcome) = call.run(&env).await;
+            let (output, started_at, outcome, refused) = call.run(&env).await;
             Finished {
                 index,
                 output,
                 started_at,
                 outcome,
+                refused,
             }
         }));
     }
@@ -520,6 +532,7 @@ impl Driver {
             }
             self.siblings.cancel();
         }
+        self.entries[f.index].refused = f.refused;
         self.settle(f.index, f.output, f.started_at, f.outcome);
     }
 
@@ -560,6 +573,7 @@ impl Driver {
             started_at,
             ended_at,
             outcome,
+            refused: e.refused,
         });
     }
 }

@@ -78,7 +78,8 @@ pub struct ToolTiming {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub started: Option<String>,
     pub duration_ms: u64,
-    /// ok | error | cancelled (the stream-json `tool_end` outcome).
+    /// ok | error | cancelled (the stream-json `tool_end` outcome), or denied: consent was
+    /// refused (an error to the model).
     pub outcome: String,
 }
 

@@ -324,6 +324,7 @@ impl App {
                     self.tool_calls.update(tool_use_id, |c| {
                         c.state = match timing.map(|t| t.outcome.as_str()) {
                             Some("cancelled") => ToolState::Cancelled,
+                            Some("denied") => ToolState::Denied,
                             Some("ok") => ToolState::Ok,
                             Some(_) => ToolState::Error,
                             None if *is_error => ToolState::Error,
