@@ -8,7 +8,11 @@
 //! included); RSS and CPU time are read from /proc the moment each request arrives.
 //! `TUI_SOAK_TURNS=N` shortens the run. Auto-compaction is left at its default (on); the
 //! model `claude-mock` is unknown to the model table, so its window is the default 200,000
-//! tokens. Skipped without tmux.
+//! tokens, and the mock reports 10 input tokens per reply: it never compacts. With
+//! `TUI_SOAK_WINDOW=N` the mock counts each request's tokens (4 bytes each) and a config
+//! gives claude-mock an N-token window, so it does (summary requests are answered and left
+//! out of the per-turn times). The TUI thread's CPU is read apart from the process's.
+//! Skipped without tmux.
 
 #[path = "../tests/support/mod.rs"]
 mod support;
@@ -205,7 +209,12 @@ fn main() {
     // others the next tool turn. `served` counts tool turns answered.
     let served = std::sync::Arc::new(AtomicU32::new(0));
     let summaries = std::sync::Arc::new(AtomicU32::new(0));
-    let (e2, l2, sv, sm) = (early.clone(), late.clone(), served.clone(), summaries.clone());
+    let (e2, l2, sv, sm) = (
+        early.clone(),
+        late.clone(),
+        served.clone(),
+        summaries.clone(),
+    );
     server.respond_with(move |req| {
         if req.body.get("tools").is_none() {
             let n = sm.fetch_add(1, Ordering::SeqCst);

@@ -28,10 +28,7 @@ fn summary_reply(i: usize) -> (Reply, u64) {
          again and report."
     );
     let out = (text.len() as u64).div_ceil(4);
-    (
-        ReplyBuilder::new().text(&text).usage(0, out).build(),
-        out,
-    )
+    (ReplyBuilder::new().text(&text).usage(0, out).build(), out)
 }
 
 fn mean(v: &[f64]) -> f64 {
@@ -96,7 +93,11 @@ pub fn run(turns: usize, bin: &str) {
     let ends = server.reply_ends();
     let samples = super::samples().lock().expect("samples").clone();
     for (i, r) in requests.iter().enumerate() {
-        assert!(r.rejected.is_none(), "request {i} rejected: {:?}", r.rejected);
+        assert!(
+            r.rejected.is_none(),
+            "request {i} rejected: {:?}",
+            r.rejected
+        );
     }
     let is_summary = |i: usize| samples.get(i).is_some_and(|s| s.3);
     let n = requests.len();
@@ -191,7 +192,11 @@ pub fn run(turns: usize, bin: &str) {
             (cpu_at(turns + 1) - cpu_at(turns + 1 - t)) / t as f64
         );
     }
-    let rss_at = |k: usize| tool_arrivals.get(k - 1).map_or(0.0, |s| s.1 as f64 / 1024.0);
+    let rss_at = |k: usize| {
+        tool_arrivals
+            .get(k - 1)
+            .map_or(0.0, |s| s.1 as f64 / 1024.0)
+    };
     if turns >= 2000 {
         println!(
             "RSS growth tool request 100 → 2,000: {:.1} MB",

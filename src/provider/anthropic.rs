@@ -173,10 +173,7 @@ impl Provider for AnthropicProvider {
 
     fn encode(&self, req: &Request<'_>) -> RequestBody {
         // One request at a time per provider; a poisoned lock only loses the kept bytes.
-        let mut kept = self
-            .messages_json
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
+        let mut kept = self.messages_json.lock().unwrap_or_else(|p| p.into_inner());
         let body = super::anthropic_request::encode_kept(
             req,
             self.last_len.load(Ordering::Relaxed),

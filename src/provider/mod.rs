@@ -4,10 +4,10 @@
 pub mod anthropic;
 pub mod anthropic_cache;
 mod anthropic_request;
-mod message_json;
 pub mod anthropic_stream;
 pub mod demo;
 mod demo_reply;
+mod message_json;
 pub mod openai;
 pub mod reasoning;
 mod registry;

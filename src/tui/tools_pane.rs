@@ -168,14 +168,10 @@ impl ToolsPane {
             .iter()
             .filter_map(|item| match *item {
                 Item::Header(g) => Some((self.groups.header(g, area.width, theme), None)),
-                Item::Call(r) => self
-                    .rows
-                    .get(r)
-                    .and_then(|id| calls.get(id))
-                    .map(|c| {
-                        let (left, right) = row_line(c, area.width, now, theme);
-                        (left, Some(right))
-                    }),
+                Item::Call(r) => self.rows.get(r).and_then(|id| calls.get(id)).map(|c| {
+                    let (left, right) = row_line(c, area.width, now, theme);
+                    (left, Some(right))
+                }),
             });
         // Each row is written straight into the buffer, its timer at the right edge: no
         // padding to run through a Paragraph's line composer cell by cell (with a full list
