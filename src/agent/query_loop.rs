@@ -348,6 +348,12 @@ async fn open_stream(
             Ok(stream) => return Ok(stream),
             Err(e) => e,
         };
+        if let ProviderError::Http { status, body, .. } = &err {
+            agent.exec.events.send(AgentEvent::RequestFailed {
+                status: *status,
+                body: body.clone(),
+            });
+        }
         if !agent.settings.retry.should_retry(state.attempt, &err) {
             return Err(OpenError::Failed(err));
         }

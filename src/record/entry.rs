@@ -55,6 +55,11 @@ pub enum Kind {
         bytes: usize,
         body: Value,
     },
+    /// The server's HTTP error answer to the request in flight, status and body as sent.
+    RequestFailed {
+        status: u16,
+        body: String,
+    },
     Retry {
         attempt: u32,
         delay_ms: u64,
@@ -90,6 +95,8 @@ pub enum Kind {
         tool: String,
         input: Value,
         summary: String,
+        #[serde(default)]
+        preview: Option<Value>,
     },
     Permission {
         id: String,
@@ -170,9 +177,12 @@ pub enum Kind {
 }
 
 impl Kind {
-    /// The line for `event`, or None for events a recording does not keep (new kinds added
-    /// elsewhere are skipped rather than breaking the build or the file). `req_ms`: time
+    /// The line for `event` (None only if a part of it cannot be serialized). `req_ms`: time
     /// since the current request started, for raw wire events.
+    ///
+    /// This match and [`Kind::to_event`] are the recorded form's single source of truth:
+    /// both are exhaustive, so a new [`AgentEvent`] variant does not compile until it is
+    /// given a line here, and `record::roundtrip_tests` fails until it round-trips.
     pub fn from_event(event: &AgentEvent, req_ms: u64) -> Option<Kind> {
         use AgentEvent as E;
         Some(match event {
@@ -189,6 +199,10 @@ impl Kind {
                 model: model.clone(),
                 bytes: body.len(),
                 body: body.json().clone(),
+            },
+            E::RequestFailed { status, body } => Kind::RequestFailed {
+                status: *status,
+                body: body.clone(),
             },
             E::Retry {
                 attempt,
@@ -225,12 +239,13 @@ impl Kind {
                 tool,
                 input,
                 summary,
-                ..
+                preview,
             } => Kind::PermissionRequest {
                 id: id.clone(),
                 tool: tool.clone(),
                 input: input.clone(),
                 summary: summary.clone(),
+                preview: preview.as_ref().and_then(|p| serde_json::to_value(p).ok()),
             },
             E::Permission { id, name, allowed } => Kind::Permission {
                 id: id.clone(),
@@ -317,8 +332,6 @@ impl Kind {
             E::Done(summary) => Kind::Done {
                 summary: serde_json::to_value(summary).ok()?,
             },
-            #[allow(unreachable_patterns)]
-            _ => return None,
         })
     }
 }

@@ -31,6 +31,7 @@ pub mod strings;
 pub mod terminal;
 pub mod theme;
 pub mod timeline;
+pub mod timeline_select;
 pub mod tool_calls;
 pub mod tools_pane;
 pub mod update_agent;

@@ -34,6 +34,8 @@ pub struct RequestMeta {
     pub failed: Option<String>,
     /// Its stream ended properly (later errors are not its own).
     pub completed: bool,
+    /// The HTTP status and error body the server answered with, as sent.
+    pub http: Option<(u16, String)>,
 }
 
 /// An older request, loaded for display.
@@ -71,7 +73,22 @@ impl Stepper {
             bytes,
             failed: None,
             completed: false,
+            http: None,
         });
+    }
+
+    /// The server refused the request in flight with `status` and this error body.
+    pub fn http_failed(&mut self, status: u16, body: &str) {
+        if let Some(m) = self.metas.last_mut()
+            && !m.completed
+        {
+            m.http = Some((status, body.to_string()));
+        }
+    }
+
+    /// The shown request's HTTP failure (status, body as sent), if it had one.
+    pub fn http_failure(&self) -> Option<&(u16, String)> {
+        self.metas.get(self.current()?)?.http.as_ref()
     }
 
     /// The request in flight failed before its reply (a retry follows, or the turn ends).

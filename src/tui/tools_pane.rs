@@ -10,13 +10,14 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 use tokio::time::Instant;
 use unicode_width::UnicodeWidthStr;
 
-use super::keys::{Action, Hint, SCROLL_HINTS};
+use super::keys::{Action, Hint, SCROLL_HINTS, Scope, hint};
 use super::pane::{EventState, Pane, PaneContext, scroll_key};
 use super::sanitize::sanitize;
 use super::scroll::Scroll;
 use super::strings;
 use super::theme::Theme;
 use super::timeline::{self, Span as TimeSpan};
+use super::timeline_select::BarSelection;
 use super::tool_calls::{ToolCall, ToolCalls, ToolState};
 
 /// Rows kept for the last turns; older ones scroll away for good.
@@ -51,6 +52,8 @@ pub struct ToolsPane {
     timeline_h: u16,
     /// Whether the timeline has room for its title row.
     timeline_titled: bool,
+    /// The timeline bar picked with ←/→ (Enter opens it in the JSON pane).
+    pub bars: BarSelection,
 }
 
 impl ToolsPane {
@@ -106,6 +109,7 @@ impl ToolsPane {
         self.prompt_start = None;
         self.prompt_first = 0;
         self.scroll = Scroll::default();
+        self.bars = BarSelection::default();
     }
 
     /// Lists a call (once).
@@ -122,6 +126,15 @@ impl ToolsPane {
     /// The listed ids, oldest first.
     pub fn ids(&self) -> &[String] {
         &self.rows
+    }
+
+    /// The timeline's start and the calls it shows (this prompt's, or the session's after `t`).
+    pub fn timeline_scope(&self) -> Option<(Instant, &[String])> {
+        if self.whole_session {
+            Some((self.session_start?, &self.rows[..]))
+        } else {
+            Some((self.prompt_start?, self.prompt_rows()))
+        }
     }
 
     fn prompt_rows(&self) -> &[String] {
@@ -166,21 +179,26 @@ impl ToolsPane {
         theme: &Theme,
         calls: &ToolCalls,
     ) {
-        let (t0, streams, calls_shown) = if self.whole_session {
-            (self.session_start, &self.session_streams, &self.rows[..])
+        let streams = if self.whole_session {
+            &self.session_streams
         } else {
-            (self.prompt_start, &self.streams, self.prompt_rows())
+            &self.streams
         };
-        let Some(t0) = t0 else { return };
+        let Some((t0, calls_shown)) = self.timeline_scope() else {
+            return;
+        };
         let mut rows: Vec<(String, Vec<TimeSpan>)> = Vec::new();
         let stream_spans = streams
             .iter()
-            .map(|(s, e)| TimeSpan {
-                start: *s,
-                queued: None,
-                end: e.unwrap_or(now),
-                style: theme.accent,
-                fill: "━",
+            .map(|(s, e)| {
+                let picked = self.bars.is_selected_stream(*s);
+                TimeSpan {
+                    start: *s,
+                    queued: None,
+                    end: e.unwrap_or(now),
+                    style: theme.accent,
+                    fill: if picked { "═" } else { "━" },
+                }
             })
             .collect();
         rows.push(("model".into(), stream_spans));
@@ -209,7 +227,11 @@ impl ToolsPane {
                     queued: Some(r.queued_at),
                     end: r.ended_at.unwrap_or(now),
                     style: r.state.style(theme),
-                    fill: "█",
+                    fill: if self.bars.is_selected_tool(&r.id) {
+                        "▓"
+                    } else {
+                        "█"
+                    },
                 }],
                 None if r.state.is_active() => vec![TimeSpan {
                     start: now,
@@ -285,10 +307,13 @@ impl Pane for ToolsPane {
             let title_h = u16::from(self.timeline_titled);
             let [title, body] =
                 Layout::vertical([Constraint::Length(title_h), Constraint::Min(0)]).areas(tl);
-            let label = if self.whole_session {
-                "── timeline: whole session (t: this prompt) ──"
-            } else {
-                strings::TIMELINE_TITLE
+            let picked = self
+                .bars
+                .title(|id| ctx.tool_calls.get(id).map(|c| sanitize(&c.name)));
+            let label = match &picked {
+                Some(t) => t.as_str(),
+                None if self.whole_session => "── timeline: whole session (t: this prompt) ──",
+                None => strings::TIMELINE_TITLE,
             };
             f.render_widget(Paragraph::new(Span::styled(label, theme.dim)), title);
             self.draw_timeline(f, body, now, theme, calls);
@@ -304,7 +329,7 @@ impl Pane for ToolsPane {
     }
 
     fn hints(&self) -> &'static [Hint] {
-        SCROLL_HINTS
+        TOOLS_HINTS
     }
 
     fn scroll(&mut self) -> &mut Scroll {
@@ -349,6 +374,14 @@ fn row_line(r: &ToolCall, width: u16, now: Instant, theme: &Theme) -> Line<'stat
         Span::styled(format!(" {timer}"), st),
     ])
 }
+
+/// Keys while focused: ←/→ pick a timeline bar, Enter opens it in the JSON pane.
+const TOOLS_HINTS: &[Hint] = &[
+    hint(Action::NextItem, Scope::Pane, "bar"),
+    hint(Action::Toggle, Scope::Pane, "open in JSON"),
+    SCROLL_HINTS[0],
+    SCROLL_HINTS[2],
+];
 
 /// Cuts `s` to `room` columns with an ellipsis.
 pub fn fit(s: &str, room: usize) -> String {

@@ -261,6 +261,9 @@ impl App {
             }
             return;
         };
+        if self.focus == Focus::Tools && self.timeline_key(action) {
+            return;
+        }
         // The focused pane takes the key or lets it fall (nothing else wants pane keys).
         if let Some(pane) = self.pane_mut(self.focus) {
             let _: EventState = pane.handle(action);
