@@ -318,6 +318,13 @@ fn the_request_stepper_shows_every_request_made_the_failed_one_too() {
         "{head}"
     );
     assert!(head.contains("FAILED") && head.contains("529"), "{head}");
+    // The raw answer, as the server sent it: status and error body.
+    let (status, body) = stepper.http_failure().expect("the HTTP failure is kept");
+    assert_eq!(*status, 529);
+    let body: Value = serde_json::from_str(body).expect("the body as sent is JSON");
+    assert_eq!(body["type"], "error");
+    assert_eq!(body["error"]["type"], "overloaded_error");
+    assert_eq!(body["error"]["message"], "Overloaded");
     let shown = stepper.shown.as_ref().expect("loaded from the recording");
     assert_eq!(shown.body.json(), &journal[0].body);
     assert!(shown.sse.is_empty(), "a 529 streams nothing");
@@ -338,4 +345,124 @@ fn the_request_stepper_shows_every_request_made_the_failed_one_too() {
         .filter(|(e, d)| e == "content_block_start" && d.contains("\"tool_use\""))
         .count();
     assert_eq!(tool_blocks, 3);
+}
+
+fn app_for(run: &Run) -> tooloop::tui::app::App {
+    use tooloop::tui::app::{App, RunInfo};
+    App::new(RunInfo {
+        provider: "anthropic".into(),
+        model: "claude-mock".into(),
+        session: None,
+        shift_enter: false,
+        mouse: false,
+        save_dir: run.home.path().join("json"),
+        session_handle: None,
+        sandbox: String::new(),
+        models: None,
+        workspace: run.workspace.clone(),
+        approval: "ask".into(),
+    })
+}
+
+#[test]
+fn a_failed_request_keeps_the_raw_http_answer_in_the_recording() {
+    let server = MockServer::start();
+    let original = record_run(&server, "--record");
+    let path = find(original.home.path(), ".record").pop().expect("recording");
+    let file = std::fs::read_to_string(&path).expect("recording");
+    let failed: Vec<Value> = file
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|l| l["type"] == "request_failed")
+        .collect();
+    assert_eq!(failed.len(), 1, "one refused request");
+    assert_eq!(failed[0]["status"], 529);
+    let body: Value = serde_json::from_str(failed[0]["body"].as_str().expect("body")).unwrap();
+    assert_eq!(body["error"]["type"], "overloaded_error");
+    assert!(!file.contains(KEY));
+    // stream-json prints no line for it: the replay still matches the original.
+    assert!(
+        original.lines.iter().all(|l| l["type"] != "request_failed"),
+        "not a stream-json line"
+    );
+}
+
+#[test]
+fn selecting_a_timeline_bar_opens_that_request_or_tool_in_the_json_pane() {
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    use tooloop::tui::app::Focus;
+    use tooloop::tui::json_pane::JsonView;
+    use tooloop::tui::request_stepper::Link;
+    use tooloop::tui::timeline_select::Bar;
+
+    let server = MockServer::start();
+    let original = record_run(&server, "--record");
+    let path = find(original.home.path(), ".record").pop().expect("recording");
+    let rec = tooloop::record::read(&path).expect("reads");
+    let mut app = app_for(&original);
+    app.json.requests.link(Link::Replay(path.clone()));
+    let t0 = tokio::time::Instant::now();
+    let timeline = tooloop::replay::timeline(&rec.entries);
+    let end = timeline.last().map_or(0, |t| t.at_ms);
+    for t in timeline {
+        app.on_agent(t.event, t0 + Duration::from_millis(t.at_ms));
+    }
+    let now = t0 + Duration::from_millis(end + 10);
+    let key = |app: &mut tooloop::tui::app::App, code: KeyCode| {
+        app.on_key(KeyEvent::new(code, KeyModifiers::NONE), now)
+    };
+    app.focus = Focus::Tools;
+    // Enter with nothing picked does nothing; the first ← picks the newest bar: the last
+    // request (turn 2).
+    key(&mut app, KeyCode::Enter);
+    assert!(!app.json_open);
+    key(&mut app, KeyCode::Left);
+    assert_eq!(app.tools.bars.selected, Some(Bar::Request(2)));
+    key(&mut app, KeyCode::Enter);
+    assert!(app.json_open && app.focus == Focus::Json);
+    assert_eq!(app.json.view, JsonView::Request);
+    assert_eq!(app.json.requests.current(), Some(2));
+
+    // Back in the tools pane, ← walks to the tool bars: Enter shows the call's input and
+    // output as the model saw them.
+    app.focus = Focus::Tools;
+    key(&mut app, KeyCode::Left);
+    let Some(Bar::Tool(id)) = app.tools.bars.selected.clone() else {
+        panic!("a tool bar: {:?}", app.tools.bars.selected);
+    };
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.json.view, JsonView::Tool);
+    let shown: Value = serde_json::from_str(&app.json.export()).expect("JSON");
+    assert_eq!(shown["id"], id.as_str());
+    assert_eq!(shown["tool_use"]["type"], "tool_use");
+    assert_eq!(shown["tool_use"]["id"], id.as_str());
+    assert_eq!(shown["tool_result"]["tool_use_id"], id.as_str());
+    assert!(shown["tool_result"]["content"].is_string());
+    // F3 leaves the tool view for the usual cycle.
+    assert_eq!(JsonView::Tool.next(), JsonView::History);
+
+    // The whole-session view (t) holds the same bars here (one prompt); the first bar is
+    // the failed request, and Enter shows it with the server's 529.
+    app.focus = Focus::Tools;
+    key(&mut app, KeyCode::Char('t'));
+    assert!(app.tools.whole_session);
+    for _ in 0..10 {
+        key(&mut app, KeyCode::Left);
+    }
+    assert_eq!(app.tools.bars.selected, Some(Bar::Request(0)));
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.json.view, JsonView::Request);
+    let head = app.json.requests.headline().expect("headline");
+    assert!(head.starts_with("request 1 of 3"), "{head}");
+    assert_eq!(app.json.requests.http_failure().map(|h| h.0), Some(529));
+    // → from there reaches every bar: 3 requests and 3 tools.
+    app.focus = Focus::Tools;
+    let mut seen = vec![app.tools.bars.selected.clone()];
+    for _ in 0..10 {
+        key(&mut app, KeyCode::Right);
+        if seen.last() != Some(&app.tools.bars.selected) {
+            seen.push(app.tools.bars.selected.clone());
+        }
+    }
+    assert_eq!(seen.len(), 6, "{seen:?}");
 }
