@@ -201,3 +201,71 @@ fn step_plays_one_event_per_space() {
         "Space never reached the input box (its placeholder still shows):\n{after}"
     );
 }
+
+/// The live TUI against the mock, recording, in its own HOME (120×40).
+fn start_live(name: &str, home: &Path, base: &str) -> Pane {
+    let socket = format!("tooloop-replay-{name}-{}", std::process::id());
+    let bin = env!("CARGO_BIN_EXE_tooloop");
+    let h = home.display();
+    let status = Command::new("tmux")
+        .args(["-L", &socket, "-f", "/dev/null", "new-session", "-d", "-x", "120", "-y", "40"])
+        .arg(format!(
+            "cd '{h}' && env -u OPENAI_API_KEY -u ANTHROPIC_BASE_URL NO_COLOR=1 HOME='{h}' \
+             XDG_STATE_HOME='{h}/state' XDG_CONFIG_HOME='{h}/config' XDG_DATA_HOME='{h}/data' \
+             XDG_CACHE_HOME='{h}/cache' ANTHROPIC_API_KEY=k-test '{bin}' --workspace '{h}' \
+             --provider anthropic --base-url '{base}' --model claude-mock --record; \
+             echo EXITED:$?; sleep 600"
+        ))
+        .env_remove("TMUX")
+        .status()
+        .expect("tmux new-session");
+    assert!(status.success());
+    Pane { socket }
+}
+
+#[test]
+fn the_stepper_reaches_requests_made_before_new() {
+    if !have_tmux() {
+        return;
+    }
+    let server = MockServer::start();
+    server.enqueue(ReplyBuilder::new().text("First answer.").build());
+    server.enqueue(ReplyBuilder::new().text("Second answer.").build());
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pane = start_live("new", dir.path(), &server.anthropic_base());
+    pane.wait_for("the first screen", |s| s.contains("Ask something"));
+    let send = |text: &str| {
+        pane.tmux(&["send-keys", "-t", "0", "-l", text]);
+        pane.tmux(&["send-keys", "-t", "0", "Enter"]);
+    };
+    send("alpha question");
+    pane.wait_for("the first answer", |s| s.contains("First answer."));
+    send("/new");
+    pane.wait_for("the new conversation", |s| {
+        s.contains("new conversation") && !s.contains("First answer.")
+    });
+    send("beta question");
+    pane.wait_for("the second answer", |s| s.contains("Second answer."));
+    // Two recordings now, one per transcript.
+    assert_eq!(find(dir.path(), ".record").len(), 2);
+    // JSON pane, request view, focused (Shift+Tab from the input is the last pane).
+    pane.tmux(&["send-keys", "-t", "0", "F2"]);
+    pane.tmux(&["send-keys", "-t", "0", "F3"]);
+    pane.tmux(&["send-keys", "-t", "0", "BTab"]);
+    pane.wait_for("the live request", |s| {
+        s.contains("request 2 of 2") && s.contains("beta question")
+    });
+    pane.tmux(&["send-keys", "-t", "0", "["]);
+    pane.wait_for("the request before /new", |s| s.contains("request 1 of 2"));
+    // Only its messages (d), so the prompt is on screen.
+    pane.tmux(&["send-keys", "-t", "0", "d"]);
+    let older = pane.wait_for("its messages", |s| s.contains("(the first request)"));
+    assert!(
+        older.contains("alpha question"),
+        "the first request's body, read from the first recording:\n{older}"
+    );
+    assert!(
+        !older.contains("fewer requests") && !older.contains("is not in"),
+        "{older}"
+    );
+}
