@@ -466,3 +466,82 @@ fn selecting_a_timeline_bar_opens_that_request_or_tool_in_the_json_pane() {
     }
     assert_eq!(seen.len(), 6, "{seen:?}");
 }
+
+/// A `-p` run in a given HOME and workspace (so a second run can `--continue` the first).
+fn run_in(home: &Path, ws: &Path, server: &MockServer, prompt: &str, extra: &[&str]) -> Run {
+    let base = server.anthropic_base();
+    let mut args = vec![
+        "-p",
+        prompt,
+        "--provider",
+        "anthropic",
+        "--base-url",
+        &base,
+        "--model",
+        "claude-mock",
+        "--output-format",
+        "stream-json",
+        "--record",
+    ];
+    args.extend_from_slice(extra);
+    let run = Tooloop::new(&args)
+        .env("ANTHROPIC_API_KEY", KEY)
+        .env("HOME", &home.to_string_lossy())
+        .env("XDG_CONFIG_HOME", &home.join(".config").to_string_lossy())
+        .env("XDG_DATA_HOME", &home.join(".local/share").to_string_lossy())
+        .env("XDG_STATE_HOME", &home.join(".local/state").to_string_lossy())
+        .env("XDG_CACHE_HOME", &home.join(".cache").to_string_lossy())
+        .workspace(ws)
+        .run();
+    assert_eq!(run.code, Some(0), "stderr:\n{}", run.stderr);
+    run
+}
+
+/// CLI.md: `t_ms` is "milliseconds since the run started", and each `-p` run printed its
+/// own lines from 0. A recording two runs appended to (the second resumed the session)
+/// replays as the two outputs one after the other, each line as its run printed it.
+#[test]
+fn a_resumed_session_replays_each_run_as_it_printed() {
+    let server = MockServer::start();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (home, ws) = (dir.path().join("home"), dir.path().join("ws"));
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::create_dir_all(&ws).unwrap();
+    server.enqueue(
+        ReplyBuilder::new()
+            .text("One.")
+            .tool_use("toolu_1", "get_current_time", json!({}))
+            .delay_ms(10)
+            .build(),
+    );
+    server.enqueue(ReplyBuilder::new().text("Done one.").delay_ms(10).build());
+    let first = run_in(&home, &ws, &server, "first run", &[]);
+    std::thread::sleep(Duration::from_millis(300));
+    server.enqueue(ReplyBuilder::new().text("Two.").delay_ms(40).build());
+    let second = run_in(&home, &ws, &server, "second run", &["--continue"]);
+    let recordings = find(&home, ".record");
+    assert_eq!(recordings.len(), 1, "one session, one recording: {recordings:?}");
+
+    let (replayed, _) = replay(&recordings[0], &["--speed", "20"]);
+    assert_eq!(replayed.code, Some(0), "stderr:\n{}", replayed.stderr);
+    let originals: Vec<&Value> = first.lines.iter().chain(&second.lines).collect();
+    let types = |v: &[&Value]| -> Vec<String> {
+        v.iter().map(|l| l["type"].as_str().unwrap_or("").to_string()).collect()
+    };
+    assert_eq!(
+        replayed.lines.iter().map(|l| l["type"].as_str().unwrap_or("").to_string()).collect::<Vec<_>>(),
+        types(&originals)
+    );
+    for (a, b) in originals.iter().zip(&replayed.lines) {
+        let (ta, tb) = (a["t_ms"].as_u64().unwrap(), b["t_ms"].as_u64().unwrap());
+        let slack = (ta / 20).max(20);
+        assert!(ta.abs_diff(tb) <= slack, "t_ms {ta} vs {tb} at {a}");
+    }
+    // The second run's lines start again near 0, as that run printed them, after the first
+    // run's result line.
+    let n = first.lines.len();
+    assert_eq!(replayed.lines[n - 1]["type"], "result");
+    let restart = replayed.lines[n]["t_ms"].as_u64().unwrap();
+    let first_end = replayed.lines[n - 1]["t_ms"].as_u64().unwrap();
+    assert!(restart < first_end, "{restart} after {first_end}");
+}
