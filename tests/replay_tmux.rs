@@ -269,3 +269,81 @@ fn the_stepper_reaches_requests_made_before_new() {
         "{older}"
     );
 }
+
+/// A live TUI session where the user approved a shell command after about a second.
+fn recording_with_an_approval() -> (tempfile::TempDir, PathBuf) {
+    let server = MockServer::start();
+    server.enqueue(
+        ReplyBuilder::new()
+            .text("Let me look.")
+            .tool_use("toolu_ls", "bash", json!({"command": "echo approved-run"}))
+            .build(),
+    );
+    server.enqueue(ReplyBuilder::new().text("Looked fine.").build());
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pane = start_live("ask", dir.path(), &server.anthropic_base());
+    pane.wait_for("the first screen", |s| s.contains("Ask something"));
+    pane.tmux(&["send-keys", "-t", "0", "-l", "list things"]);
+    pane.tmux(&["send-keys", "-t", "0", "Enter"]);
+    pane.wait_for("the question", |s| s.contains("allow bash?"));
+    std::thread::sleep(Duration::from_millis(1200));
+    pane.tmux(&["send-keys", "-t", "0", "y"]);
+    pane.wait_for("the answer", |s| s.contains("Looked fine."));
+    drop(pane);
+    let rec = find(dir.path(), ".record").pop().expect("a recording");
+    (dir, rec)
+}
+
+#[test]
+fn a_replayed_approval_shows_and_closes_on_the_recorded_answer() {
+    if !have_tmux() {
+        return;
+    }
+    let (_dir, rec) = recording_with_an_approval();
+    let file = std::fs::read_to_string(&rec).expect("recording");
+    assert!(file.contains("\"type\":\"permission_request\""), "{file}");
+
+    // At the recorded pace: the modal opens, y does not answer it, the recorded answer
+    // closes it about 1.2 s later and says so.
+    let pane = Pane::start("approve", &format!("replay '{}'", rec.display()));
+    pane.wait_for("the recorded question", |s| s.contains("allow bash?"));
+    pane.tmux(&["send-keys", "-t", "0", "y"]);
+    let done = pane.wait_for("the end of the replay", |s| s.contains("replay finished"));
+    let line = done
+        .lines()
+        .find(|l| l.contains("recorded answer: bash approved by the user after"))
+        .unwrap_or_else(|| panic!("no recorded answer line:\n{done}"));
+    assert!(
+        line.contains("after 1.") || line.contains("after 2."),
+        "the recorded wait: {line}"
+    );
+    assert!(done.contains("this is a replay: the recorded answer"), "{done}");
+    assert!(done.contains("Looked fine."), "{done}");
+    drop(pane);
+
+    // Stepping: the question stays until Space plays the answer.
+    let pane = Pane::start("approve-step", &format!("replay --step '{}'", rec.display()));
+    pane.wait_for("the intro", |s| s.contains("one event per Space"));
+    let start = Instant::now();
+    while !pane.screen().contains("allow bash?") {
+        assert!(start.elapsed() < DEADLINE, "{}", pane.screen());
+        pane.space(1);
+        std::thread::sleep(Duration::from_millis(60));
+    }
+    pane.tmux(&["send-keys", "-t", "0", "y"]);
+    pane.tmux(&["send-keys", "-t", "0", "n"]);
+    std::thread::sleep(Duration::from_millis(400));
+    assert!(
+        pane.screen().contains("allow bash?"),
+        "y / n do not answer a recorded question:\n{}",
+        pane.screen()
+    );
+    // Space plays on (the rest of the stream, then the answer) until the answer closes it.
+    let start = Instant::now();
+    while pane.screen().contains("allow bash?") {
+        assert!(start.elapsed() < DEADLINE, "{}", pane.screen());
+        pane.space(1);
+        std::thread::sleep(Duration::from_millis(60));
+    }
+    pane.wait_for("the recorded answer", |s| s.contains("approved by the user after"));
+}
