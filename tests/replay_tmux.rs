@@ -347,3 +347,44 @@ fn a_replayed_approval_shows_and_closes_on_the_recorded_answer() {
     }
     pane.wait_for("the recorded answer", |s| s.contains("approved by the user after"));
 }
+
+#[test]
+fn a_timeline_bar_opens_in_the_json_pane() {
+    if !have_tmux() {
+        return;
+    }
+    let (_run, rec) = recording();
+    let pane = Pane::start("bars", &format!("replay --speed 5 '{}'", rec.display()));
+    pane.wait_for("the end of the replay", |s| s.contains("replay finished"));
+    let keys = |k: &[&str]| {
+        for key in k {
+            pane.tmux(&["send-keys", "-t", "0", key]);
+        }
+    };
+    // Tools pane (Tab twice); ← from the newest bar back to the last request's.
+    keys(&["Tab", "Tab"]);
+    let start = Instant::now();
+    while !pane.screen().contains("request 2 · Enter: open in JSON") {
+        assert!(start.elapsed() < DEADLINE, "{}", pane.screen());
+        keys(&["Left"]);
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(pane.screen().contains("═"), "{}", pane.screen());
+    keys(&["Enter"]);
+    pane.wait_for("that request in the JSON pane", |s| {
+        s.contains("request 2 of 2") && s.contains("\"model\": \"claude-mock\"")
+    });
+    // Back to the tools pane; ← walks to a tool bar, Enter shows its input and output.
+    keys(&["Escape", "Tab", "Tab", "Left"]);
+    let picked = pane.wait_for("a tool bar", |s| {
+        s.contains("Enter: input and output in JSON") && s.contains("▓")
+    });
+    keys(&["Enter"]);
+    let shown = pane.wait_for("the tool view", |s| {
+        s.contains(" tool ") && s.contains("\"tool_use\": {")
+    });
+    assert!(
+        shown.contains("\"id\": \"toolu_time\"") || shown.contains("\"id\": \"toolu_sleep\""),
+        "{picked}\n{shown}"
+    );
+}
