@@ -368,7 +368,9 @@ fn app_for(run: &Run) -> tooloop::tui::app::App {
 fn a_failed_request_keeps_the_raw_http_answer_in_the_recording() {
     let server = MockServer::start();
     let original = record_run(&server, "--record");
-    let path = find(original.home.path(), ".record").pop().expect("recording");
+    let path = find(original.home.path(), ".record")
+        .pop()
+        .expect("recording");
     let file = std::fs::read_to_string(&path).expect("recording");
     let failed: Vec<Value> = file
         .lines()
@@ -397,7 +399,9 @@ fn selecting_a_timeline_bar_opens_that_request_or_tool_in_the_json_pane() {
 
     let server = MockServer::start();
     let original = record_run(&server, "--record");
-    let path = find(original.home.path(), ".record").pop().expect("recording");
+    let path = find(original.home.path(), ".record")
+        .pop()
+        .expect("recording");
     let rec = tooloop::record::read(&path).expect("reads");
     let mut app = app_for(&original);
     app.json.requests.link(Link::Replay(path.clone()));
@@ -488,8 +492,14 @@ fn run_in(home: &Path, ws: &Path, server: &MockServer, prompt: &str, extra: &[&s
         .env("ANTHROPIC_API_KEY", KEY)
         .env("HOME", &home.to_string_lossy())
         .env("XDG_CONFIG_HOME", &home.join(".config").to_string_lossy())
-        .env("XDG_DATA_HOME", &home.join(".local/share").to_string_lossy())
-        .env("XDG_STATE_HOME", &home.join(".local/state").to_string_lossy())
+        .env(
+            "XDG_DATA_HOME",
+            &home.join(".local/share").to_string_lossy(),
+        )
+        .env(
+            "XDG_STATE_HOME",
+            &home.join(".local/state").to_string_lossy(),
+        )
         .env("XDG_CACHE_HOME", &home.join(".cache").to_string_lossy())
         .workspace(ws)
         .run();
@@ -520,16 +530,26 @@ fn a_resumed_session_replays_each_run_as_it_printed() {
     server.enqueue(ReplyBuilder::new().text("Two.").delay_ms(40).build());
     let second = run_in(&home, &ws, &server, "second run", &["--continue"]);
     let recordings = find(&home, ".record");
-    assert_eq!(recordings.len(), 1, "one session, one recording: {recordings:?}");
+    assert_eq!(
+        recordings.len(),
+        1,
+        "one session, one recording: {recordings:?}"
+    );
 
     let (replayed, _) = replay(&recordings[0], &["--speed", "20"]);
     assert_eq!(replayed.code, Some(0), "stderr:\n{}", replayed.stderr);
     let originals: Vec<&Value> = first.lines.iter().chain(&second.lines).collect();
     let types = |v: &[&Value]| -> Vec<String> {
-        v.iter().map(|l| l["type"].as_str().unwrap_or("").to_string()).collect()
+        v.iter()
+            .map(|l| l["type"].as_str().unwrap_or("").to_string())
+            .collect()
     };
     assert_eq!(
-        replayed.lines.iter().map(|l| l["type"].as_str().unwrap_or("").to_string()).collect::<Vec<_>>(),
+        replayed
+            .lines
+            .iter()
+            .map(|l| l["type"].as_str().unwrap_or("").to_string())
+            .collect::<Vec<_>>(),
         types(&originals)
     );
     for (a, b) in originals.iter().zip(&replayed.lines) {

@@ -208,7 +208,18 @@ fn start_live(name: &str, home: &Path, base: &str) -> Pane {
     let bin = env!("CARGO_BIN_EXE_tooloop");
     let h = home.display();
     let status = Command::new("tmux")
-        .args(["-L", &socket, "-f", "/dev/null", "new-session", "-d", "-x", "120", "-y", "40"])
+        .args([
+            "-L",
+            &socket,
+            "-f",
+            "/dev/null",
+            "new-session",
+            "-d",
+            "-x",
+            "120",
+            "-y",
+            "40",
+        ])
         .arg(format!(
             "cd '{h}' && env -u OPENAI_API_KEY -u ANTHROPIC_BASE_URL NO_COLOR=1 HOME='{h}' \
              XDG_STATE_HOME='{h}/state' XDG_CONFIG_HOME='{h}/config' XDG_DATA_HOME='{h}/data' \
@@ -317,12 +328,18 @@ fn a_replayed_approval_shows_and_closes_on_the_recorded_answer() {
         line.contains("after 1.") || line.contains("after 2."),
         "the recorded wait: {line}"
     );
-    assert!(done.contains("this is a replay: the recorded answer"), "{done}");
+    assert!(
+        done.contains("this is a replay: the recorded answer"),
+        "{done}"
+    );
     assert!(done.contains("Looked fine."), "{done}");
     drop(pane);
 
     // Stepping: the question stays until Space plays the answer.
-    let pane = Pane::start("approve-step", &format!("replay --step '{}'", rec.display()));
+    let pane = Pane::start(
+        "approve-step",
+        &format!("replay --step '{}'", rec.display()),
+    );
     pane.wait_for("the intro", |s| s.contains("one event per Space"));
     let start = Instant::now();
     while !pane.screen().contains("allow bash?") {
@@ -345,7 +362,9 @@ fn a_replayed_approval_shows_and_closes_on_the_recorded_answer() {
         pane.space(1);
         std::thread::sleep(Duration::from_millis(60));
     }
-    pane.wait_for("the recorded answer", |s| s.contains("approved by the user after"));
+    pane.wait_for("the recorded answer", |s| {
+        s.contains("approved by the user after")
+    });
 }
 
 #[test]

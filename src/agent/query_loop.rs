@@ -348,12 +348,7 @@ async fn open_stream(
             Ok(stream) => return Ok(stream),
             Err(e) => e,
         };
-        if let ProviderError::Http { status, body, .. } = &err {
-            agent.exec.events.send(AgentEvent::RequestFailed {
-                status: *status,
-                body: body.clone(),
-            });
-        }
+        failure::report_http(agent, &err);
         if !agent.settings.retry.should_retry(state.attempt, &err) {
             return Err(OpenError::Failed(err));
         }

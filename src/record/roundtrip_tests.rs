@@ -118,9 +118,7 @@ fn examples() -> Vec<E> {
         E::TextDelta {
             text: "Hel\u{1b}[31mlo".into(),
         },
-        E::ThinkingDelta {
-            text: "hmm".into(),
-        },
+        E::ThinkingDelta { text: "hmm".into() },
         E::ToolUseStreaming {
             id: "toolu_1".into(),
             name: "bash".into(),
@@ -256,7 +254,7 @@ fn examples() -> Vec<E> {
 #[test]
 fn every_event_variant_round_trips_through_a_recording() {
     let examples = examples();
-    let mut covered = vec![false; VARIANTS];
+    let mut covered = [false; VARIANTS];
     for event in &examples {
         let v = variant(event);
         assert!(
@@ -275,7 +273,10 @@ fn every_event_variant_round_trips_through_a_recording() {
         assert_eq!(&replayed, event, "through {line}");
     }
     let missing: Vec<usize> = (0..VARIANTS).filter(|v| !covered[*v]).collect();
-    assert!(missing.is_empty(), "variants without an example: {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "variants without an example: {missing:?}"
+    );
 }
 
 #[test]

@@ -95,7 +95,12 @@ impl OpenQuestions {
         self.0.load(Ordering::Relaxed) > 0
             && matches!(
                 action_for(key, Scope::Approval, false),
-                Some(Action::AllowOnce | Action::AllowSession | Action::Deny | Action::DenyWithReason)
+                Some(
+                    Action::AllowOnce
+                        | Action::AllowSession
+                        | Action::Deny
+                        | Action::DenyWithReason
+                )
             )
     }
 }

@@ -14,6 +14,7 @@ pub mod help;
 pub mod highlight;
 pub mod history_search;
 pub mod input;
+pub mod json_lines;
 pub mod json_pane;
 pub mod json_view;
 pub mod keys;

@@ -180,9 +180,7 @@ impl Stepper {
                 let path = crate::record::find_companion(&transcript)
                     .ok_or(RecordError::NoRecording(Some(transcript)))?;
                 let total = count_requests(&path).map_err(|e| RecordError::io(&path, e))?;
-                let ordinal = (total + index)
-                    .checked_sub(end)
-                    .ok_or(RecordError::Short)?;
+                let ordinal = (total + index).checked_sub(end).ok_or(RecordError::Short)?;
                 (path, ordinal)
             }
         };
