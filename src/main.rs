@@ -22,7 +22,15 @@ fn main() {
         std::process::exit(130);
     }
     let code = match tokio::runtime::Runtime::new() {
-        Ok(rt) => rt.block_on(run(cli)),
+        Ok(rt) => {
+            let code = rt.block_on(run(cli));
+            // Dropping a runtime waits without limit for its blocking threads (a file walk
+            // of a tool whose turn was abandoned, a read stuck on a dead terminal). The
+            // answer is already decided, and tokio's signal handlers would swallow the
+            // SIGTERM meant to end such a wait: give them a moment, then leave.
+            rt.shutdown_timeout(std::time::Duration::from_millis(500));
+            code
+        }
         Err(e) => {
             eprintln!("tooloop: cannot start the async runtime: {e}");
             1

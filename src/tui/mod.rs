@@ -50,6 +50,7 @@ use crate::engine::{self, FrontEnd};
 use app::{App, RunInfo};
 use cells::CellKind;
 use event_loop::Exit;
+use std::time::Duration;
 
 /// Runs the TUI until the user quits; returns the exit status.
 /// `initial_prompt` (`tooloop "fix it"`) is sent as soon as the TUI is up.
@@ -120,6 +121,9 @@ pub async fn run(config: Config, initial_prompt: Option<String>) -> anyhow::Resu
         input,
     )
     .await;
+    if matches!(result, Ok(Exit::Terminated | Exit::InputClosed)) {
+        exit_watchdog(Duration::from_secs(5), 143);
+    }
     terminal::restore();
     // ratatui's Drop shows the cursor again and eprintln!s if it cannot, which panics when
     // the terminal was closed: show it here, and if the terminal is gone, drop nothing.
@@ -139,6 +143,24 @@ pub async fn run(config: Config, initial_prompt: Option<String>) -> anyhow::Resu
         Exit::Quit | Exit::InputClosed => Ok(0),
         Exit::Terminated => Ok(143),
         Exit::AgentGone => anyhow::bail!("the agent task stopped unexpectedly"),
+    }
+}
+
+/// Once the terminal is gone nobody can end this process by hand (the signal handlers are
+/// still installed and swallow SIGTERM): whatever the shutdown still waits on, the process
+/// ends after `limit`. `_exit` because the normal exit path flushes stdout, which could block
+/// again on the dead terminal.
+fn exit_watchdog(limit: Duration, code: i32) {
+    let spawned = std::thread::Builder::new()
+        .name("exit-watchdog".into())
+        .spawn(move || {
+            std::thread::sleep(limit);
+            tracing::warn!("still running {limit:?} after the terminal went away; exiting");
+            // SAFETY: _exit only ends the process; it touches no Rust state.
+            unsafe { libc::_exit(code) };
+        });
+    if let Err(e) = spawned {
+        tracing::warn!("no exit watchdog: {e}");
     }
 }
 
