@@ -43,11 +43,17 @@ impl BarSelection {
         self.requests.push_back((index, now));
     }
 
-    /// Whether the model bar that started at `start` is the selected one.
-    pub fn is_selected_stream(&self, start: Instant) -> bool {
+    /// When the selected model bar started (the timeline marks the stream starting then).
+    /// Looked up once per frame, not per stream.
+    pub fn selected_stream(&self) -> Option<Instant> {
         match &self.selected {
-            Some(Bar::Request(i)) => self.requests.iter().any(|(j, s)| j == i && *s == start),
-            _ => false,
+            Some(Bar::Request(i)) => self
+                .requests
+                .iter()
+                .rev()
+                .find(|(j, _)| j == i)
+                .map(|(_, s)| *s),
+            _ => None,
         }
     }
 

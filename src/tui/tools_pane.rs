@@ -188,17 +188,15 @@ impl ToolsPane {
             return;
         };
         let mut rows: Vec<(String, Vec<TimeSpan>)> = Vec::new();
+        let picked = self.bars.selected_stream();
         let stream_spans = streams
             .iter()
-            .map(|(s, e)| {
-                let picked = self.bars.is_selected_stream(*s);
-                TimeSpan {
-                    start: *s,
-                    queued: None,
-                    end: e.unwrap_or(now),
-                    style: theme.accent,
-                    fill: if picked { "═" } else { "━" },
-                }
+            .map(|(s, e)| TimeSpan {
+                start: *s,
+                queued: None,
+                end: e.unwrap_or(now),
+                style: theme.accent,
+                fill: if picked == Some(*s) { "═" } else { "━" },
             })
             .collect();
         rows.push(("model".into(), stream_spans));
