@@ -459,6 +459,16 @@ fn selecting_a_timeline_bar_opens_that_request_or_tool_in_the_json_pane() {
     let head = app.json.requests.headline().expect("headline");
     assert!(head.starts_with("request 1 of 3"), "{head}");
     assert_eq!(app.json.requests.http_failure().map(|h| h.0), Some(529));
+    // Drawn: the status and the body as the server sent it, in the request and sse views.
+    for view in [JsonView::Request, JsonView::Sse] {
+        app.json.view = view;
+        let screen = draw(&mut app, now);
+        assert!(
+            screen.contains("// HTTP 529 · the server's error body, as sent:"),
+            "{screen}"
+        );
+        assert!(screen.contains("\"overloaded_error\""), "{screen}");
+    }
     // → from there reaches every bar: 3 requests and 3 tools.
     app.focus = Focus::Tools;
     let mut seen = vec![app.tools.bars.selected.clone()];
@@ -564,4 +574,23 @@ fn a_resumed_session_replays_each_run_as_it_printed() {
     let restart = replayed.lines[n]["t_ms"].as_u64().unwrap();
     let first_end = replayed.lines[n - 1]["t_ms"].as_u64().unwrap();
     assert!(restart < first_end, "{restart} after {first_end}");
+}
+
+/// The whole frame at 120×40, as text.
+fn draw(app: &mut tooloop::tui::app::App, now: tokio::time::Instant) -> String {
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+    let mut terminal = Terminal::new(TestBackend::new(120, 40)).expect("terminal");
+    terminal
+        .draw(|f| tooloop::tui::view::draw(app, f, now))
+        .expect("draw");
+    let buf = terminal.backend().buffer().clone();
+    (0..buf.area.height)
+        .map(|y| {
+            (0..buf.area.width)
+                .map(|x| buf[(x, y)].symbol().to_string())
+                .collect::<String>()
+                + "\n"
+        })
+        .collect()
 }
