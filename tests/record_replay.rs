@@ -594,3 +594,28 @@ fn draw(app: &mut tooloop::tui::app::App, now: tokio::time::Instant) -> String {
         })
         .collect()
 }
+
+/// A server that echoes the key in its error body: the raw body kept for the stepper and
+/// the recording has it redacted.
+#[tokio::test]
+async fn an_echoed_key_is_redacted_from_the_raw_error_body() {
+    use support::stream::{TEST_KEY, anthropic_start_err};
+    use tooloop::provider::ProviderError;
+    let server = MockServer::start();
+    let e = anthropic_start_err(
+        &server,
+        Reply::error(
+            401,
+            "authentication_error",
+            &format!("invalid x-api-key {TEST_KEY}"),
+        ),
+    )
+    .await;
+    let ProviderError::Http { status, body, .. } = &e else {
+        panic!("{e:?}");
+    };
+    assert_eq!(*status, 401);
+    assert!(!body.contains(TEST_KEY), "{body}");
+    assert!(body.contains("invalid x-api-key [redacted]"), "{body}");
+    assert!(body.contains("\"authentication_error\""), "{body}");
+}
