@@ -1,5 +1,6 @@
 //! The JSON pane: the history as it will be sent, the last request body, and the raw SSE
-//! events of the last response. Each message / event is a segment rendered and wrapped once.
+//! events of the last response (or any earlier request, through the stepper), and a tool
+//! call opened from a timeline bar. Each message / event is a segment rendered and wrapped once.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
