@@ -427,9 +427,12 @@ fn selecting_a_timeline_bar_opens_that_request_or_tool_in_the_json_pane() {
     assert_eq!(app.json.view, JsonView::Request);
     assert_eq!(app.json.requests.current(), Some(2));
 
-    // Back in the tools pane, ← walks to the tool bars: Enter shows the call's input and
-    // output as the model saw them.
+    // Back in the tools pane, Enter alone is the pane's own again (the pick is not re-opened
+    // until ←/→ pick anew); ← walks to the tool bars: Enter shows the call's input and output
+    // as the model saw them.
     app.focus = Focus::Tools;
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.focus, Focus::Tools, "not re-opened");
     key(&mut app, KeyCode::Left);
     let Some(Bar::Tool(id)) = app.tools.bars.selected.clone() else {
         panic!("a tool bar: {:?}", app.tools.bars.selected);

@@ -32,6 +32,10 @@ pub struct BarSelection {
     /// (stepper index, when its stream started) of the requests on the session timeline.
     requests: VecDeque<(usize, Instant)>,
     pub selected: Option<Bar>,
+    /// A bar was picked with ←/→ since the tools pane got the focus: only then is Enter
+    /// "open it" (otherwise the pane's own Enter). The pick stays drawn after the focus
+    /// leaves, to show what the JSON pane shows.
+    pub armed: bool,
 }
 
 impl BarSelection {
@@ -118,14 +122,15 @@ impl App {
                 let bars = self.tools.bars.bars(self, t0, &ids);
                 let delta = if action == Action::PrevItem { -1 } else { 1 };
                 self.tools.bars.step(&bars, delta);
+                self.tools.bars.armed = true;
                 true
             }
             Action::Toggle => match self.tools.bars.selected.clone() {
-                Some(bar) => {
+                Some(bar) if self.tools.bars.armed => {
                     self.open_bar(&bar);
                     true
                 }
-                None => false,
+                _ => false,
             },
             _ => false,
         }

@@ -327,7 +327,7 @@ impl Pane for ToolsPane {
     }
 
     fn hints(&self) -> &'static [Hint] {
-        TOOLS_HINTS
+        TIMELINE_HINTS
     }
 
     fn scroll(&mut self) -> &mut Scroll {
@@ -374,7 +374,7 @@ fn row_line(r: &ToolCall, width: u16, now: Instant, theme: &Theme) -> Line<'stat
 }
 
 /// Keys while focused: ←/→ pick a timeline bar, Enter opens it in the JSON pane.
-const TOOLS_HINTS: &[Hint] = &[
+const TIMELINE_HINTS: &[Hint] = &[
     hint(Action::NextItem, Scope::Pane, "bar"),
     hint(Action::Toggle, Scope::Pane, "open in JSON"),
     SCROLL_HINTS[0],
