@@ -3,88 +3,47 @@
 //! event per Space. Skipped (with a message) when tmux is not installed.
 
 mod support;
+#[path = "tui_support/tmux.rs"]
+mod tmux;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
 use support::*;
+use tmux::Tmux;
 
 const DEADLINE: Duration = Duration::from_secs(20);
 
 fn have_tmux() -> bool {
-    let ok = Command::new("tmux")
-        .arg("-V")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        eprintln!("SKIPPED: tmux is not installed; the replay TUI tests need it");
-    }
-    ok
+    tmux::available("the replay TUI tests")
 }
 
-struct Pane {
-    socket: String,
+/// tooloop with `args` in an 80×24 pane, colours off.
+struct Pane(Tmux);
+
+impl std::ops::Deref for Pane {
+    type Target = Tmux;
+    fn deref(&self) -> &Tmux {
+        &self.0
+    }
 }
 
 impl Pane {
     fn start(name: &str, args: &str) -> Pane {
-        let socket = format!("tooloop-replay-{name}-{}", std::process::id());
         let bin = env!("CARGO_BIN_EXE_tooloop");
-        let status = Command::new("tmux")
-            .args(["-L", &socket, "-f", "/dev/null", "new-session", "-d", "-x", "80", "-y", "24"])
-            .arg(format!(
-                "env -u ANTHROPIC_API_KEY -u OPENAI_API_KEY NO_COLOR=1 '{bin}' {args}; echo EXITED:$?; sleep 600"
-            ))
-            .env_remove("TMUX")
-            .status()
-            .expect("tmux new-session");
-        assert!(status.success());
-        Pane { socket }
-    }
-
-    fn tmux(&self, args: &[&str]) -> String {
-        let out = Command::new("tmux")
-            .arg("-L")
-            .arg(&self.socket)
-            .args(args)
-            .output()
-            .expect("tmux");
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    fn screen(&self) -> String {
-        self.tmux(&["capture-pane", "-p", "-t", "0"])
-    }
-
-    fn wait_for(&self, what: &str, pred: impl Fn(&str) -> bool) -> String {
-        let start = Instant::now();
-        loop {
-            let s = self.screen();
-            if pred(&s) {
-                return s;
-            }
-            assert!(
-                start.elapsed() < DEADLINE,
-                "timed out waiting for {what}; screen:\n{s}"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        let command = format!(
+            "env -u ANTHROPIC_API_KEY -u OPENAI_API_KEY NO_COLOR=1 '{bin}' {args}; echo EXITED:$?; sleep 600"
+        );
+        let t = Tmux::start(&format!("replay-{name}"), 80, 24, &command)
+            .with_timing(DEADLINE, Duration::from_millis(50));
+        Pane(t)
     }
 
     fn space(&self, n: usize) {
         for _ in 0..n {
-            self.tmux(&["send-keys", "-t", "0", "Space"]);
+            self.keys(&["Space"]);
         }
-    }
-}
-
-impl Drop for Pane {
-    fn drop(&mut self) {
-        let _ = Command::new("tmux")
-            .args(["-L", &self.socket, "kill-server"])
-            .status();
     }
 }
 
@@ -204,34 +163,17 @@ fn step_plays_one_event_per_space() {
 
 /// The live TUI against the mock, recording, in its own HOME (120×40).
 fn start_live(name: &str, home: &Path, base: &str) -> Pane {
-    let socket = format!("tooloop-replay-{name}-{}", std::process::id());
     let bin = env!("CARGO_BIN_EXE_tooloop");
     let h = home.display();
-    let status = Command::new("tmux")
-        .args([
-            "-L",
-            &socket,
-            "-f",
-            "/dev/null",
-            "new-session",
-            "-d",
-            "-x",
-            "120",
-            "-y",
-            "40",
-        ])
-        .arg(format!(
-            "cd '{h}' && env -u OPENAI_API_KEY -u ANTHROPIC_BASE_URL NO_COLOR=1 HOME='{h}' \
-             XDG_STATE_HOME='{h}/state' XDG_CONFIG_HOME='{h}/config' XDG_DATA_HOME='{h}/data' \
-             XDG_CACHE_HOME='{h}/cache' ANTHROPIC_API_KEY=k-test '{bin}' --workspace '{h}' \
-             --provider anthropic --base-url '{base}' --model claude-mock --record; \
-             echo EXITED:$?; sleep 600"
-        ))
-        .env_remove("TMUX")
-        .status()
-        .expect("tmux new-session");
-    assert!(status.success());
-    Pane { socket }
+    let command = format!(
+        "cd '{h}' && env -u OPENAI_API_KEY -u ANTHROPIC_BASE_URL NO_COLOR=1 {env} \
+         ANTHROPIC_API_KEY=k-test '{bin}' --workspace '{h}' --provider anthropic \
+         --base-url '{base}' --model claude-mock --record; echo EXITED:$?; sleep 600",
+        env = tmux::isolated_home(home)
+    );
+    let t = Tmux::start(&format!("replay-{name}"), 120, 40, &command)
+        .with_timing(DEADLINE, Duration::from_millis(50));
+    Pane(t)
 }
 
 #[test]

@@ -4,30 +4,35 @@
 //! Skipped (with a message) when tmux is not installed.
 
 mod support;
+#[path = "tui_support/tmux.rs"]
+mod tmux;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::json;
 use support::*;
+use tmux::Tmux;
 
 const DEADLINE: Duration = Duration::from_secs(30);
 
+/// tooloop against the mock in a 120×40 pane, with `config`, in a workspace of its own.
 struct Screen {
-    socket: String,
+    t: Tmux,
     _dir: tempfile::TempDir,
     workspace: PathBuf,
 }
 
+impl std::ops::Deref for Screen {
+    type Target = Tmux;
+    fn deref(&self) -> &Tmux {
+        &self.t
+    }
+}
+
 impl Screen {
     fn start(name: &str, server: &MockServer, config: &str) -> Option<Screen> {
-        if !Command::new("tmux")
-            .arg("-V")
-            .output()
-            .is_ok_and(|o| o.status.success())
-        {
-            eprintln!("SKIPPED: tmux is not installed");
+        if !tmux::available("the extension TUI tests") {
             return None;
         }
         let dir = tempfile::tempdir().unwrap();
@@ -37,7 +42,6 @@ impl Screen {
         std::fs::create_dir_all(&workspace).unwrap();
         let cfg = dir.path().join("config.toml");
         std::fs::write(&cfg, config).unwrap();
-        let socket = format!("tooloop-ext-{name}-{}", std::process::id());
         let script = format!(
             "cd '{ws}' && '{bin}' --workspace '{ws}' --config '{cfg}' --provider anthropic \
              --base-url '{base}' --model claude-mock; echo EXITED:\\$?; sleep 600",
@@ -46,63 +50,21 @@ impl Screen {
             cfg = cfg.display(),
             base = server.anthropic_base(),
         );
-        let h = home.display().to_string();
-        let ok = Command::new("tmux")
-            .args(["-L", &socket, "-f", "/dev/null", "new-session", "-d"])
-            .args(["-x", "120", "-y", "40"])
-            .arg(format!(
-                "env ANTHROPIC_API_KEY=sk-ant-tmux HOME='{h}' XDG_STATE_HOME='{h}/state' \
-                 XDG_CONFIG_HOME='{h}/config' XDG_DATA_HOME='{h}/data' \
-                 XDG_CACHE_HOME='{h}/cache' bash -c \"{script}\""
-            ))
-            .env_remove("TMUX")
-            .status()
-            .unwrap()
-            .success();
-        assert!(ok, "tmux new-session failed");
+        let command = format!(
+            "env ANTHROPIC_API_KEY=sk-ant-tmux {} bash -c \"{script}\"",
+            tmux::isolated_home(&home)
+        );
+        let t = Tmux::start(&format!("ext-{name}"), 120, 40, &command)
+            .with_timing(DEADLINE, Duration::from_millis(100));
         Some(Screen {
-            socket,
+            t,
             _dir: dir,
             workspace,
         })
     }
 
-    fn tmux(&self, args: &[&str]) -> String {
-        let out = Command::new("tmux")
-            .arg("-L")
-            .arg(&self.socket)
-            .args(args)
-            .output()
-            .unwrap();
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
     fn send(&self, text: &str) {
-        self.tmux(&["send-keys", "-t", "0", "-l", text]);
-        self.tmux(&["send-keys", "-t", "0", "Enter"]);
-    }
-
-    fn wait_text(&self, needle: &str) -> String {
-        let start = Instant::now();
-        loop {
-            let s = self.tmux(&["capture-pane", "-p", "-t", "0"]);
-            if s.contains(needle) {
-                return s;
-            }
-            assert!(
-                start.elapsed() < DEADLINE,
-                "timed out waiting for {needle:?}; screen:\n{s}"
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-}
-
-impl Drop for Screen {
-    fn drop(&mut self) {
-        let _ = Command::new("tmux")
-            .args(["-L", &self.socket, "kill-server"])
-            .status();
+        self.send_line(text);
     }
 }
 

@@ -264,3 +264,35 @@ async fn scrolled_up_says_new_output_arrived() {
     let screen = render_text(&mut app, 80, 24, now);
     assert!(!screen.contains("↓ new output"), "at the bottom:\n{screen}");
 }
+
+#[tokio::test(start_paused = true)]
+async fn sessions_picker() {
+    use crossterm::event::KeyCode;
+    let tmp = tempfile::tempdir().expect("tmp");
+    let dir = tmp.path().join("sessions");
+    // 2026-12-01 09:00 UTC and the hours after it.
+    let base = 1_796_115_600;
+    write_session(&dir, "aaaa0001", "/w", "explain the build script", 1, base);
+    write_session(
+        &dir,
+        "bbbb0002",
+        "/w",
+        "修复解析器里的错误，然后运行全部测试并总结结果 fix the parser bug and run every test",
+        4,
+        base + 3_600,
+    );
+    write_session(&dir, "cccc0003", "/w", "add a --json flag", 2, base + 7_200);
+    let mut app = app();
+    let t =
+        tooloop::session::Transcript::create(&dir, "/w", tooloop::agent::events::EventSink::null());
+    app.info.session_handle = Some(t.handle());
+    app.info.workspace = "/w".into();
+    let now = Instant::now();
+    type_text(&mut app, "/sessions", now);
+    app.on_key(key(KeyCode::Enter), now);
+    app.sessions.as_mut().expect("the picker").wait();
+    app.on_key(key(KeyCode::Down), now);
+    let screen = render_text(&mut app, 80, 24, now);
+    assert!(screen.contains("12-01 11:00"), "{screen}");
+    insta::assert_snapshot!("sessions_picker_80x24", screen);
+}

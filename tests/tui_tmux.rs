@@ -2,33 +2,39 @@
 //! polls `capture-pane` against a deadline; nothing waits on a fixed sleep.
 //! Skipped (with a message) when tmux is not installed.
 
+#[path = "tui_support/tmux.rs"]
+mod tmux;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use tmux::Tmux;
+
 const DEADLINE: Duration = Duration::from_secs(20);
 const POLL: Duration = Duration::from_millis(100);
 
-struct Tmux {
-    socket: String,
+/// tooloop in a 120×40 pane on the demo model, in a workspace of its own with a few files.
+struct Tui {
+    t: Tmux,
     _dir: tempfile::TempDir,
     pub workspace: PathBuf,
 }
 
-fn have_tmux() -> bool {
-    let ok = Command::new("tmux")
-        .arg("-V")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        eprintln!("SKIPPED: tmux is not installed; the TUI end-to-end tests need it");
+impl std::ops::Deref for Tui {
+    type Target = Tmux;
+    fn deref(&self) -> &Tmux {
+        &self.t
     }
-    ok
 }
 
-impl Tmux {
+fn have_tmux() -> bool {
+    tmux::available("the TUI end-to-end tests")
+}
+
+impl Tui {
     /// Starts tooloop in a 120×40 tmux pane inside `bash -c '…; echo EXITED:$?'`.
-    fn start(name: &str, args: &str) -> Tmux {
+    fn start(name: &str, args: &str) -> Tui {
         let dir = tempfile::tempdir().expect("tempdir");
         let home = dir.path().join("home");
         let workspace = dir.path().join("ws");
@@ -45,101 +51,22 @@ impl Tmux {
         )
         .expect("write");
         std::fs::write(workspace.join("notes.txt"), "TODO: nothing\n").expect("write");
-        let socket = format!("tooloop-{name}-{}", std::process::id());
         let bin = env!("CARGO_BIN_EXE_tooloop");
         let script = format!(
             "cd '{ws}' && '{bin}' --workspace '{ws}' {args}; echo EXITED:\\$?; sleep 600",
             ws = workspace.display()
         );
-        let h = home.display().to_string();
-        let status = Command::new("tmux")
-            .args(["-L", &socket, "-f", "/dev/null", "new-session", "-d", "-x", "120", "-y", "40"])
-            .arg(format!(
-                "env -u ANTHROPIC_API_KEY -u OPENAI_API_KEY -u ANTHROPIC_BASE_URL -u OPENAI_BASE_URL \
-                 HOME='{h}' XDG_STATE_HOME='{h}/state' XDG_CONFIG_HOME='{h}/config' \
-                 XDG_DATA_HOME='{h}/data' XDG_CACHE_HOME='{h}/cache' bash -c \"{script}\""
-            ))
-            .env_remove("TMUX")
-            .status()
-            .expect("tmux new-session");
-        assert!(status.success(), "tmux new-session failed");
-        Tmux {
-            socket,
+        let command = format!(
+            "env -u ANTHROPIC_API_KEY -u OPENAI_API_KEY -u ANTHROPIC_BASE_URL -u OPENAI_BASE_URL \
+             {} bash -c \"{script}\"",
+            tmux::isolated_home(&home)
+        );
+        let t = Tmux::start(name, 120, 40, &command).with_timing(DEADLINE, POLL);
+        Tui {
+            t,
             _dir: dir,
             workspace,
         }
-    }
-
-    fn tmux(&self, args: &[&str]) -> String {
-        let out = Command::new("tmux")
-            .arg("-L")
-            .arg(&self.socket)
-            .args(args)
-            .output()
-            .expect("tmux");
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    fn keys(&self, keys: &[&str]) {
-        let mut args = vec!["send-keys", "-t", "0"];
-        args.extend_from_slice(keys);
-        self.tmux(&args);
-    }
-
-    fn type_text(&self, text: &str) {
-        self.tmux(&["send-keys", "-t", "0", "-l", text]);
-    }
-
-    fn screen(&self) -> String {
-        self.tmux(&["capture-pane", "-p", "-t", "0"])
-    }
-
-    /// Polls the screen until `pred` holds; panics with the last screen at the deadline.
-    fn wait_for(&self, what: &str, pred: impl Fn(&str) -> bool) -> String {
-        let start = Instant::now();
-        loop {
-            let s = self.screen();
-            if pred(&s) {
-                return s;
-            }
-            if start.elapsed() > DEADLINE {
-                panic!("timed out waiting for {what}; screen:\n{s}");
-            }
-            std::thread::sleep(POLL);
-        }
-    }
-
-    fn wait_text(&self, needle: &str) -> String {
-        self.wait_for(needle, |s| s.contains(needle))
-    }
-
-    fn status_line(s: &str) -> String {
-        s.lines()
-            .rev()
-            .find(|l| !l.trim().is_empty())
-            .unwrap_or("")
-            .to_string()
-    }
-
-    fn alternate_screen_on(&self) -> bool {
-        self.tmux(&["display-message", "-p", "-t", "0", "#{alternate_on}"])
-            .trim()
-            == "1"
-    }
-
-    fn pane_pid(&self) -> u32 {
-        self.tmux(&["display-message", "-p", "-t", "0", "#{pane_pid}"])
-            .trim()
-            .parse()
-            .expect("pid")
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = Command::new("tmux")
-            .args(["-L", &self.socket, "kill-server"])
-            .output();
     }
 }
 
@@ -157,7 +84,7 @@ fn chat_interrupt_json_pane_and_quit() {
     if !have_tmux() {
         return;
     }
-    let t = Tmux::start("main", "");
+    let t = Tui::start("main", "");
     t.wait_text("Ask something");
     assert!(t.alternate_screen_on());
 
@@ -251,7 +178,7 @@ fn bash_asks_for_approval_in_a_modal() {
     if !have_tmux() {
         return;
     }
-    let t = Tmux::start("approval", "");
+    let t = Tui::start("approval", "");
     t.wait_text("Ask something");
     t.type_text("run `echo hello-from-bash`");
     t.keys(&["Enter"]);
@@ -288,7 +215,7 @@ fn sigterm_restores_the_terminal() {
     if !have_tmux() {
         return;
     }
-    let t = Tmux::start("sigterm", "");
+    let t = Tui::start("sigterm", "");
     t.wait_text("Ask something");
     // The pane runs bash -c, which runs tooloop: walk down to the process of our binary.
     let tooloop =
@@ -337,7 +264,7 @@ fn closing_the_terminal_ends_quietly_without_a_panic() {
     if !have_tmux() {
         return;
     }
-    let t = Tmux::start("hup", "");
+    let t = Tui::start("hup", "");
     t.wait_text("Ask something");
     t.type_text("list files");
     t.keys(&["Enter"]);
@@ -381,7 +308,7 @@ fn a_positional_prompt_is_sent_at_start() {
     if !have_tmux() {
         return;
     }
-    let t = Tmux::start("positional", "'list files'");
+    let t = Tui::start("positional", "'list files'");
     t.wait_text("Here is what I found");
     let screen = t.screen();
     assert!(screen.contains("› list files"), "{screen}");
@@ -398,7 +325,7 @@ fn the_first_screen_orients() {
     if !have_tmux() {
         return;
     }
-    let t = Tmux::start("orient", "");
+    let t = Tui::start("orient", "");
     let screen = t.wait_text("approval ask");
     let ws = t.workspace.display().to_string();
     assert!(screen.contains(&format!("tooloop in {ws}")), "{screen}");
@@ -413,7 +340,7 @@ fn f5_copies_through_osc52() {
     if !have_tmux() {
         return;
     }
-    let t = Tmux::start("copy", "");
+    let t = Tui::start("copy", "");
     t.tmux(&["set", "-g", "set-clipboard", "on"]);
     t.wait_text("Ask something");
     t.type_text("read notes.txt");
@@ -430,4 +357,41 @@ fn f5_copies_through_osc52() {
         assert!(start.elapsed() < DEADLINE, "no tmux buffer: {buffer:?}");
         std::thread::sleep(POLL);
     }
+}
+
+/// `/sessions` in the real binary: after `/new`, the picker lists the earlier session and
+/// Enter brings it back, its tool row with the duration it had; the next prompt continues it.
+#[test]
+fn sessions_picker_resumes_an_earlier_session() {
+    if !have_tmux() {
+        return;
+    }
+    let t = Tui::start("sessions", "");
+    t.wait_text("approval ask");
+    t.send_line("现在几点 what time is it");
+    t.wait_for("the answer", |s| {
+        s.contains("Anything else?") && Tmux::status_line(s).contains("idle")
+    });
+    t.send_line("/new");
+    t.wait_text("new conversation");
+    t.send_line("/sessions");
+    let picker = t.wait_text("Enter resume");
+    assert!(picker.contains("现在几点 what time is it"), "{picker}");
+    t.keys(&["Enter"]);
+    let s = t.wait_for("the resumed conversation", |s| {
+        s.contains("› 现在几点 what time is it") && !s.contains("Enter resume")
+    });
+    assert!(
+        s.contains("▾ prompt 1 · 现在几点 what time is it · 1 tool"),
+        "{s}"
+    );
+    let row = s
+        .lines()
+        .find(|l| l.contains("get_current_time") && l.contains(" · "))
+        .unwrap_or_default();
+    assert!(has_timer(row), "the call keeps its duration: {row:?}\n{s}");
+    t.send_line("list files");
+    t.wait_for("the next answer", |s| {
+        s.matches("Anything else?").count() >= 2
+    });
 }

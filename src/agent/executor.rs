@@ -128,11 +128,38 @@ pub struct ToolRun {
     /// None when the call never started (invalid input, aborted while queued, denied).
     pub started_at: Option<Instant>,
     pub ended_at: Instant,
+    pub outcome: ToolOutcome,
+    /// Consent was refused (kept as "denied" in transcripts).
+    pub refused: bool,
 }
 
 impl ToolRun {
     pub fn to_block(&self) -> ContentBlock {
         ContentBlock::tool_result(&self.id, &self.output.content, self.output.is_error)
+    }
+
+    /// How it ran, for the transcript (the same duration the ToolEnd event carried).
+    pub fn timing(&self) -> crate::session::record::ToolTiming {
+        let started = self.started_at.map(|s| {
+            let ago = Instant::now().saturating_duration_since(s);
+            let wall = std::time::SystemTime::now()
+                .checked_sub(ago)
+                .unwrap_or(std::time::UNIX_EPOCH);
+            crate::session::record::rfc3339_ms(wall)
+        });
+        crate::session::record::ToolTiming {
+            id: self.id.clone(),
+            started,
+            duration_ms: self
+                .started_at
+                .map(|s| self.ended_at.duration_since(s).as_millis() as u64)
+                .unwrap_or(0),
+            outcome: if self.refused {
+                "denied".to_string()
+            } else {
+                self.outcome.as_str().to_string()
+            },
+        }
     }
 }
 
@@ -264,6 +291,8 @@ struct Entry {
     state: State,
     run: Option<ToolRun>,
     token: CancellationToken,
+    /// Consent was refused.
+    refused: bool,
 }
 
 struct Finished {
@@ -271,6 +300,7 @@ struct Finished {
     output: ToolOutput,
     started_at: Option<Instant>,
     outcome: ToolOutcome,
+    refused: bool,
 }
 
 struct Driver {
@@ -343,6 +373,8 @@ impl Driver {
                     output: ToolOutput::error(INTERRUPTED),
                     started_at: None,
                     ended_at: now,
+                    outcome: ToolOutcome::Cancelled,
+                    refused: false,
                 })
             })
             .collect()
@@ -391,6 +423,7 @@ impl Driver {
             state: State::Queued,
             run: None,
             token,
+            refused: false,
         });
         if let Some(message) = immediate {
             self.settle(index, ToolOutput::error(message), None, ToolOutcome::Error);
@@ -469,12 +502,13 @@ impl Driver {
             sibling_reason,
         };
         self.running.push(tokio::spawn(async move {
-            let (output, started_at, outcome) = call.run(&env).await;
+            let (output, started_at, outcome, refused) = call.run(&env).await;
             Finished {
                 index,
                 output,
                 started_at,
                 outcome,
+                refused,
             }
         }));
     }
@@ -498,6 +532,7 @@ impl Driver {
             }
             self.siblings.cancel();
         }
+        self.entries[f.index].refused = f.refused;
         self.settle(f.index, f.output, f.started_at, f.outcome);
     }
 
@@ -537,6 +572,8 @@ impl Driver {
             output,
             started_at,
             ended_at,
+            outcome,
+            refused: e.refused,
         });
     }
 }

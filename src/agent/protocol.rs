@@ -31,6 +31,9 @@ pub enum AgentCommand {
     Rewind(RewindRequest),
     /// Go on in a new session holding a copy of this one.
     Fork,
+    /// Go on in saved session `id` (`/sessions`), as `--resume ID` would: answered with
+    /// HistoryReset and Session, or an Error that leaves everything as it was.
+    Resume { id: String },
     /// Summarize the conversation now (`/compact [instructions]`).
     Compact { instructions: Option<String> },
     /// Use this model from the next request on (`/model NAME`); during a turn, from the
@@ -227,6 +230,11 @@ pub enum AgentEvent {
     /// the divider (they are no longer sent to the model).
     EarlierHistory {
         messages: Vec<Message>,
+    },
+    /// Sent just before the [`AgentEvent::HistoryReset`] of a resumed session: how its tool
+    /// calls ran (by tool_use id), so front ends show their recorded durations.
+    ToolTimings {
+        timings: std::collections::HashMap<String, crate::session::record::ToolTiming>,
     },
     /// The transcript now being written (after a new conversation or a resume).
     Session {

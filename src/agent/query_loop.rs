@@ -312,6 +312,11 @@ async fn close_reply(
 ) -> (Vec<ContentBlock>, Reply) {
     let asked = tool_use_ids(&blocks);
     let runs = executor.finish().await;
+    if let Some(r) = &mut agent.recorder
+        && !runs.is_empty()
+    {
+        r.tool_runs(&runs.iter().map(ToolRun::timing).collect::<Vec<_>>());
+    }
     let kept = !blocks.is_empty();
     agent.push(Message::assistant(blocks));
     let reply = Reply {

@@ -11,6 +11,8 @@ use crate::session::record::RewindRecord;
 pub trait Recorder: Send + Sync {
     /// history[index] is now `message` (an append, or the last message extended).
     fn message(&mut self, index: usize, message: &Message);
+    /// The calls of a reply ended (before their results are appended): how each ran.
+    fn tool_runs(&mut self, _runs: &[crate::session::record::ToolTiming]) {}
     /// A prompt's loop begins; `model` is the model it will use.
     fn prompt_start(&mut self, prompt: &str, model: &str);
     /// A prompt's loop ended (flush and fsync here).
@@ -23,6 +25,10 @@ pub trait Recorder: Send + Sync {
     }
     /// The id of the session being written, for front ends to show.
     fn session_id(&self) -> Option<String> {
+        None
+    }
+    /// The live id and path that front ends read, where there is a transcript.
+    fn handle(&self) -> Option<crate::session::handle::SessionHandle> {
         None
     }
     /// The transcript file, where there is one (rewinds read it back).

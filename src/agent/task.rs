@@ -42,6 +42,14 @@ async fn run(mut agent: Agent, mut rx: mpsc::UnboundedReceiver<AgentCommand>) ->
                     }
                     continue;
                 }
+                Some(AgentCommand::Resume { id }) => {
+                    if let Err(e) = crate::session::switch::resume(&mut agent, &id) {
+                        agent.events().send(AgentEvent::Error {
+                            message: format!("cannot resume {id}: {e}"),
+                        });
+                    }
+                    continue;
+                }
                 Some(AgentCommand::SetModel { model }) => {
                     agent.set_model(model);
                     continue;
@@ -88,13 +96,15 @@ async fn run(mut agent: Agent, mut rx: mpsc::UnboundedReceiver<AgentCommand>) ->
                             cancel.cancel();
                             reset = true;
                         }
-                        Some(AgentCommand::Rewind(_) | AgentCommand::Fork) => {
-                            events.send(AgentEvent::Error {
-                                message: "wait for the turn to end (or Ctrl+C) before \
-                                          rewinding or forking"
-                                    .into(),
-                            })
-                        }
+                        Some(
+                            AgentCommand::Rewind(_)
+                            | AgentCommand::Fork
+                            | AgentCommand::Resume { .. },
+                        ) => events.send(AgentEvent::Error {
+                            message: "wait for the turn to end (or Ctrl+C) before \
+                                      rewinding, forking or resuming"
+                                .into(),
+                        }),
                         Some(AgentCommand::Shutdown) | None => {
                             cancel.cancel();
                             shutdown = true;

@@ -33,8 +33,9 @@ pub(super) struct Call {
 impl Call {
     /// Runs the call; the Instant is when it started (None if it never did). The outcome
     /// says cancelled only when a token stopped it (Ctrl+C or a failing sibling), never for
-    /// its own error or a timeout.
-    pub async fn run(self, env: &ExecEnv) -> (ToolOutput, Option<Instant>, ToolOutcome) {
+    /// its own error or a timeout. The bool: consent was refused (the user, a mode or a rule),
+    /// which transcripts keep as "denied".
+    pub async fn run(self, env: &ExecEnv) -> (ToolOutput, Option<Instant>, ToolOutcome, bool) {
         let Call {
             tool,
             id,
@@ -48,7 +49,7 @@ impl Call {
         // The user's pre_tool_use hooks come before consent: a blocked call is never asked.
         let hooked = pre_tool_use(&env.hooks, &env.events, &name, &input, &token).await;
         let pre_allowed = match hooked {
-            PreTool::Refused(output) => return (output, None, ToolOutcome::Error),
+            PreTool::Refused(output) => return (output, None, ToolOutcome::Error, false),
             PreTool::Allowed => true,
             PreTool::Ask => false,
         };
@@ -65,7 +66,9 @@ impl Call {
             )
             .await
         {
-            return (output, None, outcome);
+            // Refused is an error; an interrupted question is cancelled.
+            let refused = outcome == ToolOutcome::Error;
+            return (output, None, outcome, refused);
         }
         let post_input = env
             .hooks
@@ -153,7 +156,7 @@ impl Call {
         } else {
             outcome
         };
-        (output, Some(started_at), outcome)
+        (output, Some(started_at), outcome, false)
     }
 }
 

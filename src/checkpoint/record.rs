@@ -135,6 +135,10 @@ impl Recorder for Tracking {
         self.inner.message(index, message);
     }
 
+    fn tool_runs(&mut self, runs: &[crate::session::record::ToolTiming]) {
+        self.inner.tool_runs(runs);
+    }
+
     fn prompt_start(&mut self, prompt: &str, model: &str) {
         self.inner.prompt_start(prompt, model);
         let next = self.checkpoints.prompts() + 1;
@@ -164,6 +168,10 @@ impl Recorder for Tracking {
 
     fn path(&self) -> Option<PathBuf> {
         self.inner.path()
+    }
+
+    fn handle(&self) -> Option<crate::session::handle::SessionHandle> {
+        self.inner.handle()
     }
 
     fn rewind(&mut self, record: &RewindRecord, trimmed: Option<(usize, &Message)>) {

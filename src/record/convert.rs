@@ -117,6 +117,7 @@ impl Kind {
                 summaries,
             },
             Kind::EarlierHistory { messages } => E::EarlierHistory { messages },
+            Kind::ToolTimings { timings } => E::ToolTimings { timings },
             Kind::Session { id } => E::Session { id },
             Kind::Compacted { info, messages } => E::Compacted {
                 info: compaction_from(&info)?,

@@ -146,6 +146,10 @@ pub enum Kind {
     EarlierHistory {
         messages: Vec<Message>,
     },
+    /// How a resumed session's tool calls ran (recorded durations for the tool rows).
+    ToolTimings {
+        timings: HashMap<String, crate::session::record::ToolTiming>,
+    },
     Session {
         id: String,
     },
@@ -305,6 +309,9 @@ impl Kind {
             },
             E::EarlierHistory { messages } => Kind::EarlierHistory {
                 messages: messages.clone(),
+            },
+            E::ToolTimings { timings } => Kind::ToolTimings {
+                timings: timings.clone(),
             },
             E::Session { id } => Kind::Session { id: id.clone() },
             E::Compacted { info, messages } => Kind::Compacted {

@@ -21,7 +21,7 @@ use crate::provider::{RequestBody, Usage};
 
 /// How many variants [`E`] has. A new variant needs an arm in [`variant`] (the match is
 /// exhaustive) with the next number, this count raised, and an example in [`examples`].
-const VARIANTS: usize = 31;
+const VARIANTS: usize = 32;
 
 fn variant(e: &E) -> usize {
     match e {
@@ -56,6 +56,7 @@ fn variant(e: &E) -> usize {
         E::HookEnd { .. } => 28,
         E::Mcp(_) => 29,
         E::Done(_) => 30,
+        E::ToolTimings { .. } => 31,
     }
 }
 
@@ -192,6 +193,17 @@ fn examples() -> Vec<E> {
         },
         E::EarlierHistory {
             messages: vec![Message::user_text("before")],
+        },
+        E::ToolTimings {
+            timings: HashMap::from([(
+                "toolu_1".to_string(),
+                crate::session::record::ToolTiming {
+                    id: "toolu_1".into(),
+                    started: Some("2026-12-01T20:00:00.123Z".into()),
+                    duration_ms: 700,
+                    outcome: "denied".into(),
+                },
+            )]),
         },
         E::Session {
             id: "20261201-abc".into(),

@@ -29,6 +29,8 @@ pub struct Loaded {
     /// The messages that compactions replaced, oldest first: no longer sent to the model,
     /// still in the file, shown dimmed above the "compacted" divider.
     pub earlier: Vec<Message>,
+    /// How each tool call ran, by tool_use id (transcripts before this was kept have none).
+    pub timings: std::collections::HashMap<String, super::record::ToolTiming>,
 }
 
 /// Reads `path`. A torn last line (a crash mid-write) is dropped with a notice; a bad line
@@ -57,6 +59,7 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Loaded, SessionError> {
     let mut notices = Vec::new();
     let mut good_len = 0u64;
     let mut missing_newline = false;
+    let mut timings = std::collections::HashMap::new();
     let mut offset = 0usize;
     let mut line_no = 0usize;
     while offset < bytes.len() {
@@ -90,9 +93,14 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Loaded, SessionError> {
             Some(Record::Header(_)) => {
                 return Err(bad(line_no, "a second header".into()));
             }
-            Some(Record::Message { index, message }) => {
+            Some(Record::Message {
+                index,
+                message,
+                tools,
+            }) => {
                 record::apply(&mut messages, index, message)
-                    .map_err(|e| bad(line_no, e.to_string()))?
+                    .map_err(|e| bad(line_no, e.to_string()))?;
+                timings.extend(tools.into_iter().map(|t| (t.id.clone(), t)));
             }
             // Prompts before a compaction boundary keep their marks; a conversation rewind to
             // one of them is checked (and refused) when the cut would not be a valid history.
@@ -143,6 +151,7 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Loaded, SessionError> {
         missing_newline,
         notices,
         earlier,
+        timings,
     })
 }
 
@@ -180,7 +189,12 @@ mod tests {
     }
 
     fn msg(index: usize, m: Message) -> String {
-        serde_json::to_string(&Record::Message { index, message: m }).expect("serializes")
+        serde_json::to_string(&Record::Message {
+            index,
+            message: m,
+            tools: Vec::new(),
+        })
+        .expect("serializes")
     }
 
     fn tool_use_reply() -> Message {

@@ -3,12 +3,14 @@
 
 pub mod error;
 pub mod fork;
+pub mod handle;
 pub mod load;
 pub mod record;
 pub mod rewind;
 pub mod rewind_command;
 pub mod rewind_error;
 pub mod store;
+pub mod switch;
 pub mod writer;
 
 use std::path::{Path, PathBuf};
@@ -75,6 +77,18 @@ pub fn attach_in(
     fork: bool,
     agent: &mut Agent,
 ) -> Result<Option<SessionInfo>, SessionError> {
+    attach_with(dir, mode, workspace, fork, agent, None)
+}
+
+/// [`attach_in`]; a given `handle` (a front end's live one) follows the attached session.
+pub(crate) fn attach_with(
+    dir: &Path,
+    mode: &SessionMode,
+    workspace: &Path,
+    fork: bool,
+    agent: &mut Agent,
+    handle: Option<SessionHandle>,
+) -> Result<Option<SessionInfo>, SessionError> {
     let workspace = canonical_workspace(workspace);
     let summary = match mode {
         SessionMode::Off => return Ok(None),
@@ -92,7 +106,10 @@ pub fn attach_in(
     agent.recorder = None;
     let events = agent.events().clone();
     let Some(summary) = summary else {
-        let t = Transcript::create(dir, &workspace, events);
+        let mut t = Transcript::create(dir, &workspace, events);
+        if let Some(h) = handle {
+            t.adopt(h);
+        }
         let handle = t.handle();
         agent.recorder = Some(Box::new(t));
         track_edits(agent, dir, 0);
@@ -126,12 +143,8 @@ pub fn attach_in(
             summary.id, loaded.header.workspace
         ));
     }
-    if !loaded.earlier.is_empty() {
-        agent.events().send(AgentEvent::EarlierHistory {
-            messages: loaded.earlier,
-        });
-    }
-    agent.reset(messages);
+    // The transcript is opened (and locked) before the history is touched, so a session
+    // that cannot be resumed leaves the agent as it was.
     let mut t = if fork {
         let (header, path, len) =
             fork::create(dir, &summary.path).map_err(|e| SessionError::Fork(Box::new(e)))?;
@@ -153,6 +166,20 @@ pub fn attach_in(
             events,
         )?
     };
+    if let Some(h) = handle {
+        t.adopt(h);
+    }
+    if !loaded.earlier.is_empty() {
+        agent.events().send(AgentEvent::EarlierHistory {
+            messages: loaded.earlier,
+        });
+    }
+    if !loaded.timings.is_empty() {
+        agent.events().send(AgentEvent::ToolTimings {
+            timings: loaded.timings,
+        });
+    }
+    agent.reset(messages);
     if let Some(m) = &repaired {
         use crate::agent::recorder::Recorder;
         t.message(agent.history.len().saturating_sub(1), m);

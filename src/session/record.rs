@@ -15,8 +15,15 @@ pub enum Record {
     /// Always the first line.
     Header(Header),
     /// history[index] is now `message`: an append when index is the history's length, the
-    /// last message extended (written whole) when index is the last index.
-    Message { index: usize, message: Message },
+    /// last message extended (written whole) when index is the last index. `tools` holds how
+    /// the calls answered in `message` ran (absent in older transcripts, ignored by older
+    /// readers), so a resumed session shows their durations.
+    Message {
+        index: usize,
+        message: Message,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        tools: Vec<ToolTiming>,
+    },
     PromptStart {
         time: String,
         prompt: String,
@@ -61,6 +68,21 @@ pub struct RewindRecord {
     pub conflicts: Vec<String>,
 }
 
+/// How one tool call ran, as the executor measured it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ToolTiming {
+    /// The tool_use id.
+    pub id: String,
+    /// RFC 3339 (milliseconds, UTC) when it started; absent when it never did (refused,
+    /// invalid input, stopped while queued).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started: Option<String>,
+    pub duration_ms: u64,
+    /// ok | error | cancelled (the stream-json `tool_end` outcome), or denied: consent was
+    /// refused (an error to the model).
+    pub outcome: String,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Header {
     pub id: String,
@@ -80,6 +102,13 @@ pub fn now_rfc3339() -> String {
     jiff::Timestamp::now()
         .strftime("%Y-%m-%dT%H:%M:%SZ")
         .to_string()
+}
+
+/// A wall-clock time as RFC 3339 to the millisecond.
+pub fn rfc3339_ms(t: std::time::SystemTime) -> String {
+    jiff::Timestamp::try_from(t)
+        .map(|t| t.strftime("%Y-%m-%dT%H:%M:%S%.3fZ").to_string())
+        .unwrap_or_default()
 }
 
 /// Replays message records; Err names what is out of order.

@@ -8,7 +8,7 @@
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use crate::agent::events::EventSink;
 use crate::agent::protocol::{AgentEvent, TurnSummary};
@@ -16,7 +16,7 @@ use crate::agent::recorder::Recorder;
 use crate::message::Message;
 
 use super::SessionError;
-use super::record::{self, FORMAT, Header, Record, RewindRecord};
+use super::record::{self, FORMAT, Header, Record, RewindRecord, ToolTiming};
 
 /// A message record borrowing the agent's message: serialized exactly like
 /// `Record::Message`, without copying the message first.
@@ -25,40 +25,11 @@ use super::record::{self, FORMAT, Header, Record, RewindRecord};
 struct MessageRecord<'a> {
     index: usize,
     message: &'a Message,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    tools: Vec<ToolTiming>,
 }
 
-/// The id of the session being written now; it changes when the conversation is reset
-/// (`/new` in the TUI). Front ends read it for the status bar.
-#[derive(Clone, Debug, Default)]
-pub struct SessionHandle(Arc<Mutex<Current>>);
-
-#[derive(Clone, Debug, Default)]
-struct Current {
-    id: String,
-    path: PathBuf,
-}
-
-impl SessionHandle {
-    pub fn id(&self) -> String {
-        self.lock().id.clone()
-    }
-
-    pub fn path(&self) -> PathBuf {
-        self.lock().path.clone()
-    }
-
-    fn set(&self, id: &str, path: &Path) {
-        let mut c = self.lock();
-        c.id = id.to_string();
-        c.path = path.to_path_buf();
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, Current> {
-        // A panic elsewhere while holding this cannot leave two strings inconsistent enough
-        // to matter; keep going.
-        self.0.lock().unwrap_or_else(|p| p.into_inner())
-    }
-}
+pub use super::handle::SessionHandle;
 
 pub struct Transcript {
     dir: PathBuf,
@@ -72,6 +43,8 @@ pub struct Transcript {
     failed: bool,
     events: EventSink,
     handle: SessionHandle,
+    /// How the last reply's calls ran, written with the message that answers them.
+    pending: Vec<ToolTiming>,
 }
 
 impl Transcript {
@@ -90,6 +63,7 @@ impl Transcript {
             failed: false,
             events,
             handle,
+            pending: Vec::new(),
         }
     }
 
@@ -139,11 +113,18 @@ impl Transcript {
             failed: false,
             events,
             handle,
+            pending: Vec::new(),
         })
     }
 
     pub fn handle(&self) -> SessionHandle {
         self.handle.clone()
+    }
+
+    /// Reports through `handle` from now on (a front end's live handle follows a switch).
+    pub fn adopt(&mut self, handle: SessionHandle) {
+        handle.set(&self.id, &self.path);
+        self.handle = handle;
     }
 
     fn write<R: serde::Serialize>(&mut self, record: &R) {
@@ -189,7 +170,34 @@ impl Transcript {
 
 impl Recorder for Transcript {
     fn message(&mut self, index: usize, message: &Message) {
-        self.write(&MessageRecord { index, message });
+        let mut tools = Vec::new();
+        if !self.pending.is_empty() {
+            let answered: Vec<&str> = message
+                .content
+                .iter()
+                .filter_map(|b| match b {
+                    crate::message::ContentBlock::ToolResult { tool_use_id, .. } => {
+                        Some(tool_use_id.as_str())
+                    }
+                    _ => None,
+                })
+                .collect();
+            let (these, rest) = std::mem::take(&mut self.pending)
+                .into_iter()
+                .partition(|t| answered.contains(&t.id.as_str()));
+            tools = these;
+            self.pending = rest;
+        }
+        self.write(&MessageRecord {
+            index,
+            message,
+            tools,
+        });
+    }
+
+    fn tool_runs(&mut self, runs: &[ToolTiming]) {
+        // Only the latest reply's calls can still be answered.
+        self.pending = runs.to_vec();
     }
 
     fn prompt_start(&mut self, prompt: &str, model: &str) {
@@ -217,6 +225,10 @@ impl Recorder for Transcript {
 
     fn session_id(&self) -> Option<String> {
         Some(self.id.clone())
+    }
+
+    fn handle(&self) -> Option<SessionHandle> {
+        Some(self.handle.clone())
     }
 
     fn compaction(&mut self, info: &crate::agent::context::Compaction, history: &[Arc<Message>]) {
@@ -280,6 +292,7 @@ impl Recorder for Transcript {
         self.id = id;
         self.path = path;
         self.failed = false;
+        self.pending.clear();
         self.handle.set(&self.id, &self.path);
         for (i, m) in messages.iter().enumerate() {
             self.message(i, m);
@@ -326,9 +339,15 @@ mod tests {
         let borrowed = serde_json::to_string(&MessageRecord {
             index: 3,
             message: &message,
+            tools: Vec::new(),
         })
         .expect("borrowed");
-        let owned = serde_json::to_string(&Record::Message { index: 3, message }).expect("owned");
+        let owned = serde_json::to_string(&Record::Message {
+            index: 3,
+            message,
+            tools: Vec::new(),
+        })
+        .expect("owned");
         assert_eq!(borrowed, owned);
     }
 }

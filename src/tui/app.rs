@@ -108,6 +108,8 @@ pub struct App {
     pub help_scroll: u16,
     /// The rewind overlay (Esc Esc, /rewind, /undo), when open.
     pub rewind: Option<super::rewind_overlay::RewindOverlay>,
+    /// The `/sessions` picker, when open.
+    pub sessions: Option<super::sessions_overlay::SessionsOverlay>,
     /// When Esc was last pressed on an empty input (a second one opens the rewind overlay).
     pub(super) last_esc: Option<Instant>,
     pub quit_armed_until: Option<Instant>,
@@ -125,6 +127,8 @@ pub struct App {
     /// Messages a compaction replaced in a resumed session, drawn dimmed by the next
     /// HistoryReset above the divider.
     pub(super) earlier: Vec<crate::message::Message>,
+    /// How a resumed session's calls ran, applied by the next HistoryReset.
+    pub(super) timings: std::collections::HashMap<String, crate::session::record::ToolTiming>,
     /// Each configured MCP server's last reported state (status bar, `/mcp`).
     pub mcp: Vec<crate::agent::protocol::ServerStatus>,
     outbox: Vec<AgentCommand>,
@@ -148,6 +152,7 @@ impl App {
             help_open: false,
             help_scroll: 0,
             rewind: None,
+            sessions: None,
             last_esc: None,
             quit_armed_until: None,
             note: None,
@@ -158,6 +163,7 @@ impl App {
             last_key_at: None,
             saves: 0,
             earlier: Vec::new(),
+            timings: Default::default(),
             mcp: Vec::new(),
             outbox: Vec::new(),
         }
@@ -214,7 +220,13 @@ impl App {
         let tick = animating.then(|| now + TICK);
         let quit = self.quit_armed_until.filter(|t| *t > now);
         let note = self.note.as_ref().map(|(_, t)| *t).filter(|t| *t > now);
-        [tick, quit, note].into_iter().flatten().min()
+        // The sessions picker is drawn again when its listing (a thread's) may have come.
+        let listing = self
+            .sessions
+            .as_ref()
+            .is_some_and(|s| s.loading())
+            .then(|| now + TICK);
+        [tick, quit, note, listing].into_iter().flatten().min()
     }
 
     pub fn state_label(&self, now: Instant) -> String {

@@ -348,7 +348,7 @@ pub const BINDINGS: &[Binding] = &[
         &[key(Enter)],
         "Enter",
         Action::Toggle,
-        "expand / collapse a tool call (tools pane: open the bar in JSON)",
+        "expand / collapse a call; tools pane: older prompts, or open the bar",
     ),
     bind(
         Pane,
@@ -450,6 +450,16 @@ pub const IDLE_HINTS: &[Hint] = &[
 ];
 
 /// The hints of a scrolling pane: scroll, then back to the input.
+/// The tools pane: its own keys first, then scrolling.
+pub const TOOLS_HINTS: &[Hint] = &[
+    // The timeline's title says "Enter: open in JSON" once a bar is picked.
+    hint(Action::NextItem, Pane, "bar"),
+    hint(Action::Toggle, Pane, "older prompts"),
+    hint(Action::ToggleTimeline, Pane, "timeline"),
+    hint(Action::ScrollUp, Pane, "scroll"),
+    hint(Action::Cancel, Global, "back"),
+];
+
 pub const SCROLL_HINTS: &[Hint] = &[
     hint(Action::ScrollUp, Pane, "scroll"),
     hint(Action::PageUp, Pane, "page"),
@@ -494,7 +504,12 @@ mod tests {
 
     #[test]
     fn every_hint_names_a_bound_key() {
-        for h in BUSY_HINTS.iter().chain(IDLE_HINTS).chain(SCROLL_HINTS) {
+        for h in BUSY_HINTS
+            .iter()
+            .chain(IDLE_HINTS)
+            .chain(SCROLL_HINTS)
+            .chain(TOOLS_HINTS)
+        {
             assert!(!hint_label(h, false).is_empty(), "{h:?} has no binding");
         }
         assert_eq!(hint_label(&IDLE_HINTS[5], false), "Ctrl+C ×2");

@@ -44,6 +44,12 @@ pub const COMMANDS: &[SlashCommand] = &[
         run: |app, args, _| app.compact((!args.is_empty()).then(|| args.to_string())),
     },
     SlashCommand {
+        name: "sessions",
+        args: "",
+        help: "resume another session of this workspace",
+        run: |app, _, _| app.open_sessions(),
+    },
+    SlashCommand {
         name: "rewind",
         args: "",
         help: "back to an earlier prompt",

@@ -34,6 +34,9 @@ pub struct StatusView<'a> {
     pub hints: Vec<(String, &'a str)>,
 }
 
+/// Columns a note keeps free of optional items; a longer note is cut between words.
+const NOTE_ROOM: usize = 40;
+
 fn tokens(n: u64) -> String {
     if n >= 10_000 {
         format!("{}k", n / 1000)
@@ -114,8 +117,14 @@ pub fn draw(f: &mut Frame, area: Rect, v: &StatusView, theme: &Theme) {
     }
     let width = area.width as usize;
     let used = |spans: &[Span]| spans.iter().map(|s| s.content.width()).sum::<usize>();
+    // A passing note ("copied 120 chars") is what the user just asked for: it keeps its room
+    // (up to NOTE_ROOM columns) before the optional items take theirs.
+    let reserve = match v.note {
+        Some(n) if !v.quit_armed => 3 + n.width().min(NOTE_ROOM),
+        _ => 0,
+    };
     for item in optional {
-        if used(&spans) + 3 + item.width() <= width {
+        if used(&spans) + 3 + item.width() + reserve <= width {
             spans.push(sep());
             spans.push(Span::styled(item, theme.dim));
         }
@@ -177,7 +186,54 @@ pub fn fit_words(s: &str, room: usize) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::fit_words;
+    use super::*;
+
+    /// The bar at `width` with every optional item and `note`, as text.
+    fn bar(width: u16, note: &str) -> String {
+        let context = crate::agent::context::ContextStatus {
+            context_tokens: 50_000,
+            window: 200_000,
+            cost_usd: Some(1.25),
+            cache_read_share: Some(0.5),
+        };
+        let v = StatusView {
+            provider: "anthropic",
+            model: "claude-sonnet-4-5",
+            state: "ready".into(),
+            busy: false,
+            turn: 12,
+            usage: Usage {
+                input_tokens: 123_456,
+                output_tokens: 7_890,
+                ..Default::default()
+            },
+            context: Some(&context),
+            session: Some("1a2b3c4d"),
+            sandbox: "workspace-write",
+            grants: None,
+            mcp: Some("mcp 2/2".into()),
+            quit_armed: false,
+            note: Some(note),
+            hints: vec![],
+        };
+        let mut t =
+            ratatui::Terminal::new(ratatui::backend::TestBackend::new(width, 1)).expect("terminal");
+        t.draw(|f| draw(f, f.area(), &v, &Theme::default()))
+            .expect("draw");
+        let buf = t.backend().buffer();
+        (0..width).map(|x| buf[(x, 0)].symbol()).collect()
+    }
+
+    #[test]
+    fn the_copy_notes_fit_at_80_columns() {
+        for note in [strings::copied(123_456), strings::NOTHING_TO_COPY.into()] {
+            let line = bar(80, &note);
+            assert!(line.contains(&note), "{line}");
+            assert!(line.contains("anthropic/claude-sonnet-4-5"), "{line}");
+        }
+        // Wide enough, the optional items stay.
+        assert!(bar(200, &strings::copied(5)).contains("session 1a2b3c4d"));
+    }
 
     #[test]
     fn notes_are_cut_between_words() {

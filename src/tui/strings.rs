@@ -8,13 +8,19 @@ pub const COMPACTING: &str = "compacting the conversation…";
 /// On a conversation scrolled up while output arrived below (PgDn / End go back down).
 pub const NEW_OUTPUT: &str = " ↓ new output ";
 pub const EXPORT_NOTHING: &str = "nothing to export yet: the conversation is empty";
-pub const NOTHING_TO_COPY: &str = "nothing to copy: select a message (Tab) or open the JSON pane";
+pub const NOTHING_TO_COPY: &str = "nothing to copy: Tab selects a message";
 pub const QUIT_CONFIRM: &str = "press Ctrl+C again to quit";
 pub const INPUT_PLACEHOLDER: &str =
     "Ask something — try: list files, read Cargo.toml and tell me the time";
 pub const DEMO_NOTE: &str =
     "offline demo model: no API key set (ANTHROPIC_API_KEY / OPENAI_API_KEY)";
 pub const NEW_CONVERSATION: &str = "new conversation";
+pub const NO_SESSIONS: &str = "no saved sessions in this workspace yet";
+pub const READING_SESSIONS: &str = "reading the saved sessions…";
+pub const NO_SESSIONS_KEPT: &str =
+    "this run keeps no transcript (--no-session), so there are no sessions to resume";
+pub const NOT_WHILE_BUSY_RESUME: &str =
+    "wait for the turn to end (or Ctrl+C) before resuming a session";
 pub const NOT_WHILE_BUSY: &str =
     "wait for the turn to end (or Ctrl+C) before starting a new conversation";
 pub const HELP_TITLE: &str = " keys — ↑/↓ PgUp/PgDn scroll · any other key closes ";

@@ -10,7 +10,7 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 use tokio::time::Instant;
 use unicode_width::UnicodeWidthStr;
 
-use super::keys::{Action, Hint, SCROLL_HINTS, Scope, hint};
+use super::keys::{Action, Hint, TOOLS_HINTS};
 use super::pane::{EventState, Pane, PaneContext, scroll_key};
 use super::sanitize::sanitize;
 use super::scroll::Scroll;
@@ -19,9 +19,10 @@ use super::theme::Theme;
 use super::timeline::{self, Span as TimeSpan};
 use super::timeline_select::BarSelection;
 use super::tool_calls::{ToolCall, ToolCalls, ToolState};
+use super::tool_groups::{Item, ToolGroups};
 
 /// Rows kept for the last turns; older ones scroll away for good.
-const MAX_ROWS: usize = 500;
+pub(super) const MAX_ROWS: usize = 500;
 /// Model streams kept for the timeline of one prompt; beyond it neighbours are merged two by
 /// two (by then each column of the bar already covers several streams).
 const MAX_STREAMS: usize = 256;
@@ -32,6 +33,8 @@ const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "�
 #[derive(Default)]
 pub struct ToolsPane {
     rows: Vec<String>,
+    /// The rows grouped by prompt, as the list shows them.
+    groups: ToolGroups,
     /// The model's streams of the current prompt: (start, end).
     streams: Vec<(Instant, Option<Instant>)>,
     /// Streams in `streams` without an end.
@@ -65,8 +68,15 @@ impl ToolsPane {
         if self.rows.len() > MAX_ROWS {
             let cut = self.rows.len() - MAX_ROWS;
             self.rows.drain(..cut);
+            self.groups.trimmed(cut, self.rows.len());
         }
         self.prompt_first = self.rows.len();
+    }
+
+    /// A prompt's calls get a group headed by its first line (a live prompt, or one of a
+    /// resumed history).
+    pub fn begin_group(&mut self, text: &str) {
+        self.groups.begin(text, self.rows.len());
     }
 
     pub fn stream_started(&mut self, now: Instant) {
@@ -102,6 +112,7 @@ impl ToolsPane {
     /// Forgets every row and the timeline (a new or resumed conversation lists its own).
     pub fn reset(&mut self) {
         self.rows.clear();
+        self.groups.clear();
         self.streams.clear();
         self.session_streams.clear();
         self.session_start = None;
@@ -116,6 +127,7 @@ impl ToolsPane {
     pub fn add(&mut self, id: &str) {
         if !self.shows(id) {
             self.rows.push(id.to_string());
+            self.groups.add(self.rows.len() - 1);
         }
     }
 
@@ -163,10 +175,17 @@ impl ToolsPane {
             return;
         }
         let (start, end) = self.window;
-        let lines: Vec<Line> = self.rows[start.min(self.rows.len())..end.min(self.rows.len())]
+        let items = self.groups.items();
+        let lines: Vec<Line> = items[start.min(items.len())..end.min(items.len())]
             .iter()
-            .filter_map(|id| calls.get(id))
-            .map(|c| row_line(c, area.width, now, theme))
+            .filter_map(|item| match *item {
+                Item::Header(g) => Some(self.groups.header(g, area.width, theme)),
+                Item::Call(r) => self
+                    .rows
+                    .get(r)
+                    .and_then(|id| calls.get(id))
+                    .map(|c| row_line(c, area.width, now, theme)),
+            })
             .collect();
         f.render_widget(Paragraph::new(lines), area);
     }
@@ -265,17 +284,18 @@ impl Pane for ToolsPane {
         // when there is room. The list keeps at least two rows (its newest), so on a short
         // pane (80x24) every bar of the prompt still shows.
         let body = prompt_rows + 2;
+        let lines = self.groups.items().len();
         self.timeline_h = if inner_h >= 5 && self.prompt_start.is_some() {
-            let list_min = (self.rows.len() as u16).clamp(1, 2);
-            let free = inner_h.saturating_sub(self.rows.len() as u16);
+            let list_min = (lines as u16).clamp(1, 2);
+            let free = inner_h.saturating_sub(lines as u16);
             let room = (inner_h - list_min).max(free);
             (body + 1).min(room).max(3)
         } else {
             0
         };
         self.timeline_titled = self.timeline_h > body;
-        self.list_h = (self.rows.len().max(1) as u16).min(inner_h - self.timeline_h);
-        self.window = self.scroll.window(self.rows.len(), self.list_h as usize);
+        self.list_h = (lines.max(1) as u16).min(inner_h - self.timeline_h);
+        self.window = self.scroll.window(lines, self.list_h as usize);
     }
 
     fn draw(&self, f: &mut Frame, area: Rect, ctx: &PaneContext) {
@@ -323,11 +343,15 @@ impl Pane for ToolsPane {
             self.whole_session = !self.whole_session;
             return EventState::Consumed;
         }
+        if action == Action::Toggle {
+            self.groups.toggle(self.rows.len());
+            return EventState::Consumed;
+        }
         scroll_key(&mut self.scroll, action)
     }
 
     fn hints(&self) -> &'static [Hint] {
-        TIMELINE_HINTS
+        TOOLS_HINTS
     }
 
     fn scroll(&mut self) -> &mut Scroll {
@@ -372,14 +396,6 @@ fn row_line(r: &ToolCall, width: u16, now: Instant, theme: &Theme) -> Line<'stat
         Span::styled(format!(" {timer}"), st),
     ])
 }
-
-/// Keys while focused: ←/→ pick a timeline bar, Enter opens it in the JSON pane.
-const TIMELINE_HINTS: &[Hint] = &[
-    hint(Action::NextItem, Scope::Pane, "bar"),
-    hint(Action::Toggle, Scope::Pane, "open in JSON"),
-    SCROLL_HINTS[0],
-    SCROLL_HINTS[2],
-];
 
 /// Cuts `s` to `room` columns with an ellipsis.
 pub fn fit(s: &str, room: usize) -> String {

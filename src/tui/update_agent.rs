@@ -14,6 +14,7 @@ use super::tool_calls::ToolState;
 use crate::agent::INTERRUPT_MARKER;
 use crate::agent::protocol::{AgentEvent, Terminal, TurnSummary};
 use crate::message::{ContentBlock, Message, Role};
+use crate::session::record::ToolTiming;
 
 /// Live output kept per tool call while it runs (the final output replaces it).
 const MAX_PROGRESS_BYTES: usize = 64 * 1024;
@@ -27,9 +28,10 @@ impl App {
             AgentEvent::PromptStart { text } => {
                 self.turn.busy = true;
                 self.turn.last_error = None;
+                self.tools.prompt_started(now);
+                self.tools.begin_group(&text);
                 self.conversation.push(CellKind::User(text));
                 self.conversation.scroll.bottom();
-                self.tools.prompt_started(now);
             }
             AgentEvent::TurnStart { turn } => self.turn.turn = turn,
             AgentEvent::RequestStart {
@@ -139,6 +141,7 @@ impl App {
             AgentEvent::Usage(u) => self.turn.usage = u,
             AgentEvent::Message { index, message } => self.json.set_message(index, message),
             AgentEvent::EarlierHistory { messages } => self.earlier = messages,
+            AgentEvent::ToolTimings { timings } => self.timings = timings,
             AgentEvent::HistoryReset {
                 messages,
                 summaries,
@@ -157,8 +160,9 @@ impl App {
                 }
                 self.turn.turn = 0;
                 self.turn.usage = Default::default();
+                let timings = std::mem::take(&mut self.timings);
                 for m in &messages {
-                    self.replay(m, &summaries, now);
+                    self.replay(m, &summaries, &timings, now);
                 }
                 // Calls neither pane shows any more are forgotten.
                 let (conversation, tools) = (&self.conversation, &self.tools);
@@ -272,8 +276,15 @@ impl App {
         }
     }
 
-    /// Rebuilds cells and tool rows from a resumed history.
-    fn replay(&mut self, m: &Message, summaries: &HashMap<String, String>, now: Instant) {
+    /// Rebuilds cells and tool rows from a resumed history; `timings` (from the transcript)
+    /// give each call its outcome and duration as it ran.
+    fn replay(
+        &mut self,
+        m: &Message,
+        summaries: &HashMap<String, String>,
+        timings: &HashMap<String, ToolTiming>,
+        now: Instant,
+    ) {
         for block in &m.content {
             match block {
                 ContentBlock::Text { text } if m.role == Role::User => {
@@ -288,6 +299,7 @@ impl App {
                     } else if text == INTERRUPT_MARKER {
                         self.conversation.push(CellKind::Interrupted);
                     } else {
+                        self.tools.begin_group(text);
                         self.conversation.push(CellKind::User(text.clone()));
                     }
                 }
@@ -312,14 +324,21 @@ impl App {
                     tool_use_id,
                     content,
                     is_error,
-                } => self.tool_calls.update(tool_use_id, |c| {
-                    c.state = if *is_error {
-                        ToolState::Error
-                    } else {
-                        ToolState::Ok
-                    };
-                    c.output = content.clone();
-                }),
+                } => {
+                    let timing = timings.get(tool_use_id);
+                    self.tool_calls.update(tool_use_id, |c| {
+                        c.state = match timing.map(|t| t.outcome.as_str()) {
+                            Some("cancelled") => ToolState::Cancelled,
+                            Some("denied") => ToolState::Denied,
+                            Some("ok") => ToolState::Ok,
+                            Some(_) => ToolState::Error,
+                            None if *is_error => ToolState::Error,
+                            None => ToolState::Ok,
+                        };
+                        c.duration_ms = timing.map(|t| t.duration_ms);
+                        c.output = content.clone();
+                    })
+                }
             }
         }
     }

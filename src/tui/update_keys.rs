@@ -39,6 +39,10 @@ impl App {
             self.rewind_key(key);
             return;
         }
+        if self.sessions.is_some() {
+            self.sessions_key(key);
+            return;
+        }
         let global = action_for(&key, Scope::Global, shift_enter);
         if global != Some(Action::Cancel) {
             self.last_esc = None;
@@ -271,7 +275,11 @@ impl App {
     }
 
     pub fn on_paste(&mut self, text: &str) {
-        if self.approvals.is_open() || self.help_open || self.rewind.is_some() {
+        if self.approvals.is_open()
+            || self.help_open
+            || self.rewind.is_some()
+            || self.sessions.is_some()
+        {
             return;
         }
         self.set_focus(Focus::Input);

@@ -31,6 +31,9 @@ pub fn draw(app: &mut App, f: &mut Frame, now: Instant) {
     if area.width == 0 || area.height == 0 {
         return;
     }
+    if let Some(s) = &mut app.sessions {
+        s.poll();
+    }
     let frame = layout(app, area, now);
     render(app, f, &frame, now);
 }
@@ -114,6 +117,9 @@ fn render(app: &App, f: &mut Frame, frame: &Frame3, now: Instant) {
         .draw(f, frame.main.union(frame.input), &app.theme);
     if let Some(r) = &app.rewind {
         r.draw(f, frame.main.union(frame.input), &app.theme);
+    }
+    if let Some(s) = &app.sessions {
+        s.draw(f, frame.main.union(frame.input), &app.theme);
     }
     if app.help_open {
         help::draw(f, f.area(), app.help_scroll, &app.theme);

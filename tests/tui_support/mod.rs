@@ -142,3 +142,38 @@ pub fn render_text(app: &mut App, w: u16, h: u16, now: Instant) -> String {
     }
     out
 }
+
+/// A saved session in `dir` as tooloop writes it: one prompt answered in `turns` turns, the
+/// file last written at `mtime` seconds after the epoch (the picker sorts and shows by it).
+pub fn write_session(
+    dir: &std::path::Path,
+    id: &str,
+    workspace: &str,
+    prompt: &str,
+    turns: u32,
+    mtime: u64,
+) -> std::path::PathBuf {
+    use serde_json::json;
+    let lines = [
+        json!({"type":"header","id":id,"created":"2026-12-01T06:30:12Z","workspace":workspace,
+               "tooloop_version":"0.1.0","format":1}),
+        json!({"type":"prompt_start","time":"2026-12-01T06:30:13Z","prompt":prompt,"model":"m"}),
+        json!({"type":"message","index":0,"message":{"role":"user",
+               "content":[{"type":"text","text":prompt}]}}),
+        json!({"type":"message","index":1,"message":{"role":"assistant",
+               "content":[{"type":"text","text":format!("answer to {prompt}")}]}}),
+        json!({"type":"prompt_end","time":"2026-12-01T06:30:14Z","reason":"completed",
+               "turns":turns,"usage":{"input_tokens":10,"output_tokens":5}}),
+    ];
+    std::fs::create_dir_all(dir).expect("sessions dir");
+    let path = dir.join(format!("20261201T063012Z-{id}.jsonl"));
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(&path, text).expect("write session");
+    let file = std::fs::File::options()
+        .append(true)
+        .open(&path)
+        .expect("open");
+    file.set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(mtime))
+        .expect("mtime");
+    path
+}
