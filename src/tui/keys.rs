@@ -42,6 +42,10 @@ pub enum Action {
     HistoryNext,
     /// Ctrl+R: search the prompt history.
     HistorySearch,
+    /// Ctrl+U: delete to the line start (readline's meaning, not the editor widget's undo).
+    DeleteToLineStart,
+    /// Ctrl+Z: undo the last edit of the input.
+    Undo,
     /// Copy the selection to the clipboard (OSC 52).
     Copy,
     AllowOnce,
@@ -278,6 +282,14 @@ pub const BINDINGS: &[Binding] = &[
         Action::HistoryNext,
         "later prompt (while recalling)",
     ),
+    bind(
+        Input,
+        &[ctrl('u')],
+        "Ctrl+U",
+        Action::DeleteToLineStart,
+        "delete to the line start (Ctrl+K: to the end; Ctrl+W: the word before)",
+    ),
+    bind(Input, &[ctrl('z')], "Ctrl+Z", Action::Undo, "undo an edit"),
     bind(
         Input,
         &[ctrl('r')],

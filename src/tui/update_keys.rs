@@ -247,6 +247,8 @@ impl App {
                     self.input.key(key);
                 }
             }
+            Some(Action::DeleteToLineStart) => self.input.delete_to_line_start(),
+            Some(Action::Undo) => self.input.undo(),
             Some(Action::PageUp) => self.conversation.scroll.page_up(),
             Some(Action::PageDown) => self.conversation.scroll.page_down(),
             _ => self.input.key(key),
