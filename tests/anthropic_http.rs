@@ -83,8 +83,13 @@ async fn http_errors_are_typed_with_retry_hints() {
             message,
             retry_after,
             should_retry,
+            body,
         } => {
             assert_eq!(*status, 429);
+            assert!(
+                body.contains("\"rate_limit_error\""),
+                "the raw body: {body}"
+            );
             assert_eq!(error_type.as_deref(), Some("rate_limit_error"));
             assert!(message.contains("rate limit"), "{message}");
             assert_eq!(*retry_after, Some(Duration::from_millis(1500)));

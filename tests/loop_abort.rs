@@ -55,6 +55,7 @@ fn http(status: u16, retry_after: Option<Duration>) -> ProviderError {
         message: "busy".into(),
         retry_after,
         should_retry: None,
+        body: String::new(),
     }
 }
 

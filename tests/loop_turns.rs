@@ -23,6 +23,7 @@ fn http(status: u16, kind: &str, retry_after: Option<Duration>) -> ProviderError
         message: format!("{kind} message"),
         retry_after,
         should_retry: None,
+        body: String::new(),
     }
 }
 

@@ -128,6 +128,12 @@ async fn rate_limits_carry_the_wait_and_retry_hints() {
     let err = drain(&p, &request(vec![Message::user_text("hi")]))
         .await
         .expect_err("429");
+    // The raw body travels along as the server sent it.
+    let body = match &err {
+        ProviderError::Http { body, .. } => body.clone(),
+        _ => String::new(),
+    };
+    assert!(body.contains("Rate limit reached"), "{body}");
     assert_eq!(
         err,
         ProviderError::Http {
@@ -136,6 +142,7 @@ async fn rate_limits_carry_the_wait_and_retry_hints() {
             message: "Rate limit reached".into(),
             retry_after: Some(std::time::Duration::from_millis(1500)),
             should_retry: Some(true),
+            body,
         }
     );
 }

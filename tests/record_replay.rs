@@ -318,6 +318,13 @@ fn the_request_stepper_shows_every_request_made_the_failed_one_too() {
         "{head}"
     );
     assert!(head.contains("FAILED") && head.contains("529"), "{head}");
+    // The raw answer, as the server sent it: status and error body.
+    let (status, body) = stepper.http_failure().expect("the HTTP failure is kept");
+    assert_eq!(*status, 529);
+    let body: Value = serde_json::from_str(body).expect("the body as sent is JSON");
+    assert_eq!(body["type"], "error");
+    assert_eq!(body["error"]["type"], "overloaded_error");
+    assert_eq!(body["error"]["message"], "Overloaded");
     let shown = stepper.shown.as_ref().expect("loaded from the recording");
     assert_eq!(shown.body.json(), &journal[0].body);
     assert!(shown.sse.is_empty(), "a 529 streams nothing");
@@ -338,4 +345,280 @@ fn the_request_stepper_shows_every_request_made_the_failed_one_too() {
         .filter(|(e, d)| e == "content_block_start" && d.contains("\"tool_use\""))
         .count();
     assert_eq!(tool_blocks, 3);
+}
+
+fn app_for(run: &Run) -> tooloop::tui::app::App {
+    use tooloop::tui::app::{App, RunInfo};
+    App::new(RunInfo {
+        provider: "anthropic".into(),
+        model: "claude-mock".into(),
+        session: None,
+        shift_enter: false,
+        mouse: false,
+        save_dir: run.home.path().join("json"),
+        session_handle: None,
+        sandbox: String::new(),
+        models: None,
+        workspace: run.workspace.clone(),
+        approval: "ask".into(),
+    })
+}
+
+#[test]
+fn a_failed_request_keeps_the_raw_http_answer_in_the_recording() {
+    let server = MockServer::start();
+    let original = record_run(&server, "--record");
+    let path = find(original.home.path(), ".record")
+        .pop()
+        .expect("recording");
+    let file = std::fs::read_to_string(&path).expect("recording");
+    let failed: Vec<Value> = file
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|l| l["type"] == "request_failed")
+        .collect();
+    assert_eq!(failed.len(), 1, "one refused request");
+    assert_eq!(failed[0]["status"], 529);
+    let body: Value = serde_json::from_str(failed[0]["body"].as_str().expect("body")).unwrap();
+    assert_eq!(body["error"]["type"], "overloaded_error");
+    assert!(!file.contains(KEY));
+    // stream-json prints no line for it: the replay still matches the original.
+    assert!(
+        original.lines.iter().all(|l| l["type"] != "request_failed"),
+        "not a stream-json line"
+    );
+}
+
+#[test]
+fn selecting_a_timeline_bar_opens_that_request_or_tool_in_the_json_pane() {
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    use tooloop::tui::app::Focus;
+    use tooloop::tui::json_pane::JsonView;
+    use tooloop::tui::request_stepper::Link;
+    use tooloop::tui::timeline_select::Bar;
+
+    let server = MockServer::start();
+    let original = record_run(&server, "--record");
+    let path = find(original.home.path(), ".record")
+        .pop()
+        .expect("recording");
+    let rec = tooloop::record::read(&path).expect("reads");
+    let mut app = app_for(&original);
+    app.json.requests.link(Link::Replay(path.clone()));
+    let t0 = tokio::time::Instant::now();
+    let timeline = tooloop::replay::timeline(&rec.entries);
+    let end = timeline.last().map_or(0, |t| t.at_ms);
+    for t in timeline {
+        app.on_agent(t.event, t0 + Duration::from_millis(t.at_ms));
+    }
+    let now = t0 + Duration::from_millis(end + 10);
+    let key = |app: &mut tooloop::tui::app::App, code: KeyCode| {
+        app.on_key(KeyEvent::new(code, KeyModifiers::NONE), now)
+    };
+    app.focus = Focus::Tools;
+    // Enter with nothing picked does nothing; the first ← picks the newest bar: the last
+    // request (turn 2).
+    key(&mut app, KeyCode::Enter);
+    assert!(!app.json_open);
+    key(&mut app, KeyCode::Left);
+    assert_eq!(app.tools.bars.selected, Some(Bar::Request(2)));
+    key(&mut app, KeyCode::Enter);
+    assert!(app.json_open && app.focus == Focus::Json);
+    assert_eq!(app.json.view, JsonView::Request);
+    assert_eq!(app.json.requests.current(), Some(2));
+
+    // Back in the tools pane, Enter alone is the pane's own again (the pick is not re-opened
+    // until ←/→ pick anew); ← walks to the tool bars: Enter shows the call's input and output
+    // as the model saw them.
+    app.focus = Focus::Tools;
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.focus, Focus::Tools, "not re-opened");
+    key(&mut app, KeyCode::Left);
+    let Some(Bar::Tool(id)) = app.tools.bars.selected.clone() else {
+        panic!("a tool bar: {:?}", app.tools.bars.selected);
+    };
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.json.view, JsonView::Tool);
+    let shown: Value = serde_json::from_str(&app.json.export()).expect("JSON");
+    assert_eq!(shown["id"], id.as_str());
+    assert_eq!(shown["tool_use"]["type"], "tool_use");
+    assert_eq!(shown["tool_use"]["id"], id.as_str());
+    assert_eq!(shown["tool_result"]["tool_use_id"], id.as_str());
+    assert!(shown["tool_result"]["content"].is_string());
+    // F3 leaves the tool view for the usual cycle.
+    assert_eq!(JsonView::Tool.next(), JsonView::History);
+
+    // The whole-session view (t) holds the same bars here (one prompt); the first bar is
+    // the failed request, and Enter shows it with the server's 529.
+    app.focus = Focus::Tools;
+    key(&mut app, KeyCode::Char('t'));
+    assert!(app.tools.whole_session);
+    for _ in 0..10 {
+        key(&mut app, KeyCode::Left);
+    }
+    assert_eq!(app.tools.bars.selected, Some(Bar::Request(0)));
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.json.view, JsonView::Request);
+    let head = app.json.requests.headline().expect("headline");
+    assert!(head.starts_with("request 1 of 3"), "{head}");
+    assert_eq!(app.json.requests.http_failure().map(|h| h.0), Some(529));
+    // Drawn: the status and the body as the server sent it, in the request and sse views.
+    for view in [JsonView::Request, JsonView::Sse] {
+        app.json.view = view;
+        let screen = draw(&mut app, now);
+        assert!(
+            screen.contains("// HTTP 529 · the server's error body, as sent:"),
+            "{screen}"
+        );
+        assert!(screen.contains("\"overloaded_error\""), "{screen}");
+    }
+    // → from there reaches every bar: 3 requests and 3 tools.
+    app.focus = Focus::Tools;
+    let mut seen = vec![app.tools.bars.selected.clone()];
+    for _ in 0..10 {
+        key(&mut app, KeyCode::Right);
+        if seen.last() != Some(&app.tools.bars.selected) {
+            seen.push(app.tools.bars.selected.clone());
+        }
+    }
+    assert_eq!(seen.len(), 6, "{seen:?}");
+}
+
+/// A `-p` run in a given HOME and workspace (so a second run can `--continue` the first).
+fn run_in(home: &Path, ws: &Path, server: &MockServer, prompt: &str, extra: &[&str]) -> Run {
+    let base = server.anthropic_base();
+    let mut args = vec![
+        "-p",
+        prompt,
+        "--provider",
+        "anthropic",
+        "--base-url",
+        &base,
+        "--model",
+        "claude-mock",
+        "--output-format",
+        "stream-json",
+        "--record",
+    ];
+    args.extend_from_slice(extra);
+    let run = Tooloop::new(&args)
+        .env("ANTHROPIC_API_KEY", KEY)
+        .env("HOME", &home.to_string_lossy())
+        .env("XDG_CONFIG_HOME", &home.join(".config").to_string_lossy())
+        .env(
+            "XDG_DATA_HOME",
+            &home.join(".local/share").to_string_lossy(),
+        )
+        .env(
+            "XDG_STATE_HOME",
+            &home.join(".local/state").to_string_lossy(),
+        )
+        .env("XDG_CACHE_HOME", &home.join(".cache").to_string_lossy())
+        .workspace(ws)
+        .run();
+    assert_eq!(run.code, Some(0), "stderr:\n{}", run.stderr);
+    run
+}
+
+/// CLI.md: `t_ms` is "milliseconds since the run started", and each `-p` run printed its
+/// own lines from 0. A recording two runs appended to (the second resumed the session)
+/// replays as the two outputs one after the other, each line as its run printed it.
+#[test]
+fn a_resumed_session_replays_each_run_as_it_printed() {
+    let server = MockServer::start();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (home, ws) = (dir.path().join("home"), dir.path().join("ws"));
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::create_dir_all(&ws).unwrap();
+    server.enqueue(
+        ReplyBuilder::new()
+            .text("One.")
+            .tool_use("toolu_1", "get_current_time", json!({}))
+            .delay_ms(10)
+            .build(),
+    );
+    server.enqueue(ReplyBuilder::new().text("Done one.").delay_ms(10).build());
+    let first = run_in(&home, &ws, &server, "first run", &[]);
+    std::thread::sleep(Duration::from_millis(300));
+    server.enqueue(ReplyBuilder::new().text("Two.").delay_ms(40).build());
+    let second = run_in(&home, &ws, &server, "second run", &["--continue"]);
+    let recordings = find(&home, ".record");
+    assert_eq!(
+        recordings.len(),
+        1,
+        "one session, one recording: {recordings:?}"
+    );
+
+    let (replayed, _) = replay(&recordings[0], &["--speed", "20"]);
+    assert_eq!(replayed.code, Some(0), "stderr:\n{}", replayed.stderr);
+    let originals: Vec<&Value> = first.lines.iter().chain(&second.lines).collect();
+    let types = |v: &[&Value]| -> Vec<String> {
+        v.iter()
+            .map(|l| l["type"].as_str().unwrap_or("").to_string())
+            .collect()
+    };
+    assert_eq!(
+        replayed
+            .lines
+            .iter()
+            .map(|l| l["type"].as_str().unwrap_or("").to_string())
+            .collect::<Vec<_>>(),
+        types(&originals)
+    );
+    for (a, b) in originals.iter().zip(&replayed.lines) {
+        let (ta, tb) = (a["t_ms"].as_u64().unwrap(), b["t_ms"].as_u64().unwrap());
+        let slack = (ta / 20).max(20);
+        assert!(ta.abs_diff(tb) <= slack, "t_ms {ta} vs {tb} at {a}");
+    }
+    // The second run's lines start again near 0, as that run printed them, after the first
+    // run's result line.
+    let n = first.lines.len();
+    assert_eq!(replayed.lines[n - 1]["type"], "result");
+    let restart = replayed.lines[n]["t_ms"].as_u64().unwrap();
+    let first_end = replayed.lines[n - 1]["t_ms"].as_u64().unwrap();
+    assert!(restart < first_end, "{restart} after {first_end}");
+}
+
+/// The whole frame at 120×40, as text.
+fn draw(app: &mut tooloop::tui::app::App, now: tokio::time::Instant) -> String {
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+    let mut terminal = Terminal::new(TestBackend::new(120, 40)).expect("terminal");
+    terminal
+        .draw(|f| tooloop::tui::view::draw(app, f, now))
+        .expect("draw");
+    let buf = terminal.backend().buffer().clone();
+    (0..buf.area.height)
+        .map(|y| {
+            (0..buf.area.width)
+                .map(|x| buf[(x, y)].symbol().to_string())
+                .collect::<String>()
+                + "\n"
+        })
+        .collect()
+}
+
+/// A server that echoes the key in its error body: the raw body kept for the stepper and
+/// the recording has it redacted.
+#[tokio::test]
+async fn an_echoed_key_is_redacted_from_the_raw_error_body() {
+    use support::stream::{TEST_KEY, anthropic_start_err};
+    use tooloop::provider::ProviderError;
+    let server = MockServer::start();
+    let e = anthropic_start_err(
+        &server,
+        Reply::error(
+            401,
+            "authentication_error",
+            &format!("invalid x-api-key {TEST_KEY}"),
+        ),
+    )
+    .await;
+    let ProviderError::Http { status, body, .. } = &e else {
+        panic!("{e:?}");
+    };
+    assert_eq!(*status, 401);
+    assert!(!body.contains(TEST_KEY), "{body}");
+    assert!(body.contains("invalid x-api-key [redacted]"), "{body}");
+    assert!(body.contains("\"authentication_error\""), "{body}");
 }

@@ -160,3 +160,192 @@ fn step_plays_one_event_per_space() {
         "Space never reached the input box (its placeholder still shows):\n{after}"
     );
 }
+
+/// The live TUI against the mock, recording, in its own HOME (120×40).
+fn start_live(name: &str, home: &Path, base: &str) -> Pane {
+    let bin = env!("CARGO_BIN_EXE_tooloop");
+    let h = home.display();
+    let command = format!(
+        "cd '{h}' && env -u OPENAI_API_KEY -u ANTHROPIC_BASE_URL NO_COLOR=1 {env} \
+         ANTHROPIC_API_KEY=k-test '{bin}' --workspace '{h}' --provider anthropic \
+         --base-url '{base}' --model claude-mock --record; echo EXITED:$?; sleep 600",
+        env = tmux::isolated_home(home)
+    );
+    let t = Tmux::start(&format!("replay-{name}"), 120, 40, &command)
+        .with_timing(DEADLINE, Duration::from_millis(50));
+    Pane(t)
+}
+
+#[test]
+fn the_stepper_reaches_requests_made_before_new() {
+    if !have_tmux() {
+        return;
+    }
+    let server = MockServer::start();
+    server.enqueue(ReplyBuilder::new().text("First answer.").build());
+    server.enqueue(ReplyBuilder::new().text("Second answer.").build());
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pane = start_live("new", dir.path(), &server.anthropic_base());
+    pane.wait_for("the first screen", |s| s.contains("Ask something"));
+    let send = |text: &str| {
+        pane.tmux(&["send-keys", "-t", "0", "-l", text]);
+        pane.tmux(&["send-keys", "-t", "0", "Enter"]);
+    };
+    send("alpha question");
+    pane.wait_for("the first answer", |s| s.contains("First answer."));
+    send("/new");
+    pane.wait_for("the new conversation", |s| {
+        s.contains("new conversation") && !s.contains("First answer.")
+    });
+    send("beta question");
+    pane.wait_for("the second answer", |s| s.contains("Second answer."));
+    // Two recordings now, one per transcript.
+    assert_eq!(find(dir.path(), ".record").len(), 2);
+    // JSON pane, request view, focused (Shift+Tab from the input is the last pane).
+    pane.tmux(&["send-keys", "-t", "0", "F2"]);
+    pane.tmux(&["send-keys", "-t", "0", "F3"]);
+    pane.tmux(&["send-keys", "-t", "0", "BTab"]);
+    pane.wait_for("the live request", |s| {
+        s.contains("request 2 of 2") && s.contains("beta question")
+    });
+    pane.tmux(&["send-keys", "-t", "0", "["]);
+    pane.wait_for("the request before /new", |s| s.contains("request 1 of 2"));
+    // Only its messages (d), so the prompt is on screen.
+    pane.tmux(&["send-keys", "-t", "0", "d"]);
+    let older = pane.wait_for("its messages", |s| s.contains("(the first request)"));
+    assert!(
+        older.contains("alpha question"),
+        "the first request's body, read from the first recording:\n{older}"
+    );
+    assert!(
+        !older.contains("fewer requests") && !older.contains("is not in"),
+        "{older}"
+    );
+}
+
+/// A live TUI session where the user approved a shell command after about a second.
+fn recording_with_an_approval() -> (tempfile::TempDir, PathBuf) {
+    let server = MockServer::start();
+    server.enqueue(
+        ReplyBuilder::new()
+            .text("Let me look.")
+            .tool_use("toolu_ls", "bash", json!({"command": "echo approved-run"}))
+            .build(),
+    );
+    server.enqueue(ReplyBuilder::new().text("Looked fine.").build());
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pane = start_live("ask", dir.path(), &server.anthropic_base());
+    pane.wait_for("the first screen", |s| s.contains("Ask something"));
+    pane.tmux(&["send-keys", "-t", "0", "-l", "list things"]);
+    pane.tmux(&["send-keys", "-t", "0", "Enter"]);
+    pane.wait_for("the question", |s| s.contains("allow bash?"));
+    std::thread::sleep(Duration::from_millis(1200));
+    pane.tmux(&["send-keys", "-t", "0", "y"]);
+    pane.wait_for("the answer", |s| s.contains("Looked fine."));
+    drop(pane);
+    let rec = find(dir.path(), ".record").pop().expect("a recording");
+    (dir, rec)
+}
+
+#[test]
+fn a_replayed_approval_shows_and_closes_on_the_recorded_answer() {
+    if !have_tmux() {
+        return;
+    }
+    let (_dir, rec) = recording_with_an_approval();
+    let file = std::fs::read_to_string(&rec).expect("recording");
+    assert!(file.contains("\"type\":\"permission_request\""), "{file}");
+
+    // At the recorded pace: the modal opens, y does not answer it, the recorded answer
+    // closes it about 1.2 s later and says so.
+    let pane = Pane::start("approve", &format!("replay '{}'", rec.display()));
+    pane.wait_for("the recorded question", |s| s.contains("allow bash?"));
+    pane.tmux(&["send-keys", "-t", "0", "y"]);
+    let done = pane.wait_for("the end of the replay", |s| s.contains("replay finished"));
+    let line = done
+        .lines()
+        .find(|l| l.contains("recorded answer: bash approved by the user after"))
+        .unwrap_or_else(|| panic!("no recorded answer line:\n{done}"));
+    assert!(
+        line.contains("after 1.") || line.contains("after 2."),
+        "the recorded wait: {line}"
+    );
+    assert!(
+        done.contains("this is a replay: the recorded answer"),
+        "{done}"
+    );
+    assert!(done.contains("Looked fine."), "{done}");
+    drop(pane);
+
+    // Stepping: the question stays until Space plays the answer.
+    let pane = Pane::start(
+        "approve-step",
+        &format!("replay --step '{}'", rec.display()),
+    );
+    pane.wait_for("the intro", |s| s.contains("one event per Space"));
+    let start = Instant::now();
+    while !pane.screen().contains("allow bash?") {
+        assert!(start.elapsed() < DEADLINE, "{}", pane.screen());
+        pane.space(1);
+        std::thread::sleep(Duration::from_millis(60));
+    }
+    pane.tmux(&["send-keys", "-t", "0", "y"]);
+    pane.tmux(&["send-keys", "-t", "0", "n"]);
+    std::thread::sleep(Duration::from_millis(400));
+    assert!(
+        pane.screen().contains("allow bash?"),
+        "y / n do not answer a recorded question:\n{}",
+        pane.screen()
+    );
+    // Space plays on (the rest of the stream, then the answer) until the answer closes it.
+    let start = Instant::now();
+    while pane.screen().contains("allow bash?") {
+        assert!(start.elapsed() < DEADLINE, "{}", pane.screen());
+        pane.space(1);
+        std::thread::sleep(Duration::from_millis(60));
+    }
+    pane.wait_for("the recorded answer", |s| {
+        s.contains("approved by the user after")
+    });
+}
+
+#[test]
+fn a_timeline_bar_opens_in_the_json_pane() {
+    if !have_tmux() {
+        return;
+    }
+    let (_run, rec) = recording();
+    let pane = Pane::start("bars", &format!("replay --speed 5 '{}'", rec.display()));
+    pane.wait_for("the end of the replay", |s| s.contains("replay finished"));
+    let keys = |k: &[&str]| {
+        for key in k {
+            pane.tmux(&["send-keys", "-t", "0", key]);
+        }
+    };
+    // Tools pane (Tab twice); ← from the newest bar back to the last request's.
+    keys(&["Tab", "Tab"]);
+    let start = Instant::now();
+    while !pane.screen().contains("request 2 · Enter: open in JSON") {
+        assert!(start.elapsed() < DEADLINE, "{}", pane.screen());
+        keys(&["Left"]);
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(pane.screen().contains("═"), "{}", pane.screen());
+    keys(&["Enter"]);
+    pane.wait_for("that request in the JSON pane", |s| {
+        s.contains("request 2 of 2") && s.contains("\"model\": \"claude-mock\"")
+    });
+    // Back to the tools pane; ← walks to a tool bar, Enter shows its input and output.
+    keys(&["Escape", "Tab", "Tab", "Left"]);
+    let picked = pane.wait_for("a tool bar", |s| {
+        s.contains("Enter: input and output in JSON") && s.contains("▓")
+    });
+    keys(&["Enter"]);
+    let shown = pane.wait_for("the tool view", |s| {
+        s.contains(" tool ") && s.contains("\"tool_use\": {")
+    });
+    assert!(
+        shown.contains("\"id\": \"toolu_time\"") || shown.contains("\"id\": \"toolu_sleep\""),
+        "{picked}\n{shown}"
+    );
+}

@@ -113,6 +113,22 @@ async fn ctrl_d_quits_only_on_an_empty_input() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn ctrl_u_clears_to_the_line_start_and_ctrl_z_undoes_it() {
+    let mut app = app();
+    let now = Instant::now();
+    type_text(&mut app, "打字中 typing", now);
+    app.on_key(key(KeyCode::Left), now);
+    app.on_key(ctrl('u'), now);
+    assert_eq!(
+        app.input.text(),
+        "g",
+        "Ctrl+U deletes from the caret to the line start"
+    );
+    app.on_key(ctrl('z'), now);
+    assert_eq!(app.input.text(), "打字中 typing");
+}
+
+#[tokio::test(start_paused = true)]
 async fn prompts_typed_while_busy_are_queued_until_done() {
     let mut app = app();
     let now = Instant::now();

@@ -121,6 +121,13 @@ pub enum AgentEvent {
         model: String,
         body: Arc<RequestBody>,
     },
+    /// The server refused the request in flight: its HTTP status and the error body as
+    /// sent (an echoed key redacted). Comes before the Retry or Error that follows; for the
+    /// JSON pane's request stepper and recordings (stream-json has no line for it).
+    RequestFailed {
+        status: u16,
+        body: String,
+    },
     /// Waiting before another attempt.
     Retry {
         attempt: u32,

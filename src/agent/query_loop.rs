@@ -353,6 +353,7 @@ async fn open_stream(
             Ok(stream) => return Ok(stream),
             Err(e) => e,
         };
+        failure::report_http(agent, &err);
         if !agent.settings.retry.should_retry(state.attempt, &err) {
             return Err(OpenError::Failed(err));
         }

@@ -44,6 +44,7 @@ mod tests {
             message: message.into(),
             retry_after: None,
             should_retry: None,
+            body: String::new(),
         }
     }
 

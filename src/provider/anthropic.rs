@@ -147,7 +147,7 @@ impl AnthropicProvider {
             })?;
         let status = resp.status();
         if !status.is_success() {
-            return Err(http_error(resp).await);
+            return Err(http_error(resp, self.api_key.to_str().unwrap_or("")).await);
         }
         let is_json = resp
             .headers()
@@ -213,7 +213,7 @@ fn endpoint(base_url: &str) -> Result<reqwest::Url, SetupError> {
 }
 
 /// A non-2xx answer: the API's error type and message, and what the server says about retrying.
-async fn http_error(resp: reqwest::Response) -> ProviderError {
+async fn http_error(resp: reqwest::Response, key: &str) -> ProviderError {
     let status = resp.status();
     let retry_after = retry::parse_retry_after(resp.headers());
     let should_retry = retry::parse_should_retry(resp.headers());
@@ -238,6 +238,11 @@ async fn http_error(resp: reqwest::Response) -> ProviderError {
         message,
         retry_after,
         should_retry,
+        body: if key.is_empty() {
+            text
+        } else {
+            text.replace(key, "[redacted]")
+        },
     }
 }
 

@@ -160,6 +160,9 @@ pub enum ProviderError {
         retry_after: Option<Duration>,
         /// `x-should-retry` if the server sent it.
         should_retry: Option<bool>,
+        /// The error body as the server sent it (at most 64 KiB; the API key, should the
+        /// server echo it, replaced by `[redacted]`), for the request stepper and recordings.
+        body: String,
     },
     /// No connection could be made, or it broke before the response head.
     #[error("connection error: {0}")]

@@ -195,6 +195,7 @@ impl OpenAiProvider {
             message: self.redact(&message),
             retry_after: parse_retry_after(headers),
             should_retry: parse_should_retry(headers).or(out_of_quota.then_some(false)),
+            body: self.redact(body),
         }
     }
 

@@ -90,6 +90,7 @@ mod tests {
             message: String::new(),
             retry_after,
             should_retry: None,
+            body: String::new(),
         }
     }
 

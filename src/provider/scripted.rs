@@ -104,6 +104,7 @@ impl Provider for ScriptedProvider {
                     message: e.to_string(),
                     retry_after: None,
                     should_retry: None,
+                    body: String::new(),
                 });
             }
             match reply {
@@ -113,6 +114,7 @@ impl Provider for ScriptedProvider {
                     message: "the script has no reply left".into(),
                     retry_after: None,
                     should_retry: Some(false),
+                    body: String::new(),
                 }),
                 Some(Reply::Fail(delay, e)) => {
                     tokio::time::sleep(delay).await;

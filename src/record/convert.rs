@@ -37,6 +37,7 @@ impl Kind {
                 model,
                 body: Arc::new(RequestBody::from(body)),
             },
+            Kind::RequestFailed { status, body } => E::RequestFailed { status, body },
             Kind::Retry {
                 attempt,
                 delay_ms,
@@ -73,12 +74,13 @@ impl Kind {
                 tool,
                 input,
                 summary,
+                preview,
             } => E::PermissionRequest {
                 id,
                 tool,
                 input,
                 summary,
-                preview: None,
+                preview: preview.as_ref().and_then(preview_from),
             },
             Kind::Permission { id, name, allowed } => E::Permission { id, name, allowed },
             Kind::ToolStart { id, name } => E::ToolStart { id, name },
@@ -115,6 +117,7 @@ impl Kind {
                 summaries,
             },
             Kind::EarlierHistory { messages } => E::EarlierHistory { messages },
+            Kind::ToolTimings { timings } => E::ToolTimings { timings },
             Kind::Session { id } => E::Session { id },
             Kind::Compacted { info, messages } => E::Compacted {
                 info: compaction_from(&info)?,

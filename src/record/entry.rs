@@ -55,6 +55,11 @@ pub enum Kind {
         bytes: usize,
         body: Value,
     },
+    /// The server's HTTP error answer to the request in flight, status and body as sent.
+    RequestFailed {
+        status: u16,
+        body: String,
+    },
     Retry {
         attempt: u32,
         delay_ms: u64,
@@ -90,6 +95,8 @@ pub enum Kind {
         tool: String,
         input: Value,
         summary: String,
+        #[serde(default)]
+        preview: Option<Value>,
     },
     Permission {
         id: String,
@@ -139,6 +146,10 @@ pub enum Kind {
     EarlierHistory {
         messages: Vec<Message>,
     },
+    /// How a resumed session's tool calls ran (recorded durations for the tool rows).
+    ToolTimings {
+        timings: HashMap<String, crate::session::record::ToolTiming>,
+    },
     Session {
         id: String,
     },
@@ -170,9 +181,12 @@ pub enum Kind {
 }
 
 impl Kind {
-    /// The line for `event`, or None for events a recording does not keep (new kinds added
-    /// elsewhere are skipped rather than breaking the build or the file). `req_ms`: time
+    /// The line for `event` (None only if a part of it cannot be serialized). `req_ms`: time
     /// since the current request started, for raw wire events.
+    ///
+    /// This match and [`Kind::to_event`] are the recorded form's single source of truth:
+    /// both are exhaustive, so a new [`AgentEvent`] variant does not compile until it is
+    /// given a line here, and `record::roundtrip_tests` fails until it round-trips.
     pub fn from_event(event: &AgentEvent, req_ms: u64) -> Option<Kind> {
         use AgentEvent as E;
         Some(match event {
@@ -189,6 +203,10 @@ impl Kind {
                 model: model.clone(),
                 bytes: body.len(),
                 body: body.json().clone(),
+            },
+            E::RequestFailed { status, body } => Kind::RequestFailed {
+                status: *status,
+                body: body.clone(),
             },
             E::Retry {
                 attempt,
@@ -225,12 +243,13 @@ impl Kind {
                 tool,
                 input,
                 summary,
-                ..
+                preview,
             } => Kind::PermissionRequest {
                 id: id.clone(),
                 tool: tool.clone(),
                 input: input.clone(),
                 summary: summary.clone(),
+                preview: preview.as_ref().and_then(|p| serde_json::to_value(p).ok()),
             },
             E::Permission { id, name, allowed } => Kind::Permission {
                 id: id.clone(),
@@ -291,6 +310,9 @@ impl Kind {
             E::EarlierHistory { messages } => Kind::EarlierHistory {
                 messages: messages.clone(),
             },
+            E::ToolTimings { timings } => Kind::ToolTimings {
+                timings: timings.clone(),
+            },
             E::Session { id } => Kind::Session { id: id.clone() },
             E::Compacted { info, messages } => Kind::Compacted {
                 info: serde_json::to_value(info).ok()?,
@@ -317,8 +339,6 @@ impl Kind {
             E::Done(summary) => Kind::Done {
                 summary: serde_json::to_value(summary).ok()?,
             },
-            #[allow(unreachable_patterns)]
-            _ => return None,
         })
     }
 }

@@ -11,6 +11,8 @@ pub mod entry;
 pub mod error;
 pub mod index;
 pub mod reader;
+#[cfg(test)]
+mod roundtrip_tests;
 pub mod writer;
 
 use std::path::{Path, PathBuf};

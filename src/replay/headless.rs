@@ -1,5 +1,10 @@
 //! `tooloop replay SESSION -p [--output-format stream-json]`: the lines the original run
 //! printed, with their recorded `t_ms`, at the recorded pace (`--speed` divides the waits).
+//!
+//! A recording several runs appended to (a resumed session) prints each run's output in
+//! turn, each line with the `t_ms` its own run printed: CLI.md defines `t_ms` as ms since the
+//! run started, so every run's lines start again near 0 and end with that run's `result`.
+//! The pacing still runs on one axis (a later run starts where the earlier one ended).
 
 use std::io::Write;
 use std::sync::Arc;

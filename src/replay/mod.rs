@@ -6,6 +6,7 @@
 //! recorded `tool_end`, with the recorded output. The front ends cannot tell the difference,
 //! which is the point: timers, the timeline and the JSON pane behave as they did.
 
+pub mod approvals;
 pub mod command;
 pub mod headless;
 pub mod player;

@@ -21,6 +21,8 @@ use crate::tui::{event_loop, terminal, theme};
 const REPLAY_ENDED: &str = "replay finished — Ctrl+C twice quits";
 const REPLAY_STOPPED: &str = "replay stopped (Ctrl+C)";
 const REPLAY_NO_INPUT: &str = "this is a replay: nothing is sent to a model";
+const REPLAY_NO_ANSWER: &str =
+    "this is a replay: the recorded answer closes the question at its time (--step: Space)";
 
 fn replay_intro(events: usize, speed: f64, step: bool) -> String {
     let pace = if step {
@@ -61,7 +63,10 @@ pub async fn run(
     };
     let skipped = recording.skipped;
     let events = timeline(&recording.entries);
+    // What the user answered to each question is said in a line with the answer.
+    let mut answers = super::approvals::answers(&events);
     drop(recording);
+    let questions = super::approvals::OpenQuestions::default();
     let total = events.len();
 
     let (agent_tx, agent_rx) = mpsc::unbounded_channel::<AgentEvent>();
@@ -76,16 +81,26 @@ pub async fn run(
     let (timed_tx, mut timed_rx) = mpsc::unbounded_channel();
     tokio::spawn(play(events, pace, timed_tx, cancel.clone()));
     let forward = agent_tx.clone();
+    let open = questions.clone();
     tokio::spawn(async move {
         while let Some(t) = timed_rx.recv().await {
+            open.follow(&t.event);
+            let said = match &t.event {
+                AgentEvent::Permission { id, .. } => answers.remove(id),
+                _ => None,
+            };
             if forward.send(t.event).is_err() {
                 return;
+            }
+            if let Some(text) = said {
+                let _ = forward.send(AgentEvent::Notice { text });
             }
         }
         let _ = forward.send(AgentEvent::Notice {
             text: REPLAY_ENDED.into(),
         });
     });
+    let said = agent_tx.clone();
     tokio::spawn(answer(commands_rx, agent_tx, cancel.clone()));
 
     tokio::task::spawn_blocking(crate::tui::highlight::warm_up);
@@ -115,11 +130,22 @@ pub async fn run(
         .requests
         .link(crate::tui::request_stepper::Link::Replay(path));
     let step = opts.step;
+    let mut told = false;
     let input = crossterm::event::EventStream::new().filter_map(move |ev| {
         let keep = match &ev {
             Ok(Event::Key(k)) if step && is_step_key(k) => {
                 if k.kind == KeyEventKind::Press {
                     let _ = step_tx.send(());
+                }
+                false
+            }
+            // y / a / n / r / Esc would answer a question answered long ago.
+            Ok(Event::Key(k)) if questions.blocks(k) => {
+                if !told && k.kind == KeyEventKind::Press {
+                    told = true;
+                    let _ = said.send(AgentEvent::Notice {
+                        text: REPLAY_NO_ANSWER.into(),
+                    });
                 }
                 false
             }

@@ -279,6 +279,8 @@ impl App {
         if self.focus == Focus::Conversation && focus != Focus::Conversation {
             self.conversation.unfocus();
         }
+        // Enter opens a timeline bar only if it was picked since the tools pane got the focus.
+        self.tools.bars.armed &= focus == Focus::Tools;
         self.focus = focus;
     }
 }

@@ -192,6 +192,18 @@ impl Input {
         self.textarea.input(key);
     }
 
+    /// Ctrl+U: delete from the caret to the start of the line, as in a shell.
+    pub fn delete_to_line_start(&mut self) {
+        self.recall = None;
+        self.textarea.delete_line_by_head();
+    }
+
+    /// Ctrl+Z: undo the last edit (the editor widget's own Ctrl+U, moved).
+    pub fn undo(&mut self) {
+        self.recall = None;
+        self.textarea.undo();
+    }
+
     /// Up on an empty input (or while recalling): the previous prompt. False if nothing.
     pub fn recall_prev(&mut self) -> bool {
         if self.history.is_empty() || !(self.is_empty() || self.recall.is_some()) {

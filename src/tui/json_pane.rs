@@ -1,5 +1,6 @@
 //! The JSON pane: the history as it will be sent, the last request body, and the raw SSE
-//! events of the last response. Each message / event is a segment rendered and wrapped once.
+//! events of the last response (or any earlier request, through the stepper), and a tool
+//! call opened from a timeline bar. Each message / event is a segment rendered and wrapped once.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -11,6 +12,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 use serde_json::Value;
 
+use super::json_lines::{diff_lines, http_error_lines, message_lines, sse_lines};
 use super::json_view;
 use super::keys::{Action, Hint, Scope, hint};
 use super::pane::{EventState, Pane, PaneContext, scroll_key};
@@ -31,6 +33,8 @@ pub enum JsonView {
     History,
     Request,
     Sse,
+    /// One tool call's input and output, opened from a timeline bar (not in the F3 cycle).
+    Tool,
 }
 
 impl JsonView {
@@ -41,6 +45,7 @@ impl JsonView {
             JsonView::History => "history",
             JsonView::Request => "request",
             JsonView::Sse => "sse",
+            JsonView::Tool => "tool",
         }
     }
 
@@ -49,15 +54,22 @@ impl JsonView {
             JsonView::History => 0,
             JsonView::Request => 1,
             JsonView::Sse => 2,
+            JsonView::Tool => 3,
         }
     }
 
     pub fn next(self) -> Self {
-        JsonView::ALL[(self.index() + 1) % 3]
+        match self {
+            JsonView::Tool => JsonView::History,
+            v => JsonView::ALL[(v.index() + 1) % 3],
+        }
     }
 
     pub fn prev(self) -> Self {
-        JsonView::ALL[(self.index() + 2) % 3]
+        match self {
+            JsonView::Tool => JsonView::Sse,
+            v => JsonView::ALL[(v.index() + 2) % 3],
+        }
     }
 }
 
@@ -102,15 +114,18 @@ pub struct JsonPane {
     pub requests: Stepper,
     /// The stepper's headline and, for an older request, its body and events.
     step_segs: Option<StepSegs>,
-    scroll: [Scroll; 3],
+    /// The tool call opened from a timeline bar, and its rendered lines.
+    tool: Option<(Value, Segment)>,
+    scroll: [Scroll; 4],
     /// Set by `layout`: the visible line range of the current view.
     window: (usize, usize),
 }
 
 impl Default for JsonPane {
     fn default() -> Self {
-        let mut scroll = [Scroll::default(); 3];
+        let mut scroll = [Scroll::default(); 4];
         scroll[JsonView::Request.index()].top();
+        scroll[JsonView::Tool.index()].top();
         JsonPane {
             view: JsonView::History,
             history: Vec::new(),
@@ -121,6 +136,7 @@ impl Default for JsonPane {
             sse_segs: Vec::new(),
             requests: Stepper::default(),
             step_segs: None,
+            tool: None,
             scroll,
             window: (0, 0),
         }
@@ -173,10 +189,34 @@ impl JsonPane {
         self.set_request(body);
     }
 
+    /// The server answered the request in flight with an HTTP error.
+    pub fn request_http_failed(&mut self, status: u16, body: &str) {
+        self.requests.http_failed(status, body);
+        self.step_segs = None;
+    }
+
     /// The request in flight failed before its reply.
     pub fn request_failed(&mut self, error: &str) {
         self.requests.failed(error);
         self.step_segs = None;
+    }
+
+    /// Shows request `index` of the stepper in the request view (a timeline bar's Enter).
+    pub fn show_request(&mut self, index: usize) {
+        self.view = JsonView::Request;
+        let delta = match self.requests.current() {
+            Some(cur) => index as i64 - cur as i64,
+            None => return,
+        };
+        self.step(delta);
+    }
+
+    /// Shows a tool call's JSON in the tool view (a timeline bar's Enter).
+    pub fn show_tool(&mut self, value: Value) {
+        let seg = Segment::new(json_view::render(&value));
+        self.tool = Some((value, seg));
+        self.view = JsonView::Tool;
+        self.scroll[JsonView::Tool.index()].top();
     }
 
     fn step(&mut self, delta: i64) {
@@ -202,6 +242,9 @@ impl JsonPane {
                 let mut lines = vec![Line::styled(format!("// {}", sanitize(&h)), theme.accent)];
                 if let Some(p) = &requests.problem {
                     lines.push(Line::styled(format!("// {}", sanitize(p)), theme.dim));
+                }
+                if let Some((status, body)) = requests.http_failure() {
+                    lines.extend(http_error_lines(*status, body, theme));
                 }
                 lines.push(Line::styled(
                     "// [ ] previous / next request · d new messages only",
@@ -267,6 +310,7 @@ impl JsonPane {
                     })
                     .collect(),
             ),
+            JsonView::Tool => self.tool.as_ref().map_or(Value::Null, |(v, _)| v.clone()),
         };
         serde_json::to_string_pretty(&value).unwrap_or_default()
     }
@@ -303,7 +347,7 @@ impl JsonPane {
                 }
                 self.request_seg.iter_mut().collect()
             }
-            JsonView::Sse if self.requests.showing_older() => {
+            JsonView::Sse if self.requests.showing_older() || self.shows_http_failure() => {
                 let st = self.step_segments(theme);
                 st.headline
                     .iter_mut()
@@ -318,6 +362,7 @@ impl JsonPane {
                 }
                 self.sse_segs.iter_mut().collect()
             }
+            JsonView::Tool => self.tool.iter_mut().map(|(_, s)| s).collect(),
         }
     }
 
@@ -330,18 +375,30 @@ impl JsonPane {
                 None => Vec::new(),
             },
             JsonView::Request => self.request_seg.iter().collect(),
-            JsonView::Sse if self.requests.showing_older() => match &self.step_segs {
-                Some(st) => st.headline.iter().chain(st.sse.iter().flatten()).collect(),
-                None => Vec::new(),
-            },
+            JsonView::Sse if self.requests.showing_older() || self.shows_http_failure() => {
+                match &self.step_segs {
+                    Some(st) => st.headline.iter().chain(st.sse.iter().flatten()).collect(),
+                    None => Vec::new(),
+                }
+            }
             JsonView::Sse => self.sse_segs.iter().collect(),
+            JsonView::Tool => self.tool.iter().map(|(_, s)| s).collect(),
         }
+    }
+
+    /// The request shown was refused with an HTTP error: the sse view shows the error body
+    /// in the stepper's headline (no events came).
+    fn shows_http_failure(&self) -> bool {
+        self.requests.http_failure().is_some()
     }
 
     /// The request view shows the stepper once there is more than one request to step
     /// through, or a diff was asked for.
     fn stepping(&self) -> bool {
-        self.requests.metas.len() > 1 || self.requests.diff || self.requests.problem.is_some()
+        self.requests.metas.len() > 1
+            || self.requests.diff
+            || self.requests.problem.is_some()
+            || self.shows_http_failure()
     }
 
     fn block(&self, focused: bool, theme: &Theme) -> Block<'static> {
@@ -351,7 +408,8 @@ impl JsonPane {
             theme.border
         };
         let mut title = vec![Span::styled(" JSON ", border)];
-        for v in JsonView::ALL {
+        let tool = (self.view == JsonView::Tool).then_some(JsonView::Tool);
+        for v in JsonView::ALL.into_iter().chain(tool) {
             let st = if v == self.view {
                 theme
                     .accent
@@ -466,53 +524,4 @@ struct StepSegs {
     body: Option<Segment>,
     /// The events of an older request (the live ones are the pane's own).
     sse: Option<Vec<Segment>>,
-}
-
-/// Only the messages `body` added to a request that carried `prev` of them.
-fn diff_lines(body: &Value, prev: Option<usize>, theme: &Theme) -> Vec<Line<'static>> {
-    let empty = Vec::new();
-    let messages = body
-        .get("messages")
-        .and_then(Value::as_array)
-        .unwrap_or(&empty);
-    let from = prev.unwrap_or(0).min(messages.len());
-    let mut lines = vec![Line::styled(
-        match prev {
-            Some(p) => format!(
-                "// messages[{from}..{}]: new since the request before ({p} messages)",
-                messages.len()
-            ),
-            None => format!("// all {} messages (the first request)", messages.len()),
-        },
-        theme.dim,
-    )];
-    lines.extend(json_view::render(&Value::Array(messages[from..].to_vec())));
-    lines
-}
-
-fn message_lines(i: usize, n: usize, m: &Message, theme: &Theme) -> Vec<Line<'static>> {
-    let value = serde_json::to_value(m).unwrap_or(Value::Null);
-    let mut lines = vec![Line::styled(format!("// history[{i}]"), theme.dim)];
-    lines.extend(json_view::render(&value));
-    if i + 1 < n
-        && let Some(last) = lines.last_mut()
-    {
-        last.spans.push(Span::styled(",", theme.dim));
-    }
-    lines
-}
-
-fn sse_lines(event: &str, data: &str, theme: &Theme) -> Vec<Line<'static>> {
-    let mut lines = vec![Line::styled(
-        format!("event: {}", sanitize(event)),
-        theme.accent,
-    )];
-    match serde_json::from_str::<Value>(data) {
-        Ok(v) => lines.extend(json_view::render(&v)),
-        Err(_) => lines.push(Line::styled(
-            format!("data: {}", sanitize(data)),
-            theme.text,
-        )),
-    }
-    lines
 }

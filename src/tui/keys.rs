@@ -42,6 +42,10 @@ pub enum Action {
     HistoryNext,
     /// Ctrl+R: search the prompt history.
     HistorySearch,
+    /// Ctrl+U: delete to the line start (readline's meaning, not the editor widget's undo).
+    DeleteToLineStart,
+    /// Ctrl+Z: undo the last edit of the input.
+    Undo,
     /// Copy the selection to the clipboard (OSC 52).
     Copy,
     AllowOnce,
@@ -280,6 +284,14 @@ pub const BINDINGS: &[Binding] = &[
     ),
     bind(
         Input,
+        &[ctrl('u')],
+        "Ctrl+U",
+        Action::DeleteToLineStart,
+        "delete to the line start (Ctrl+K: to the end; Ctrl+W: the word before)",
+    ),
+    bind(Input, &[ctrl('z')], "Ctrl+Z", Action::Undo, "undo an edit"),
+    bind(
+        Input,
         &[ctrl('r')],
         "Ctrl+R",
         Action::HistorySearch,
@@ -334,21 +346,21 @@ pub const BINDINGS: &[Binding] = &[
         &[key(Left)],
         "Left",
         Action::PrevItem,
-        "select the previous tool call (JSON: previous view)",
+        "select the previous tool call (tools: timeline bar; JSON: view)",
     ),
     bind(
         Pane,
         &[key(Right)],
         "Right",
         Action::NextItem,
-        "select the next tool call (JSON: next view)",
+        "select the next tool call (tools: timeline bar; JSON: view)",
     ),
     bind(
         Pane,
         &[key(Enter)],
         "Enter",
         Action::Toggle,
-        "expand / collapse the selected call; tools pane: older prompts",
+        "expand / collapse a call; tools pane: older prompts, or open the bar",
     ),
     bind(
         Pane,
@@ -452,6 +464,8 @@ pub const IDLE_HINTS: &[Hint] = &[
 /// The hints of a scrolling pane: scroll, then back to the input.
 /// The tools pane: its own keys first, then scrolling.
 pub const TOOLS_HINTS: &[Hint] = &[
+    // The timeline's title says "Enter: open in JSON" once a bar is picked.
+    hint(Action::NextItem, Pane, "bar"),
     hint(Action::Toggle, Pane, "older prompts"),
     hint(Action::ToggleTimeline, Pane, "timeline"),
     hint(Action::ScrollUp, Pane, "scroll"),

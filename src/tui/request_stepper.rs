@@ -34,6 +34,8 @@ pub struct RequestMeta {
     pub failed: Option<String>,
     /// Its stream ended properly (later errors are not its own).
     pub completed: bool,
+    /// The HTTP status and error body the server answered with, as sent.
+    pub http: Option<(u16, String)>,
 }
 
 /// An older request, loaded for display.
@@ -57,6 +59,9 @@ pub struct Stepper {
     pub problem: Option<String>,
     /// The body before the live one, for the live request's diff.
     pub prev_live: Option<Arc<RequestBody>>,
+    /// Live: (transcript, first request index) for each transcript this run wrote to, so
+    /// requests made before a `/new` are read from the recording they went to.
+    files: Vec<(PathBuf, usize)>,
 }
 
 impl Stepper {
@@ -65,13 +70,34 @@ impl Stepper {
     }
 
     pub fn started(&mut self, turn: u32, attempt: u32, bytes: usize) {
+        if let Some(Link::Live(handle)) = &self.link {
+            let transcript = handle.path();
+            if self.files.last().is_none_or(|(p, _)| *p != transcript) {
+                self.files.push((transcript, self.metas.len()));
+            }
+        }
         self.metas.push(RequestMeta {
             turn,
             attempt,
             bytes,
             failed: None,
             completed: false,
+            http: None,
         });
+    }
+
+    /// The server refused the request in flight with `status` and this error body.
+    pub fn http_failed(&mut self, status: u16, body: &str) {
+        if let Some(m) = self.metas.last_mut()
+            && !m.completed
+        {
+            m.http = Some((status, body.to_string()));
+        }
+    }
+
+    /// The shown request's HTTP failure (status, body as sent), if it had one.
+    pub fn http_failure(&self) -> Option<&(u16, String)> {
+        self.metas.get(self.current()?)?.http.as_ref()
     }
 
     /// The request in flight failed before its reply (a retry follows, or the turn ends).
@@ -140,13 +166,21 @@ impl Stepper {
             None => return Err(RecordError::NotRecorded),
             Some(Link::Replay(path)) => (path.clone(), index),
             Some(Link::Live(handle)) => {
-                let transcript = handle.path();
+                // The transcript request `index` was written beside: this run's requests
+                // to it are the last ones in its recording (a resumed session's file holds
+                // earlier runs first), up to the next transcript's first request.
+                let k = self.files.partition_point(|(_, first)| *first <= index);
+                let (transcript, end) = match k.checked_sub(1) {
+                    Some(k) => (
+                        self.files[k].0.clone(),
+                        self.files.get(k + 1).map_or(self.metas.len(), |f| f.1),
+                    ),
+                    None => (handle.path(), self.metas.len()),
+                };
                 let path = crate::record::find_companion(&transcript)
                     .ok_or(RecordError::NoRecording(Some(transcript)))?;
                 let total = count_requests(&path).map_err(|e| RecordError::io(&path, e))?;
-                let ordinal = (total + index)
-                    .checked_sub(self.metas.len())
-                    .ok_or(RecordError::Short)?;
+                let ordinal = (total + index).checked_sub(end).ok_or(RecordError::Short)?;
                 (path, ordinal)
             }
         };

@@ -17,6 +17,7 @@ use super::scroll::Scroll;
 use super::strings;
 use super::theme::Theme;
 use super::timeline::{self, Span as TimeSpan};
+use super::timeline_select::BarSelection;
 use super::tool_calls::{ToolCall, ToolCalls, ToolState};
 use super::tool_groups::{Item, ToolGroups};
 
@@ -54,6 +55,8 @@ pub struct ToolsPane {
     timeline_h: u16,
     /// Whether the timeline has room for its title row.
     timeline_titled: bool,
+    /// The timeline bar picked with ←/→ (Enter opens it in the JSON pane).
+    pub bars: BarSelection,
 }
 
 impl ToolsPane {
@@ -117,6 +120,7 @@ impl ToolsPane {
         self.prompt_start = None;
         self.prompt_first = 0;
         self.scroll = Scroll::default();
+        self.bars = BarSelection::default();
     }
 
     /// Lists a call (once).
@@ -134,6 +138,15 @@ impl ToolsPane {
     /// The listed ids, oldest first.
     pub fn ids(&self) -> &[String] {
         &self.rows
+    }
+
+    /// The timeline's start and the calls it shows (this prompt's, or the session's after `t`).
+    pub fn timeline_scope(&self) -> Option<(Instant, &[String])> {
+        if self.whole_session {
+            Some((self.session_start?, &self.rows[..]))
+        } else {
+            Some((self.prompt_start?, self.prompt_rows()))
+        }
     }
 
     fn prompt_rows(&self) -> &[String] {
@@ -194,13 +207,16 @@ impl ToolsPane {
         theme: &Theme,
         calls: &ToolCalls,
     ) {
-        let (t0, streams, calls_shown) = if self.whole_session {
-            (self.session_start, &self.session_streams, &self.rows[..])
+        let streams = if self.whole_session {
+            &self.session_streams
         } else {
-            (self.prompt_start, &self.streams, self.prompt_rows())
+            &self.streams
         };
-        let Some(t0) = t0 else { return };
+        let Some((t0, calls_shown)) = self.timeline_scope() else {
+            return;
+        };
         let mut rows: Vec<(String, Vec<TimeSpan>)> = Vec::new();
+        let picked = self.bars.selected_stream();
         let stream_spans = streams
             .iter()
             .map(|(s, e)| TimeSpan {
@@ -208,7 +224,7 @@ impl ToolsPane {
                 queued: None,
                 end: e.unwrap_or(now),
                 style: theme.accent,
-                fill: "━",
+                fill: if picked == Some(*s) { "═" } else { "━" },
             })
             .collect();
         rows.push(("model".into(), stream_spans));
@@ -237,7 +253,11 @@ impl ToolsPane {
                     queued: Some(r.queued_at),
                     end: r.ended_at.unwrap_or(now),
                     style: r.state.style(theme),
-                    fill: "█",
+                    fill: if self.bars.is_selected_tool(&r.id) {
+                        "▓"
+                    } else {
+                        "█"
+                    },
                 }],
                 None if r.state.is_active() => vec![TimeSpan {
                     start: now,
@@ -314,10 +334,13 @@ impl Pane for ToolsPane {
             let title_h = u16::from(self.timeline_titled);
             let [title, body] =
                 Layout::vertical([Constraint::Length(title_h), Constraint::Min(0)]).areas(tl);
-            let label = if self.whole_session {
-                "── timeline: whole session (t: this prompt) ──"
-            } else {
-                strings::TIMELINE_TITLE
+            let picked = self
+                .bars
+                .title(|id| ctx.tool_calls.get(id).map(|c| sanitize(&c.name)));
+            let label = match &picked {
+                Some(t) => t.as_str(),
+                None if self.whole_session => "── timeline: whole session (t: this prompt) ──",
+                None => strings::TIMELINE_TITLE,
             };
             f.render_widget(Paragraph::new(Span::styled(label, theme.dim)), title);
             self.draw_timeline(f, body, now, theme, calls);

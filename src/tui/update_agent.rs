@@ -42,8 +42,13 @@ impl App {
             } => {
                 self.json.request_started(turn, attempt, body);
                 self.tools.stream_started(now);
+                let index = self.json.requests.metas.len().saturating_sub(1);
+                self.tools.bars.request_started(index, now);
                 self.turn.streaming = true;
                 self.turn.retry_until = None;
+            }
+            AgentEvent::RequestFailed { status, body } => {
+                self.json.request_http_failed(status, &body)
             }
             AgentEvent::Retry {
                 attempt,

@@ -247,6 +247,8 @@ impl App {
                     self.input.key(key);
                 }
             }
+            Some(Action::DeleteToLineStart) => self.input.delete_to_line_start(),
+            Some(Action::Undo) => self.input.undo(),
             Some(Action::PageUp) => self.conversation.scroll.page_up(),
             Some(Action::PageDown) => self.conversation.scroll.page_down(),
             _ => self.input.key(key),
@@ -265,6 +267,9 @@ impl App {
             }
             return;
         };
+        if self.focus == Focus::Tools && self.timeline_key(action) {
+            return;
+        }
         // The focused pane takes the key or lets it fall (nothing else wants pane keys).
         if let Some(pane) = self.pane_mut(self.focus) {
             let _: EventState = pane.handle(action);

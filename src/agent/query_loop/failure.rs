@@ -21,6 +21,17 @@ pub(super) fn fail(agent: &Agent, model: &str, e: ProviderError) -> Flow {
     Flow::End(reason, Some(message))
 }
 
+/// Passes a server's refusal on as it was sent (status and error body) for the JSON pane's
+/// request stepper and recordings; other failures have no such answer.
+pub(super) fn report_http(agent: &Agent, e: &ProviderError) {
+    if let ProviderError::Http { status, body, .. } = e {
+        agent.exec.events.send(AgentEvent::RequestFailed {
+            status: *status,
+            body: body.clone(),
+        });
+    }
+}
+
 /// Anthropic says 413 or "prompt is too long"; OpenAI `context_length_exceeded` ("maximum
 /// context length"); llama.cpp `exceed_context_size_error`.
 pub(super) fn is_prompt_too_long(e: &ProviderError) -> bool {
