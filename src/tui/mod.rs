@@ -19,6 +19,7 @@ pub mod json_pane;
 pub mod json_view;
 pub mod keys;
 pub mod markdown;
+pub mod modal_box;
 pub mod pane;
 pub mod prompt_history;
 pub mod request_stepper;

@@ -12,8 +12,8 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
-use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+use ratatui::text::Line;
+use ratatui::widgets::{Clear, Paragraph};
 
 use super::cells::CellKind;
 use super::sanitize::sanitize;
@@ -239,24 +239,7 @@ impl SessionsOverlay {
             fit(&keys, inner_w),
             theme.accent.add_modifier(Modifier::BOLD),
         ));
-        let h = (body.len() as u16 + 2).min(area.height);
-        let rect = Rect {
-            x: area.x + (area.width - w) / 2,
-            y: area.y + (area.height - h) / 2,
-            width: w,
-            height: h,
-        };
-        let block = Block::default()
-            .borders(Borders::ALL)
-            .border_style(theme.accent)
-            .title(Span::styled(
-                TITLE,
-                theme.accent.add_modifier(Modifier::BOLD),
-            ));
-        let inner = block.inner(rect);
-        f.render_widget(Clear, rect);
-        f.render_widget(block, rect);
-        f.render_widget(Paragraph::new(body), inner);
+        super::modal_box::draw(f, area, w, TITLE, body, theme);
     }
 }
 
