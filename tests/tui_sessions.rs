@@ -5,23 +5,16 @@
 mod tui_support;
 
 use std::path::Path;
-use std::sync::Arc;
 use std::time::Duration;
 
-use clap::Parser;
 use crossterm::event::KeyCode;
-use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tooloop::agent::events::EventSink;
 use tooloop::agent::protocol::{AgentCommand, AgentEvent, Terminal};
-use tooloop::cli::Cli;
-use tooloop::config::{Config, Env};
-use tooloop::config_file::FileConfig;
-use tooloop::engine::{self, Engine, FrontEnd, Overrides};
 use tooloop::message::validate_history;
-use tooloop::provider::demo::{DemoProvider, Pace};
 use tooloop::session::{Transcript, load};
 use tooloop::tui::app::App;
+use tui_support::demo_engine::{config, start, until};
 use tui_support::*;
 
 /// An App whose live session is a new one in `dir`, in workspace "/w".
@@ -119,57 +112,11 @@ async fn the_picker_waits_for_the_turn_and_says_when_there_is_nothing() {
     assert!(render_text(&mut off, 80, 24, now).contains("--no-session"));
 }
 
-struct NoEnv;
-
-impl Env for NoEnv {
-    fn var(&self, _: &str) -> Option<String> {
-        None
-    }
-}
-
-fn config(workspace: &Path) -> Config {
-    let ws = workspace.to_string_lossy().into_owned();
-    let args = ["tooloop", "--provider", "demo", "--workspace", ws.as_str()];
-    let cli = Cli::try_parse_from(args).expect("cli");
-    Config::resolve_with(&cli, &NoEnv, &FileConfig::default()).expect("config")
-}
-
-fn start(cfg: &Config, dir: &Path) -> Engine {
-    let overrides = Overrides {
-        provider: Some(Arc::new(DemoProvider::new(Pace {
-            word: Duration::ZERO,
-            json_chunk: Duration::ZERO,
-            first_byte: Duration::ZERO,
-        }))),
-        sessions_dir: Some(dir.to_path_buf()),
-        tools: None,
-    };
-    engine::start_with(cfg, FrontEnd::Interactive, overrides).expect("engine starts")
-}
-
-async fn until(
-    rx: &mut mpsc::UnboundedReceiver<AgentEvent>,
-    stop: impl Fn(&AgentEvent) -> bool,
-) -> Vec<AgentEvent> {
-    let mut out = Vec::new();
-    while let Some(e) = tokio::time::timeout(Duration::from_secs(20), rx.recv())
-        .await
-        .expect("the agent answers")
-    {
-        let last = stop(&e);
-        out.push(e);
-        if last {
-            return out;
-        }
-    }
-    panic!("the agent stopped early: {out:?}");
-}
-
 #[tokio::test]
 async fn resume_continues_the_chosen_session_in_the_running_agent() {
     let tmp = tempfile::tempdir().expect("tmp");
     let dir = tmp.path().join("tooloop/sessions");
-    let cfg = config(tmp.path());
+    let cfg = config(tmp.path(), &[]);
     // An earlier run leaves a session with a tool call.
     let mut first = start(&cfg, &dir);
     let old = first.session.clone().expect("sessions on");

@@ -1,6 +1,8 @@
 //! Shared helpers for the TUI state tests: an App, key events, a started turn.
 #![allow(dead_code)]
 
+pub mod demo_engine;
+
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use tokio::time::Instant;
 use tooloop::agent::protocol::{AgentCommand, AgentEvent, Terminal, ToolOutcome, TurnSummary};
