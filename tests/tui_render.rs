@@ -2,6 +2,8 @@
 //! timers are exact. Regenerate after an intended change: `INSTA_UPDATE=always cargo test
 //! --test tui_render` (then review `git diff tests/snapshots`).
 
+mod tui_support;
+
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -14,6 +16,7 @@ use tooloop::message::{ContentBlock, Message};
 use tooloop::provider::Usage;
 use tooloop::tui::app::{App, RunInfo};
 use tooloop::tui::view;
+use tui_support::{feed, permission_request, start, text};
 
 fn app() -> App {
     App::new(RunInfo {
@@ -29,12 +32,6 @@ fn render(app: &mut App, w: u16, h: u16, now: Instant) -> Terminal<TestBackend> 
     let mut terminal = Terminal::new(TestBackend::new(w, h)).expect("terminal");
     terminal.draw(|f| view::draw(app, f, now)).expect("draw");
     terminal
-}
-
-fn feed(app: &mut App, now: Instant, events: Vec<AgentEvent>) {
-    for e in events {
-        app.on_agent(e, now);
-    }
 }
 
 fn prompt(app: &mut App, text: &str, now: Instant) {
@@ -67,28 +64,6 @@ fn tool_use(id: &str, name: &str, input: serde_json::Value) -> AgentEvent {
         input,
         safe: true,
     }
-}
-
-fn permission_request(id: &str, name: &str, input: serde_json::Value) -> AgentEvent {
-    let registry = tooloop::tools::ToolRegistry::builtin();
-    AgentEvent::PermissionRequest {
-        id: id.into(),
-        tool: name.into(),
-        summary: registry.summary(name, &input),
-        preview: registry.preview(name, &input),
-        input,
-    }
-}
-
-fn start(id: &str, name: &str) -> AgentEvent {
-    AgentEvent::ToolStart {
-        id: id.into(),
-        name: name.into(),
-    }
-}
-
-fn text(t: &str) -> AgentEvent {
-    AgentEvent::TextDelta { text: t.into() }
 }
 
 #[tokio::test(start_paused = true)]

@@ -30,23 +30,6 @@ fn prompt(app: &mut App, text: &str, now: Instant) {
     }
 }
 
-fn feed(app: &mut App, now: Instant, events: Vec<AgentEvent>) {
-    for e in events {
-        app.on_agent(e, now);
-    }
-}
-
-fn start(id: &str, name: &str) -> AgentEvent {
-    AgentEvent::ToolStart {
-        id: id.into(),
-        name: name.into(),
-    }
-}
-
-fn text(t: &str) -> AgentEvent {
-    AgentEvent::TextDelta { text: t.into() }
-}
-
 /// Rows of the timeline: lines that start with a tool's label (the list's rows start with
 /// a state icon).
 fn timeline_rows<'a>(screen: &'a str, label: &str) -> Vec<&'a str> {

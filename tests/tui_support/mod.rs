@@ -63,6 +63,24 @@ pub fn start_turn(app: &mut App, now: Instant) {
     app.on_agent(AgentEvent::TurnStart { turn: 1 }, now);
 }
 
+/// Applies `events` in order, all at `now`.
+pub fn feed(app: &mut App, now: Instant, events: Vec<AgentEvent>) {
+    for e in events {
+        app.on_agent(e, now);
+    }
+}
+
+pub fn start(id: &str, name: &str) -> AgentEvent {
+    AgentEvent::ToolStart {
+        id: id.into(),
+        name: name.into(),
+    }
+}
+
+pub fn text(t: &str) -> AgentEvent {
+    AgentEvent::TextDelta { text: t.into() }
+}
+
 /// The agent's announcement of a complete tool_use, with the summary and preview the
 /// built-in tool itself gives (as the executor sends it).
 pub fn tool_use(id: &str, name: &str, input: serde_json::Value) -> AgentEvent {
