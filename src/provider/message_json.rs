@@ -47,7 +47,8 @@ impl MessageJson {
             .unwrap_or(messages.len());
         let keep = same.min(first_special);
         self.kept.truncate(keep);
-        self.log.truncate(self.kept.last().map_or(0, |(_, end)| *end));
+        self.log
+            .truncate(self.kept.last().map_or(0, |(_, end)| *end));
         // Messages new since the last body, up to the first breakpoint, join the prefix.
         for m in &messages[keep..first_special] {
             write_message(m, &mut self.log);
@@ -109,7 +110,10 @@ mod tests {
         history.push(Arc::new(Message::user_text("m4")));
         let second = array(&mut kept, &history, usize::MAX);
         assert!(second.contains("\"M0\""), "{second}");
-        assert_eq!(second.replacen("M0", "m0", 1)[..first.len() - 1], first[..first.len() - 1]);
+        assert_eq!(
+            second.replacen("M0", "m0", 1)[..first.len() - 1],
+            first[..first.len() - 1]
+        );
         // A breakpoint at position 2: positions 0-1 stay kept, 2 is fresh, 3-4 serialized.
         let third = array(&mut kept, &history, 2);
         assert_eq!(kept.kept.len(), 2);

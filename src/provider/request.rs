@@ -203,7 +203,10 @@ mod tests {
         for last in [0, 10, 5_000, 100_000, 920_000, 5_000_000] {
             let hint = size_hint(last);
             assert!(hint >= last + last / 8 + 4096, "{last}: {hint}");
-            assert!(hint <= (last + last / 8 + 4096) * 9 / 8 + 4096, "{last}: {hint}");
+            assert!(
+                hint <= (last + last / 8 + 4096) * 9 / 8 + 4096,
+                "{last}: {hint}"
+            );
         }
         // A long session's body grows by a few hundred bytes a turn: the size asked for
         // stays the same over hundreds of turns.
