@@ -116,6 +116,15 @@ impl Cell {
         !fresh
     }
 
+    /// Whether the cell holds lines for `width` (a changed tool call is re-prepared through
+    /// the conversation's dirty list, so the version is not looked up here).
+    pub fn has_lines(&self, width: u16) -> bool {
+        match &self.kind {
+            CellKind::Assistant(md) => md.is_prepared(width),
+            _ => matches!(&self.cache, Some((w, _, _)) if *w == width),
+        }
+    }
+
     /// Frees the cell's rendered lines (it is far from the view); its height stays with the
     /// conversation, and `prepare` renders it again when it is scrolled back to.
     pub fn evict(&mut self) {

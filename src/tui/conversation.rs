@@ -284,7 +284,9 @@ impl Conversation {
         let mut changed = false;
         while i < self.cells.len() && y < end {
             let h = self.heights.get(i);
-            if self.cells[i].prepare(width, ctx.theme, ctx.tool_calls) {
+            if !self.cells[i].has_lines(width)
+                && self.cells[i].prepare(width, ctx.theme, ctx.tool_calls)
+            {
                 self.resident.push(i);
                 let now = usize::from(self.seps[i]) + self.cells[i].height();
                 if now != h {
