@@ -38,11 +38,15 @@ impl StreamingMarkdown {
         }
     }
 
+    /// A complete answer (a resumed history): rendered when first prepared, so loading a
+    /// long history does not hold every answer's lines at once.
     pub fn finished(text: &str) -> Self {
-        let mut md = StreamingMarkdown::streaming();
-        md.push(text);
-        md.finish();
-        md
+        StreamingMarkdown {
+            text: text.to_string(),
+            stable_len: text.len(),
+            evicted: true,
+            ..Default::default()
+        }
     }
 
     pub fn text(&self) -> &str {
@@ -66,6 +70,8 @@ impl StreamingMarkdown {
             return;
         }
         self.streaming = false;
+        // It grew delta by delta; it is kept for the life of the session.
+        self.text.shrink_to_fit();
         self.stable = markdown::render(&sanitize(&self.text));
         self.stable_len = self.text.len();
         self.stable_wrapped = None;
