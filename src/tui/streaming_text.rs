@@ -38,15 +38,11 @@ impl StreamingMarkdown {
         }
     }
 
-    /// A complete answer (a resumed history): rendered when first prepared, so loading a
-    /// long history does not hold every answer's lines at once.
     pub fn finished(text: &str) -> Self {
-        StreamingMarkdown {
-            text: text.to_string(),
-            stable_len: text.len(),
-            evicted: true,
-            ..Default::default()
-        }
+        let mut md = StreamingMarkdown::streaming();
+        md.push(text);
+        md.finish();
+        md
     }
 
     pub fn text(&self) -> &str {
@@ -84,17 +80,21 @@ impl StreamingMarkdown {
         self.tail_wrapped = None;
     }
 
-    /// Frees the rendered and wrapped lines of a finished answer (it is far from the view);
-    /// the text stays, and `prepare` renders it again when it comes back into view. A
-    /// streaming answer keeps everything (its paragraphs are rendered once, as they end).
+    /// Frees the wrapped lines of a finished answer (it is far from the view), and its
+    /// rendered lines too unless it holds fenced code: highlighting is the one costly part of
+    /// rendering, and a resize must measure every answer again. The text stays, and `prepare`
+    /// renders and wraps it again when it comes back into view. A streaming answer keeps
+    /// everything (its paragraphs are rendered once, as they end).
     pub fn evict(&mut self) {
         if self.streaming || self.evicted {
             return;
         }
-        self.stable = Vec::new();
         self.stable_wrapped = None;
         self.tail_wrapped = None;
-        self.evicted = true;
+        if !(self.text.contains("```") || self.text.contains("~~~")) {
+            self.stable = Vec::new();
+            self.evicted = true;
+        }
     }
 
     /// Whether `prepare(width)` would have nothing to do.
@@ -254,13 +254,21 @@ mod tests {
     #[test]
     fn an_evicted_answer_renders_the_same_again_and_a_streaming_one_is_kept() {
         let text = "# 标题\n\nSome **bold** text.\n\n```rust\nfn a() {}\n```\n\n- one\n- two";
-        let mut md = StreamingMarkdown::finished(text);
-        let before = all(&mut md, 30);
-        md.evict();
-        assert!(!md.is_prepared(30));
-        assert_eq!(md.prepared().0.len(), 0, "the lines were freed");
-        assert_eq!(all(&mut md, 30), before);
-        assert!(md.is_prepared(30));
+        let plain = "# 标题\n\nSome **bold** text.\n\n- one\n- two";
+        for t in [text, plain] {
+            let mut md = StreamingMarkdown::finished(t);
+            let before = all(&mut md, 30);
+            md.evict();
+            assert!(!md.is_prepared(30));
+            assert_eq!(md.prepared().0.len(), 0, "the lines were freed");
+            assert_eq!(
+                md.stable.is_empty(),
+                t == plain,
+                "highlighted code is kept unwrapped"
+            );
+            assert_eq!(all(&mut md, 30), before);
+            assert!(md.is_prepared(30));
+        }
         let mut live = StreamingMarkdown::streaming();
         live.push("first\n\nsecond");
         let before = all(&mut live, 30);
