@@ -23,6 +23,8 @@ mod support;
 
 #[path = "soak/compact.rs"]
 mod compact;
+#[path = "soak/floor.rs"]
+mod floor;
 
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -34,8 +36,9 @@ use support::{MockServer, Recorded, Reply, ReplyBuilder, Route, text_reply};
 
 /// The binary's pid, for the validator (a plain fn) to sample its RSS.
 static PID: AtomicU32 = AtomicU32::new(0);
-/// (request number, RSS in KiB, CPU ticks, a summary request?) at each arrival.
-type Sample = (usize, u64, u64, bool);
+/// (request number, RSS in KiB, CPU ticks, a summary request?, of the ticks those in the
+/// kernel) at each arrival.
+type Sample = (usize, u64, u64, bool, u64);
 static SAMPLES: OnceLock<Mutex<Vec<Sample>>> = OnceLock::new();
 
 fn samples() -> &'static Mutex<Vec<Sample>> {
@@ -51,8 +54,8 @@ fn rss_kib(pid: u32) -> u64 {
         .unwrap_or(0)
 }
 
-/// utime + stime of the process, in clock ticks.
-fn cpu_ticks(pid: u32) -> u64 {
+/// (utime + stime, stime) of the process, in clock ticks.
+fn cpu_ticks(pid: u32) -> (u64, u64) {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
     // Fields after the command name (which may hold spaces): state is field 3.
     let after = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
@@ -63,7 +66,7 @@ fn cpu_ticks(pid: u32) -> u64 {
             .and_then(|v| v.parse::<u64>().ok())
             .unwrap_or(0)
     };
-    get(11) + get(12)
+    (get(11) + get(12), get(12))
 }
 
 /// Samples the client the moment a request arrives, then validates it like the API.
@@ -74,7 +77,8 @@ fn sample_then_validate(req: &Recorded) -> Result<(), Reply> {
         let n = s.len() + 1;
         // A summary request is the one without tools (autocompact.rs).
         let summary = req.body.is_object() && req.body.get("tools").is_none();
-        s.push((n, rss_kib(pid), cpu_ticks(pid), summary));
+        let (cpu, sys) = cpu_ticks(pid);
+        s.push((n, rss_kib(pid), cpu, summary, sys));
     }
     support::anthropic_validate::validate(req)
 }
@@ -279,13 +283,50 @@ fn plain(turns: usize, bin: &str) {
             .find(|s| s.0 == n)
             .map_or(0.0, |s| s.2 as f64 / tick)
     };
+    let sys = |n: usize| {
+        samples
+            .iter()
+            .find(|s| s.0 == n)
+            .map_or(0.0, |s| s.4 as f64 / tick)
+    };
+    let per_turn = |f: &dyn Fn(usize) -> f64, from: usize, to: usize| {
+        (f(to) - f(from)) * 1000.0 / (to - from) as f64
+    };
+    let (a, b) = (1, tenth + 1);
+    let (c, d) = (turns + 1 - tenth, turns + 1);
+    let user = |n: usize| cpu(n) - sys(n);
     println!(
-        "client CPU per turn: first 10 % {:.2} ms, last 10 % {:.2} ms",
-        (cpu(tenth + 1) - cpu(1)) * 1000.0 / tenth as f64,
-        (cpu(turns + 1) - cpu(turns + 1 - tenth)) * 1000.0 / tenth as f64
+        "client CPU per turn: first 10 % {:.2} ms, last 10 % {:.2} ms \
+         (user {:.2} → {:.2}, kernel {:.2} → {:.2})",
+        per_turn(&cpu, a, b),
+        per_turn(&cpu, c, d),
+        per_turn(&user, a, b),
+        per_turn(&user, c, d),
+        per_turn(&sys, a, b),
+        per_turn(&sys, c, d),
+    );
+    // The floor: each tenth's mean body through loopback TCP, in this run.
+    let mean_bytes = |r: std::ops::Range<usize>| {
+        (r.clone().map(|i| bytes(i + 1)).sum::<u64>() / r.len().max(1) as u64) as usize
+    };
+    let sizes = [mean_bytes(0..tenth), mean_bytes(turns - tenth..turns)];
+    let floor = floor::transfer_ms(&sizes, 200);
+    println!(
+        "loopback floor (connect + {:.0} KB / {:.0} KB to a reader): {:.2} / {:.2} ms",
+        sizes[0] as f64 / 1000.0,
+        sizes[1] as f64 / 1000.0,
+        floor[0],
+        floor[1]
+    );
+    println!(
+        "client time − floor (tooloop's own work): first 10 % {:.2} ms, last 10 % {:.2} ms, \
+         ratio {:.2}",
+        first - floor[0],
+        last - floor[1],
+        (last - floor[1]) / (first - floor[0])
     );
     for at in [10, 100, 1000, 2000, turns + 1] {
-        if let Some((n, rss, cpu, _)) = samples.iter().find(|s| s.0 == at) {
+        if let Some((n, rss, cpu, _, _)) = samples.iter().find(|s| s.0 == at) {
             println!(
                 "request {n:>5}: RSS {:6.1} MB, CPU so far {:6.2} s, body {:7.0} KB",
                 *rss as f64 / 1024.0,

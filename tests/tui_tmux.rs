@@ -35,6 +35,11 @@ fn have_tmux() -> bool {
 impl Tui {
     /// Starts tooloop in a 120×40 tmux pane inside `bash -c '…; echo EXITED:$?'`.
     fn start(name: &str, args: &str) -> Tui {
+        Tui::start_after(name, args, "")
+    }
+
+    /// The same, with `prelude` (shell commands) run by that bash first.
+    fn start_after(name: &str, args: &str, prelude: &str) -> Tui {
         let dir = tempfile::tempdir().expect("tempdir");
         let home = dir.path().join("home");
         let workspace = dir.path().join("ws");
@@ -53,7 +58,7 @@ impl Tui {
         std::fs::write(workspace.join("notes.txt"), "TODO: nothing\n").expect("write");
         let bin = env!("CARGO_BIN_EXE_tooloop");
         let script = format!(
-            "cd '{ws}' && '{bin}' --workspace '{ws}' {args}; echo EXITED:\\$?; sleep 600",
+            "{prelude}cd '{ws}' && '{bin}' --workspace '{ws}' {args}; echo EXITED:\\$?; sleep 600",
             ws = workspace.display()
         );
         let command = format!(
@@ -300,6 +305,58 @@ fn closing_the_terminal_ends_quietly_without_a_panic() {
         std::thread::sleep(POLL);
     };
     assert!(!log.contains("panic"), "{log}");
+}
+
+/// The terminal closes while tooloop runs under a parent that keeps SIGHUP from it (here a
+/// bash with `trap '' HUP`; a wrapper script or a profiler does the same). The kernel signals
+/// only the session leader, so nothing tells tooloop but the dead tty, whose reads return 0
+/// bytes: crossterm's reader retried them forever at 100 % CPU and the process never ended.
+/// Now the hang-up ends the input and tooloop exits.
+#[test]
+fn closing_the_terminal_ends_tooloop_even_when_no_sighup_reaches_it() {
+    if !have_tmux() {
+        return;
+    }
+    let t = Tui::start_after("hupwrap", "", "trap '' HUP; ");
+    t.wait_text("Ask something");
+    let bash = t.pane_pid();
+    // The bash (and its `sleep`) outlive the terminal by design: end them when done.
+    struct KillGroup(i32);
+    impl Drop for KillGroup {
+        fn drop(&mut self) {
+            // SAFETY: kill(2) on the bash's process group, which this test started.
+            unsafe { libc::kill(-self.0, libc::SIGKILL) };
+        }
+    }
+    let _group = KillGroup(bash as i32);
+    let children = format!("/proc/{bash}/task/{bash}/children");
+    let tooloop = std::fs::read_to_string(children).expect("children");
+    let tooloop = tooloop
+        .split_whitespace()
+        .next()
+        .expect("tooloop runs")
+        .to_string();
+    t.tmux(&["kill-server"]);
+    let start = Instant::now();
+    while Path::new(&format!("/proc/{tooloop}")).exists() {
+        let stat = std::fs::read_to_string(format!("/proc/{tooloop}/stat")).unwrap_or_default();
+        // A zombie has ended; its parent (the bash) just has not reaped it yet.
+        if stat
+            .rsplit_once(')')
+            .is_some_and(|(_, r)| r.trim_start().starts_with('Z'))
+        {
+            break;
+        }
+        assert!(
+            start.elapsed() < DEADLINE,
+            "tooloop still runs {DEADLINE:?} after its terminal closed: {stat}"
+        );
+        std::thread::sleep(POLL);
+    }
+    assert!(
+        Path::new(&format!("/proc/{bash}")).exists(),
+        "the bash ignored SIGHUP"
+    );
 }
 
 /// `tooloop "PROMPT"` starts the TUI with the prompt already sent, and it joins the history.

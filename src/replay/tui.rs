@@ -153,7 +153,7 @@ pub async fn run(
         };
         futures::future::ready(keep.then_some(ev))
     });
-    let input = Box::pin(input);
+    let input = crate::tui::hangup::UntilHangup::new(Box::pin(input));
     let result = event_loop::run(&mut term, &mut app, agent_rx, &commands_tx, input).await;
     terminal::restore();
     cancel.cancel();

@@ -10,6 +10,7 @@ pub mod conversation;
 pub mod event_loop;
 pub mod extensions;
 pub mod frame_times;
+pub mod hangup;
 pub mod heights;
 pub mod help;
 pub mod highlight;
@@ -116,7 +117,7 @@ pub async fn run(config: Config, initial_prompt: Option<String>) -> anyhow::Resu
     if let Some(prompt) = initial_prompt.filter(|p| !p.trim().is_empty()) {
         app.send_initial_prompt(prompt);
     }
-    let input = crossterm::event::EventStream::new();
+    let input = hangup::UntilHangup::new(crossterm::event::EventStream::new());
     let result = event_loop::run(
         &mut terminal,
         &mut app,
