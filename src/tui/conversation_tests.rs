@@ -13,7 +13,7 @@ use crate::tui::tool_calls::{ToolCalls, ToolState};
 /// (Chinese, a list, a code fence), and tool calls with output.
 fn kind(k: usize) -> CellKind {
     match k % 5 {
-        0 if k % 50 == 0 => CellKind::User(format!("第{k}个问题：请再看一次时钟 please")),
+        0 if k.is_multiple_of(50) => CellKind::User(format!("第{k}个问题：请再看一次时钟 please")),
         0 | 3 => {
             // Code is highlighted (slow in a debug build): in one answer of ten.
             let code = if k % 10 == 3 {

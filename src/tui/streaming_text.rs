@@ -100,8 +100,9 @@ impl StreamingMarkdown {
     /// Whether `prepare(width)` would have nothing to do.
     pub fn is_prepared(&self, width: u16) -> bool {
         let width = width.max(1);
+        let pending = self.streaming && self.boundary > self.stable_len;
         !self.evicted
-            && !(self.streaming && self.boundary > self.stable_len)
+            && !pending
             && matches!(&self.stable_wrapped, Some((w, _)) if *w == width)
             && (!self.streaming || matches!(&self.tail_wrapped, Some((w, _)) if *w == width))
     }
