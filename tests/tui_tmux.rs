@@ -75,6 +75,16 @@ impl Tui {
     }
 }
 
+/// The pid of `parent`'s first child (tooloop, under the pane's bash).
+fn child_of(parent: u32) -> String {
+    let children = format!("/proc/{parent}/task/{parent}/children");
+    let pids = std::fs::read_to_string(children).expect("children");
+    pids.split_whitespace()
+        .next()
+        .expect("tooloop runs")
+        .to_string()
+}
+
 fn has_timer(line: &str) -> bool {
     line.split_whitespace().any(|w| {
         w.strip_suffix('s').is_some_and(|n| {
@@ -275,13 +285,7 @@ fn closing_the_terminal_ends_quietly_without_a_panic() {
     t.keys(&["Enter"]);
     // tooloop is the child of the pane's bash; the test waits for it to be gone.
     let bash = t.pane_pid();
-    let children = format!("/proc/{bash}/task/{bash}/children");
-    let tooloop = std::fs::read_to_string(children).expect("children");
-    let tooloop = tooloop
-        .split_whitespace()
-        .next()
-        .expect("tooloop runs")
-        .to_string();
+    let tooloop = child_of(bash);
     t.tmux(&["kill-server"]);
     let logs = t
         .workspace
@@ -329,13 +333,7 @@ fn closing_the_terminal_ends_tooloop_even_when_no_sighup_reaches_it() {
         }
     }
     let _group = KillGroup(bash as i32);
-    let children = format!("/proc/{bash}/task/{bash}/children");
-    let tooloop = std::fs::read_to_string(children).expect("children");
-    let tooloop = tooloop
-        .split_whitespace()
-        .next()
-        .expect("tooloop runs")
-        .to_string();
+    let tooloop = child_of(bash);
     t.tmux(&["kill-server"]);
     let start = Instant::now();
     while Path::new(&format!("/proc/{tooloop}")).exists() {
