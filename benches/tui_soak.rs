@@ -12,6 +12,8 @@
 //! `TUI_SOAK_WINDOW=N` the mock counts each request's tokens (4 bytes each) and a config
 //! gives claude-mock an N-token window, so it does (summary requests are answered and left
 //! out of the per-turn times). The TUI thread's CPU is read apart from the process's.
+//! Frame times are the TUI's own (`TOOLOOP_FRAME_TIMES`: every frame's draw, terminal write
+//! included, with its turn), reported for the turns after request 100 and the last tenth.
 //! Skipped without tmux.
 
 #[path = "../tests/support/mod.rs"]
@@ -159,6 +161,18 @@ fn per_turn(s: &[Sample], a: usize, b: usize) -> (f64, f64, f64) {
     }
 }
 
+/// (turn, microseconds) per frame from the TUI's `TOOLOOP_FRAME_TIMES` file.
+fn read_frames(path: &std::path::Path) -> Vec<(u32, u32)> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| {
+            let (a, b) = l.split_once(' ')?;
+            Some((a.parse().ok()?, b.parse().ok()?))
+        })
+        .collect()
+}
+
 /// ` --config FILE --max-tokens 4096` giving claude-mock a `window` (and prices), or nothing.
 fn config_args(home: &std::path::Path, window: Option<u64>) -> String {
     let Some(w) = window else {
@@ -253,14 +267,17 @@ fn main() {
     let ws = dir.path().join("workspace");
     std::fs::create_dir_all(&h).expect("home");
     std::fs::create_dir_all(&ws).expect("workspace");
+    let frames_file = dir.path().join("frames.txt");
     let cmd = format!(
         "cd '{ws}' && exec env -u OPENAI_API_KEY ANTHROPIC_API_KEY=sk-ant-soak HOME='{h}' \
+         TOOLOOP_FRAME_TIMES='{frames}' \
          XDG_STATE_HOME='{h}/state' XDG_CONFIG_HOME='{h}/config' XDG_DATA_HOME='{h}/data' \
          XDG_CACHE_HOME='{h}/cache' '{bin}' --provider anthropic --base-url '{base}' \
          --model claude-mock --max-turns {max}{extra}",
         extra = config_args(&h, window),
         ws = ws.display(),
         h = h.display(),
+        frames = frames_file.display(),
         base = server.anthropic_base(),
         max = turns + 1,
     );
@@ -310,6 +327,13 @@ fn main() {
     let rss_idle = rss_kib(pid);
     let screen = tmux(&["capture-pane", "-p"]);
     let _ = tmux(&["kill-server"]);
+    // The TUI writes its frame times as its event loop ends (SIGHUP from the closed pane).
+    let end = Instant::now() + Duration::from_secs(10);
+    while !frames_file.exists() && Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    let frames = read_frames(&frames_file);
 
     let requests = server.requests();
     assert!(
@@ -384,10 +408,32 @@ fn main() {
             lat.len()
         );
     }
-    for n in [10, 100, 1000, 2000, turns] {
-        if n <= turns {
-            println!("RSS at request {n:>5}: {:.1} MB", rss(n));
-        }
+    for (label, range) in [
+        ("after request 100", 101..101 + tenth),
+        ("last tenth", turns - tenth + 1..turns + 1),
+    ] {
+        let mut t: Vec<f64> = frames
+            .iter()
+            .filter(|(turn, _)| range.contains(&(*turn as usize)))
+            .map(|&(_, us)| us as f64 / 1e3)
+            .collect();
+        t.sort_by(|a, b| a.total_cmp(b));
+        println!(
+            "frame (the TUI's own draw + terminal write) {label}, turns {}–{}: p50 {:.2} ms, \
+             p99 {:.2} ms, max {:.2} ms ({} frames)",
+            range.start,
+            range.end - 1,
+            percentile(&t, 0.5),
+            percentile(&t, 0.99),
+            percentile(&t, 1.0),
+            t.len()
+        );
+    }
+    let mut points = vec![10, 100, 1000, 2000, turns];
+    points.retain(|&n| n <= turns);
+    points.dedup();
+    for n in points {
+        println!("RSS at request {n:>5}: {:.1} MB", rss(n));
     }
     println!(
         "RSS growth request 100 → {turns}: {:.1} MB; after the last answer: {:.1} MB",

@@ -97,12 +97,13 @@ impl Cell {
     }
 
     /// Renders and wraps the cell at `width` unless its cache is still good (the layout
-    /// step of a frame; drawing then only reads).
-    pub fn prepare(&mut self, width: u16, theme: &Theme, calls: &ToolCalls) {
+    /// step of a frame; drawing then only reads). Returns whether it had to.
+    pub fn prepare(&mut self, width: u16, theme: &Theme, calls: &ToolCalls) -> bool {
         let version = match &mut self.kind {
             CellKind::Assistant(md) => {
+                let fresh = md.is_prepared(width);
                 md.prepare(width);
-                return;
+                return !fresh;
             }
             CellKind::Tool(id) => calls.get(id).map_or(0, |c| c.version),
             _ => 0,
@@ -111,6 +112,25 @@ impl Cell {
         if !fresh {
             let lines = self.build(width, theme, calls);
             self.cache = Some((width, version, lines));
+        }
+        !fresh
+    }
+
+    /// Whether the cell holds lines for `width` (a changed tool call is re-prepared through
+    /// the conversation's dirty list, so the version is not looked up here).
+    pub fn has_lines(&self, width: u16) -> bool {
+        match &self.kind {
+            CellKind::Assistant(md) => md.is_prepared(width),
+            _ => matches!(&self.cache, Some((w, _, _)) if *w == width),
+        }
+    }
+
+    /// Frees the cell's rendered lines (it is far from the view); its height stays with the
+    /// conversation, and `prepare` renders it again when it is scrolled back to.
+    pub fn evict(&mut self) {
+        self.cache = None;
+        if let CellKind::Assistant(md) = &mut self.kind {
+            md.evict();
         }
     }
 
@@ -124,6 +144,7 @@ impl Cell {
         }
     }
 
+    /// Lines prepared (0 once evicted: the conversation keeps every cell's height).
     pub fn height(&self) -> usize {
         let (a, b) = self.lines();
         a.len() + b.len()

@@ -1,6 +1,10 @@
 //! The conversation pane: typed cells, drawn from their per-width caches; only the visible
 //! lines are cloned into the frame, and only the cells that changed are re-prepared (their
 //! heights sit in a Fenwick tree), so a frame's work does not grow with the history.
+//!
+//! Memory does not grow with it either: only cells within a few screens of the view keep
+//! their rendered lines. The others keep their height (in the tree) and their text, and are
+//! rendered again when scrolled back to (the layout step, before drawing).
 
 use std::collections::HashMap;
 
@@ -15,6 +19,13 @@ use super::keys::{Action, Hint, Scope, hint};
 use super::pane::{EventState, Pane, PaneContext, scroll_key};
 use super::scroll::Scroll;
 use super::streaming_text::StreamingMarkdown;
+
+/// Screens of lines above and below the view whose cells keep their rendered lines, so
+/// scrolling a page or two renders nothing again.
+const KEEP_SCREENS: usize = 4;
+/// Cells prepared since the last sweep before the next one runs: sweeps are O(cells kept),
+/// so this makes them rare (a long prompt adds two cells a turn).
+const SWEEP_SLACK: usize = 128;
 
 #[derive(Default)]
 pub struct Conversation {
@@ -40,6 +51,11 @@ pub struct Conversation {
     width: u16,
     /// `ToolCalls::clock` at the last layout: changes after it re-prepare their tool lines.
     seen_tools: u64,
+    /// Cells prepared since the last sweep (may repeat): the only ones that can hold lines
+    /// away from the view. Every other cell is evicted.
+    resident: Vec<usize>,
+    /// `resident.len()` right after the last sweep.
+    swept: usize,
 }
 
 impl Conversation {
@@ -235,12 +251,17 @@ impl Conversation {
         }
         self.seen_tools = calls.clock();
         if self.all_dirty {
+            // Every height at the new width; the lines are dropped at once (the view's cells
+            // are prepared again by `prepare_visible`), so a resize does not hold them all.
             self.all_dirty = false;
             self.dirty.clear();
+            self.resident.clear();
+            self.swept = 0;
             let mut vals = Vec::with_capacity(self.cells.len());
             for (c, sep) in self.cells.iter_mut().zip(&self.seps) {
                 c.prepare(width, theme, calls);
                 vals.push(usize::from(*sep) + c.height());
+                c.evict();
             }
             self.heights.rebuild(vals);
             return;
@@ -250,8 +271,93 @@ impl Conversation {
                 c.prepare(width, theme, calls);
                 let h = usize::from(self.seps[i]) + c.height();
                 self.heights.set(i, h);
+                self.resident.push(i);
             }
         }
+    }
+
+    /// Prepares the cells in the visible window that were evicted (scrolled back to).
+    /// Returns whether a height changed (then the window is computed again).
+    fn prepare_visible(&mut self, width: u16, ctx: &PaneContext) -> bool {
+        let end = self.window.1;
+        let (mut i, mut y) = self.first;
+        let mut changed = false;
+        while i < self.cells.len() && y < end {
+            let h = self.heights.get(i);
+            if !self.cells[i].has_lines(width)
+                && self.cells[i].prepare(width, ctx.theme, ctx.tool_calls)
+            {
+                self.resident.push(i);
+                let now = usize::from(self.seps[i]) + self.cells[i].height();
+                if now != h {
+                    self.heights.set(i, now);
+                    changed = true;
+                }
+            }
+            y += h;
+            i += 1;
+        }
+        changed
+    }
+
+    /// Evicts the cells prepared since the last sweep that are now more than KEEP_SCREENS
+    /// screens from the view; runs once SWEEP_SLACK more cells were prepared.
+    fn sweep(&mut self, rows: usize) {
+        if self.resident.len() <= self.swept + SWEEP_SLACK {
+            return;
+        }
+        let margin = KEEP_SCREENS * rows.max(1);
+        let lo = self.window.0.saturating_sub(margin);
+        let hi = self.window.1 + margin;
+        let mut kept = std::mem::take(&mut self.resident);
+        kept.sort_unstable();
+        kept.dedup();
+        let (cells, heights) = (&mut self.cells, &self.heights);
+        kept.retain(|&i| {
+            let Some(cell) = cells.get_mut(i) else {
+                return false;
+            };
+            let top = heights.prefix(i);
+            let near = top + heights.get(i) > lo && top < hi;
+            if !near {
+                cell.evict();
+            }
+            near
+        });
+        self.swept = kept.len();
+        self.resident = kept;
+    }
+
+    /// The rows of the window `layout` placed, cloned from the cells' prepared lines.
+    pub fn visible_lines(&self) -> Vec<Line<'static>> {
+        let (start, end) = self.window;
+        let mut lines: Vec<Line<'static>> = Vec::with_capacity(end.saturating_sub(start));
+        let (first, mut y) = self.first;
+        for (i, cell) in self.cells.iter().enumerate().skip(first) {
+            if y >= end {
+                break;
+            }
+            let sep = self.seps.get(i).copied().unwrap_or(false);
+            // The kept height: a cell in the window was prepared by `layout` (were it not,
+            // its rows stay blank rather than moving the cells below).
+            let h = self.heights.get(i);
+            let (a, b) = cell.lines();
+            let blank = Line::default();
+            let mut rows = sep.then_some(&blank).into_iter().chain(a).chain(b);
+            for row in y..(y + h).min(end) {
+                let line = rows.next().unwrap_or(&blank);
+                if row >= start {
+                    lines.push(line.clone());
+                }
+            }
+            y += h;
+        }
+        lines
+    }
+
+    /// Cells holding rendered lines right now (for tests and the memory bench).
+    pub fn resident_cells(&self) -> usize {
+        self.cells.iter().filter(|c| c.height() > 0).count()
     }
 
     pub fn unfocus(&mut self) {
@@ -281,54 +387,39 @@ impl Pane for Conversation {
             return;
         }
         self.prepare(area.width, ctx);
-        let total = self.heights.total();
-        if !self.scroll.follows() && total > self.last_total {
-            self.scroll.grew(total - self.last_total);
+        let reveal = std::mem::take(&mut self.reveal);
+        // Twice at most: a cell scrolled back to is rendered again, and if its height came
+        // out different from the one kept, the window is placed once more.
+        for _ in 0..2 {
+            let total = self.heights.total();
+            if !self.scroll.follows() && total > self.last_total {
+                self.scroll.grew(total - self.last_total);
+            }
+            self.last_total = total;
+            if reveal && let Some(sel) = self.selected.filter(|&i| i < self.cells.len()) {
+                // Lines above the selected cell: every cell before it, and its own blank line.
+                let sep = usize::from(self.seps[sel]);
+                let above = self.heights.prefix(sel) + sep;
+                let h = self.heights.get(sel).saturating_sub(sep);
+                self.scroll
+                    .reveal(above, above + h, total, area.height as usize);
+            }
+            self.window = self.scroll.window(total, area.height as usize);
+            self.first = self.heights.find(self.window.0);
+            if !self.prepare_visible(area.width, ctx) {
+                break;
+            }
         }
-        self.last_total = total;
-        if std::mem::take(&mut self.reveal)
-            && let Some(sel) = self.selected.filter(|&i| i < self.cells.len())
-        {
-            // Lines above the selected cell: every cell before it, and its own blank line.
-            let above = self.heights.prefix(sel) + usize::from(self.seps[sel]);
-            let h = self.cells[sel].height();
-            self.scroll
-                .reveal(above, above + h, total, area.height as usize);
-        }
-        self.window = self.scroll.window(total, area.height as usize);
-        self.first = self.heights.find(self.window.0);
+        self.sweep(area.height as usize);
     }
 
-    fn draw(&self, f: &mut Frame, area: Rect, _ctx: &PaneContext) {
+    fn draw(&self, f: &mut Frame, area: Rect, ctx: &PaneContext) {
         if area.width == 0 || area.height == 0 {
             return;
         }
-        let (start, end) = self.window;
-        let mut lines: Vec<Line<'static>> = Vec::with_capacity(end.saturating_sub(start));
-        let (first, mut y) = self.first;
-        for (i, cell) in self.cells.iter().enumerate().skip(first) {
-            let sep_h = usize::from(self.seps.get(i).copied().unwrap_or(false));
-            let h = cell.height() + sep_h;
-            if y + h <= start {
-                y += h;
-                continue;
-            }
-            if y >= end {
-                break;
-            }
-            let (a, b) = cell.lines();
-            let sep = (sep_h > 0).then(Line::default);
-            for (k, line) in sep.iter().chain(a).chain(b).enumerate() {
-                let row = y + k;
-                if row >= start && row < end {
-                    lines.push(line.clone());
-                }
-            }
-            y += h;
-        }
-        f.render_widget(Paragraph::new(lines), area);
+        f.render_widget(Paragraph::new(self.visible_lines()), area);
         if self.scroll.new_below() {
-            super::scroll::draw_new_output(f, area, _ctx.theme);
+            super::scroll::draw_new_output(f, area, ctx.theme);
         }
     }
 
@@ -350,3 +441,7 @@ impl Pane for Conversation {
         &mut self.scroll
     }
 }
+
+#[cfg(test)]
+#[path = "conversation_tests.rs"]
+mod tests;

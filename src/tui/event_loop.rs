@@ -81,6 +81,8 @@ where
     let mut last_draw: Option<Instant> = None;
     let mut dirty;
     let mut deadline: Option<Instant> = Some(Instant::now());
+    // `TOOLOOP_FRAME_TIMES=FILE` (benchmarks): each frame's draw time, written at the end.
+    let mut frame_times = super::frame_times::FrameTimes::from_env();
     loop {
         let sleep = async {
             match deadline {
@@ -144,9 +146,13 @@ where
         if dirty && now >= due {
             // A terminal that cannot be written to is gone (closed window, SIGHUP on its
             // way): end quietly, nobody can read an error any more.
+            let started = frame_times.as_ref().map(|_| std::time::Instant::now());
             if let Err(e) = terminal.draw_frame(app, now) {
                 tracing::warn!("the terminal is gone: {e}");
                 return Ok(Exit::InputClosed);
+            }
+            if let (Some(times), Some(t)) = (&mut frame_times, started) {
+                times.record(app.turn.turn, t.elapsed());
             }
             last_draw = Some(now);
             dirty = false;

@@ -9,6 +9,7 @@ pub mod clipboard;
 pub mod conversation;
 pub mod event_loop;
 pub mod extensions;
+pub mod frame_times;
 pub mod hangup;
 pub mod heights;
 pub mod help;

@@ -25,6 +25,9 @@ pub struct StreamingMarkdown {
     stable: Vec<Line<'static>>,
     stable_wrapped: Option<(u16, Vec<Line<'static>>)>,
     tail_wrapped: Option<(u16, Vec<Line<'static>>)>,
+    /// A finished answer far from the view gave up its rendered lines (`evict`); the next
+    /// `prepare` renders the text again.
+    evicted: bool,
 }
 
 impl StreamingMarkdown {
@@ -63,6 +66,8 @@ impl StreamingMarkdown {
             return;
         }
         self.streaming = false;
+        // It grew delta by delta; it is kept for the life of the session.
+        self.text.shrink_to_fit();
         self.stable = markdown::render(&sanitize(&self.text));
         self.stable_len = self.text.len();
         self.stable_wrapped = None;
@@ -73,6 +78,33 @@ impl StreamingMarkdown {
     pub fn invalidate(&mut self) {
         self.stable_wrapped = None;
         self.tail_wrapped = None;
+    }
+
+    /// Frees the wrapped lines of a finished answer (it is far from the view), and its
+    /// rendered lines too unless it holds fenced code: highlighting is the one costly part of
+    /// rendering, and a resize must measure every answer again. The text stays, and `prepare`
+    /// renders and wraps it again when it comes back into view. A streaming answer keeps
+    /// everything (its paragraphs are rendered once, as they end).
+    pub fn evict(&mut self) {
+        if self.streaming || self.evicted {
+            return;
+        }
+        self.stable_wrapped = None;
+        self.tail_wrapped = None;
+        if !(self.text.contains("```") || self.text.contains("~~~")) {
+            self.stable = Vec::new();
+            self.evicted = true;
+        }
+    }
+
+    /// Whether `prepare(width)` would have nothing to do.
+    pub fn is_prepared(&self, width: u16) -> bool {
+        let width = width.max(1);
+        let pending = self.streaming && self.boundary > self.stable_len;
+        !self.evicted
+            && !pending
+            && matches!(&self.stable_wrapped, Some((w, _)) if *w == width)
+            && (!self.streaming || matches!(&self.tail_wrapped, Some((w, _)) if *w == width))
     }
 
     /// A blank line outside a fence ends a block, but it becomes a boundary only when the
@@ -109,6 +141,10 @@ impl StreamingMarkdown {
     /// Renders what became stable and wraps for `width` (the layout step of a frame).
     pub fn prepare(&mut self, width: u16) {
         let width = width.max(1);
+        if std::mem::take(&mut self.evicted) {
+            // Rendered as `finish` did: the whole text at once.
+            self.stable = markdown::render(&sanitize(&self.text));
+        }
         if self.streaming && self.boundary > self.stable_len {
             let chunk = sanitize(&self.text[self.stable_len..self.boundary]);
             let mut rendered = markdown::render(&chunk);
@@ -214,6 +250,34 @@ mod tests {
         md.finish();
         let text = all(&mut md, 20).join("\n");
         assert!(text.contains('a') && text.contains('b'));
+    }
+
+    #[test]
+    fn an_evicted_answer_renders_the_same_again_and_a_streaming_one_is_kept() {
+        let text = "# 标题\n\nSome **bold** text.\n\n```rust\nfn a() {}\n```\n\n- one\n- two";
+        let plain = "# 标题\n\nSome **bold** text.\n\n- one\n- two";
+        for t in [text, plain] {
+            let mut md = StreamingMarkdown::finished(t);
+            let before = all(&mut md, 30);
+            md.evict();
+            assert!(!md.is_prepared(30));
+            assert_eq!(md.prepared().0.len(), 0, "the lines were freed");
+            assert_eq!(
+                md.stable.is_empty(),
+                t == plain,
+                "highlighted code is kept unwrapped"
+            );
+            assert_eq!(all(&mut md, 30), before);
+            assert!(md.is_prepared(30));
+        }
+        let mut live = StreamingMarkdown::streaming();
+        live.push("first\n\nsecond");
+        let before = all(&mut live, 30);
+        live.evict();
+        assert_eq!(
+            live.prepared().0.len() + live.prepared().1.len(),
+            before.len()
+        );
     }
 
     /// Every line is where it will be when the answer ends: streamed block by block (one
