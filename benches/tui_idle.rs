@@ -3,6 +3,7 @@
 //! `cargo bench --bench tui_idle` — starts `tooloop` in a 200×60 tmux pane, times start →
 //! first frame (polling `capture-pane` for the status bar), then reads every thread's
 //! context switches and CPU time from /proc for 10 s of idling. Skipped without tmux.
+//! `TUI_IDLE_BIN=path` runs another build of the binary instead.
 
 use std::collections::HashMap;
 use std::process::Command;
@@ -76,7 +77,9 @@ fn start(socket: &str, dir: &std::path::Path, args: &str, ready: &str) -> (Optio
     std::fs::create_dir_all(&home).expect("home");
     let stamp = dir.join("exec_ns");
     let _ = std::fs::remove_file(&stamp);
-    let bin = env!("CARGO_BIN_EXE_tooloop");
+    // `TUI_IDLE_BIN=path` measures another build (a before/after in one run).
+    let bin =
+        std::env::var("TUI_IDLE_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_tooloop").into());
     let h = home.display();
     let cmd = format!(
         "cd '{ws}' && date +%s%N > '{stamp}' && exec env -u ANTHROPIC_API_KEY -u OPENAI_API_KEY \
