@@ -11,6 +11,7 @@ use tokio::time::Instant;
 use tooloop::agent::protocol::{AgentCommand, AgentEvent};
 use tooloop::message::validate_history;
 use tooloop::session::load;
+use tooloop::tui::app::App;
 use tooloop::tui::tool_calls::ToolState;
 use tui_support::demo_engine::{config, start, until};
 use tui_support::*;
@@ -53,13 +54,26 @@ async fn a_resumed_session_shows_each_calls_recorded_duration_and_outcome() {
     }
 
     // Resumed: the rows carry those durations.
-    let cfg = config(tmp.path(), &["--resume", &info.id]);
-    let mut second = start(&cfg, &dir);
-    let events = until(&mut second.events, |e| {
+    let (app, _) = resumed(tmp.path(), &dir, &info.id).await;
+    assert_eq!(app.tools.ids().len(), 2);
+    for (id, ms) in &ended {
+        let r = app.tool_calls.get(id).expect("a row per call");
+        assert!(app.tools.shows(id));
+        assert_eq!(r.duration_ms, Some(*ms), "{id}");
+        assert_eq!(r.state, ToolState::Ok);
+    }
+}
+
+/// The TUI right after `--resume ID` in `workspace`: a fresh demo engine's events up to the
+/// history reset, fed to a new app at the instant returned.
+async fn resumed(workspace: &Path, dir: &Path, id: &str) -> (App, Instant) {
+    let cfg = config(workspace, &["--resume", id]);
+    let mut engine = start(&cfg, dir);
+    let events = until(&mut engine.events, |e| {
         matches!(e, AgentEvent::HistoryReset { .. })
     })
     .await;
-    second
+    engine
         .control
         .stop(Duration::from_secs(10))
         .await
@@ -69,13 +83,7 @@ async fn a_resumed_session_shows_each_calls_recorded_duration_and_outcome() {
     for e in events {
         app.on_agent(e, now);
     }
-    assert_eq!(app.tools.ids().len(), 2);
-    for (id, ms) in &ended {
-        let r = app.tool_calls.get(id).expect("a row per call");
-        assert!(app.tools.shows(id));
-        assert_eq!(r.duration_ms, Some(*ms), "{id}");
-        assert_eq!(r.state, ToolState::Ok);
-    }
+    (app, now)
 }
 
 fn header(id: &str) -> String {
@@ -132,21 +140,7 @@ async fn a_cancelled_call_keeps_its_outcome_and_an_old_transcript_still_loads() 
         ("aaaa0001", ToolState::Cancelled, Some(700), "0.7s"),
         ("bbbb0002", ToolState::Error, None, "✗ bash"),
     ] {
-        let cfg = config(tmp.path(), &["--resume", id]);
-        let mut e = start(&cfg, &dir);
-        let events = until(&mut e.events, |e| {
-            matches!(e, AgentEvent::HistoryReset { .. })
-        })
-        .await;
-        e.control
-            .stop(Duration::from_secs(10))
-            .await
-            .expect("the agent stops");
-        let mut app = app();
-        let now = Instant::now();
-        for ev in events {
-            app.on_agent(ev, now);
-        }
+        let (mut app, now) = resumed(tmp.path(), &dir, id).await;
         let r = row(&app, 0);
         assert_eq!((r.state, r.duration_ms), (state, duration), "{id}");
         for (w, h) in [(80, 24), (200, 50)] {
@@ -188,22 +182,7 @@ async fn a_denied_call_is_still_denied_when_resumed() {
     assert_eq!(loaded.timings[id].outcome, "denied");
     assert_eq!(loaded.timings[id].started, None, "it never ran");
 
-    let cfg = config(tmp.path(), &["--resume", &info.id]);
-    let mut second = start(&cfg, &dir);
-    let events = until(&mut second.events, |e| {
-        matches!(e, AgentEvent::HistoryReset { .. })
-    })
-    .await;
-    second
-        .control
-        .stop(Duration::from_secs(10))
-        .await
-        .expect("the agent stops");
-    let mut app = app();
-    let now = Instant::now();
-    for e in events {
-        app.on_agent(e, now);
-    }
+    let (mut app, now) = resumed(tmp.path(), &dir, &info.id).await;
     assert_eq!(
         app.tool_calls.get(id).map(|c| c.state),
         Some(ToolState::Denied)
