@@ -269,28 +269,13 @@ fn export_writes_markdown_and_a_self_contained_html_page() {
 
 #[test]
 fn the_request_stepper_shows_every_request_made_the_failed_one_too() {
-    use tooloop::tui::app::{App, RunInfo};
     use tooloop::tui::request_stepper::Link;
 
     let server = MockServer::start();
     let original = record_run(&server, "--record");
-    let path = find(original.home.path(), ".record")
-        .pop()
-        .expect("recording");
+    let path = recording(&original);
     let rec = tooloop::record::read(&path).expect("reads");
-    let mut app = App::new(RunInfo {
-        provider: "anthropic".into(),
-        model: "claude-mock".into(),
-        session: None,
-        shift_enter: false,
-        mouse: false,
-        save_dir: original.home.path().join("json"),
-        session_handle: None,
-        sandbox: String::new(),
-        models: None,
-        workspace: original.workspace.clone(),
-        approval: "ask".into(),
-    });
+    let mut app = app_for(&original);
     app.json.requests.link(Link::Replay(path.clone()));
     let now = tokio::time::Instant::now();
     for t in tooloop::replay::timeline(&rec.entries) {
@@ -347,6 +332,11 @@ fn the_request_stepper_shows_every_request_made_the_failed_one_too() {
     assert_eq!(tool_blocks, 3);
 }
 
+/// The run's one recording (`--record`).
+fn recording(run: &Run) -> PathBuf {
+    find(run.home.path(), ".record").pop().expect("recording")
+}
+
 fn app_for(run: &Run) -> tooloop::tui::app::App {
     use tooloop::tui::app::{App, RunInfo};
     App::new(RunInfo {
@@ -368,9 +358,7 @@ fn app_for(run: &Run) -> tooloop::tui::app::App {
 fn a_failed_request_keeps_the_raw_http_answer_in_the_recording() {
     let server = MockServer::start();
     let original = record_run(&server, "--record");
-    let path = find(original.home.path(), ".record")
-        .pop()
-        .expect("recording");
+    let path = recording(&original);
     let file = std::fs::read_to_string(&path).expect("recording");
     let failed: Vec<Value> = file
         .lines()
@@ -399,9 +387,7 @@ fn selecting_a_timeline_bar_opens_that_request_or_tool_in_the_json_pane() {
 
     let server = MockServer::start();
     let original = record_run(&server, "--record");
-    let path = find(original.home.path(), ".record")
-        .pop()
-        .expect("recording");
+    let path = recording(&original);
     let rec = tooloop::record::read(&path).expect("reads");
     let mut app = app_for(&original);
     app.json.requests.link(Link::Replay(path.clone()));
