@@ -9,7 +9,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+use ratatui::widgets::{Clear, Paragraph};
 use serde_json::Value;
 use tokio::time::Instant;
 
@@ -170,25 +170,13 @@ impl Approvals {
         let h = (body.len() as u16 + footer.len() as u16 + 3)
             .min(area.height.saturating_sub(2))
             .max(4);
-        let rect = Rect {
-            x: area.x + (area.width.saturating_sub(w)) / 2,
-            y: area.y + (area.height.saturating_sub(h)) / 2,
-            width: w,
-            height: h,
-        };
+        let rect = super::modal_box::centred(area, w, h);
         let more = self.queue.len().saturating_sub(1);
         let mut title = strings::approval_title(&sanitize(&req.tool));
         if more > 0 {
             title.push_str(&format!("(+{more} waiting) "));
         }
-        let block = Block::default()
-            .style(theme.base)
-            .borders(Borders::ALL)
-            .border_style(theme.accent)
-            .title(Span::styled(
-                title,
-                theme.accent.add_modifier(Modifier::BOLD),
-            ));
+        let block = super::modal_box::block(title, theme).style(theme.base);
         let inner = block.inner(rect);
         // The key line stays visible; a body taller than the box scrolls (↑/↓), and a
         // "more" line says how much is unseen, so nothing is approved unread.

@@ -1,5 +1,7 @@
-//! The box the pickers (/sessions, rewind) draw in: centred, as tall as its lines (at most
+//! The box the pickers (/sessions, rewind) and the approval prompt draw in: centred, as tall as its lines (at most
 //! the area), cleared underneath, bordered and titled in the accent colour.
+
+use std::borrow::Cow;
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -18,23 +20,32 @@ pub fn draw(
     body: Vec<Line<'static>>,
     theme: &Theme,
 ) {
-    let width = width.min(area.width);
-    let h = (body.len() as u16 + 2).min(area.height);
-    let rect = Rect {
+    let rect = centred(area, width, body.len() as u16 + 2);
+    let block = block(title, theme);
+    let inner = block.inner(rect);
+    f.render_widget(Clear, rect);
+    f.render_widget(block, rect);
+    f.render_widget(Paragraph::new(body), inner);
+}
+
+/// A `width` × `height` rect centred in `area` (clipped to it).
+pub fn centred(area: Rect, width: u16, height: u16) -> Rect {
+    let (width, height) = (width.min(area.width), height.min(area.height));
+    Rect {
         x: area.x + (area.width - width) / 2,
-        y: area.y + (area.height - h) / 2,
+        y: area.y + (area.height - height) / 2,
         width,
-        height: h,
-    };
-    let block = Block::default()
+        height,
+    }
+}
+
+/// The bordered block of a modal, titled in bold accent.
+pub fn block(title: impl Into<Cow<'static, str>>, theme: &Theme) -> Block<'static> {
+    Block::default()
         .borders(Borders::ALL)
         .border_style(theme.accent)
         .title(Span::styled(
             title,
             theme.accent.add_modifier(Modifier::BOLD),
-        ));
-    let inner = block.inner(rect);
-    f.render_widget(Clear, rect);
-    f.render_widget(block, rect);
-    f.render_widget(Paragraph::new(body), inner);
+        ))
 }
