@@ -329,7 +329,7 @@ impl Conversation {
     }
 
     /// The rows of the window `layout` placed, cloned from the cells' prepared lines.
-    pub fn visible_lines(&self) -> Vec<Line<'static>> {
+    fn visible_lines(&self) -> Vec<Line<'static>> {
         let (start, end) = self.window;
         let mut lines: Vec<Line<'static>> = Vec::with_capacity(end.saturating_sub(start));
         let (first, mut y) = self.first;
@@ -355,8 +355,9 @@ impl Conversation {
         lines
     }
 
-    /// Cells holding rendered lines right now (for tests and the memory bench).
-    pub fn resident_cells(&self) -> usize {
+    /// Cells holding rendered lines right now.
+    #[cfg(test)]
+    fn resident_cells(&self) -> usize {
         self.cells.iter().filter(|c| c.height() > 0).count()
     }
 

@@ -13,7 +13,7 @@
 //! stream, so the event loop exits as it does for a closed input. Nothing is read here and
 //! nothing wakes while the terminal is idle; a keystroke costs one readiness check.
 
-use std::os::fd::{AsFd, AsRawFd, OwnedFd};
+use std::os::fd::{AsFd, OwnedFd};
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
@@ -55,7 +55,7 @@ impl<S> UntilHangup<S> {
         loop {
             match tty.poll_read_ready(cx) {
                 Poll::Ready(Ok(mut guard)) => {
-                    if guard.ready().is_read_closed() || hung_up(tty.get_ref()) {
+                    if guard.ready().is_read_closed() {
                         return true;
                     }
                     // Input to read (crossterm reads it): wait for the next change.
@@ -100,19 +100,6 @@ fn terminal_fd() -> Option<OwnedFd> {
         return stdin.as_fd().try_clone_to_owned().ok();
     }
     std::fs::File::open("/dev/tty").ok().map(OwnedFd::from)
-}
-
-/// POLLHUP on `fd` right now (a readiness event may say only "readable": a hung-up tty is
-/// both).
-fn hung_up(fd: &OwnedFd) -> bool {
-    let mut p = libc::pollfd {
-        fd: fd.as_raw_fd(),
-        events: libc::POLLIN,
-        revents: 0,
-    };
-    // SAFETY: one valid pollfd, zero timeout.
-    let n = unsafe { libc::poll(&mut p, 1, 0) };
-    n == 1 && p.revents & (libc::POLLHUP | libc::POLLERR | libc::POLLNVAL) != 0
 }
 
 #[cfg(test)]
@@ -167,6 +154,7 @@ mod tests {
     }
 
     fn write_all(fd: &OwnedFd, bytes: &[u8]) {
+        use std::os::fd::AsRawFd;
         // SAFETY: a valid fd and buffer.
         let n = unsafe { libc::write(fd.as_raw_fd(), bytes.as_ptr().cast(), bytes.len()) };
         assert_eq!(n, bytes.len() as isize);
