@@ -277,24 +277,21 @@ fn plain(turns: usize, bin: &str) {
     let samples = samples().lock().expect("samples").clone();
     let tick = 100.0; // USER_HZ on Linux
     // CPU per turn (robust on a busy machine, where wall time includes waiting for a core).
-    let cpu = |n: usize| {
+    // (all, kernel) CPU seconds of the binary when request n arrived.
+    let ticks = |n: usize| {
         samples
             .iter()
             .find(|s| s.0 == n)
-            .map_or(0.0, |s| s.2 as f64 / tick)
+            .map_or((0.0, 0.0), |s| (s.2 as f64 / tick, s.4 as f64 / tick))
     };
-    let sys = |n: usize| {
-        samples
-            .iter()
-            .find(|s| s.0 == n)
-            .map_or(0.0, |s| s.4 as f64 / tick)
-    };
+    let cpu = |n: usize| ticks(n).0;
+    let sys = |n: usize| ticks(n).1;
+    let user = |n: usize| cpu(n) - sys(n);
     let per_turn = |f: &dyn Fn(usize) -> f64, from: usize, to: usize| {
         (f(to) - f(from)) * 1000.0 / (to - from) as f64
     };
     let (a, b) = (1, tenth + 1);
     let (c, d) = (turns + 1 - tenth, turns + 1);
-    let user = |n: usize| cpu(n) - sys(n);
     println!(
         "client CPU per turn: first 10 % {:.2} ms, last 10 % {:.2} ms \
          (user {:.2} → {:.2}, kernel {:.2} → {:.2})",
