@@ -82,33 +82,6 @@ async fn keys_typed_as_the_modal_opens_go_to_the_input_not_the_question() {
     assert_eq!(app.take_commands().len(), 1);
 }
 
-/// A deliberate key that answers nothing (here Chinese text, typed after a pause while the
-/// question is open) is typing, and goes to the input; it used to be dropped.
-#[tokio::test(start_paused = true)]
-async fn a_letter_that_answers_nothing_goes_to_the_input_not_lost() {
-    let mut app = app();
-    let t0 = Instant::now();
-    start_turn(&mut app, t0);
-    ask(&mut app, "c1", t0);
-    let mut t = t0 + ms(1000);
-    for c in "输入".chars() {
-        app.on_key(key(KeyCode::Char(c)), t);
-        t += ms(600);
-    }
-    app.on_key(key(KeyCode::Backspace), t);
-    app.on_key(key(KeyCode::Enter), t + ms(600));
-    assert_eq!(
-        app.input.text(),
-        "输",
-        "typed, erased, Enter kept by the question"
-    );
-    assert_eq!(app.take_commands(), vec![]);
-    assert!(app.approvals.is_open());
-    app.on_key(key(KeyCode::Char('n')), t + ms(1200));
-    assert_eq!(app.take_commands().len(), 1, "n still answers");
-    assert_eq!(app.input.text(), "输");
-}
-
 #[tokio::test(start_paused = true)]
 async fn a_session_grant_shows_in_the_status_bar_and_permissions_revokes_it() {
     let mut app = app();

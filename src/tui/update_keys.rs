@@ -109,18 +109,10 @@ impl App {
             }
             return;
         }
-        match action_for(&key, Scope::Approval, self.info.shift_enter) {
-            Some(a) => {
-                if let Some(cmd) = self.approvals.answer(a, now) {
-                    self.send(cmd);
-                }
-            }
-            // A letter that answers nothing (另, x) is typing: it goes to the input rather
-            // than being lost. Enter and the like stay with the question.
-            None if global.is_none() && self.focus == Focus::Input && is_typing(&key) => {
-                self.input_key(key, now);
-            }
-            None => {}
+        if let Some(a) = action_for(&key, Scope::Approval, self.info.shift_enter)
+            && let Some(cmd) = self.approvals.answer(a, now)
+        {
+            self.send(cmd);
         }
     }
 
@@ -379,12 +371,4 @@ impl App {
             self.send(AgentCommand::Compact { instructions });
         }
     }
-}
-
-/// A printable character or Backspace, without Ctrl or Alt.
-fn is_typing(key: &KeyEvent) -> bool {
-    let plain = !key
-        .modifiers
-        .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
-    plain && matches!(key.code, KeyCode::Char(_) | KeyCode::Backspace)
 }
