@@ -52,6 +52,8 @@ pub struct Config {
     pub idle_timeout: Duration,
     pub max_output_bytes: usize,
     pub tool_timeout: Duration,
+    /// `[background] max_jobs`.
+    pub max_jobs: usize,
     pub trace: Option<PathBuf>,
     pub mouse: bool,
     /// `--record` / `record = …`: write a recording beside the transcript.
@@ -374,6 +376,11 @@ impl Config {
                 .timeout_secs
                 .map(|s| Duration::from_secs(s.max(1)))
                 .unwrap_or(crate::tools::DEFAULT_TOOL_TIMEOUT),
+            max_jobs: file
+                .background
+                .max_jobs
+                .unwrap_or(crate::background::DEFAULT_MAX_JOBS)
+                .max(1),
             trace: cli.trace.clone(),
             mouse: cli.mouse || file.mouse.unwrap_or(false),
             record: match (cli.record, &file.record) {

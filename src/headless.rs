@@ -54,12 +54,16 @@ pub async fn run(
     // prints a result.
     let cancel = CancellationToken::new();
     let sigint = crate::interrupt::cancel_on_sigint(&cancel);
+    // SIGTERM and SIGHUP end the run like SIGINT (the turn is aborted, every background
+    // job ended, the result printed), with the status the signal would have given.
+    let terminated = on_termination(&cancel);
     let engine::Engine {
         mut events,
         control,
         session,
         sandbox,
         sandboxed_tools,
+        jobs,
     } = engine::start(config, FrontEnd::Headless)?;
     // t_ms counts from here: the agent is ready, the prompt goes in next.
     let start = Instant::now();
@@ -86,9 +90,15 @@ pub async fn run(
         tools: sandboxed_tools,
     };
     let mut summary = None;
+    let mut ended = std::collections::HashSet::new();
     while let Some(event) = events.recv().await {
         if let AgentEvent::Done(s) = &event {
             summary = Some(s.clone());
+        }
+        if let AgentEvent::Background(e) = &event
+            && e.change == crate::background::Change::Ended
+        {
+            ended.insert(e.job.shell_id.clone());
         }
         print_event(&event, format, start, &sandbox);
         if summary.is_some() {
@@ -97,11 +107,82 @@ pub async fn run(
     }
     sigint.abort();
     forward.abort();
+    // The run is over: so is every background job (the agent task ends them as it stops).
     let agent = control.stop(STOP_GRACE).await;
+    let background = jobs.list();
+    // Their `background` lines, for the jobs that ended only now.
+    for job in background.iter().filter(|j| !ended.contains(&j.shell_id)) {
+        if job.state.is_running() {
+            continue;
+        }
+        let event = AgentEvent::Background(crate::background::JobEvent {
+            change: crate::background::Change::Ended,
+            job: job.clone(),
+        });
+        print_event(&event, format, start, &sandbox);
+    }
     let summary = summary.ok_or(HeadlessError::AgentGone)?;
     let history = agent.map(|a| a.history).unwrap_or_default();
-    print_result(&summary, &history, format, start);
-    Ok(exit_code(summary.reason))
+    print_result(&summary, &history, &background, format, start);
+    Ok(match terminated.signal() {
+        Some(sig) => 128 + sig,
+        None => exit_code(summary.reason),
+    })
+}
+
+/// The termination signal (SIGTERM, SIGHUP) that ended the run, if one did.
+struct Terminated(std::sync::Arc<std::sync::atomic::AtomicI32>);
+
+impl Terminated {
+    fn signal(&self) -> Option<i32> {
+        match self.0.load(std::sync::atomic::Ordering::SeqCst) {
+            0 => None,
+            sig => Some(sig),
+        }
+    }
+}
+
+/// Cancels `cancel` on SIGTERM or SIGHUP, and makes sure the process ends within a few
+/// seconds afterwards even if something hangs (every job's group is killed first).
+fn on_termination(cancel: &CancellationToken) -> Terminated {
+    use tokio::signal::unix::{SignalKind, signal};
+    let seen = std::sync::Arc::new(std::sync::atomic::AtomicI32::new(0));
+    for (kind, sig) in [
+        (SignalKind::terminate(), libc::SIGTERM),
+        (SignalKind::hangup(), libc::SIGHUP),
+    ] {
+        let Ok(mut stream) = signal(kind) else {
+            continue;
+        };
+        let (cancel, seen) = (cancel.clone(), seen.clone());
+        tokio::spawn(async move {
+            if stream.recv().await.is_some() {
+                tracing::info!(signal = sig, "headless run terminated");
+                let _ = seen.compare_exchange(
+                    0,
+                    sig,
+                    std::sync::atomic::Ordering::SeqCst,
+                    std::sync::atomic::Ordering::SeqCst,
+                );
+                cancel.cancel();
+                exit_watchdog(std::time::Duration::from_secs(5), 128 + sig);
+            }
+        });
+    }
+    Terminated(seen)
+}
+
+/// After a termination signal nothing may keep the process alive: past `limit`, every
+/// background job's group is killed and the process exits.
+fn exit_watchdog(limit: std::time::Duration, code: i32) {
+    let _ = std::thread::Builder::new()
+        .name("exit-watchdog".into())
+        .spawn(move || {
+            std::thread::sleep(limit);
+            crate::background::reaper::kill_all_now();
+            // SAFETY: _exit only ends the process.
+            unsafe { libc::_exit(code) };
+        });
 }
 
 /// Which tools' `tool_end` lines carry `sandbox`, and its value.
@@ -234,6 +315,7 @@ pub fn stream_json(event: &AgentEvent) -> Option<Value> {
             "tools": s.tools, "error": s.error,
         }),
         // Micro-compaction is not a `compact` in CLI.md's sense (no summary, same messages).
+        AgentEvent::Background(e) => return e.stream_json(),
         AgentEvent::Compacted { info, .. } if info.trigger != Trigger::Micro => json!({
             "type": "compact", "trigger": info.trigger,
             "pre_tokens": info.pre_tokens, "post_tokens": info.post_tokens,
@@ -274,6 +356,7 @@ pub fn result_json<H: serde::Serialize + ?Sized>(summary: &TurnSummary, history:
 pub fn print_result<H: serde::Serialize + ?Sized>(
     summary: &TurnSummary,
     history: &H,
+    background: &[crate::background::JobInfo],
     format: OutputFormat,
     start: Instant,
 ) {
@@ -290,10 +373,17 @@ pub fn print_result<H: serde::Serialize + ?Sized>(
         }
         OutputFormat::Json | OutputFormat::StreamJson => {
             let mut v = result_json(summary, history);
-            if format == OutputFormat::StreamJson
-                && let Value::Object(map) = &mut v
-            {
-                map.insert("t_ms".into(), json!(start.elapsed().as_millis() as u64));
+            if let Value::Object(map) = &mut v {
+                if format == OutputFormat::StreamJson {
+                    map.insert("t_ms".into(), json!(start.elapsed().as_millis() as u64));
+                }
+                if !background.is_empty() {
+                    let jobs: Vec<Value> = background
+                        .iter()
+                        .map(|j| j.json_fields(j.state.as_str()))
+                        .collect();
+                    map.insert("background".into(), json!(jobs));
+                }
             }
             let _ = writeln!(out, "{}", crate::safe_output::json_line(&v));
         }

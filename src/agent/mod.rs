@@ -122,6 +122,7 @@ impl Agent {
     /// Appends a message, merging it into the last one when both are user messages (a
     /// prompt after an interruption), so roles keep alternating.
     pub fn push(&mut self, message: Message) {
+        self.record_jobs();
         if message.content.is_empty() {
             return;
         }
@@ -151,6 +152,17 @@ impl Agent {
             index,
             message: message.clone(),
         });
+    }
+
+    /// Writes the background jobs' starts and ends that the transcript lacks (they happen
+    /// in the jobs' own tasks; the agent owns the transcript).
+    pub fn record_jobs(&mut self) {
+        let changes = self.exec.jobs.take_unrecorded();
+        if let Some(r) = &mut self.recorder {
+            for job in &changes {
+                r.background(job);
+            }
+        }
     }
 
     /// Replaces the conversation (a new session, or a resumed one).

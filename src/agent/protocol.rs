@@ -15,6 +15,8 @@ pub use crate::tools::Preview;
 // Front ends show hooks and MCP servers as the agent reports them.
 pub use crate::hooks::{HookDecision, HookEvent, HookReport};
 pub use crate::mcp::{ServerState, ServerStatus};
+// Background jobs as front ends see them.
+pub use crate::background::{Change as JobChange, JobEvent, JobInfo, JobState};
 
 /// What a front end asks of the agent.
 #[derive(Clone, Debug, PartialEq)]
@@ -264,6 +266,9 @@ pub enum AgentEvent {
     },
     /// An MCP server's state changed (stream-json's `mcp` line once it is ready or failed).
     Mcp(ServerStatus),
+    /// A background job started, wrote output (at most twice a second), ended, or was
+    /// listed from a resumed transcript.
+    Background(JobEvent),
     /// The prompt's loop ended.
     Done(TurnSummary),
 }

@@ -8,6 +8,7 @@
 mod decide;
 mod extensions;
 mod failure;
+mod job_notices;
 mod stream_events;
 
 use futures::StreamExt;
@@ -88,7 +89,7 @@ async fn run(agent: &mut Agent, prompt: &str, cancel: &CancellationToken) -> Tur
     if let Some(id) = agent.recorder.as_ref().and_then(|r| r.session_id()) {
         hooks.set_session(&id);
     }
-    let message = match extensions::prompt_message(agent, prompt, cancel).await {
+    let mut message = match extensions::prompt_message(agent, prompt, cancel).await {
         Ok(m) => m,
         Err(reason) => {
             // Not sent and not kept: the history is as it was before the prompt.
@@ -107,6 +108,7 @@ async fn run(agent: &mut Agent, prompt: &str, cancel: &CancellationToken) -> Tur
             };
         }
     };
+    job_notices::append(&agent.exec.jobs, &mut message.content);
     agent.push(message);
     extensions::join_mcp_tools(agent, cancel).await;
     let mut state = State {
@@ -231,6 +233,11 @@ async fn one_request(agent: &mut Agent, state: &mut State, cancel: &Cancellation
     let Plan { tail, next } = decide::decide(outcome, reply, state.max_tokens_recoveries);
     let mut message = results;
     message.extend(tail.map(ContentBlock::text));
+    // Only with a request to follow: a reply without tools ends the prompt, and the notice
+    // then goes with the next one.
+    if !message.is_empty() {
+        job_notices::append(&agent.exec.jobs, &mut message);
+    }
     agent.push(Message::user(message));
     if let Some(stopped) = extensions::stopped_by_hook(agent) {
         return stopped;

@@ -23,6 +23,8 @@ pub trait Recorder: Send + Sync {
     /// The history was compacted into `history` (a boundary: resuming starts here).
     fn compaction(&mut self, _info: &crate::agent::context::Compaction, _history: &[Arc<Message>]) {
     }
+    /// A background job started or ended (the transcript lists the session's jobs).
+    fn background(&mut self, _job: &crate::background::JobInfo) {}
     /// The id of the session being written, for front ends to show.
     fn session_id(&self) -> Option<String> {
         None

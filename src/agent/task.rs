@@ -12,7 +12,19 @@ use super::protocol::{AgentCommand, AgentEvent};
 /// Runs `agent` until Shutdown or until the command channel closes. Prompts submitted while
 /// a turn runs wait their turn; Abort and permission replies reach the running turn at once.
 pub fn spawn(agent: Agent, commands: mpsc::UnboundedReceiver<AgentCommand>) -> JoinHandle<Agent> {
-    tokio::spawn(run(agent, commands))
+    tokio::spawn(async move {
+        let mut agent = run(agent, commands).await;
+        end_jobs(&mut agent).await;
+        agent
+    })
+}
+
+/// The session ends: so does every background job (SIGTERM, SIGKILL after a second), and
+/// the transcript records how each ended.
+async fn end_jobs(agent: &mut Agent) {
+    let jobs = agent.exec.jobs.clone();
+    jobs.shutdown(crate::background::EXIT_GRACE).await;
+    agent.record_jobs();
 }
 
 async fn run(mut agent: Agent, mut rx: mpsc::UnboundedReceiver<AgentCommand>) -> Agent {

@@ -162,6 +162,10 @@ impl Recorder for Tracking {
         self.checkpoints.set(&self.session(), 0);
     }
 
+    fn background(&mut self, job: &crate::background::JobInfo) {
+        self.inner.background(job);
+    }
+
     fn session_id(&self) -> Option<String> {
         self.inner.session_id()
     }

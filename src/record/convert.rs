@@ -179,6 +179,7 @@ impl Kind {
                 error: opt_string(&status, "error"),
             }),
             Kind::ModelChanged { model } => E::ModelChanged { model },
+            Kind::Background { event } => E::Background(serde_json::from_value(event).ok()?),
             Kind::Done { summary } => E::Done(summary_from(&summary)?),
         })
     }

@@ -175,6 +175,9 @@ pub enum Kind {
     ModelChanged {
         model: String,
     },
+    Background {
+        event: Value,
+    },
     Done {
         summary: Value,
     },
@@ -335,6 +338,9 @@ impl Kind {
             },
             E::ModelChanged { model } => Kind::ModelChanged {
                 model: model.clone(),
+            },
+            E::Background(event) => Kind::Background {
+                event: serde_json::to_value(event).ok()?,
             },
             E::Done(summary) => Kind::Done {
                 summary: serde_json::to_value(summary).ok()?,

@@ -21,7 +21,7 @@ use crate::provider::{RequestBody, Usage};
 
 /// How many variants [`E`] has. A new variant needs an arm in [`variant`] (the match is
 /// exhaustive) with the next number, this count raised, and an example in [`examples`].
-const VARIANTS: usize = 32;
+const VARIANTS: usize = 33;
 
 fn variant(e: &E) -> usize {
     match e {
@@ -57,6 +57,7 @@ fn variant(e: &E) -> usize {
         E::Mcp(_) => 29,
         E::Done(_) => 30,
         E::ToolTimings { .. } => 31,
+        E::Background(_) => 32,
     }
 }
 
@@ -249,6 +250,21 @@ fn examples() -> Vec<E> {
             state: ServerState::Failed,
             tools: vec!["mcp__fx__read".into()],
             error: Some("exited".into()),
+        }),
+        E::Background(crate::background::JobEvent {
+            change: crate::background::Change::Ended,
+            job: crate::background::JobInfo {
+                shell_id: "b1".into(),
+                command: "npm run dev".into(),
+                state: crate::background::JobState::Exited,
+                exit_code: Some(1),
+                pid: Some(4242),
+                signal: None,
+                killed_by: None,
+                bytes: 120,
+                last_line: "error: port in use".into(),
+                output: None,
+            },
         }),
         E::Done(TurnSummary {
             reason: Terminal::StopHookPrevented,

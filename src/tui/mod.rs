@@ -161,6 +161,7 @@ fn exit_watchdog(limit: Duration, code: i32) {
         .spawn(move || {
             std::thread::sleep(limit);
             tracing::warn!("still running {limit:?} after the terminal went away; exiting");
+            crate::background::reaper::kill_all_now();
             // SAFETY: _exit only ends the process; it touches no Rust state.
             unsafe { libc::_exit(code) };
         });

@@ -212,6 +212,8 @@ impl App {
             }
             AgentEvent::HookEnd { id, report } => self.hook_ended(&id, report, now),
             AgentEvent::Mcp(status) => self.mcp_changed(status),
+            // Drawn by the tools pane's background group (TUI part of issue 26).
+            AgentEvent::Background(_) => {}
             AgentEvent::Done(summary) => self.done(summary, now),
         }
     }

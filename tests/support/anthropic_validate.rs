@@ -177,6 +177,21 @@ fn validate_messages(messages: &[Value]) -> Result<(), String> {
                 Some(p) => tool_use_ids(&blocks(&messages[p])).into_iter().collect(),
                 None => HashSet::new(),
             };
+            // The API wants the tool_result blocks first; text may only follow them.
+            if !prev_ids.is_empty()
+                && let Some(first_other) = content.iter().position(|b| b["type"] != "tool_result")
+                && content[first_other..]
+                    .iter()
+                    .any(|b| b["type"] == "tool_result")
+            {
+                let mut ids: Vec<&str> = prev_ids.iter().map(String::as_str).collect();
+                ids.sort();
+                return Err(format!(
+                    "messages.{}: `tool_use` ids were found without `tool_result` blocks immediately after: {}. Each `tool_use` block must have a corresponding `tool_result` block in the next message.",
+                    i - 1,
+                    ids.join(", ")
+                ));
+            }
             for (j, b) in content.iter().enumerate() {
                 if b["type"] != "tool_result" {
                     continue;
