@@ -64,6 +64,7 @@ pub async fn run(
         sandbox,
         sandboxed_tools,
         jobs,
+        ..
     } = engine::start(config, FrontEnd::Headless)?;
     // t_ms counts from here: the agent is ready, the prompt goes in next.
     let start = Instant::now();
@@ -122,8 +123,11 @@ pub async fn run(
         print_event(&event, format, start, &sandbox);
     }
     let summary = summary.ok_or(HeadlessError::AgentGone)?;
-    let history = agent.map(|a| a.history).unwrap_or_default();
-    print_result(&summary, &history, &background, format, start);
+    let (history, todos) = agent
+        .map(|a| (a.history, a.todos.current()))
+        .unwrap_or_default();
+    let extra = Extra { todos, background };
+    print_result(&summary, &history, &extra, format, start);
     Ok(match terminated.signal() {
         Some(sig) => 128 + sig,
         None => exit_code(summary.reason),
@@ -308,6 +312,7 @@ pub fn stream_json(event: &AgentEvent) -> Option<Value> {
             "exit": report.exit, "duration_ms": report.duration_ms,
             "decision": report.decision, "reason": report.reason,
         }),
+        AgentEvent::Todos { todos } => json!({"type": "todo", "todos": todos}),
         // Starting is the TUI's "starting…"; scripts get one line per server when it is
         // ready or failed (and again if it fails later).
         AgentEvent::Mcp(s) if s.state != crate::mcp::ServerState::Starting => json!({
@@ -333,9 +338,22 @@ fn shorten(s: &str, max: usize) -> String {
     format!("{}… [{} more bytes]", &s[..end], s.len() - end)
 }
 
+/// What `result` carries besides the summary when it applies (CLI.md).
+#[derive(Default)]
+pub struct Extra {
+    /// The session's todo list at the end (left out when empty).
+    pub todos: Vec<crate::todo::TodoItem>,
+    /// The session's background jobs with their final state (left out when none).
+    pub background: Vec<crate::background::JobInfo>,
+}
+
 /// The `result` object: always the last line.
 /// `history`: the agent's shared messages, or plain ones.
-pub fn result_json<H: serde::Serialize + ?Sized>(summary: &TurnSummary, history: &H) -> Value {
+pub fn result_json<H: serde::Serialize + ?Sized>(
+    summary: &TurnSummary,
+    history: &H,
+    extra: &Extra,
+) -> Value {
     let mut v = json!({
         "type": "result",
         "reason": summary.reason,
@@ -347,8 +365,21 @@ pub fn result_json<H: serde::Serialize + ?Sized>(summary: &TurnSummary, history:
         "text": summary.text,
         "transitions": summary.transitions,
     });
-    if let (Some(err), Value::Object(map)) = (&summary.error, &mut v) {
-        map.insert("error".into(), json!(err));
+    if let Value::Object(map) = &mut v {
+        if let Some(err) = &summary.error {
+            map.insert("error".into(), json!(err));
+        }
+        if !extra.todos.is_empty() {
+            map.insert("todos".into(), json!(extra.todos));
+        }
+        if !extra.background.is_empty() {
+            let jobs: Vec<Value> = extra
+                .background
+                .iter()
+                .map(|j| j.json_fields(j.state.as_str()))
+                .collect();
+            map.insert("background".into(), json!(jobs));
+        }
     }
     v
 }
@@ -356,7 +387,7 @@ pub fn result_json<H: serde::Serialize + ?Sized>(summary: &TurnSummary, history:
 pub fn print_result<H: serde::Serialize + ?Sized>(
     summary: &TurnSummary,
     history: &H,
-    background: &[crate::background::JobInfo],
+    extra: &Extra,
     format: OutputFormat,
     start: Instant,
 ) {
@@ -372,18 +403,11 @@ pub fn print_result<H: serde::Serialize + ?Sized>(
             }
         }
         OutputFormat::Json | OutputFormat::StreamJson => {
-            let mut v = result_json(summary, history);
-            if let Value::Object(map) = &mut v {
-                if format == OutputFormat::StreamJson {
-                    map.insert("t_ms".into(), json!(start.elapsed().as_millis() as u64));
-                }
-                if !background.is_empty() {
-                    let jobs: Vec<Value> = background
-                        .iter()
-                        .map(|j| j.json_fields(j.state.as_str()))
-                        .collect();
-                    map.insert("background".into(), json!(jobs));
-                }
+            let mut v = result_json(summary, history, extra);
+            if format == OutputFormat::StreamJson
+                && let Value::Object(map) = &mut v
+            {
+                map.insert("t_ms".into(), json!(start.elapsed().as_millis() as u64));
             }
             let _ = writeln!(out, "{}", crate::safe_output::json_line(&v));
         }

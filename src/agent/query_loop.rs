@@ -239,6 +239,7 @@ async fn one_request(agent: &mut Agent, state: &mut State, cancel: &Cancellation
         job_notices::append(&agent.exec.jobs, &mut message);
     }
     agent.push(Message::user(message));
+    agent.record_todos();
     if let Some(stopped) = extensions::stopped_by_hook(agent) {
         return stopped;
     }

@@ -166,6 +166,10 @@ impl Recorder for Tracking {
         self.inner.background(job);
     }
 
+    fn todos(&mut self, todos: &[crate::todo::TodoItem]) {
+        self.inner.todos(todos);
+    }
+
     fn session_id(&self) -> Option<String> {
         self.inner.session_id()
     }

@@ -33,6 +33,8 @@ pub struct Loaded {
     pub timings: std::collections::HashMap<String, super::record::ToolTiming>,
     /// The background jobs it recorded, as last seen, in the order they started.
     pub jobs: Vec<crate::background::JobInfo>,
+    /// The todo list as last recorded (empty when the session never had one).
+    pub todos: Vec<crate::todo::TodoItem>,
 }
 
 /// Reads `path`. A torn last line (a crash mid-write) is dropped with a notice; a bad line
@@ -63,6 +65,7 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Loaded, SessionError> {
     let mut missing_newline = false;
     let mut timings = std::collections::HashMap::new();
     let mut jobs: Vec<crate::background::JobInfo> = Vec::new();
+    let mut todos = Vec::new();
     let mut offset = 0usize;
     let mut line_no = 0usize;
     while offset < bytes.len() {
@@ -132,6 +135,7 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Loaded, SessionError> {
                     m.turns = m.turns.saturating_add(t);
                 }
             }
+            Some(Record::Todos { todos: list, .. }) => todos = list,
             Some(Record::Rewind(r)) => {
                 super::rewind::replay(&r, &mut messages, &mut prompts, &mut marks)
                     .map_err(|e| bad(line_no, e.to_string()))?
@@ -165,6 +169,7 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Loaded, SessionError> {
         earlier,
         timings,
         jobs,
+        todos,
     })
 }
 

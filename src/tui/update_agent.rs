@@ -214,6 +214,7 @@ impl App {
             AgentEvent::Mcp(status) => self.mcp_changed(status),
             // Drawn by the tools pane's background group (TUI part of issue 26).
             AgentEvent::Background(_) => {}
+            AgentEvent::Todos { .. } => {}
             AgentEvent::Done(summary) => self.done(summary, now),
         }
     }
