@@ -43,6 +43,9 @@ pub enum AgentCommand {
     SetModel { model: String },
     /// Take back an "allow for this session" given to this tool (`/permissions`).
     RevokeSessionGrant { tool: String },
+    /// End a background job's process group (`/kill b1`); answered with its
+    /// `AgentEvent::Background` end, or an Error for an unknown id.
+    KillJob { id: String },
     /// End the agent task.
     Shutdown,
 }

@@ -4,6 +4,7 @@
 
 pub mod app;
 pub mod approval;
+pub mod background_group;
 pub mod cells;
 pub mod clipboard;
 pub mod conversation;
@@ -41,6 +42,7 @@ pub mod tool_calls;
 pub mod tool_groups;
 pub mod tools_pane;
 pub mod update_agent;
+pub mod update_jobs;
 pub mod update_keys;
 pub mod view;
 pub mod wrap;

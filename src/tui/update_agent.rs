@@ -213,7 +213,7 @@ impl App {
             AgentEvent::HookEnd { id, report } => self.hook_ended(&id, report, now),
             AgentEvent::Mcp(status) => self.mcp_changed(status),
             // Drawn by the tools pane's background group (TUI part of issue 26).
-            AgentEvent::Background(_) => {}
+            AgentEvent::Background(e) => self.tools.jobs.apply(&e, now),
             AgentEvent::Todos { .. } => {}
             AgentEvent::Done(summary) => self.done(summary, now),
         }

@@ -267,7 +267,7 @@ impl App {
             }
             return;
         };
-        if self.focus == Focus::Tools && self.timeline_key(action) {
+        if self.focus == Focus::Tools && (self.job_key(action) || self.timeline_key(action)) {
             return;
         }
         // The focused pane takes the key or lets it fall (nothing else wants pane keys).
