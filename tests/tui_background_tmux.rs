@@ -134,3 +134,34 @@ fn jobs_are_live_rows_and_none_survives_the_terminal() {
         std::thread::sleep(Duration::from_millis(50));
     }
 }
+
+#[test]
+fn a_job_row_fits_80x24_with_chinese_output() {
+    if !tmux::available("the background TUI tests") {
+        return;
+    }
+    let server = MockServer::start();
+    let command = "echo 你好，世界 第一行; while true; do echo 后台任务还在运行; sleep 0.2; done";
+    server.enqueue(tool_reply(&[(
+        "toolu_1",
+        "bash",
+        json!({"command": command, "run_in_background": true}),
+    )]));
+    server.enqueue(text_reply("已启动"));
+    let (t, _dir) = start("cjk", &server, 80, 24);
+    t.wait_text("idle");
+    t.send_line("启动一个后台任务");
+    let s = t.wait_for("the row with Chinese output", |s| {
+        s.contains("后台任务还在运行") && s.contains("bg 1")
+    });
+    eprintln!("{s}");
+    for line in s.lines() {
+        assert!(
+            unicode_width::UnicodeWidthStr::width(line) <= 80,
+            "a line wider than the pane: {line}"
+        );
+    }
+    // Typing while the job prints: the input keeps what was typed.
+    t.type_text("还在打字");
+    t.wait_text("还在打字");
+}
