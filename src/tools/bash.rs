@@ -43,7 +43,7 @@ impl Tool for Bash {
          so commands that prompt will fail. stdout and stderr come back interleaved as they \
          were written, followed by the exit code; a non-zero exit is an error. Default \
          timeout 120000 ms, at most 600000 (timeout_ms). On timeout the command and every \
-         process it started are killed; background jobs do not outlive the command. \
+         process it started are killed; `&` jobs inside it do not outlive the command. \
          With run_in_background: true the command starts as a background job and the call \
          returns at once with its id (b1, b2, …): read its new output with bash_output, stop \
          it with kill_shell; you are told when it ends. Use it for servers, watchers and long \
