@@ -15,7 +15,7 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 use crate::agent::events::EventSink;
-use crate::agent::executor::ExecEnv;
+use crate::agent::exec_env::ExecEnv;
 use crate::agent::protocol::{AgentCommand, AgentEvent};
 use crate::agent::{Agent, LoopSettings};
 use crate::config::Config;
@@ -254,7 +254,7 @@ pub fn exec_env(
     exec.default_timeout = config.tool_timeout;
     exec.jobs = Arc::new(crate::background::Jobs::in_state_dir(
         config.max_jobs,
-        crate::agent::executor::job_events(&exec.events),
+        crate::agent::exec_env::job_events(&exec.events),
     ));
     Ok(exec)
 }
