@@ -280,6 +280,7 @@ mod tests {
             output_tokens: output,
             cache_write_tokens: write,
             cache_read_tokens: read,
+            ..Default::default()
         }
     }
 

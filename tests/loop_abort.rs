@@ -34,7 +34,7 @@ async fn next_prompt_works(h: &mut Harness) {
     assert!(
         last.content
             .iter()
-            .any(|b| matches!(b, ContentBlock::Text { text } if text == INTERRUPT_MARKER)),
+            .any(|b| matches!(b, ContentBlock::Text { text, .. } if text == INTERRUPT_MARKER)),
         "marker in {last:?}"
     );
     h.provider.push(

@@ -119,16 +119,22 @@ impl Agent {
         self.exec.events.send(AgentEvent::ModelChanged { model });
     }
 
-    /// Appends a message, merging it into the last one when both are user messages (a
-    /// prompt after an interruption), so roles keep alternating.
+    /// Appends a message, merging it into the last one when both have the same role: two
+    /// user messages (a prompt after an interruption), or an assistant reply that continues
+    /// a paused one (`pause_turn`: the API continues the message it was sent back), so
+    /// roles keep alternating.
     pub fn push(&mut self, message: Message) {
         if message.content.is_empty() {
             return;
         }
+        let mut continued = None;
         let index = match self.history.last_mut() {
-            Some(last) if last.role == Role::User && message.role == Role::User => {
+            Some(last) if last.role == message.role => {
                 // Appended messages are shared and never change: the extension is a new one.
                 let mut merged = Message::clone(last);
+                if message.role == Role::Assistant {
+                    continued = Some(merged.content.len());
+                }
                 merged.content.extend(message.content);
                 *last = Arc::new(merged);
                 self.history.len() - 1
@@ -138,7 +144,11 @@ impl Agent {
                 self.history.len() - 1
             }
         };
-        if let Err(e) = self.check.message(&self.history, index) {
+        let checked = match continued {
+            Some(from) => self.check.continued(&self.history[index], from, index),
+            None => self.check.message(&self.history, index),
+        };
+        if let Err(e) = checked {
             // The loop builds every message; this is a bug tripwire, not input validation.
             tracing::error!("history invariant broken by message {index}: {e}");
             debug_assert!(false, "history invariant broken: {e}");

@@ -100,6 +100,9 @@ pub enum Transition {
     ReactiveCompact,
     /// A stop hook gave the model a reason to go on.
     StopHook,
+    /// The API paused a long server-tool turn (`stop_reason: "pause_turn"`); the reply
+    /// went back as it was so the model continues it.
+    PauseTurn,
 }
 
 /// Everything the agent tells its front ends. Times are taken by the front end on receipt.

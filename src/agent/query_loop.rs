@@ -278,7 +278,11 @@ fn end_reply(
                 stop_reason: asm.stop_reason.clone(),
             });
             let cut = asm.stop_reason.as_deref() == Some("max_tokens");
-            (asm.blocks(!cut), Outcome::Finished { cut }, None)
+            let outcome = match asm.stop_reason.as_deref() {
+                Some("pause_turn") => Outcome::Paused,
+                _ => Outcome::Finished { cut },
+            };
+            (asm.blocks(!cut), outcome, None)
         }
         StreamOutcome::Aborted => (asm.blocks_with_partial(None), Outcome::Aborted, None),
         StreamOutcome::Failed(e) => {

@@ -86,7 +86,7 @@ fn messages(out: &mut String, messages: &[Message]) {
         );
         for block in &m.content {
             match block {
-                ContentBlock::Text { text } => {
+                ContentBlock::Text { text, .. } => {
                     let _ = write!(out, "<div class=\"text\">{}</div>", escape(text));
                 }
                 ContentBlock::Thinking { thinking, .. } => {
@@ -98,6 +98,13 @@ fn messages(out: &mut String, messages: &[Message]) {
                 }
                 ContentBlock::RedactedThinking { .. } => {
                     out.push_str("<p><em>(redacted thinking)</em></p>");
+                }
+                ContentBlock::Other(v) => {
+                    let _ = write!(
+                        out,
+                        "<p class=\"server\">🌐 {}</p>",
+                        escape(&crate::message::server::summary(v))
+                    );
                 }
                 ContentBlock::ToolUse { id, name, input } => {
                     let pretty =

@@ -34,7 +34,7 @@ fn messages(out: &mut String, messages: &[Message]) {
         let _ = writeln!(out, "## {}\n", role_label(m.role));
         for block in &m.content {
             match block {
-                ContentBlock::Text { text } => {
+                ContentBlock::Text { text, .. } => {
                     out.push_str(text);
                     out.push_str("\n\n");
                 }
@@ -45,6 +45,13 @@ fn messages(out: &mut String, messages: &[Message]) {
                 }
                 ContentBlock::RedactedThinking { .. } => {
                     out.push_str("*(redacted thinking)*\n\n");
+                }
+                ContentBlock::Other(v) => {
+                    let _ = writeln!(
+                        out,
+                        "🌐 {}\n",
+                        html_text(&crate::message::server::summary(v))
+                    );
                 }
                 ContentBlock::ToolUse { id, name, input } => {
                     let summary = input_summary(input);

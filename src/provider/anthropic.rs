@@ -27,6 +27,8 @@ pub const DEFAULTS: super::registry::ProviderDefaults = super::registry::Provide
     offline: false,
     thinking: true,
     reasoning_effort: false,
+    reasoning_echo: super::registry::ReasoningEcho::Never,
+    server_tools: true,
 };
 const DEFAULT_HEAD_TIMEOUT: Duration = Duration::from_secs(90);
 /// How much of an error body is read; enough for any JSON error, bounded for a hostile one.

@@ -81,7 +81,7 @@ impl Breakpoints {
 fn last_cacheable_block(m: &Message) -> Option<usize> {
     m.content.iter().rposition(|b| match b {
         ContentBlock::Thinking { .. } | ContentBlock::RedactedThinking { .. } => false,
-        ContentBlock::Text { text } => !text.is_empty(),
+        ContentBlock::Text { text, .. } => !text.is_empty(),
         _ => true,
     })
 }

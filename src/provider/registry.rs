@@ -10,7 +10,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::{Provider, anthropic, demo, openai};
+use super::{Provider, anthropic, compatible, demo, openai};
 
 /// What a provider is built from; nothing here knows the command line or the config file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -44,6 +44,23 @@ pub struct ProviderDefaults {
     /// What it sends of [`super::Reasoning`]: the thinking budget, the reasoning effort.
     pub thinking: bool,
     pub reasoning_effort: bool,
+    /// Which assistant messages must carry their reasoning back to this provider, and in
+    /// which field (DeepSeek's thinking mode refuses a tool-call turn without it).
+    pub reasoning_echo: ReasoningEcho,
+    /// It runs Anthropic's server-side tools (`--web-search`).
+    pub server_tools: bool,
+}
+
+/// Where an OpenAI-compatible provider wants the reasoning of earlier replies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum ReasoningEcho {
+    /// Not sent back (OpenAI, Mistral, local servers: they neither need nor expect it).
+    #[default]
+    Never,
+    /// Sent back in this field on every assistant message of an exchange that called
+    /// tools (the replies between two prompts of the user, once one of them called a
+    /// tool), as DeepSeek's thinking mode requires; other replies go without it.
+    ToolTurns(&'static str),
 }
 
 /// Why a provider could not be built. Never retried: the settings must change.
@@ -115,6 +132,10 @@ providers! {
         => |s| Ok(Arc::new(anthropic::AnthropicProvider::from_settings(s)?)),
     Openai = "openai", openai::DEFAULTS
         => |s| Ok(Arc::new(openai::OpenAiProvider::from_settings(s)?)),
+    Deepseek = "deepseek", compatible::DEEPSEEK
+        => |s| Ok(Arc::new(compatible::build("deepseek", compatible::DEEPSEEK, s)?)),
+    Mistral = "mistral", compatible::MISTRAL
+        => |s| Ok(Arc::new(compatible::build("mistral", compatible::MISTRAL, s)?)),
     Demo = "demo", demo::DEFAULTS => |_| Ok(Arc::new(demo::DemoProvider::default())),
 }
 
@@ -181,6 +202,23 @@ mod tests {
             .filter(|k| k.defaults().offline)
             .collect();
         assert_eq!(offline.len(), 1);
+    }
+
+    #[test]
+    fn deepseek_alone_wants_its_reasoning_back() {
+        for &kind in ProviderKind::ALL {
+            let echo = kind.defaults().reasoning_echo;
+            match kind {
+                ProviderKind::Deepseek => {
+                    assert_eq!(echo, ReasoningEcho::ToolTurns("reasoning_content"))
+                }
+                _ => assert_eq!(echo, ReasoningEcho::Never, "{kind}"),
+            }
+            assert_eq!(
+                kind.defaults().server_tools,
+                kind == ProviderKind::Anthropic
+            );
+        }
     }
 
     #[test]

@@ -66,14 +66,13 @@ fn usage() -> Usage {
         output_tokens: 30,
         cache_read_tokens: 100,
         cache_write_tokens: 7,
+        ..Default::default()
     }
 }
 
 fn assistant() -> Message {
     Message::assistant(vec![
-        ContentBlock::Text {
-            text: "Looking.".into(),
-        },
+        ContentBlock::text("Looking."),
         ContentBlock::ToolUse {
             id: "toolu_1".into(),
             name: "bash".into(),

@@ -287,7 +287,7 @@ impl App {
     ) {
         for block in &m.content {
             match block {
-                ContentBlock::Text { text } if m.role == Role::User => {
+                ContentBlock::Text { text, .. } if m.role == Role::User => {
                     if let Some(summary) = crate::agent::context::autocompact::summary_text(text) {
                         // A resumed session that was compacted: the divider, not the text.
                         self.conversation.push(CellKind::Compacted {
@@ -303,7 +303,7 @@ impl App {
                         self.conversation.push(CellKind::User(text.clone()));
                     }
                 }
-                ContentBlock::Text { text } => {
+                ContentBlock::Text { text, .. } => {
                     self.conversation
                         .push(CellKind::Assistant(StreamingMarkdown::finished(text)));
                 }
@@ -314,6 +314,10 @@ impl App {
                     })
                 }
                 ContentBlock::RedactedThinking { .. } => {}
+                ContentBlock::Other(v) => self.conversation.push(CellKind::Notice(format!(
+                    "🌐 {}",
+                    crate::message::server::summary(v)
+                ))),
                 ContentBlock::ToolUse { id, name, .. } => {
                     let summary = summaries.get(id).map_or("", String::as_str);
                     self.tool_calls

@@ -27,10 +27,11 @@ pub fn fixed(system: &str, tools: &[ToolSpec]) -> u64 {
 /// Tokens of one content block's payload.
 pub fn block(b: &ContentBlock) -> u64 {
     match b {
-        ContentBlock::Text { text } => bytes(text.len()),
+        ContentBlock::Text { text, .. } => bytes(text.len()),
         ContentBlock::Thinking { thinking, .. } => bytes(thinking.len()),
         ContentBlock::RedactedThinking { data } => bytes(data.len()),
         ContentBlock::ToolUse { input, .. } => bytes(input.to_string().len()),
         ContentBlock::ToolResult { content, .. } => bytes(content.len()),
+        ContentBlock::Other(v) => bytes(v.to_string().len()),
     }
 }

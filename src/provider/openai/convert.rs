@@ -54,7 +54,7 @@ fn assistant_message(message: &Message) -> Value {
     let mut calls: Vec<Value> = Vec::new();
     for block in &message.content {
         match block {
-            ContentBlock::Text { text } => texts.push(text),
+            ContentBlock::Text { text, .. } => texts.push(text),
             ContentBlock::ToolUse { id, name, input } => calls.push(json!({
                 "id": id,
                 "type": "function",
@@ -62,6 +62,7 @@ fn assistant_message(message: &Message) -> Value {
             })),
             ContentBlock::Thinking { .. }
             | ContentBlock::RedactedThinking { .. }
+            | ContentBlock::Other(_)
             | ContentBlock::ToolResult { .. } => {}
         }
     }
@@ -103,9 +104,10 @@ fn user_messages(message: &Message, out: &mut Vec<Value>) {
                 let content = tool_result_content(content, *is_error);
                 out.push(json!({"role": "tool", "tool_call_id": tool_use_id, "content": content}));
             }
-            ContentBlock::Text { text } => texts.push(text),
+            ContentBlock::Text { text, .. } => texts.push(text),
             ContentBlock::Thinking { .. }
             | ContentBlock::RedactedThinking { .. }
+            | ContentBlock::Other(_)
             | ContentBlock::ToolUse { .. } => {}
         }
     }
@@ -184,7 +186,7 @@ fn assistant_blocks(m: &Value, i: usize) -> Result<Vec<ContentBlock>, ConvertErr
     let mut blocks: Vec<ContentBlock> = Vec::new();
     let text = content_texts(m.get("content")).join("\n");
     if !text.is_empty() {
-        blocks.push(ContentBlock::Text { text });
+        blocks.push(ContentBlock::text(text));
     }
     let calls = match m.get("tool_calls") {
         Some(Value::Array(calls)) => calls.as_slice(),
@@ -221,7 +223,7 @@ fn assistant_blocks(m: &Value, i: usize) -> Result<Vec<ContentBlock>, ConvertErr
 fn text_blocks(content: Option<&Value>) -> Vec<ContentBlock> {
     content_texts(content)
         .into_iter()
-        .map(|text| ContentBlock::Text { text })
+        .map(ContentBlock::text)
         .collect()
 }
 

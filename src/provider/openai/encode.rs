@@ -12,8 +12,8 @@ use serde::ser::{SerializeSeq, Serializer};
 
 use super::convert::tool_result_content;
 use crate::message::{ContentBlock, Message, Role};
-use crate::provider::ToolSpec;
 use crate::provider::request::{Messages, Request, RequestBody, size_hint};
+use crate::provider::{ReasoningEcho, ToolSpec};
 
 #[derive(Serialize)]
 struct Body<'a> {
@@ -56,8 +56,14 @@ struct Function<'a> {
 }
 
 /// The body for `req`. `completion_tokens` names the limit `max_completion_tokens` (OpenAI's
-/// reasoning models); `last_len` (the previous body's size) sizes the buffer.
-pub fn encode(req: &Request<'_>, completion_tokens: bool, last_len: usize) -> RequestBody {
+/// reasoning models); `last_len` (the previous body's size) sizes the buffer; `echo` says
+/// which replies carry their reasoning back.
+pub fn encode(
+    req: &Request<'_>,
+    completion_tokens: bool,
+    last_len: usize,
+    echo: ReasoningEcho,
+) -> RequestBody {
     let body = Body {
         model: req.model,
         max_tokens: (!completion_tokens).then_some(req.max_tokens),
@@ -73,6 +79,7 @@ pub fn encode(req: &Request<'_>, completion_tokens: bool, last_len: usize) -> Re
         messages: Wire {
             system: req.system.text(),
             messages: req.messages,
+            echo,
         },
     };
     RequestBody::encode(&body, size_hint(last_len))
@@ -96,6 +103,7 @@ fn tools(tools: &[ToolSpec]) -> Vec<Tool<'_>> {
 struct Wire<'a> {
     system: &'a str,
     messages: Messages<'a>,
+    echo: ReasoningEcho,
 }
 
 #[derive(Serialize)]
@@ -109,6 +117,9 @@ struct Assistant<'a> {
     role: &'static str,
     /// null, not "", next to tool_calls; "" when there is neither.
     content: Option<Cow<'a, str>>,
+    /// The reply's reasoning, under the provider's field name, where its rule says so.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    reasoning: Option<Reasoning<'a>>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     tool_calls: Vec<Call<'a>>,
 }
@@ -156,10 +167,32 @@ impl Serialize for Wire<'_> {
                 content: self.system,
             })?;
         }
+        // Whether the user's current exchange (since their last prompt) called tools.
+        let mut tool_exchange = false;
         for message in self.messages.iter() {
             match message.role {
-                Role::Assistant => seq.serialize_element(&assistant(message))?,
-                Role::User => user(message, &mut seq)?,
+                Role::Assistant => {
+                    let mut wire = assistant(message);
+                    if let ReasoningEcho::ToolTurns(field) = self.echo {
+                        tool_exchange |= !wire.tool_calls.is_empty();
+                        if tool_exchange {
+                            wire.reasoning = reasoning(message, field);
+                        }
+                    }
+                    seq.serialize_element(&wire)?
+                }
+                Role::User => {
+                    // Text goes out as a user message, which starts a new exchange (tool
+                    // results alone go out as tool messages and continue this one).
+                    if message
+                        .content
+                        .iter()
+                        .any(|b| matches!(b, ContentBlock::Text { .. }))
+                    {
+                        tool_exchange = false;
+                    }
+                    user(message, &mut seq)?
+                }
             }
         }
         seq.end()
@@ -171,7 +204,7 @@ fn assistant(message: &Message) -> Assistant<'_> {
     let mut calls: Vec<Call> = Vec::new();
     for block in &message.content {
         match block {
-            ContentBlock::Text { text } => texts.push(text),
+            ContentBlock::Text { text, .. } => texts.push(text),
             ContentBlock::ToolUse { id, name, input } => calls.push(Call {
                 id,
                 kind: "function",
@@ -182,6 +215,7 @@ fn assistant(message: &Message) -> Assistant<'_> {
             }),
             ContentBlock::Thinking { .. }
             | ContentBlock::RedactedThinking { .. }
+            | ContentBlock::Other(_)
             | ContentBlock::ToolResult { .. } => {}
         }
     }
@@ -193,8 +227,42 @@ fn assistant(message: &Message) -> Assistant<'_> {
     Assistant {
         role: "assistant",
         content,
+        reasoning: None,
         tool_calls: calls,
     }
+}
+
+/// `{"<field>": "<the reply's thinking>"}`, flattened into the assistant message.
+struct Reasoning<'a> {
+    field: &'static str,
+    text: Cow<'a, str>,
+}
+
+impl Serialize for Reasoning<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = s.serialize_map(Some(1))?;
+        map.serialize_entry(self.field, &self.text)?;
+        map.end()
+    }
+}
+
+/// The reply's thinking blocks as one text, if it had any.
+fn reasoning<'a>(message: &'a Message, field: &'static str) -> Option<Reasoning<'a>> {
+    let mut parts = message.content.iter().filter_map(|b| match b {
+        ContentBlock::Thinking { thinking, .. } => Some(thinking.as_str()),
+        _ => None,
+    });
+    let first = parts.next()?;
+    let text = match parts.next() {
+        None => Cow::Borrowed(first),
+        Some(second) => {
+            let mut all = format!("{first}{second}");
+            parts.for_each(|p| all.push_str(p));
+            Cow::Owned(all)
+        }
+    };
+    Some(Reasoning { field, text })
 }
 
 /// Tool messages first (they must follow the assistant message directly), then one user
@@ -215,9 +283,10 @@ fn user<S: SerializeSeq>(message: &Message, seq: &mut S) -> Result<(), S::Error>
                     content,
                 })?;
             }
-            ContentBlock::Text { text } => texts.push(text),
+            ContentBlock::Text { text, .. } => texts.push(text),
             ContentBlock::Thinking { .. }
             | ContentBlock::RedactedThinking { .. }
+            | ContentBlock::Other(_)
             | ContentBlock::ToolUse { .. } => {}
         }
     }
@@ -309,7 +378,7 @@ mod tests {
                 disable_parallel_tool_use: dp,
                 reasoning: Default::default(),
             };
-            let body = encode(&req.as_request(), completion, 0);
+            let body = encode(&req.as_request(), completion, 0, ReasoningEcho::Never);
             let got = body.json();
             assert_eq!(
                 got["messages"],
@@ -326,7 +395,10 @@ mod tests {
             if tools {
                 assert_eq!(got["tools"], Value::Array(to_openai_tools(&req.tools)));
             }
-            assert_eq!(body, encode(&req.as_request(), completion, 1 << 16));
+            assert_eq!(
+                body,
+                encode(&req.as_request(), completion, 1 << 16, ReasoningEcho::Never)
+            );
         }
     }
 }
