@@ -181,6 +181,11 @@ impl Assembler {
                     self.usage.cache_write_tokens = usage.cache_write_tokens;
                 }
                 self.usage.output_tokens = self.usage.output_tokens.max(usage.output_tokens);
+                // Cumulative, like output_tokens.
+                self.usage.web_search_requests = self
+                    .usage
+                    .web_search_requests
+                    .max(usage.web_search_requests);
             }
             StreamEvent::MessageStop => self.saw_stop = true,
             StreamEvent::Raw { .. } => {}

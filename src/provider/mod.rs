@@ -9,6 +9,7 @@ mod compatible;
 pub mod demo;
 mod demo_reply;
 mod message_json;
+mod not_found;
 pub mod openai;
 pub mod reasoning;
 mod registry;

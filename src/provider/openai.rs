@@ -170,7 +170,21 @@ impl OpenAiProvider {
             if !status.is_success() {
                 let headers = response.headers().clone();
                 let text = read_capped(response).await;
-                let err = self.http_error(status.as_u16(), &headers, &text);
+                let mut err = self.http_error(status.as_u16(), &headers, &text);
+                if let ProviderError::Http {
+                    status: 404,
+                    message,
+                    ..
+                } = &mut err
+                    && let Some(m) = super::not_found::explain(
+                        self.endpoint.as_str(),
+                        req.model,
+                        &text,
+                        "usually ending in /v1; /chat/completions is added to it",
+                    )
+                {
+                    *message = m;
+                }
                 // OpenAI's reasoning models refuse max_tokens; say it their way once.
                 if switched.is_none()
                     && !self.max_completion_tokens.load(Ordering::Relaxed)
