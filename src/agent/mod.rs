@@ -39,6 +39,8 @@ pub struct LoopSettings {
     pub idle_timeout: Duration,
     pub disable_parallel_tool_use: bool,
     pub fallback_model: Option<String>,
+    /// Offer Anthropic's server-side web_search tool, at most this many searches a request.
+    pub web_search: Option<u32>,
 }
 
 /// Tests and benchmarks: a made-up model name and a short system prompt.
@@ -55,6 +57,7 @@ impl Default for LoopSettings {
             idle_timeout: Duration::from_secs(90),
             disable_parallel_tool_use: false,
             fallback_model: None,
+            web_search: None,
         }
     }
 }
@@ -108,6 +111,7 @@ impl Agent {
             max_tokens: self.settings.max_tokens,
             disable_parallel_tool_use: self.settings.disable_parallel_tool_use,
             reasoning: self.settings.reasoning,
+            web_search: self.settings.web_search,
         }
     }
 

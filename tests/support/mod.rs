@@ -86,6 +86,7 @@ pub mod openai;
 pub mod reply;
 pub mod server;
 pub mod stream;
+pub mod web_search;
 
 pub use anthropic::{
     ReplyBuilder, overloaded, prompt_too_long, rate_limited, text_reply, tool_reply, tool_results,
