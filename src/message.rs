@@ -3,7 +3,11 @@
 //! Every provider converts to and from this shape at its boundary; the loop, the executor,
 //! the TUI and transcripts only ever see these types.
 
+pub mod image;
 pub mod server;
+mod wire;
+
+pub use image::ImageSource;
 
 use std::borrow::Borrow;
 use std::collections::HashSet;
@@ -18,19 +22,18 @@ pub enum Role {
     Assistant,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
+/// One block of a message. Its JSON is the API's (`wire.rs`).
+#[derive(Clone, Debug, PartialEq)]
 pub enum ContentBlock {
     Text {
         text: String,
         /// Where the text comes from (web search results, documents), exactly as the API
         /// sent them: kept and sent back unchanged.
-        #[serde(default, skip_serializing_if = "Vec::is_empty")]
         citations: Vec<Value>,
     },
     Thinking {
         thinking: String,
-        #[serde(default, skip_serializing_if = "String::is_empty")]
+        /// Empty for reasoning from OpenAI-compatible servers (not serialized then).
         signature: String,
     },
     RedactedThinking {
@@ -43,16 +46,21 @@ pub enum ContentBlock {
     },
     ToolResult {
         tool_use_id: String,
-        #[serde(deserialize_with = "string_or_blocks")]
+        /// The result's text.
         content: String,
-        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         is_error: bool,
+        /// Images the tool returned (read_file on a picture); on the wire they follow the
+        /// text in one `content` array.
+        images: Vec<ImageSource>,
+    },
+    /// An image the user attached to a prompt.
+    Image {
+        source: ImageSource,
     },
     /// A block type tooloop does not model (server tools and their results —
     /// `server_tool_use`, `web_search_tool_result`, `web_fetch_tool_result`,
     /// `code_execution_tool_result`, … — and whatever the API adds later): kept verbatim,
     /// in order, and sent back unchanged, as the API requires.
-    #[serde(untagged)]
     Other(Value),
 }
 
@@ -77,6 +85,7 @@ impl ContentBlock {
             tool_use_id: id.into(),
             content: content.into(),
             is_error,
+            images: Vec::new(),
         }
     }
 }
@@ -111,23 +120,6 @@ impl<'de> Deserialize<'de> for Message {
             content,
         })
     }
-}
-
-fn string_or_blocks<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum Content {
-        Text(String),
-        Blocks(Vec<Value>),
-    }
-    Ok(match Content::deserialize(d)? {
-        Content::Text(s) => s,
-        Content::Blocks(blocks) => blocks
-            .iter()
-            .filter_map(|b| b.get("text").and_then(Value::as_str))
-            .collect::<Vec<_>>()
-            .join("\n"),
-    })
 }
 
 impl Message {

@@ -1,6 +1,7 @@
 //! The agent: owns the conversation and runs the query loop. It never touches the terminal.
 
 pub mod assembler;
+pub mod attachments;
 mod checkpoints;
 pub mod context;
 pub mod events;

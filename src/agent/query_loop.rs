@@ -88,7 +88,7 @@ async fn run(agent: &mut Agent, prompt: &str, cancel: &CancellationToken) -> Tur
     if let Some(id) = agent.recorder.as_ref().and_then(|r| r.session_id()) {
         hooks.set_session(&id);
     }
-    let message = match extensions::prompt_message(agent, prompt, cancel).await {
+    let mut message = match extensions::prompt_message(agent, prompt, cancel).await {
         Ok(m) => m,
         Err(reason) => {
             // Not sent and not kept: the history is as it was before the prompt.
@@ -107,6 +107,16 @@ async fn run(agent: &mut Agent, prompt: &str, cancel: &CancellationToken) -> Tur
             };
         }
     };
+    // Images the prompt names (`@shot.png`, a pasted path) follow its text.
+    let (images, notices) = super::attachments::load(prompt, agent.exec.workspace.root());
+    for text in notices {
+        events.send(AgentEvent::Notice { text });
+    }
+    message.content.extend(
+        images
+            .into_iter()
+            .map(|source| ContentBlock::Image { source }),
+    );
     agent.push(message);
     extensions::join_mcp_tools(agent, cancel).await;
     let mut state = State {

@@ -99,6 +99,15 @@ fn messages(out: &mut String, messages: &[Message]) {
                 ContentBlock::RedactedThinking { .. } => {
                     out.push_str("<p><em>(redacted thinking)</em></p>");
                 }
+                ContentBlock::Image { source } => {
+                    // The data URL is base64 (and the media type one we sniffed): nothing
+                    // in it can leave the attribute.
+                    let _ = write!(
+                        out,
+                        "<p><img alt=\"image\" style=\"max-width:100%\" src=\"{}\"></p>",
+                        escape(&source.data_url())
+                    );
+                }
                 ContentBlock::Other(v) => {
                     let _ = write!(
                         out,

@@ -46,6 +46,14 @@ fn messages(out: &mut String, messages: &[Message]) {
                 ContentBlock::RedactedThinking { .. } => {
                     out.push_str("*(redacted thinking)*\n\n");
                 }
+                ContentBlock::Image { source } => {
+                    let _ = writeln!(
+                        out,
+                        "*(image, {}, {})*\n",
+                        source.media_type,
+                        crate::message::image::human_size(source.byte_len())
+                    );
+                }
                 ContentBlock::Other(v) => {
                     let _ = writeln!(
                         out,

@@ -45,6 +45,7 @@ pub fn results_by_id(messages: &[Message]) -> HashMap<&str, ToolResult<'_>> {
                 tool_use_id,
                 content,
                 is_error,
+                ..
             } => Some((
                 tool_use_id.as_str(),
                 ToolResult {

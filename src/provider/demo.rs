@@ -206,6 +206,7 @@ fn last_tool_results(history: Messages<'_>) -> Vec<(String, Value, String, bool)
                 tool_use_id,
                 content,
                 is_error,
+                ..
             } => {
                 let (name, input) = asked
                     .and_then(|p| {

@@ -324,6 +324,7 @@ fn report(
     ToolOutput {
         content: text,
         is_error,
+        images: Vec::new(),
     }
 }
 

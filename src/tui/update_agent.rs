@@ -315,6 +315,12 @@ impl App {
                     })
                 }
                 ContentBlock::RedactedThinking { .. } => {}
+                ContentBlock::Image { source } => {
+                    self.conversation.push(CellKind::Notice(format!(
+                        "[image {}]",
+                        crate::message::image::human_size(source.byte_len())
+                    )))
+                }
                 ContentBlock::Other(v) => self.conversation.push(CellKind::Notice(format!(
                     "🌐 {}",
                     crate::message::server::summary(v)
@@ -329,6 +335,7 @@ impl App {
                     tool_use_id,
                     content,
                     is_error,
+                    ..
                 } => {
                     let timing = timings.get(tool_use_id);
                     self.tool_calls.update(tool_use_id, |c| {

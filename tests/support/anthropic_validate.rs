@@ -143,6 +143,7 @@ fn validate_messages(messages: &[Value]) -> Result<(), String> {
             ));
         }
         super::web_search::validate_blocks(i, role, &content)?;
+        super::images::validate_blocks(i, role, &content)?;
         for (j, b) in content.iter().enumerate() {
             let ty = b["type"].as_str().unwrap_or("");
             match (role, ty) {

@@ -82,6 +82,7 @@ pub mod anthropic_thinking;
 pub mod anthropic_validate;
 pub mod bin;
 pub mod extensions;
+pub mod images;
 pub mod openai;
 pub mod reply;
 pub mod server;

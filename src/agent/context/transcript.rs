@@ -25,6 +25,9 @@ pub fn render<M: std::borrow::Borrow<Message>>(history: &[M], max_bytes: usize) 
             match b {
                 ContentBlock::Text { text, .. } => out.push_str(&format!("{who}: {text}\n\n")),
                 ContentBlock::Thinking { .. } | ContentBlock::RedactedThinking { .. } => {}
+                ContentBlock::Image { source } => {
+                    out.push_str(&format!("{who}: [image, {}]\n\n", source.media_type))
+                }
                 ContentBlock::Other(v) => out.push_str(&format!(
                     "{who} (server tool): {}\n\n",
                     crate::message::server::summary(v)

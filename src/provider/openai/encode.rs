@@ -10,8 +10,8 @@ use std::borrow::Cow;
 use serde::Serialize;
 use serde::ser::{SerializeSeq, Serializer};
 
-use super::convert::tool_result_content;
-use crate::message::{ContentBlock, Message, Role};
+use super::convert::{tool_result_content, with_images_note};
+use crate::message::{ContentBlock, ImageSource, Message, Role};
 use crate::provider::request::{Messages, Request, RequestBody, size_hint};
 use crate::provider::{ReasoningEcho, ToolSpec};
 
@@ -152,10 +152,25 @@ struct Parts<'a> {
 }
 
 #[derive(Serialize)]
-struct Part<'a> {
-    #[serde(rename = "type")]
-    kind: &'static str,
-    text: &'a str,
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Part<'a> {
+    Text { text: &'a str },
+    ImageUrl { image_url: ImageUrl },
+}
+
+#[derive(Serialize)]
+struct ImageUrl {
+    url: String,
+}
+
+impl<'a> Part<'a> {
+    fn image(source: &ImageSource) -> Self {
+        Part::ImageUrl {
+            image_url: ImageUrl {
+                url: source.data_url(),
+            },
+        }
+    }
 }
 
 impl Serialize for Wire<'_> {
@@ -216,6 +231,7 @@ fn assistant(message: &Message) -> Assistant<'_> {
             ContentBlock::Thinking { .. }
             | ContentBlock::RedactedThinking { .. }
             | ContentBlock::Other(_)
+            | ContentBlock::Image { .. }
             | ContentBlock::ToolResult { .. } => {}
         }
     }
@@ -266,46 +282,50 @@ fn reasoning<'a>(message: &'a Message, field: &'static str) -> Option<Reasoning<
 }
 
 /// Tool messages first (they must follow the assistant message directly), then one user
-/// message with the text blocks, if any.
+/// message with the text blocks, if any. Chat completions cannot carry an image in a tool
+/// message: a result with images says `[image attached below]` and its images open the
+/// user message that follows (as `image_url` data URLs), before the message's own blocks.
 fn user<S: SerializeSeq>(message: &Message, seq: &mut S) -> Result<(), S::Error> {
-    let mut texts: Vec<&str> = Vec::new();
+    let mut parts: Vec<Part> = Vec::new();
+    let mut own: Vec<Part> = Vec::new();
     for block in &message.content {
         match block {
             ContentBlock::ToolResult {
                 tool_use_id,
                 content,
                 is_error,
+                images,
             } => {
-                let content = tool_result_content(content, *is_error);
+                let mut content = tool_result_content(content, *is_error);
+                if !images.is_empty() {
+                    content = Cow::Owned(with_images_note(&content));
+                    parts.extend(images.iter().map(Part::image));
+                }
                 seq.serialize_element(&ToolMessage {
                     role: "tool",
                     tool_call_id: tool_use_id,
                     content,
                 })?;
             }
-            ContentBlock::Text { text, .. } => texts.push(text),
+            ContentBlock::Text { text, .. } => own.push(Part::Text { text }),
+            ContentBlock::Image { source } => own.push(Part::image(source)),
             ContentBlock::Thinking { .. }
             | ContentBlock::RedactedThinking { .. }
             | ContentBlock::Other(_)
             | ContentBlock::ToolUse { .. } => {}
         }
     }
-    match texts.as_slice() {
+    parts.extend(own);
+    match parts.as_slice() {
         [] => Ok(()),
-        [one] => seq.serialize_element(&Plain {
+        [Part::Text { text }] => seq.serialize_element(&Plain {
             role: "user",
-            content: one,
+            content: text,
         }),
         // Several blocks stay several parts, so they come back as several blocks.
-        many => seq.serialize_element(&Parts {
+        _ => seq.serialize_element(&Parts {
             role: "user",
-            content: many
-                .iter()
-                .map(|t| Part {
-                    kind: "text",
-                    text: t,
-                })
-                .collect(),
+            content: parts,
         }),
     }
 }
