@@ -213,6 +213,11 @@ pub enum AgentEvent {
     Notice {
         text: String,
     },
+    /// A block the API's server tools produced arrived complete (a web search and its
+    /// results, a code execution), verbatim; it stays in the reply's message.
+    ServerBlock {
+        block: serde_json::Value,
+    },
     /// The partial output streamed since the last appended message was thrown away (a
     /// failed attempt before a model switch); front ends strike it out.
     Discarded {

@@ -481,6 +481,11 @@ async fn consume(
                 events.send(executor.tool_use_event(id, name, input));
                 executor.add(id, name, input);
             }
+            Some(Completed::Block(ContentBlock::Other(block))) => {
+                events.send(AgentEvent::ServerBlock {
+                    block: block.clone(),
+                });
+            }
             Some(Completed::Invalid(inv)) => {
                 events.send(executor.invalid_tool_use_event(&inv.id, &inv.name));
                 executor.add_error(&inv.id, &inv.name, &inv.error);

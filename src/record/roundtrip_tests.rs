@@ -21,7 +21,7 @@ use crate::provider::{RequestBody, Usage};
 
 /// How many variants [`E`] has. A new variant needs an arm in [`variant`] (the match is
 /// exhaustive) with the next number, this count raised, and an example in [`examples`].
-const VARIANTS: usize = 33;
+const VARIANTS: usize = 34;
 
 fn variant(e: &E) -> usize {
     match e {
@@ -58,6 +58,7 @@ fn variant(e: &E) -> usize {
         E::Done(_) => 30,
         E::ToolTimings { .. } => 31,
         E::Todos { .. } => 32,
+        E::ServerBlock { .. } => 33,
     }
 }
 
@@ -186,6 +187,10 @@ fn examples() -> Vec<E> {
         },
         E::Notice {
             text: "switching to the fallback model".into(),
+        },
+        E::ServerBlock {
+            block: serde_json::json!({"type": "server_tool_use", "id": "srvtoolu_1",
+                "name": "web_search", "input": {"query": "q"}}),
         },
         E::Discarded {
             reason: "fallback".into(),

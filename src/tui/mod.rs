@@ -28,6 +28,7 @@ pub mod request_stepper;
 pub mod rewind_overlay;
 pub mod sanitize;
 pub mod scroll;
+pub mod server_lines;
 pub mod sessions_overlay;
 pub mod slash;
 pub mod status_bar;
