@@ -26,7 +26,7 @@ pub fn validate_tool(i: usize, t: &Value) -> Result<(), String> {
                 ));
             }
             if let Some(n) = t.get("max_uses")
-                && !n.as_u64().is_some_and(|n| n >= 1)
+                && n.as_u64().is_none_or(|n| n < 1)
             {
                 return Err(format!(
                     "tools.{i}.web_search_20250305.max_uses: Input should be greater than or equal to 1"
