@@ -68,6 +68,7 @@ fn result_texts(h: &Harness, index: usize) -> Vec<(String, String, bool)> {
                 tool_use_id,
                 content,
                 is_error,
+                ..
             } => Some((tool_use_id.clone(), content.clone(), *is_error)),
             _ => None,
         })
