@@ -1,7 +1,7 @@
 //! OpenAI-compatible providers with their own name, endpoint and key, and the rules that set
 //! them apart from OpenAI (the registry lists them; the wire code is `openai`'s).
 
-use super::registry::{ProviderDefaults, ReasoningEcho};
+use super::settings::{ProviderDefaults, ReasoningEcho};
 use super::{ProviderSettings, SetupError, openai::OpenAiProvider};
 
 /// DeepSeek: `deepseek-reasoner` streams `reasoning_content`; in thinking mode a reply

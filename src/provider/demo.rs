@@ -20,7 +20,7 @@ use crate::message::{ContentBlock, Message, Role};
 pub const DEMO_MODEL: &str = "tooloop-demo";
 
 /// The offline fallback: no endpoint, no key, only `--model` renames it.
-pub const DEFAULTS: super::registry::ProviderDefaults = super::registry::ProviderDefaults {
+pub const DEFAULTS: super::settings::ProviderDefaults = super::settings::ProviderDefaults {
     model: DEMO_MODEL,
     base_url: "",
     api_key_env: None,
@@ -28,7 +28,7 @@ pub const DEFAULTS: super::registry::ProviderDefaults = super::registry::Provide
     offline: true,
     thinking: false,
     reasoning_effort: false,
-    reasoning_echo: super::registry::ReasoningEcho::Never,
+    reasoning_echo: super::settings::ReasoningEcho::Never,
     server_tools: false,
 };
 

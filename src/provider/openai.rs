@@ -29,7 +29,7 @@ use body::Framing;
 const DEFAULT_HEAD_TIMEOUT: Duration = Duration::from_secs(90);
 
 /// Model, endpoint and key variable when nothing else names them (see the registry).
-pub const DEFAULTS: super::registry::ProviderDefaults = super::registry::ProviderDefaults {
+pub const DEFAULTS: super::settings::ProviderDefaults = super::settings::ProviderDefaults {
     model: "gpt-4.1",
     base_url: "https://api.openai.com/v1",
     api_key_env: Some("OPENAI_API_KEY"),
@@ -37,7 +37,7 @@ pub const DEFAULTS: super::registry::ProviderDefaults = super::registry::Provide
     offline: false,
     thinking: false,
     reasoning_effort: true,
-    reasoning_echo: super::registry::ReasoningEcho::Never,
+    reasoning_echo: super::settings::ReasoningEcho::Never,
     server_tools: false,
 };
 /// How much of an error body is read: enough for any JSON error, bounded for a hostile one.
