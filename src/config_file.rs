@@ -105,6 +105,10 @@ pub struct ToolsSection {
     pub timeout_secs: Option<u64>,
     pub max_output_bytes: Option<usize>,
     pub allow: Option<Vec<String>>,
+    /// Offer Anthropic's server-side web_search tool.
+    pub web_search: Option<bool>,
+    /// At most this many searches per request (the tool's `max_uses`; default 5).
+    pub web_search_max_uses: Option<u32>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize, PartialEq)]

@@ -302,6 +302,7 @@ fn loop_settings_and_notes(config: &Config) -> (LoopSettings, Vec<String>) {
         idle_timeout: config.idle_timeout,
         disable_parallel_tool_use: config.disable_parallel_tool_use,
         fallback_model: config.fallback_model.clone(),
+        web_search: config.web_search,
     };
     (settings, notes)
 }

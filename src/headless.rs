@@ -305,6 +305,7 @@ pub fn stream_json(event: &AgentEvent) -> Option<Value> {
             json!({"type": "message", "message": &**message})
         }
         AgentEvent::Notice { text } => json!({"type": "notice", "text": text}),
+        AgentEvent::ServerBlock { block } => json!({"type": "server_tool", "block": block}),
         AgentEvent::Discarded { reason } => json!({"type": "discarded", "reason": reason}),
         AgentEvent::Error { message } => json!({"type": "error", "message": message}),
         AgentEvent::HookEnd { report, .. } => json!({

@@ -105,6 +105,9 @@ pub enum Transition {
     ReactiveCompact,
     /// A stop hook gave the model a reason to go on.
     StopHook,
+    /// The API paused a long server-tool turn (`stop_reason: "pause_turn"`); the reply
+    /// went back as it was so the model continues it.
+    PauseTurn,
 }
 
 /// Everything the agent tells its front ends. Times are taken by the front end on receipt.
@@ -214,6 +217,11 @@ pub enum AgentEvent {
     /// Something the user should know (max_turns reached, a fallback model, …).
     Notice {
         text: String,
+    },
+    /// A block the API's server tools produced arrived complete (a web search and its
+    /// results, a code execution), verbatim; it stays in the reply's message.
+    ServerBlock {
+        block: serde_json::Value,
     },
     /// The partial output streamed since the last appended message was thrown away (a
     /// failed attempt before a model switch); front ends strike it out.

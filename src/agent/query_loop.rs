@@ -107,6 +107,16 @@ async fn run(agent: &mut Agent, prompt: &str, cancel: &CancellationToken) -> Tur
             };
         }
     };
+    // Images the prompt names (`@shot.png`, a pasted path) follow its text.
+    let (images, notices) = super::attachments::load(prompt, agent.exec.workspace.root());
+    for text in notices {
+        events.send(AgentEvent::Notice { text });
+    }
+    message.content.extend(
+        images
+            .into_iter()
+            .map(|source| ContentBlock::Image { source }),
+    );
     job_notices::append(&agent.exec.jobs, &mut message.content);
     agent.push(message);
     extensions::join_mcp_tools(agent, cancel).await;
@@ -285,7 +295,11 @@ fn end_reply(
                 stop_reason: asm.stop_reason.clone(),
             });
             let cut = asm.stop_reason.as_deref() == Some("max_tokens");
-            (asm.blocks(!cut), Outcome::Finished { cut }, None)
+            let outcome = match asm.stop_reason.as_deref() {
+                Some("pause_turn") => Outcome::Paused,
+                _ => Outcome::Finished { cut },
+            };
+            (asm.blocks(!cut), outcome, None)
         }
         StreamOutcome::Aborted => (asm.blocks_with_partial(None), Outcome::Aborted, None),
         StreamOutcome::Failed(e) => {
@@ -472,6 +486,11 @@ async fn consume(
             Some(Completed::Block(ContentBlock::ToolUse { id, name, input })) => {
                 events.send(executor.tool_use_event(id, name, input));
                 executor.add(id, name, input);
+            }
+            Some(Completed::Block(ContentBlock::Other(block))) => {
+                events.send(AgentEvent::ServerBlock {
+                    block: block.clone(),
+                });
             }
             Some(Completed::Invalid(inv)) => {
                 events.send(executor.invalid_tool_use_event(&inv.id, &inv.name));

@@ -107,6 +107,7 @@ impl Kind {
                 message: Arc::new(message),
             },
             Kind::Notice { text } => E::Notice { text },
+            Kind::ServerBlock { block } => E::ServerBlock { block },
             Kind::Discarded { reason } => E::Discarded { reason },
             Kind::Error { message } => E::Error { message },
             Kind::HistoryReset {

@@ -137,6 +137,9 @@ pub enum Kind {
     Notice {
         text: String,
     },
+    ServerBlock {
+        block: Value,
+    },
     Discarded {
         reason: String,
     },
@@ -301,6 +304,9 @@ impl Kind {
                 message: (**message).clone(),
             },
             E::Notice { text } => Kind::Notice { text: text.clone() },
+            E::ServerBlock { block } => Kind::ServerBlock {
+                block: block.clone(),
+            },
             E::Discarded { reason } => Kind::Discarded {
                 reason: reason.clone(),
             },

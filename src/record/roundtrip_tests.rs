@@ -59,6 +59,7 @@ fn variant(e: &E) -> usize {
         E::ToolTimings { .. } => 31,
         E::Background(_) => 33,
         E::Todos { .. } => 32,
+        E::ServerBlock { .. } => 33,
     }
 }
 
@@ -68,14 +69,13 @@ fn usage() -> Usage {
         output_tokens: 30,
         cache_read_tokens: 100,
         cache_write_tokens: 7,
+        ..Default::default()
     }
 }
 
 fn assistant() -> Message {
     Message::assistant(vec![
-        ContentBlock::Text {
-            text: "Looking.".into(),
-        },
+        ContentBlock::text("Looking."),
         ContentBlock::ToolUse {
             id: "toolu_1".into(),
             name: "bash".into(),
@@ -188,6 +188,10 @@ fn examples() -> Vec<E> {
         },
         E::Notice {
             text: "switching to the fallback model".into(),
+        },
+        E::ServerBlock {
+            block: serde_json::json!({"type": "server_tool_use", "id": "srvtoolu_1",
+                "name": "web_search", "input": {"query": "q"}}),
         },
         E::Discarded {
             reason: "fallback".into(),

@@ -317,6 +317,7 @@ fn report(
     ToolOutput {
         content: text,
         is_error,
+        images: Vec::new(),
     }
 }
 

@@ -52,6 +52,8 @@ pub enum Effect {
 pub struct ToolOutput {
     pub content: String,
     pub is_error: bool,
+    /// Images for the model (read_file on a picture), after the text.
+    pub images: Vec<crate::message::ImageSource>,
 }
 
 impl ToolOutput {
@@ -59,6 +61,7 @@ impl ToolOutput {
         ToolOutput {
             content: content.into(),
             is_error: false,
+            images: Vec::new(),
         }
     }
 
@@ -66,6 +69,16 @@ impl ToolOutput {
         ToolOutput {
             content: content.into(),
             is_error: true,
+            images: Vec::new(),
+        }
+    }
+
+    /// An image, described by `content`.
+    pub fn image(content: impl Into<String>, image: crate::message::ImageSource) -> Self {
+        ToolOutput {
+            content: content.into(),
+            is_error: false,
+            images: vec![image],
         }
     }
 }

@@ -133,6 +133,9 @@ pub struct App {
     pub(super) timings: std::collections::HashMap<String, crate::session::record::ToolTiming>,
     /// Each configured MCP server's last reported state (status bar, `/mcp`).
     pub mcp: Vec<crate::agent::protocol::ServerStatus>,
+    /// The sources already listed for the newest reply (its index and how many): a reply
+    /// continued after `pause_turn` arrives again and lists only the new ones.
+    pub(super) sources_shown: (usize, usize),
     outbox: Vec<AgentCommand>,
 }
 
@@ -144,6 +147,7 @@ impl App {
             tool_calls: ToolCalls::default(),
             conversation: Conversation::default(),
             tools: ToolsPane::default(),
+            sources_shown: (usize::MAX, 0),
             json: JsonPane::default(),
             panes: super::panes::registered(),
             input: Input::default(),

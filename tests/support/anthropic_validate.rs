@@ -67,6 +67,14 @@ fn validate_tools(body: &Value) -> Result<(), Reply> {
         };
         let mut names = HashSet::new();
         for (i, t) in tools.iter().enumerate() {
+            if t.get("type").is_some() {
+                // A server tool (web_search_20250305, …): its own fields, no input_schema.
+                super::web_search::validate_tool(i, t).map_err(invalid)?;
+                if !names.insert(t["name"].as_str().unwrap_or("")) {
+                    return Err(invalid("tools: Tool names must be unique.".into()));
+                }
+                continue;
+            }
             let Some(name) = t["name"].as_str() else {
                 return Err(invalid(format!("tools.{i}.name: Field required")));
             };
@@ -134,6 +142,8 @@ fn validate_messages(messages: &[Value]) -> Result<(), String> {
                 "messages.{i}: all messages must have non-empty content except for the optional final assistant message"
             ));
         }
+        super::web_search::validate_blocks(i, role, &content)?;
+        super::images::validate_blocks(i, role, &content)?;
         for (j, b) in content.iter().enumerate() {
             let ty = b["type"].as_str().unwrap_or("");
             match (role, ty) {

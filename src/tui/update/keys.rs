@@ -285,6 +285,13 @@ impl App {
             return;
         }
         self.set_focus(Focus::Input);
+        // A path to an image (what terminals paste on drag and drop) attaches it.
+        if let [one] = crate::agent::attachments::find(text, &self.info.workspace).as_slice()
+            && text.split_whitespace().count() <= 1 + text.matches("\\ ").count()
+        {
+            self.input.attach(one);
+            return;
+        }
         self.input.paste(text);
     }
 
