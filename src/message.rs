@@ -183,6 +183,10 @@ pub enum HistoryError {
     OrphanToolResult(usize, String),
     #[error("messages[{0}]: tool_use {1:?} is answered more than once")]
     DuplicateToolResult(usize, String),
+    #[error(
+        "messages[{0}]: the tool_result for {1:?} follows other content; tool_result blocks come first"
+    )]
+    ResultAfterOtherContent(usize, String),
     #[error("messages[{0}]: a tool_result block must not appear in an assistant message")]
     ResultInAssistant(usize),
     #[error("messages[{0}]: a tool_use block must not appear in a user message")]
@@ -382,14 +386,25 @@ fn check_answers(prev: Option<&Message>, msg: &Message, i: usize) -> Result<(), 
         .map(|p| p.tool_uses().map(|(id, _, _)| id).collect())
         .unwrap_or_default();
     let mut answered: HashSet<&str> = HashSet::new();
+    // The API takes a result as answering only in the run of tool_result blocks that opens
+    // the message; text before it leaves the tool_use unanswered (a 400).
+    let mut other_before = false;
     for block in &msg.content {
-        if let ContentBlock::ToolResult { tool_use_id, .. } = block {
-            if !asked.contains(&tool_use_id.as_str()) {
-                return Err(HistoryError::OrphanToolResult(i, tool_use_id.clone()));
-            }
-            if !answered.insert(tool_use_id) {
-                return Err(HistoryError::DuplicateToolResult(i, tool_use_id.clone()));
-            }
+        let ContentBlock::ToolResult { tool_use_id, .. } = block else {
+            other_before = true;
+            continue;
+        };
+        if !asked.contains(&tool_use_id.as_str()) {
+            return Err(HistoryError::OrphanToolResult(i, tool_use_id.clone()));
+        }
+        if !answered.insert(tool_use_id) {
+            return Err(HistoryError::DuplicateToolResult(i, tool_use_id.clone()));
+        }
+        if other_before {
+            return Err(HistoryError::ResultAfterOtherContent(
+                i,
+                tool_use_id.clone(),
+            ));
         }
     }
     if let Some(missing) = asked.iter().find(|id| !answered.contains(*id)) {
@@ -434,6 +449,20 @@ mod tests {
                 ContentBlock::tool_result("t2", "y", true),
             ]),
             Message::assistant(vec![ContentBlock::text("done")]),
+        ];
+        assert_eq!(validate_history(&h), Ok(()));
+    }
+
+    /// Text after the results is fine (the interrupt marker, a prompt sent along with them).
+    #[test]
+    fn text_after_the_results_passes() {
+        let h = vec![
+            Message::user_text("hi"),
+            Message::assistant(vec![tool_use("t1")]),
+            Message::user(vec![
+                ContentBlock::tool_result("t1", "x", false),
+                ContentBlock::text("[interrupted by user]"),
+            ]),
         ];
         assert_eq!(validate_history(&h), Ok(()));
     }
@@ -494,6 +523,18 @@ mod tests {
             (
                 vec![Message::user_text("a"), Message::assistant(vec![])],
                 HistoryError::EmptyContent(1),
+            ),
+            (
+                vec![
+                    Message::user_text("a"),
+                    Message::assistant(vec![tool_use("t1"), tool_use("t2")]),
+                    Message::user(vec![
+                        ContentBlock::tool_result("t1", "x", false),
+                        ContentBlock::text("typed while it ran"),
+                        ContentBlock::tool_result("t2", "x", false),
+                    ]),
+                ],
+                HistoryError::ResultAfterOtherContent(2, "t2".into()),
             ),
         ];
         for (history, want) in cases {

@@ -217,12 +217,14 @@ fn validate_messages(messages: &[Value]) -> Result<(), String> {
         if role == "assistant" {
             final_block_not_thinking(i, &content)?;
             let ids = tool_use_ids(&content);
+            // Only the tool_result blocks that open the next message answer: the API wants
+            // them before any text, and names the ids as unanswered otherwise.
             let answered: HashSet<String> = messages
                 .get(i + 1)
                 .map(|next| {
                     blocks(next)
                         .iter()
-                        .filter(|b| b["type"] == "tool_result")
+                        .take_while(|b| b["type"] == "tool_result")
                         .filter_map(|b| b["tool_use_id"].as_str().map(String::from))
                         .collect()
                 })
