@@ -76,7 +76,7 @@ pub struct Control {
     commands: mpsc::UnboundedSender<AgentCommand>,
     task: JoinHandle<Agent>,
     trace: Option<Tap>,
-    record: Option<crate::record::RecordTap>,
+    record: Option<crate::recording::RecordTap>,
 }
 
 impl Control {
@@ -185,10 +185,10 @@ pub fn start_with(
     let (commands, commands_rx) = mpsc::unbounded_channel();
     let sandbox = crate::sandbox::label(agent.exec.sandbox.as_deref());
     let sandboxed_tools = sandboxed_tools(&agent.exec.registry);
-    let (events, record) = crate::record::start(
+    let (events, record) = crate::recording::start(
         config.record,
         session.as_ref(),
-        crate::record::RunInfo {
+        crate::recording::RunInfo {
             provider: agent.provider.name(),
             model: &config.model,
             sandbox,

@@ -1,20 +1,22 @@
 //! The only way in and out of the agent: commands from a front end, events back to it.
 //! The TUI and headless mode are both front ends on this pair.
 
+pub mod approval;
+pub mod status;
+
 use std::sync::Arc;
 
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::hooks::{HookEvent, HookReport};
 use crate::message::Message;
+use approval::{Decision, Preview};
+use status::ServerStatus;
 // The permission flow owns the answer; front ends send it through AgentCommand.
-pub use crate::permission::Decision;
 // Tools answer their previews; the events carry them to the front ends.
 use crate::provider::{RequestBody, Usage};
-pub use crate::tools::Preview;
 // Front ends show hooks and MCP servers as the agent reports them.
-pub use crate::hooks::{HookDecision, HookEvent, HookReport};
-pub use crate::mcp::{ServerState, ServerStatus};
 
 /// What a front end asks of the agent.
 #[derive(Clone, Debug, PartialEq)]
@@ -234,7 +236,7 @@ pub enum AgentEvent {
     /// Sent just before the [`AgentEvent::HistoryReset`] of a resumed session: how its tool
     /// calls ran (by tool_use id), so front ends show their recorded durations.
     ToolTimings {
-        timings: std::collections::HashMap<String, crate::session::record::ToolTiming>,
+        timings: std::collections::HashMap<String, status::ToolTiming>,
     },
     /// The transcript now being written (after a new conversation or a resume).
     Session {
