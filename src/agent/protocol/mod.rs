@@ -9,14 +9,15 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde_json::Value;
 
+// Every type an event or a command carries lives here (approval.rs, status.rs) or in a
+// module below the agent (message, provider's usage, hooks, background job types, todo):
+// nothing is re-exported; front ends import each type from where it lives.
+use crate::background::types::JobEvent;
 use crate::hooks::{HookEvent, HookReport};
 use crate::message::Message;
+use crate::provider::{RequestBody, Usage};
 use approval::{Decision, Preview};
 use status::ServerStatus;
-// The permission flow owns the answer; front ends send it through AgentCommand.
-// Tools answer their previews; the events carry them to the front ends.
-use crate::provider::{RequestBody, Usage};
-// Front ends show hooks and MCP servers as the agent reports them.
 
 /// What a front end asks of the agent.
 #[derive(Clone, Debug, PartialEq)]
@@ -43,6 +44,9 @@ pub enum AgentCommand {
     SetModel { model: String },
     /// Take back an "allow for this session" given to this tool (`/permissions`).
     RevokeSessionGrant { tool: String },
+    /// End a background job's process group (`/kill b1`); answered with its
+    /// `AgentEvent::Background` end, or an Error for an unknown id.
+    KillJob { id: String },
     /// End the agent task.
     Shutdown,
 }
@@ -102,6 +106,9 @@ pub enum Transition {
     ReactiveCompact,
     /// A stop hook gave the model a reason to go on.
     StopHook,
+    /// The API paused a long server-tool turn (`stop_reason: "pause_turn"`); the reply
+    /// went back as it was so the model continues it.
+    PauseTurn,
 }
 
 /// Everything the agent tells its front ends. Times are taken by the front end on receipt.
@@ -212,6 +219,11 @@ pub enum AgentEvent {
     Notice {
         text: String,
     },
+    /// A block the API's server tools produced arrived complete (a web search and its
+    /// results, a code execution), verbatim; it stays in the reply's message.
+    ServerBlock {
+        block: serde_json::Value,
+    },
     /// The partial output streamed since the last appended message was thrown away (a
     /// failed attempt before a model switch); front ends strike it out.
     Discarded {
@@ -270,6 +282,9 @@ pub enum AgentEvent {
     },
     /// An MCP server's state changed (stream-json's `mcp` line once it is ready or failed).
     Mcp(ServerStatus),
+    /// A background job started, wrote output (at most twice a second), ended, or was
+    /// listed from a resumed transcript.
+    Background(JobEvent),
     /// The prompt's loop ended.
     Done(TurnSummary),
 }
