@@ -195,7 +195,7 @@ pub struct Cli {
     /// (`tooloop replay` plays it back); `--record=gzip` compresses it.
     #[arg(long, value_enum, value_name = "plain|gzip", num_args = 0..=1,
           require_equals = true, default_missing_value = "plain")]
-    pub record: Option<crate::record::Format>,
+    pub record: Option<crate::recording::Format>,
 
     #[command(subcommand)]
     pub command: Option<Command>,

@@ -59,7 +59,7 @@ pub struct Config {
     pub trace: Option<PathBuf>,
     pub mouse: bool,
     /// `--record` / `record = …`: write a recording beside the transcript.
-    pub record: Option<crate::record::Format>,
+    pub record: Option<crate::recording::Format>,
     pub theme: String,
     /// Ask the terminal for the kitty keyboard protocol.
     pub keyboard_enhancement: bool,
@@ -119,7 +119,7 @@ pub enum ConfigError {
     #[error("--max-budget-usd {0}: expected a number of USD ≥ 0")]
     Budget(f64),
     #[error("config: {0}")]
-    Record(#[from] crate::record::RecordError),
+    Record(#[from] crate::recording::RecordError),
     #[error("thinking_budget = {0}: the budget must be at least {min} tokens (the API's minimum), or 0 for off", min = crate::provider::MIN_THINKING_BUDGET)]
     ThinkingBudget(u32),
     #[error(transparent)]

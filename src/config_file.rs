@@ -54,7 +54,7 @@ pub struct FileConfig {
     pub theme: Option<String>,
     pub mouse: Option<bool>,
     /// Write a recording beside each transcript: true, false, "plain" or "gzip".
-    pub record: Option<crate::record::Setting>,
+    pub record: Option<crate::recording::Setting>,
     pub log_level: Option<String>,
     /// The shell's sandbox: read-only | workspace-write | off.
     pub sandbox: Option<crate::sandbox::SandboxMode>,

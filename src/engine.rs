@@ -80,7 +80,7 @@ pub struct Control {
     /// Ended by the agent task when it stops; killed here if it does not stop in time.
     jobs: Arc<crate::background::Jobs>,
     trace: Option<Tap>,
-    record: Option<crate::record::RecordTap>,
+    record: Option<crate::recording::RecordTap>,
 }
 
 impl Control {
@@ -193,10 +193,10 @@ pub fn start_with(
     let sandbox = crate::sandbox::label(agent.exec.sandbox.as_deref());
     let sandboxed_tools = sandboxed_tools(&agent.exec.registry);
     let jobs = agent.exec.jobs.clone();
-    let (events, record) = crate::record::start(
+    let (events, record) = crate::recording::start(
         config.record,
         session.as_ref(),
-        crate::record::RunInfo {
+        crate::recording::RunInfo {
             provider: agent.provider.name(),
             model: &config.model,
             sandbox,

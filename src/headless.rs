@@ -214,7 +214,7 @@ fn print_event(event: &AgentEvent, format: OutputFormat, start: Instant, sandbox
     use crate::safe_output::{for_stderr, json_line};
     // A server that failed is a config problem the user must see in every format.
     if let AgentEvent::Mcp(s) = event
-        && s.state == crate::mcp::ServerState::Failed
+        && s.state == crate::agent::protocol::status::ServerState::Failed
     {
         eprintln!(
             "tooloop: MCP server {} failed: {}",
@@ -316,10 +316,12 @@ pub fn stream_json(event: &AgentEvent) -> Option<Value> {
         AgentEvent::Todos { todos } => json!({"type": "todo", "todos": todos}),
         // Starting is the TUI's "starting…"; scripts get one line per server when it is
         // ready or failed (and again if it fails later).
-        AgentEvent::Mcp(s) if s.state != crate::mcp::ServerState::Starting => json!({
-            "type": "mcp", "server": s.server, "state": s.state,
-            "tools": s.tools, "error": s.error,
-        }),
+        AgentEvent::Mcp(s) if s.state != crate::agent::protocol::status::ServerState::Starting => {
+            json!({
+                "type": "mcp", "server": s.server, "state": s.state,
+                "tools": s.tools, "error": s.error,
+            })
+        }
         // Micro-compaction is not a `compact` in CLI.md's sense (no summary, same messages).
         AgentEvent::Background(e) => return e.stream_json(),
         AgentEvent::Compacted { info, .. } if info.trigger != Trigger::Micro => json!({

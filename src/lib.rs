@@ -26,7 +26,7 @@ pub mod paths;
 pub mod permission;
 pub mod prompt;
 pub mod provider;
-pub mod record;
+pub mod recording;
 pub mod replay;
 pub mod safe_output;
 pub mod sandbox;

@@ -66,11 +66,11 @@ impl Agent {
     /// Runs one prompt to the end of its loop and reports how it ended.
     pub async fn run_prompt(&mut self, prompt: &str, cancel: &CancellationToken) -> TurnSummary {
         let model = self.settings.model.clone();
-        if let Some(r) = &mut self.recorder {
+        if let Some(r) = &mut self.observer {
             r.prompt_start(prompt, &model);
         }
         let summary = run(self, prompt, cancel).await;
-        if let Some(r) = &mut self.recorder {
+        if let Some(r) = &mut self.observer {
             r.prompt_end(&summary);
         }
         self.exec.events.send(AgentEvent::Done(summary.clone()));
@@ -85,7 +85,7 @@ async fn run(agent: &mut Agent, prompt: &str, cancel: &CancellationToken) -> Tur
     });
     let hooks = agent.exec.hooks.clone();
     hooks.take_stop();
-    if let Some(id) = agent.recorder.as_ref().and_then(|r| r.session_id()) {
+    if let Some(id) = agent.observer.as_ref().and_then(|r| r.session_id()) {
         hooks.set_session(&id);
     }
     let mut message = match extensions::prompt_message(agent, prompt, cancel).await {
@@ -333,7 +333,7 @@ async fn close_reply(
 ) -> (Vec<ContentBlock>, Reply) {
     let asked = tool_use_ids(&blocks);
     let runs = executor.finish().await;
-    if let Some(r) = &mut agent.recorder
+    if let Some(r) = &mut agent.observer
         && !runs.is_empty()
     {
         r.tool_runs(&runs.iter().map(ToolRun::timing).collect::<Vec<_>>());

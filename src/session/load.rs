@@ -6,7 +6,7 @@ use crate::message::{ContentBlock, Message, Role, validate_history};
 
 use super::SessionError;
 use super::prompt_marks::PromptMark;
-use super::record::{self, Header, Record};
+use super::transcript_line::{self, Header, Record};
 
 /// The result of an `interrupted` repair, as the model will read it.
 pub const INTERRUPTED_TOOL: &str = "interrupted: tooloop stopped before this tool finished";
@@ -30,7 +30,7 @@ pub struct Loaded {
     /// still in the file, shown dimmed above the "compacted" divider.
     pub earlier: Vec<Message>,
     /// How each tool call ran, by tool_use id (transcripts before this was kept have none).
-    pub timings: std::collections::HashMap<String, super::record::ToolTiming>,
+    pub timings: std::collections::HashMap<String, crate::agent::protocol::status::ToolTiming>,
     /// The background jobs it recorded, as last seen, in the order they started.
     pub jobs: Vec<crate::background::JobInfo>,
     /// The todo list as last recorded (empty when the session never had one).
@@ -104,7 +104,7 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Loaded, SessionError> {
                 message,
                 tools,
             }) => {
-                record::apply(&mut messages, index, message)
+                transcript_line::apply(&mut messages, index, message)
                     .map_err(|e| bad(line_no, e.to_string()))?;
                 timings.extend(tools.into_iter().map(|t| (t.id.clone(), t)));
             }

@@ -13,7 +13,9 @@ use ratatui::widgets::{Clear, Paragraph};
 use serde_json::Value;
 use tokio::time::Instant;
 
-use crate::agent::protocol::{AgentCommand, Decision, Preview};
+use crate::agent::protocol::AgentCommand;
+use crate::agent::protocol::approval::Decision;
+use crate::agent::protocol::approval::Preview;
 use crate::tui::keys::Action;
 use crate::tui::strings;
 use crate::tui::text::json_view;

@@ -12,10 +12,10 @@ use serde_json::json;
 
 use super::entry::{Entry, Kind};
 use crate::agent::context::{Compaction, ContextStatus, Trigger};
-use crate::agent::protocol::{
-    AgentEvent as E, HookDecision, HookEvent, HookReport, Preview, ServerState, ServerStatus,
-    Terminal, ToolOutcome, Transition, TurnSummary,
-};
+use crate::agent::protocol::approval::Preview;
+use crate::agent::protocol::status::{ServerState, ServerStatus};
+use crate::agent::protocol::{AgentEvent as E, Terminal, ToolOutcome, Transition, TurnSummary};
+use crate::hooks::{HookDecision, HookEvent, HookReport};
 use crate::message::{ContentBlock, Message};
 use crate::provider::{RequestBody, Usage};
 
@@ -209,7 +209,7 @@ fn examples() -> Vec<E> {
         E::ToolTimings {
             timings: HashMap::from([(
                 "toolu_1".to_string(),
-                crate::session::record::ToolTiming {
+                crate::agent::protocol::status::ToolTiming {
                     id: "toolu_1".into(),
                     started: Some("2026-12-01T20:00:00.123Z".into()),
                     duration_ms: 700,

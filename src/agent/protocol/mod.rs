@@ -1,22 +1,23 @@
 //! The only way in and out of the agent: commands from a front end, events back to it.
 //! The TUI and headless mode are both front ends on this pair.
 
+pub mod approval;
+pub mod status;
+
 use std::sync::Arc;
 
 use serde::Serialize;
 use serde_json::Value;
 
+// Every type an event or a command carries lives here (approval.rs, status.rs) or in a
+// module below the agent (message, provider's usage, hooks, background job types, todo):
+// nothing is re-exported; front ends import each type from where it lives.
+use crate::background::types::JobEvent;
+use crate::hooks::{HookEvent, HookReport};
 use crate::message::Message;
-// The permission flow owns the answer; front ends send it through AgentCommand.
-pub use crate::permission::Decision;
-// Tools answer their previews; the events carry them to the front ends.
 use crate::provider::{RequestBody, Usage};
-pub use crate::tools::Preview;
-// Front ends show hooks and MCP servers as the agent reports them.
-pub use crate::hooks::{HookDecision, HookEvent, HookReport};
-pub use crate::mcp::{ServerState, ServerStatus};
-// Background jobs as front ends see them.
-pub use crate::background::{Change as JobChange, JobEvent, JobInfo, JobState};
+use approval::{Decision, Preview};
+use status::ServerStatus;
 
 /// What a front end asks of the agent.
 #[derive(Clone, Debug, PartialEq)]
@@ -247,7 +248,7 @@ pub enum AgentEvent {
     /// Sent just before the [`AgentEvent::HistoryReset`] of a resumed session: how its tool
     /// calls ran (by tool_use id), so front ends show their recorded durations.
     ToolTimings {
-        timings: std::collections::HashMap<String, crate::session::record::ToolTiming>,
+        timings: std::collections::HashMap<String, status::ToolTiming>,
     },
     /// The transcript now being written (after a new conversation or a resume).
     Session {

@@ -9,12 +9,11 @@ use serde_json::Value;
 
 use super::entry::Kind;
 use crate::agent::context::{Compaction, ContextStatus, Trigger};
-use crate::agent::protocol::{
-    AgentEvent, HookDecision, HookEvent, HookReport, ServerState, ServerStatus, Terminal,
-    ToolOutcome, Transition, TurnSummary,
-};
+use crate::agent::protocol::approval::Preview;
+use crate::agent::protocol::status::{ServerState, ServerStatus};
+use crate::agent::protocol::{AgentEvent, Terminal, ToolOutcome, Transition, TurnSummary};
+use crate::hooks::{HookDecision, HookEvent, HookReport};
 use crate::provider::{RequestBody, Usage};
-use crate::tools::Preview;
 
 impl Kind {
     /// The event this line recorded; None for the header and for lines that do not parse

@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::agent::history_observer::RewindRecord;
+use crate::agent::protocol::status::ToolTiming;
 use crate::message::Message;
 use crate::provider::Usage;
 
@@ -65,35 +67,6 @@ pub enum Record {
     },
 }
 
-/// A rewind to just before prompt `to_prompt`: when `messages` is set the history was cut to
-/// that many messages (a following message record may trim the last one), and the prompts
-/// from `to_prompt` on no longer count.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct RewindRecord {
-    pub time: String,
-    pub to_prompt: usize,
-    pub messages: Option<usize>,
-    pub files: bool,
-    pub restored: Vec<String>,
-    pub deleted: Vec<String>,
-    pub conflicts: Vec<String>,
-}
-
-/// How one tool call ran, as the executor measured it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ToolTiming {
-    /// The tool_use id.
-    pub id: String,
-    /// RFC 3339 (milliseconds, UTC) when it started; absent when it never did (refused,
-    /// invalid input, stopped while queued).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub started: Option<String>,
-    pub duration_ms: u64,
-    /// ok | error | cancelled (the stream-json `tool_end` outcome), or denied: consent was
-    /// refused (an error to the model).
-    pub outcome: String,
-}
-
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Header {
     pub id: String,
@@ -113,13 +86,6 @@ pub fn now_rfc3339() -> String {
     jiff::Timestamp::now()
         .strftime("%Y-%m-%dT%H:%M:%SZ")
         .to_string()
-}
-
-/// A wall-clock time as RFC 3339 to the millisecond.
-pub fn rfc3339_ms(t: std::time::SystemTime) -> String {
-    jiff::Timestamp::try_from(t)
-        .map(|t| t.strftime("%Y-%m-%dT%H:%M:%S%.3fZ").to_string())
-        .unwrap_or_default()
 }
 
 /// Replays message records; Err names what is out of order.

@@ -155,7 +155,7 @@ pub enum Kind {
     },
     /// How a resumed session's tool calls ran (recorded durations for the tool rows).
     ToolTimings {
-        timings: HashMap<String, crate::session::record::ToolTiming>,
+        timings: HashMap<String, crate::agent::protocol::status::ToolTiming>,
     },
     Session {
         id: String,
