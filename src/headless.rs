@@ -7,7 +7,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use crate::agent::context::Trigger;
-use crate::agent::protocol::{AgentCommand, AgentEvent, Terminal, TurnSummary};
+use crate::agent::protocol::{AgentCommand, AgentEvent, AgentReport, Terminal, TurnSummary};
 use crate::cli::OutputFormat;
 use crate::config::Config;
 use crate::engine::{self, EngineError, FrontEnd};
@@ -86,9 +86,13 @@ pub async fn run(
         tools: sandboxed_tools,
     };
     let mut summary = None;
+    // Every subagent's end, for `result.agents`.
+    let mut agents = Vec::new();
     while let Some(event) = events.recv().await {
-        if let AgentEvent::Done(s) = &event {
-            summary = Some(s.clone());
+        match &event {
+            AgentEvent::Done(s) => summary = Some(s.clone()),
+            AgentEvent::AgentEnd(r) => agents.push(r.clone()),
+            _ => {}
         }
         print_event(&event, format, start, &sandbox);
         if summary.is_some() {
@@ -100,7 +104,7 @@ pub async fn run(
     let agent = control.stop(STOP_GRACE).await;
     let summary = summary.ok_or(HeadlessError::AgentGone)?;
     let history = agent.map(|a| a.history).unwrap_or_default();
-    print_result(&summary, &history, format, start);
+    print_result(&summary, &history, &agents, format, start);
     Ok(exit_code(summary.reason))
 }
 
@@ -115,7 +119,7 @@ pub struct Sandboxed<'a> {
 pub fn event_line(event: &AgentEvent, sandbox: &Sandboxed<'_>) -> Option<Value> {
     let mut line = stream_json(event)?;
     if let Value::Object(map) = &mut line
-        && let AgentEvent::ToolEnd { name, .. } = event
+        && let (_, AgentEvent::ToolEnd { name, .. }) = event.unwrapped()
         && sandbox.tools.contains(name)
     {
         // Headless never re-runs outside the sandbox (nobody can approve it), so every
@@ -137,12 +141,15 @@ fn print_event(event: &AgentEvent, format: OutputFormat, start: Instant, sandbox
             for_stderr(s.error.as_deref().unwrap_or("unknown error"))
         );
     }
+    // A subagent's errors and notices are said with its id.
+    let (agent, inner) = event.unwrapped();
+    let who = agent.map(|(id, _)| format!("[{id}] ")).unwrap_or_default();
     match format {
-        OutputFormat::Text => match event {
-            AgentEvent::Error { message } => eprintln!("tooloop: {}", for_stderr(message)),
-            AgentEvent::Notice { text } => eprintln!("tooloop: {}", for_stderr(text)),
+        OutputFormat::Text => match inner {
+            AgentEvent::Error { message } => eprintln!("tooloop: {who}{}", for_stderr(message)),
+            AgentEvent::Notice { text } => eprintln!("tooloop: {who}{}", for_stderr(text)),
             AgentEvent::Compacted { info, .. } if info.trigger != Trigger::Micro => eprintln!(
-                "tooloop: compacted the conversation ({}): {} → {} tokens",
+                "tooloop: {who}compacted the conversation ({}): {} → {} tokens",
                 info.trigger.as_str(),
                 info.pre_tokens,
                 info.post_tokens
@@ -239,8 +246,38 @@ pub fn stream_json(event: &AgentEvent) -> Option<Value> {
             "pre_tokens": info.pre_tokens, "post_tokens": info.post_tokens,
             "messages_before": info.messages_before, "messages_after": info.messages_after,
         }),
+        AgentEvent::AgentStart(info) => {
+            let mut v = json!({"type": "agent_start"});
+            merge(&mut v, json!(info));
+            v
+        }
+        AgentEvent::AgentEnd(report) => {
+            let mut v = json!({"type": "agent_end"});
+            merge(&mut v, json!(report));
+            v
+        }
+        // The subagent's own line, with whose it is (CLI.md).
+        AgentEvent::Subagent {
+            agent_id,
+            parent_tool_use_id,
+            event,
+        } => {
+            let mut v = stream_json(event)?;
+            merge(
+                &mut v,
+                json!({"agent_id": &**agent_id, "parent_tool_use_id": &**parent_tool_use_id}),
+            );
+            v
+        }
         _ => return None,
     })
+}
+
+/// `extra`'s fields added to the object `v`.
+fn merge(v: &mut Value, extra: Value) {
+    if let (Value::Object(map), Value::Object(more)) = (v, extra) {
+        map.extend(more);
+    }
 }
 
 fn shorten(s: &str, max: usize) -> String {
@@ -274,6 +311,7 @@ pub fn result_json<H: serde::Serialize + ?Sized>(summary: &TurnSummary, history:
 pub fn print_result<H: serde::Serialize + ?Sized>(
     summary: &TurnSummary,
     history: &H,
+    agents: &[AgentReport],
     format: OutputFormat,
     start: Instant,
 ) {
@@ -290,6 +328,12 @@ pub fn print_result<H: serde::Serialize + ?Sized>(
         }
         OutputFormat::Json | OutputFormat::StreamJson => {
             let mut v = result_json(summary, history);
+            if !agents.is_empty()
+                && let Value::Object(map) = &mut v
+            {
+                // One object per subagent, the fields of its agent_end.
+                map.insert("agents".into(), json!(agents));
+            }
             if format == OutputFormat::StreamJson
                 && let Value::Object(map) = &mut v
             {

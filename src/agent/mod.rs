@@ -12,6 +12,7 @@ pub mod recorder;
 mod request_errors;
 mod rewind;
 mod sandbox_call;
+pub mod subagent;
 pub mod task;
 mod tool_call;
 

@@ -101,6 +101,8 @@ pub struct App {
     pub panes: Vec<Box<dyn Pane>>,
     pub input: Input,
     pub approvals: Approvals,
+    /// The session's subagents, one lane each.
+    pub subagents: super::subagents::Subagents,
     pub turn: TurnState,
     pub focus: Focus,
     pub json_open: bool,
@@ -146,6 +148,7 @@ impl App {
             panes: super::pane::registered(),
             input: Input::default(),
             approvals: Approvals::default(),
+            subagents: Default::default(),
             turn: TurnState::default(),
             focus: Focus::Input,
             json_open: false,

@@ -33,6 +33,7 @@ pub mod slash;
 pub mod status_bar;
 pub mod streaming_text;
 pub mod strings;
+pub mod subagents;
 pub mod terminal;
 pub mod theme;
 pub mod timeline;
@@ -42,6 +43,7 @@ pub mod tool_groups;
 pub mod tools_pane;
 pub mod update_agent;
 pub mod update_keys;
+pub mod update_subagent;
 pub mod view;
 pub mod wrap;
 

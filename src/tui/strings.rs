@@ -102,6 +102,26 @@ pub fn approval_title(tool: &str) -> String {
     format!(" allow {tool}? ")
 }
 
+/// A subagent's question: ` explore #2 wants to run bash `.
+pub fn subagent_approval_title(agent: &str, tool: &str) -> String {
+    format!(" {agent} wants to run {tool} ")
+}
+
+/// What a subagent is doing, from its latest tool call: `reading src/main.rs`.
+pub fn subagent_doing(tool: &str, summary: &str) -> String {
+    let verb = match tool {
+        "read_file" => "reading",
+        "grep" => "searching",
+        "glob" | "list_dir" => "listing",
+        "bash" => "running",
+        "write_file" | "edit_file" => "editing",
+        "web_fetch" => "fetching",
+        "task" => "starting",
+        other => other,
+    };
+    format!("{verb} {summary}")
+}
+
 pub fn sandbox_status(mode: &str) -> String {
     format!("sandbox {mode}")
 }

@@ -25,6 +25,11 @@ impl App {
             pane.on_agent(&event, now);
         }
         match event {
+            AgentEvent::AgentStart(info) => self.subagents.started(info, now),
+            AgentEvent::AgentEnd(report) => self.subagents.ended(report),
+            AgentEvent::Subagent {
+                agent_id, event, ..
+            } => self.on_subagent(&agent_id, *event, now),
             AgentEvent::PromptStart { text } => {
                 self.turn.busy = true;
                 self.turn.last_error = None;
@@ -92,6 +97,7 @@ impl App {
                         input,
                         summary,
                         preview,
+                        agent: None,
                     },
                     now,
                 );
