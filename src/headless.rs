@@ -223,8 +223,10 @@ pub fn stream_json(event: &AgentEvent) -> Option<Value> {
         AgentEvent::StreamEnd { turn, stop_reason } => {
             json!({"type": "stream_end", "turn": turn, "stop_reason": stop_reason})
         }
-        AgentEvent::Message { message, .. } => {
-            json!({"type": "message", "message": &**message})
+        // `index`: its place in history (a line with an index seen before replaces that
+        // message: a prompt merged into an interrupted one).
+        AgentEvent::Message { index, message } => {
+            json!({"type": "message", "index": index, "message": &**message})
         }
         AgentEvent::Notice { text } => json!({"type": "notice", "text": text}),
         AgentEvent::Discarded { reason } => json!({"type": "discarded", "reason": reason}),

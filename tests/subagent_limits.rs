@@ -89,7 +89,10 @@ async fn abort_anywhere_closes_every_history_validly() {
         if tree.agent.history.len() > 2 {
             for (id, content, is_error) in results(&tree.agent.history, 2) {
                 assert!(is_error, "at {at}: {id} must be an error: {content}");
-                assert!(content.starts_with("interrupted by user"), "at {at}: {content}");
+                assert!(
+                    content.starts_with("interrupted by user"),
+                    "at {at}: {content}"
+                );
             }
         }
         let reports = tree.reports();
@@ -129,15 +132,19 @@ async fn a_childs_question_goes_through_the_parents_approval_flow() {
     tokio::spawn(async move {
         loop {
             tokio::time::sleep(Duration::from_millis(5)).await;
-            let asked = events.lock().expect("log").iter().find_map(|(_, e)| match e {
-                AgentEvent::Subagent {
-                    agent_id, event, ..
-                } => match &**event {
-                    AgentEvent::PermissionRequest { id, .. } => Some(scoped_id(agent_id, id)),
+            let asked = events
+                .lock()
+                .expect("log")
+                .iter()
+                .find_map(|(_, e)| match e {
+                    AgentEvent::Subagent {
+                        agent_id, event, ..
+                    } => match &**event {
+                        AgentEvent::PermissionRequest { id, .. } => Some(scoped_id(agent_id, id)),
+                        _ => None,
+                    },
                     _ => None,
-                },
-                _ => None,
-            });
+                });
             if let Some(id) = asked {
                 assert_eq!(id, "a1/c0");
                 policy.reply(&id, Decision::AllowOnce);
@@ -149,7 +156,11 @@ async fn a_childs_question_goes_through_the_parents_approval_flow() {
     tree.settle().await;
     assert_eq!(summary.reason, Terminal::Completed);
     tree.assert_valid();
-    assert_eq!(tree.runs.lock().expect("runs").len(), 1, "the child's call ran");
+    assert_eq!(
+        tree.runs.lock().expect("runs").len(),
+        1,
+        "the child's call ran"
+    );
     let r = results(&tree.agent.history, 2);
     assert!(!r[0].2, "{r:?}");
 }
@@ -259,12 +270,16 @@ async fn children_nest_only_as_deep_as_max_depth() {
                 1 => ReplyBuilder::new()
                     .tool(0, 10, "g1", "task", task(9, "general"))
                     .end(20, "tool_use"),
-                _ => ReplyBuilder::new().text(10, "child done").end(20, "end_turn"),
+                _ => ReplyBuilder::new()
+                    .text(10, "child done")
+                    .end(20, "end_turn"),
             });
         }
-        prompt
-            .starts_with("child-9")
-            .then(|| ReplyBuilder::new().text(10, "grandchild done").end(20, "end_turn"))
+        prompt.starts_with("child-9").then(|| {
+            ReplyBuilder::new()
+                .text(10, "grandchild done")
+                .end(20, "end_turn")
+        })
     });
     for (depth, nests) in [(1, false), (2, true)] {
         let mut setup = Setup::new(replies_clone(&replies), nested.clone());
@@ -305,4 +320,3 @@ fn replies_clone(_: &[Reply]) -> Vec<Reply> {
         ReplyBuilder::new().text(10, "done").end(20, "end_turn"),
     ]
 }
-

@@ -28,7 +28,9 @@ fn parent_replies() -> Vec<Reply> {
             .tool(300, 500, "t2", "task", task(2))
             .tool(600, 800, "t3", "task", task(3))
             .end(1200, "tool_use"),
-        ReplyBuilder::new().text(10, "all three reported").end(20, "end_turn"),
+        ReplyBuilder::new()
+            .text(10, "all three reported")
+            .end(20, "end_turn"),
     ]
 }
 
@@ -112,7 +114,10 @@ async fn three_children_run_side_by_side_from_the_moment_their_blocks_complete()
         let n = n + 1;
         assert!(!is_error);
         let mut lines = content.lines();
-        assert_eq!(lines.next(), Some(format!("report {n}: src/lib.rs:{n}").as_str()));
+        assert_eq!(
+            lines.next(),
+            Some(format!("report {n}: src/lib.rs:{n}").as_str())
+        );
         let figures = lines.next().expect("figures line");
         assert!(
             figures.starts_with("(agent explore · 2 turns · 1 tools · ")
@@ -137,14 +142,21 @@ async fn three_children_run_side_by_side_from_the_moment_their_blocks_complete()
         assert!(text.contains(CHILD_OUTPUT), "{id} kept its tool output");
     }
     let growth = parent_bodies[1].len() - parent_bodies[0].len();
-    let assistant = serde_json::to_string(&*tree.agent.history[1]).expect("json").len();
-    let results_json = serde_json::to_string(&*tree.agent.history[2]).expect("json").len();
+    let assistant = serde_json::to_string(&*tree.agent.history[1])
+        .expect("json")
+        .len();
+    let results_json = serde_json::to_string(&*tree.agent.history[2])
+        .expect("json")
+        .len();
     assert_eq!(
         growth,
         assistant + results_json + 2,
         "two messages and their separators, nothing else"
     );
-    assert!(results_json < 1000, "three short reports: {results_json} bytes");
+    assert!(
+        results_json < 1000,
+        "three short reports: {results_json} bytes"
+    );
 }
 
 #[tokio::test(start_paused = true)]

@@ -31,7 +31,10 @@ impl EventSink {
 
     /// A sink that drops everything (benchmarks, tests that only look at history).
     pub fn null() -> Self {
-        EventSink { tx: None, tag: None }
+        EventSink {
+            tx: None,
+            tag: None,
+        }
     }
 
     pub fn channel() -> (Self, mpsc::UnboundedReceiver<AgentEvent>) {

@@ -112,8 +112,7 @@ impl Provider for ScriptedProvider {
         if let Ok(mut r) = self.requests.lock() {
             r.push(messages);
         }
-        let reply =
-            answered.or_else(|| self.replies.lock().ok().and_then(|mut r| r.pop_front()));
+        let reply = answered.or_else(|| self.replies.lock().ok().and_then(|mut r| r.pop_front()));
         Box::pin(async move {
             if let Some(e) = invalid {
                 return Err(ProviderError::Http {

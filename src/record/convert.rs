@@ -10,8 +10,8 @@ use serde_json::Value;
 use super::entry::Kind;
 use crate::agent::context::{Compaction, ContextStatus, Trigger};
 use crate::agent::protocol::{
-    AgentEvent, AgentInfo, AgentReport, HookDecision, HookEvent, HookReport, ServerState, ServerStatus, Terminal,
-    ToolOutcome, Transition, TurnSummary,
+    AgentEvent, AgentInfo, AgentReport, HookDecision, HookEvent, HookReport, ServerState,
+    ServerStatus, Terminal, ToolOutcome, Transition, TurnSummary,
 };
 use crate::provider::{RequestBody, Usage};
 use crate::tools::Preview;

@@ -85,8 +85,8 @@ impl Setup {
         });
         let provider = ScriptedProvider::new(self.replies).with_responder(self.responder);
         let workspace = Workspace::new(dir.path(), false).expect("workspace");
-        let mut exec = ExecEnv::with_defaults(registry, workspace, sink.clone())
-            .with_approval(self.approval);
+        let mut exec =
+            ExecEnv::with_defaults(registry, workspace, sink.clone()).with_approval(self.approval);
         let settings = LoopSettings::default();
         let mut defs = definitions::builtin();
         defs.extend(self.extra_definitions);

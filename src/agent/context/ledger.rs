@@ -104,7 +104,9 @@ pub fn usage_since(now: Usage, then: Usage) -> Usage {
         input_tokens: now.input_tokens.saturating_sub(then.input_tokens),
         output_tokens: now.output_tokens.saturating_sub(then.output_tokens),
         cache_read_tokens: now.cache_read_tokens.saturating_sub(then.cache_read_tokens),
-        cache_write_tokens: now.cache_write_tokens.saturating_sub(then.cache_write_tokens),
+        cache_write_tokens: now
+            .cache_write_tokens
+            .saturating_sub(then.cache_write_tokens),
     }
 }
 
@@ -133,7 +135,11 @@ mod tests {
         assert_eq!(child.tree().usage.input_tokens, 10);
         assert_eq!(grandchild.root_spend().cost, Some(1.5));
         child.add(u(1), None);
-        assert_eq!(root.tree().cost, None, "an unknown price makes the total unknown");
+        assert_eq!(
+            root.tree().cost,
+            None,
+            "an unknown price makes the total unknown"
+        );
         assert_eq!(Ledger::root().tree().cost_usd(), Some(0.0));
     }
 }

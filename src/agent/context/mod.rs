@@ -172,7 +172,11 @@ impl ContextState {
     /// The session's cost with its subagents' (None when a price is unknown).
     pub fn tree_cost(&self) -> Option<f64> {
         let tree = self.ledger.tree();
-        if tree.any { tree.cost } else { self.session_cost }
+        if tree.any {
+            tree.cost
+        } else {
+            self.session_cost
+        }
     }
 
     /// The history changed shape (compaction, reset): the next estimate is from scratch.

@@ -145,7 +145,12 @@ pub fn parse(path: &Path, text: &str) -> Result<AgentDefinition, DefinitionError
     let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l));
     match lines.next() {
         Some((_, l)) if l.trim_end() == "---" => {}
-        _ => return Err(err(1, "expected a front matter block starting with `---`".into())),
+        _ => {
+            return Err(err(
+                1,
+                "expected a front matter block starting with `---`".into(),
+            ));
+        }
     }
     let mut name = None;
     let mut description = None;
@@ -172,7 +177,10 @@ pub fn parse(path: &Path, text: &str) -> Result<AgentDefinition, DefinitionError
         }
         in_tools_list = false;
         let Some((key, value)) = line.split_once(':') else {
-            return Err(err(n, format!("expected `key: value`, found {:?}", line.trim())));
+            return Err(err(
+                n,
+                format!("expected `key: value`, found {:?}", line.trim()),
+            ));
         };
         let value = unquote(value.trim());
         match key.trim() {
@@ -201,9 +209,7 @@ pub fn parse(path: &Path, text: &str) -> Result<AgentDefinition, DefinitionError
                 in_tools_list = names.is_empty();
                 tools = Some(ToolChoice::Named(names));
             }
-            "model" => {
-                model = (!value.is_empty() && value != "inherit").then(|| value.to_string())
-            }
+            "model" => model = (!value.is_empty() && value != "inherit").then(|| value.to_string()),
             "max_turns" | "maxTurns" => match value.parse::<u32>() {
                 Ok(v) if v > 0 => max_turns = Some(v),
                 _ => {
@@ -227,7 +233,10 @@ pub fn parse(path: &Path, text: &str) -> Result<AgentDefinition, DefinitionError
         }
     }
     let Some(end) = closed else {
-        return Err(err(1, "the front matter block is not closed by `---`".into()));
+        return Err(err(
+            1,
+            "the front matter block is not closed by `---`".into(),
+        ));
     };
     let name = name.ok_or_else(|| err(end, "the front matter has no `name`".into()))?;
     let description = description
@@ -291,9 +300,11 @@ mod tests {
 
     #[test]
     fn the_issue_example_parses() {
-        let d = p("---\nname: reviewer\ndescription: Reviews a diff for bugs. Use after editing code.\n\
+        let d = p(
+            "---\nname: reviewer\ndescription: Reviews a diff for bugs. Use after editing code.\n\
                    tools: read_file, grep, glob, list_dir   # optional\nmodel: claude-haiku-4-5\n\
-                   max_turns: 20\n---\nThe system prompt of the agent.\n")
+                   max_turns: 20\n---\nThe system prompt of the agent.\n",
+        )
         .expect("parses");
         assert_eq!(d.name, "reviewer");
         assert_eq!(
@@ -312,8 +323,10 @@ mod tests {
 
     #[test]
     fn claude_code_files_work_too() {
-        let d = p("---\nname: \"finder\"\ndescription: finds\ntools:\n  - Read\n  - Grep\n\
-                   model: inherit\ncolor: blue\n---\nFind.")
+        let d = p(
+            "---\nname: \"finder\"\ndescription: finds\ntools:\n  - Read\n  - Grep\n\
+                   model: inherit\ncolor: blue\n---\nFind.",
+        )
         .expect("parses");
         assert_eq!(
             d.tools,
@@ -332,7 +345,10 @@ mod tests {
         assert_eq!(p("---\ndescription: d\n---\nhi").unwrap_err().line, 3);
         assert_eq!(p("---\nname: a b\n---\n").unwrap_err().line, 2);
         assert_eq!(p("---\nname: a\nfoo: 1\n---\nx").unwrap_err().line, 3);
-        assert_eq!(p("---\nname: a\ndescription: d\n---\n").unwrap_err().line, 4);
+        assert_eq!(
+            p("---\nname: a\ndescription: d\n---\n").unwrap_err().line,
+            4
+        );
     }
 
     #[test]

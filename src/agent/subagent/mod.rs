@@ -128,9 +128,9 @@ impl Subagents {
             name != TASK_TOOL
                 && match &def.tools {
                     ToolChoice::All => true,
-                    ToolChoice::ReadOnly => all.get(name).is_some_and(|r| {
-                        r.tool.effect() == crate::tools::Effect::ReadOnly
-                    }),
+                    ToolChoice::ReadOnly => all
+                        .get(name)
+                        .is_some_and(|r| r.tool.effect() == crate::tools::Effect::ReadOnly),
                     ToolChoice::Named(names) => names.iter().any(|n| n == name),
                 }
         });

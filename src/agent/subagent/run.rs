@@ -104,7 +104,10 @@ fn child_agent(
     exec.events = events;
     exec.hooks = Arc::new(hub.exec.hooks.for_subagent());
     let settings = LoopSettings {
-        model: def.model.clone().unwrap_or_else(|| hub.settings.model.clone()),
+        model: def
+            .model
+            .clone()
+            .unwrap_or_else(|| hub.settings.model.clone()),
         system: system_prompt(def, &hub.settings.system),
         max_turns: def.max_turns.unwrap_or(hub.limits.max_turns),
         ..hub.settings.clone()

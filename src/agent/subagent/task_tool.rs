@@ -102,7 +102,10 @@ impl Tool for TaskTool {
     }
 
     fn summary(&self, input: &Value) -> String {
-        let agent = input.get("agent").and_then(Value::as_str).unwrap_or("general");
+        let agent = input
+            .get("agent")
+            .and_then(Value::as_str)
+            .unwrap_or("general");
         let description = input
             .get("description")
             .and_then(Value::as_str)
