@@ -40,7 +40,11 @@ fn prompt_of(req: &Recorded) -> String {
     req.body["messages"][0]["content"]
         .as_array()
         .map(|b| b.iter().filter_map(|x| x["text"].as_str()).collect())
-        .or_else(|| req.body["messages"][0]["content"].as_str().map(String::from))
+        .or_else(|| {
+            req.body["messages"][0]["content"]
+                .as_str()
+                .map(String::from)
+        })
         .unwrap_or_default()
 }
 

@@ -172,6 +172,18 @@ pub fn start_with(
             crate::session::attach(&config.session, &config.workspace, config.fork, &mut agent)?
         }
     };
+    // Children's histories go into the live transcript (it changes with /new and forks).
+    if let Some(handle) = agent.recorder.as_ref().and_then(|r| r.handle()) {
+        hub.set_recorders(Arc::new(move |info| {
+            crate::session::child::ChildTranscript::open(
+                &handle.path(),
+                &info.agent_id,
+                &info.parent_tool_use_id,
+                &info.agent,
+            )
+            .map(|t| Box::new(t) as Box<dyn crate::agent::recorder::Recorder>)
+        }));
+    }
     // The trace's clock starts when the agent is ready, as headless output's t_ms does.
     let (events, trace) = Tap::maybe(config.trace.as_deref(), events, Instant::now());
     let (commands, commands_rx) = mpsc::unbounded_channel();

@@ -540,3 +540,95 @@ fn strip_cache_control(mut v: Value) -> Value {
     }
     v
 }
+
+/// The transcript keeps each child's history beside the parent's: it loads back, every
+/// child's history is valid, and `tooloop export` shows it under its task call.
+#[test]
+fn transcripts_keep_each_childs_history_and_export_shows_it() {
+    let server = MockServer::start();
+    server.respond_with(|req| {
+        if prompt_of(req).starts_with("child-") {
+            return match turn_of(req) {
+                1 => ReplyBuilder::new()
+                    .tool_use("toolu_c", "get_current_time", json!({}))
+                    .build(),
+                _ => ReplyBuilder::new().text("CHILD-FINAL-REPORT").build(),
+            };
+        }
+        match turn_of(req) {
+            1 => ReplyBuilder::new()
+                .tool_use("toolu_1", "task", task_input(1, "explore"))
+                .tool_use("toolu_2", "task", task_input(2, "general"))
+                .build(),
+            _ => ReplyBuilder::new().text("parent done").build(),
+        }
+    });
+    let base = server.anthropic_base();
+    let run = Tooloop::new(&[
+        "--provider",
+        "anthropic",
+        "--base-url",
+        &base,
+        "--output-format",
+        "stream-json",
+        "-p",
+        "two jobs",
+    ])
+    .env("ANTHROPIC_API_KEY", "test-key")
+    .run();
+    assert_eq!(run.code, Some(0), "{}\n{}", run.stdout, run.stderr);
+    let sessions = run.home.path().join(".local/share/tooloop/sessions");
+    let transcript = walk(&sessions)
+        .into_iter()
+        .find(|p| {
+            p.extension().is_some_and(|e| e == "jsonl") && !p.to_string_lossy().contains("record")
+        })
+        .expect("a transcript");
+    let loaded = tooloop::session::load::read(&transcript).expect("loads");
+    assert_eq!(loaded.agents.len(), 2);
+    for child in &loaded.agents {
+        tooloop::message::validate_history(&child.messages).expect("valid child history");
+        assert_eq!(child.messages.len(), 4, "prompt, call, result, answer");
+        assert!(child.messages[3].text().contains("CHILD-FINAL-REPORT"));
+    }
+    let mut calls: Vec<&str> = loaded
+        .agents
+        .iter()
+        .map(|a| a.parent_tool_use_id.as_str())
+        .collect();
+    calls.sort();
+    assert_eq!(calls, ["toolu_1", "toolu_2"]);
+    tooloop::message::validate_history(&loaded.messages).expect("valid parent history");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_tooloop"))
+        .env("HOME", run.home.path())
+        .env("XDG_CONFIG_HOME", run.home.path().join(".config"))
+        .env("XDG_DATA_HOME", run.home.path().join(".local/share"))
+        .env("XDG_STATE_HOME", run.home.path().join(".local/state"))
+        .args(["export", &transcript.to_string_lossy(), "--format", "md"])
+        .output()
+        .expect("export");
+    let md = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{md}");
+    assert_eq!(
+        md.matches("its conversation (4 messages)").count(),
+        2,
+        "{md}"
+    );
+    assert!(md.contains("child-1: look around"));
+    assert!(md.contains("🔧 get_current_time"));
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                out.extend(walk(&p));
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out
+}

@@ -68,6 +68,8 @@ pub struct Printer<'a> {
     format: OutputFormat,
     sandbox: Sandboxed<'a>,
     history: Vec<Arc<Message>>,
+    /// Every subagent's end, for `result.agents`.
+    agents: Vec<crate::agent::protocol::AgentReport>,
 }
 
 impl<'a> Printer<'a> {
@@ -76,6 +78,7 @@ impl<'a> Printer<'a> {
             format,
             sandbox,
             history: Vec::new(),
+            agents: Vec::new(),
         }
     }
 
@@ -109,6 +112,7 @@ impl<'a> Printer<'a> {
                 self.history.push(message.clone());
             }
             AgentEvent::HistoryReset { messages, .. } => self.history = messages.clone(),
+            AgentEvent::AgentEnd(report) => self.agents.push(report.clone()),
             AgentEvent::Compacted { messages, .. } => {
                 self.history = messages.iter().cloned().map(Arc::new).collect()
             }
@@ -125,6 +129,11 @@ impl<'a> Printer<'a> {
             }
             OutputFormat::Json | OutputFormat::StreamJson => {
                 let mut v = result_json(summary, &self.history);
+                if !self.agents.is_empty()
+                    && let Value::Object(map) = &mut v
+                {
+                    map.insert("agents".into(), json!(self.agents));
+                }
                 if self.format == OutputFormat::StreamJson
                     && let Value::Object(map) = &mut v
                 {

@@ -52,6 +52,15 @@ pub enum Record {
     },
     /// A rewind (src/session/rewind.rs). What it cut stays above it in the file.
     Rewind(RewindRecord),
+    /// A subagent's history[index] is now `message` (DESIGN.md §12): each child's
+    /// conversation is kept beside the parent's, applied like `message` records.
+    AgentMessage {
+        agent_id: String,
+        parent_tool_use_id: String,
+        agent: String,
+        index: usize,
+        message: Message,
+    },
 }
 
 /// A rewind to just before prompt `to_prompt`: when `messages` is set the history was cut to

@@ -203,6 +203,7 @@ fn export(app: &mut App, args: &str, _now: Instant) {
         about: vec![format!("workspace {}", app.info.workspace.display())],
         earlier: &[],
         messages: &history,
+        agents: &[],
     });
     let cell = match std::fs::write(&path, md) {
         Ok(()) => CellKind::Notice(strings::exported(history.len(), &path)),

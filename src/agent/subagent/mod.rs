@@ -20,6 +20,7 @@ use super::context::ContextSettings;
 use super::context::ledger::Ledger;
 use super::events::EventSink;
 use super::executor::ExecEnv;
+use super::protocol::AgentInfo;
 use crate::provider::Provider;
 use crate::tools::ToolRegistry;
 pub use definitions::{AgentDefinition, ToolChoice};
@@ -61,7 +62,13 @@ pub struct Subagents {
     pub definitions: Vec<AgentDefinition>,
     pub limits: AgentLimits,
     next_id: AtomicU32,
+    /// Makes each child's transcript recorder (set when sessions are on).
+    recorders: std::sync::OnceLock<RecorderFactory>,
 }
+
+/// A child's recorder from its start: where its history is kept beside the parent's.
+pub type RecorderFactory =
+    Arc<dyn Fn(&AgentInfo) -> Option<Box<dyn super::recorder::Recorder>> + Send + Sync>;
 
 impl Subagents {
     pub fn new(
@@ -82,7 +89,17 @@ impl Subagents {
             definitions,
             limits,
             next_id: AtomicU32::new(0),
+            recorders: std::sync::OnceLock::new(),
         })
+    }
+
+    /// Children's histories are recorded through `factory` from now on.
+    pub fn set_recorders(&self, factory: RecorderFactory) {
+        let _ = self.recorders.set(factory);
+    }
+
+    fn recorder(&self, info: &AgentInfo) -> Option<Box<dyn super::recorder::Recorder>> {
+        self.recorders.get().and_then(|f| f(info))
     }
 
     /// The next agent id of the session: `a1`, `a2`, …

@@ -67,6 +67,7 @@ pub(super) async fn run_task(tool: &TaskTool, input: Value, ctx: ToolContext) ->
         description: description.to_string(),
         model: child.settings.model.clone(),
     };
+    child.recorder = hub.recorder(&info);
     tool.events.send(AgentEvent::AgentStart(info));
     let started = Instant::now();
     let summary = child.run_prompt(prompt, &ctx.cancel).await;
