@@ -21,7 +21,7 @@ use crate::provider::{RequestBody, Usage};
 
 /// How many variants [`E`] has. A new variant needs an arm in [`variant`] (the match is
 /// exhaustive) with the next number, this count raised, and an example in [`examples`].
-const VARIANTS: usize = 35;
+const VARIANTS: usize = 36;
 
 fn variant(e: &E) -> usize {
     match e {
@@ -57,9 +57,10 @@ fn variant(e: &E) -> usize {
         E::Mcp(_) => 29,
         E::Done(_) => 30,
         E::ToolTimings { .. } => 31,
-        E::AgentStart(_) => 32,
-        E::AgentEnd(_) => 33,
-        E::Subagent { .. } => 34,
+        E::Todos { .. } => 32,
+        E::AgentStart(_) => 33,
+        E::AgentEnd(_) => 34,
+        E::Subagent { .. } => 35,
     }
 }
 
@@ -99,6 +100,12 @@ fn examples() -> Vec<E> {
             text: "fix it 修".into(),
         },
         E::TurnStart { turn: 2 },
+        E::Todos {
+            todos: vec![crate::todo::TodoItem {
+                content: "写测试".into(),
+                status: crate::todo::TodoStatus::InProgress,
+            }],
+        },
         E::RequestStart {
             turn: 2,
             attempt: 3,

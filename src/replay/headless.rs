@@ -68,8 +68,8 @@ pub struct Printer<'a> {
     format: OutputFormat,
     sandbox: Sandboxed<'a>,
     history: Vec<Arc<Message>>,
-    /// Every subagent's end, for `result.agents`.
-    agents: Vec<crate::agent::protocol::AgentReport>,
+    /// What the `result` line carries besides history (the todo list as last replayed).
+    extra: crate::headless::Extra,
 }
 
 impl<'a> Printer<'a> {
@@ -78,7 +78,7 @@ impl<'a> Printer<'a> {
             format,
             sandbox,
             history: Vec::new(),
-            agents: Vec::new(),
+            extra: Default::default(),
         }
     }
 
@@ -112,10 +112,11 @@ impl<'a> Printer<'a> {
                 self.history.push(message.clone());
             }
             AgentEvent::HistoryReset { messages, .. } => self.history = messages.clone(),
-            AgentEvent::AgentEnd(report) => self.agents.push(report.clone()),
+            AgentEvent::AgentEnd(report) => self.extra.agents.push(report.clone()),
             AgentEvent::Compacted { messages, .. } => {
                 self.history = messages.iter().cloned().map(Arc::new).collect()
             }
+            AgentEvent::Todos { todos } => self.extra.todos = todos.clone(),
             _ => {}
         }
     }
@@ -128,12 +129,7 @@ impl<'a> Printer<'a> {
                 let _ = out.flush();
             }
             OutputFormat::Json | OutputFormat::StreamJson => {
-                let mut v = result_json(summary, &self.history);
-                if !self.agents.is_empty()
-                    && let Value::Object(map) = &mut v
-                {
-                    map.insert("agents".into(), json!(self.agents));
-                }
+                let mut v = result_json(summary, &self.history, &self.extra);
                 if self.format == OutputFormat::StreamJson
                     && let Value::Object(map) = &mut v
                 {

@@ -31,6 +31,8 @@ pub struct Loaded {
     pub earlier: Vec<Message>,
     /// How each tool call ran, by tool_use id (transcripts before this was kept have none).
     pub timings: std::collections::HashMap<String, super::record::ToolTiming>,
+    /// The todo list as last recorded (empty when the session never had one).
+    pub todos: Vec<crate::todo::TodoItem>,
     /// Each subagent's conversation, in the order they started.
     pub agents: Vec<ChildHistory>,
 }
@@ -73,6 +75,7 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Loaded, SessionError> {
     let mut missing_newline = false;
     let mut timings = std::collections::HashMap::new();
     let mut agents: Vec<ChildHistory> = Vec::new();
+    let mut todos = Vec::new();
     let mut offset = 0usize;
     let mut line_no = 0usize;
     while offset < bytes.len() {
@@ -164,6 +167,7 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Loaded, SessionError> {
                 record::apply(&mut agents[pos].messages, index, message)
                     .map_err(|e| bad(line_no, e.to_string()))?;
             }
+            Some(Record::Todos { todos: list, .. }) => todos = list,
             Some(Record::Rewind(r)) => {
                 super::rewind::replay(&r, &mut messages, &mut prompts, &mut marks)
                     .map_err(|e| bad(line_no, e.to_string()))?
@@ -188,6 +192,7 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Loaded, SessionError> {
         earlier,
         timings,
         agents,
+        todos,
     })
 }
 

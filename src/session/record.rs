@@ -61,6 +61,11 @@ pub enum Record {
         index: usize,
         message: Message,
     },
+    /// The session's todo list as it now is (the whole list; resuming takes the last).
+    Todos {
+        time: String,
+        todos: Vec<crate::todo::TodoItem>,
+    },
 }
 
 /// A rewind to just before prompt `to_prompt`: when `messages` is set the history was cut to
