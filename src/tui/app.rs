@@ -103,6 +103,8 @@ pub struct App {
     pub approvals: Approvals,
     /// The session's subagents, one lane each.
     pub subagents: super::subagents::Subagents,
+    /// A subagent's conversation, read-only, when open.
+    pub subagent_view: Option<super::subagent_view::SubagentView>,
     pub turn: TurnState,
     pub focus: Focus,
     pub json_open: bool,
@@ -149,6 +151,7 @@ impl App {
             input: Input::default(),
             approvals: Approvals::default(),
             subagents: Default::default(),
+            subagent_view: None,
             turn: TurnState::default(),
             focus: Focus::Input,
             json_open: false,

@@ -33,6 +33,8 @@ pub mod slash;
 pub mod status_bar;
 pub mod streaming_text;
 pub mod strings;
+pub mod subagent_lanes;
+pub mod subagent_view;
 pub mod subagents;
 pub mod terminal;
 pub mod theme;

@@ -80,6 +80,12 @@ pub const COMMANDS: &[SlashCommand] = &[
         run: |app, _, _| app.show_mcp(),
     },
     SlashCommand {
+        name: "agents",
+        args: "[N]",
+        help: "agents the task tool can start, this session's subagents; N opens one",
+        run: |app, args, _| app.agents_command(args),
+    },
+    SlashCommand {
         name: "model",
         args: "[NAME]",
         help: "list the models; switch to NAME",
@@ -271,6 +277,7 @@ mod tests {
             "export",
             "model",
             "mcp",
+            "agents",
             "permissions",
             "exit",
         ] {

@@ -240,3 +240,8 @@ pub fn history_search(query: &str, found: bool) -> String {
 pub fn copied(chars: usize) -> String {
     format!("copied {chars} chars")
 }
+
+/// `/agents N` for an agent this session has not started.
+pub fn no_such_subagent(n: &str) -> String {
+    format!("no subagent #{n} in this session (/agents lists them)")
+}

@@ -6,7 +6,10 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use crate::agent::protocol::{AgentInfo, AgentReport};
+use std::sync::Arc;
+
+use crate::agent::protocol::{AgentInfo, AgentReport, scoped_id};
+use crate::message::Message;
 
 /// One subagent as the screen shows it.
 #[derive(Clone, Debug)]
@@ -19,9 +22,45 @@ pub struct Lane {
     pub tools: u32,
     /// What it is doing now (`reading src/…`), sanitized when drawn.
     pub doing: String,
+    /// Its conversation so far, for the read-only view.
+    pub messages: Vec<Arc<Message>>,
 }
 
 impl Lane {
+    /// The id of the `task` row that started it, as the tool store knows it (a call of a
+    /// subagent is scoped by that subagent's id).
+    pub fn row(&self) -> String {
+        match &self.info.parent_agent_id {
+            Some(p) => scoped_id(p, &self.info.parent_tool_use_id),
+            None => self.info.parent_tool_use_id.clone(),
+        }
+    }
+
+    /// The task row's live line: `explore #2 · find the parser · reading src/… · 3 tools`.
+    pub fn status(&self) -> String {
+        let mut parts = vec![self.label()];
+        if !self.info.description.is_empty() {
+            parts.push(self.info.description.clone());
+        }
+        match &self.report {
+            Some(r) => parts.push(r.reason.as_str().replace('_', " ")),
+            None if !self.doing.is_empty() => parts.push(self.doing.clone()),
+            None => {}
+        }
+        parts.push(format!(
+            "{} tool{}",
+            self.tools,
+            if self.tools == 1 { "" } else { "s" }
+        ));
+        if let Some(r) = &self.report {
+            parts.push(format!(
+                "{} tokens",
+                r.usage.total_input() + r.usage.output_tokens
+            ));
+        }
+        parts.join(" · ")
+    }
+
     /// `explore #2`: the agent's name and its number in the session.
     pub fn label(&self) -> String {
         label(&self.info.agent, &self.info.agent_id)
@@ -53,6 +92,7 @@ impl Subagents {
             report: None,
             tools: 0,
             doing: String::new(),
+            messages: Vec::new(),
         });
     }
 
@@ -71,11 +111,18 @@ impl Subagents {
         self.lanes.iter_mut().find(|l| l.info.agent_id == agent_id)
     }
 
-    /// The agent a `task` call started, by the call's id.
-    pub fn by_call(&self, tool_use_id: &str) -> Option<&Lane> {
-        self.lanes
-            .iter()
-            .find(|l| l.info.parent_tool_use_id == tool_use_id && l.info.parent_agent_id.is_none())
+    /// The agent a `task` row started, by the row's id.
+    pub fn by_row(&self, row: &str) -> Option<&Lane> {
+        self.lanes.iter().find(|l| l.row() == row)
+    }
+
+    /// The agent numbered `n` (`#n`, from its id `aN`).
+    pub fn by_number(&self, n: &str) -> Option<&Lane> {
+        self.get(&format!("a{}", n.trim_start_matches('#')))
+    }
+
+    pub fn clear(&mut self) {
+        self.lanes.clear();
     }
 
     /// The label of `agent_id` (`a3` until its start was seen).

@@ -25,8 +25,8 @@ impl App {
             pane.on_agent(&event, now);
         }
         match event {
-            AgentEvent::AgentStart(info) => self.subagents.started(info, now),
-            AgentEvent::AgentEnd(report) => self.subagents.ended(report),
+            AgentEvent::AgentStart(info) => self.on_agent_start(info, now),
+            AgentEvent::AgentEnd(report) => self.on_agent_end(report, now),
             AgentEvent::Subagent {
                 agent_id, event, ..
             } => self.on_subagent(&agent_id, *event, now),
@@ -155,6 +155,8 @@ impl App {
                 self.conversation.clear();
                 // The tools pane lists the calls of the history it now shows, no others.
                 self.tools.reset();
+                self.tools.lanes.clear();
+                self.subagents.clear();
                 for m in std::mem::take(&mut self.earlier) {
                     let text = m.text();
                     if !text.trim().is_empty() {
@@ -233,7 +235,7 @@ impl App {
         }
     }
 
-    fn set_tool_state(&mut self, id: &str, state: ToolState) {
+    pub(super) fn set_tool_state(&mut self, id: &str, state: ToolState) {
         self.tool_calls.update(id, |c| c.state = state);
     }
 
