@@ -7,7 +7,6 @@ use serde_json::Value;
 use tokio::time::Instant;
 
 use super::definitions::AgentDefinition;
-use super::task_tool::TaskTool;
 use crate::agent::context::ContextState;
 use crate::agent::context::ledger::Ledger;
 use crate::agent::executor::{INTERRUPTED, cut_output};
@@ -20,7 +19,20 @@ use crate::tools::{ToolContext, ToolOutput};
 /// Room kept for the figures line when the child's text is cut to the output limit.
 const FIGURES_ROOM: usize = 200;
 
-pub(super) async fn run_task(tool: &TaskTool, input: Value, ctx: ToolContext) -> ToolOutput {
+/// The agent a `task` tool belongs to: where its children start from.
+pub(super) struct Owner {
+    pub hub: Arc<super::Subagents>,
+    /// The depth of the children it starts (1: children of the top-level agent).
+    pub depth: u32,
+    /// Its node in the tree's accounts.
+    pub ledger: Arc<Ledger>,
+    /// Its event sink (children's start and end go out through it).
+    pub events: crate::agent::events::EventSink,
+    /// `[agents] max_parallel` slots for its children.
+    pub slots: Arc<tokio::sync::Semaphore>,
+}
+
+pub(super) async fn run_task(tool: &Owner, input: Value, ctx: ToolContext) -> ToolOutput {
     let hub = &tool.hub;
     let field = |k: &str| input.get(k).and_then(Value::as_str).unwrap_or("");
     let (description, prompt) = (field("description"), field("prompt"));
@@ -91,7 +103,7 @@ pub(super) async fn run_task(tool: &TaskTool, input: Value, ctx: ToolContext) ->
 /// The child: the parent's provider and policy, its own history, system prompt, context
 /// state (a node under the parent's ledger), hooks and tools.
 fn child_agent(
-    tool: &TaskTool,
+    tool: &Owner,
     def: &AgentDefinition,
     agent_id: &str,
     call_id: &str,

@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 use tokio::sync::Semaphore;
 
 use super::Subagents;
+use super::run::Owner;
 use crate::agent::context::ledger::Ledger;
 use crate::agent::events::EventSink;
 use crate::tools::{Effect, Tool, ToolContext, ToolOutput};
@@ -17,11 +18,7 @@ pub const TASK_TOOL: &str = "task";
 /// One agent's `task` tool: the children it starts are at `depth`, their spend adds into
 /// `ledger`, and at most `[agents] max_parallel` of them run at once.
 pub struct TaskTool {
-    pub(super) hub: Arc<Subagents>,
-    pub(super) depth: u32,
-    pub(super) ledger: Arc<Ledger>,
-    pub(super) events: EventSink,
-    pub(super) slots: Arc<Semaphore>,
+    owner: Owner,
     description: String,
     names: Vec<String>,
 }
@@ -42,11 +39,13 @@ impl TaskTool {
         let names = hub.definitions.iter().map(|d| d.name.clone()).collect();
         let slots = Arc::new(Semaphore::new(hub.limits.max_parallel.max(1)));
         TaskTool {
-            hub,
-            depth,
-            ledger,
-            events,
-            slots,
+            owner: Owner {
+                hub,
+                depth,
+                ledger,
+                events,
+                slots,
+            },
             description,
             names,
         }
@@ -114,6 +113,6 @@ impl Tool for TaskTool {
     }
 
     async fn run(&self, input: Value, ctx: ToolContext) -> ToolOutput {
-        super::run::run_task(self, input, ctx).await
+        super::run::run_task(&self.owner, input, ctx).await
     }
 }
