@@ -347,8 +347,8 @@ pub const DEFAULT_CONFIG: &str = r##"# tooloop configuration. Every key is optio
 # enhancement = true
 
 [agents]
-# Subagents (the `task` tool). How deep they may nest: 1 = only the main agent starts them;
-# 0 turns the task tool off.
+# Subagents (the `task` tool). How deep they may nest (1: only the main agent starts them;
+# 0 turns the task tool off).
 # max_depth = 1
 # task calls of one agent running at once; the others wait for a slot.
 # max_parallel = 4

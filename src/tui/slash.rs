@@ -82,7 +82,7 @@ pub const COMMANDS: &[SlashCommand] = &[
     SlashCommand {
         name: "agents",
         args: "[N]",
-        help: "agents the task tool can start, this session's subagents; N opens one",
+        help: "list agents and subagents; N opens one",
         run: |app, args, _| app.agents_command(args),
     },
     SlashCommand {

@@ -107,19 +107,9 @@ pub fn subagent_approval_title(agent: &str, tool: &str) -> String {
     format!(" {agent} wants to run {tool} ")
 }
 
-/// What a subagent is doing, from its latest tool call: `reading src/main.rs`.
+/// What a subagent is doing, from its latest tool call: `read_file src/main.rs`.
 pub fn subagent_doing(tool: &str, summary: &str) -> String {
-    let verb = match tool {
-        "read_file" => "reading",
-        "grep" => "searching",
-        "glob" | "list_dir" => "listing",
-        "bash" => "running",
-        "write_file" | "edit_file" => "editing",
-        "web_fetch" => "fetching",
-        "task" => "starting",
-        other => other,
-    };
-    format!("{verb} {summary}")
+    format!("{tool} {summary}")
 }
 
 pub fn sandbox_status(mode: &str) -> String {

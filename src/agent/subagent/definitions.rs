@@ -341,7 +341,8 @@ mod tests {
         assert_eq!(e.line, 4);
         assert!(e.to_string().starts_with("a.md:4: max_turns"), "{e}");
         assert_eq!(p("name: x").unwrap_err().line, 1);
-        assert_eq!(p("---\nname: x\ndescription: d\nhi").unwrap_err().line, 1);
+        assert_eq!(p("---\nname: x\ndescription: d\n").unwrap_err().line, 1);
+        assert_eq!(p("---\nname: x\nhi\n---\n").unwrap_err().line, 3);
         assert_eq!(p("---\ndescription: d\n---\nhi").unwrap_err().line, 3);
         assert_eq!(p("---\nname: a b\n---\n").unwrap_err().line, 2);
         assert_eq!(p("---\nname: a\nfoo: 1\n---\nx").unwrap_err().line, 3);

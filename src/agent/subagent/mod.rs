@@ -142,7 +142,10 @@ impl Subagents {
         let mcp_tools = self.mcp.as_ref().map(|m| m.tools()).unwrap_or_default();
         let (all, _) = self.exec.registry.with_tools(mcp_tools);
         let registry = all.subset(|name| {
+            // The todo list is the session's (the user's plan with the main agent): a
+            // subagent keeps its own plan in its own context.
             name != TASK_TOOL
+                && name != crate::tools::todo_write::NAME
                 && match &def.tools {
                     ToolChoice::All => true,
                     ToolChoice::ReadOnly => all
