@@ -7,6 +7,7 @@
 
 pub mod agent;
 pub mod agent_list;
+pub mod background;
 pub mod checkpoint;
 pub mod cli;
 pub mod config;

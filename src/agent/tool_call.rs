@@ -8,7 +8,7 @@ use serde_json::Value;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::executor::{ExecEnv, INTERRUPTED};
+use super::exec_env::{ExecEnv, INTERRUPTED};
 use super::hook_calls::{PreTool, post_tool_use, pre_tool_use};
 use super::protocol::{AgentEvent, ToolOutcome};
 use crate::hooks::HookEvent;
@@ -102,6 +102,7 @@ impl Call {
             http: env.http.clone(),
             sandbox,
             call_id: id.clone(),
+            jobs: Some(env.jobs.clone()),
         };
         let limit = if tool.bounds_itself() {
             // About a year: never in practice, and still a valid deadline for the timer.

@@ -61,6 +61,12 @@ pub enum Record {
         index: usize,
         message: Message,
     },
+    /// A background job started or ended; the last record of a `shell_id` is how it was
+    /// last seen (a resumed session lists it as ended, never running).
+    Background {
+        time: String,
+        job: crate::background::JobInfo,
+    },
     /// The session's todo list as it now is (the whole list; resuming takes the last).
     Todos {
         time: String,

@@ -107,6 +107,9 @@ pub fn usage_since(now: Usage, then: Usage) -> Usage {
         cache_write_tokens: now
             .cache_write_tokens
             .saturating_sub(then.cache_write_tokens),
+        web_search_requests: now
+            .web_search_requests
+            .saturating_sub(then.web_search_requests),
     }
 }
 

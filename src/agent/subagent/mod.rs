@@ -19,7 +19,7 @@ use super::LoopSettings;
 use super::context::ContextSettings;
 use super::context::ledger::Ledger;
 use super::events::EventSink;
-use super::executor::ExecEnv;
+use super::exec_env::ExecEnv;
 use super::protocol::AgentInfo;
 use crate::provider::Provider;
 use crate::tools::ToolRegistry;
