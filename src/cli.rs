@@ -230,6 +230,10 @@ pub enum Command {
     Sessions,
     /// List the known and configured models with their context windows and prices.
     Models,
+    /// List the agents the `task` tool can start: built-in ones and agent files
+    /// (.tooloop/agents/, .claude/agents/, ~/.config/tooloop/agents/), with their tools and
+    /// model. A file that cannot be read is named with its line on stderr (exit 1).
+    Agents,
     /// Show or create the config file.
     Config {
         #[command(subcommand)]

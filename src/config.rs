@@ -82,6 +82,8 @@ pub struct Config {
     pub mcp: Vec<crate::mcp::ServerConfig>,
     /// The user's hooks, matchers compiled, run in the workspace.
     pub hooks: crate::hooks::Hooks,
+    /// `[agents]`: subagent depth, parallelism and turns.
+    pub agents: crate::agent::subagent::AgentLimits,
 }
 
 impl std::fmt::Debug for Config {
@@ -430,6 +432,7 @@ impl Config {
             config_file: None,
             mcp: file.mcp.resolve()?,
             hooks: crate::hooks::Hooks::new(&file.hooks, workspace.clone())?,
+            agents: file.agents.limits(),
             workspace,
         })
     }

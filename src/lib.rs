@@ -6,6 +6,7 @@
 //! [`provider::Provider`] and the [`agent::executor::StreamingToolExecutor`].
 
 pub mod agent;
+pub mod agent_list;
 pub mod background;
 pub mod checkpoint;
 pub mod cli;

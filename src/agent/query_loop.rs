@@ -43,6 +43,21 @@ struct State {
     reactive_tried: bool,
     /// Times in a row a stop hook sent the model back to work.
     stop_continuations: u32,
+    /// The subagents' usage when the prompt began: what they spend during it counts in
+    /// the prompt's usage too.
+    descendants_at_start: Usage,
+}
+
+impl State {
+    /// The prompt's usage so far, its subagents' included.
+    fn usage_with_descendants(&self, agent: &Agent) -> Usage {
+        let mut usage = self.usage;
+        usage.add(super::context::ledger::usage_since(
+            agent.context.ledger.descendants(),
+            self.descendants_at_start,
+        ));
+        usage
+    }
 }
 
 /// How the loop goes on after one request.
@@ -102,7 +117,7 @@ async fn run(agent: &mut Agent, prompt: &str, cancel: &CancellationToken) -> Tur
                 text: String::new(),
                 transitions: Vec::new(),
                 error: Some(reason),
-                cost_usd: agent.context.session_cost,
+                cost_usd: agent.context.tree_cost(),
                 context_tokens: prepare::current(agent, &agent.settings.model.clone()).0,
             };
         }
@@ -130,6 +145,7 @@ async fn run(agent: &mut Agent, prompt: &str, cancel: &CancellationToken) -> Tur
         consecutive_overloads: 0,
         reactive_tried: false,
         stop_continuations: 0,
+        descendants_at_start: agent.context.ledger.descendants(),
     };
     events.send(AgentEvent::TurnStart { turn: 1 });
     loop {
@@ -160,7 +176,7 @@ async fn run(agent: &mut Agent, prompt: &str, cancel: &CancellationToken) -> Tur
         return TurnSummary {
             reason,
             turns: state.turn,
-            usage: state.usage,
+            usage: state.usage_with_descendants(agent),
             text: if reason == Terminal::Completed {
                 agent.last_assistant_text()
             } else {
@@ -168,7 +184,7 @@ async fn run(agent: &mut Agent, prompt: &str, cancel: &CancellationToken) -> Tur
             },
             transitions: state.transitions,
             error,
-            cost_usd: agent.context.session_cost,
+            cost_usd: agent.context.tree_cost(),
             context_tokens,
         };
     }
@@ -499,7 +515,7 @@ async fn consume(
             _ => {}
         }
         if usage_event {
-            let mut usage_base = state.usage;
+            let mut usage_base = state.usage_with_descendants(agent);
             usage_base.add(asm.usage);
             events.send(AgentEvent::Usage(usage_base));
         }

@@ -46,6 +46,7 @@ pub fn render(session: &str, format: ExportFormat) -> Result<String, RecordError
         ],
         earlier: &loaded.earlier,
         messages: &loaded.messages,
+        agents: &loaded.agents,
     };
     Ok(match format {
         ExportFormat::Md => markdown(&conv),

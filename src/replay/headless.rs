@@ -112,6 +112,7 @@ impl<'a> Printer<'a> {
                 self.history.push(message.clone());
             }
             AgentEvent::HistoryReset { messages, .. } => self.history = messages.clone(),
+            AgentEvent::AgentEnd(report) => self.extra.agents.push(report.clone()),
             AgentEvent::Compacted { messages, .. } => {
                 self.history = messages.iter().cloned().map(Arc::new).collect()
             }

@@ -35,6 +35,18 @@ pub struct Loaded {
     pub jobs: Vec<crate::background::JobInfo>,
     /// The todo list as last recorded (empty when the session never had one).
     pub todos: Vec<crate::todo::TodoItem>,
+    /// Each subagent's conversation, in the order they started.
+    pub agents: Vec<ChildHistory>,
+}
+
+/// A subagent's conversation as its transcript records kept it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ChildHistory {
+    pub agent_id: String,
+    /// The `task` call of the parent that started it.
+    pub parent_tool_use_id: String,
+    pub agent: String,
+    pub messages: Vec<Message>,
 }
 
 /// Reads `path`. A torn last line (a crash mid-write) is dropped with a notice; a bad line
@@ -64,6 +76,7 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Loaded, SessionError> {
     let mut good_len = 0u64;
     let mut missing_newline = false;
     let mut timings = std::collections::HashMap::new();
+    let mut agents: Vec<ChildHistory> = Vec::new();
     let mut jobs: Vec<crate::background::JobInfo> = Vec::new();
     let mut todos = Vec::new();
     let mut offset = 0usize;
@@ -135,6 +148,28 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Loaded, SessionError> {
                     m.turns = m.turns.saturating_add(t);
                 }
             }
+            Some(Record::AgentMessage {
+                agent_id,
+                parent_tool_use_id,
+                agent,
+                index,
+                message,
+            }) => {
+                let pos = match agents.iter().position(|a| a.agent_id == agent_id) {
+                    Some(p) => p,
+                    None => {
+                        agents.push(ChildHistory {
+                            agent_id,
+                            parent_tool_use_id,
+                            agent,
+                            messages: Vec::new(),
+                        });
+                        agents.len() - 1
+                    }
+                };
+                record::apply(&mut agents[pos].messages, index, message)
+                    .map_err(|e| bad(line_no, e.to_string()))?;
+            }
             Some(Record::Todos { todos: list, .. }) => todos = list,
             Some(Record::Rewind(r)) => {
                 super::prompt_marks::replay(&r, &mut messages, &mut prompts, &mut marks)
@@ -168,6 +203,7 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Loaded, SessionError> {
         notices,
         earlier,
         timings,
+        agents,
         jobs,
         todos,
     })

@@ -1,6 +1,7 @@
 //! Sessions: every message is also written to a JSONL transcript in the data directory, so a
 //! conversation survives quitting and crashing (--continue, --resume ID, `tooloop sessions`).
 
+pub mod child;
 pub mod error;
 pub mod fork;
 pub mod load;

@@ -54,6 +54,15 @@ pub enum Record {
     },
     /// A rewind (src/session/rewind.rs). What it cut stays above it in the file.
     Rewind(RewindRecord),
+    /// A subagent's history[index] is now `message` (DESIGN.md §12): each child's
+    /// conversation is kept beside the parent's, applied like `message` records.
+    AgentMessage {
+        agent_id: String,
+        parent_tool_use_id: String,
+        agent: String,
+        index: usize,
+        message: Message,
+    },
     /// A background job started or ended; the last record of a `shell_id` is how it was
     /// last seen (a resumed session lists it as ended, never running).
     Background {

@@ -98,6 +98,8 @@ pub struct ToolContext {
     pub http: reqwest::Client,
     /// The sandbox bash runs under; None runs it unsandboxed.
     pub sandbox: Option<crate::sandbox::CallSandbox>,
+    /// The tool_use id of this call (a subagent names the call that started it).
+    pub call_id: String,
     /// The session's background jobs (bash `run_in_background`, bash_output, kill_shell);
     /// None where there is no session to own them.
     pub jobs: Option<Arc<crate::background::Jobs>>,
@@ -113,6 +115,7 @@ impl ToolContext {
             max_output_bytes: DEFAULT_MAX_OUTPUT_BYTES,
             http: reqwest::Client::new(),
             sandbox: None,
+            call_id: String::new(),
             jobs: None,
         }
     }
@@ -161,6 +164,11 @@ pub trait Tool: Send + Sync {
     /// None: the executor's default (`[tools] timeout_secs`, else [`DEFAULT_TOOL_TIMEOUT`]).
     fn timeout(&self, _input: &Value) -> Option<Duration> {
         None
+    }
+    /// The tool bounds its own run (a subagent has its turn limit): the executor's
+    /// timeouts do not apply to it; cancellation still does.
+    fn bounds_itself(&self) -> bool {
+        false
     }
     /// A one-line summary of the input for the UI ("src/main.rs", "ls -la").
     fn summary(&self, input: &Value) -> String {
@@ -278,6 +286,18 @@ impl ToolRegistry {
             .filter_map(|t| next.try_register(t).err())
             .collect();
         (next, errors)
+    }
+
+    /// The tools of this registry that `keep` accepts (a subagent's restricted set).
+    pub fn subset(&self, keep: impl Fn(&str) -> bool) -> ToolRegistry {
+        let mut next = ToolRegistry::new();
+        for (name, r) in &self.tools {
+            if keep(name) {
+                // Already validated once: this cannot fail.
+                let _ = next.try_register(r.tool.clone());
+            }
+        }
+        next
     }
 
     pub fn get(&self, name: &str) -> Option<&Registered> {

@@ -103,6 +103,10 @@ pub struct App {
     pub panes: Vec<Box<dyn Pane>>,
     pub input: Input,
     pub approvals: Approvals,
+    /// The session's subagents, one lane each.
+    pub subagents: super::subagents::Subagents,
+    /// A subagent's conversation, read-only, when open.
+    pub subagent_view: Option<super::overlays::subagent::SubagentView>,
     pub turn: TurnState,
     pub focus: Focus,
     pub json_open: bool,
@@ -153,6 +157,8 @@ impl App {
             panes: super::panes::registered(),
             input: Input::default(),
             approvals: Approvals::default(),
+            subagents: Default::default(),
+            subagent_view: None,
             turn: TurnState::default(),
             focus: Focus::Input,
             json_open: false,

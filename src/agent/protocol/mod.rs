@@ -287,6 +287,69 @@ pub enum AgentEvent {
     Background(JobEvent),
     /// The prompt's loop ended.
     Done(TurnSummary),
+    /// A `task` call started a subagent (DESIGN.md §12).
+    AgentStart(AgentInfo),
+    /// A subagent's loop ended.
+    AgentEnd(AgentReport),
+    /// An event of a subagent's loop, as the subagent sent it: front ends tell its lane by
+    /// `agent_id`. Tool and permission ids inside are the subagent's own; a permission
+    /// reply names [`scoped_id`]`(agent_id, id)`.
+    Subagent {
+        agent_id: Arc<str>,
+        parent_tool_use_id: Arc<str>,
+        event: Box<AgentEvent>,
+    },
+}
+
+/// Who a subagent is: `agent_start`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct AgentInfo {
+    /// `a1`, `a2`, … in the order they started in this session.
+    pub agent_id: String,
+    /// The `task` call that started it.
+    pub parent_tool_use_id: String,
+    /// The agent that made that call (None: the top-level agent).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent_agent_id: Option<String>,
+    /// The definition's name (`general`, `explore`, a file's `name`).
+    pub agent: String,
+    pub description: String,
+    pub model: String,
+}
+
+/// How a subagent's loop ended: `agent_end`, and one entry of `result.agents`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct AgentReport {
+    pub agent_id: String,
+    pub parent_tool_use_id: String,
+    pub agent: String,
+    pub reason: Terminal,
+    pub turns: u32,
+    /// Tool calls it made.
+    pub tools: u32,
+    pub usage: Usage,
+    pub cost_usd: Option<f64>,
+    pub duration_ms: u64,
+}
+
+/// The id a front end answers a subagent's permission question with: the subagent's own
+/// call ids may repeat the parent's, so they are qualified by the agent.
+pub fn scoped_id(agent_id: &str, id: &str) -> String {
+    format!("{agent_id}/{id}")
+}
+
+impl AgentEvent {
+    /// The event with every `Subagent` wrapper taken off, and the innermost agent's id.
+    pub fn unwrapped(&self) -> (Option<(&str, &str)>, &AgentEvent) {
+        match self {
+            AgentEvent::Subagent {
+                agent_id,
+                parent_tool_use_id,
+                event,
+            } => (Some((agent_id, parent_tool_use_id)), event),
+            other => (None, other),
+        }
+    }
 }
 
 /// The end of one prompt's loop: what `result` prints in headless mode.
