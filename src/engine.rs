@@ -194,7 +194,7 @@ pub fn start_with(
         }
     };
     // Children's histories go into the live transcript (it changes with /new and forks).
-    if let Some(handle) = agent.recorder.as_ref().and_then(|r| r.handle()) {
+    if let Some(handle) = agent.observer.as_ref().and_then(|r| r.handle()) {
         hub.set_recorders(Arc::new(move |info| {
             crate::session::child::ChildTranscript::open(
                 &handle.path(),
@@ -202,7 +202,7 @@ pub fn start_with(
                 &info.parent_tool_use_id,
                 &info.agent,
             )
-            .map(|t| Box::new(t) as Box<dyn crate::agent::recorder::Recorder>)
+            .map(|t| Box::new(t) as Box<dyn crate::agent::history_observer::HistoryObserver>)
         }));
     }
     // The trace's clock starts when the agent is ready, as headless output's t_ms does.

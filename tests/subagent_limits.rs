@@ -11,7 +11,8 @@ use tokio_util::sync::CancellationToken;
 
 use subagent_support::{Setup, first_prompt};
 use tooloop::agent::INTERRUPT_MARKER;
-use tooloop::agent::protocol::{AgentEvent, Decision, Terminal, scoped_id};
+use tooloop::agent::protocol::approval::Decision;
+use tooloop::agent::protocol::{AgentEvent, Terminal, scoped_id};
 use tooloop::agent::subagent::{AgentDefinition, ToolChoice};
 use tooloop::message::{ContentBlock, Message};
 use tooloop::permission::ApprovalMode;
@@ -58,6 +59,7 @@ fn results(history: &[std::sync::Arc<Message>], index: usize) -> Vec<(String, St
                 tool_use_id,
                 content,
                 is_error,
+                ..
             } => Some((tool_use_id.clone(), content.clone(), *is_error)),
             _ => None,
         })

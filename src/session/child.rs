@@ -8,7 +8,7 @@ use std::io::Write;
 use std::path::Path;
 
 use crate::agent::protocol::TurnSummary;
-use crate::agent::recorder::Recorder;
+use crate::agent::history_observer::HistoryObserver;
 use crate::message::Message;
 
 /// Borrowing twin of `Record::AgentMessage`.
@@ -53,7 +53,7 @@ impl ChildTranscript {
     }
 }
 
-impl Recorder for ChildTranscript {
+impl HistoryObserver for ChildTranscript {
     fn message(&mut self, index: usize, message: &Message) {
         let Some(file) = &mut self.file else { return };
         let record = AgentMessageRecord {

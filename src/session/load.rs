@@ -167,7 +167,7 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Loaded, SessionError> {
                         agents.len() - 1
                     }
                 };
-                record::apply(&mut agents[pos].messages, index, message)
+                transcript_line::apply(&mut agents[pos].messages, index, message)
                     .map_err(|e| bad(line_no, e.to_string()))?;
             }
             Some(Record::Todos { todos: list, .. }) => todos = list,

@@ -80,7 +80,7 @@ pub(super) async fn run_task(tool: &Owner, input: Value, ctx: ToolContext) -> To
         description: description.to_string(),
         model: child.settings.model.clone(),
     };
-    child.recorder = hub.recorder(&info);
+    child.observer = hub.recorder(&info);
     tool.events.send(AgentEvent::AgentStart(info));
     let started = Instant::now();
     let summary = child.run_prompt(prompt, &ctx.cancel).await;
