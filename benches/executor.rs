@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use tooloop::agent::events::EventSink;
-use tooloop::agent::executor::ExecEnv;
+use tooloop::agent::exec_env::ExecEnv;
 use tooloop::agent::protocol::{Terminal, TurnSummary};
 use tooloop::agent::{Agent, LoopSettings};
 use tooloop::message::{ContentBlock, validate_history};

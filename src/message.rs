@@ -3,6 +3,12 @@
 //! Every provider converts to and from this shape at its boundary; the loop, the executor,
 //! the TUI and transcripts only ever see these types.
 
+pub mod image;
+pub mod server;
+mod wire;
+
+pub use image::ImageSource;
+
 use std::borrow::Borrow;
 use std::collections::HashSet;
 
@@ -16,15 +22,18 @@ pub enum Role {
     Assistant,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
+/// One block of a message. Its JSON is the API's (`wire.rs`).
+#[derive(Clone, Debug, PartialEq)]
 pub enum ContentBlock {
     Text {
         text: String,
+        /// Where the text comes from (web search results, documents), exactly as the API
+        /// sent them: kept and sent back unchanged.
+        citations: Vec<Value>,
     },
     Thinking {
         thinking: String,
-        #[serde(default, skip_serializing_if = "String::is_empty")]
+        /// Empty for reasoning from OpenAI-compatible servers (not serialized then).
         signature: String,
     },
     RedactedThinking {
@@ -37,16 +46,38 @@ pub enum ContentBlock {
     },
     ToolResult {
         tool_use_id: String,
-        #[serde(deserialize_with = "string_or_blocks")]
+        /// The result's text.
         content: String,
-        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         is_error: bool,
+        /// Images the tool returned (read_file on a picture); on the wire they follow the
+        /// text in one `content` array.
+        images: Vec<ImageSource>,
     },
+    /// An image the user attached to a prompt.
+    Image {
+        source: ImageSource,
+    },
+    /// A block type tooloop does not model (server tools and their results —
+    /// `server_tool_use`, `web_search_tool_result`, `web_fetch_tool_result`,
+    /// `code_execution_tool_result`, … — and whatever the API adds later): kept verbatim,
+    /// in order, and sent back unchanged, as the API requires.
+    Other(Value),
 }
 
 impl ContentBlock {
     pub fn text(text: impl Into<String>) -> Self {
-        ContentBlock::Text { text: text.into() }
+        ContentBlock::Text {
+            text: text.into(),
+            citations: Vec::new(),
+        }
+    }
+
+    /// The `type` of a block tooloop keeps verbatim ("" when it has none).
+    pub fn other_type(&self) -> Option<&str> {
+        match self {
+            ContentBlock::Other(v) => Some(v.get("type").and_then(Value::as_str).unwrap_or("")),
+            _ => None,
+        }
     }
 
     pub fn tool_result(id: impl Into<String>, content: impl Into<String>, is_error: bool) -> Self {
@@ -54,6 +85,7 @@ impl ContentBlock {
             tool_use_id: id.into(),
             content: content.into(),
             is_error,
+            images: Vec::new(),
         }
     }
 }
@@ -80,7 +112,7 @@ impl<'de> Deserialize<'de> for Message {
         }
         let raw = Raw::deserialize(d)?;
         let content = match raw.content {
-            Content::Text(text) => vec![ContentBlock::Text { text }],
+            Content::Text(text) => vec![ContentBlock::text(text)],
             Content::Blocks(blocks) => blocks,
         };
         Ok(Message {
@@ -88,23 +120,6 @@ impl<'de> Deserialize<'de> for Message {
             content,
         })
     }
-}
-
-fn string_or_blocks<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum Content {
-        Text(String),
-        Blocks(Vec<Value>),
-    }
-    Ok(match Content::deserialize(d)? {
-        Content::Text(s) => s,
-        Content::Blocks(blocks) => blocks
-            .iter()
-            .filter_map(|b| b.get("text").and_then(Value::as_str))
-            .collect::<Vec<_>>()
-            .join("\n"),
-    })
 }
 
 impl Message {
@@ -141,7 +156,7 @@ impl Message {
     pub fn text(&self) -> String {
         let mut out = String::new();
         for block in &self.content {
-            if let ContentBlock::Text { text } = block {
+            if let ContentBlock::Text { text, .. } = block {
                 out.push_str(text);
             }
         }
@@ -296,6 +311,21 @@ impl HistoryCheck {
     /// Whether a tool_use with this id is already in the history.
     pub fn knows(&self, id: &str) -> bool {
         self.ids.contains(id)
+    }
+
+    /// Checks the blocks from `from` on of assistant message `msg` (at `i`), which
+    /// continue a paused reply: the blocks before them were checked already.
+    pub fn continued(&mut self, msg: &Message, from: usize, i: usize) -> Result<(), HistoryError> {
+        for block in msg.content.iter().skip(from) {
+            match block {
+                ContentBlock::ToolResult { .. } => return Err(HistoryError::ResultInAssistant(i)),
+                ContentBlock::ToolUse { id, .. } if !self.ids.insert(id.clone()) => {
+                    return Err(HistoryError::DuplicateToolUseId(i, id.clone()));
+                }
+                _ => {}
+            }
+        }
+        Ok(())
     }
 
     /// Checks `messages[i]` (just appended, or a user message just extended) against

@@ -86,10 +86,12 @@ pub mod anthropic_thinking;
 pub mod anthropic_validate;
 pub mod bin;
 pub mod extensions;
+pub mod images;
 pub mod openai;
 pub mod reply;
 pub mod server;
 pub mod stream;
+pub mod web_search;
 
 pub use anthropic::{
     ReplyBuilder, overloaded, prompt_too_long, rate_limited, text_reply, tool_reply, tool_results,
