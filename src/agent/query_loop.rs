@@ -43,6 +43,21 @@ struct State {
     reactive_tried: bool,
     /// Times in a row a stop hook sent the model back to work.
     stop_continuations: u32,
+    /// The subagents' usage when the prompt began: what they spend during it counts in
+    /// the prompt's usage too.
+    descendants_at_start: Usage,
+}
+
+impl State {
+    /// The prompt's usage so far, its subagents' included.
+    fn usage_with_descendants(&self, agent: &Agent) -> Usage {
+        let mut usage = self.usage;
+        usage.add(super::context::ledger::usage_since(
+            agent.context.ledger.descendants(),
+            self.descendants_at_start,
+        ));
+        usage
+    }
 }
 
 /// How the loop goes on after one request.
@@ -66,11 +81,11 @@ impl Agent {
     /// Runs one prompt to the end of its loop and reports how it ended.
     pub async fn run_prompt(&mut self, prompt: &str, cancel: &CancellationToken) -> TurnSummary {
         let model = self.settings.model.clone();
-        if let Some(r) = &mut self.recorder {
+        if let Some(r) = &mut self.observer {
             r.prompt_start(prompt, &model);
         }
         let summary = run(self, prompt, cancel).await;
-        if let Some(r) = &mut self.recorder {
+        if let Some(r) = &mut self.observer {
             r.prompt_end(&summary);
         }
         self.exec.events.send(AgentEvent::Done(summary.clone()));
@@ -85,7 +100,7 @@ async fn run(agent: &mut Agent, prompt: &str, cancel: &CancellationToken) -> Tur
     });
     let hooks = agent.exec.hooks.clone();
     hooks.take_stop();
-    if let Some(id) = agent.recorder.as_ref().and_then(|r| r.session_id()) {
+    if let Some(id) = agent.observer.as_ref().and_then(|r| r.session_id()) {
         hooks.set_session(&id);
     }
     let mut message = match extensions::prompt_message(agent, prompt, cancel).await {
@@ -102,7 +117,7 @@ async fn run(agent: &mut Agent, prompt: &str, cancel: &CancellationToken) -> Tur
                 text: String::new(),
                 transitions: Vec::new(),
                 error: Some(reason),
-                cost_usd: agent.context.session_cost,
+                cost_usd: agent.context.tree_cost(),
                 context_tokens: prepare::current(agent, &agent.settings.model.clone()).0,
             };
         }
@@ -130,6 +145,7 @@ async fn run(agent: &mut Agent, prompt: &str, cancel: &CancellationToken) -> Tur
         consecutive_overloads: 0,
         reactive_tried: false,
         stop_continuations: 0,
+        descendants_at_start: agent.context.ledger.descendants(),
     };
     events.send(AgentEvent::TurnStart { turn: 1 });
     loop {
@@ -160,7 +176,7 @@ async fn run(agent: &mut Agent, prompt: &str, cancel: &CancellationToken) -> Tur
         return TurnSummary {
             reason,
             turns: state.turn,
-            usage: state.usage,
+            usage: state.usage_with_descendants(agent),
             text: if reason == Terminal::Completed {
                 agent.last_assistant_text()
             } else {
@@ -168,7 +184,7 @@ async fn run(agent: &mut Agent, prompt: &str, cancel: &CancellationToken) -> Tur
             },
             transitions: state.transitions,
             error,
-            cost_usd: agent.context.session_cost,
+            cost_usd: agent.context.tree_cost(),
             context_tokens,
         };
     }
@@ -333,7 +349,7 @@ async fn close_reply(
 ) -> (Vec<ContentBlock>, Reply) {
     let asked = tool_use_ids(&blocks);
     let runs = executor.finish().await;
-    if let Some(r) = &mut agent.recorder
+    if let Some(r) = &mut agent.observer
         && !runs.is_empty()
     {
         r.tool_runs(&runs.iter().map(ToolRun::timing).collect::<Vec<_>>());
@@ -499,7 +515,7 @@ async fn consume(
             _ => {}
         }
         if usage_event {
-            let mut usage_base = state.usage;
+            let mut usage_base = state.usage_with_descendants(agent);
             usage_base.add(asm.usage);
             events.send(AgentEvent::Usage(usage_base));
         }

@@ -19,6 +19,7 @@ pub mod keys;
 pub mod overlays;
 pub mod panes;
 pub mod strings;
+pub mod subagents;
 pub mod terminal;
 pub mod text;
 pub mod theme;

@@ -9,12 +9,13 @@ use serde_json::Value;
 
 use super::entry::Kind;
 use crate::agent::context::{Compaction, ContextStatus, Trigger};
+use crate::agent::protocol::approval::Preview;
+use crate::agent::protocol::status::{ServerState, ServerStatus};
 use crate::agent::protocol::{
-    AgentEvent, HookDecision, HookEvent, HookReport, ServerState, ServerStatus, Terminal,
-    ToolOutcome, Transition, TurnSummary,
+    AgentEvent, AgentInfo, AgentReport, Terminal, ToolOutcome, Transition, TurnSummary,
 };
+use crate::hooks::{HookDecision, HookEvent, HookReport};
 use crate::provider::{RequestBody, Usage};
-use crate::tools::Preview;
 
 impl Kind {
     /// The event this line recorded; None for the header and for lines that do not parse
@@ -183,8 +184,41 @@ impl Kind {
             Kind::ModelChanged { model } => E::ModelChanged { model },
             Kind::Background { event } => E::Background(serde_json::from_value(event).ok()?),
             Kind::Done { summary } => E::Done(summary_from(&summary)?),
+            Kind::AgentStart { info } => E::AgentStart(AgentInfo {
+                agent_id: str_of(&info, "agent_id").to_string(),
+                parent_tool_use_id: str_of(&info, "parent_tool_use_id").to_string(),
+                parent_agent_id: opt_string(&info, "parent_agent_id"),
+                agent: str_of(&info, "agent").to_string(),
+                description: str_of(&info, "description").to_string(),
+                model: str_of(&info, "model").to_string(),
+            }),
+            Kind::AgentEnd { report } => E::AgentEnd(report_from(&report)?),
+            Kind::Subagent {
+                agent_id,
+                parent_tool_use_id,
+                event,
+            } => E::Subagent {
+                agent_id: agent_id.into(),
+                parent_tool_use_id: parent_tool_use_id.into(),
+                event: Box::new(event.to_event()?),
+            },
         })
     }
+}
+
+/// A recorded `agent_end` back into the report.
+pub fn report_from(v: &Value) -> Option<AgentReport> {
+    Some(AgentReport {
+        agent_id: str_of(v, "agent_id").to_string(),
+        parent_tool_use_id: str_of(v, "parent_tool_use_id").to_string(),
+        agent: str_of(v, "agent").to_string(),
+        reason: terminal_from(str_of(v, "reason"))?,
+        turns: u64_of(v, "turns") as u32,
+        tools: u64_of(v, "tools") as u32,
+        usage: serde_json::from_value::<Usage>(v.get("usage")?.clone()).unwrap_or_default(),
+        cost_usd: v.get("cost_usd").and_then(Value::as_f64),
+        duration_ms: u64_of(v, "duration_ms"),
+    })
 }
 
 fn u64_of(v: &Value, key: &str) -> u64 {

@@ -1,22 +1,23 @@
 //! The only way in and out of the agent: commands from a front end, events back to it.
 //! The TUI and headless mode are both front ends on this pair.
 
+pub mod approval;
+pub mod status;
+
 use std::sync::Arc;
 
 use serde::Serialize;
 use serde_json::Value;
 
+// Every type an event or a command carries lives here (approval.rs, status.rs) or in a
+// module below the agent (message, provider's usage, hooks, background job types, todo):
+// nothing is re-exported; front ends import each type from where it lives.
+use crate::background::types::JobEvent;
+use crate::hooks::{HookEvent, HookReport};
 use crate::message::Message;
-// The permission flow owns the answer; front ends send it through AgentCommand.
-pub use crate::permission::Decision;
-// Tools answer their previews; the events carry them to the front ends.
 use crate::provider::{RequestBody, Usage};
-pub use crate::tools::Preview;
-// Front ends show hooks and MCP servers as the agent reports them.
-pub use crate::hooks::{HookDecision, HookEvent, HookReport};
-pub use crate::mcp::{ServerState, ServerStatus};
-// Background jobs as front ends see them.
-pub use crate::background::{Change as JobChange, JobEvent, JobInfo, JobState};
+use approval::{Decision, Preview};
+use status::ServerStatus;
 
 /// What a front end asks of the agent.
 #[derive(Clone, Debug, PartialEq)]
@@ -247,7 +248,7 @@ pub enum AgentEvent {
     /// Sent just before the [`AgentEvent::HistoryReset`] of a resumed session: how its tool
     /// calls ran (by tool_use id), so front ends show their recorded durations.
     ToolTimings {
-        timings: std::collections::HashMap<String, crate::session::record::ToolTiming>,
+        timings: std::collections::HashMap<String, status::ToolTiming>,
     },
     /// The transcript now being written (after a new conversation or a resume).
     Session {
@@ -286,6 +287,69 @@ pub enum AgentEvent {
     Background(JobEvent),
     /// The prompt's loop ended.
     Done(TurnSummary),
+    /// A `task` call started a subagent (DESIGN.md §12).
+    AgentStart(AgentInfo),
+    /// A subagent's loop ended.
+    AgentEnd(AgentReport),
+    /// An event of a subagent's loop, as the subagent sent it: front ends tell its lane by
+    /// `agent_id`. Tool and permission ids inside are the subagent's own; a permission
+    /// reply names [`scoped_id`]`(agent_id, id)`.
+    Subagent {
+        agent_id: Arc<str>,
+        parent_tool_use_id: Arc<str>,
+        event: Box<AgentEvent>,
+    },
+}
+
+/// Who a subagent is: `agent_start`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct AgentInfo {
+    /// `a1`, `a2`, … in the order they started in this session.
+    pub agent_id: String,
+    /// The `task` call that started it.
+    pub parent_tool_use_id: String,
+    /// The agent that made that call (None: the top-level agent).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent_agent_id: Option<String>,
+    /// The definition's name (`general`, `explore`, a file's `name`).
+    pub agent: String,
+    pub description: String,
+    pub model: String,
+}
+
+/// How a subagent's loop ended: `agent_end`, and one entry of `result.agents`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct AgentReport {
+    pub agent_id: String,
+    pub parent_tool_use_id: String,
+    pub agent: String,
+    pub reason: Terminal,
+    pub turns: u32,
+    /// Tool calls it made.
+    pub tools: u32,
+    pub usage: Usage,
+    pub cost_usd: Option<f64>,
+    pub duration_ms: u64,
+}
+
+/// The id a front end answers a subagent's permission question with: the subagent's own
+/// call ids may repeat the parent's, so they are qualified by the agent.
+pub fn scoped_id(agent_id: &str, id: &str) -> String {
+    format!("{agent_id}/{id}")
+}
+
+impl AgentEvent {
+    /// The event with every `Subagent` wrapper taken off, and the innermost agent's id.
+    pub fn unwrapped(&self) -> (Option<(&str, &str)>, &AgentEvent) {
+        match self {
+            AgentEvent::Subagent {
+                agent_id,
+                parent_tool_use_id,
+                event,
+            } => (Some((agent_id, parent_tool_use_id)), event),
+            other => (None, other),
+        }
+    }
 }
 
 /// The end of one prompt's loop: what `result` prints in headless mode.

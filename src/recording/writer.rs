@@ -17,8 +17,8 @@ use tokio::time::Instant;
 
 use super::entry::{Entry, Kind, VERSION};
 use super::{Format, companion_path};
+use crate::agent::history_observer::SessionHandle;
 use crate::agent::protocol::AgentEvent;
-use crate::session::SessionHandle;
 
 /// Where a run's recording goes and what its header says.
 pub struct RecordWriter {

@@ -8,12 +8,12 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use super::store::{Entry, Store};
+use crate::agent::history_observer::HistoryObserver;
+use crate::agent::history_observer::RewindRecord;
 use crate::agent::protocol::TurnSummary;
-use crate::agent::recorder::Recorder;
 use crate::message::Message;
-use crate::session::record::RewindRecord;
 
-/// Which session and prompt edits belong to now, shared by the recorder (which sees prompts
+/// Which session and prompt edits belong to now, shared by the observer (which sees prompts
 /// begin) and the executor (which sees tools run).
 pub struct Checkpoints {
     store: Store,
@@ -112,16 +112,16 @@ impl Checkpoints {
     }
 }
 
-/// A transcript recorder that also tells [`Checkpoints`] when prompts begin and sessions
-/// change, so edits are filed under the right prompt. It must forward every Recorder
+/// A history observer that also tells [`Checkpoints`] when prompts begin and sessions
+/// change, so edits are filed under the right prompt. It must forward every HistoryObserver
 /// method: a default method left unforwarded would silently drop records.
 pub struct Tracking {
-    inner: Box<dyn Recorder>,
+    inner: Box<dyn HistoryObserver>,
     checkpoints: Arc<Checkpoints>,
 }
 
 impl Tracking {
-    pub fn new(inner: Box<dyn Recorder>, checkpoints: Arc<Checkpoints>) -> Tracking {
+    pub fn new(inner: Box<dyn HistoryObserver>, checkpoints: Arc<Checkpoints>) -> Tracking {
         Tracking { inner, checkpoints }
     }
 
@@ -130,12 +130,12 @@ impl Tracking {
     }
 }
 
-impl Recorder for Tracking {
+impl HistoryObserver for Tracking {
     fn message(&mut self, index: usize, message: &Message) {
         self.inner.message(index, message);
     }
 
-    fn tool_runs(&mut self, runs: &[crate::session::record::ToolTiming]) {
+    fn tool_runs(&mut self, runs: &[crate::agent::protocol::status::ToolTiming]) {
         self.inner.tool_runs(runs);
     }
 
@@ -178,7 +178,7 @@ impl Recorder for Tracking {
         self.inner.path()
     }
 
-    fn handle(&self) -> Option<crate::session::handle::SessionHandle> {
+    fn handle(&self) -> Option<crate::agent::history_observer::SessionHandle> {
         self.inner.handle()
     }
 

@@ -1,5 +1,6 @@
-//! What a tool call would do, for the approval prompt: tools answer it, the events carry it,
-//! front ends draw it without knowing tool or field names.
+//! The approval question and its answer as they cross the channel: what a tool call would do
+//! (tools answer it, the events carry it, front ends draw it without knowing tool or field
+//! names) and the user's decision.
 
 use serde::Serialize;
 
@@ -18,4 +19,19 @@ pub enum Preview {
     },
     /// A file written whole with this content.
     NewFile { path: String, content: String },
+}
+
+/// A user's answer to "may this tool run?".
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decision {
+    AllowOnce,
+    AllowForSession,
+    Deny { reason: Option<String> },
+}
+
+impl Decision {
+    pub fn is_allow(&self) -> bool {
+        !matches!(self, Decision::Deny { .. })
+    }
 }

@@ -12,16 +12,16 @@ use serde_json::json;
 
 use super::entry::{Entry, Kind};
 use crate::agent::context::{Compaction, ContextStatus, Trigger};
-use crate::agent::protocol::{
-    AgentEvent as E, HookDecision, HookEvent, HookReport, Preview, ServerState, ServerStatus,
-    Terminal, ToolOutcome, Transition, TurnSummary,
-};
+use crate::agent::protocol::approval::Preview;
+use crate::agent::protocol::status::{ServerState, ServerStatus};
+use crate::agent::protocol::{AgentEvent as E, Terminal, ToolOutcome, Transition, TurnSummary};
+use crate::hooks::{HookDecision, HookEvent, HookReport};
 use crate::message::{ContentBlock, Message};
 use crate::provider::{RequestBody, Usage};
 
 /// How many variants [`E`] has. A new variant needs an arm in [`variant`] (the match is
 /// exhaustive) with the next number, this count raised, and an example in [`examples`].
-const VARIANTS: usize = 34;
+const VARIANTS: usize = 37;
 
 fn variant(e: &E) -> usize {
     match e {
@@ -60,6 +60,9 @@ fn variant(e: &E) -> usize {
         E::Background(_) => 33,
         E::Todos { .. } => 32,
         E::ServerBlock { .. } => 33,
+        E::AgentStart(_) => 34,
+        E::AgentEnd(_) => 35,
+        E::Subagent { .. } => 36,
     }
 }
 
@@ -209,7 +212,7 @@ fn examples() -> Vec<E> {
         E::ToolTimings {
             timings: HashMap::from([(
                 "toolu_1".to_string(),
-                crate::session::record::ToolTiming {
+                crate::agent::protocol::status::ToolTiming {
                     id: "toolu_1".into(),
                     started: Some("2026-12-01T20:00:00.123Z".into()),
                     duration_ms: 700,
@@ -287,6 +290,33 @@ fn examples() -> Vec<E> {
             cost_usd: Some(0.5),
             context_tokens: 1234,
         }),
+        E::AgentStart(crate::agent::protocol::AgentInfo {
+            agent_id: "a2".into(),
+            parent_tool_use_id: "toolu_7".into(),
+            parent_agent_id: Some("a1".into()),
+            agent: "explore".into(),
+            description: "find the parser".into(),
+            model: "claude-haiku-4-5".into(),
+        }),
+        E::AgentEnd(crate::agent::protocol::AgentReport {
+            agent_id: "a2".into(),
+            parent_tool_use_id: "toolu_7".into(),
+            agent: "explore".into(),
+            reason: Terminal::MaxTurns,
+            turns: 30,
+            tools: 41,
+            usage: usage(),
+            cost_usd: None,
+            duration_ms: 5123,
+        }),
+        E::Subagent {
+            agent_id: "a1".into(),
+            parent_tool_use_id: "toolu_1".into(),
+            event: Box::new(E::ToolStart {
+                id: "toolu_1".into(),
+                name: "grep".into(),
+            }),
+        },
     ]
 }
 

@@ -155,7 +155,7 @@ pub enum Kind {
     },
     /// How a resumed session's tool calls ran (recorded durations for the tool rows).
     ToolTimings {
-        timings: HashMap<String, crate::session::record::ToolTiming>,
+        timings: HashMap<String, crate::agent::protocol::status::ToolTiming>,
     },
     Session {
         id: String,
@@ -187,6 +187,20 @@ pub enum Kind {
     },
     Done {
         summary: Value,
+    },
+    /// A subagent started (stream-json's `agent_start` fields).
+    AgentStart {
+        info: Value,
+    },
+    /// A subagent ended (stream-json's `agent_end` fields).
+    AgentEnd {
+        report: Value,
+    },
+    /// A subagent's own event, as its line would be.
+    Subagent {
+        agent_id: String,
+        parent_tool_use_id: String,
+        event: Box<Kind>,
     },
 }
 
@@ -357,6 +371,21 @@ impl Kind {
             },
             E::Done(summary) => Kind::Done {
                 summary: serde_json::to_value(summary).ok()?,
+            },
+            E::AgentStart(info) => Kind::AgentStart {
+                info: serde_json::to_value(info).ok()?,
+            },
+            E::AgentEnd(report) => Kind::AgentEnd {
+                report: serde_json::to_value(report).ok()?,
+            },
+            E::Subagent {
+                agent_id,
+                parent_tool_use_id,
+                event,
+            } => Kind::Subagent {
+                agent_id: agent_id.to_string(),
+                parent_tool_use_id: parent_tool_use_id.to_string(),
+                event: Box::new(Kind::from_event(event, req_ms)?),
             },
         })
     }

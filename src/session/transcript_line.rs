@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::agent::history_observer::RewindRecord;
+use crate::agent::protocol::status::ToolTiming;
 use crate::message::Message;
 use crate::provider::Usage;
 
@@ -52,6 +54,15 @@ pub enum Record {
     },
     /// A rewind (src/session/rewind.rs). What it cut stays above it in the file.
     Rewind(RewindRecord),
+    /// A subagent's history[index] is now `message` (DESIGN.md §12): each child's
+    /// conversation is kept beside the parent's, applied like `message` records.
+    AgentMessage {
+        agent_id: String,
+        parent_tool_use_id: String,
+        agent: String,
+        index: usize,
+        message: Message,
+    },
     /// A background job started or ended; the last record of a `shell_id` is how it was
     /// last seen (a resumed session lists it as ended, never running).
     Background {
@@ -63,35 +74,6 @@ pub enum Record {
         time: String,
         todos: Vec<crate::todo::TodoItem>,
     },
-}
-
-/// A rewind to just before prompt `to_prompt`: when `messages` is set the history was cut to
-/// that many messages (a following message record may trim the last one), and the prompts
-/// from `to_prompt` on no longer count.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct RewindRecord {
-    pub time: String,
-    pub to_prompt: usize,
-    pub messages: Option<usize>,
-    pub files: bool,
-    pub restored: Vec<String>,
-    pub deleted: Vec<String>,
-    pub conflicts: Vec<String>,
-}
-
-/// How one tool call ran, as the executor measured it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ToolTiming {
-    /// The tool_use id.
-    pub id: String,
-    /// RFC 3339 (milliseconds, UTC) when it started; absent when it never did (refused,
-    /// invalid input, stopped while queued).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub started: Option<String>,
-    pub duration_ms: u64,
-    /// ok | error | cancelled (the stream-json `tool_end` outcome), or denied: consent was
-    /// refused (an error to the model).
-    pub outcome: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -113,13 +95,6 @@ pub fn now_rfc3339() -> String {
     jiff::Timestamp::now()
         .strftime("%Y-%m-%dT%H:%M:%SZ")
         .to_string()
-}
-
-/// A wall-clock time as RFC 3339 to the millisecond.
-pub fn rfc3339_ms(t: std::time::SystemTime) -> String {
-    jiff::Timestamp::try_from(t)
-        .map(|t| t.strftime("%Y-%m-%dT%H:%M:%S%.3fZ").to_string())
-        .unwrap_or_default()
 }
 
 /// Replays message records; Err names what is out of order.
