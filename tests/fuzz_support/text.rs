@@ -1,7 +1,8 @@
 //! `markdown_wrap` and `sanitize`: text a model or a tool wrote, on its way to the terminal.
 
 use ratatui::text::Line;
-use unicode_width::UnicodeWidthChar;
+use unicode_segmentation::UnicodeSegmentation;
+use unicode_width::UnicodeWidthStr;
 
 use tooloop::tui::markdown::render;
 use tooloop::tui::sanitize::sanitize;
@@ -45,12 +46,18 @@ fn check_lines(lines: &[Line<'static>], width: Option<usize>) {
             panic!("{c:?} (U+{:04X}) left in line {text:?}", c as u32);
         }
         if let Some(width) = width {
-            let shown = line.width();
+            // As ratatui draws it: span by span, one grapheme cluster at a time.
+            let shown: usize = line
+                .spans
+                .iter()
+                .flat_map(|s| s.content.graphemes(true))
+                .map(UnicodeWidthStr::width)
+                .sum();
             if shown > width {
-                // Only a char wider than the pane may stick out, alone on its line.
+                // Only a char (cluster) wider than the pane may stick out, alone on its line.
                 let mut chars = text
-                    .chars()
-                    .filter(|c| !c.is_whitespace() && c.width().unwrap_or(0) > 0);
+                    .graphemes(true)
+                    .filter(|g| !g.trim().is_empty() && g.width() > 0);
                 let lone = chars.next().is_some() && chars.next().is_none();
                 assert!(lone, "{shown} columns in a {width}-column pane: {text:?}");
             }
