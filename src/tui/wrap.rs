@@ -463,7 +463,10 @@ mod tests {
     /// measured char by char it stayed on one line and ratatui dropped the second heart.
     #[test]
     fn clusters_wider_than_their_chars_wrap_by_drawn_width() {
-        assert_eq!(wrap_str("❤\u{fe0f}❤\u{fe0f}", 2), ["❤\u{fe0f}", "❤\u{fe0f}"]);
+        assert_eq!(
+            wrap_str("❤\u{fe0f}❤\u{fe0f}", 2),
+            ["❤\u{fe0f}", "❤\u{fe0f}"]
+        );
         assert_eq!(wrap_str("ab ❤\u{fe0f}", 3), ["ab", "❤\u{fe0f}"]);
         let table_row = one_row(Line::from("❤\u{fe0f}❤\u{fe0f}❤\u{fe0f}"));
         let out = wrap(&[table_row], 5);
