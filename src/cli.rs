@@ -6,7 +6,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::permission::ApprovalMode;
 // The executor owns its strategy; the command line only names it.
-pub use crate::agent::executor::ToolExec;
+pub use crate::agent::exec_env::ToolExec;
 
 /// The providers are registered in `provider/registry.rs` (clap and serde names included).
 pub use crate::provider::ProviderKind;
@@ -173,6 +173,11 @@ pub struct Cli {
     /// Send no cache_control breakpoints (Anthropic prompt caching off).
     #[arg(long)]
     pub no_prompt_cache: bool,
+
+    /// Anthropic: offer the server-side web_search tool (the API runs the searches; config
+    /// `[tools] web_search`, `web_search_max_uses`, default 5 searches a request).
+    #[arg(long)]
+    pub web_search: bool,
 
     /// Compact the conversation before a request when the context passes the threshold.
     #[arg(long, value_enum, value_name = "on|off")]

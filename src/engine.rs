@@ -15,7 +15,7 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 use crate::agent::events::EventSink;
-use crate::agent::executor::ExecEnv;
+use crate::agent::exec_env::ExecEnv;
 use crate::agent::protocol::{AgentCommand, AgentEvent};
 use crate::agent::{Agent, LoopSettings};
 use crate::config::Config;
@@ -69,12 +69,16 @@ pub struct Engine {
     pub sandbox: &'static str,
     /// The tools that run inside it (their stream-json `tool_end` lines say so).
     pub sandboxed_tools: Vec<String>,
+    /// The session's background jobs (headless lists them in `result.background`).
+    pub jobs: Arc<crate::background::Jobs>,
 }
 
 /// The front end's handle on the agent task.
 pub struct Control {
     commands: mpsc::UnboundedSender<AgentCommand>,
     task: JoinHandle<Agent>,
+    /// Ended by the agent task when it stops; killed here if it does not stop in time.
+    jobs: Arc<crate::background::Jobs>,
     trace: Option<Tap>,
     record: Option<crate::record::RecordTap>,
 }
@@ -97,6 +101,7 @@ impl Control {
         let Control {
             commands,
             task,
+            jobs,
             trace,
             record,
         } = self;
@@ -119,6 +124,8 @@ impl Control {
                 None
             }
         };
+        // Whatever became of the agent task, no job outlives the session.
+        jobs.kill_now();
         if let Some(trace) = trace {
             trace.write();
         }
@@ -150,8 +157,22 @@ pub fn start_with(
     for text in notes {
         sink.send(AgentEvent::Notice { text });
     }
-    let tools = overrides.tools.unwrap_or_else(ToolRegistry::builtin);
+    let mut tools = overrides.tools.unwrap_or_else(ToolRegistry::builtin);
+    // The session's todo list: the tool writes it, every change is an event.
+    let todos = crate::todo::TodoList::new();
+    let todo_events = sink.clone();
+    todos.set_listener(Arc::new(move |items: &[crate::todo::TodoItem]| {
+        todo_events.send(AgentEvent::Todos {
+            todos: items.to_vec(),
+        })
+    }));
+    if tools.get(crate::tools::todo_write::NAME).is_none() {
+        tools.register(Arc::new(crate::tools::todo_write::TodoWrite::new(
+            todos.clone(),
+        )));
+    }
     let mut agent = Agent::new(provider, exec_env(config, front, tools, sink)?, settings);
+    agent.todos = todos;
     agent.context = crate::agent::context::ContextState::new(config.context.clone());
     agent.mcp = start_mcp(config, agent.events());
     let session = match &overrides.sessions_dir {
@@ -171,6 +192,7 @@ pub fn start_with(
     let (commands, commands_rx) = mpsc::unbounded_channel();
     let sandbox = crate::sandbox::label(agent.exec.sandbox.as_deref());
     let sandboxed_tools = sandboxed_tools(&agent.exec.registry);
+    let jobs = agent.exec.jobs.clone();
     let (events, record) = crate::record::start(
         config.record,
         session.as_ref(),
@@ -189,12 +211,14 @@ pub fn start_with(
         control: Control {
             commands,
             task,
+            jobs: jobs.clone(),
             trace,
             record,
         },
         session,
         sandbox,
         sandboxed_tools,
+        jobs,
     })
 }
 
@@ -228,6 +252,10 @@ pub fn exec_env(
     exec.sibling_abort = config.sibling_abort;
     exec.max_output_bytes = config.max_output_bytes;
     exec.default_timeout = config.tool_timeout;
+    exec.jobs = Arc::new(crate::background::Jobs::in_state_dir(
+        config.max_jobs,
+        crate::agent::exec_env::job_events(&exec.events),
+    ));
     Ok(exec)
 }
 
@@ -274,6 +302,7 @@ fn loop_settings_and_notes(config: &Config) -> (LoopSettings, Vec<String>) {
         idle_timeout: config.idle_timeout,
         disable_parallel_tool_use: config.disable_parallel_tool_use,
         fallback_model: config.fallback_model.clone(),
+        web_search: config.web_search,
     };
     (settings, notes)
 }

@@ -54,12 +54,17 @@ pub async fn run(
     // prints a result.
     let cancel = CancellationToken::new();
     let sigint = crate::interrupt::cancel_on_sigint(&cancel);
+    // SIGTERM and SIGHUP end the run like SIGINT (the turn is aborted, every background
+    // job ended, the result printed), with the status the signal would have given.
+    let terminated = on_termination(&cancel);
     let engine::Engine {
         mut events,
         control,
         session,
         sandbox,
         sandboxed_tools,
+        jobs,
+        ..
     } = engine::start(config, FrontEnd::Headless)?;
     // t_ms counts from here: the agent is ready, the prompt goes in next.
     let start = Instant::now();
@@ -86,9 +91,15 @@ pub async fn run(
         tools: sandboxed_tools,
     };
     let mut summary = None;
+    let mut ended = std::collections::HashSet::new();
     while let Some(event) = events.recv().await {
         if let AgentEvent::Done(s) = &event {
             summary = Some(s.clone());
+        }
+        if let AgentEvent::Background(e) = &event
+            && e.change == crate::background::Change::Ended
+        {
+            ended.insert(e.job.shell_id.clone());
         }
         print_event(&event, format, start, &sandbox);
         if summary.is_some() {
@@ -97,11 +108,85 @@ pub async fn run(
     }
     sigint.abort();
     forward.abort();
+    // The run is over: so is every background job (the agent task ends them as it stops).
     let agent = control.stop(STOP_GRACE).await;
+    let background = jobs.list();
+    // Their `background` lines, for the jobs that ended only now.
+    for job in background.iter().filter(|j| !ended.contains(&j.shell_id)) {
+        if job.state.is_running() {
+            continue;
+        }
+        let event = AgentEvent::Background(crate::background::JobEvent {
+            change: crate::background::Change::Ended,
+            job: job.clone(),
+        });
+        print_event(&event, format, start, &sandbox);
+    }
     let summary = summary.ok_or(HeadlessError::AgentGone)?;
-    let history = agent.map(|a| a.history).unwrap_or_default();
-    print_result(&summary, &history, format, start);
-    Ok(exit_code(summary.reason))
+    let (history, todos) = agent
+        .map(|a| (a.history, a.todos.current()))
+        .unwrap_or_default();
+    let extra = Extra { todos, background };
+    print_result(&summary, &history, &extra, format, start);
+    Ok(match terminated.signal() {
+        Some(sig) => 128 + sig,
+        None => exit_code(summary.reason),
+    })
+}
+
+/// The termination signal (SIGTERM, SIGHUP) that ended the run, if one did.
+struct Terminated(std::sync::Arc<std::sync::atomic::AtomicI32>);
+
+impl Terminated {
+    fn signal(&self) -> Option<i32> {
+        match self.0.load(std::sync::atomic::Ordering::SeqCst) {
+            0 => None,
+            sig => Some(sig),
+        }
+    }
+}
+
+/// Cancels `cancel` on SIGTERM or SIGHUP, and makes sure the process ends within a few
+/// seconds afterwards even if something hangs (every job's group is killed first).
+fn on_termination(cancel: &CancellationToken) -> Terminated {
+    use tokio::signal::unix::{SignalKind, signal};
+    let seen = std::sync::Arc::new(std::sync::atomic::AtomicI32::new(0));
+    for (kind, sig) in [
+        (SignalKind::terminate(), libc::SIGTERM),
+        (SignalKind::hangup(), libc::SIGHUP),
+    ] {
+        let Ok(mut stream) = signal(kind) else {
+            continue;
+        };
+        let (cancel, seen) = (cancel.clone(), seen.clone());
+        tokio::spawn(async move {
+            if stream.recv().await.is_some() {
+                tracing::info!(signal = sig, "headless run terminated");
+                let _ = seen.compare_exchange(
+                    0,
+                    sig,
+                    std::sync::atomic::Ordering::SeqCst,
+                    std::sync::atomic::Ordering::SeqCst,
+                );
+                cancel.cancel();
+                exit_watchdog(std::time::Duration::from_secs(5), 128 + sig);
+            }
+        });
+    }
+    Terminated(seen)
+}
+
+/// After a termination signal nothing may keep the process alive: past `limit`, every
+/// background job's group is killed and the process exits.
+fn exit_watchdog(limit: std::time::Duration, code: i32) {
+    let _ = std::thread::Builder::new()
+        .name("exit-watchdog".into())
+        .spawn(move || {
+            std::thread::sleep(limit);
+            crate::background::reaper::kill_all_now();
+            // SAFETY: _exit only ends the process.
+            unsafe { libc::_exit(code) };
+        });
 }
 
 /// Which tools' `tool_end` lines carry `sandbox`, and its value.
@@ -220,6 +305,7 @@ pub fn stream_json(event: &AgentEvent) -> Option<Value> {
             json!({"type": "message", "message": &**message})
         }
         AgentEvent::Notice { text } => json!({"type": "notice", "text": text}),
+        AgentEvent::ServerBlock { block } => json!({"type": "server_tool", "block": block}),
         AgentEvent::Discarded { reason } => json!({"type": "discarded", "reason": reason}),
         AgentEvent::Error { message } => json!({"type": "error", "message": message}),
         AgentEvent::HookEnd { report, .. } => json!({
@@ -227,6 +313,7 @@ pub fn stream_json(event: &AgentEvent) -> Option<Value> {
             "exit": report.exit, "duration_ms": report.duration_ms,
             "decision": report.decision, "reason": report.reason,
         }),
+        AgentEvent::Todos { todos } => json!({"type": "todo", "todos": todos}),
         // Starting is the TUI's "starting…"; scripts get one line per server when it is
         // ready or failed (and again if it fails later).
         AgentEvent::Mcp(s) if s.state != crate::mcp::ServerState::Starting => json!({
@@ -234,6 +321,7 @@ pub fn stream_json(event: &AgentEvent) -> Option<Value> {
             "tools": s.tools, "error": s.error,
         }),
         // Micro-compaction is not a `compact` in CLI.md's sense (no summary, same messages).
+        AgentEvent::Background(e) => return e.stream_json(),
         AgentEvent::Compacted { info, .. } if info.trigger != Trigger::Micro => json!({
             "type": "compact", "trigger": info.trigger,
             "pre_tokens": info.pre_tokens, "post_tokens": info.post_tokens,
@@ -251,9 +339,22 @@ fn shorten(s: &str, max: usize) -> String {
     format!("{}… [{} more bytes]", &s[..end], s.len() - end)
 }
 
+/// What `result` carries besides the summary when it applies (CLI.md).
+#[derive(Default)]
+pub struct Extra {
+    /// The session's todo list at the end (left out when empty).
+    pub todos: Vec<crate::todo::TodoItem>,
+    /// The session's background jobs with their final state (left out when none).
+    pub background: Vec<crate::background::JobInfo>,
+}
+
 /// The `result` object: always the last line.
 /// `history`: the agent's shared messages, or plain ones.
-pub fn result_json<H: serde::Serialize + ?Sized>(summary: &TurnSummary, history: &H) -> Value {
+pub fn result_json<H: serde::Serialize + ?Sized>(
+    summary: &TurnSummary,
+    history: &H,
+    extra: &Extra,
+) -> Value {
     let mut v = json!({
         "type": "result",
         "reason": summary.reason,
@@ -265,8 +366,21 @@ pub fn result_json<H: serde::Serialize + ?Sized>(summary: &TurnSummary, history:
         "text": summary.text,
         "transitions": summary.transitions,
     });
-    if let (Some(err), Value::Object(map)) = (&summary.error, &mut v) {
-        map.insert("error".into(), json!(err));
+    if let Value::Object(map) = &mut v {
+        if let Some(err) = &summary.error {
+            map.insert("error".into(), json!(err));
+        }
+        if !extra.todos.is_empty() {
+            map.insert("todos".into(), json!(extra.todos));
+        }
+        if !extra.background.is_empty() {
+            let jobs: Vec<Value> = extra
+                .background
+                .iter()
+                .map(|j| j.json_fields(j.state.as_str()))
+                .collect();
+            map.insert("background".into(), json!(jobs));
+        }
     }
     v
 }
@@ -274,6 +388,7 @@ pub fn result_json<H: serde::Serialize + ?Sized>(summary: &TurnSummary, history:
 pub fn print_result<H: serde::Serialize + ?Sized>(
     summary: &TurnSummary,
     history: &H,
+    extra: &Extra,
     format: OutputFormat,
     start: Instant,
 ) {
@@ -289,7 +404,7 @@ pub fn print_result<H: serde::Serialize + ?Sized>(
             }
         }
         OutputFormat::Json | OutputFormat::StreamJson => {
-            let mut v = result_json(summary, history);
+            let mut v = result_json(summary, history, extra);
             if format == OutputFormat::StreamJson
                 && let Value::Object(map) = &mut v
             {

@@ -6,6 +6,7 @@
 //! [`provider::Provider`] and the [`agent::executor::StreamingToolExecutor`].
 
 pub mod agent;
+pub mod background;
 pub mod checkpoint;
 pub mod cli;
 pub mod config;
@@ -31,6 +32,7 @@ pub mod safe_output;
 pub mod sandbox;
 pub mod session;
 pub mod text;
+pub mod todo;
 pub mod tools;
 pub mod trace;
 pub mod tui;

@@ -1,6 +1,6 @@
 //! End to end: the real binary in a real terminal (tmux), on the offline demo model. Each test
 //! polls `capture-pane` against a deadline; nothing waits on a fixed sleep.
-//! Skipped (with a message) when tmux is not installed.
+//! Without tmux each test is skipped visibly, or fails under CI (tests/env_support).
 
 #[path = "tui_support/tmux.rs"]
 mod tmux;
@@ -29,7 +29,7 @@ impl std::ops::Deref for Tui {
 }
 
 fn have_tmux() -> bool {
-    tmux::available("the TUI end-to-end tests")
+    tmux::available()
 }
 
 impl Tui {
@@ -206,7 +206,9 @@ fn bash_asks_for_approval_in_a_modal() {
     );
     // Keys within the guard time after the question appears go to the input; a user who
     // reads the question first answers after it.
-    std::thread::sleep(tooloop::tui::approval::GUARD + tooloop::tui::approval::BURST_GAP);
+    std::thread::sleep(
+        tooloop::tui::overlays::approval::GUARD + tooloop::tui::overlays::approval::BURST_GAP,
+    );
     t.keys(&["y"]);
     let s = t.wait_for("the approved call to finish", |s| {
         !s.contains("allow bash?") && Tmux::status_line(s).contains("idle")

@@ -1,9 +1,11 @@
 //! The agent: owns the conversation and runs the query loop. It never touches the terminal.
 
 pub mod assembler;
+pub mod attachments;
 mod checkpoints;
 pub mod context;
 pub mod events;
+pub mod exec_env;
 pub mod executor;
 pub mod hook_calls;
 pub mod protocol;
@@ -22,7 +24,7 @@ use crate::message::{ContentBlock, History, HistoryCheck, Message, Role};
 use crate::provider::retry::RetryPolicy;
 use crate::provider::{Messages, Provider, Reasoning, Request, SystemPrompt, ToolSpec};
 use events::EventSink;
-use executor::ExecEnv;
+use exec_env::ExecEnv;
 use protocol::AgentEvent;
 
 /// Request settings that stay the same across turns.
@@ -39,6 +41,8 @@ pub struct LoopSettings {
     pub idle_timeout: Duration,
     pub disable_parallel_tool_use: bool,
     pub fallback_model: Option<String>,
+    /// Offer Anthropic's server-side web_search tool, at most this many searches a request.
+    pub web_search: Option<u32>,
 }
 
 /// Tests and benchmarks: a made-up model name and a short system prompt.
@@ -55,6 +59,7 @@ impl Default for LoopSettings {
             idle_timeout: Duration::from_secs(90),
             disable_parallel_tool_use: false,
             fallback_model: None,
+            web_search: None,
         }
     }
 }
@@ -76,6 +81,11 @@ pub struct Agent {
     pub mcp: Option<Arc<crate::mcp::McpManager>>,
     /// Whether they have.
     mcp_joined: bool,
+    /// The session's todo list (`todo_write` writes it; compaction carries
+    /// [`crate::todo::TodoList::current`] into the new context).
+    pub todos: Arc<crate::todo::TodoList>,
+    /// The list's version the transcript last recorded.
+    todos_recorded: u64,
 }
 
 impl Agent {
@@ -91,7 +101,29 @@ impl Agent {
             context: context::ContextState::default(),
             mcp: None,
             mcp_joined: false,
+            todos: crate::todo::TodoList::new(),
+            todos_recorded: 0,
         }
+    }
+
+    /// Writes the todo list to the transcript if it changed since the last record (after
+    /// each reply's tools, so a resumed session shows the list as it was).
+    pub(crate) fn record_todos(&mut self) {
+        let version = self.todos.version();
+        if version == self.todos_recorded {
+            return;
+        }
+        self.todos_recorded = version;
+        if let Some(r) = &mut self.recorder {
+            r.todos(&self.todos.current());
+        }
+    }
+
+    /// Puts a resumed session's list in place (front ends hear of it; the transcript
+    /// already holds it).
+    pub(crate) fn restore_todos(&mut self, todos: Vec<crate::todo::TodoItem>) {
+        self.todos.set(todos);
+        self.todos_recorded = self.todos.version();
     }
 
     pub fn events(&self) -> &EventSink {
@@ -108,6 +140,7 @@ impl Agent {
             max_tokens: self.settings.max_tokens,
             disable_parallel_tool_use: self.settings.disable_parallel_tool_use,
             reasoning: self.settings.reasoning,
+            web_search: self.settings.web_search,
         }
     }
 
@@ -119,16 +152,23 @@ impl Agent {
         self.exec.events.send(AgentEvent::ModelChanged { model });
     }
 
-    /// Appends a message, merging it into the last one when both are user messages (a
-    /// prompt after an interruption), so roles keep alternating.
+    /// Appends a message, merging it into the last one when both have the same role: two
+    /// user messages (a prompt after an interruption), or an assistant reply that continues
+    /// a paused one (`pause_turn`: the API continues the message it was sent back), so
+    /// roles keep alternating.
     pub fn push(&mut self, message: Message) {
+        self.record_jobs();
         if message.content.is_empty() {
             return;
         }
+        let mut continued = None;
         let index = match self.history.last_mut() {
-            Some(last) if last.role == Role::User && message.role == Role::User => {
+            Some(last) if last.role == message.role => {
                 // Appended messages are shared and never change: the extension is a new one.
                 let mut merged = Message::clone(last);
+                if message.role == Role::Assistant {
+                    continued = Some(merged.content.len());
+                }
                 merged.content.extend(message.content);
                 *last = Arc::new(merged);
                 self.history.len() - 1
@@ -138,7 +178,11 @@ impl Agent {
                 self.history.len() - 1
             }
         };
-        if let Err(e) = self.check.message(&self.history, index) {
+        let checked = match continued {
+            Some(from) => self.check.continued(&self.history[index], from, index),
+            None => self.check.message(&self.history, index),
+        };
+        if let Err(e) = checked {
             // The loop builds every message; this is a bug tripwire, not input validation.
             tracing::error!("history invariant broken by message {index}: {e}");
             debug_assert!(false, "history invariant broken: {e}");
@@ -153,9 +197,25 @@ impl Agent {
         });
     }
 
+    /// Writes the background jobs' starts and ends that the transcript lacks (they happen
+    /// in the jobs' own tasks; the agent owns the transcript).
+    pub fn record_jobs(&mut self) {
+        let changes = self.exec.jobs.take_unrecorded();
+        if let Some(r) = &mut self.recorder {
+            for job in &changes {
+                r.background(job);
+            }
+        }
+    }
+
     /// Replaces the conversation (a new session, or a resumed one).
     pub fn reset(&mut self, messages: Vec<Message>) {
         self.replace_history(messages);
+        // A new or resumed conversation starts without the old list (a resume puts its own
+        // back right after).
+        if !self.todos.current().is_empty() {
+            self.restore_todos(Vec::new());
+        }
         self.context.forget_usage();
         if let Some(r) = &mut self.recorder {
             r.reset(&self.history);

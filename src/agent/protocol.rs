@@ -15,6 +15,8 @@ pub use crate::tools::Preview;
 // Front ends show hooks and MCP servers as the agent reports them.
 pub use crate::hooks::{HookDecision, HookEvent, HookReport};
 pub use crate::mcp::{ServerState, ServerStatus};
+// Background jobs as front ends see them.
+pub use crate::background::{Change as JobChange, JobEvent, JobInfo, JobState};
 
 /// What a front end asks of the agent.
 #[derive(Clone, Debug, PartialEq)]
@@ -41,6 +43,9 @@ pub enum AgentCommand {
     SetModel { model: String },
     /// Take back an "allow for this session" given to this tool (`/permissions`).
     RevokeSessionGrant { tool: String },
+    /// End a background job's process group (`/kill b1`); answered with its
+    /// `AgentEvent::Background` end, or an Error for an unknown id.
+    KillJob { id: String },
     /// End the agent task.
     Shutdown,
 }
@@ -100,6 +105,9 @@ pub enum Transition {
     ReactiveCompact,
     /// A stop hook gave the model a reason to go on.
     StopHook,
+    /// The API paused a long server-tool turn (`stop_reason: "pause_turn"`); the reply
+    /// went back as it was so the model continues it.
+    PauseTurn,
 }
 
 /// Everything the agent tells its front ends. Times are taken by the front end on receipt.
@@ -210,6 +218,11 @@ pub enum AgentEvent {
     Notice {
         text: String,
     },
+    /// A block the API's server tools produced arrived complete (a web search and its
+    /// results, a code execution), verbatim; it stays in the reply's message.
+    ServerBlock {
+        block: serde_json::Value,
+    },
     /// The partial output streamed since the last appended message was thrown away (a
     /// failed attempt before a model switch); front ends strike it out.
     Discarded {
@@ -262,8 +275,15 @@ pub enum AgentEvent {
         id: String,
         report: HookReport,
     },
+    /// The session's todo list changed (`todo_write`, a resume, `/new`): the whole list.
+    Todos {
+        todos: Vec<crate::todo::TodoItem>,
+    },
     /// An MCP server's state changed (stream-json's `mcp` line once it is ready or failed).
     Mcp(ServerStatus),
+    /// A background job started, wrote output (at most twice a second), ended, or was
+    /// listed from a resumed transcript.
+    Background(JobEvent),
     /// The prompt's loop ended.
     Done(TurnSummary),
 }

@@ -17,7 +17,7 @@ pub fn explain(e: &ProviderError, model: &str) -> Option<String> {
         // Anthropic: not_found_error "model: NAME"; OpenAI: model_not_found "The model `NAME`
         // does not exist…"; Ollama: "model 'NAME' not found". A 404 that does not mention a
         // model is more likely a wrong base URL, which the plain error says better.
-        404 if lower.contains("model") => Some(format!(
+        404 if lower.contains("model") && !lower.contains("--base-url") => Some(format!(
             "the provider does not know the model {model:?} ({e}); pick another with --model \
              or /model (`tooloop models` lists the known ones)"
         )),
@@ -30,6 +30,21 @@ pub fn explain(e: &ProviderError, model: &str) -> Option<String> {
              least 1024 tokens and a model with extended thinking, or use --thinking off"
         )),
         _ => None,
+    }
+}
+
+/// A message a user can act on.
+pub fn describe(e: &ProviderError) -> String {
+    match e {
+        ProviderError::Http {
+            status: 401 | 403,
+            message,
+            ..
+        } => format!("the API key was rejected ({message}); check the key you configured"),
+        ProviderError::Http { status: 413, .. } => {
+            "the conversation is too long for the model (HTTP 413)".to_string()
+        }
+        other => other.to_string(),
     }
 }
 

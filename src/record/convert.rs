@@ -107,6 +107,7 @@ impl Kind {
                 message: Arc::new(message),
             },
             Kind::Notice { text } => E::Notice { text },
+            Kind::ServerBlock { block } => E::ServerBlock { block },
             Kind::Discarded { reason } => E::Discarded { reason },
             Kind::Error { message } => E::Error { message },
             Kind::HistoryReset {
@@ -152,6 +153,7 @@ impl Kind {
                     reason: opt_string(&report, "reason"),
                 },
             },
+            Kind::Todos { todos } => E::Todos { todos },
             Kind::Mcp { status } => E::Mcp(ServerStatus {
                 server: str_of(&status, "server").to_string(),
                 state: [
@@ -179,6 +181,7 @@ impl Kind {
                 error: opt_string(&status, "error"),
             }),
             Kind::ModelChanged { model } => E::ModelChanged { model },
+            Kind::Background { event } => E::Background(serde_json::from_value(event).ok()?),
             Kind::Done { summary } => E::Done(summary_from(&summary)?),
         })
     }

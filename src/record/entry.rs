@@ -44,6 +44,10 @@ pub enum Kind {
     PromptStart {
         text: String,
     },
+    /// The session's todo list changed (stream-json's `todo`).
+    Todos {
+        todos: Vec<crate::todo::TodoItem>,
+    },
     TurnStart {
         turn: u32,
     },
@@ -133,6 +137,9 @@ pub enum Kind {
     Notice {
         text: String,
     },
+    ServerBlock {
+        block: Value,
+    },
     Discarded {
         reason: String,
     },
@@ -174,6 +181,9 @@ pub enum Kind {
     },
     ModelChanged {
         model: String,
+    },
+    Background {
+        event: Value,
     },
     Done {
         summary: Value,
@@ -294,6 +304,9 @@ impl Kind {
                 message: (**message).clone(),
             },
             E::Notice { text } => Kind::Notice { text: text.clone() },
+            E::ServerBlock { block } => Kind::ServerBlock {
+                block: block.clone(),
+            },
             E::Discarded { reason } => Kind::Discarded {
                 reason: reason.clone(),
             },
@@ -333,8 +346,14 @@ impl Kind {
             E::Mcp(status) => Kind::Mcp {
                 status: serde_json::to_value(status).ok()?,
             },
+            E::Todos { todos } => Kind::Todos {
+                todos: todos.clone(),
+            },
             E::ModelChanged { model } => Kind::ModelChanged {
                 model: model.clone(),
+            },
+            E::Background(event) => Kind::Background {
+                event: serde_json::to_value(event).ok()?,
             },
             E::Done(summary) => Kind::Done {
                 summary: serde_json::to_value(summary).ok()?,

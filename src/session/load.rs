@@ -5,8 +5,8 @@ use std::path::Path;
 use crate::message::{ContentBlock, Message, Role, validate_history};
 
 use super::SessionError;
+use super::prompt_marks::PromptMark;
 use super::record::{self, Header, Record};
-use super::rewind::PromptMark;
 
 /// The result of an `interrupted` repair, as the model will read it.
 pub const INTERRUPTED_TOOL: &str = "interrupted: tooloop stopped before this tool finished";
@@ -31,6 +31,10 @@ pub struct Loaded {
     pub earlier: Vec<Message>,
     /// How each tool call ran, by tool_use id (transcripts before this was kept have none).
     pub timings: std::collections::HashMap<String, super::record::ToolTiming>,
+    /// The background jobs it recorded, as last seen, in the order they started.
+    pub jobs: Vec<crate::background::JobInfo>,
+    /// The todo list as last recorded (empty when the session never had one).
+    pub todos: Vec<crate::todo::TodoItem>,
 }
 
 /// Reads `path`. A torn last line (a crash mid-write) is dropped with a notice; a bad line
@@ -60,6 +64,8 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Loaded, SessionError> {
     let mut good_len = 0u64;
     let mut missing_newline = false;
     let mut timings = std::collections::HashMap::new();
+    let mut jobs: Vec<crate::background::JobInfo> = Vec::new();
+    let mut todos = Vec::new();
     let mut offset = 0usize;
     let mut line_no = 0usize;
     while offset < bytes.len() {
@@ -129,9 +135,19 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Loaded, SessionError> {
                     m.turns = m.turns.saturating_add(t);
                 }
             }
+            Some(Record::Todos { todos: list, .. }) => todos = list,
             Some(Record::Rewind(r)) => {
-                super::rewind::replay(&r, &mut messages, &mut prompts, &mut marks)
+                super::prompt_marks::replay(&r, &mut messages, &mut prompts, &mut marks)
                     .map_err(|e| bad(line_no, e.to_string()))?
+            }
+            Some(Record::Background { job, .. }) => {
+                match jobs
+                    .iter_mut()
+                    .find(|j: &&mut crate::background::JobInfo| j.shell_id == job.shell_id)
+                {
+                    Some(seen) => *seen = job,
+                    None => jobs.push(job),
+                }
             }
         }
         good_len = next as u64;
@@ -152,6 +168,8 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Loaded, SessionError> {
         notices,
         earlier,
         timings,
+        jobs,
+        todos,
     })
 }
 

@@ -5,6 +5,7 @@ pub mod error;
 pub mod fork;
 pub mod handle;
 pub mod load;
+pub mod prompt_marks;
 pub mod record;
 pub mod rewind;
 pub mod rewind_command;
@@ -180,6 +181,10 @@ pub(crate) fn attach_with(
         });
     }
     agent.reset(messages);
+    agent.exec.jobs.adopt_earlier(loaded.jobs);
+    if !loaded.todos.is_empty() {
+        agent.restore_todos(loaded.todos);
+    }
     if let Some(m) = &repaired {
         use crate::agent::recorder::Recorder;
         t.message(agent.history.len().saturating_sub(1), m);

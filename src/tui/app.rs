@@ -9,14 +9,14 @@ use std::time::Duration;
 use ratatui::layout::Rect;
 use tokio::time::Instant;
 
-use super::approval::Approvals;
-use super::conversation::Conversation;
 use super::input::Input;
-use super::json_pane::JsonPane;
-use super::pane::Pane;
+use super::overlays::approval::Approvals;
+use super::panes::Pane;
+use super::panes::conversation::Conversation;
+use super::panes::json::JsonPane;
+use super::panes::tools::ToolsPane;
 use super::theme::Theme;
 use super::tool_calls::ToolCalls;
-use super::tools_pane::ToolsPane;
 use crate::agent::protocol::AgentCommand;
 use crate::provider::Usage;
 
@@ -26,6 +26,8 @@ pub const QUIT_WINDOW: Duration = Duration::from_secs(2);
 pub const NOTE_WINDOW: Duration = Duration::from_secs(5);
 /// Spinners and timers advance in tenths of a second.
 pub const TICK: Duration = Duration::from_millis(100);
+/// How often a running background job's timer moves (whole seconds).
+pub const JOB_TICK: Duration = Duration::from_secs(1);
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Focus {
@@ -107,9 +109,9 @@ pub struct App {
     pub help_open: bool,
     pub help_scroll: u16,
     /// The rewind overlay (Esc Esc, /rewind, /undo), when open.
-    pub rewind: Option<super::rewind_overlay::RewindOverlay>,
+    pub rewind: Option<super::overlays::rewind::RewindOverlay>,
     /// The `/sessions` picker, when open.
-    pub sessions: Option<super::sessions_overlay::SessionsOverlay>,
+    pub sessions: Option<super::overlays::sessions::SessionsOverlay>,
     /// When Esc was last pressed on an empty input (a second one opens the rewind overlay).
     pub(super) last_esc: Option<Instant>,
     pub quit_armed_until: Option<Instant>,
@@ -131,6 +133,9 @@ pub struct App {
     pub(super) timings: std::collections::HashMap<String, crate::session::record::ToolTiming>,
     /// Each configured MCP server's last reported state (status bar, `/mcp`).
     pub mcp: Vec<crate::agent::protocol::ServerStatus>,
+    /// The sources already listed for the newest reply (its index and how many): a reply
+    /// continued after `pause_turn` arrives again and lists only the new ones.
+    pub(super) sources_shown: (usize, usize),
     outbox: Vec<AgentCommand>,
 }
 
@@ -142,8 +147,9 @@ impl App {
             tool_calls: ToolCalls::default(),
             conversation: Conversation::default(),
             tools: ToolsPane::default(),
+            sources_shown: (usize::MAX, 0),
             json: JsonPane::default(),
-            panes: super::pane::registered(),
+            panes: super::panes::registered(),
             input: Input::default(),
             approvals: Approvals::default(),
             turn: TurnState::default(),
@@ -226,7 +232,13 @@ impl App {
             .as_ref()
             .is_some_and(|s| s.loading())
             .then(|| now + TICK);
-        [tick, quit, note, listing].into_iter().flatten().min()
+        // A running background job's timer counts whole seconds: one wake-up a second,
+        // however much the jobs print (their output events come at most twice a second each).
+        let jobs = (self.tools.jobs.running() > 0).then(|| now + JOB_TICK);
+        [tick, quit, note, listing, jobs]
+            .into_iter()
+            .flatten()
+            .min()
     }
 
     pub fn state_label(&self, now: Instant) -> String {
