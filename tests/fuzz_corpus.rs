@@ -91,3 +91,14 @@ fn regression_markdown_wrap_emoji_presentation() {
     text::markdown_wrap("\u{0}❤\u{fe0f}❤\u{fe0f}❤\u{fe0f} a\u{fe0f} b".as_bytes());
     text::markdown_wrap("\u{1}|a|b|\n|-|-|\n|❤\u{fe0f}❤\u{fe0f}|x|\n".as_bytes());
 }
+
+/// markdown_wrap, crash 2: the harness's own width arithmetic overflowed u16 for a first
+/// byte of 220 or more (a bug in the check, not in tooloop); widths up to 300 are covered.
+#[test]
+fn regression_markdown_wrap_width_byte() {
+    for first in [219u8, 220, 255] {
+        let mut data = vec![first];
+        data.extend_from_slice("`中`\n&#27;[31m &#x202e; &#9;x".as_bytes());
+        text::markdown_wrap(&data);
+    }
+}

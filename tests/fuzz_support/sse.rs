@@ -231,7 +231,7 @@ fn close(prior: &[Message], blocks: Vec<ContentBlock>, tail: Option<&str>) {
             ContentBlock::ToolUse { id, input, .. } => {
                 assert!(input.is_object(), "tool_use {id} kept with input {input}");
             }
-            ContentBlock::Text { text } => assert!(!text.is_empty(), "an empty text block"),
+            ContentBlock::Text { text, .. } => assert!(!text.is_empty(), "an empty text block"),
             _ => {}
         }
     }

@@ -4,9 +4,9 @@ use ratatui::text::Line;
 use unicode_segmentation::UnicodeSegmentation;
 use unicode_width::UnicodeWidthStr;
 
-use tooloop::tui::markdown::render;
-use tooloop::tui::sanitize::sanitize;
-use tooloop::tui::wrap::wrap;
+use tooloop::tui::text::markdown::render;
+use tooloop::tui::text::sanitize::sanitize;
+use tooloop::tui::text::wrap::wrap;
 
 use super::MAX_INPUT;
 
@@ -23,14 +23,14 @@ pub fn markdown_wrap(data: &[u8]) {
     if data.len() < 2 || data.len() > MAX_INPUT {
         return;
     }
-    let width = 1 + u16::from(data[0]) * 299 / 255; // 1..=300
+    let width = (1 + u32::from(data[0]) * 299 / 255) as u16; // 1..=300
     let text = String::from_utf8_lossy(&data[1..]);
     let lines = render(&text);
     check_lines(&lines, None);
     let wrapped = wrap(&lines, width);
     check_lines(&wrapped, Some(usize::from(width)));
     // Plain (non-markdown) output goes through the same wrap.
-    let plain = tooloop::tui::sanitize::lines(&text, Default::default());
+    let plain = tooloop::tui::text::sanitize::lines(&text, Default::default());
     check_lines(&wrap(&plain, width), Some(usize::from(width)));
 }
 
