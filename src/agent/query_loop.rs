@@ -24,7 +24,7 @@ use crate::message::{ContentBlock, Message, check_ready};
 use crate::provider::{EventStream, ProviderError, StreamEvent, Usage};
 use decide::{Outcome, Plan, Reply, Step};
 use failure::{fail, is_prompt_too_long};
-use stream_events::{forward, unique_tool_id};
+use stream_events::forward;
 
 pub use decide::MAX_TOKENS_RESUME;
 const OVERLOADS_BEFORE_FALLBACK: u32 = 3;
@@ -491,7 +491,7 @@ async fn consume(
                 events.send(AgentEvent::RawSse { event, data });
                 continue;
             }
-            Ok(Some(Ok(ev))) => unique_tool_id(agent, asm, ev),
+            Ok(Some(Ok(ev))) => asm.with_unique_tool_id(ev, |id| agent.check.knows(id)),
         };
         forward(events, &event);
         let usage_event = matches!(
