@@ -25,7 +25,7 @@ use tokio_util::sync::CancellationToken;
 use support::{MockServer, Recorded, Reply, ReplyBuilder};
 use tooloop::agent::context::{ContextSettings, ContextState};
 use tooloop::agent::events::EventSink;
-use tooloop::agent::executor::ExecEnv;
+use tooloop::agent::exec_env::ExecEnv;
 use tooloop::agent::protocol::{AgentEvent, Terminal};
 use tooloop::agent::subagent::{AgentLimits, Subagents, definitions};
 use tooloop::agent::{Agent, LoopSettings};

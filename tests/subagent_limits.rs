@@ -58,6 +58,7 @@ fn results(history: &[std::sync::Arc<Message>], index: usize) -> Vec<(String, St
                 tool_use_id,
                 content,
                 is_error,
+                ..
             } => Some((tool_use_id.clone(), content.clone(), *is_error)),
             _ => None,
         })

@@ -104,6 +104,7 @@ async fn three_children_run_side_by_side_from_the_moment_their_blocks_complete()
                 tool_use_id,
                 content,
                 is_error,
+                ..
             } => (tool_use_id.clone(), content.clone(), *is_error),
             other => panic!("not a tool_result: {other:?}"),
         })

@@ -9,7 +9,7 @@ use tokio::time::Instant;
 
 use tooloop::agent::context::{ContextSettings, ContextState};
 use tooloop::agent::events::EventSink;
-use tooloop::agent::executor::ExecEnv;
+use tooloop::agent::exec_env::ExecEnv;
 use tooloop::agent::protocol::{AgentEvent, AgentReport};
 use tooloop::agent::subagent::{AgentDefinition, AgentLimits, Subagents, definitions};
 use tooloop::agent::{Agent, LoopSettings};
