@@ -79,7 +79,7 @@ fn command(server: &MockServer, home: &std::path::Path) -> String {
 
 #[test]
 fn three_children_their_approval_and_rows_at_200x50() {
-    if !tmux::available("the subagent tmux tests") {
+    if !tmux::available() {
         return;
     }
     let server = MockServer::start();
@@ -103,7 +103,7 @@ fn three_children_their_approval_and_rows_at_200x50() {
 
 #[test]
 fn ctrl_c_stops_every_child_at_80x24() {
-    if !tmux::available("the subagent tmux tests") {
+    if !tmux::available() {
         return;
     }
     let server = MockServer::start();
