@@ -7,8 +7,8 @@ use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::Path;
 
-use crate::agent::protocol::TurnSummary;
 use crate::agent::history_observer::HistoryObserver;
+use crate::agent::protocol::TurnSummary;
 use crate::message::Message;
 
 /// Borrowing twin of `Record::AgentMessage`.

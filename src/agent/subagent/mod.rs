@@ -67,8 +67,9 @@ pub struct Subagents {
 }
 
 /// A child's recorder from its start: where its history is kept beside the parent's.
-pub type RecorderFactory =
-    Arc<dyn Fn(&AgentInfo) -> Option<Box<dyn super::history_observer::HistoryObserver>> + Send + Sync>;
+pub type RecorderFactory = Arc<
+    dyn Fn(&AgentInfo) -> Option<Box<dyn super::history_observer::HistoryObserver>> + Send + Sync,
+>;
 
 impl Subagents {
     pub fn new(
@@ -98,7 +99,10 @@ impl Subagents {
         let _ = self.recorders.set(factory);
     }
 
-    fn recorder(&self, info: &AgentInfo) -> Option<Box<dyn super::history_observer::HistoryObserver>> {
+    fn recorder(
+        &self,
+        info: &AgentInfo,
+    ) -> Option<Box<dyn super::history_observer::HistoryObserver>> {
         self.recorders.get().and_then(|f| f(info))
     }
 
