@@ -57,6 +57,7 @@ pub fn transcript_load(data: &[u8]) {
         about: vec![loaded.header.workspace.clone()],
         earlier: &loaded.earlier,
         messages: &loaded.messages,
+        agents: &loaded.agents,
     };
     let _ = tooloop::export::markdown::markdown(&conv);
     let html = tooloop::export::html::html(&conv, None);
