@@ -57,6 +57,7 @@ pub fn transcript_load(data: &[u8]) {
         about: vec![loaded.header.workspace.clone()],
         earlier: &loaded.earlier,
         messages: &loaded.messages,
+        agents: &loaded.agents,
     };
     let _ = tooloop::export::markdown::markdown(&conv);
     let html = tooloop::export::html::html(&conv, None);
@@ -93,7 +94,7 @@ pub fn recording_load(data: &[u8]) {
     };
     let path: PathBuf = scratch().join("fuzz.record.jsonl");
     std::fs::write(&path, &bytes).expect("scratch file");
-    let rec = match tooloop::record::reader::read(&path) {
+    let rec = match tooloop::recording::reader::read(&path) {
         Ok(r) => r,
         Err(e) => {
             assert!(!e.to_string().is_empty());
@@ -106,9 +107,9 @@ pub fn recording_load(data: &[u8]) {
     let _ = rec.header();
     let timeline = tooloop::replay::timeline(&rec.entries);
     let _ = tooloop::export::timeline_svg::svg(&timeline);
-    let n = tooloop::record::index::count_requests(&path).expect("readable");
+    let n = tooloop::recording::index::count_requests(&path).expect("readable");
     for ordinal in [0, n.saturating_sub(1), n] {
-        let _ = tooloop::record::index::load_request(&path, ordinal).expect("readable");
+        let _ = tooloop::recording::index::load_request(&path, ordinal).expect("readable");
     }
 }
 
