@@ -111,13 +111,14 @@ async fn read_file_default_limit_is_2000_lines_and_long_lines_are_cut() {
 #[tokio::test]
 async fn read_file_refuses_binary_non_utf8_huge_and_directories() {
     let (d, ctx) = workspace();
-    write(d.path(), "img.png", b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR");
+    // Binary that is no image (PNG, JPEG, GIF and WebP files are images: tests/images.rs).
+    write(d.path(), "blob.bin", b"\x7fELF\x02\x01\x01\0\0\0\0\0");
     write(d.path(), "latin1.txt", b"caf\xe9\n");
     write(d.path(), "sub/x", "x");
     let huge = fs::File::create(d.path().join("huge.log")).expect("create");
     huge.set_len(11 * 1024 * 1024).expect("sparse file");
     let cases = [
-        ("img.png", "binary"),
+        ("blob.bin", "binary"),
         ("latin1.txt", "not valid UTF-8"),
         ("huge.log", "10 MiB"),
         ("sub", "use list_dir"),
