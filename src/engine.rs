@@ -164,8 +164,12 @@ pub fn start_with(
             todos.clone(),
         )));
     }
-    let mut agent = Agent::new(provider, exec_env(config, front, tools, sink)?, settings);
+    let plan = crate::tools::exit_plan_mode::PlanSlot::default();
+    let exec = exec_env(config, front, tools, sink)?;
+    let exec = with_plan_tool(exec, plan.clone());
+    let mut agent = Agent::new(provider, exec, settings);
     agent.todos = todos;
+    agent.plan = plan;
     agent.context = crate::agent::context::ContextState::new(config.context.clone());
     agent.mcp = start_mcp(config, agent.events());
     let session = match &overrides.sessions_dir {
@@ -231,6 +235,10 @@ pub fn exec_env(
         &config.allowed_tools,
         front == FrontEnd::Interactive,
     );
+    policy.set_rules(
+        config.permission_rules.clone(),
+        Some(crate::permission::settings::local_path(workspace.root())),
+    );
     let sandbox = sandbox_for_run(config, &events);
     if sandbox.is_some() {
         policy.set_sandboxed(&sandboxed_tools(&tools));
@@ -243,6 +251,23 @@ pub fn exec_env(
     exec.max_output_bytes = config.max_output_bytes;
     exec.default_timeout = config.tool_timeout;
     Ok(exec)
+}
+
+/// Adds `exit_plan_mode` (offered only in plan mode), which reads the policy's mode.
+fn with_plan_tool(mut exec: ExecEnv, plan: crate::tools::exit_plan_mode::PlanSlot) -> ExecEnv {
+    use crate::tools::exit_plan_mode::ExitPlanMode;
+    if exec
+        .registry
+        .get(crate::permission::decide::EXIT_PLAN_MODE)
+        .is_some()
+    {
+        return exec;
+    }
+    let policy = exec.policy.clone();
+    let tool = ExitPlanMode::new(plan, Arc::new(move || policy.mode().as_str()));
+    let (registry, _) = exec.registry.with_tools(vec![Arc::new(tool)]);
+    exec.registry = Arc::new(registry);
+    exec
 }
 
 /// Launches the configured MCP servers without waiting for any (the first frame is not

@@ -9,6 +9,7 @@ use serde_json::Value;
 use crate::message::Message;
 // The permission flow owns the answer; front ends send it through AgentCommand.
 pub use crate::permission::Decision;
+pub use crate::permission::rules::RuleRef;
 // Tools answer their previews; the events carry them to the front ends.
 use crate::provider::{RequestBody, Usage};
 pub use crate::tools::Preview;
@@ -41,6 +42,11 @@ pub enum AgentCommand {
     SetModel { model: String },
     /// Take back an "allow for this session" given to this tool (`/permissions`).
     RevokeSessionGrant { tool: String },
+    /// Switch the approval mode (Shift+Tab, `/approval MODE`); answered with
+    /// [`AgentEvent::ApprovalChanged`]. Takes effect at the next decision, mid-turn too.
+    SetApproval {
+        mode: crate::permission::ApprovalMode,
+    },
     /// End the agent task.
     Shutdown,
 }
@@ -64,6 +70,8 @@ pub enum Terminal {
     HookStopped,
     /// The stop hook sent the model back to work too many times in a row.
     StopHookPrevented,
+    /// Headless plan mode: the model called `exit_plan_mode` (the plan is in `result.plan`).
+    PlanReady,
 }
 
 impl Terminal {
@@ -80,6 +88,7 @@ impl Terminal {
             Terminal::BlockingLimit => "blocking_limit",
             Terminal::HookStopped => "hook_stopped",
             Terminal::StopHookPrevented => "stop_hook_prevented",
+            Terminal::PlanReady => "plan_ready",
         }
     }
 
@@ -163,12 +172,16 @@ pub enum AgentEvent {
         input: Value,
         summary: String,
         preview: Option<Preview>,
+        /// Why it asks, and what "always allow" would write.
+        why: AskWhy,
     },
     /// Consent was decided (by the user, a mode or a rule).
     Permission {
         id: String,
         name: String,
         allowed: bool,
+        /// The rule (and its file) that decided, when one did.
+        rule: Option<RuleRef>,
     },
     ToolStart {
         id: String,
@@ -268,8 +281,29 @@ pub enum AgentEvent {
     },
     /// An MCP server's state changed (stream-json's `mcp` line once it is ready or failed).
     Mcp(ServerStatus),
+    /// The approval mode changed (Shift+Tab, `/approval`, an approved plan).
+    ApprovalChanged {
+        mode: crate::permission::ApprovalMode,
+    },
+    /// Headless plan mode: the model handed this plan over; the run ends with `plan_ready`.
+    PlanReady {
+        plan: String,
+    },
     /// The prompt's loop ended.
     Done(TurnSummary),
+}
+
+/// Why a call asks, for the approval box.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct AskWhy {
+    /// An `ask` rule (and its file) made it ask.
+    pub rule: Option<RuleRef>,
+    /// The recursive-delete guard caught this target.
+    pub guarded: Option<String>,
+    /// The rule "always allow … in this project" proposes (`bash(cargo test:*)`); None when
+    /// no rule could cover the call.
+    pub suggestion: Option<String>,
 }
 
 /// The end of one prompt's loop: what `result` prints in headless mode.

@@ -8,6 +8,7 @@
 mod decide;
 mod extensions;
 mod failure;
+mod steering;
 mod stream_events;
 
 use futures::StreamExt;
@@ -233,6 +234,10 @@ async fn one_request(agent: &mut Agent, state: &mut State, cancel: &Cancellation
     message.extend(tail.map(ContentBlock::text));
     agent.push(Message::user(message));
     agent.record_todos();
+    if let Some(plan) = steering::plan_ready(agent) {
+        agent.exec.events.send(AgentEvent::PlanReady { plan });
+        return Flow::End(Terminal::PlanReady, None);
+    }
     if let Some(stopped) = extensions::stopped_by_hook(agent) {
         return stopped;
     }
@@ -335,7 +340,7 @@ async fn open_stream(
     state: &mut State,
     cancel: &CancellationToken,
 ) -> Result<EventStream, OpenError> {
-    let tools = agent.exec.registry.specs();
+    let tools = steering::offered_tools(agent);
     loop {
         let req = agent.request(&state.model, &tools);
         let body = Arc::new(agent.provider.encode(&req));

@@ -64,6 +64,10 @@ async fn run(mut agent: Agent, mut rx: mpsc::UnboundedReceiver<AgentCommand>) ->
                     agent.exec.policy.revoke(&tool);
                     continue;
                 }
+                Some(AgentCommand::SetApproval { mode }) => {
+                    set_approval(&agent, mode);
+                    continue;
+                }
                 // Nothing runs: an abort or a late permission answer has nothing to reach.
                 Some(AgentCommand::Abort | AgentCommand::PermissionReply { .. }) => continue,
                 Some(AgentCommand::Shutdown) | None => return agent,
@@ -92,6 +96,10 @@ async fn run(mut agent: Agent, mut rx: mpsc::UnboundedReceiver<AgentCommand>) ->
                         // The TUI refuses /compact while a turn runs.
                         Some(AgentCommand::Compact { .. }) => {}
                         Some(AgentCommand::RevokeSessionGrant { tool }) => policy.revoke(&tool),
+                        Some(AgentCommand::SetApproval { mode }) => {
+                            policy.set_mode(mode);
+                            events.send(AgentEvent::ApprovalChanged { mode });
+                        }
                         Some(AgentCommand::NewConversation) => {
                             cancel.cancel();
                             reset = true;
@@ -129,6 +137,12 @@ async fn run(mut agent: Agent, mut rx: mpsc::UnboundedReceiver<AgentCommand>) ->
     }
 }
 
+/// Shift+Tab / `/approval`: the policy decides in `mode` from now on.
+fn set_approval(agent: &Agent, mode: crate::permission::ApprovalMode) {
+    agent.exec.policy.set_mode(mode);
+    agent.events().send(AgentEvent::ApprovalChanged { mode });
+}
+
 /// A manual compaction; Abort cancels it (history unchanged). True if the agent must stop.
 async fn compact(
     agent: &mut Agent,
@@ -139,6 +153,7 @@ async fn compact(
     let cancel = CancellationToken::new();
     let mut shutdown = false;
     let policy = agent.exec.policy.clone();
+    let events = agent.exec.events.clone();
     let work = super::context::prepare::manual(agent, instructions.as_deref(), &cancel);
     tokio::pin!(work);
     loop {
@@ -148,6 +163,10 @@ async fn compact(
                 Some(AgentCommand::Abort) => cancel.cancel(),
                 Some(AgentCommand::Submit { text }) => queued.push_back(text),
                 Some(AgentCommand::RevokeSessionGrant { tool }) => policy.revoke(&tool),
+                Some(AgentCommand::SetApproval { mode }) => {
+                    policy.set_mode(mode);
+                    events.send(AgentEvent::ApprovalChanged { mode });
+                }
                 Some(AgentCommand::Shutdown) | None => {
                     cancel.cancel();
                     shutdown = true;

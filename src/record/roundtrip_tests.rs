@@ -21,7 +21,7 @@ use crate::provider::{RequestBody, Usage};
 
 /// How many variants [`E`] has. A new variant needs an arm in [`variant`] (the match is
 /// exhaustive) with the next number, this count raised, and an example in [`examples`].
-const VARIANTS: usize = 33;
+const VARIANTS: usize = 35;
 
 fn variant(e: &E) -> usize {
     match e {
@@ -58,6 +58,8 @@ fn variant(e: &E) -> usize {
         E::Done(_) => 30,
         E::ToolTimings { .. } => 31,
         E::Todos { .. } => 32,
+        E::ApprovalChanged { .. } => 33,
+        E::PlanReady { .. } => 34,
     }
 }
 
@@ -97,6 +99,12 @@ fn examples() -> Vec<E> {
             text: "fix it 修".into(),
         },
         E::TurnStart { turn: 2 },
+        E::ApprovalChanged {
+            mode: crate::permission::ApprovalMode::Plan,
+        },
+        E::PlanReady {
+            plan: "# Plan\n1. 读".into(),
+        },
         E::Todos {
             todos: vec![crate::todo::TodoItem {
                 content: "写测试".into(),
@@ -150,11 +158,13 @@ fn examples() -> Vec<E> {
                 text: "rm -rf target".into(),
                 note: None,
             }),
+            why: Default::default(),
         },
         E::Permission {
             id: "toolu_1".into(),
             name: "bash".into(),
             allowed: false,
+            rule: None,
         },
         E::ToolStart {
             id: "toolu_1".into(),

@@ -72,6 +72,9 @@ impl Tool for Bash {
     fn runs_sandboxed(&self) -> bool {
         true
     }
+    fn command(&self, input: &Value) -> Option<String> {
+        super::args::optional_str(input, "command").map(str::to_string)
+    }
     fn preview(&self, input: &Value) -> Option<Preview> {
         Some(Preview::Command {
             text: optional_str(input, "command").unwrap_or("").to_string(),

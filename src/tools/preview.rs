@@ -18,4 +18,6 @@ pub enum Preview {
     },
     /// A file written whole with this content.
     NewFile { path: String, content: String },
+    /// A plan in markdown (`exit_plan_mode`): approve it, or send feedback.
+    Plan { markdown: String },
 }

@@ -36,6 +36,8 @@ pub struct ApprovalRequest {
     pub summary: String,
     /// What the tool says the call would change; None shows the input as JSON.
     pub preview: Option<Preview>,
+    /// Why it asks (an ask rule, the delete guard) and what "always allow" would write.
+    pub why: crate::agent::protocol::AskWhy,
 }
 
 #[derive(Default)]
@@ -233,6 +235,9 @@ fn body_lines(req: &ApprovalRequest, theme: &Theme) -> Vec<Line<'static>> {
                 out.push(Line::styled(format!("+ {l}"), theme.ok));
             }
         }
+        Some(Preview::Plan { markdown }) => {
+            out.extend(super::markdown::render(&sanitize(markdown)))
+        }
         None => out.extend(json_view::render(&req.input)),
     }
     out.truncate(MAX_BODY_LINES);
@@ -286,6 +291,7 @@ mod tests {
             input: serde_json::json!({"target": "x"}),
             summary: "x".into(),
             preview: None,
+            why: Default::default(),
         };
         let got = text(&body_lines(&req, &Theme::default())).join("\n");
         assert!(got.contains("\"target\"") && got.contains("\"x\""), "{got}");

@@ -83,6 +83,7 @@ impl App {
                 input,
                 summary,
                 preview,
+                why,
             } => {
                 self.set_tool_state(&id, ToolState::Approval);
                 self.approvals.push(
@@ -92,6 +93,7 @@ impl App {
                         input,
                         summary,
                         preview,
+                        why,
                     },
                     now,
                 );
@@ -213,6 +215,7 @@ impl App {
             AgentEvent::HookEnd { id, report } => self.hook_ended(&id, report, now),
             AgentEvent::Mcp(status) => self.mcp_changed(status),
             AgentEvent::Todos { .. } => {}
+            AgentEvent::ApprovalChanged { .. } | AgentEvent::PlanReady { .. } => {}
             AgentEvent::Done(summary) => self.done(summary, now),
         }
     }
