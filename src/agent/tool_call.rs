@@ -312,3 +312,47 @@ pub fn human_duration(d: Duration) -> String {
         format!("{ms} ms")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::permission::{ApprovalMode, Decision, PermissionPolicy};
+
+    /// "Keep planning" with feedback reaches the model as the error result carrying it.
+    #[tokio::test]
+    async fn keep_planning_carries_the_feedback() {
+        let p = PermissionPolicy::new(ApprovalMode::Plan, &[], true);
+        let rx = p.register("t1");
+        p.reply(
+            "t1",
+            Decision::Deny {
+                reason: Some("先写测试 first".into()),
+            },
+        );
+        let c = CancellationToken::new();
+        let Consent::Refused(m) = p.wait("t1", EXIT_PLAN_MODE, rx, &c).await else {
+            panic!("refused");
+        };
+        assert_eq!(
+            plan_feedback(&m),
+            "The user did not approve the plan and wants you to keep planning (still in plan \
+             mode). Their feedback: 先写测试 first"
+        );
+        let rx = p.register("t2");
+        p.reply("t2", Decision::Deny { reason: None });
+        let Consent::Refused(m) = p.wait("t2", EXIT_PLAN_MODE, rx, &c).await else {
+            panic!("refused");
+        };
+        assert!(plan_feedback(&m).starts_with("The user did not approve the plan"));
+        // Approving switches the mode before the tool runs.
+        let rx = p.register("t3");
+        p.reply(
+            "t3",
+            Decision::ApprovePlan {
+                mode: ApprovalMode::AutoEdit,
+            },
+        );
+        assert_eq!(p.wait("t3", EXIT_PLAN_MODE, rx, &c).await, Consent::Granted);
+        assert_eq!(p.mode(), ApprovalMode::AutoEdit);
+    }
+}

@@ -77,6 +77,8 @@ pub struct RunInfo {
     pub approval: String,
     /// Known and configured models, for `/model` (None: the built-in table).
     pub models: Option<std::sync::Arc<crate::models::ModelTable>>,
+    /// The permission rules of the three files (`/permissions`).
+    pub rules: crate::permission::rules::RuleSet,
 }
 
 /// Screen areas of the last frame (mouse wheel routing, page sizes).
@@ -87,6 +89,14 @@ pub struct Areas {
     pub json: Option<Rect>,
     /// One per registered extra pane that has room this frame.
     pub extra: Vec<Rect>,
+    /// The whole terminal (the todo list folds to one line on a small one).
+    pub screen: Rect,
+}
+
+impl Areas {
+    pub fn screen_height(&self) -> u16 {
+        self.screen.height
+    }
 }
 
 pub struct App {
@@ -131,11 +141,18 @@ pub struct App {
     pub(super) timings: std::collections::HashMap<String, crate::session::record::ToolTiming>,
     /// Each configured MCP server's last reported state (status bar, `/mcp`).
     pub mcp: Vec<crate::agent::protocol::ServerStatus>,
+    /// The approval mode, the todo list and the permission rules as the agent last said.
+    pub steering: super::steering::Steering,
     outbox: Vec<AgentCommand>,
 }
 
 impl App {
     pub fn new(info: RunInfo) -> Self {
+        let steering = super::steering::Steering {
+            mode: crate::permission::ApprovalMode::parse(&info.approval).unwrap_or_default(),
+            rules: info.rules.clone(),
+            ..Default::default()
+        };
         App {
             theme: Theme::default(),
             info,
@@ -165,8 +182,14 @@ impl App {
             earlier: Vec::new(),
             timings: Default::default(),
             mcp: Vec::new(),
+            steering,
             outbox: Vec::new(),
         }
+    }
+
+    /// A live agent answers (not a replay): Shift+Tab switches its approval mode.
+    pub fn is_live(&self) -> bool {
+        crate::permission::ApprovalMode::parse(&self.info.approval).is_some()
     }
 
     pub(super) fn send(&mut self, cmd: AgentCommand) {

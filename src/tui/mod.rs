@@ -31,6 +31,7 @@ pub mod scroll;
 pub mod sessions_overlay;
 pub mod slash;
 pub mod status_bar;
+pub mod steering;
 pub mod streaming_text;
 pub mod strings;
 pub mod terminal;
@@ -91,6 +92,7 @@ pub async fn run(config: Config, initial_prompt: Option<String>) -> anyhow::Resu
             .map(|v| v.get_name().to_string())
             .unwrap_or_default(),
         models: Some(config.context.models.clone()),
+        rules: config.permission_rules.clone(),
     });
     if let Some(path) = prompt_history::file_for(&config.workspace) {
         app.input.use_history_file(path);

@@ -25,6 +25,8 @@ pub struct StatusView<'a> {
     pub sandbox: &'a str,
     /// Tools allowed for the session ("allowed: bash"), shown right after the state.
     pub grants: Option<String>,
+    /// The approval mode, in its own colour (None in a replay).
+    pub mode: Option<crate::permission::ApprovalMode>,
     /// `mcp 2/3` when MCP servers are configured.
     pub mcp: Option<String>,
     pub quit_armed: bool,
@@ -76,6 +78,10 @@ pub fn draw(f: &mut Frame, area: Rect, v: &StatusView, theme: &Theme) {
         sep(),
         Span::styled(v.state.clone(), state_style),
     ];
+    if let Some(mode) = v.mode {
+        spans.push(sep());
+        spans.push(super::steering::mode_span(mode, theme));
+    }
     if let Some(g) = &v.grants {
         spans.push(sep());
         spans.push(Span::styled(g.clone(), theme.accent));
@@ -211,6 +217,7 @@ mod tests {
             session: Some("1a2b3c4d"),
             sandbox: "workspace-write",
             grants: None,
+            mode: None,
             mcp: Some("mcp 2/2".into()),
             quit_armed: false,
             note: Some(note),

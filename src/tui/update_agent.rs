@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use super::app::App;
+use super::app::{App, NOTE_WINDOW};
 use super::approval::ApprovalRequest;
 use super::cells::CellKind;
 use super::streaming_text::StreamingMarkdown;
@@ -214,8 +214,13 @@ impl App {
             }
             AgentEvent::HookEnd { id, report } => self.hook_ended(&id, report, now),
             AgentEvent::Mcp(status) => self.mcp_changed(status),
-            AgentEvent::Todos { .. } => {}
-            AgentEvent::ApprovalChanged { .. } | AgentEvent::PlanReady { .. } => {}
+            AgentEvent::Todos { todos } => self.steering.todos = todos,
+            AgentEvent::ApprovalChanged { mode } => {
+                self.steering.mode = mode;
+                self.note = Some((strings::approval_changed(mode), now + NOTE_WINDOW));
+            }
+            // Only headless runs end at a plan; the TUI asked the user instead.
+            AgentEvent::PlanReady { .. } => {}
             AgentEvent::Done(summary) => self.done(summary, now),
         }
     }
