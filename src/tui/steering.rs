@@ -9,7 +9,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use unicode_width::UnicodeWidthStr;
 
-use super::sanitize::sanitize;
+use super::text::sanitize::sanitize;
 use super::theme::Theme;
 use crate::permission::ApprovalMode;
 use crate::permission::rules::RuleSet;
