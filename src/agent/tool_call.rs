@@ -280,11 +280,11 @@ fn plan_feedback(refusal: &str) -> String {
         .map(|(_, r)| r.trim_end_matches(". Do not retry it unchanged."))
         .unwrap_or("");
     if feedback.trim().is_empty() {
-        "The user did not approve the plan and wants you to keep planning (still in plan          mode: only read-only tools run). Ask what to change if it is unclear."
+        "The user did not approve the plan and wants you to keep planning (still in plan mode: only read-only tools run). Ask what to change if it is unclear."
             .into()
     } else {
         format!(
-            "The user did not approve the plan and wants you to keep planning (still in plan              mode). Their feedback: {feedback}"
+            "The user did not approve the plan and wants you to keep planning (still in plan mode). Their feedback: {feedback}"
         )
     }
 }

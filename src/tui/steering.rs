@@ -242,15 +242,13 @@ mod tests {
             ],
             ..Default::default()
         };
-        let small = screen(&st, 80, 24);
+        // A wide character's second cell reads as a space here: compare without spaces.
+        let small = screen(&st, 80, 24).replace(' ', "");
         assert_eq!(small.lines().count(), 1, "{small}");
-        assert!(small.contains("▸ 写测试"), "{small}");
-        assert!(small.contains("1/3 done"), "{small}");
-        let tall = screen(&st, 200, 50);
-        assert!(
-            tall.contains("✓ 读代码") && tall.contains("○ ship"),
-            "{tall}"
-        );
+        assert!(small.contains("▸写测试"), "{small}");
+        assert!(small.contains("1/3done"), "{small}");
+        let tall = screen(&st, 200, 50).replace(' ', "");
+        assert!(tall.contains("✓读代码") && tall.contains("○ship"), "{tall}");
         st.toggle_todos(50);
         assert_eq!(screen(&st, 200, 50).lines().count(), 1);
         st.toggle_todos(24);
