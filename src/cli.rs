@@ -174,6 +174,11 @@ pub struct Cli {
     #[arg(long)]
     pub no_prompt_cache: bool,
 
+    /// Anthropic: offer the server-side web_search tool (the API runs the searches; config
+    /// `[tools] web_search`, `web_search_max_uses`, default 5 searches a request).
+    #[arg(long)]
+    pub web_search: bool,
+
     /// Compact the conversation before a request when the context passes the threshold.
     #[arg(long, value_enum, value_name = "on|off")]
     pub auto_compact: Option<OnOff>,

@@ -44,6 +44,8 @@ pub struct Config {
     /// What the user should hear about the resolved settings (a raised max_tokens, a flag
     /// this provider ignores); said once when the run starts.
     pub notes: Vec<String>,
+    /// Anthropic's server-side web_search tool, with its `max_uses`; None = not offered.
+    pub web_search: Option<u32>,
     pub max_tokens: u32,
     pub sibling_abort: bool,
     pub disable_parallel_tool_use: bool,
@@ -52,6 +54,8 @@ pub struct Config {
     pub idle_timeout: Duration,
     pub max_output_bytes: usize,
     pub tool_timeout: Duration,
+    /// `[background] max_jobs`.
+    pub max_jobs: usize,
     pub trace: Option<PathBuf>,
     pub mouse: bool,
     /// `--record` / `record = …`: write a recording beside the transcript.
@@ -329,6 +333,19 @@ impl Config {
                 max_tokens = raised;
             }
         }
+        let web_search = match cli.web_search || file.tools.web_search.unwrap_or(false) {
+            false => None,
+            // Only Anthropic's API runs server tools; OpenAI-compatible APIs have no
+            // standard form for them, so the flag is refused there, saying so.
+            true if !defaults.server_tools => {
+                notes.push(format!(
+                    "--web-search is not available with the {provider} provider (no standard \
+                     form for server-side search on OpenAI-compatible APIs); searching is off"
+                ));
+                None
+            }
+            true => Some(file.tools.web_search_max_uses.unwrap_or(5).max(1)),
+        };
         if reasoning_effort.is_some() && !defaults.reasoning_effort {
             notes.push(format!(
                 "--reasoning-effort is not sent by the {provider} provider{}",
@@ -363,6 +380,7 @@ impl Config {
             thinking_budget,
             reasoning_effort,
             notes,
+            web_search,
             max_tokens,
             sibling_abort: !cli.no_sibling_abort,
             disable_parallel_tool_use: cli.no_parallel_tool_use,
@@ -387,6 +405,11 @@ impl Config {
                 .timeout_secs
                 .map(|s| Duration::from_secs(s.max(1)))
                 .unwrap_or(crate::tools::DEFAULT_TOOL_TIMEOUT),
+            max_jobs: file
+                .background
+                .max_jobs
+                .unwrap_or(crate::background::DEFAULT_MAX_JOBS)
+                .max(1),
             trace: cli.trace.clone(),
             mouse: cli.mouse || file.mouse.unwrap_or(false),
             record: match (cli.record, &file.record) {

@@ -82,6 +82,9 @@ pub struct FileConfig {
     pub retry: RetrySection,
     #[serde(default)]
     pub keyboard: KeyboardSection,
+    /// `[background]`: jobs started with bash `run_in_background`.
+    #[serde(default)]
+    pub background: BackgroundSection,
     /// `[mcp.servers.NAME]`: MCP servers whose tools join the registry.
     #[serde(default)]
     pub mcp: crate::mcp::McpSection,
@@ -105,6 +108,17 @@ pub struct ToolsSection {
     pub timeout_secs: Option<u64>,
     pub max_output_bytes: Option<usize>,
     pub allow: Option<Vec<String>>,
+    /// Offer Anthropic's server-side web_search tool.
+    pub web_search: Option<bool>,
+    /// At most this many searches per request (the tool's `max_uses`; default 5).
+    pub web_search_max_uses: Option<u32>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct BackgroundSection {
+    /// Background jobs running at once (default 8).
+    pub max_jobs: Option<usize>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize, PartialEq)]
@@ -313,6 +327,10 @@ pub const DEFAULT_CONFIG: &str = r##"# tooloop configuration. Every key is optio
 # max_output_bytes = 30000
 # Tools that run without asking (like --allow-tool).
 # allow = ["write_file"]
+
+[background]
+# Background jobs (bash run_in_background) running at once.
+# max_jobs = 8
 
 [retry]
 # Attempts per request in all, the first included.

@@ -69,12 +69,16 @@ pub struct Engine {
     pub sandbox: &'static str,
     /// The tools that run inside it (their stream-json `tool_end` lines say so).
     pub sandboxed_tools: Vec<String>,
+    /// The session's background jobs (headless lists them in `result.background`).
+    pub jobs: Arc<crate::background::Jobs>,
 }
 
 /// The front end's handle on the agent task.
 pub struct Control {
     commands: mpsc::UnboundedSender<AgentCommand>,
     task: JoinHandle<Agent>,
+    /// Ended by the agent task when it stops; killed here if it does not stop in time.
+    jobs: Arc<crate::background::Jobs>,
     trace: Option<Tap>,
     record: Option<crate::record::RecordTap>,
 }
@@ -97,6 +101,7 @@ impl Control {
         let Control {
             commands,
             task,
+            jobs,
             trace,
             record,
         } = self;
@@ -119,6 +124,8 @@ impl Control {
                 None
             }
         };
+        // Whatever became of the agent task, no job outlives the session.
+        jobs.kill_now();
         if let Some(trace) = trace {
             trace.write();
         }
@@ -189,6 +196,7 @@ pub fn start_with(
     let (commands, commands_rx) = mpsc::unbounded_channel();
     let sandbox = crate::sandbox::label(agent.exec.sandbox.as_deref());
     let sandboxed_tools = sandboxed_tools(&agent.exec.registry);
+    let jobs = agent.exec.jobs.clone();
     let (events, record) = crate::record::start(
         config.record,
         session.as_ref(),
@@ -207,12 +215,14 @@ pub fn start_with(
         control: Control {
             commands,
             task,
+            jobs: jobs.clone(),
             trace,
             record,
         },
         session,
         sandbox,
         sandboxed_tools,
+        jobs,
     })
 }
 
@@ -250,6 +260,10 @@ pub fn exec_env(
     exec.sibling_abort = config.sibling_abort;
     exec.max_output_bytes = config.max_output_bytes;
     exec.default_timeout = config.tool_timeout;
+    exec.jobs = Arc::new(crate::background::Jobs::in_state_dir(
+        config.max_jobs,
+        crate::agent::exec_env::job_events(&exec.events),
+    ));
     Ok(exec)
 }
 
@@ -313,6 +327,7 @@ fn loop_settings_and_notes(config: &Config) -> (LoopSettings, Vec<String>) {
         idle_timeout: config.idle_timeout,
         disable_parallel_tool_use: config.disable_parallel_tool_use,
         fallback_model: config.fallback_model.clone(),
+        web_search: config.web_search,
     };
     (settings, notes)
 }

@@ -54,12 +54,17 @@ pub async fn run(
     // prints a result.
     let cancel = CancellationToken::new();
     let sigint = crate::interrupt::cancel_on_sigint(&cancel);
+    // SIGTERM and SIGHUP end the run like SIGINT (the turn is aborted, every background
+    // job ended, the result printed), with the status the signal would have given.
+    let terminated = on_termination(&cancel);
     let engine::Engine {
         mut events,
         control,
         session,
         sandbox,
         sandboxed_tools,
+        jobs,
+        ..
     } = engine::start(config, FrontEnd::Headless)?;
     // t_ms counts from here: the agent is ready, the prompt goes in next.
     let start = Instant::now();
@@ -87,11 +92,17 @@ pub async fn run(
     };
     let mut summary = None;
     let mut plan = None;
+    let mut ended = std::collections::HashSet::new();
     while let Some(event) = events.recv().await {
         match &event {
             AgentEvent::Done(s) => summary = Some(s.clone()),
             AgentEvent::PlanReady { plan: p } => plan = Some(p.clone()),
             _ => {}
+        }
+        if let AgentEvent::Background(e) = &event
+            && e.change == crate::background::Change::Ended
+        {
+            ended.insert(e.job.shell_id.clone());
         }
         print_event(&event, format, start, &sandbox);
         if summary.is_some() {
@@ -100,14 +111,89 @@ pub async fn run(
     }
     sigint.abort();
     forward.abort();
+    // The run is over: so is every background job (the agent task ends them as it stops).
     let agent = control.stop(STOP_GRACE).await;
+    let background = jobs.list();
+    // Their `background` lines, for the jobs that ended only now.
+    for job in background.iter().filter(|j| !ended.contains(&j.shell_id)) {
+        if job.state.is_running() {
+            continue;
+        }
+        let event = AgentEvent::Background(crate::background::JobEvent {
+            change: crate::background::Change::Ended,
+            job: job.clone(),
+        });
+        print_event(&event, format, start, &sandbox);
+    }
     let summary = summary.ok_or(HeadlessError::AgentGone)?;
     let (history, todos) = agent
         .map(|a| (a.history, a.todos.current()))
         .unwrap_or_default();
-    let extra = Extra { todos, plan };
+    let extra = Extra {
+        todos,
+        plan,
+        background,
+    };
     print_result(&summary, &history, &extra, format, start);
-    Ok(exit_code(summary.reason))
+    Ok(match terminated.signal() {
+        Some(sig) => 128 + sig,
+        None => exit_code(summary.reason),
+    })
+}
+
+/// The termination signal (SIGTERM, SIGHUP) that ended the run, if one did.
+struct Terminated(std::sync::Arc<std::sync::atomic::AtomicI32>);
+
+impl Terminated {
+    fn signal(&self) -> Option<i32> {
+        match self.0.load(std::sync::atomic::Ordering::SeqCst) {
+            0 => None,
+            sig => Some(sig),
+        }
+    }
+}
+
+/// Cancels `cancel` on SIGTERM or SIGHUP, and makes sure the process ends within a few
+/// seconds afterwards even if something hangs (every job's group is killed first).
+fn on_termination(cancel: &CancellationToken) -> Terminated {
+    use tokio::signal::unix::{SignalKind, signal};
+    let seen = std::sync::Arc::new(std::sync::atomic::AtomicI32::new(0));
+    for (kind, sig) in [
+        (SignalKind::terminate(), libc::SIGTERM),
+        (SignalKind::hangup(), libc::SIGHUP),
+    ] {
+        let Ok(mut stream) = signal(kind) else {
+            continue;
+        };
+        let (cancel, seen) = (cancel.clone(), seen.clone());
+        tokio::spawn(async move {
+            if stream.recv().await.is_some() {
+                tracing::info!(signal = sig, "headless run terminated");
+                let _ = seen.compare_exchange(
+                    0,
+                    sig,
+                    std::sync::atomic::Ordering::SeqCst,
+                    std::sync::atomic::Ordering::SeqCst,
+                );
+                cancel.cancel();
+                exit_watchdog(std::time::Duration::from_secs(5), 128 + sig);
+            }
+        });
+    }
+    Terminated(seen)
+}
+
+/// After a termination signal nothing may keep the process alive: past `limit`, every
+/// background job's group is killed and the process exits.
+fn exit_watchdog(limit: std::time::Duration, code: i32) {
+    let _ = std::thread::Builder::new()
+        .name("exit-watchdog".into())
+        .spawn(move || {
+            std::thread::sleep(limit);
+            crate::background::reaper::kill_all_now();
+            // SAFETY: _exit only ends the process.
+            unsafe { libc::_exit(code) };
+        });
 }
 
 /// Which tools' `tool_end` lines carry `sandbox`, and its value.
@@ -239,6 +325,7 @@ pub fn stream_json(event: &AgentEvent) -> Option<Value> {
             json!({"type": "message", "message": &**message})
         }
         AgentEvent::Notice { text } => json!({"type": "notice", "text": text}),
+        AgentEvent::ServerBlock { block } => json!({"type": "server_tool", "block": block}),
         AgentEvent::Discarded { reason } => json!({"type": "discarded", "reason": reason}),
         AgentEvent::Error { message } => json!({"type": "error", "message": message}),
         AgentEvent::HookEnd { report, .. } => json!({
@@ -254,6 +341,7 @@ pub fn stream_json(event: &AgentEvent) -> Option<Value> {
             "tools": s.tools, "error": s.error,
         }),
         // Micro-compaction is not a `compact` in CLI.md's sense (no summary, same messages).
+        AgentEvent::Background(e) => return e.stream_json(),
         AgentEvent::Compacted { info, .. } if info.trigger != Trigger::Micro => json!({
             "type": "compact", "trigger": info.trigger,
             "pre_tokens": info.pre_tokens, "post_tokens": info.post_tokens,
@@ -278,6 +366,8 @@ pub struct Extra {
     pub todos: Vec<crate::todo::TodoItem>,
     /// The plan of a headless plan-mode run (`plan_ready`).
     pub plan: Option<String>,
+    /// The session's background jobs with their final state (left out when none).
+    pub background: Vec<crate::background::JobInfo>,
 }
 
 /// The `result` object: always the last line.
@@ -307,6 +397,14 @@ pub fn result_json<H: serde::Serialize + ?Sized>(
         }
         if let Some(plan) = &extra.plan {
             map.insert("plan".into(), json!(plan));
+        }
+        if !extra.background.is_empty() {
+            let jobs: Vec<Value> = extra
+                .background
+                .iter()
+                .map(|j| j.json_fields(j.state.as_str()))
+                .collect();
+            map.insert("background".into(), json!(jobs));
         }
     }
     v

@@ -6,6 +6,7 @@
 //! [`provider::Provider`] and the [`agent::executor::StreamingToolExecutor`].
 
 pub mod agent;
+pub mod background;
 pub mod checkpoint;
 pub mod cli;
 pub mod config;

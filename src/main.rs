@@ -15,6 +15,13 @@ static CATCH_SIGINT_EARLY: extern "C" fn() = tooloop::interrupt::install;
 
 fn main() {
     tooloop::interrupt::install();
+    // A panic anywhere must not leave background jobs behind (the TUI chains its terminal
+    // restore onto this hook).
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        tooloop::background::reaper::kill_all_now();
+        previous(info);
+    }));
     let cli = Cli::parse();
     // Only headless mode turns SIGINT into an aborted turn; everything else gets the
     // default action back (the TUI installs its own handler).
@@ -36,6 +43,9 @@ fn main() {
             1
         }
     };
+    // The last word on background jobs: the session ended them already; anything left (an
+    // agent task that did not stop in time) is killed before the process goes.
+    tooloop::background::reaper::kill_all_now();
     std::process::exit(code);
 }
 

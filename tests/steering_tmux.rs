@@ -34,7 +34,7 @@ impl std::ops::Deref for Screen {
 
 impl Screen {
     fn start(name: &str, w: u16, h: u16, server: &MockServer, args: &str) -> Option<Screen> {
-        if !tmux::available("the steering TUI tests") {
+        if !tmux::available() {
             return None;
         }
         let dir = tempfile::tempdir().expect("dir");

@@ -38,7 +38,12 @@ pub struct ToolRun {
 
 impl ToolRun {
     pub fn to_block(&self) -> ContentBlock {
-        ContentBlock::tool_result(&self.id, &self.output.content, self.output.is_error)
+        ContentBlock::ToolResult {
+            tool_use_id: self.id.clone(),
+            content: self.output.content.clone(),
+            is_error: self.output.is_error,
+            images: self.output.images.clone(),
+        }
     }
 
     /// How it ran, for the transcript (the same duration the ToolEnd event carried).

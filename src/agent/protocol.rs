@@ -16,6 +16,8 @@ pub use crate::tools::Preview;
 // Front ends show hooks and MCP servers as the agent reports them.
 pub use crate::hooks::{HookDecision, HookEvent, HookReport};
 pub use crate::mcp::{ServerState, ServerStatus};
+// Background jobs as front ends see them.
+pub use crate::background::{Change as JobChange, JobEvent, JobInfo, JobState};
 
 /// What a front end asks of the agent.
 #[derive(Clone, Debug, PartialEq)]
@@ -47,6 +49,9 @@ pub enum AgentCommand {
     SetApproval {
         mode: crate::permission::ApprovalMode,
     },
+    /// End a background job's process group (`/kill b1`); answered with its
+    /// `AgentEvent::Background` end, or an Error for an unknown id.
+    KillJob { id: String },
     /// End the agent task.
     Shutdown,
 }
@@ -109,6 +114,9 @@ pub enum Transition {
     ReactiveCompact,
     /// A stop hook gave the model a reason to go on.
     StopHook,
+    /// The API paused a long server-tool turn (`stop_reason: "pause_turn"`); the reply
+    /// went back as it was so the model continues it.
+    PauseTurn,
 }
 
 /// Everything the agent tells its front ends. Times are taken by the front end on receipt.
@@ -223,6 +231,11 @@ pub enum AgentEvent {
     Notice {
         text: String,
     },
+    /// A block the API's server tools produced arrived complete (a web search and its
+    /// results, a code execution), verbatim; it stays in the reply's message.
+    ServerBlock {
+        block: serde_json::Value,
+    },
     /// The partial output streamed since the last appended message was thrown away (a
     /// failed attempt before a model switch); front ends strike it out.
     Discarded {
@@ -289,6 +302,9 @@ pub enum AgentEvent {
     PlanReady {
         plan: String,
     },
+    /// A background job started, wrote output (at most twice a second), ended, or was
+    /// listed from a resumed transcript.
+    Background(JobEvent),
     /// The prompt's loop ended.
     Done(TurnSummary),
 }

@@ -8,6 +8,7 @@
 mod decide;
 mod extensions;
 mod failure;
+mod job_notices;
 mod steering;
 mod stream_events;
 
@@ -88,7 +89,7 @@ async fn run(agent: &mut Agent, prompt: &str, cancel: &CancellationToken) -> Tur
     if let Some(id) = agent.recorder.as_ref().and_then(|r| r.session_id()) {
         hooks.set_session(&id);
     }
-    let message = match extensions::prompt_message(agent, prompt, cancel).await {
+    let mut message = match extensions::prompt_message(agent, prompt, cancel).await {
         Ok(m) => m,
         Err(reason) => {
             // Not sent and not kept: the history is as it was before the prompt.
@@ -107,6 +108,17 @@ async fn run(agent: &mut Agent, prompt: &str, cancel: &CancellationToken) -> Tur
             };
         }
     };
+    // Images the prompt names (`@shot.png`, a pasted path) follow its text.
+    let (images, notices) = super::attachments::load(prompt, agent.exec.workspace.root());
+    for text in notices {
+        events.send(AgentEvent::Notice { text });
+    }
+    message.content.extend(
+        images
+            .into_iter()
+            .map(|source| ContentBlock::Image { source }),
+    );
+    job_notices::append(&agent.exec.jobs, &mut message.content);
     agent.push(message);
     extensions::join_mcp_tools(agent, cancel).await;
     let mut state = State {
@@ -231,6 +243,11 @@ async fn one_request(agent: &mut Agent, state: &mut State, cancel: &Cancellation
     let Plan { tail, next } = decide::decide(outcome, reply, state.max_tokens_recoveries);
     let mut message = results;
     message.extend(tail.map(ContentBlock::text));
+    // Only with a request to follow: a reply without tools ends the prompt, and the notice
+    // then goes with the next one.
+    if !message.is_empty() {
+        job_notices::append(&agent.exec.jobs, &mut message);
+    }
     agent.push(Message::user(message));
     agent.record_todos();
     if let Some(plan) = steering::plan_ready(agent) {
@@ -283,7 +300,11 @@ fn end_reply(
                 stop_reason: asm.stop_reason.clone(),
             });
             let cut = asm.stop_reason.as_deref() == Some("max_tokens");
-            (asm.blocks(!cut), Outcome::Finished { cut }, None)
+            let outcome = match asm.stop_reason.as_deref() {
+                Some("pause_turn") => Outcome::Paused,
+                _ => Outcome::Finished { cut },
+            };
+            (asm.blocks(!cut), outcome, None)
         }
         StreamOutcome::Aborted => (asm.blocks_with_partial(None), Outcome::Aborted, None),
         StreamOutcome::Failed(e) => {
@@ -470,6 +491,11 @@ async fn consume(
             Some(Completed::Block(ContentBlock::ToolUse { id, name, input })) => {
                 events.send(executor.tool_use_event(id, name, input));
                 executor.add(id, name, input);
+            }
+            Some(Completed::Block(ContentBlock::Other(block))) => {
+                events.send(AgentEvent::ServerBlock {
+                    block: block.clone(),
+                });
             }
             Some(Completed::Invalid(inv)) => {
                 events.send(executor.invalid_tool_use_event(&inv.id, &inv.name));

@@ -103,6 +103,7 @@ impl Call {
             max_output_bytes: env.max_output_bytes,
             http: env.http.clone(),
             sandbox,
+            jobs: Some(env.jobs.clone()),
         };
         let limit = tool
             .timeout(&input)

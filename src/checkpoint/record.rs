@@ -162,6 +162,10 @@ impl Recorder for Tracking {
         self.checkpoints.set(&self.session(), 0);
     }
 
+    fn background(&mut self, job: &crate::background::JobInfo) {
+        self.inner.background(job);
+    }
+
     fn todos(&mut self, todos: &[crate::todo::TodoItem]) {
         self.inner.todos(todos);
     }

@@ -86,8 +86,19 @@ fn messages(out: &mut String, messages: &[Message]) {
         );
         for block in &m.content {
             match block {
-                ContentBlock::Text { text } => {
-                    let _ = write!(out, "<div class=\"text\">{}</div>", escape(text));
+                ContentBlock::Text { text, citations } => {
+                    let _ = write!(out, "<div class=\"text\">{}", escape(text));
+                    for s in citations.iter().filter_map(crate::message::server::source) {
+                        if s.url.starts_with("http://") || s.url.starts_with("https://") {
+                            let _ = write!(
+                                out,
+                                " <a class=\"cite\" href=\"{}\">[{}]</a>",
+                                escape(&s.url),
+                                escape(&s.title)
+                            );
+                        }
+                    }
+                    out.push_str("</div>");
                 }
                 ContentBlock::Thinking { thinking, .. } => {
                     let _ = write!(
@@ -98,6 +109,22 @@ fn messages(out: &mut String, messages: &[Message]) {
                 }
                 ContentBlock::RedactedThinking { .. } => {
                     out.push_str("<p><em>(redacted thinking)</em></p>");
+                }
+                ContentBlock::Image { source } => {
+                    // The data URL is base64 (and the media type one we sniffed): nothing
+                    // in it can leave the attribute.
+                    let _ = write!(
+                        out,
+                        "<p><img alt=\"image\" style=\"max-width:100%\" src=\"{}\"></p>",
+                        escape(&source.data_url())
+                    );
+                }
+                ContentBlock::Other(v) => {
+                    let _ = write!(
+                        out,
+                        "<p class=\"server\">🌐 {}</p>",
+                        escape(&crate::message::server::summary(v))
+                    );
                 }
                 ContentBlock::ToolUse { id, name, input } => {
                     let pretty =
@@ -124,6 +151,13 @@ fn messages(out: &mut String, messages: &[Message]) {
                                 },
                                 escape(r.content)
                             );
+                            for image in r.images {
+                                let _ = write!(
+                                    out,
+                                    "<p><img alt=\"image\" style=\"max-width:100%\" src=\"{}\"></p>",
+                                    escape(&image.data_url())
+                                );
+                            }
                         }
                         None => out.push_str("<p><em>(no result)</em></p>"),
                     }

@@ -34,8 +34,16 @@ fn messages(out: &mut String, messages: &[Message]) {
         let _ = writeln!(out, "## {}\n", role_label(m.role));
         for block in &m.content {
             match block {
-                ContentBlock::Text { text } => {
+                ContentBlock::Text { text, citations } => {
                     out.push_str(text);
+                    // Cited sources as links right after the text they support.
+                    for s in citations.iter().filter_map(crate::message::server::source) {
+                        if s.url.starts_with("http://") || s.url.starts_with("https://") {
+                            let title = s.title.replace(['[', ']'], "");
+                            let url = s.url.replace(['<', '>', ' '], "");
+                            let _ = write!(out, " ([{}](<{url}>))", html_text(&title));
+                        }
+                    }
                     out.push_str("\n\n");
                 }
                 ContentBlock::Thinking { thinking, .. } => {
@@ -45,6 +53,21 @@ fn messages(out: &mut String, messages: &[Message]) {
                 }
                 ContentBlock::RedactedThinking { .. } => {
                     out.push_str("*(redacted thinking)*\n\n");
+                }
+                ContentBlock::Image { source } => {
+                    let _ = writeln!(
+                        out,
+                        "*(image, {}, {})*\n",
+                        source.media_type,
+                        crate::message::image::human_size(source.byte_len())
+                    );
+                }
+                ContentBlock::Other(v) => {
+                    let _ = writeln!(
+                        out,
+                        "🌐 {}\n",
+                        html_text(&crate::message::server::summary(v))
+                    );
                 }
                 ContentBlock::ToolUse { id, name, input } => {
                     let summary = input_summary(input);

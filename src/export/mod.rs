@@ -33,6 +33,8 @@ pub struct Conversation<'a> {
 pub struct ToolResult<'a> {
     pub content: &'a str,
     pub is_error: bool,
+    /// Images the tool returned (HTML shows them).
+    pub images: &'a [crate::message::ImageSource],
 }
 
 /// Every tool_result of `messages`, by the id of the call it answers.
@@ -45,11 +47,13 @@ pub fn results_by_id(messages: &[Message]) -> HashMap<&str, ToolResult<'_>> {
                 tool_use_id,
                 content,
                 is_error,
+                images,
             } => Some((
                 tool_use_id.as_str(),
                 ToolResult {
                     content,
                     is_error: *is_error,
+                    images,
                 },
             )),
             _ => None,
@@ -95,3 +99,6 @@ pub fn input_summary(input: &serde_json::Value) -> String {
         None => one_line,
     }
 }
+
+#[cfg(test)]
+mod media_tests;

@@ -121,6 +121,7 @@ impl Kind {
                 message: Arc::new(message),
             },
             Kind::Notice { text } => E::Notice { text },
+            Kind::ServerBlock { block } => E::ServerBlock { block },
             Kind::Discarded { reason } => E::Discarded { reason },
             Kind::Error { message } => E::Error { message },
             Kind::HistoryReset {
@@ -194,6 +195,7 @@ impl Kind {
                 error: opt_string(&status, "error"),
             }),
             Kind::ModelChanged { model } => E::ModelChanged { model },
+            Kind::Background { event } => E::Background(serde_json::from_value(event).ok()?),
             Kind::Done { summary } => E::Done(summary_from(&summary)?),
         })
     }

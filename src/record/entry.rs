@@ -149,6 +149,9 @@ pub enum Kind {
     Notice {
         text: String,
     },
+    ServerBlock {
+        block: Value,
+    },
     Discarded {
         reason: String,
     },
@@ -190,6 +193,9 @@ pub enum Kind {
     },
     ModelChanged {
         model: String,
+    },
+    Background {
+        event: Value,
     },
     Done {
         summary: Value,
@@ -320,6 +326,9 @@ impl Kind {
                 message: (**message).clone(),
             },
             E::Notice { text } => Kind::Notice { text: text.clone() },
+            E::ServerBlock { block } => Kind::ServerBlock {
+                block: block.clone(),
+            },
             E::Discarded { reason } => Kind::Discarded {
                 reason: reason.clone(),
             },
@@ -364,6 +373,9 @@ impl Kind {
             },
             E::ModelChanged { model } => Kind::ModelChanged {
                 model: model.clone(),
+            },
+            E::Background(event) => Kind::Background {
+                event: serde_json::to_value(event).ok()?,
             },
             E::Done(summary) => Kind::Done {
                 summary: serde_json::to_value(summary).ok()?,

@@ -21,7 +21,7 @@ use crate::provider::{RequestBody, Usage};
 
 /// How many variants [`E`] has. A new variant needs an arm in [`variant`] (the match is
 /// exhaustive) with the next number, this count raised, and an example in [`examples`].
-const VARIANTS: usize = 35;
+const VARIANTS: usize = 36;
 
 fn variant(e: &E) -> usize {
     match e {
@@ -57,9 +57,11 @@ fn variant(e: &E) -> usize {
         E::Mcp(_) => 29,
         E::Done(_) => 30,
         E::ToolTimings { .. } => 31,
+        E::Background(_) => 33,
         E::Todos { .. } => 32,
-        E::ApprovalChanged { .. } => 33,
-        E::PlanReady { .. } => 34,
+        E::ServerBlock { .. } => 33,
+        E::ApprovalChanged { .. } => 34,
+        E::PlanReady { .. } => 35,
     }
 }
 
@@ -69,14 +71,13 @@ fn usage() -> Usage {
         output_tokens: 30,
         cache_read_tokens: 100,
         cache_write_tokens: 7,
+        ..Default::default()
     }
 }
 
 fn assistant() -> Message {
     Message::assistant(vec![
-        ContentBlock::Text {
-            text: "Looking.".into(),
-        },
+        ContentBlock::text("Looking."),
         ContentBlock::ToolUse {
             id: "toolu_1".into(),
             name: "bash".into(),
@@ -198,6 +199,10 @@ fn examples() -> Vec<E> {
         E::Notice {
             text: "switching to the fallback model".into(),
         },
+        E::ServerBlock {
+            block: serde_json::json!({"type": "server_tool_use", "id": "srvtoolu_1",
+                "name": "web_search", "input": {"query": "q"}}),
+        },
         E::Discarded {
             reason: "fallback".into(),
         },
@@ -266,6 +271,21 @@ fn examples() -> Vec<E> {
             state: ServerState::Failed,
             tools: vec!["mcp__fx__read".into()],
             error: Some("exited".into()),
+        }),
+        E::Background(crate::background::JobEvent {
+            change: crate::background::Change::Ended,
+            job: crate::background::JobInfo {
+                shell_id: "b1".into(),
+                command: "npm run dev".into(),
+                state: crate::background::JobState::Exited,
+                exit_code: Some(1),
+                pid: Some(4242),
+                signal: None,
+                killed_by: None,
+                bytes: 120,
+                last_line: "error: port in use".into(),
+                output: None,
+            },
         }),
         E::Done(TurnSummary {
             reason: Terminal::StopHookPrevented,

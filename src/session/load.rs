@@ -31,6 +31,8 @@ pub struct Loaded {
     pub earlier: Vec<Message>,
     /// How each tool call ran, by tool_use id (transcripts before this was kept have none).
     pub timings: std::collections::HashMap<String, super::record::ToolTiming>,
+    /// The background jobs it recorded, as last seen, in the order they started.
+    pub jobs: Vec<crate::background::JobInfo>,
     /// The todo list as last recorded (empty when the session never had one).
     pub todos: Vec<crate::todo::TodoItem>,
 }
@@ -62,6 +64,7 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Loaded, SessionError> {
     let mut good_len = 0u64;
     let mut missing_newline = false;
     let mut timings = std::collections::HashMap::new();
+    let mut jobs: Vec<crate::background::JobInfo> = Vec::new();
     let mut todos = Vec::new();
     let mut offset = 0usize;
     let mut line_no = 0usize;
@@ -137,6 +140,15 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Loaded, SessionError> {
                 super::prompt_marks::replay(&r, &mut messages, &mut prompts, &mut marks)
                     .map_err(|e| bad(line_no, e.to_string()))?
             }
+            Some(Record::Background { job, .. }) => {
+                match jobs
+                    .iter_mut()
+                    .find(|j: &&mut crate::background::JobInfo| j.shell_id == job.shell_id)
+                {
+                    Some(seen) => *seen = job,
+                    None => jobs.push(job),
+                }
+            }
         }
         good_len = next as u64;
         missing_newline = !complete;
@@ -156,6 +168,7 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Loaded, SessionError> {
         notices,
         earlier,
         timings,
+        jobs,
         todos,
     })
 }

@@ -181,6 +181,7 @@ pub(crate) fn attach_with(
         });
     }
     agent.reset(messages);
+    agent.exec.jobs.adopt_earlier(loaded.jobs);
     if !loaded.todos.is_empty() {
         agent.restore_todos(loaded.todos);
     }

@@ -52,6 +52,12 @@ pub enum Record {
     },
     /// A rewind (src/session/rewind.rs). What it cut stays above it in the file.
     Rewind(RewindRecord),
+    /// A background job started or ended; the last record of a `shell_id` is how it was
+    /// last seen (a resumed session lists it as ended, never running).
+    Background {
+        time: String,
+        job: crate::background::JobInfo,
+    },
     /// The session's todo list as it now is (the whole list; resuming takes the last).
     Todos {
         time: String,

@@ -73,7 +73,7 @@ fn bash_commands(registry: &ToolRegistry, messages: &[Message]) -> usize {
     };
     let not_run = |id: &str| {
         messages.iter().flat_map(|m| &m.content).any(|b| {
-            matches!(b, ContentBlock::ToolResult { tool_use_id, content, is_error: true }
+            matches!(b, ContentBlock::ToolResult { tool_use_id, content, is_error: true, .. }
                 if tool_use_id == id
                     && (content.contains("was not run") || content.contains("declined to run")))
         })

@@ -223,6 +223,21 @@ impl Recorder for Transcript {
         }
     }
 
+    fn background(&mut self, job: &crate::background::JobInfo) {
+        // A session with nothing in it yet (just after /new) is not created for a job of
+        // the one before.
+        if self.file.is_none() {
+            return;
+        }
+        let mut job = job.clone();
+        // The output file goes with this run of tooloop.
+        job.output = None;
+        self.write(&Record::Background {
+            time: record::now_rfc3339(),
+            job,
+        });
+    }
+
     fn todos(&mut self, todos: &[crate::todo::TodoItem]) {
         self.write(&Record::Todos {
             time: record::now_rfc3339(),

@@ -3,12 +3,15 @@
 pub mod args;
 mod atomic;
 pub mod bash;
+mod bash_background;
+pub mod bash_output;
 pub mod edit_file;
 pub mod exit_plan_mode;
 pub mod get_current_time;
 pub mod glob;
 pub mod grep;
 mod html;
+pub mod kill_shell;
 pub mod list_dir;
 pub mod output;
 pub mod preview;
@@ -50,6 +53,8 @@ pub enum Effect {
 pub struct ToolOutput {
     pub content: String,
     pub is_error: bool,
+    /// Images for the model (read_file on a picture), after the text.
+    pub images: Vec<crate::message::ImageSource>,
 }
 
 impl ToolOutput {
@@ -57,6 +62,7 @@ impl ToolOutput {
         ToolOutput {
             content: content.into(),
             is_error: false,
+            images: Vec::new(),
         }
     }
 
@@ -64,6 +70,16 @@ impl ToolOutput {
         ToolOutput {
             content: content.into(),
             is_error: true,
+            images: Vec::new(),
+        }
+    }
+
+    /// An image, described by `content`.
+    pub fn image(content: impl Into<String>, image: crate::message::ImageSource) -> Self {
+        ToolOutput {
+            content: content.into(),
+            is_error: false,
+            images: vec![image],
         }
     }
 }
@@ -84,6 +100,9 @@ pub struct ToolContext {
     pub http: reqwest::Client,
     /// The sandbox bash runs under; None runs it unsandboxed.
     pub sandbox: Option<crate::sandbox::CallSandbox>,
+    /// The session's background jobs (bash `run_in_background`, bash_output, kill_shell);
+    /// None where there is no session to own them.
+    pub jobs: Option<Arc<crate::background::Jobs>>,
 }
 
 impl ToolContext {
@@ -96,6 +115,7 @@ impl ToolContext {
             max_output_bytes: DEFAULT_MAX_OUTPUT_BYTES,
             http: reqwest::Client::new(),
             sandbox: None,
+            jobs: None,
         }
     }
 }
@@ -218,6 +238,8 @@ impl ToolRegistry {
     pub fn builtin() -> Self {
         let mut r = Self::read_only();
         r.register(Arc::new(bash::Bash));
+        r.register(Arc::new(bash_output::BashOutput));
+        r.register(Arc::new(kill_shell::KillShell));
         r.register(Arc::new(write_file::WriteFile));
         r.register(Arc::new(edit_file::EditFile));
         r

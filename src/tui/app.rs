@@ -26,6 +26,8 @@ pub const QUIT_WINDOW: Duration = Duration::from_secs(2);
 pub const NOTE_WINDOW: Duration = Duration::from_secs(5);
 /// Spinners and timers advance in tenths of a second.
 pub const TICK: Duration = Duration::from_millis(100);
+/// How often a running background job's timer moves (whole seconds).
+pub const JOB_TICK: Duration = Duration::from_secs(1);
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Focus {
@@ -143,6 +145,9 @@ pub struct App {
     pub mcp: Vec<crate::agent::protocol::ServerStatus>,
     /// The approval mode, the todo list and the permission rules as the agent last said.
     pub steering: super::steering::Steering,
+    /// The sources already listed for the newest reply (its index and how many): a reply
+    /// continued after `pause_turn` arrives again and lists only the new ones.
+    pub(super) sources_shown: (usize, usize),
     outbox: Vec<AgentCommand>,
 }
 
@@ -159,6 +164,7 @@ impl App {
             tool_calls: ToolCalls::default(),
             conversation: Conversation::default(),
             tools: ToolsPane::default(),
+            sources_shown: (usize::MAX, 0),
             json: JsonPane::default(),
             panes: super::panes::registered(),
             input: Input::default(),
@@ -249,7 +255,13 @@ impl App {
             .as_ref()
             .is_some_and(|s| s.loading())
             .then(|| now + TICK);
-        [tick, quit, note, listing].into_iter().flatten().min()
+        // A running background job's timer counts whole seconds: one wake-up a second,
+        // however much the jobs print (their output events come at most twice a second each).
+        let jobs = (self.tools.jobs.running() > 0).then(|| now + JOB_TICK);
+        [tick, quit, note, listing, jobs]
+            .into_iter()
+            .flatten()
+            .min()
     }
 
     pub fn state_label(&self, now: Instant) -> String {

@@ -158,6 +158,7 @@ pub fn provider_name(kind: ProviderKind) -> &'static str {
         ProviderKind::Anthropic => "anthropic",
         ProviderKind::Openai => "openai",
         ProviderKind::Demo => "demo",
+        other => other.name(),
     }
 }
 

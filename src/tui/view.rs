@@ -256,6 +256,10 @@ fn status_view<'a>(app: &'a App, now: Instant) -> StatusView<'a> {
         grants: strings::allowed_status(&app.approvals.session_grants),
         mode: app.is_live().then_some(app.steering.mode),
         mcp: super::update::extensions::status_label(&app.mcp),
+        background: match app.tools.jobs.running() {
+            0 => None,
+            n => Some(format!("bg {n}")),
+        },
         quit_armed: app.quit_armed(now),
         note: app.note(now),
         hints,

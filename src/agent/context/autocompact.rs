@@ -194,7 +194,7 @@ async fn summarize(
         .blocks(false)
         .iter()
         .filter_map(|b| match b {
-            ContentBlock::Text { text } => Some(text.as_str()),
+            ContentBlock::Text { text, .. } => Some(text.as_str()),
             _ => None,
         })
         .collect::<Vec<_>>()
@@ -253,7 +253,7 @@ pub fn summary_text(text: &str) -> Option<&str> {
 /// Whether a user message is a compaction summary.
 pub fn is_summary(m: &Message) -> bool {
     m.role == Role::User
-        && matches!(m.content.first(), Some(ContentBlock::Text { text }) if text.starts_with(SUMMARY_HEADER))
+        && matches!(m.content.first(), Some(ContentBlock::Text { text, .. }) if text.starts_with(SUMMARY_HEADER))
 }
 
 #[cfg(test)]
@@ -291,7 +291,7 @@ mod tests {
                 let out = rebuild(&h, "S", keep);
                 assert_eq!(validate_history(&out), Ok(()), "n={n} keep={keep}");
                 assert!(is_summary(&out[0]));
-                let ContentBlock::Text { text } = &out[0].content[0] else {
+                let ContentBlock::Text { text, .. } = &out[0].content[0] else {
                     panic!()
                 };
                 assert_eq!(summary_text(text), Some("S"));

@@ -23,8 +23,15 @@ pub fn render<M: std::borrow::Borrow<Message>>(history: &[M], max_bytes: usize) 
         };
         for b in &m.content {
             match b {
-                ContentBlock::Text { text } => out.push_str(&format!("{who}: {text}\n\n")),
+                ContentBlock::Text { text, .. } => out.push_str(&format!("{who}: {text}\n\n")),
                 ContentBlock::Thinking { .. } | ContentBlock::RedactedThinking { .. } => {}
+                ContentBlock::Image { source } => {
+                    out.push_str(&format!("{who}: [image, {}]\n\n", source.media_type))
+                }
+                ContentBlock::Other(v) => out.push_str(&format!(
+                    "{who} (server tool): {}\n\n",
+                    crate::message::server::summary(v)
+                )),
                 ContentBlock::ToolUse { name, input, .. } => out.push_str(&format!(
                     "Assistant called tool {name} with {}\n\n",
                     ellipsize(&input.to_string(), INPUT_BYTES)

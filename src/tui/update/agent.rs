@@ -141,7 +141,10 @@ impl App {
             }
             AgentEvent::RawSse { event, data } => self.json.push_sse(&event, &data),
             AgentEvent::Usage(u) => self.turn.usage = u,
-            AgentEvent::Message { index, message } => self.json.set_message(index, message),
+            AgentEvent::Message { index, message } => {
+                self.show_sources(index, &message);
+                self.json.set_message(index, message)
+            }
             AgentEvent::EarlierHistory { messages } => self.earlier = messages,
             AgentEvent::ToolTimings { timings } => self.timings = timings,
             AgentEvent::HistoryReset {
@@ -177,6 +180,12 @@ impl App {
                 self.json.reset_history(messages);
             }
             AgentEvent::Notice { text } => self.conversation.push(CellKind::Notice(text)),
+            AgentEvent::ServerBlock { block } => {
+                self.conversation
+                    .push(CellKind::Notice(crate::tui::text::server_lines::describe(
+                        &block,
+                    )))
+            }
             AgentEvent::Error { message } => {
                 self.json.request_failed(&message);
                 self.turn.last_error = Some(message.clone());
@@ -221,6 +230,8 @@ impl App {
             }
             // Only headless runs end at a plan; the TUI asked the user instead.
             AgentEvent::PlanReady { .. } => {}
+            // Drawn by the tools pane's background group (TUI part of issue 26).
+            AgentEvent::Background(e) => self.tools.jobs.apply(&e, now),
             AgentEvent::Done(summary) => self.done(summary, now),
         }
     }
@@ -285,6 +296,26 @@ impl App {
         }
     }
 
+    /// The sources a reply cites, listed under it (each once; a continued reply adds only
+    /// the new ones).
+    fn show_sources(&mut self, index: usize, message: &crate::message::Message) {
+        if message.role != Role::Assistant {
+            return;
+        }
+        let all = crate::tui::text::server_lines::cited(message);
+        let already = if self.sources_shown.0 == index {
+            self.sources_shown.1
+        } else {
+            0
+        };
+        if let Some(entry) =
+            crate::tui::text::server_lines::sources_entry(&all[already.min(all.len())..])
+        {
+            self.conversation.push(CellKind::Notice(entry));
+        }
+        self.sources_shown = (index, all.len());
+    }
+
     /// Rebuilds cells and tool rows from a resumed history; `timings` (from the transcript)
     /// give each call its outcome and duration as it ran.
     fn replay(
@@ -296,7 +327,7 @@ impl App {
     ) {
         for block in &m.content {
             match block {
-                ContentBlock::Text { text } if m.role == Role::User => {
+                ContentBlock::Text { text, .. } if m.role == Role::User => {
                     if let Some(summary) = crate::agent::context::autocompact::summary_text(text) {
                         // A resumed session that was compacted: the divider, not the text.
                         self.conversation.push(CellKind::Compacted {
@@ -312,7 +343,7 @@ impl App {
                         self.conversation.push(CellKind::User(text.clone()));
                     }
                 }
-                ContentBlock::Text { text } => {
+                ContentBlock::Text { text, .. } => {
                     self.conversation
                         .push(CellKind::Assistant(StreamingMarkdown::finished(text)));
                 }
@@ -323,6 +354,15 @@ impl App {
                     })
                 }
                 ContentBlock::RedactedThinking { .. } => {}
+                ContentBlock::Image { source } => {
+                    self.conversation.push(CellKind::Notice(format!(
+                        "[image {}]",
+                        crate::message::image::human_size(source.byte_len())
+                    )))
+                }
+                ContentBlock::Other(v) => self.conversation.push(CellKind::Notice(
+                    crate::tui::text::server_lines::describe(v),
+                )),
                 ContentBlock::ToolUse { id, name, .. } => {
                     let summary = summaries.get(id).map_or("", String::as_str);
                     self.tool_calls
@@ -333,6 +373,7 @@ impl App {
                     tool_use_id,
                     content,
                     is_error,
+                    ..
                 } => {
                     let timing = timings.get(tool_use_id);
                     self.tool_calls.update(tool_use_id, |c| {

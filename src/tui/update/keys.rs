@@ -308,7 +308,7 @@ impl App {
             }
             return;
         };
-        if self.focus == Focus::Tools && self.timeline_key(action) {
+        if self.focus == Focus::Tools && (self.job_key(action) || self.timeline_key(action)) {
             return;
         }
         // The focused pane takes the key or lets it fall (nothing else wants pane keys).
@@ -326,6 +326,13 @@ impl App {
             return;
         }
         self.set_focus(Focus::Input);
+        // A path to an image (what terminals paste on drag and drop) attaches it.
+        if let [one] = crate::agent::attachments::find(text, &self.info.workspace).as_slice()
+            && text.split_whitespace().count() <= 1 + text.matches("\\ ").count()
+        {
+            self.input.attach(one);
+            return;
+        }
         self.input.paste(text);
     }
 

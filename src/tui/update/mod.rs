@@ -7,6 +7,7 @@ pub mod agent;
 pub mod bars;
 pub mod clipboard;
 pub mod extensions;
+pub mod jobs;
 pub mod keys;
 pub mod rewind;
 pub mod sessions;

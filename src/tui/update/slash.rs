@@ -85,6 +85,18 @@ pub const COMMANDS: &[SlashCommand] = &[
         run: |app, _, _| app.show_mcp(),
     },
     SlashCommand {
+        name: "jobs",
+        args: "",
+        help: "background jobs: state, command, pid",
+        run: |app, _, _| app.show_jobs(),
+    },
+    SlashCommand {
+        name: "kill",
+        args: "ID",
+        help: "stop a background job (b1, …)",
+        run: |app, args, _| app.kill_job(args),
+    },
+    SlashCommand {
         name: "model",
         args: "[NAME]",
         help: "list the models; switch to NAME",

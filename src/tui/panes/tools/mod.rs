@@ -3,6 +3,7 @@
 
 pub mod bars;
 pub mod groups;
+pub mod jobs;
 pub mod timeline;
 
 use std::collections::HashMap;
@@ -24,6 +25,7 @@ use crate::tui::theme::Theme;
 use crate::tui::tool_calls::{ToolCall, ToolCalls, ToolState};
 use bars::BarSelection;
 use groups::{Item, ToolGroups};
+use jobs::BackgroundGroup;
 use timeline::Span as TimeSpan;
 
 /// Rows kept for the last turns; older ones scroll away for good.
@@ -62,6 +64,10 @@ pub struct ToolsPane {
     timeline_titled: bool,
     /// The timeline bar picked with ←/→ (Enter opens it in the JSON pane).
     pub bars: BarSelection,
+    /// Background jobs, above the calls; kept across `/new` and resumes (as the jobs are).
+    pub jobs: BackgroundGroup,
+    /// Lines the jobs' group takes this frame.
+    jobs_h: u16,
 }
 
 impl ToolsPane {
@@ -191,17 +197,7 @@ impl ToolsPane {
                     (left, Some(right))
                 }),
             });
-        // Each row is written straight into the buffer, its timer at the right edge: no
-        // padding to run through a Paragraph's line composer cell by cell (with a full list
-        // that was ~40 % of a 200x60 frame).
-        let buf = f.buffer_mut();
-        for (y, (left, right)) in (area.y..area.bottom()).zip(rows) {
-            buf.set_line(area.x, y, &left, area.width);
-            if let Some(right) = right {
-                let w = (right.width() as u16).min(area.width);
-                buf.set_line(area.right() - w, y, &right, w);
-            }
-        }
+        draw_lines(f, area, rows);
     }
 
     fn draw_timeline(
@@ -293,6 +289,14 @@ impl Pane for ToolsPane {
             self.timeline_h = 0;
             return;
         }
+        // The jobs come first, but leave the calls at least a line.
+        self.jobs_h = self.jobs.height().min(inner_h.saturating_sub(1));
+        let inner_h = inner_h - self.jobs_h;
+        if inner_h == 0 {
+            self.list_h = 0;
+            self.timeline_h = 0;
+            return;
+        }
         let prompt_rows = self.prompt_rows().len() as u16;
         // Timeline: the model row, one row per tool of this prompt, the axis; a title above
         // when there is room. The list keeps at least two rows (its newest), so on a short
@@ -327,6 +331,12 @@ impl Pane for ToolsPane {
         f.render_widget(block, area);
         if inner.height == 0 || inner.width == 0 {
             return;
+        }
+        let [jobs, inner] =
+            Layout::vertical([Constraint::Length(self.jobs_h), Constraint::Min(0)]).areas(inner);
+        if self.jobs_h > 0 {
+            let lines = self.jobs.lines(jobs.width, now, theme);
+            draw_lines(f, jobs, lines);
         }
         let [list, tl, _] = Layout::vertical([
             Constraint::Length(self.list_h.min(inner.height)),
@@ -370,6 +380,24 @@ impl Pane for ToolsPane {
 
     fn scroll(&mut self) -> &mut Scroll {
         &mut self.scroll
+    }
+}
+
+/// Rows written straight into the buffer, each timer at the right edge: no padding to run
+/// through a Paragraph's line composer cell by cell (with a full list that was ~40 % of a
+/// 200x60 frame).
+fn draw_lines(
+    f: &mut Frame,
+    area: Rect,
+    rows: impl IntoIterator<Item = (Line<'static>, Option<Line<'static>>)>,
+) {
+    let buf = f.buffer_mut();
+    for (y, (left, right)) in (area.y..area.bottom()).zip(rows) {
+        buf.set_line(area.x, y, &left, area.width);
+        if let Some(right) = right {
+            let w = (right.width() as u16).min(area.width);
+            buf.set_line(area.right() - w, y, &right, w);
+        }
     }
 }
 
