@@ -85,6 +85,7 @@ fn check_turn(n: usize, summary: &TurnSummary, agent: &Agent) {
                 tool_use_id,
                 content,
                 is_error,
+                ..
             } => Some((tool_use_id, content, *is_error)),
             _ => None,
         })

@@ -195,7 +195,7 @@ pub struct Cli {
     /// (`tooloop replay` plays it back); `--record=gzip` compresses it.
     #[arg(long, value_enum, value_name = "plain|gzip", num_args = 0..=1,
           require_equals = true, default_missing_value = "plain")]
-    pub record: Option<crate::record::Format>,
+    pub record: Option<crate::recording::Format>,
 
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -230,6 +230,10 @@ pub enum Command {
     Sessions,
     /// List the known and configured models with their context windows and prices.
     Models,
+    /// List the agents the `task` tool can start: built-in ones and agent files
+    /// (.tooloop/agents/, .claude/agents/, ~/.config/tooloop/agents/), with their tools and
+    /// model. A file that cannot be read is named with its line on stderr (exit 1).
+    Agents,
     /// Show or create the config file.
     Config {
         #[command(subcommand)]

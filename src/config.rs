@@ -59,7 +59,7 @@ pub struct Config {
     pub trace: Option<PathBuf>,
     pub mouse: bool,
     /// `--record` / `record = …`: write a recording beside the transcript.
-    pub record: Option<crate::record::Format>,
+    pub record: Option<crate::recording::Format>,
     pub theme: String,
     /// Ask the terminal for the kitty keyboard protocol.
     pub keyboard_enhancement: bool,
@@ -85,6 +85,8 @@ pub struct Config {
     pub mcp: Vec<crate::mcp::ServerConfig>,
     /// The user's hooks, matchers compiled, run in the workspace.
     pub hooks: crate::hooks::Hooks,
+    /// `[agents]`: subagent depth, parallelism and turns.
+    pub agents: crate::agent::subagent::AgentLimits,
 }
 
 impl std::fmt::Debug for Config {
@@ -122,7 +124,7 @@ pub enum ConfigError {
     #[error("--max-budget-usd {0}: expected a number of USD ≥ 0")]
     Budget(f64),
     #[error("config: {0}")]
-    Record(#[from] crate::record::RecordError),
+    Record(#[from] crate::recording::RecordError),
     #[error("thinking_budget = {0}: the budget must be at least {min} tokens (the API's minimum), or 0 for off", min = crate::provider::MIN_THINKING_BUDGET)]
     ThinkingBudget(u32),
     #[error(transparent)]
@@ -444,6 +446,7 @@ impl Config {
             permission_rules,
             mcp: file.mcp.resolve()?,
             hooks: crate::hooks::Hooks::new(&file.hooks, workspace.clone())?,
+            agents: file.agents.limits(),
             workspace,
         })
     }

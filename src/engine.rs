@@ -17,6 +17,7 @@ use tokio::time::Instant;
 use crate::agent::events::EventSink;
 use crate::agent::exec_env::ExecEnv;
 use crate::agent::protocol::{AgentCommand, AgentEvent};
+use crate::agent::subagent::Subagents;
 use crate::agent::{Agent, LoopSettings};
 use crate::config::Config;
 use crate::permission::PermissionPolicy;
@@ -80,7 +81,7 @@ pub struct Control {
     /// Ended by the agent task when it stops; killed here if it does not stop in time.
     jobs: Arc<crate::background::Jobs>,
     trace: Option<Tap>,
-    record: Option<crate::record::RecordTap>,
+    record: Option<crate::recording::RecordTap>,
 }
 
 impl Control {
@@ -172,13 +173,18 @@ pub fn start_with(
         )));
     }
     let plan = crate::tools::exit_plan_mode::PlanSlot::default();
-    let exec = exec_env(config, front, tools, sink)?;
+    let mut exec = exec_env(config, front, tools, sink.clone())?;
+    let context = crate::agent::context::ContextState::new(config.context.clone());
+    let mcp = start_mcp(config, &sink);
+    let hub = subagents(config, &provider, &settings, &exec, mcp.clone());
+    exec.registry = Arc::new(hub.with_task_tool(&exec.registry, context.ledger.clone(), sink));
+    // After the hub took its copy: subagents do not hand plans over.
     let exec = with_plan_tool(exec, plan.clone());
     let mut agent = Agent::new(provider, exec, settings);
     agent.todos = todos;
     agent.plan = plan;
-    agent.context = crate::agent::context::ContextState::new(config.context.clone());
-    agent.mcp = start_mcp(config, agent.events());
+    agent.context = context;
+    agent.mcp = mcp;
     let session = match &overrides.sessions_dir {
         Some(dir) => crate::session::attach_in(
             dir,
@@ -191,16 +197,28 @@ pub fn start_with(
             crate::session::attach(&config.session, &config.workspace, config.fork, &mut agent)?
         }
     };
+    // Children's histories go into the live transcript (it changes with /new and forks).
+    if let Some(handle) = agent.observer.as_ref().and_then(|r| r.handle()) {
+        hub.set_recorders(Arc::new(move |info| {
+            crate::session::child::ChildTranscript::open(
+                &handle.path(),
+                &info.agent_id,
+                &info.parent_tool_use_id,
+                &info.agent,
+            )
+            .map(|t| Box::new(t) as Box<dyn crate::agent::history_observer::HistoryObserver>)
+        }));
+    }
     // The trace's clock starts when the agent is ready, as headless output's t_ms does.
     let (events, trace) = Tap::maybe(config.trace.as_deref(), events, Instant::now());
     let (commands, commands_rx) = mpsc::unbounded_channel();
     let sandbox = crate::sandbox::label(agent.exec.sandbox.as_deref());
     let sandboxed_tools = sandboxed_tools(&agent.exec.registry);
     let jobs = agent.exec.jobs.clone();
-    let (events, record) = crate::record::start(
+    let (events, record) = crate::recording::start(
         config.record,
         session.as_ref(),
-        crate::record::RunInfo {
+        crate::recording::RunInfo {
             provider: agent.provider.name(),
             model: &config.model,
             sandbox,
@@ -282,6 +300,47 @@ fn with_plan_tool(mut exec: ExecEnv, plan: crate::tools::exit_plan_mode::PlanSlo
     let (registry, _) = exec.registry.with_tools(vec![Arc::new(tool)]);
     exec.registry = Arc::new(registry);
     exec
+}
+
+/// What the `task` tool needs to start subagents: the agent definitions (files that cannot
+/// be read are said as notices), the limits, and the top-level agent's setup.
+fn subagents(
+    config: &Config,
+    provider: &Arc<dyn Provider>,
+    settings: &LoopSettings,
+    exec: &ExecEnv,
+    mcp: Option<Arc<crate::mcp::McpManager>>,
+) -> Arc<Subagents> {
+    let (definitions, errors) = agent_definitions(config);
+    for e in errors {
+        tracing::warn!("{e}");
+        exec.events.send(AgentEvent::Notice {
+            text: e.to_string(),
+        });
+    }
+    Subagents::new(
+        provider.clone(),
+        settings.clone(),
+        config.context.clone(),
+        exec.clone(),
+        definitions,
+        config.agents,
+        mcp,
+    )
+}
+
+/// The agent definitions of the workspace and the user (`tooloop agents`, the task tool).
+pub fn agent_definitions(
+    config: &Config,
+) -> (
+    Vec<crate::agent::subagent::AgentDefinition>,
+    Vec<crate::agent::subagent::definitions::DefinitionError>,
+) {
+    let user = crate::paths::config_file()
+        .ok()
+        .and_then(|f| f.parent().map(std::path::Path::to_path_buf));
+    let dirs = crate::agent::subagent::definitions::dirs(&config.workspace, user.as_deref());
+    crate::agent::subagent::definitions::load(&dirs)
 }
 
 /// Launches the configured MCP servers without waiting for any (the first frame is not

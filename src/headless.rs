@@ -7,7 +7,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use crate::agent::context::Trigger;
-use crate::agent::protocol::{AgentCommand, AgentEvent, Terminal, TurnSummary};
+use crate::agent::protocol::{AgentCommand, AgentEvent, AgentReport, Terminal, TurnSummary};
 use crate::cli::OutputFormat;
 use crate::config::Config;
 use crate::engine::{self, EngineError, FrontEnd};
@@ -92,11 +92,14 @@ pub async fn run(
     };
     let mut summary = None;
     let mut plan = None;
+    // Every subagent's end, for `result.agents`.
+    let mut agents = Vec::new();
     let mut ended = std::collections::HashSet::new();
     while let Some(event) = events.recv().await {
         match &event {
             AgentEvent::Done(s) => summary = Some(s.clone()),
             AgentEvent::PlanReady { plan: p } => plan = Some(p.clone()),
+            AgentEvent::AgentEnd(r) => agents.push(r.clone()),
             _ => {}
         }
         if let AgentEvent::Background(e) = &event
@@ -133,6 +136,7 @@ pub async fn run(
         todos,
         plan,
         background,
+        agents,
     };
     print_result(&summary, &history, &extra, format, start);
     Ok(match terminated.signal() {
@@ -207,7 +211,7 @@ pub struct Sandboxed<'a> {
 pub fn event_line(event: &AgentEvent, sandbox: &Sandboxed<'_>) -> Option<Value> {
     let mut line = stream_json(event)?;
     if let Value::Object(map) = &mut line
-        && let AgentEvent::ToolEnd { name, .. } = event
+        && let (_, AgentEvent::ToolEnd { name, .. }) = event.unwrapped()
         && sandbox.tools.contains(name)
     {
         // Headless never re-runs outside the sandbox (nobody can approve it), so every
@@ -221,7 +225,7 @@ fn print_event(event: &AgentEvent, format: OutputFormat, start: Instant, sandbox
     use crate::safe_output::{for_stderr, json_line};
     // A server that failed is a config problem the user must see in every format.
     if let AgentEvent::Mcp(s) = event
-        && s.state == crate::mcp::ServerState::Failed
+        && s.state == crate::agent::protocol::status::ServerState::Failed
     {
         eprintln!(
             "tooloop: MCP server {} failed: {}",
@@ -229,12 +233,15 @@ fn print_event(event: &AgentEvent, format: OutputFormat, start: Instant, sandbox
             for_stderr(s.error.as_deref().unwrap_or("unknown error"))
         );
     }
+    // A subagent's errors and notices are said with its id.
+    let (agent, inner) = event.unwrapped();
+    let who = agent.map(|(id, _)| format!("[{id}] ")).unwrap_or_default();
     match format {
-        OutputFormat::Text => match event {
-            AgentEvent::Error { message } => eprintln!("tooloop: {}", for_stderr(message)),
-            AgentEvent::Notice { text } => eprintln!("tooloop: {}", for_stderr(text)),
+        OutputFormat::Text => match inner {
+            AgentEvent::Error { message } => eprintln!("tooloop: {who}{}", for_stderr(message)),
+            AgentEvent::Notice { text } => eprintln!("tooloop: {who}{}", for_stderr(text)),
             AgentEvent::Compacted { info, .. } if info.trigger != Trigger::Micro => eprintln!(
-                "tooloop: compacted the conversation ({}): {} → {} tokens",
+                "tooloop: {who}compacted the conversation ({}): {} → {} tokens",
                 info.trigger.as_str(),
                 info.pre_tokens,
                 info.post_tokens
@@ -321,8 +328,10 @@ pub fn stream_json(event: &AgentEvent) -> Option<Value> {
         AgentEvent::StreamEnd { turn, stop_reason } => {
             json!({"type": "stream_end", "turn": turn, "stop_reason": stop_reason})
         }
-        AgentEvent::Message { message, .. } => {
-            json!({"type": "message", "message": &**message})
+        // `index`: its place in history (a line with an index seen before replaces that
+        // message: a prompt merged into an interrupted one).
+        AgentEvent::Message { index, message } => {
+            json!({"type": "message", "index": index, "message": &**message})
         }
         AgentEvent::Notice { text } => json!({"type": "notice", "text": text}),
         AgentEvent::ServerBlock { block } => json!({"type": "server_tool", "block": block}),
@@ -336,10 +345,12 @@ pub fn stream_json(event: &AgentEvent) -> Option<Value> {
         AgentEvent::Todos { todos } => json!({"type": "todo", "todos": todos}),
         // Starting is the TUI's "starting…"; scripts get one line per server when it is
         // ready or failed (and again if it fails later).
-        AgentEvent::Mcp(s) if s.state != crate::mcp::ServerState::Starting => json!({
-            "type": "mcp", "server": s.server, "state": s.state,
-            "tools": s.tools, "error": s.error,
-        }),
+        AgentEvent::Mcp(s) if s.state != crate::agent::protocol::status::ServerState::Starting => {
+            json!({
+                "type": "mcp", "server": s.server, "state": s.state,
+                "tools": s.tools, "error": s.error,
+            })
+        }
         // Micro-compaction is not a `compact` in CLI.md's sense (no summary, same messages).
         AgentEvent::Background(e) => return e.stream_json(),
         AgentEvent::Compacted { info, .. } if info.trigger != Trigger::Micro => json!({
@@ -347,8 +358,38 @@ pub fn stream_json(event: &AgentEvent) -> Option<Value> {
             "pre_tokens": info.pre_tokens, "post_tokens": info.post_tokens,
             "messages_before": info.messages_before, "messages_after": info.messages_after,
         }),
+        AgentEvent::AgentStart(info) => {
+            let mut v = json!({"type": "agent_start"});
+            merge(&mut v, json!(info));
+            v
+        }
+        AgentEvent::AgentEnd(report) => {
+            let mut v = json!({"type": "agent_end"});
+            merge(&mut v, json!(report));
+            v
+        }
+        // The subagent's own line, with whose it is (CLI.md).
+        AgentEvent::Subagent {
+            agent_id,
+            parent_tool_use_id,
+            event,
+        } => {
+            let mut v = stream_json(event)?;
+            merge(
+                &mut v,
+                json!({"agent_id": &**agent_id, "parent_tool_use_id": &**parent_tool_use_id}),
+            );
+            v
+        }
         _ => return None,
     })
+}
+
+/// `extra`'s fields added to the object `v`.
+fn merge(v: &mut Value, extra: Value) {
+    if let (Value::Object(map), Value::Object(more)) = (v, extra) {
+        map.extend(more);
+    }
 }
 
 fn shorten(s: &str, max: usize) -> String {
@@ -366,6 +407,8 @@ pub struct Extra {
     pub todos: Vec<crate::todo::TodoItem>,
     /// The plan of a headless plan-mode run (`plan_ready`).
     pub plan: Option<String>,
+    /// One object per subagent, the fields of its `agent_end` (left out when none ran).
+    pub agents: Vec<AgentReport>,
     /// The session's background jobs with their final state (left out when none).
     pub background: Vec<crate::background::JobInfo>,
 }
@@ -397,6 +440,9 @@ pub fn result_json<H: serde::Serialize + ?Sized>(
         }
         if let Some(plan) = &extra.plan {
             map.insert("plan".into(), json!(plan));
+        }
+        if !extra.agents.is_empty() {
+            map.insert("agents".into(), json!(extra.agents));
         }
         if !extra.background.is_empty() {
             let jobs: Vec<Value> = extra

@@ -230,6 +230,29 @@ fn list_models(cli: &Cli) -> i32 {
     }
 }
 
+fn list_agents(cli: &Cli) -> i32 {
+    match Config::resolve(cli, &ProcessEnv) {
+        Ok(config) => {
+            let (defs, errors) = tooloop::engine::agent_definitions(&config);
+            print!(
+                "{}",
+                tooloop::agent_list::format_table(&defs, &config.workspace)
+            );
+            for e in &errors {
+                eprintln!(
+                    "tooloop: {}",
+                    tooloop::safe_output::for_stderr(&e.to_string())
+                );
+            }
+            i32::from(!errors.is_empty())
+        }
+        Err(e) => {
+            eprintln!("tooloop: {e}");
+            2
+        }
+    }
+}
+
 fn config_path(cli: &Cli) -> i32 {
     let paths = || -> anyhow::Result<_> {
         let (file, _) = tooloop::config::config_path(cli, &ProcessEnv)?;
@@ -274,6 +297,7 @@ fn without_config(cli: &Cli, command: &Command) -> Option<i32> {
     Some(match command {
         Command::Sessions => list_sessions(),
         Command::Models => list_models(cli),
+        Command::Agents => list_agents(cli),
         Command::Config { action } => match action {
             ConfigAction::Path => config_path(cli),
             ConfigAction::Init => config_init(cli),

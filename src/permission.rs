@@ -7,89 +7,22 @@
 
 pub mod decide;
 pub mod delete_guard;
+pub mod mode;
 pub mod rules;
 pub mod settings;
 pub mod shell;
 
+use crate::agent::protocol::approval::Decision;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
 
-use clap::ValueEnum;
-use serde::{Deserialize, Serialize};
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
 use crate::tools::Effect;
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ApprovalMode {
-    /// Every change needs consent.
-    #[default]
-    Ask,
-    /// File edits inside the workspace are allowed; commands ask, unless the shell's
-    /// sandbox is on (then they run unasked, contained).
-    AutoEdit,
-    /// Only read-only tools run until the model's plan is approved (`exit_plan_mode`).
-    Plan,
-    /// Everything is allowed.
-    Yolo,
-    /// Changes are refused without asking.
-    ReadOnly,
-}
-
-impl ApprovalMode {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ApprovalMode::Ask => "ask",
-            ApprovalMode::AutoEdit => "auto-edit",
-            ApprovalMode::Plan => "plan",
-            ApprovalMode::Yolo => "yolo",
-            ApprovalMode::ReadOnly => "read-only",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<ApprovalMode> {
-        <ApprovalMode as ValueEnum>::from_str(s.trim(), true).ok()
-    }
-
-    /// Shift+Tab in the TUI: ask → auto-edit → plan → ask (yolo and read-only only by flag
-    /// or `/approval`; from them the cycle starts again at ask).
-    pub fn next_in_cycle(self) -> ApprovalMode {
-        match self {
-            ApprovalMode::Ask => ApprovalMode::AutoEdit,
-            ApprovalMode::AutoEdit => ApprovalMode::Plan,
-            _ => ApprovalMode::Ask,
-        }
-    }
-}
-
-/// A user's answer to "may this tool run?".
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Decision {
-    AllowOnce,
-    AllowForSession,
-    /// Allow, and append this rule to `.tooloop/settings.local.toml` ("always allow … in
-    /// this project"): it holds from now on and in later sessions.
-    AllowRule {
-        rule: String,
-    },
-    /// The plan of `exit_plan_mode` is approved: go on in this mode.
-    ApprovePlan {
-        mode: ApprovalMode,
-    },
-    Deny {
-        reason: Option<String>,
-    },
-}
-
-impl Decision {
-    pub fn is_allow(&self) -> bool {
-        !matches!(self, Decision::Deny { .. })
-    }
-}
+pub use mode::ApprovalMode;
 
 /// What the policy says before anyone is asked.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -10,7 +10,8 @@ use std::time::Duration;
 use clap::Parser;
 use serde_json::json;
 use tokio::sync::mpsc;
-use tooloop::agent::protocol::{AgentCommand, AgentEvent, JobChange, JobState, Terminal};
+use tooloop::agent::protocol::{AgentCommand, AgentEvent, Terminal};
+use tooloop::background::types::{Change as JobChange, JobState};
 use tooloop::cli::Cli;
 use tooloop::config::{Config, Env};
 use tooloop::config_file::FileConfig;
@@ -50,7 +51,7 @@ fn config(workspace: &Path, server: &MockServer) -> Config {
 /// Events until the prompt's Done; returns its reason and the background events seen.
 async fn until_done(
     rx: &mut mpsc::UnboundedReceiver<AgentEvent>,
-) -> (Terminal, Vec<tooloop::agent::protocol::JobEvent>) {
+) -> (Terminal, Vec<tooloop::background::types::JobEvent>) {
     let mut jobs = Vec::new();
     while let Some(e) = rx.recv().await {
         match e {

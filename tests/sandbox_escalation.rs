@@ -12,7 +12,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use permissions_support::{Answer, Harness, never_asked};
 use serde_json::json;
-use tooloop::agent::protocol::{AgentEvent, Decision};
+use tooloop::agent::protocol::AgentEvent;
+use tooloop::agent::protocol::approval::Decision;
 use tooloop::permission::{ApprovalMode, PermissionPolicy};
 use tooloop::sandbox::{DENIED_KEY, SandboxMode, resolve};
 

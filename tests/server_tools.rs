@@ -225,6 +225,10 @@ fn deepseek_gets_its_reasoning_back_and_openai_does_not() {
             suffix: "/chat/completions",
             validate: deepseek_thinking,
         });
+        if provider == "openai" {
+            // The plain OpenAI rule sends no reasoning back: this server refuses that.
+            server.expect_rejections();
+        }
         server.enqueue(reasoning_then_call());
         server.enqueue(oa::text_reply("It is noon."));
         let base = oa::base(&server);

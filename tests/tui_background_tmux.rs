@@ -63,7 +63,7 @@ fn start(name: &str, server: &MockServer, width: u16, height: u16) -> (Tmux, tem
 
 #[test]
 fn jobs_are_live_rows_and_none_survives_the_terminal() {
-    if !tmux::available("the background TUI tests") {
+    if !tmux::available() {
         return;
     }
     let mark = 4_000_000 + fastrand::u32(..1_000_000);
@@ -137,7 +137,7 @@ fn jobs_are_live_rows_and_none_survives_the_terminal() {
 
 #[test]
 fn a_job_row_fits_80x24_with_chinese_output() {
-    if !tmux::available("the background TUI tests") {
+    if !tmux::available() {
         return;
     }
     let server = MockServer::start();

@@ -7,7 +7,8 @@ use std::time::Duration;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde_json::json;
 use tokio::time::Instant;
-use tooloop::agent::protocol::{AgentCommand, AgentEvent, AskWhy, Decision, Preview};
+use tooloop::agent::protocol::approval::{Decision, Preview};
+use tooloop::agent::protocol::{AgentCommand, AgentEvent, AskWhy};
 use tooloop::permission::ApprovalMode;
 use tooloop::tui::app::{App, RunInfo};
 

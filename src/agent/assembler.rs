@@ -4,6 +4,7 @@
 //! start / delta / stop events; the buffers, the tool-input parse (once, at block stop),
 //! the object-only rule and the handling of invalid input all live here.
 
+mod tool_ids;
 mod tool_input;
 
 use std::collections::BTreeMap;

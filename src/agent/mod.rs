@@ -7,13 +7,14 @@ pub mod context;
 pub mod events;
 pub mod exec_env;
 pub mod executor;
+pub mod history_observer;
 pub mod hook_calls;
 pub mod protocol;
 pub mod query_loop;
-pub mod recorder;
 mod request_errors;
 mod rewind;
 mod sandbox_call;
+pub mod subagent;
 pub mod task;
 mod tool_call;
 
@@ -74,7 +75,7 @@ pub struct Agent {
     /// Each new message is checked against the one before it (DESIGN.md §4).
     check: HistoryCheck,
     /// Transcript writer, if sessions are on.
-    pub recorder: Option<Box<dyn recorder::Recorder>>,
+    pub observer: Option<Box<dyn history_observer::HistoryObserver>>,
     /// Context window use, cost and compaction state (DESIGN.md §10).
     pub context: context::ContextState,
     /// The configured MCP servers (their tools join the registry before the first request).
@@ -100,7 +101,7 @@ impl Agent {
             settings,
             history: History::default(),
             check: HistoryCheck::default(),
-            recorder: None,
+            observer: None,
             context: context::ContextState::default(),
             mcp: None,
             mcp_joined: false,
@@ -118,7 +119,7 @@ impl Agent {
             return;
         }
         self.todos_recorded = version;
-        if let Some(r) = &mut self.recorder {
+        if let Some(r) = &mut self.observer {
             r.todos(&self.todos.current());
         }
     }
@@ -192,7 +193,7 @@ impl Agent {
             debug_assert!(false, "history invariant broken: {e}");
         }
         let message = &self.history[index];
-        if let Some(r) = &mut self.recorder {
+        if let Some(r) = &mut self.observer {
             r.message(index, message);
         }
         self.exec.events.send(AgentEvent::Message {
@@ -205,7 +206,7 @@ impl Agent {
     /// in the jobs' own tasks; the agent owns the transcript).
     pub fn record_jobs(&mut self) {
         let changes = self.exec.jobs.take_unrecorded();
-        if let Some(r) = &mut self.recorder {
+        if let Some(r) = &mut self.observer {
             for job in &changes {
                 r.background(job);
             }
@@ -221,14 +222,14 @@ impl Agent {
             self.restore_todos(Vec::new());
         }
         self.context.forget_usage();
-        if let Some(r) = &mut self.recorder {
+        if let Some(r) = &mut self.observer {
             r.reset(&self.history);
         }
         self.exec.events.send(AgentEvent::HistoryReset {
             summaries: self.exec.registry.summaries(&self.history),
             messages: self.history.to_vec(),
         });
-        if let Some(id) = self.recorder.as_ref().and_then(|r| r.session_id()) {
+        if let Some(id) = self.observer.as_ref().and_then(|r| r.session_id()) {
             self.exec.events.send(AgentEvent::Session { id });
         }
     }

@@ -25,7 +25,7 @@ use crate::message::{ContentBlock, Message, check_ready};
 use crate::provider::{EventStream, ProviderError, StreamEvent, Usage};
 use decide::{Outcome, Plan, Reply, Step};
 use failure::{fail, is_prompt_too_long};
-use stream_events::{forward, unique_tool_id};
+use stream_events::forward;
 
 pub use decide::MAX_TOKENS_RESUME;
 const OVERLOADS_BEFORE_FALLBACK: u32 = 3;
@@ -44,6 +44,21 @@ struct State {
     reactive_tried: bool,
     /// Times in a row a stop hook sent the model back to work.
     stop_continuations: u32,
+    /// The subagents' usage when the prompt began: what they spend during it counts in
+    /// the prompt's usage too.
+    descendants_at_start: Usage,
+}
+
+impl State {
+    /// The prompt's usage so far, its subagents' included.
+    fn usage_with_descendants(&self, agent: &Agent) -> Usage {
+        let mut usage = self.usage;
+        usage.add(super::context::ledger::usage_since(
+            agent.context.ledger.descendants(),
+            self.descendants_at_start,
+        ));
+        usage
+    }
 }
 
 /// How the loop goes on after one request.
@@ -67,11 +82,11 @@ impl Agent {
     /// Runs one prompt to the end of its loop and reports how it ended.
     pub async fn run_prompt(&mut self, prompt: &str, cancel: &CancellationToken) -> TurnSummary {
         let model = self.settings.model.clone();
-        if let Some(r) = &mut self.recorder {
+        if let Some(r) = &mut self.observer {
             r.prompt_start(prompt, &model);
         }
         let summary = run(self, prompt, cancel).await;
-        if let Some(r) = &mut self.recorder {
+        if let Some(r) = &mut self.observer {
             r.prompt_end(&summary);
         }
         self.exec.events.send(AgentEvent::Done(summary.clone()));
@@ -86,7 +101,7 @@ async fn run(agent: &mut Agent, prompt: &str, cancel: &CancellationToken) -> Tur
     });
     let hooks = agent.exec.hooks.clone();
     hooks.take_stop();
-    if let Some(id) = agent.recorder.as_ref().and_then(|r| r.session_id()) {
+    if let Some(id) = agent.observer.as_ref().and_then(|r| r.session_id()) {
         hooks.set_session(&id);
     }
     let mut message = match extensions::prompt_message(agent, prompt, cancel).await {
@@ -103,7 +118,7 @@ async fn run(agent: &mut Agent, prompt: &str, cancel: &CancellationToken) -> Tur
                 text: String::new(),
                 transitions: Vec::new(),
                 error: Some(reason),
-                cost_usd: agent.context.session_cost,
+                cost_usd: agent.context.tree_cost(),
                 context_tokens: prepare::current(agent, &agent.settings.model.clone()).0,
             };
         }
@@ -131,6 +146,7 @@ async fn run(agent: &mut Agent, prompt: &str, cancel: &CancellationToken) -> Tur
         consecutive_overloads: 0,
         reactive_tried: false,
         stop_continuations: 0,
+        descendants_at_start: agent.context.ledger.descendants(),
     };
     events.send(AgentEvent::TurnStart { turn: 1 });
     loop {
@@ -161,7 +177,7 @@ async fn run(agent: &mut Agent, prompt: &str, cancel: &CancellationToken) -> Tur
         return TurnSummary {
             reason,
             turns: state.turn,
-            usage: state.usage,
+            usage: state.usage_with_descendants(agent),
             text: if reason == Terminal::Completed {
                 agent.last_assistant_text()
             } else {
@@ -169,7 +185,7 @@ async fn run(agent: &mut Agent, prompt: &str, cancel: &CancellationToken) -> Tur
             },
             transitions: state.transitions,
             error,
-            cost_usd: agent.context.session_cost,
+            cost_usd: agent.context.tree_cost(),
             context_tokens,
         };
     }
@@ -338,7 +354,7 @@ async fn close_reply(
 ) -> (Vec<ContentBlock>, Reply) {
     let asked = tool_use_ids(&blocks);
     let runs = executor.finish().await;
-    if let Some(r) = &mut agent.recorder
+    if let Some(r) = &mut agent.observer
         && !runs.is_empty()
     {
         r.tool_runs(&runs.iter().map(ToolRun::timing).collect::<Vec<_>>());
@@ -480,7 +496,7 @@ async fn consume(
                 events.send(AgentEvent::RawSse { event, data });
                 continue;
             }
-            Ok(Some(Ok(ev))) => unique_tool_id(agent, asm, ev),
+            Ok(Some(Ok(ev))) => asm.with_unique_tool_id(ev, |id| agent.check.knows(id)),
         };
         forward(events, &event);
         let usage_event = matches!(
@@ -504,7 +520,7 @@ async fn consume(
             _ => {}
         }
         if usage_event {
-            let mut usage_base = state.usage;
+            let mut usage_base = state.usage_with_descendants(agent);
             usage_base.add(asm.usage);
             events.send(AgentEvent::Usage(usage_base));
         }

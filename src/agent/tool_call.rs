@@ -103,12 +103,17 @@ impl Call {
             max_output_bytes: env.max_output_bytes,
             http: env.http.clone(),
             sandbox,
+            call_id: id.clone(),
             jobs: Some(env.jobs.clone()),
         };
-        let limit = tool
-            .timeout(&input)
-            .unwrap_or(env.default_timeout)
-            .min(env.max_timeout);
+        let limit = if tool.bounds_itself() {
+            // About a year: never in practice, and still a valid deadline for the timer.
+            Duration::from_secs(365 * 24 * 3600)
+        } else {
+            tool.timeout(&input)
+                .unwrap_or(env.default_timeout)
+                .min(env.max_timeout)
+        };
         let mut fut = tool.run(input, ctx);
         // Cancellation is checked first: a tool that returns because it saw the token
         // must still be reported as interrupted, not as its own "stopped" output.
@@ -224,7 +229,10 @@ async fn ask_consent(
             Err(refused(message))
         }
         Verdict::Ask => {
-            let rx = env.policy.register(id);
+            // A subagent's call ids may repeat another agent's: the question is filed
+            // under an id unique in the session, which the front end answers.
+            let question = env.events.question_id(id);
+            let rx = env.policy.register(&question);
             let suggestion = match (&command, &decided.guarded, name == EXIT_PLAN_MODE) {
                 (Some(c), None, false) => {
                     suggest_prefix(c).map(|prefix| format!("{name}({prefix})"))
@@ -244,7 +252,7 @@ async fn ask_consent(
                 },
             });
             let mode_before = env.policy.mode();
-            let consent = env.policy.wait(id, name, rx, token).await;
+            let consent = env.policy.wait(&question, name, rx, token).await;
             for text in env.policy.take_notices() {
                 env.events.send(AgentEvent::Error { message: text });
             }
@@ -317,7 +325,8 @@ pub fn human_duration(d: Duration) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::permission::{ApprovalMode, Decision, PermissionPolicy};
+    use crate::agent::protocol::approval::Decision;
+    use crate::permission::{ApprovalMode, PermissionPolicy};
 
     /// "Keep planning" with feedback reaches the model as the error result carrying it.
     #[tokio::test]

@@ -6,6 +6,7 @@ use std::fmt::Write;
 
 use super::{Conversation, input_summary, only_results, results_by_id, role_label};
 use crate::message::{ContentBlock, Message, Role};
+use crate::session::load::ChildHistory;
 
 const STYLE: &str = "
 body { font: 15px/1.5 system-ui, sans-serif; max-width: 980px; margin: 2em auto; padding: 0 1em; color: #1d1f21; background: #fafafa; }
@@ -61,17 +62,17 @@ pub fn html(conv: &Conversation<'_>, timeline: Option<&str>) -> String {
     out.push_str("<h2>Conversation</h2>");
     if !conv.earlier.is_empty() {
         out.push_str("<div class=\"earlier\">");
-        messages(&mut out, conv.earlier);
+        messages(&mut out, conv.earlier, conv.agents);
         out.push_str("</div><p class=\"divider\">— compacted: the model saw a summary of the above from here on —</p>");
     }
-    messages(&mut out, conv.messages);
+    messages(&mut out, conv.messages, conv.agents);
     out.push_str("</body></html>\n");
     out
 }
 
-fn messages(out: &mut String, messages: &[Message]) {
-    let results = results_by_id(messages);
-    for m in messages {
+fn messages(out: &mut String, list: &[Message], agents: &[ChildHistory]) {
+    let results = results_by_id(list);
+    for m in list {
         if only_results(m) {
             continue;
         }
@@ -160,6 +161,17 @@ fn messages(out: &mut String, messages: &[Message]) {
                             }
                         }
                         None => out.push_str("<p><em>(no result)</em></p>"),
+                    }
+                    for child in agents.iter().filter(|c| c.parent_tool_use_id == *id) {
+                        let _ = write!(
+                            out,
+                            "<details class=\"agent\"><summary>{} {}: its conversation ({} messages)</summary>",
+                            escape(&child.agent),
+                            escape(&child.agent_id),
+                            child.messages.len()
+                        );
+                        messages(out, &child.messages, &[]);
+                        out.push_str("</details>");
                     }
                     out.push_str("</details>");
                 }

@@ -27,6 +27,8 @@ pub struct Conversation<'a> {
     /// Messages a compaction replaced (shown first, under a divider).
     pub earlier: &'a [Message],
     pub messages: &'a [Message],
+    /// Subagents' conversations, each shown under the `task` call that started it.
+    pub agents: &'a [crate::session::load::ChildHistory],
 }
 
 /// A tool call's result, found by its tool_use id.

@@ -11,7 +11,8 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::load::Loaded;
-use super::record::{RewindRecord, now_rfc3339};
+use super::transcript_line::now_rfc3339;
+use crate::agent::history_observer::RewindRecord;
 use crate::checkpoint::restore;
 use crate::checkpoint::{Entry, Store};
 use crate::message::{ContentBlock, Message, validate_history};

@@ -14,7 +14,6 @@ mod html;
 pub mod kill_shell;
 pub mod list_dir;
 pub mod output;
-pub mod preview;
 pub mod process;
 pub mod read_file;
 pub mod schema;
@@ -33,8 +32,8 @@ use async_trait::async_trait;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use crate::agent::protocol::approval::Preview;
 use crate::message::{ContentBlock, Message, ToolSpec};
-pub use preview::Preview;
 pub use workspace::Workspace;
 
 /// What kind of change a tool makes, for the approval policy.
@@ -100,6 +99,8 @@ pub struct ToolContext {
     pub http: reqwest::Client,
     /// The sandbox bash runs under; None runs it unsandboxed.
     pub sandbox: Option<crate::sandbox::CallSandbox>,
+    /// The tool_use id of this call (a subagent names the call that started it).
+    pub call_id: String,
     /// The session's background jobs (bash `run_in_background`, bash_output, kill_shell);
     /// None where there is no session to own them.
     pub jobs: Option<Arc<crate::background::Jobs>>,
@@ -115,6 +116,7 @@ impl ToolContext {
             max_output_bytes: DEFAULT_MAX_OUTPUT_BYTES,
             http: reqwest::Client::new(),
             sandbox: None,
+            call_id: String::new(),
             jobs: None,
         }
     }
@@ -168,6 +170,11 @@ pub trait Tool: Send + Sync {
     /// None: the executor's default (`[tools] timeout_secs`, else [`DEFAULT_TOOL_TIMEOUT`]).
     fn timeout(&self, _input: &Value) -> Option<Duration> {
         None
+    }
+    /// The tool bounds its own run (a subagent has its turn limit): the executor's
+    /// timeouts do not apply to it; cancellation still does.
+    fn bounds_itself(&self) -> bool {
+        false
     }
     /// A one-line summary of the input for the UI ("src/main.rs", "ls -la").
     fn summary(&self, input: &Value) -> String {
@@ -285,6 +292,18 @@ impl ToolRegistry {
             .filter_map(|t| next.try_register(t).err())
             .collect();
         (next, errors)
+    }
+
+    /// The tools of this registry that `keep` accepts (a subagent's restricted set).
+    pub fn subset(&self, keep: impl Fn(&str) -> bool) -> ToolRegistry {
+        let mut next = ToolRegistry::new();
+        for (name, r) in &self.tools {
+            if keep(name) {
+                // Already validated once: this cannot fail.
+                let _ = next.try_register(r.tool.clone());
+            }
+        }
+        next
     }
 
     pub fn get(&self, name: &str) -> Option<&Registered> {

@@ -70,7 +70,7 @@ pub struct RunInfo {
     /// Where the JSON save key writes.
     pub save_dir: PathBuf,
     /// The live session (its transcript path changes on /new and /fork), for rewinds.
-    pub session_handle: Option<crate::session::SessionHandle>,
+    pub session_handle: Option<crate::agent::history_observer::SessionHandle>,
     /// The shell's sandbox ("workspace-write", "read-only", "off"); empty: not shown.
     pub sandbox: String,
     /// The workspace root (`/export` writes there; the first screen names it).
@@ -113,6 +113,10 @@ pub struct App {
     pub panes: Vec<Box<dyn Pane>>,
     pub input: Input,
     pub approvals: Approvals,
+    /// The session's subagents, one lane each.
+    pub subagents: super::subagents::Subagents,
+    /// A subagent's conversation, read-only, when open.
+    pub subagent_view: Option<super::overlays::subagent::SubagentView>,
     pub turn: TurnState,
     pub focus: Focus,
     pub json_open: bool,
@@ -140,9 +144,10 @@ pub struct App {
     /// HistoryReset above the divider.
     pub(super) earlier: Vec<crate::message::Message>,
     /// How a resumed session's calls ran, applied by the next HistoryReset.
-    pub(super) timings: std::collections::HashMap<String, crate::session::record::ToolTiming>,
+    pub(super) timings:
+        std::collections::HashMap<String, crate::agent::protocol::status::ToolTiming>,
     /// Each configured MCP server's last reported state (status bar, `/mcp`).
-    pub mcp: Vec<crate::agent::protocol::ServerStatus>,
+    pub mcp: Vec<crate::agent::protocol::status::ServerStatus>,
     /// The approval mode, the todo list and the permission rules as the agent last said.
     pub steering: super::steering::Steering,
     /// The sources already listed for the newest reply (its index and how many): a reply
@@ -169,6 +174,8 @@ impl App {
             panes: super::panes::registered(),
             input: Input::default(),
             approvals: Approvals::default(),
+            subagents: Default::default(),
+            subagent_view: None,
             turn: TurnState::default(),
             focus: Focus::Input,
             json_open: false,

@@ -20,6 +20,7 @@ pub mod overlays;
 pub mod panes;
 pub mod steering;
 pub mod strings;
+pub mod subagents;
 pub mod terminal;
 pub mod text;
 pub mod theme;

@@ -133,6 +133,14 @@ fn render(app: &App, f: &mut Frame, frame: &Frame3, now: Instant) {
     if let Some(s) = &app.sessions {
         s.draw(f, frame.main.union(frame.input), &app.theme);
     }
+    if let Some(v) = &app.subagent_view {
+        v.draw(f, frame.main.union(frame.input), &app.theme);
+    }
+    // A subagent's question shows over its conversation.
+    if app.subagent_view.is_some() {
+        app.approvals
+            .draw(f, frame.main.union(frame.input), &app.theme);
+    }
     if app.help_open {
         help::draw(
             f,

@@ -112,7 +112,7 @@ pub async fn compact(
     agent.replace_history(new_history);
     agent.context.forget_usage();
     agent.context.compactions += 1;
-    if let Some(r) = &mut agent.recorder {
+    if let Some(r) = &mut agent.observer {
         r.compaction(&compaction, &agent.history);
     }
     agent.exec.events.send(AgentEvent::Compacted {

@@ -55,7 +55,7 @@ pub async fn prepare(
             freed = cleared.freed_tokens,
             "micro-compaction"
         );
-        if let Some(r) = &mut agent.recorder {
+        if let Some(r) = &mut agent.observer {
             r.compaction(&info, &agent.history);
         }
         agent.exec.events.send(AgentEvent::Compacted {

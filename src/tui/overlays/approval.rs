@@ -13,7 +13,9 @@ use ratatui::widgets::{Clear, Paragraph};
 use serde_json::Value;
 use tokio::time::Instant;
 
-use crate::agent::protocol::{AgentCommand, Decision, Preview};
+use crate::agent::protocol::AgentCommand;
+use crate::agent::protocol::approval::Decision;
+use crate::agent::protocol::approval::Preview;
 use crate::permission::ApprovalMode;
 use crate::tui::keys::Action;
 use crate::tui::strings;
@@ -39,6 +41,8 @@ pub struct ApprovalRequest {
     pub preview: Option<Preview>,
     /// Why it asks (an ask rule, the delete guard) and what "always allow" would write.
     pub why: crate::agent::protocol::AskWhy,
+    /// The subagent asking (`explore #2`); None: the main agent.
+    pub agent: Option<String>,
 }
 
 #[derive(Default)]
@@ -225,7 +229,12 @@ impl Approvals {
         let mut title = if is_plan(req) {
             strings::PLAN_TITLE.to_string()
         } else {
-            strings::approval_title(&sanitize(&req.tool))
+            match &req.agent {
+                Some(agent) => {
+                    strings::subagent_approval_title(&sanitize(agent), &sanitize(&req.tool))
+                }
+                None => strings::approval_title(&sanitize(&req.tool)),
+            }
         };
         if more > 0 {
             title.push_str(&format!("(+{more} waiting) "));
@@ -367,6 +376,7 @@ mod tests {
             summary: "x".into(),
             preview: None,
             why: Default::default(),
+            agent: None,
         };
         let got = text(&body_lines(&req, &Theme::default())).join("\n");
         assert!(got.contains("\"target\"") && got.contains("\"x\""), "{got}");

@@ -6,9 +6,9 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use crate::agent::INTERRUPT_MARKER;
+use crate::agent::protocol::status::ToolTiming;
 use crate::agent::protocol::{AgentEvent, Terminal, TurnSummary};
 use crate::message::{ContentBlock, Message, Role};
-use crate::session::record::ToolTiming;
 use crate::tui::app::{App, NOTE_WINDOW};
 use crate::tui::overlays::approval::ApprovalRequest;
 use crate::tui::panes::cells::CellKind;
@@ -25,6 +25,11 @@ impl App {
             pane.on_agent(&event, now);
         }
         match event {
+            AgentEvent::AgentStart(info) => self.on_agent_start(info, now),
+            AgentEvent::AgentEnd(report) => self.on_agent_end(report, now),
+            AgentEvent::Subagent {
+                agent_id, event, ..
+            } => self.on_subagent(&agent_id, *event, now),
             AgentEvent::PromptStart { text } => {
                 self.turn.busy = true;
                 self.turn.last_error = None;
@@ -94,6 +99,7 @@ impl App {
                         summary,
                         preview,
                         why,
+                        agent: None,
                     },
                     now,
                 );
@@ -154,6 +160,8 @@ impl App {
                 self.conversation.clear();
                 // The tools pane lists the calls of the history it now shows, no others.
                 self.tools.reset();
+                self.tools.lanes.clear();
+                self.subagents.clear();
                 for m in std::mem::take(&mut self.earlier) {
                     let text = m.text();
                     if !text.trim().is_empty() {
@@ -246,7 +254,7 @@ impl App {
         }
     }
 
-    fn set_tool_state(&mut self, id: &str, state: ToolState) {
+    pub(super) fn set_tool_state(&mut self, id: &str, state: ToolState) {
         self.tool_calls.update(id, |c| c.state = state);
     }
 

@@ -12,3 +12,4 @@ pub mod keys;
 pub mod rewind;
 pub mod sessions;
 pub mod slash;
+pub mod subagent;

@@ -85,6 +85,12 @@ pub const COMMANDS: &[SlashCommand] = &[
         run: |app, _, _| app.show_mcp(),
     },
     SlashCommand {
+        name: "agents",
+        args: "[N]",
+        help: "list agents and subagents; N opens one",
+        run: |app, args, _| app.agents_command(args),
+    },
+    SlashCommand {
         name: "jobs",
         args: "",
         help: "background jobs: state, command, pid",
@@ -245,6 +251,7 @@ fn export(app: &mut App, args: &str, _now: Instant) {
         about: vec![format!("workspace {}", app.info.workspace.display())],
         earlier: &[],
         messages: &history,
+        agents: &[],
     });
     let cell = match std::fs::write(&path, md) {
         Ok(()) => CellKind::Notice(strings::exported(history.len(), &path)),
@@ -312,6 +319,7 @@ mod tests {
             "export",
             "model",
             "mcp",
+            "agents",
             "permissions",
             "exit",
         ] {

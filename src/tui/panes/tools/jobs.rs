@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span};
 use tokio::time::Instant;
 use unicode_width::UnicodeWidthStr;
 
-use crate::agent::protocol::{JobChange, JobEvent, JobInfo, JobState};
+use crate::background::types::{Change as JobChange, JobEvent, JobInfo, JobState};
 use crate::tui::text::fit::{fit, format_duration};
 use crate::tui::text::sanitize::sanitize;
 use crate::tui::theme::Theme;

@@ -4,6 +4,7 @@
 pub mod bars;
 pub mod groups;
 pub mod jobs;
+pub mod lanes;
 pub mod timeline;
 
 use std::collections::HashMap;
@@ -64,6 +65,8 @@ pub struct ToolsPane {
     timeline_titled: bool,
     /// The timeline bar picked with ←/→ (Enter opens it in the JSON pane).
     pub bars: BarSelection,
+    /// Each subagent's model streams, drawn as a lane under its `task` row.
+    pub lanes: lanes::Lanes,
     /// Background jobs, above the calls; kept across `/new` and resumes (as the jobs are).
     pub jobs: BackgroundGroup,
     /// Lines the jobs' group takes this frame.
@@ -140,6 +143,26 @@ impl ToolsPane {
             self.rows.push(id.to_string());
             self.groups.add(self.rows.len() - 1);
         }
+    }
+
+    /// Lists a subagent's call (a scoped id, `a1/…`) under the row of `parent`, after the
+    /// rows already under it; appended when the parent is not in the current prompt.
+    pub fn add_under(&mut self, parent: &str, id: &str) {
+        if self.shows(id) {
+            return;
+        }
+        let Some(p) = self.rows.iter().rposition(|r| r == parent) else {
+            return self.add(id);
+        };
+        if p < self.prompt_first {
+            return self.add(id);
+        }
+        let mut at = p + 1;
+        while self.rows.get(at).is_some_and(|r| r.contains('/')) {
+            at += 1;
+        }
+        self.rows.insert(at, id.to_string());
+        self.groups.inserted(self.rows.len());
     }
 
     pub fn shows(&self, id: &str) -> bool {
@@ -270,6 +293,10 @@ impl ToolsPane {
                 None => Vec::new(),
             };
             rows.push((label, spans));
+            // A task's subagent: its model streams on a lane of their own, its calls below.
+            if let Some(lane) = self.lanes.row(&r.id, now, theme) {
+                rows.push(lane);
+            }
         }
         let active = self.any_active(calls);
         timeline::draw(f, area, t0, now, active, &rows, theme);
@@ -429,7 +456,12 @@ fn row_line(
         },
     };
     let w = width as usize;
-    let name = sanitize(&r.name);
+    // A subagent's call sits under the task row that started it.
+    let name = if r.id.contains('/') {
+        format!("↳ {}", sanitize(&r.name))
+    } else {
+        sanitize(&r.name)
+    };
     let fixed = 2 + name.width() + 1 + timer.width() + 1;
     let room = w.saturating_sub(fixed);
     let summary = fit(&sanitize(&r.summary), room);
