@@ -78,6 +78,9 @@ pub struct Config {
     pub log_level: Option<String>,
     /// The config file that was read (it may not exist).
     pub config_file: Option<PathBuf>,
+    /// The permission rules of config.toml, `.tooloop/settings.toml` and
+    /// `.tooloop/settings.local.toml`, merged (issue 27).
+    pub permission_rules: crate::permission::rules::RuleSet,
     /// Enabled MCP servers (DESIGN.md §11).
     pub mcp: Vec<crate::mcp::ServerConfig>,
     /// The user's hooks, matchers compiled, run in the workspace.
@@ -132,6 +135,8 @@ pub enum ConfigError {
     Mcp(#[from] crate::mcp::McpConfigError),
     #[error("config: {0}")]
     Hooks(#[from] crate::hooks::MatcherError),
+    #[error("permission rules: {0}")]
+    Permissions(#[from] crate::permission::settings::SettingsError),
 }
 
 /// The environment as tooloop reads it, so tests can pass their own.
@@ -178,6 +183,12 @@ impl Config {
         }
         let file = FileConfig::load(&path)?;
         let mut config = Config::resolve_with(cli, env, &file)?;
+        // Again, so `permission` lines name the user's file by its path.
+        config.permission_rules = crate::permission::settings::load(
+            &file.permissions,
+            &path.display().to_string(),
+            &config.workspace,
+        )?;
         config.config_file = Some(path);
         Ok(config)
     }
@@ -268,6 +279,8 @@ impl Config {
         if let Some(secs) = file.retry.max_delay_secs {
             retry.max_delay = Duration::from_secs(secs);
         }
+        let permission_rules =
+            crate::permission::settings::load(&file.permissions, "config.toml", &workspace)?;
         let mut allowed_tools = file.tools.allow.clone().unwrap_or_default();
         allowed_tools.extend(cli.allow_tool.iter().cloned());
         let session = match (&cli.resume, cli.continue_session, cli.no_session) {
@@ -430,6 +443,7 @@ impl Config {
             },
             log_level: file.log_level.clone(),
             config_file: None,
+            permission_rules,
             mcp: file.mcp.resolve()?,
             hooks: crate::hooks::Hooks::new(&file.hooks, workspace.clone())?,
             agents: file.agents.limits(),

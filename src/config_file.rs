@@ -75,6 +75,9 @@ pub struct FileConfig {
     pub openai: ProviderSection,
     #[serde(default)]
     pub tools: ToolsSection,
+    /// `[permissions]`: allow / ask / deny rules (merged with the project's files).
+    #[serde(default)]
+    pub permissions: crate::permission::settings::PermissionsSection,
     #[serde(default)]
     pub retry: RetrySection,
     #[serde(default)]

@@ -172,13 +172,17 @@ pub fn start_with(
             todos.clone(),
         )));
     }
+    let plan = crate::tools::exit_plan_mode::PlanSlot::default();
     let mut exec = exec_env(config, front, tools, sink.clone())?;
     let context = crate::agent::context::ContextState::new(config.context.clone());
     let mcp = start_mcp(config, &sink);
     let hub = subagents(config, &provider, &settings, &exec, mcp.clone());
     exec.registry = Arc::new(hub.with_task_tool(&exec.registry, context.ledger.clone(), sink));
+    // After the hub took its copy: subagents do not hand plans over.
+    let exec = with_plan_tool(exec, plan.clone());
     let mut agent = Agent::new(provider, exec, settings);
     agent.todos = todos;
+    agent.plan = plan;
     agent.context = context;
     agent.mcp = mcp;
     let session = match &overrides.sessions_dir {
@@ -259,6 +263,10 @@ pub fn exec_env(
         &config.allowed_tools,
         front == FrontEnd::Interactive,
     );
+    policy.set_rules(
+        config.permission_rules.clone(),
+        Some(crate::permission::settings::local_path(workspace.root())),
+    );
     let sandbox = sandbox_for_run(config, &events);
     if sandbox.is_some() {
         policy.set_sandboxed(&sandboxed_tools(&tools));
@@ -275,6 +283,23 @@ pub fn exec_env(
         crate::agent::exec_env::job_events(&exec.events),
     ));
     Ok(exec)
+}
+
+/// Adds `exit_plan_mode` (offered only in plan mode), which reads the policy's mode.
+fn with_plan_tool(mut exec: ExecEnv, plan: crate::tools::exit_plan_mode::PlanSlot) -> ExecEnv {
+    use crate::tools::exit_plan_mode::ExitPlanMode;
+    if exec
+        .registry
+        .get(crate::permission::decide::EXIT_PLAN_MODE)
+        .is_some()
+    {
+        return exec;
+    }
+    let policy = exec.policy.clone();
+    let tool = ExitPlanMode::new(plan, Arc::new(move || policy.mode().as_str()));
+    let (registry, _) = exec.registry.with_tools(vec![Arc::new(tool)]);
+    exec.registry = Arc::new(registry);
+    exec
 }
 
 /// What the `task` tool needs to start subagents: the agent definitions (files that cannot

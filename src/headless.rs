@@ -29,7 +29,7 @@ pub enum HeadlessError {
 /// Exit status for a finished run (CLI.md).
 pub fn exit_code(reason: Terminal) -> i32 {
     match reason {
-        Terminal::Completed => 0,
+        Terminal::Completed | Terminal::PlanReady => 0,
         Terminal::MaxTurns => 3,
         Terminal::AbortedStreaming | Terminal::AbortedTools => 130,
         Terminal::ModelError
@@ -91,12 +91,14 @@ pub async fn run(
         tools: sandboxed_tools,
     };
     let mut summary = None;
+    let mut plan = None;
     // Every subagent's end, for `result.agents`.
     let mut agents = Vec::new();
     let mut ended = std::collections::HashSet::new();
     while let Some(event) = events.recv().await {
         match &event {
             AgentEvent::Done(s) => summary = Some(s.clone()),
+            AgentEvent::PlanReady { plan: p } => plan = Some(p.clone()),
             AgentEvent::AgentEnd(r) => agents.push(r.clone()),
             _ => {}
         }
@@ -132,6 +134,7 @@ pub async fn run(
         .unwrap_or_default();
     let extra = Extra {
         todos,
+        plan,
         background,
         agents,
     };
@@ -305,10 +308,23 @@ pub fn stream_json(event: &AgentEvent) -> Option<Value> {
             "outcome": outcome.as_str(), "duration_ms": duration_ms,
             "output": shorten(output, 2000),
         }),
-        AgentEvent::Permission { id, name, allowed } => json!({
-            "type": "permission", "id": id, "name": name,
-            "decision": if *allowed { "allow" } else { "deny" },
-        }),
+        AgentEvent::Permission {
+            id,
+            name,
+            allowed,
+            rule,
+        } => {
+            let mut line = json!({
+                "type": "permission", "id": id, "name": name,
+                "decision": if *allowed { "allow" } else { "deny" },
+            });
+            if let (Some(r), Value::Object(map)) = (rule, &mut line) {
+                map.insert("rule".into(), json!(r.rule));
+                map.insert("source".into(), json!(r.source));
+            }
+            line
+        }
+        AgentEvent::ApprovalChanged { mode } => json!({"type": "approval", "mode": mode}),
         AgentEvent::StreamEnd { turn, stop_reason } => {
             json!({"type": "stream_end", "turn": turn, "stop_reason": stop_reason})
         }
@@ -389,6 +405,8 @@ fn shorten(s: &str, max: usize) -> String {
 pub struct Extra {
     /// The session's todo list at the end (left out when empty).
     pub todos: Vec<crate::todo::TodoItem>,
+    /// The plan of a headless plan-mode run (`plan_ready`).
+    pub plan: Option<String>,
     /// One object per subagent, the fields of its `agent_end` (left out when none ran).
     pub agents: Vec<AgentReport>,
     /// The session's background jobs with their final state (left out when none).
@@ -420,6 +438,9 @@ pub fn result_json<H: serde::Serialize + ?Sized>(
         if !extra.todos.is_empty() {
             map.insert("todos".into(), json!(extra.todos));
         }
+        if let Some(plan) = &extra.plan {
+            map.insert("plan".into(), json!(plan));
+        }
         if !extra.agents.is_empty() {
             map.insert("agents".into(), json!(extra.agents));
         }
@@ -445,11 +466,13 @@ pub fn print_result<H: serde::Serialize + ?Sized>(
     let mut out = std::io::stdout().lock();
     match format {
         OutputFormat::Text => {
-            let _ = writeln!(out, "{}", crate::safe_output::for_stdout(&summary.text));
+            // A plan-mode run's answer is its plan.
+            let text = extra.plan.as_deref().unwrap_or(&summary.text);
+            let _ = writeln!(out, "{}", crate::safe_output::for_stdout(text));
             if let Some(err) = &summary.error {
                 let err = crate::safe_output::for_stderr(err);
                 eprintln!("tooloop: {} ({err})", summary.reason.as_str());
-            } else if summary.reason != Terminal::Completed {
+            } else if !matches!(summary.reason, Terminal::Completed | Terminal::PlanReady) {
                 eprintln!("tooloop: stopped: {}", summary.reason.as_str());
             }
         }

@@ -5,31 +5,24 @@
 //!
 //! [`AgentCommand::PermissionReply`]: crate::agent::protocol::AgentCommand::PermissionReply
 
+pub mod decide;
+pub mod delete_guard;
+pub mod mode;
+pub mod rules;
+pub mod settings;
+pub mod shell;
+
 use crate::agent::protocol::approval::Decision;
 use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, Mutex};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, RwLock};
 
-use clap::ValueEnum;
-use serde::{Deserialize, Serialize};
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
 use crate::tools::Effect;
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ApprovalMode {
-    /// Every change needs consent.
-    #[default]
-    Ask,
-    /// File edits inside the workspace are allowed; commands ask, unless the shell's
-    /// sandbox is on (then they run unasked, contained).
-    AutoEdit,
-    /// Everything is allowed.
-    Yolo,
-    /// Changes are refused without asking.
-    ReadOnly,
-}
+pub use mode::ApprovalMode;
 
 /// What the policy says before anyone is asked.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -51,7 +44,15 @@ pub enum Consent {
 
 /// The mode plus what the user allowed so far in this session.
 pub struct PermissionPolicy {
-    mode: ApprovalMode,
+    /// Changes during a session: Shift+Tab, `/approval`, an approved plan.
+    mode: Mutex<ApprovalMode>,
+    /// The rules of the three files (the local file's grow with "always allow").
+    rules: RwLock<rules::RuleSet>,
+    /// `.tooloop/settings.local.toml` of the workspace ("always allow" writes there).
+    local_settings: Option<PathBuf>,
+    home: Option<PathBuf>,
+    /// What went wrong answering (a rule that could not be saved), for the front end.
+    notices: Mutex<Vec<String>>,
     pre_approved: HashSet<String>,
     session_approved: Mutex<HashSet<String>>,
     /// False in headless mode: nobody can answer, so `Ask` means deny.
@@ -64,7 +65,11 @@ pub struct PermissionPolicy {
 impl PermissionPolicy {
     pub fn new(mode: ApprovalMode, pre_approved: &[String], interactive: bool) -> Self {
         PermissionPolicy {
-            mode,
+            mode: Mutex::new(mode),
+            rules: RwLock::new(rules::RuleSet::default()),
+            local_settings: None,
+            home: std::env::var_os("HOME").map(PathBuf::from),
+            notices: Mutex::new(Vec::new()),
             pre_approved: pre_approved.iter().cloned().collect(),
             session_approved: Mutex::new(HashSet::new()),
             interactive,
@@ -85,50 +90,119 @@ impl PermissionPolicy {
     }
 
     pub fn mode(&self) -> ApprovalMode {
-        self.mode
+        self.mode.lock().map(|m| *m).unwrap_or_default()
     }
 
-    /// The verdict for one call. `inside_workspace` is false when an edit targets a path
-    /// outside the root (only possible with --allow-outside-workspace).
-    pub fn verdict(&self, tool: &str, effect: Effect, inside_workspace: bool) -> Verdict {
-        if effect == Effect::ReadOnly {
-            return Verdict::Allow;
+    /// Switches the mode from the next decision on.
+    pub fn set_mode(&self, mode: ApprovalMode) {
+        if let Ok(mut m) = self.mode.lock() {
+            *m = mode;
         }
-        if self.is_pre_approved(tool) || self.session_approved_contains(tool) {
-            return Verdict::Allow;
-        }
-        let verdict = match self.mode {
-            ApprovalMode::Yolo => Verdict::Allow,
-            ApprovalMode::ReadOnly => {
-                return Verdict::Deny(format!(
-                    "{tool} was not run: tooloop is in read-only mode, which refuses tools that \
-                     change files or run commands. Tell the user what you would have done instead."
-                ));
-            }
-            ApprovalMode::AutoEdit if effect == Effect::Edit && inside_workspace => Verdict::Allow,
-            // Only tools that run in the sandbox; any other command-running tool still asks.
-            ApprovalMode::AutoEdit if effect == Effect::Exec && self.sandboxed.contains(tool) => {
-                Verdict::Allow
-            }
-            ApprovalMode::AutoEdit | ApprovalMode::Ask => Verdict::Ask,
+    }
+
+    /// The rules of the three files, and where "always allow" appends.
+    pub fn set_rules(&mut self, rules: rules::RuleSet, local_settings: Option<PathBuf>) {
+        self.rules = RwLock::new(rules);
+        self.local_settings = local_settings;
+    }
+
+    /// Tests: another home directory for `~`.
+    pub fn set_home(&mut self, home: Option<PathBuf>) {
+        self.home = home;
+    }
+
+    /// A copy of the rules now in force (for `/permissions`).
+    pub fn rules(&self) -> rules::RuleSet {
+        self.rules.read().map(|r| r.clone()).unwrap_or_default()
+    }
+
+    /// The session's "allow for this session" grants, sorted.
+    pub fn session_grants(&self) -> Vec<String> {
+        let mut v: Vec<String> = self
+            .session_approved
+            .lock()
+            .map(|s| s.iter().cloned().collect())
+            .unwrap_or_default();
+        v.sort();
+        v
+    }
+
+    /// Notices from answering (a rule that could not be saved); drained.
+    pub fn take_notices(&self) -> Vec<String> {
+        self.notices
+            .lock()
+            .map(|mut n| std::mem::take(&mut *n))
+            .unwrap_or_default()
+    }
+
+    /// The decision for one call (DESIGN.md §12): [`decide::decide`] over this session's
+    /// mode, rules and grants. `root`: the workspace the call runs in.
+    pub fn decide(&self, call: &decide::Call<'_>, root: &Path) -> decide::Decided {
+        let session = self
+            .session_approved
+            .lock()
+            .map(|s| s.clone())
+            .unwrap_or_default();
+        let rules = self.rules.read().map(|r| r.clone()).unwrap_or_default();
+        let call = decide::Call {
+            sandboxed: call.sandboxed || self.sandboxed.contains(call.tool),
+            ..*call
         };
-        if verdict == Verdict::Ask && !self.interactive {
-            return Verdict::Deny(format!(
-                "{tool} was not run: it needs the user's approval and nobody can answer in \
-                 headless mode. Rerun with --approval yolo, --approval auto-edit or \
-                 --allow-tool {tool} to permit it."
-            ));
-        }
-        verdict
+        decide::decide(
+            &call,
+            self.mode(),
+            &rules,
+            &decide::Grants {
+                pre_approved: &self.pre_approved,
+                session: &session,
+            },
+            &decide::Place {
+                root,
+                home: self.home.as_deref(),
+                interactive: self.interactive,
+            },
+        )
+    }
+
+    /// The verdict for a call with no command and no paths. `inside_workspace` is false
+    /// when an edit targets a path outside the root (only possible with
+    /// --allow-outside-workspace).
+    pub fn verdict(&self, tool: &str, effect: Effect, inside_workspace: bool) -> Verdict {
+        let call = decide::Call {
+            tool,
+            effect,
+            command: None,
+            paths: &[],
+            inside_workspace,
+            sandboxed: false,
+        };
+        self.decide(&call, Path::new("/")).verdict
     }
 
     /// The verdict for a call a pre_tool_use hook said `allow` to: the hook answers the
-    /// approval question (headless too), but read-only mode's refusal still stands.
-    pub fn verdict_hook_allowed(&self, tool: &str, effect: Effect, inside: bool) -> Verdict {
-        match self.verdict(tool, effect, inside) {
-            Verdict::Deny(m) if self.mode == ApprovalMode::ReadOnly => Verdict::Deny(m),
-            _ => Verdict::Allow,
+    /// approval question (headless too), but a refusal by a mode or a deny rule stands.
+    pub fn hook_allowed(&self, decided: decide::Decided) -> decide::Decided {
+        match decided.verdict {
+            Verdict::Deny(_) if decided.fixed => decided,
+            _ => decide::Decided {
+                verdict: Verdict::Allow,
+                ..decided
+            },
         }
+    }
+
+    /// The verdict for a call a pre_tool_use hook said `allow` to, without a command.
+    pub fn verdict_hook_allowed(&self, tool: &str, effect: Effect, inside: bool) -> Verdict {
+        let call = decide::Call {
+            tool,
+            effect,
+            command: None,
+            paths: &[],
+            inside_workspace: inside,
+            sandboxed: false,
+        };
+        self.hook_allowed(self.decide(&call, Path::new("/")))
+            .verdict
     }
 
     /// Takes back an "allow for this session": the tool asks again from its next call.
@@ -136,23 +210,6 @@ impl PermissionPolicy {
         if let Ok(mut s) = self.session_approved.lock() {
             s.remove(tool);
         }
-    }
-
-    /// `--allow-tool` / `[tools] allow`: an exact name, or a prefix ending in `*`
-    /// (`mcp__srv__*` allows every tool of one MCP server). Only a trailing `*` is special.
-    fn is_pre_approved(&self, tool: &str) -> bool {
-        self.pre_approved.contains(tool)
-            || self.pre_approved.iter().any(|p| {
-                p.strip_suffix('*')
-                    .is_some_and(|prefix| !prefix.is_empty() && tool.starts_with(prefix))
-            })
-    }
-
-    fn session_approved_contains(&self, tool: &str) -> bool {
-        self.session_approved
-            .lock()
-            .map(|s| s.contains(tool))
-            .unwrap_or(false)
     }
 
     /// Registers a question; the returned receiver resolves with the user's reply.
@@ -191,6 +248,14 @@ impl PermissionPolicy {
         match decision {
             None => Consent::Interrupted,
             Some(Decision::AllowOnce) => Consent::Granted,
+            Some(Decision::AllowRule { rule }) => {
+                self.add_local_rule(&rule);
+                Consent::Granted
+            }
+            Some(Decision::ApprovePlan { mode }) => {
+                self.set_mode(mode);
+                Consent::Granted
+            }
             Some(Decision::AllowForSession) => {
                 if let Ok(mut s) = self.session_approved.lock() {
                     s.insert(tool.to_string());
@@ -206,6 +271,38 @@ impl PermissionPolicy {
                      proceed or try another approach."
                 ),
             }),
+        }
+    }
+}
+
+impl PermissionPolicy {
+    /// "Always allow … in this project": the rule holds at once and is appended to
+    /// `.tooloop/settings.local.toml` for later sessions. A rule that does not parse or
+    /// cannot be saved still allowed this call; the notice says what went wrong.
+    fn add_local_rule(&self, text: &str) {
+        let rule = match rules::Rule::parse(text) {
+            Ok(r) => r,
+            Err(e) => return self.notice(e.to_string()),
+        };
+        let Some(path) = &self.local_settings else {
+            return self.notice(format!(
+                "rule `{text}` not saved: this run has no project settings file"
+            ));
+        };
+        if let Ok(mut r) = self.rules.write() {
+            r.push(rules::RuleKind::Allow, rule, settings::LOCAL_SOURCE);
+        }
+        if let Err(e) = settings::append_allow(path, text) {
+            self.notice(format!(
+                "rule `{text}` holds for this session but was not saved: {e}"
+            ));
+        }
+    }
+
+    fn notice(&self, text: String) {
+        tracing::warn!("{text}");
+        if let Ok(mut n) = self.notices.lock() {
+            n.push(text);
         }
     }
 }

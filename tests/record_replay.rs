@@ -351,6 +351,7 @@ fn app_for(run: &Run) -> tooloop::tui::app::App {
         models: None,
         workspace: run.workspace.clone(),
         approval: "ask".into(),
+        rules: Default::default(),
     })
 }
 

@@ -157,6 +157,7 @@ async fn deny_with_a_typed_reason_and_the_row_says_denied() {
             id: "b1".into(),
             name: "bash".into(),
             allowed: false,
+            rule: None,
         },
         k,
     );

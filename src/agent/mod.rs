@@ -87,6 +87,9 @@ pub struct Agent {
     pub todos: Arc<crate::todo::TodoList>,
     /// The list's version the transcript last recorded.
     todos_recorded: u64,
+    /// The plan `exit_plan_mode` handed over in this reply, if any (headless plan mode ends
+    /// the run with it).
+    pub plan: crate::tools::exit_plan_mode::PlanSlot,
 }
 
 impl Agent {
@@ -104,6 +107,7 @@ impl Agent {
             mcp_joined: false,
             todos: crate::todo::TodoList::new(),
             todos_recorded: 0,
+            plan: Default::default(),
         }
     }
 

@@ -9,6 +9,7 @@ mod decide;
 mod extensions;
 mod failure;
 mod job_notices;
+mod steering;
 mod stream_events;
 
 use futures::StreamExt;
@@ -265,6 +266,10 @@ async fn one_request(agent: &mut Agent, state: &mut State, cancel: &Cancellation
     }
     agent.push(Message::user(message));
     agent.record_todos();
+    if let Some(plan) = steering::plan_ready(agent) {
+        agent.exec.events.send(AgentEvent::PlanReady { plan });
+        return Flow::End(Terminal::PlanReady, None);
+    }
     if let Some(stopped) = extensions::stopped_by_hook(agent) {
         return stopped;
     }
@@ -371,7 +376,7 @@ async fn open_stream(
     state: &mut State,
     cancel: &CancellationToken,
 ) -> Result<EventStream, OpenError> {
-    let tools = agent.exec.registry.specs();
+    let tools = steering::offered_tools(agent);
     loop {
         let req = agent.request(&state.model, &tools);
         let body = Arc::new(agent.provider.encode(&req));

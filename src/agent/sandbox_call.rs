@@ -62,6 +62,8 @@ pub fn for_call(
                     input: shown,
                     summary,
                     preview,
+                    // Never "always allow": leaving the sandbox is asked each time.
+                    why: Default::default(),
                 });
                 let granted = matches!(
                     permissions.wait(&id, GRANT_NAME, rx, &token).await,
@@ -71,6 +73,7 @@ pub fn for_call(
                     id: id.clone(),
                     name: name.clone(),
                     allowed: granted,
+                    rule: None,
                 });
                 if granted {
                     events.send(AgentEvent::ToolStart { id, name });

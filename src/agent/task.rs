@@ -96,6 +96,10 @@ async fn run(mut agent: Agent, mut rx: mpsc::UnboundedReceiver<AgentCommand>) ->
                     agent.exec.policy.revoke(&tool);
                     continue;
                 }
+                Some(AgentCommand::SetApproval { mode }) => {
+                    set_approval(&agent, mode);
+                    continue;
+                }
                 Some(AgentCommand::KillJob { id }) => {
                     kill_job(&agent, id);
                     continue;
@@ -129,6 +133,10 @@ async fn run(mut agent: Agent, mut rx: mpsc::UnboundedReceiver<AgentCommand>) ->
                         // The TUI refuses /compact while a turn runs.
                         Some(AgentCommand::Compact { .. }) => {}
                         Some(AgentCommand::RevokeSessionGrant { tool }) => policy.revoke(&tool),
+                        Some(AgentCommand::SetApproval { mode }) => {
+                            policy.set_mode(mode);
+                            events.send(AgentEvent::ApprovalChanged { mode });
+                        }
                         Some(AgentCommand::KillJob { id }) => kill_job_in(&jobs, &events, id),
                         Some(AgentCommand::NewConversation) => {
                             cancel.cancel();
@@ -167,6 +175,12 @@ async fn run(mut agent: Agent, mut rx: mpsc::UnboundedReceiver<AgentCommand>) ->
     }
 }
 
+/// Shift+Tab / `/approval`: the policy decides in `mode` from now on.
+fn set_approval(agent: &Agent, mode: crate::permission::ApprovalMode) {
+    agent.exec.policy.set_mode(mode);
+    agent.events().send(AgentEvent::ApprovalChanged { mode });
+}
+
 /// A manual compaction; Abort cancels it (history unchanged). True if the agent must stop.
 async fn compact(
     agent: &mut Agent,
@@ -187,6 +201,10 @@ async fn compact(
                 Some(AgentCommand::Abort) => cancel.cancel(),
                 Some(AgentCommand::Submit { text }) => queued.push_back(text),
                 Some(AgentCommand::RevokeSessionGrant { tool }) => policy.revoke(&tool),
+                Some(AgentCommand::SetApproval { mode }) => {
+                    policy.set_mode(mode);
+                    events.send(AgentEvent::ApprovalChanged { mode });
+                }
                 Some(AgentCommand::KillJob { id }) => kill_job_in(&jobs, &events, id),
                 Some(AgentCommand::Shutdown) | None => {
                     cancel.cancel();

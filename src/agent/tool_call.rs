@@ -10,8 +10,11 @@ use tokio_util::sync::CancellationToken;
 
 use super::exec_env::{ExecEnv, INTERRUPTED};
 use super::hook_calls::{PreTool, post_tool_use, pre_tool_use};
+use super::protocol::AskWhy;
 use super::protocol::{AgentEvent, ToolOutcome};
 use crate::hooks::HookEvent;
+use crate::permission::decide::{Call as PermissionCall, EXIT_PLAN_MODE};
+use crate::permission::rules::{RuleRef, suggest_prefix};
 use crate::permission::{Consent, Verdict};
 use crate::tools::{Effect, Tool, ToolContext, ToolOutput};
 
@@ -53,18 +56,17 @@ impl Call {
             PreTool::Allowed => true,
             PreTool::Ask => false,
         };
-        if effect != Effect::ReadOnly
-            && let Err((output, outcome)) = ask_consent(
-                env,
-                tool.as_ref(),
-                &id,
-                &name,
-                effect,
-                &input,
-                &token,
-                pre_allowed,
-            )
-            .await
+        if let Err((output, outcome)) = ask_consent(
+            env,
+            tool.as_ref(),
+            &id,
+            &name,
+            effect,
+            &input,
+            &token,
+            pre_allowed,
+        )
+        .await
         {
             // Refused is an error; an interrupted question is cancelled.
             let refused = outcome == ToolOutcome::Error;
@@ -175,8 +177,10 @@ fn edited_paths(env: &ExecEnv, tool: &dyn Tool, input: &Value) -> Vec<std::path:
         .collect()
 }
 
-/// Asks the policy, and the user if needed (not when a pre_tool_use hook already said
-/// allow). Err carries the result for a refused call.
+/// Asks the policy ([`crate::permission::decide`]), and the user if needed (not when a
+/// pre_tool_use hook already said allow). Err carries the result for a refused call.
+/// Read-only calls go through it too: a deny or ask rule, plan mode and `exit_plan_mode`
+/// apply to them; otherwise they are allowed without a `permission` line.
 #[allow(clippy::too_many_arguments)]
 async fn ask_consent(
     env: &ExecEnv,
@@ -188,26 +192,40 @@ async fn ask_consent(
     token: &CancellationToken,
     hook_allowed: bool,
 ) -> Result<(), (ToolOutput, ToolOutcome)> {
+    let paths = tool.paths(input);
+    let command = tool.command(input);
     // Inside only if every path the call touches is: one path outside is enough to ask.
-    let inside = tool.paths(input).iter().all(|p| env.workspace.is_inside(p));
+    let inside = paths.iter().all(|p| env.workspace.is_inside(p));
+    let call = PermissionCall {
+        tool: name,
+        effect,
+        command: command.as_deref(),
+        paths: &paths,
+        inside_workspace: inside,
+        sandboxed: false,
+    };
+    let mut decided = env.policy.decide(&call, env.workspace.root());
+    if hook_allowed {
+        decided = env.policy.hook_allowed(decided);
+    }
     let refused = |message: String| (ToolOutput::error(message), ToolOutcome::Error);
-    let decided = |allowed: bool| AgentEvent::Permission {
+    let said = |allowed: bool, rule: Option<RuleRef>| AgentEvent::Permission {
         id: id.to_string(),
         name: name.to_string(),
         allowed,
+        rule,
     };
-    let verdict = if hook_allowed {
-        env.policy.verdict_hook_allowed(name, effect, inside)
-    } else {
-        env.policy.verdict(name, effect, inside)
-    };
-    match verdict {
+    // A read-only call nobody restricted is not a permission decision (as before rules).
+    let quiet = effect == Effect::ReadOnly && decided.rule.is_none();
+    match decided.verdict {
         Verdict::Allow => {
-            env.events.send(decided(true));
+            if !quiet {
+                env.events.send(said(true, decided.rule));
+            }
             Ok(())
         }
         Verdict::Deny(message) => {
-            env.events.send(decided(false));
+            env.events.send(said(false, decided.rule));
             Err(refused(message))
         }
         Verdict::Ask => {
@@ -215,20 +233,45 @@ async fn ask_consent(
             // under an id unique in the session, which the front end answers.
             let question = env.events.question_id(id);
             let rx = env.policy.register(&question);
+            let suggestion = match (&command, &decided.guarded, name == EXIT_PLAN_MODE) {
+                (Some(c), None, false) => {
+                    suggest_prefix(c).map(|prefix| format!("{name}({prefix})"))
+                }
+                _ => None,
+            };
             env.events.send(AgentEvent::PermissionRequest {
                 id: id.to_string(),
                 tool: name.to_string(),
                 input: input.clone(),
                 summary: tool.summary(input),
                 preview: tool.preview(input),
+                why: AskWhy {
+                    rule: decided.rule.clone(),
+                    guarded: decided.guarded.clone(),
+                    suggestion,
+                },
             });
-            match env.policy.wait(&question, name, rx, token).await {
+            let mode_before = env.policy.mode();
+            let consent = env.policy.wait(&question, name, rx, token).await;
+            for text in env.policy.take_notices() {
+                env.events.send(AgentEvent::Error { message: text });
+            }
+            let mode = env.policy.mode();
+            if mode != mode_before {
+                env.events.send(AgentEvent::ApprovalChanged { mode });
+            }
+            match consent {
                 Consent::Granted => {
-                    env.events.send(decided(true));
+                    env.events.send(said(true, decided.rule));
                     Ok(())
                 }
                 Consent::Refused(message) => {
-                    env.events.send(decided(false));
+                    env.events.send(said(false, decided.rule));
+                    let message = if name == EXIT_PLAN_MODE {
+                        plan_feedback(&message)
+                    } else {
+                        message
+                    };
                     Err(refused(message))
                 }
                 Consent::Interrupted => {
@@ -236,6 +279,22 @@ async fn ask_consent(
                 }
             }
         }
+    }
+}
+
+/// "Keep planning": the user's feedback as the error result of `exit_plan_mode`.
+fn plan_feedback(refusal: &str) -> String {
+    let feedback = refusal
+        .split_once("Their reason: ")
+        .map(|(_, r)| r.trim_end_matches(". Do not retry it unchanged."))
+        .unwrap_or("");
+    if feedback.trim().is_empty() {
+        "The user did not approve the plan and wants you to keep planning (still in plan mode: only read-only tools run). Ask what to change if it is unclear."
+            .into()
+    } else {
+        format!(
+            "The user did not approve the plan and wants you to keep planning (still in plan mode). Their feedback: {feedback}"
+        )
     }
 }
 
@@ -260,5 +319,50 @@ pub fn human_duration(d: Duration) -> String {
         format!("{} s", ms / 1000)
     } else {
         format!("{ms} ms")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::protocol::approval::Decision;
+    use crate::permission::{ApprovalMode, PermissionPolicy};
+
+    /// "Keep planning" with feedback reaches the model as the error result carrying it.
+    #[tokio::test]
+    async fn keep_planning_carries_the_feedback() {
+        let p = PermissionPolicy::new(ApprovalMode::Plan, &[], true);
+        let rx = p.register("t1");
+        p.reply(
+            "t1",
+            Decision::Deny {
+                reason: Some("先写测试 first".into()),
+            },
+        );
+        let c = CancellationToken::new();
+        let Consent::Refused(m) = p.wait("t1", EXIT_PLAN_MODE, rx, &c).await else {
+            panic!("refused");
+        };
+        assert_eq!(
+            plan_feedback(&m),
+            "The user did not approve the plan and wants you to keep planning (still in plan \
+             mode). Their feedback: 先写测试 first"
+        );
+        let rx = p.register("t2");
+        p.reply("t2", Decision::Deny { reason: None });
+        let Consent::Refused(m) = p.wait("t2", EXIT_PLAN_MODE, rx, &c).await else {
+            panic!("refused");
+        };
+        assert!(plan_feedback(&m).starts_with("The user did not approve the plan"));
+        // Approving switches the mode before the tool runs.
+        let rx = p.register("t3");
+        p.reply(
+            "t3",
+            Decision::ApprovePlan {
+                mode: ApprovalMode::AutoEdit,
+            },
+        );
+        assert_eq!(p.wait("t3", EXIT_PLAN_MODE, rx, &c).await, Consent::Granted);
+        assert_eq!(p.mode(), ApprovalMode::AutoEdit);
     }
 }

@@ -91,7 +91,9 @@ pub fn bars(events: &[Timed]) -> (Vec<String>, Vec<Bar>) {
                 row_of(id, tool, &mut rows);
                 asking.insert(id.clone(), at);
             }
-            AgentEvent::Permission { id, name, allowed } => {
+            AgentEvent::Permission {
+                id, name, allowed, ..
+            } => {
                 let row = row_of(id, name, &mut rows);
                 if let Some(from) = asking.remove(id) {
                     bars.push(Bar {

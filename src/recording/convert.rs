@@ -76,14 +76,28 @@ impl Kind {
                 input,
                 summary,
                 preview,
+                why,
             } => E::PermissionRequest {
                 id,
                 tool,
                 input,
                 summary,
                 preview: preview.as_ref().and_then(preview_from),
+                why,
             },
-            Kind::Permission { id, name, allowed } => E::Permission { id, name, allowed },
+            Kind::Permission {
+                id,
+                name,
+                allowed,
+                rule,
+            } => E::Permission {
+                id,
+                name,
+                allowed,
+                rule,
+            },
+            Kind::ApprovalChanged { mode } => E::ApprovalChanged { mode },
+            Kind::PlanReady { plan } => E::PlanReady { plan },
             Kind::ToolStart { id, name } => E::ToolStart { id, name },
             Kind::ToolProgress { id, chunk } => E::ToolProgress { id, chunk },
             Kind::ToolEnd {
@@ -345,6 +359,9 @@ fn preview_from(v: &Value) -> Option<Preview> {
             path: str_of(v, "path").to_string(),
             unified_diff: str_of(v, "unified_diff").to_string(),
             note: opt_string(v, "note"),
+        },
+        "plan" => Preview::Plan {
+            markdown: str_of(v, "markdown").to_string(),
         },
         "new_file" => Preview::NewFile {
             path: str_of(v, "path").to_string(),

@@ -101,11 +101,23 @@ pub enum Kind {
         summary: String,
         #[serde(default)]
         preview: Option<Value>,
+        #[serde(default)]
+        why: crate::agent::protocol::AskWhy,
     },
     Permission {
         id: String,
         name: String,
         allowed: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rule: Option<crate::permission::rules::RuleRef>,
+    },
+    /// The approval mode changed.
+    ApprovalChanged {
+        mode: crate::permission::ApprovalMode,
+    },
+    /// Headless plan mode handed this plan over.
+    PlanReady {
+        plan: String,
     },
     ToolStart {
         id: String,
@@ -268,18 +280,28 @@ impl Kind {
                 input,
                 summary,
                 preview,
+                why,
             } => Kind::PermissionRequest {
                 id: id.clone(),
                 tool: tool.clone(),
                 input: input.clone(),
                 summary: summary.clone(),
                 preview: preview.as_ref().and_then(|p| serde_json::to_value(p).ok()),
+                why: why.clone(),
             },
-            E::Permission { id, name, allowed } => Kind::Permission {
+            E::Permission {
+                id,
+                name,
+                allowed,
+                rule,
+            } => Kind::Permission {
                 id: id.clone(),
                 name: name.clone(),
                 allowed: *allowed,
+                rule: rule.clone(),
             },
+            E::ApprovalChanged { mode } => Kind::ApprovalChanged { mode: *mode },
+            E::PlanReady { plan } => Kind::PlanReady { plan: plan.clone() },
             E::ToolStart { id, name } => Kind::ToolStart {
                 id: id.clone(),
                 name: name.clone(),

@@ -21,7 +21,7 @@ use crate::provider::{RequestBody, Usage};
 
 /// How many variants [`E`] has. A new variant needs an arm in [`variant`] (the match is
 /// exhaustive) with the next number, this count raised, and an example in [`examples`].
-const VARIANTS: usize = 37;
+const VARIANTS: usize = 39;
 
 fn variant(e: &E) -> usize {
     match e {
@@ -63,6 +63,8 @@ fn variant(e: &E) -> usize {
         E::AgentStart(_) => 34,
         E::AgentEnd(_) => 35,
         E::Subagent { .. } => 36,
+        E::ApprovalChanged { .. } => 37,
+        E::PlanReady { .. } => 38,
     }
 }
 
@@ -101,6 +103,12 @@ fn examples() -> Vec<E> {
             text: "fix it 修".into(),
         },
         E::TurnStart { turn: 2 },
+        E::ApprovalChanged {
+            mode: crate::permission::ApprovalMode::Plan,
+        },
+        E::PlanReady {
+            plan: "# Plan\n1. 读".into(),
+        },
         E::Todos {
             todos: vec![crate::todo::TodoItem {
                 content: "写测试".into(),
@@ -154,11 +162,13 @@ fn examples() -> Vec<E> {
                 text: "rm -rf target".into(),
                 note: None,
             }),
+            why: Default::default(),
         },
         E::Permission {
             id: "toolu_1".into(),
             name: "bash".into(),
             allowed: false,
+            rule: None,
         },
         E::ToolStart {
             id: "toolu_1".into(),

@@ -29,7 +29,9 @@ pub fn answers(events: &[Timed]) -> HashMap<String, String> {
             AgentEvent::PermissionRequest { id, .. } => {
                 asked.insert(id, t.at_ms);
             }
-            AgentEvent::Permission { id, name, allowed } => {
+            AgentEvent::Permission {
+                id, name, allowed, ..
+            } => {
                 // Decided by a mode or a rule: nobody was asked, nothing to say.
                 let Some(at) = asked.remove(id.as_str()) else {
                     continue;
@@ -126,6 +128,7 @@ mod tests {
             input: serde_json::json!({"command": "ls"}),
             summary: "ls".into(),
             preview: None,
+            why: Default::default(),
         }
     }
 
@@ -134,6 +137,7 @@ mod tests {
             id: id.into(),
             name: "bash".into(),
             allowed,
+            rule: None,
         }
     }
 

@@ -117,6 +117,7 @@ impl<'a> Printer<'a> {
                 self.history = messages.iter().cloned().map(Arc::new).collect()
             }
             AgentEvent::Todos { todos } => self.extra.todos = todos.clone(),
+            AgentEvent::PlanReady { plan } => self.extra.plan = Some(plan.clone()),
             _ => {}
         }
     }

@@ -75,6 +75,9 @@ impl Tool for Bash {
     fn runs_sandboxed(&self) -> bool {
         true
     }
+    fn command(&self, input: &Value) -> Option<String> {
+        super::args::optional_str(input, "command").map(str::to_string)
+    }
     fn preview(&self, input: &Value) -> Option<Preview> {
         let note = if flag(input, "run_in_background") {
             Some("in the background (runs until it exits or is killed)".to_string())

@@ -6,6 +6,7 @@ pub mod bash;
 mod bash_background;
 pub mod bash_output;
 pub mod edit_file;
+pub mod exit_plan_mode;
 pub mod get_current_time;
 pub mod glob;
 pub mod grep;
@@ -149,6 +150,11 @@ pub trait Tool: Send + Sync {
     /// as inside the workspace only if all of them are.
     fn paths(&self, _input: &Value) -> Vec<String> {
         Vec::new()
+    }
+    /// The command line this call runs, for a tool that runs one (bash): permission rules
+    /// `TOOL(PREFIX:*)` match it and the recursive-delete guard reads it.
+    fn command(&self, _input: &Value) -> Option<String> {
+        None
     }
     /// Whether the tool runs its work inside the shell sandbox (crate::sandbox) when one is
     /// on; approval follows the sandbox for such tools.

@@ -79,6 +79,8 @@ pub struct RunInfo {
     pub approval: String,
     /// Known and configured models, for `/model` (None: the built-in table).
     pub models: Option<std::sync::Arc<crate::models::ModelTable>>,
+    /// The permission rules of the three files (`/permissions`).
+    pub rules: crate::permission::rules::RuleSet,
 }
 
 /// Screen areas of the last frame (mouse wheel routing, page sizes).
@@ -89,6 +91,14 @@ pub struct Areas {
     pub json: Option<Rect>,
     /// One per registered extra pane that has room this frame.
     pub extra: Vec<Rect>,
+    /// The whole terminal (the todo list folds to one line on a small one).
+    pub screen: Rect,
+}
+
+impl Areas {
+    pub fn screen_height(&self) -> u16 {
+        self.screen.height
+    }
 }
 
 pub struct App {
@@ -138,6 +148,8 @@ pub struct App {
         std::collections::HashMap<String, crate::agent::protocol::status::ToolTiming>,
     /// Each configured MCP server's last reported state (status bar, `/mcp`).
     pub mcp: Vec<crate::agent::protocol::status::ServerStatus>,
+    /// The approval mode, the todo list and the permission rules as the agent last said.
+    pub steering: super::steering::Steering,
     /// The sources already listed for the newest reply (its index and how many): a reply
     /// continued after `pause_turn` arrives again and lists only the new ones.
     pub(super) sources_shown: (usize, usize),
@@ -146,6 +158,11 @@ pub struct App {
 
 impl App {
     pub fn new(info: RunInfo) -> Self {
+        let steering = super::steering::Steering {
+            mode: crate::permission::ApprovalMode::parse(&info.approval).unwrap_or_default(),
+            rules: info.rules.clone(),
+            ..Default::default()
+        };
         App {
             theme: Theme::default(),
             info,
@@ -178,8 +195,14 @@ impl App {
             earlier: Vec::new(),
             timings: Default::default(),
             mcp: Vec::new(),
+            steering,
             outbox: Vec::new(),
         }
+    }
+
+    /// A live agent answers (not a replay): Shift+Tab switches its approval mode.
+    pub fn is_live(&self) -> bool {
+        crate::permission::ApprovalMode::parse(&self.info.approval).is_some()
     }
 
     pub(super) fn send(&mut self, cmd: AgentCommand) {

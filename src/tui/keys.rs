@@ -57,6 +57,12 @@ pub enum Action {
     Deny,
     /// Start typing a reason for denying (Enter sends it).
     DenyWithReason,
+    /// "Always allow … in this project": edit the proposed rule, Enter saves it.
+    AllowRule,
+    /// Shift+Tab: ask → auto-edit → plan → ask.
+    CycleApproval,
+    /// Ctrl+T: fold or unfold the todo list.
+    ToggleTodos,
 }
 
 /// Where a binding applies. Modals see keys first, then global keys, then the focused pane.
@@ -151,6 +157,13 @@ pub const BINDINGS: &[Binding] = &[
     ),
     bind(
         Approval,
+        &[key(Char('p'))],
+        "p",
+        Action::AllowRule,
+        "always allow the proposed rule in this project (edit it, Enter)",
+    ),
+    bind(
+        Approval,
         &[key(Up)],
         "Up",
         Action::ScrollUp,
@@ -237,8 +250,15 @@ pub const BINDINGS: &[Binding] = &[
         Global,
         &[key(BackTab), with(BackTab, KeyModifiers::SHIFT)],
         "Shift+Tab",
-        Action::FocusPrev,
-        "focus the previous pane",
+        Action::CycleApproval,
+        "approval mode: ask → auto-edit → plan (in a replay: the previous pane)",
+    ),
+    bind(
+        Global,
+        &[ctrl('t')],
+        "Ctrl+T",
+        Action::ToggleTodos,
+        "fold or unfold the todo list",
     ),
     bind(
         Global,

@@ -18,6 +18,7 @@ pub mod input;
 pub mod keys;
 pub mod overlays;
 pub mod panes;
+pub mod steering;
 pub mod strings;
 pub mod subagents;
 pub mod terminal;
@@ -73,6 +74,7 @@ pub async fn run(config: Config, initial_prompt: Option<String>) -> anyhow::Resu
             .map(|v| v.get_name().to_string())
             .unwrap_or_default(),
         models: Some(config.context.models.clone()),
+        rules: config.permission_rules.clone(),
     });
     if let Some(path) = input::prompt_history::file_for(&config.workspace) {
         app.input.use_history_file(path);

@@ -37,6 +37,36 @@ pub const STATE_APPROVAL: &str = "waiting for approval";
 pub const APPROVAL_KEYS: &str =
     "y allow once · a allow for this session · n / Esc deny · r deny with a reason";
 pub const DENY_REASON: &str = "reason (Enter deny · Esc back): ";
+pub const PLAN_FEEDBACK: &str = "what to change (Enter: keep planning · Esc back): ";
+pub const PLAN_TITLE: &str = " the plan: approve? ";
+pub const PLAN_KEYS: &str = "y approve, go on in auto-edit · a approve, go on in ask · \
+     r keep planning, with feedback · n keep planning · ↑/↓ scroll";
+
+/// The approval keys, with "always allow" when a rule can be proposed.
+pub fn approval_keys(prefix: Option<&str>) -> String {
+    match prefix {
+        Some(p) => format!(
+            "y allow once · a allow for this session · p always allow `{p}` in this project · \
+             n / Esc deny · r deny with a reason"
+        ),
+        None => APPROVAL_KEYS.to_string(),
+    }
+}
+
+pub fn rule_edit(tool: &str) -> String {
+    format!("always allow in this project (Enter save · Esc back): {tool}(")
+}
+
+pub fn asked_by_rule(rule: &str, source: &str) -> String {
+    format!("asks because of the rule ask `{rule}` in {source}")
+}
+
+pub fn guarded_delete(target: &str) -> String {
+    format!(
+        "recursive delete of {target}: outside the workspace or the workspace itself — asked \
+         in every mode"
+    )
+}
 
 pub fn more_lines(above: usize, below: usize) -> String {
     match (above, below) {
@@ -227,6 +257,20 @@ pub fn history_search(query: &str, found: bool) -> String {
 pub fn copied(chars: usize) -> String {
     format!("copied {chars} chars")
 }
+
+pub fn approval_changed(mode: crate::permission::ApprovalMode) -> String {
+    use crate::permission::ApprovalMode as M;
+    let what = match mode {
+        M::Ask => "changes ask first",
+        M::AutoEdit => "edits in the workspace run unasked",
+        M::Plan => "only read-only tools run until you approve a plan",
+        M::Yolo => "everything runs unasked",
+        M::ReadOnly => "changes are refused",
+    };
+    format!("approval {}: {what} (Shift+Tab cycles)", mode.as_str())
+}
+
+pub const APPROVAL_USAGE: &str = "usage: /approval ask|auto-edit|plan|yolo|read-only";
 
 /// `/agents N` for an agent this session has not started.
 pub fn no_such_subagent(n: &str) -> String {

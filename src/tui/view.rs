@@ -24,6 +24,8 @@ const STACKED_TOOLS_MIN_HEIGHT: u16 = 20;
 /// Where the fixed parts of the screen go this frame.
 struct Frame3 {
     main: Rect,
+    /// The todo list, right above the input (zero rows while nothing is open).
+    todos: Rect,
     input: Rect,
     status: Rect,
 }
@@ -47,13 +49,16 @@ fn layout(app: &mut App, area: Rect, now: Instant) -> Frame3 {
     } else {
         0
     };
-    let [main, input, status] = Layout::vertical([
+    let todos_h = app.steering.todo_height(area);
+    let [main, todos, input, status] = Layout::vertical([
         Constraint::Min(0),
+        Constraint::Length(todos_h),
         Constraint::Length(input_h),
         Constraint::Length(status_h),
     ])
     .areas(area);
     app.areas = split_main(app, main);
+    app.areas.screen = area;
     if app.help_open {
         let commands = slash::help_rows();
         app.help_scroll = app.help_scroll.min(help::max_scroll(area, &commands));
@@ -86,6 +91,7 @@ fn layout(app: &mut App, area: Rect, now: Instant) -> Frame3 {
     }
     Frame3 {
         main,
+        todos,
         input,
         status,
     }
@@ -116,6 +122,7 @@ fn render(app: &App, f: &mut Frame, frame: &Frame3, now: Instant) {
     if frame.input.height > 0 {
         app.input.draw(f, frame.input);
     }
+    app.steering.draw_todos(f, frame.todos, &app.theme);
     let view = status_view(app, now);
     status_bar::draw(f, frame.status, &view, &app.theme);
     app.approvals
@@ -255,6 +262,7 @@ fn status_view<'a>(app: &'a App, now: Instant) -> StatusView<'a> {
         session: app.info.session.as_deref(),
         sandbox: &app.info.sandbox,
         grants: strings::allowed_status(&app.approvals.session_grants),
+        mode: app.is_live().then_some(app.steering.mode),
         mcp: super::update::extensions::status_label(&app.mcp),
         background: match app.tools.jobs.running() {
             0 => None,

@@ -107,6 +107,7 @@ pub fn permission_request(id: &str, name: &str, input: serde_json::Value) -> Age
         summary: registry.summary(name, &input),
         preview: registry.preview(name, &input),
         input,
+        why: Default::default(),
     }
 }
 

@@ -4,6 +4,8 @@
 
 use serde::Serialize;
 
+use crate::permission::mode::ApprovalMode;
+
 /// What a tool call would do, shown before the user approves it. Tools answer it
 /// (`Tool::preview`); front ends draw it without knowing tool or field names.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -19,6 +21,8 @@ pub enum Preview {
     },
     /// A file written whole with this content.
     NewFile { path: String, content: String },
+    /// A plan in markdown (`exit_plan_mode`): approve it, or send feedback.
+    Plan { markdown: String },
 }
 
 /// A user's answer to "may this tool run?".
@@ -27,7 +31,18 @@ pub enum Preview {
 pub enum Decision {
     AllowOnce,
     AllowForSession,
-    Deny { reason: Option<String> },
+    /// Allow, and append this rule to `.tooloop/settings.local.toml` ("always allow … in
+    /// this project"): it holds from now on and in later sessions.
+    AllowRule {
+        rule: String,
+    },
+    /// The plan of `exit_plan_mode` is approved: go on in this mode.
+    ApprovePlan {
+        mode: ApprovalMode,
+    },
+    Deny {
+        reason: Option<String>,
+    },
 }
 
 impl Decision {

@@ -15,6 +15,7 @@ use serde_json::Value;
 use crate::background::types::JobEvent;
 use crate::hooks::{HookEvent, HookReport};
 use crate::message::Message;
+use crate::permission::rules::RuleRef;
 use crate::provider::{RequestBody, Usage};
 use approval::{Decision, Preview};
 use status::ServerStatus;
@@ -44,6 +45,11 @@ pub enum AgentCommand {
     SetModel { model: String },
     /// Take back an "allow for this session" given to this tool (`/permissions`).
     RevokeSessionGrant { tool: String },
+    /// Switch the approval mode (Shift+Tab, `/approval MODE`); answered with
+    /// [`AgentEvent::ApprovalChanged`]. Takes effect at the next decision, mid-turn too.
+    SetApproval {
+        mode: crate::permission::mode::ApprovalMode,
+    },
     /// End a background job's process group (`/kill b1`); answered with its
     /// `AgentEvent::Background` end, or an Error for an unknown id.
     KillJob { id: String },
@@ -70,6 +76,8 @@ pub enum Terminal {
     HookStopped,
     /// The stop hook sent the model back to work too many times in a row.
     StopHookPrevented,
+    /// Headless plan mode: the model called `exit_plan_mode` (the plan is in `result.plan`).
+    PlanReady,
 }
 
 impl Terminal {
@@ -86,6 +94,7 @@ impl Terminal {
             Terminal::BlockingLimit => "blocking_limit",
             Terminal::HookStopped => "hook_stopped",
             Terminal::StopHookPrevented => "stop_hook_prevented",
+            Terminal::PlanReady => "plan_ready",
         }
     }
 
@@ -172,12 +181,16 @@ pub enum AgentEvent {
         input: Value,
         summary: String,
         preview: Option<Preview>,
+        /// Why it asks, and what "always allow" would write.
+        why: AskWhy,
     },
     /// Consent was decided (by the user, a mode or a rule).
     Permission {
         id: String,
         name: String,
         allowed: bool,
+        /// The rule (and its file) that decided, when one did.
+        rule: Option<RuleRef>,
     },
     ToolStart {
         id: String,
@@ -282,6 +295,14 @@ pub enum AgentEvent {
     },
     /// An MCP server's state changed (stream-json's `mcp` line once it is ready or failed).
     Mcp(ServerStatus),
+    /// The approval mode changed (Shift+Tab, `/approval`, an approved plan).
+    ApprovalChanged {
+        mode: crate::permission::mode::ApprovalMode,
+    },
+    /// Headless plan mode: the model handed this plan over; the run ends with `plan_ready`.
+    PlanReady {
+        plan: String,
+    },
     /// A background job started, wrote output (at most twice a second), ended, or was
     /// listed from a resumed transcript.
     Background(JobEvent),
@@ -350,6 +371,19 @@ impl AgentEvent {
             other => (None, other),
         }
     }
+}
+
+/// Why a call asks, for the approval box.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct AskWhy {
+    /// An `ask` rule (and its file) made it ask.
+    pub rule: Option<RuleRef>,
+    /// The recursive-delete guard caught this target.
+    pub guarded: Option<String>,
+    /// The rule "always allow … in this project" proposes (`bash(cargo test:*)`); None when
+    /// no rule could cover the call.
+    pub suggestion: Option<String>,
 }
 
 /// The end of one prompt's loop: what `result` prints in headless mode.

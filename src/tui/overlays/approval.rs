@@ -16,6 +16,7 @@ use tokio::time::Instant;
 use crate::agent::protocol::AgentCommand;
 use crate::agent::protocol::approval::Decision;
 use crate::agent::protocol::approval::Preview;
+use crate::permission::ApprovalMode;
 use crate::tui::keys::Action;
 use crate::tui::strings;
 use crate::tui::text::json_view;
@@ -38,6 +39,8 @@ pub struct ApprovalRequest {
     pub summary: String,
     /// What the tool says the call would change; None shows the input as JSON.
     pub preview: Option<Preview>,
+    /// Why it asks (an ask rule, the delete guard) and what "always allow" would write.
+    pub why: crate::agent::protocol::AskWhy,
     /// The subagent asking (`explore #2`); None: the main agent.
     pub agent: Option<String>,
 }
@@ -53,6 +56,8 @@ pub struct Approvals {
     pub session_grants: BTreeSet<String>,
     /// Lines the body is scrolled down by.
     pub scroll: usize,
+    /// "Always allow": the rule's inside (`cargo test:*`) being edited, or None.
+    pub rule_edit: Option<String>,
 }
 
 impl Approvals {
@@ -74,6 +79,7 @@ impl Approvals {
 
     fn next_shown(&mut self, now: Instant) {
         self.reason = None;
+        self.rule_edit = None;
         self.scroll = 0;
         self.shown_at = (!self.queue.is_empty()).then_some(now);
     }
@@ -98,12 +104,22 @@ impl Approvals {
     pub fn clear(&mut self) {
         self.queue.clear();
         self.reason = None;
+        self.rule_edit = None;
         self.shown_at = None;
     }
 
-    /// The reply for an approval key, or None if the key means nothing here.
+    /// The reply for an approval key, or None if the key means nothing here. A plan
+    /// (`exit_plan_mode`) reads y as "approve, go on in auto-edit", a as "approve, go on in
+    /// ask", and n / r as "keep planning" (r with typed feedback).
     pub fn answer(&mut self, action: Action, now: Instant) -> Option<AgentCommand> {
+        let plan = self.current().is_some_and(is_plan);
         let decision = match action {
+            Action::AllowOnce if plan => Decision::ApprovePlan {
+                mode: ApprovalMode::AutoEdit,
+            },
+            Action::AllowSession if plan => Decision::ApprovePlan {
+                mode: ApprovalMode::Ask,
+            },
             Action::AllowOnce => Decision::AllowOnce,
             Action::AllowSession => Decision::AllowForSession,
             Action::Deny => Decision::Deny {
@@ -111,6 +127,10 @@ impl Approvals {
             },
             Action::DenyWithReason => {
                 self.reason = Some(String::new());
+                return None;
+            }
+            Action::AllowRule => {
+                self.rule_edit = self.current().and_then(suggested_inside);
                 return None;
             }
             Action::ScrollUp => {
@@ -142,6 +162,26 @@ impl Approvals {
         })
     }
 
+    /// Enter while editing "always allow": the reply, and the rule as it will be written
+    /// (None when the edit is empty or does not follow the rule grammar: editing goes on).
+    pub fn answer_rule(&mut self, now: Instant) -> Option<(AgentCommand, String)> {
+        let inside = self.rule_edit.as_deref()?.trim().to_string();
+        let req = self.current()?;
+        let rule = format!("{}({inside})", req.tool);
+        if inside.is_empty() || crate::permission::rules::Rule::parse(&rule).is_err() {
+            return None;
+        }
+        let req = self.queue.pop_front()?;
+        self.next_shown(now);
+        Some((
+            AgentCommand::PermissionReply {
+                id: req.id,
+                decision: Decision::AllowRule { rule: rule.clone() },
+            },
+            rule,
+        ))
+    }
+
     pub fn draw(&self, f: &mut Frame, area: Rect, theme: &Theme) {
         let Some(req) = self.current() else { return };
         if area.width < 8 || area.height < 4 {
@@ -157,17 +197,27 @@ impl Approvals {
         let w = area.width.saturating_sub(4).clamp(8, 100);
         let inner_w = w.saturating_sub(2).max(1);
         let mut body = wrap(&body_lines(req, theme), inner_w);
-        let footer = match &self.reason {
-            Some(r) => Line::from(vec![
+        let bold = theme.accent.add_modifier(Modifier::BOLD);
+        let footer = match (&self.reason, &self.rule_edit) {
+            (Some(r), _) => Line::from(vec![
                 Span::styled(
-                    strings::DENY_REASON,
-                    theme.accent.add_modifier(Modifier::BOLD),
+                    if is_plan(req) {
+                        strings::PLAN_FEEDBACK
+                    } else {
+                        strings::DENY_REASON
+                    },
+                    bold,
                 ),
                 Span::styled(format!("{}▏", sanitize(r)), theme.text),
             ]),
-            None => Line::styled(
-                strings::APPROVAL_KEYS,
-                theme.accent.add_modifier(Modifier::BOLD),
+            (None, Some(rule)) => Line::from(vec![
+                Span::styled(strings::rule_edit(&sanitize(&req.tool)), bold),
+                Span::styled(format!("{}▏)", sanitize(rule)), theme.text),
+            ]),
+            (None, None) if is_plan(req) => Line::styled(strings::PLAN_KEYS, bold),
+            (None, None) => Line::styled(
+                strings::approval_keys(suggested_inside(req).as_deref().map(sanitize).as_deref()),
+                bold,
             ),
         };
         let footer = wrap(&[footer], inner_w);
@@ -176,9 +226,15 @@ impl Approvals {
             .max(4);
         let rect = crate::tui::overlays::modal_box::centred(area, w, h);
         let more = self.queue.len().saturating_sub(1);
-        let mut title = match &req.agent {
-            Some(agent) => strings::subagent_approval_title(&sanitize(agent), &sanitize(&req.tool)),
-            None => strings::approval_title(&sanitize(&req.tool)),
+        let mut title = if is_plan(req) {
+            strings::PLAN_TITLE.to_string()
+        } else {
+            match &req.agent {
+                Some(agent) => {
+                    strings::subagent_approval_title(&sanitize(agent), &sanitize(&req.tool))
+                }
+                None => strings::approval_title(&sanitize(&req.tool)),
+            }
         };
         if more > 0 {
             title.push_str(&format!("(+{more} waiting) "));
@@ -204,8 +260,31 @@ impl Approvals {
     }
 }
 
+fn is_plan(req: &ApprovalRequest) -> bool {
+    matches!(req.preview, Some(Preview::Plan { .. }))
+}
+
+/// The inside of the proposed rule (`cargo test:*` of `bash(cargo test:*)`).
+fn suggested_inside(req: &ApprovalRequest) -> Option<String> {
+    let s = req.why.suggestion.as_deref()?;
+    let open = s.find('(')?;
+    s[open + 1..].strip_suffix(')').map(str::to_string)
+}
+
 fn body_lines(req: &ApprovalRequest, theme: &Theme) -> Vec<Line<'static>> {
     let mut out: Vec<Line<'static>> = Vec::new();
+    if let Some(r) = &req.why.rule {
+        out.push(Line::styled(
+            strings::asked_by_rule(&sanitize(&r.rule), &sanitize(&r.source)),
+            theme.warning,
+        ));
+    }
+    if let Some(target) = &req.why.guarded {
+        out.push(Line::styled(
+            strings::guarded_delete(&sanitize(target)),
+            theme.error.add_modifier(Modifier::BOLD),
+        ));
+    }
     match &req.preview {
         Some(Preview::Command { text, note }) => {
             for (i, l) in sanitize(text).lines().enumerate() {
@@ -239,6 +318,9 @@ fn body_lines(req: &ApprovalRequest, theme: &Theme) -> Vec<Line<'static>> {
             for l in content.lines() {
                 out.push(Line::styled(format!("+ {l}"), theme.ok));
             }
+        }
+        Some(Preview::Plan { markdown }) => {
+            out.extend(crate::tui::text::markdown::render(&sanitize(markdown)))
         }
         None => out.extend(json_view::render(&req.input)),
     }
@@ -293,6 +375,7 @@ mod tests {
             input: serde_json::json!({"target": "x"}),
             summary: "x".into(),
             preview: None,
+            why: Default::default(),
             agent: None,
         };
         let got = text(&body_lines(&req, &Theme::default())).join("\n");

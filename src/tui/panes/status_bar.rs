@@ -25,6 +25,8 @@ pub struct StatusView<'a> {
     pub sandbox: &'a str,
     /// Tools allowed for the session ("allowed: bash"), shown right after the state.
     pub grants: Option<String>,
+    /// The approval mode, in its own colour (None in a replay).
+    pub mode: Option<crate::permission::ApprovalMode>,
     /// `mcp 2/3` when MCP servers are configured.
     pub mcp: Option<String>,
     /// `bg 2` while background jobs run.
@@ -78,6 +80,10 @@ pub fn draw(f: &mut Frame, area: Rect, v: &StatusView, theme: &Theme) {
         sep(),
         Span::styled(v.state.clone(), state_style),
     ];
+    if let Some(mode) = v.mode {
+        spans.push(sep());
+        spans.push(crate::tui::steering::mode_span(mode, theme));
+    }
     if let Some(g) = &v.grants {
         spans.push(sep());
         spans.push(Span::styled(g.clone(), theme.accent));
@@ -217,6 +223,7 @@ mod tests {
             session: Some("1a2b3c4d"),
             sandbox: "workspace-write",
             grants: None,
+            mode: None,
             mcp: Some("mcp 2/2".into()),
             background: None,
             quit_armed: false,

@@ -9,7 +9,7 @@ use crate::agent::INTERRUPT_MARKER;
 use crate::agent::protocol::status::ToolTiming;
 use crate::agent::protocol::{AgentEvent, Terminal, TurnSummary};
 use crate::message::{ContentBlock, Message, Role};
-use crate::tui::app::App;
+use crate::tui::app::{App, NOTE_WINDOW};
 use crate::tui::overlays::approval::ApprovalRequest;
 use crate::tui::panes::cells::CellKind;
 use crate::tui::strings;
@@ -88,6 +88,7 @@ impl App {
                 input,
                 summary,
                 preview,
+                why,
             } => {
                 self.set_tool_state(&id, ToolState::Approval);
                 self.approvals.push(
@@ -97,6 +98,7 @@ impl App {
                         input,
                         summary,
                         preview,
+                        why,
                         agent: None,
                     },
                     now,
@@ -229,9 +231,15 @@ impl App {
             }
             AgentEvent::HookEnd { id, report } => self.hook_ended(&id, report, now),
             AgentEvent::Mcp(status) => self.mcp_changed(status),
+            AgentEvent::Todos { todos } => self.steering.todos = todos,
+            AgentEvent::ApprovalChanged { mode } => {
+                self.steering.mode = mode;
+                self.note = Some((strings::approval_changed(mode), now + NOTE_WINDOW));
+            }
+            // Only headless runs end at a plan; the TUI asked the user instead.
+            AgentEvent::PlanReady { .. } => {}
             // Drawn by the tools pane's background group (TUI part of issue 26).
             AgentEvent::Background(e) => self.tools.jobs.apply(&e, now),
-            AgentEvent::Todos { .. } => {}
             AgentEvent::Done(summary) => self.done(summary, now),
         }
     }

@@ -90,6 +90,30 @@ impl App {
             self.interrupt(now);
             return;
         }
+        // A rule being edited ("always allow") is deliberate typing too.
+        if let Some(rule) = self.approvals.rule_edit.as_mut() {
+            match key.code {
+                KeyCode::Char(c) => rule.push(c),
+                KeyCode::Backspace => {
+                    rule.pop();
+                }
+                KeyCode::Esc => self.approvals.rule_edit = None,
+                KeyCode::Enter => {
+                    if let Some((cmd, rule)) = self.approvals.answer_rule(now) {
+                        self.send(cmd);
+                        if let Ok(r) = crate::permission::rules::Rule::parse(&rule) {
+                            self.steering.rules.push(
+                                crate::permission::rules::RuleKind::Allow,
+                                r,
+                                crate::permission::settings::LOCAL_SOURCE,
+                            );
+                        }
+                    }
+                }
+                _ => {}
+            }
+            return;
+        }
         // A reason being typed is deliberate typing into the modal itself.
         if let Some(reason) = self.approvals.reason.as_mut() {
             match key.code {
@@ -107,13 +131,22 @@ impl App {
             }
             return;
         }
+        let action = action_for(&key, Scope::Approval, self.info.shift_enter);
+        // Scrolling answers nothing: holding ↓ through a long plan is not a burst to refuse.
+        if let Some(
+            a @ (Action::ScrollUp | Action::ScrollDown | Action::PageUp | Action::PageDown),
+        ) = action
+        {
+            self.approvals.answer(a, now);
+            return;
+        }
         if !self.approvals.accepts_key(now, prev_key) {
             if global.is_none() && self.focus == Focus::Input {
                 self.input_key(key, now);
             }
             return;
         }
-        if let Some(a) = action_for(&key, Scope::Approval, self.info.shift_enter)
+        if let Some(a) = action
             && let Some(cmd) = self.approvals.answer(a, now)
         {
             self.send(cmd);
@@ -181,7 +214,15 @@ impl App {
             Action::SaveJson => self.save_json(now),
             Action::Copy => self.copy_selection(now),
             Action::Help => self.open_help(),
-            Action::FocusNext | Action::FocusPrev => {
+            Action::CycleApproval if self.is_live() => {
+                let next = self.steering.mode.next_in_cycle();
+                self.send(AgentCommand::SetApproval { mode: next });
+            }
+            Action::ToggleTodos => {
+                let h = self.areas.screen_height();
+                self.steering.toggle_todos(h);
+            }
+            Action::FocusNext | Action::FocusPrev | Action::CycleApproval => {
                 let order = self.focus_order();
                 let i = order.iter().position(|f| *f == self.focus).unwrap_or(0);
                 let n = order.len();

@@ -111,8 +111,14 @@ pub const COMMANDS: &[SlashCommand] = &[
     SlashCommand {
         name: "permissions",
         args: "[revoke TOOL|all]",
-        help: "list tools allowed for this session; revoke them",
+        help: "list the permission rules by file and this session's grants; revoke grants",
         run: permissions,
+    },
+    SlashCommand {
+        name: "approval",
+        args: "[ask|auto-edit|plan|yolo|read-only]",
+        help: "show or switch the approval mode (Shift+Tab cycles ask → auto-edit → plan)",
+        run: approval,
     },
     SlashCommand {
         name: "exit",
@@ -173,10 +179,29 @@ pub fn completions(text: &str) -> Vec<&'static SlashCommand> {
         .collect()
 }
 
+fn approval(app: &mut App, args: &str, _now: Instant) {
+    let text = match crate::permission::ApprovalMode::parse(args) {
+        _ if args.is_empty() => format!(
+            "approval {} · {}",
+            app.steering.mode.as_str(),
+            strings::APPROVAL_USAGE
+        ),
+        Some(mode) if app.is_live() => {
+            app.send(AgentCommand::SetApproval { mode });
+            return;
+        }
+        Some(_) => "nothing runs in a replay: the approval mode cannot change".into(),
+        None => strings::APPROVAL_USAGE.into(),
+    };
+    app.conversation.push(CellKind::Notice(text));
+}
+
 fn permissions(app: &mut App, args: &str, _now: Instant) {
     let mut words = args.split_whitespace();
     let text = match (words.next(), words.next()) {
-        (None, _) => strings::session_grants(&app.approvals.session_grants),
+        (None, _) => {
+            crate::tui::steering::rules_listing(&app.steering.rules, &app.approvals.session_grants)
+        }
         (Some("revoke"), Some("all")) => {
             let tools: Vec<String> = std::mem::take(&mut app.approvals.session_grants)
                 .into_iter()

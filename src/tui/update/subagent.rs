@@ -47,6 +47,7 @@ impl App {
                 input,
                 summary,
                 preview,
+                why,
             } => {
                 self.set_tool_state(&scoped(&id), ToolState::Approval);
                 let agent = self.subagents.label_of(agent_id);
@@ -57,6 +58,7 @@ impl App {
                         input,
                         summary,
                         preview,
+                        why,
                         agent: Some(agent),
                     },
                     now,
