@@ -42,6 +42,8 @@ fn compacted(summary: &str) -> AgentEvent {
             messages_before: 40,
             messages_after: 3,
             summary: summary.into(),
+            state: String::new(),
+            kept: Default::default(),
         },
         messages: vec![Message::user_text("[Summary of an earlier part…]")],
     }

@@ -72,6 +72,9 @@ pub struct Agent {
     pub recorder: Option<Box<dyn recorder::Recorder>>,
     /// Context window use, cost and compaction state (DESIGN.md §10).
     pub context: context::ContextState,
+    /// What tooloop recorded of the session (requests, files, commands) for the state block
+    /// a compaction appends (DESIGN.md §12).
+    pub facts: context::facts::SessionFacts,
     /// The configured MCP servers (their tools join the registry before the first request).
     pub mcp: Option<Arc<crate::mcp::McpManager>>,
     /// Whether they have.
@@ -89,6 +92,7 @@ impl Agent {
             check: HistoryCheck::default(),
             recorder: None,
             context: context::ContextState::default(),
+            facts: Default::default(),
             mcp: None,
             mcp_joined: false,
         }
@@ -125,6 +129,8 @@ impl Agent {
         if message.content.is_empty() {
             return;
         }
+        self.facts
+            .observe(&message, &self.exec.registry, self.exec.workspace.root());
         let index = match self.history.last_mut() {
             Some(last) if last.role == Role::User && message.role == Role::User => {
                 // Appended messages are shared and never change: the extension is a new one.
@@ -153,8 +159,15 @@ impl Agent {
         });
     }
 
-    /// Replaces the conversation (a new session, or a resumed one).
+    /// Replaces the conversation (a new session, or a resumed one). The facts are read
+    /// again from `messages`; a resume that has the whole transcript rebuilds them after.
     pub fn reset(&mut self, messages: Vec<Message>) {
+        self.facts = context::facts::SessionFacts::rebuild(
+            &[],
+            &messages,
+            &self.exec.registry,
+            self.exec.workspace.root(),
+        );
         self.replace_history(messages);
         self.context.forget_usage();
         if let Some(r) = &mut self.recorder {

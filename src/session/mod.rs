@@ -169,6 +169,13 @@ pub(crate) fn attach_with(
     if let Some(h) = handle {
         t.adopt(h);
     }
+    // The state block's facts come from the whole transcript, compacted parts included.
+    let facts = crate::agent::context::facts::SessionFacts::rebuild(
+        &loaded.prompts,
+        loaded.earlier.iter().chain(messages.iter()),
+        &agent.exec.registry,
+        agent.exec.workspace.root(),
+    );
     if !loaded.earlier.is_empty() {
         agent.events().send(AgentEvent::EarlierHistory {
             messages: loaded.earlier,
@@ -180,6 +187,7 @@ pub(crate) fn attach_with(
         });
     }
     agent.reset(messages);
+    agent.facts = facts;
     if let Some(m) = &repaired {
         use crate::agent::recorder::Recorder;
         t.message(agent.history.len().saturating_sub(1), m);
