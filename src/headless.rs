@@ -238,6 +238,7 @@ pub fn stream_json(event: &AgentEvent) -> Option<Value> {
             "type": "compact", "trigger": info.trigger,
             "pre_tokens": info.pre_tokens, "post_tokens": info.post_tokens,
             "messages_before": info.messages_before, "messages_after": info.messages_after,
+            "kept": info.kept,
         }),
         _ => return None,
     })
