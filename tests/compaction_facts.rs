@@ -39,14 +39,25 @@ impl Env for NoEnv {
 
 /// The engine over `server` in `workspace`, yolo, `WINDOW` tokens, with `extra_toml`.
 fn engine(workspace: &Path, server: &MockServer, extra_toml: &str) -> tooloop::engine::Engine {
+    let provider = AnthropicProvider::new(&server.anthropic_base(), "test-key".into())
+        .expect("provider");
+    engine_with(workspace, Arc::new(provider), WINDOW, extra_toml)
+}
+
+fn engine_with(
+    workspace: &Path,
+    provider: Arc<dyn tooloop::provider::Provider>,
+    window: u64,
+    extra_toml: &str,
+) -> tooloop::engine::Engine {
     let ws = workspace.to_string_lossy().into_owned();
-    let base = server.anthropic_base();
+    let base = "http://127.0.0.1:9";
     let cli = Cli::try_parse_from([
         "tooloop",
         "--provider",
         "anthropic",
         "--base-url",
-        base.as_str(),
+        base,
         "--model",
         MODEL,
         "--workspace",
@@ -63,7 +74,7 @@ fn engine(workspace: &Path, server: &MockServer, extra_toml: &str) -> tooloop::e
     ])
     .expect("cli");
     let toml = format!(
-        "[models.\"{MODEL}\"]\ncontext_window = {WINDOW}\nmax_output_tokens = 2048\n{extra_toml}"
+        "[models.\"{MODEL}\"]\ncontext_window = {window}\nmax_output_tokens = 2048\n{extra_toml}"
     );
     let file = FileConfig::parse(&toml, Path::new("config.toml")).expect("config.toml");
     let cfg = Config::resolve_with(&cli, &NoEnv, &file).expect("config");
@@ -71,10 +82,7 @@ fn engine(workspace: &Path, server: &MockServer, extra_toml: &str) -> tooloop::e
         &cfg,
         tooloop::engine::FrontEnd::Headless,
         tooloop::engine::Overrides {
-            provider: Some(Arc::new(
-                AnthropicProvider::new(&server.anthropic_base(), "test-key".into())
-                    .expect("provider"),
-            )),
+            provider: Some(provider),
             sessions_dir: None,
             tools: None,
         },
@@ -249,8 +257,12 @@ async fn sixty_turns_in_a_12k_window_keep_every_planted_fact() {
         checked += 1;
         let t = texts(body);
         let latest = &reqs[prompts_seen - 1];
+        // Quoted in the block, or (when the kept tail holds it) said to be after it.
+        let quoted = t.contains(&format!("(latest, in full):\n\"\"\"\n{latest}\n\"\"\""));
+        let in_tail = t.contains("(latest): in full in the messages after this summary")
+            && t.contains(&format!("\n{latest}\n"));
         assert!(
-            t.contains(&format!("(latest, in full):\n\"\"\"\n{latest}\n\"\"\"")),
+            quoted || in_tail,
             "request {k}: the latest request verbatim\n{t}"
         );
         for earlier in &reqs[..prompts_seen - 1] {
@@ -328,4 +340,208 @@ async fn sixty_turns_in_a_12k_window_keep_every_planted_fact() {
             .join(", ")
     );
     println!("the last state block:\n{}", compactions.last().unwrap().state);
+}
+
+/// Sends `/compact [focus]` and returns what answered it: Compacted, a Notice or an Error.
+async fn slash_compact(
+    control: &tooloop::engine::Control,
+    rx: &mut mpsc::UnboundedReceiver<AgentEvent>,
+    focus: Option<&str>,
+) -> AgentEvent {
+    assert!(control.send(AgentCommand::Compact {
+        instructions: focus.map(str::to_string),
+    }));
+    let events = until(rx, |e| {
+        matches!(
+            e,
+            AgentEvent::Compacted { .. } | AgentEvent::Notice { .. } | AgentEvent::Error { .. }
+        )
+    })
+    .await;
+    events.into_iter().last().unwrap()
+}
+
+/// A conversation of `turns` reads of big.txt in answer to one prompt, replies computed.
+async fn long_conversation(
+    server: &MockServer,
+    control: &tooloop::engine::Control,
+    rx: &mut mpsc::UnboundedReceiver<AgentEvent>,
+    turns: usize,
+) {
+    // The mock counts tokens as the API does (else it reports 10 per request).
+    server.set_context_window(200_000);
+    server.enable_prompt_cache();
+    let n = Arc::new(AtomicUsize::new(0));
+    server.respond_with(move |req| {
+        if is_summary_request(&req.body) {
+            return text_reply(POOR_SUMMARY);
+        }
+        let i = n.fetch_add(1, Ordering::SeqCst);
+        if i + 1 < turns {
+            ReplyBuilder::new()
+                .text("Reading.")
+                .tool_use(&format!("toolu_{i:03}"), "read_file", json!({"path": "big.txt"}))
+                .build()
+        } else {
+            text_reply("Read it all.")
+        }
+    });
+    assert!(control.send(AgentCommand::Submit {
+        text: "Read big.txt again and again.".into()
+    }));
+    until(rx, done).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn slash_compact_on_a_short_conversation_changes_nothing_and_says_so() {
+    let server = MockServer::start();
+    server.enqueue(text_reply("Hello."));
+    let tmp = workspace();
+    let engine = engine(tmp.path(), &server, "");
+    let mut rx = engine.events;
+    let control = engine.control;
+    assert!(control.send(AgentCommand::Submit { text: "hi".into() }));
+    until(&mut rx, done).await;
+    match slash_compact(&control, &mut rx, None).await {
+        AgentEvent::Notice { text } => assert!(
+            text.starts_with("nothing to compact: the conversation is ")
+                && text.ends_with(" tokens"),
+            "{text}"
+        ),
+        other => panic!("expected the notice, got {other:?}"),
+    }
+    assert_eq!(server.requests().len(), 1, "no summary request was spent");
+    let agent = control.stop(Duration::from_secs(5)).await.expect("stops");
+    assert_eq!(agent.history.len(), 2, "history unchanged");
+    assert_eq!(agent.history[0].text(), "hi");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn slash_compact_shrinks_a_long_conversation_and_repeats_never_grow_it() {
+    let server = MockServer::start();
+    let tmp = workspace();
+    // A window large enough that nothing compacts by itself.
+    let provider = AnthropicProvider::new(&server.anthropic_base(), "k".into()).expect("p");
+    let engine = engine_with(tmp.path(), Arc::new(provider), 200_000, "");
+    let mut rx = engine.events;
+    let control = engine.control;
+    long_conversation(&server, &control, &mut rx, 12).await;
+    let AgentEvent::Compacted { info, messages } =
+        slash_compact(&control, &mut rx, Some("keep the parser names")).await
+    else {
+        panic!("the first /compact compacts");
+    };
+    assert!(info.post_tokens * 10 <= info.pre_tokens * 7, "{info:?}");
+    assert_eq!(info.trigger.as_str(), "manual");
+    validate_history(&messages).expect("valid");
+    let summary_req = server
+        .requests()
+        .into_iter()
+        .find(|r| is_summary_request(&r.body))
+        .expect("a summary request");
+    assert!(
+        texts(&summary_req.body).contains("The user asks the summary to focus on: keep the parser names")
+    );
+    // Again and again: each compacts by ≥ 30 % or changes nothing; it never grows.
+    let mut tokens = info.post_tokens;
+    for round in 0..3 {
+        match slash_compact(&control, &mut rx, None).await {
+            AgentEvent::Compacted { info, messages } => {
+                assert!(info.post_tokens * 10 <= info.pre_tokens * 7, "{info:?}");
+                assert!(info.post_tokens <= tokens, "round {round}: {info:?}");
+                tokens = info.post_tokens;
+                let first = messages[0].text();
+                assert_eq!(first.matches("<state>").count(), 1, "never nested");
+            }
+            AgentEvent::Notice { text } => assert!(text.starts_with("nothing to compact")),
+            other => panic!("round {round}: {other:?}"),
+        }
+    }
+    let agent = control.stop(Duration::from_secs(5)).await.expect("stops");
+    validate_history(agent.history.shared()).expect("valid");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pre_compact_hook_denies_a_manual_compaction_or_adds_instructions() {
+    let server = MockServer::start();
+    let tmp = workspace();
+    std::fs::write(
+        tmp.path().join("hook.sh"),
+        "cat > seen.json\nif [ -e deny ]; then\n  echo '{\"decision\": \"deny\", \"reason\": \"not now\"}'\n\
+         else\n  echo '{\"context\": \"keep the API names\"}'\nfi\n",
+    )
+    .expect("hook.sh");
+    let hook = "[[hooks.pre_compact]]\ncommand = \"bash hook.sh\"\n";
+    let provider = AnthropicProvider::new(&server.anthropic_base(), "k".into()).expect("p");
+    let engine = engine_with(tmp.path(), Arc::new(provider), 200_000, hook);
+    let mut rx = engine.events;
+    let control = engine.control;
+    long_conversation(&server, &control, &mut rx, 12).await;
+    std::fs::write(tmp.path().join("deny"), "").expect("deny");
+    match slash_compact(&control, &mut rx, None).await {
+        AgentEvent::Error { message } => {
+            assert_eq!(message, "compaction denied by a pre_compact hook: not now")
+        }
+        other => panic!("expected the denial, got {other:?}"),
+    }
+    let seen: Value =
+        serde_json::from_str(&std::fs::read_to_string(tmp.path().join("seen.json")).unwrap())
+            .unwrap();
+    assert_eq!(seen["event"], "pre_compact");
+    assert_eq!(seen["trigger"], "manual");
+    assert!(seen["pre_tokens"].as_u64().unwrap() > 1_000, "{seen}");
+    assert!(!server.requests().iter().any(|r| is_summary_request(&r.body)));
+    std::fs::remove_file(tmp.path().join("deny")).expect("rm");
+    let AgentEvent::Compacted { .. } = slash_compact(&control, &mut rx, None).await else {
+        panic!("compacts once the hook allows it");
+    };
+    let summary_req = server
+        .requests()
+        .into_iter()
+        .find(|r| is_summary_request(&r.body))
+        .expect("a summary request");
+    assert!(
+        texts(&summary_req.body).contains("Instructions from a pre_compact hook: keep the API names")
+    );
+    control.stop(Duration::from_secs(5)).await.expect("stops");
+}
+
+/// The bug of issue 28: seven demo prompts, then `/compact` made the context bigger
+/// (3780 → 3999 tokens) because the kept tail was sized from the window.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn slash_compact_after_seven_demo_prompts_never_grows_the_context() {
+    use tooloop::provider::demo::{DemoProvider, Pace};
+    let tmp = workspace();
+    let demo = DemoProvider::new(Pace {
+        word: Duration::ZERO,
+        json_chunk: Duration::ZERO,
+        first_byte: Duration::ZERO,
+    });
+    let engine = engine_with(tmp.path(), Arc::new(demo), 200_000, "");
+    let mut rx = engine.events;
+    let control = engine.control;
+    let mut before = 0;
+    for _ in 0..7 {
+        assert!(control.send(AgentCommand::Submit {
+            text: "list files, read README.md and tell me the time".into()
+        }));
+        let events = until(&mut rx, done).await;
+        let Some(AgentEvent::Done(s)) = events.last() else {
+            unreachable!()
+        };
+        before = s.context_tokens;
+    }
+    match slash_compact(&control, &mut rx, None).await {
+        AgentEvent::Compacted { info, .. } => {
+            assert!(info.post_tokens * 10 <= info.pre_tokens * 7, "{info:?}");
+            println!("seven demo prompts: /compact {} → {} tokens", info.pre_tokens, info.post_tokens);
+        }
+        AgentEvent::Notice { text } => {
+            assert!(text.starts_with("nothing to compact"), "{text}");
+            println!("seven demo prompts ({before} tokens): {text}");
+        }
+        other => panic!("{other:?}"),
+    }
+    let agent = control.stop(Duration::from_secs(5)).await.expect("stops");
+    validate_history(agent.history.shared()).expect("valid");
 }

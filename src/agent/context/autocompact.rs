@@ -94,14 +94,17 @@ pub async fn compact(
     let cut = tail_start(&owned, (conversation / 3).min(cap));
     let root = agent.exec.workspace.root().to_path_buf();
     let exists = move |p: &str| root.join(p).exists();
-    // The latest request is quoted whole unless it alone would crowd the window.
-    let latest_max = (limits.threshold / 8 * estimate::BYTES_PER_TOKEN) as usize;
-    let block = state_block::build(
-        &agent.facts,
-        &live::read(agent),
-        &exists,
-        latest_max.max(2_000),
-    );
+    // The latest request is quoted whole unless the kept tail already holds it, or it
+    // alone would crowd the window.
+    let latest = if latest_in_tail(&agent.facts, &owned[cut..]) {
+        state_block::Latest::InTail
+    } else {
+        let max = (limits.threshold / 8 * estimate::BYTES_PER_TOKEN) as usize;
+        state_block::Latest::Quote {
+            max_chars: max.max(2_000),
+        }
+    };
+    let block = state_block::build(&agent.facts, &live::read(agent), &exists, latest);
     // Even an empty summary must leave room for the 30 %: else no request is spent.
     let floor = fixed + estimate::messages(&rebuild_at(&owned, cut, "", &block.text));
     if !shrinks_enough(base, floor) {
@@ -193,6 +196,18 @@ pub async fn compact(
         messages: agent.history.to_messages(),
     });
     Ok((compaction, usage))
+}
+
+/// Whether the latest request is a text block of a user message in `tail`, word for word.
+fn latest_in_tail(facts: &super::facts::SessionFacts, tail: &[Message]) -> bool {
+    let Some(latest) = facts.requests.last() else {
+        return false;
+    };
+    tail.iter().filter(|m| m.role == Role::User).any(|m| {
+        m.content
+            .iter()
+            .any(|b| matches!(b, ContentBlock::Text { text } if *text == latest.text))
+    })
 }
 
 /// Where the kept tail begins: the longest tail of `history` within `keep_tokens` that

@@ -62,15 +62,28 @@ pub struct StateBlock {
     pub kept: Kept,
 }
 
+/// How the block quotes the latest request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Latest {
+    /// In full, up to this many characters (a request the size of the window would leave
+    /// no room: its start and end are kept).
+    Quote { max_chars: usize },
+    /// It is in the messages kept verbatim after the summary: said, not repeated.
+    InTail,
+}
+
 /// Builds the block. `exists` says whether a changed path is still there (a file that is
-/// gone now is reported deleted); `latest_max_chars` bounds the latest request, which is
-/// otherwise quoted in full (a request the size of the window would leave no room).
+/// gone now is reported deleted).
 pub fn build(
     facts: &SessionFacts,
     live: &LiveState,
     exists: &dyn Fn(&str) -> bool,
-    latest_max_chars: usize,
+    latest: Latest,
 ) -> StateBlock {
+    let latest_max_chars = match latest {
+        Latest::Quote { max_chars } => max_chars,
+        Latest::InTail => 2_000,
+    };
     let mut out = String::from(
         "State of the session as tooloop recorded it (exact, not written by the model):\n",
     );
@@ -85,7 +98,13 @@ pub fn build(
         out.push_str(")\n");
         let last = facts.requests.len() - 1;
         for (i, r) in facts.requests.iter().enumerate() {
-            let text = if i == last {
+            let text = if i == last && latest == Latest::InTail {
+                out.push_str(&format!(
+                    "Request {} (latest): in full in the messages after this summary\n",
+                    r.number
+                ));
+                continue;
+            } else if i == last {
                 out.push_str(&format!("Request {} (latest, in full):\n", r.number));
                 head_and_tail(&r.text, latest_max_chars)
             } else {
@@ -255,7 +274,12 @@ mod tests {
             approval_mode: "plan".into(),
             plan: Some("1. read\n2. write".into()),
         };
-        let b = build(&facts(), &live, &|p| p != "old.txt", 10_000);
+        let b = build(
+            &facts(),
+            &live,
+            &|p| p != "old.txt",
+            Latest::Quote { max_chars: 10_000 },
+        );
         let t = &b.text;
         assert!(t.contains("Request 2 (latest, in full):\n\"\"\"\nsecond\nwith two lines\n"));
         assert!(t.contains(&format!("Request 1:\n\"\"\"\nfirst {}…", "a".repeat(494))));
@@ -283,9 +307,17 @@ mod tests {
     fn empty_parts_are_left_out_and_a_huge_latest_request_is_bounded() {
         let mut f = SessionFacts::default();
         f.record_request(&"x".repeat(100_000));
-        let b = build(&f, &LiveState::default(), &|_| true, 1_000);
+        let b = build(
+            &f,
+            &LiveState::default(),
+            &|_| true,
+            Latest::Quote { max_chars: 1_000 },
+        );
         assert!(b.text.len() < 1_300, "{}", b.text.len());
         assert!(b.text.contains("99000 characters left out"));
+        let b = build(&f, &LiveState::default(), &|_| true, Latest::InTail);
+        assert!(b.text.contains("Request 1 (latest): in full in the messages after"));
+        assert!(!b.text.contains("xxx"));
         assert!(!b.text.contains("Files changed"));
         assert!(!b.text.contains("Todo"));
         assert_eq!(b.kept.requests, 1);
