@@ -150,8 +150,22 @@ pub fn start_with(
     for text in notes {
         sink.send(AgentEvent::Notice { text });
     }
-    let tools = overrides.tools.unwrap_or_else(ToolRegistry::builtin);
+    let mut tools = overrides.tools.unwrap_or_else(ToolRegistry::builtin);
+    // The session's todo list: the tool writes it, every change is an event.
+    let todos = crate::todo::TodoList::new();
+    let todo_events = sink.clone();
+    todos.set_listener(Arc::new(move |items: &[crate::todo::TodoItem]| {
+        todo_events.send(AgentEvent::Todos {
+            todos: items.to_vec(),
+        })
+    }));
+    if tools.get(crate::tools::todo_write::NAME).is_none() {
+        tools.register(Arc::new(crate::tools::todo_write::TodoWrite::new(
+            todos.clone(),
+        )));
+    }
     let mut agent = Agent::new(provider, exec_env(config, front, tools, sink)?, settings);
+    agent.todos = todos;
     agent.context = crate::agent::context::ContextState::new(config.context.clone());
     agent.mcp = start_mcp(config, agent.events());
     let session = match &overrides.sessions_dir {

@@ -99,8 +99,11 @@ pub async fn run(
     forward.abort();
     let agent = control.stop(STOP_GRACE).await;
     let summary = summary.ok_or(HeadlessError::AgentGone)?;
-    let history = agent.map(|a| a.history).unwrap_or_default();
-    print_result(&summary, &history, format, start);
+    let (history, todos) = agent
+        .map(|a| (a.history, a.todos.current()))
+        .unwrap_or_default();
+    let extra = Extra { todos };
+    print_result(&summary, &history, &extra, format, start);
     Ok(exit_code(summary.reason))
 }
 
@@ -227,6 +230,7 @@ pub fn stream_json(event: &AgentEvent) -> Option<Value> {
             "exit": report.exit, "duration_ms": report.duration_ms,
             "decision": report.decision, "reason": report.reason,
         }),
+        AgentEvent::Todos { todos } => json!({"type": "todo", "todos": todos}),
         // Starting is the TUI's "starting…"; scripts get one line per server when it is
         // ready or failed (and again if it fails later).
         AgentEvent::Mcp(s) if s.state != crate::mcp::ServerState::Starting => json!({
@@ -252,9 +256,20 @@ fn shorten(s: &str, max: usize) -> String {
     format!("{}… [{} more bytes]", &s[..end], s.len() - end)
 }
 
+/// What `result` carries besides the summary when it applies (CLI.md).
+#[derive(Default)]
+pub struct Extra {
+    /// The session's todo list at the end (left out when empty).
+    pub todos: Vec<crate::todo::TodoItem>,
+}
+
 /// The `result` object: always the last line.
 /// `history`: the agent's shared messages, or plain ones.
-pub fn result_json<H: serde::Serialize + ?Sized>(summary: &TurnSummary, history: &H) -> Value {
+pub fn result_json<H: serde::Serialize + ?Sized>(
+    summary: &TurnSummary,
+    history: &H,
+    extra: &Extra,
+) -> Value {
     let mut v = json!({
         "type": "result",
         "reason": summary.reason,
@@ -266,8 +281,13 @@ pub fn result_json<H: serde::Serialize + ?Sized>(summary: &TurnSummary, history:
         "text": summary.text,
         "transitions": summary.transitions,
     });
-    if let (Some(err), Value::Object(map)) = (&summary.error, &mut v) {
-        map.insert("error".into(), json!(err));
+    if let Value::Object(map) = &mut v {
+        if let Some(err) = &summary.error {
+            map.insert("error".into(), json!(err));
+        }
+        if !extra.todos.is_empty() {
+            map.insert("todos".into(), json!(extra.todos));
+        }
     }
     v
 }
@@ -275,6 +295,7 @@ pub fn result_json<H: serde::Serialize + ?Sized>(summary: &TurnSummary, history:
 pub fn print_result<H: serde::Serialize + ?Sized>(
     summary: &TurnSummary,
     history: &H,
+    extra: &Extra,
     format: OutputFormat,
     start: Instant,
 ) {
@@ -290,7 +311,7 @@ pub fn print_result<H: serde::Serialize + ?Sized>(
             }
         }
         OutputFormat::Json | OutputFormat::StreamJson => {
-            let mut v = result_json(summary, history);
+            let mut v = result_json(summary, history, extra);
             if format == OutputFormat::StreamJson
                 && let Value::Object(map) = &mut v
             {

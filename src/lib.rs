@@ -31,6 +31,7 @@ pub mod safe_output;
 pub mod sandbox;
 pub mod session;
 pub mod text;
+pub mod todo;
 pub mod tools;
 pub mod trace;
 pub mod tui;

@@ -1,7 +1,7 @@
 //! Compaction keeps the facts tooloop recorded (issue 28), in process through the engine
 //! against the API-faithful mock: a 60-turn session in a 12,000-token window with planted
-//! facts (three requests, five files changed, a failing command and its fix) and a
-//! deliberately poor one-sentence summary. After every compaction the next request still
+//! facts (three requests, five files changed, a failing command and its fix, a todo list)
+//! and a deliberately poor one-sentence summary. After every compaction the next request still
 //! carries them, the state block is never nested, and no compaction grows the context.
 //! `/compact` on a short conversation changes nothing and says so; a pre_compact hook adds
 //! instructions or denies a manual compaction.
@@ -182,6 +182,14 @@ fn scripted(i: usize) -> Reply {
             json!({"path": "old.txt", "old_string": "x", "new_string": "y"}),
         ),
         8 => tool("bash", json!({"command": "rm old.txt"})),
+        9 => tool(
+            "todo_write",
+            json!({"todos": [
+                {"content": "rename a to alpha", "status": "completed"},
+                {"content": "写测试 for alpha", "status": "in_progress"},
+                {"content": "update the README", "status": "pending"},
+            ]}),
+        ),
         19 | 39 | 59 => text_reply(&format!("Done with request {}.", i / 20 + 1)),
         _ => tool("read_file", json!({"path": "big.txt"})),
     }
@@ -284,6 +292,8 @@ async fn sixty_turns_in_a_12k_window_keep_every_planted_fact() {
             "- `grep -q DONE src/lib.rs` → exit 1",
             "- `grep -q DONE src/lib.rs` → exit 0",
             "- `rm old.txt` → exit 0",
+            "## Todo list (update it with todo_write)\n- [x] rename a to alpha\n\
+             - [>] 写测试 for alpha\n- [ ] update the README",
             "## Approval mode\nyolo",
         ] {
             assert!(t.contains(line), "request {k}: {line:?} missing\n{t}");
@@ -317,6 +327,7 @@ async fn sixty_turns_in_a_12k_window_keep_every_planted_fact() {
         );
         assert_eq!(c.kept.files_changed, 5, "{c:?}");
         assert_eq!(c.kept.commands, 3, "{c:?}");
+        assert_eq!(c.kept.todos, 2, "two open items: {c:?}");
         assert!(c.kept.requests >= 1);
         assert!(c.state.contains("src/new_a.rs"));
         assert_eq!(c.summary, POOR_SUMMARY);

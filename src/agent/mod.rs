@@ -79,6 +79,11 @@ pub struct Agent {
     pub mcp: Option<Arc<crate::mcp::McpManager>>,
     /// Whether they have.
     mcp_joined: bool,
+    /// The session's todo list (`todo_write` writes it; compaction carries
+    /// [`crate::todo::TodoList::current`] into the new context).
+    pub todos: Arc<crate::todo::TodoList>,
+    /// The list's version the transcript last recorded.
+    todos_recorded: u64,
 }
 
 impl Agent {
@@ -95,7 +100,29 @@ impl Agent {
             facts: Default::default(),
             mcp: None,
             mcp_joined: false,
+            todos: crate::todo::TodoList::new(),
+            todos_recorded: 0,
         }
+    }
+
+    /// Writes the todo list to the transcript if it changed since the last record (after
+    /// each reply's tools, so a resumed session shows the list as it was).
+    pub(crate) fn record_todos(&mut self) {
+        let version = self.todos.version();
+        if version == self.todos_recorded {
+            return;
+        }
+        self.todos_recorded = version;
+        if let Some(r) = &mut self.recorder {
+            r.todos(&self.todos.current());
+        }
+    }
+
+    /// Puts a resumed session's list in place (front ends hear of it; the transcript
+    /// already holds it).
+    pub(crate) fn restore_todos(&mut self, todos: Vec<crate::todo::TodoItem>) {
+        self.todos.set(todos);
+        self.todos_recorded = self.todos.version();
     }
 
     pub fn events(&self) -> &EventSink {
@@ -169,6 +196,11 @@ impl Agent {
             self.exec.workspace.root(),
         );
         self.replace_history(messages);
+        // A new or resumed conversation starts without the old list (a resume puts its own
+        // back right after).
+        if !self.todos.current().is_empty() {
+            self.restore_todos(Vec::new());
+        }
         self.context.forget_usage();
         if let Some(r) = &mut self.recorder {
             r.reset(&self.history);

@@ -262,6 +262,10 @@ pub enum AgentEvent {
         id: String,
         report: HookReport,
     },
+    /// The session's todo list changed (`todo_write`, a resume, `/new`): the whole list.
+    Todos {
+        todos: Vec<crate::todo::TodoItem>,
+    },
     /// An MCP server's state changed (stream-json's `mcp` line once it is ready or failed).
     Mcp(ServerStatus),
     /// The prompt's loop ended.

@@ -234,6 +234,7 @@ async fn one_request(agent: &mut Agent, state: &mut State, cancel: &Cancellation
     let mut message = results;
     message.extend(tail.map(ContentBlock::text));
     agent.push(Message::user(message));
+    agent.record_todos();
     if let Some(stopped) = extensions::stopped_by_hook(agent) {
         return stopped;
     }

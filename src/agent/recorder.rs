@@ -23,6 +23,8 @@ pub trait Recorder: Send + Sync {
     /// The history was compacted into `history` (a boundary: resuming starts here).
     fn compaction(&mut self, _info: &crate::agent::context::Compaction, _history: &[Arc<Message>]) {
     }
+    /// The session's todo list changed (written whole; resuming takes the last one).
+    fn todos(&mut self, _todos: &[crate::todo::TodoItem]) {}
     /// The id of the session being written, for front ends to show.
     fn session_id(&self) -> Option<String> {
         None

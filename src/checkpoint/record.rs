@@ -162,6 +162,10 @@ impl Recorder for Tracking {
         self.checkpoints.set(&self.session(), 0);
     }
 
+    fn todos(&mut self, todos: &[crate::todo::TodoItem]) {
+        self.inner.todos(todos);
+    }
+
     fn session_id(&self) -> Option<String> {
         self.inner.session_id()
     }

@@ -152,6 +152,7 @@ impl Kind {
                     reason: opt_string(&report, "reason"),
                 },
             },
+            Kind::Todos { todos } => E::Todos { todos },
             Kind::Mcp { status } => E::Mcp(ServerStatus {
                 server: str_of(&status, "server").to_string(),
                 state: [

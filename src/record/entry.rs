@@ -44,6 +44,10 @@ pub enum Kind {
     PromptStart {
         text: String,
     },
+    /// The session's todo list changed (stream-json's `todo`).
+    Todos {
+        todos: Vec<crate::todo::TodoItem>,
+    },
     TurnStart {
         turn: u32,
     },
@@ -332,6 +336,9 @@ impl Kind {
             },
             E::Mcp(status) => Kind::Mcp {
                 status: serde_json::to_value(status).ok()?,
+            },
+            E::Todos { todos } => Kind::Todos {
+                todos: todos.clone(),
             },
             E::ModelChanged { model } => Kind::ModelChanged {
                 model: model.clone(),

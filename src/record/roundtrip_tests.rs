@@ -21,7 +21,7 @@ use crate::provider::{RequestBody, Usage};
 
 /// How many variants [`E`] has. A new variant needs an arm in [`variant`] (the match is
 /// exhaustive) with the next number, this count raised, and an example in [`examples`].
-const VARIANTS: usize = 32;
+const VARIANTS: usize = 33;
 
 fn variant(e: &E) -> usize {
     match e {
@@ -57,6 +57,7 @@ fn variant(e: &E) -> usize {
         E::Mcp(_) => 29,
         E::Done(_) => 30,
         E::ToolTimings { .. } => 31,
+        E::Todos { .. } => 32,
     }
 }
 
@@ -96,6 +97,12 @@ fn examples() -> Vec<E> {
             text: "fix it 修".into(),
         },
         E::TurnStart { turn: 2 },
+        E::Todos {
+            todos: vec![crate::todo::TodoItem {
+                content: "写测试".into(),
+                status: crate::todo::TodoStatus::InProgress,
+            }],
+        },
         E::RequestStart {
             turn: 2,
             attempt: 3,

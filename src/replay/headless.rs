@@ -68,6 +68,8 @@ pub struct Printer<'a> {
     format: OutputFormat,
     sandbox: Sandboxed<'a>,
     history: Vec<Arc<Message>>,
+    /// What the `result` line carries besides history (the todo list as last replayed).
+    extra: crate::headless::Extra,
 }
 
 impl<'a> Printer<'a> {
@@ -76,6 +78,7 @@ impl<'a> Printer<'a> {
             format,
             sandbox,
             history: Vec::new(),
+            extra: Default::default(),
         }
     }
 
@@ -112,6 +115,7 @@ impl<'a> Printer<'a> {
             AgentEvent::Compacted { messages, .. } => {
                 self.history = messages.iter().cloned().map(Arc::new).collect()
             }
+            AgentEvent::Todos { todos } => self.extra.todos = todos.clone(),
             _ => {}
         }
     }
@@ -124,7 +128,7 @@ impl<'a> Printer<'a> {
                 let _ = out.flush();
             }
             OutputFormat::Json | OutputFormat::StreamJson => {
-                let mut v = result_json(summary, &self.history);
+                let mut v = result_json(summary, &self.history, &self.extra);
                 if self.format == OutputFormat::StreamJson
                     && let Value::Object(map) = &mut v
                 {

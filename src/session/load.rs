@@ -31,6 +31,8 @@ pub struct Loaded {
     pub earlier: Vec<Message>,
     /// How each tool call ran, by tool_use id (transcripts before this was kept have none).
     pub timings: std::collections::HashMap<String, super::record::ToolTiming>,
+    /// The todo list as last recorded (empty when the session never had one).
+    pub todos: Vec<crate::todo::TodoItem>,
 }
 
 /// Reads `path`. A torn last line (a crash mid-write) is dropped with a notice; a bad line
@@ -60,6 +62,7 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Loaded, SessionError> {
     let mut good_len = 0u64;
     let mut missing_newline = false;
     let mut timings = std::collections::HashMap::new();
+    let mut todos = Vec::new();
     let mut offset = 0usize;
     let mut line_no = 0usize;
     while offset < bytes.len() {
@@ -129,6 +132,7 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Loaded, SessionError> {
                     m.turns = m.turns.saturating_add(t);
                 }
             }
+            Some(Record::Todos { todos: list, .. }) => todos = list,
             Some(Record::Rewind(r)) => {
                 super::rewind::replay(&r, &mut messages, &mut prompts, &mut marks)
                     .map_err(|e| bad(line_no, e.to_string()))?
@@ -152,6 +156,7 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Loaded, SessionError> {
         notices,
         earlier,
         timings,
+        todos,
     })
 }
 

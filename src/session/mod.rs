@@ -188,6 +188,9 @@ pub(crate) fn attach_with(
     }
     agent.reset(messages);
     agent.facts = facts;
+    if !loaded.todos.is_empty() {
+        agent.restore_todos(loaded.todos);
+    }
     if let Some(m) = &repaired {
         use crate::agent::recorder::Recorder;
         t.message(agent.history.len().saturating_sub(1), m);

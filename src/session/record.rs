@@ -52,6 +52,11 @@ pub enum Record {
     },
     /// A rewind (src/session/rewind.rs). What it cut stays above it in the file.
     Rewind(RewindRecord),
+    /// The session's todo list as it now is (the whole list; resuming takes the last).
+    Todos {
+        time: String,
+        todos: Vec<crate::todo::TodoItem>,
+    },
 }
 
 /// A rewind to just before prompt `to_prompt`: when `messages` is set the history was cut to

@@ -223,6 +223,13 @@ impl Recorder for Transcript {
         }
     }
 
+    fn todos(&mut self, todos: &[crate::todo::TodoItem]) {
+        self.write(&Record::Todos {
+            time: record::now_rfc3339(),
+            todos: todos.to_vec(),
+        });
+    }
+
     fn session_id(&self) -> Option<String> {
         Some(self.id.clone())
     }

@@ -15,6 +15,7 @@ pub mod process;
 pub mod read_file;
 pub mod schema;
 pub mod text;
+pub mod todo_write;
 mod walk;
 pub mod web_fetch;
 pub mod workspace;

@@ -212,6 +212,7 @@ impl App {
             }
             AgentEvent::HookEnd { id, report } => self.hook_ended(&id, report, now),
             AgentEvent::Mcp(status) => self.mcp_changed(status),
+            AgentEvent::Todos { .. } => {}
             AgentEvent::Done(summary) => self.done(summary, now),
         }
     }

@@ -1,9 +1,10 @@
 //! The session's live state for the state block: what other parts of tooloop own (the
-//! approval mode; the todo list, background jobs and an approved plan where they exist),
+//! approval mode, the todo list; background jobs and an approved plan where they exist),
 //! read at the moment a compaction builds its block.
 
-use super::state_block::LiveState;
+use super::state_block::{LiveState, TodoItem};
 use crate::agent::Agent;
+use crate::todo::TodoStatus;
 
 /// Reads the live state from the agent.
 pub fn read(agent: &Agent) -> LiveState {
@@ -12,9 +13,22 @@ pub fn read(agent: &Agent) -> LiveState {
         .and_then(|v| v.as_str().map(str::to_string))
         .unwrap_or_default();
     LiveState {
-        // Filled from the todo tool's list and the background job registry when those are
-        // part of the session; until then the block has no such parts.
-        todos: Vec::new(),
+        todos: agent
+            .todos
+            .current()
+            .into_iter()
+            .map(|t| TodoItem {
+                content: t.content,
+                status: match t.status {
+                    TodoStatus::Pending => "pending",
+                    TodoStatus::InProgress => "in_progress",
+                    TodoStatus::Completed => "completed",
+                }
+                .to_string(),
+            })
+            .collect(),
+        // Filled from the background job registry when it is part of the session; until
+        // then the block has no such part.
         jobs: Vec::new(),
         approval_mode,
         plan: None,

@@ -155,7 +155,7 @@ pub fn build(
     }
 
     if !live.todos.is_empty() {
-        out.push_str("\n## Todo list\n");
+        out.push_str("\n## Todo list (update it with todo_write)\n");
         for t in &live.todos {
             let mark = match t.status.as_str() {
                 "completed" => "[x]",
