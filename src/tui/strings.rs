@@ -220,3 +220,47 @@ pub fn history_search(query: &str, found: bool) -> String {
 pub fn copied(chars: usize) -> String {
     format!("copied {chars} chars")
 }
+
+/// A token count on the compaction divider: `61.2k`, `980`.
+fn tokens_k(n: u64) -> String {
+    if n >= 1000 {
+        format!("{:.1}k", n as f64 / 1000.0)
+    } else {
+        n.to_string()
+    }
+}
+
+/// The compaction divider's title: `compacted (auto): 61.2k → 9.8k tokens`.
+pub fn compacted(trigger: &str, pre_tokens: u64, post_tokens: u64) -> String {
+    if pre_tokens == 0 {
+        return format!("{COMPACTED} ({trigger})");
+    }
+    format!(
+        "{COMPACTED} ({trigger}): {} → {} tokens",
+        tokens_k(pre_tokens),
+        tokens_k(post_tokens)
+    )
+}
+
+/// What the state block carried: `kept 4 requests, 12 files, todo 3 open`; None when it
+/// carried nothing (a summary from before state blocks).
+pub fn compacted_kept(kept: &crate::agent::context::state_block::Kept) -> Option<String> {
+    let plural = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let mut parts = Vec::new();
+    if kept.requests > 0 {
+        parts.push(plural(kept.requests, "request", "requests"));
+    }
+    if kept.files_changed > 0 {
+        parts.push(plural(kept.files_changed, "file", "files"));
+    }
+    if kept.commands > 0 {
+        parts.push(plural(kept.commands, "command", "commands"));
+    }
+    if kept.todos > 0 {
+        parts.push(format!("todo {} open", kept.todos));
+    }
+    (!parts.is_empty()).then(|| format!("kept {}", parts.join(", ")))
+}
+
+/// Above the state block when a compaction divider is opened.
+pub const COMPACTED_STATE: &str = "State recorded by tooloop (carried over word for word):";
