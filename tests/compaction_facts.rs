@@ -39,8 +39,8 @@ impl Env for NoEnv {
 
 /// The engine over `server` in `workspace`, yolo, `WINDOW` tokens, with `extra_toml`.
 fn engine(workspace: &Path, server: &MockServer, extra_toml: &str) -> tooloop::engine::Engine {
-    let provider = AnthropicProvider::new(&server.anthropic_base(), "test-key".into())
-        .expect("provider");
+    let provider =
+        AnthropicProvider::new(&server.anthropic_base(), "test-key".into()).expect("provider");
     engine_with(workspace, Arc::new(provider), WINDOW, extra_toml)
 }
 
@@ -350,7 +350,10 @@ async fn sixty_turns_in_a_12k_window_keep_every_planted_fact() {
             .collect::<Vec<_>>()
             .join(", ")
     );
-    println!("the last state block:\n{}", compactions.last().unwrap().state);
+    println!(
+        "the last state block:\n{}",
+        compactions.last().unwrap().state
+    );
 }
 
 /// Sends `/compact [focus]` and returns what answered it: Compacted, a Notice or an Error.
@@ -391,7 +394,11 @@ async fn long_conversation(
         if i + 1 < turns {
             ReplyBuilder::new()
                 .text("Reading.")
-                .tool_use(&format!("toolu_{i:03}"), "read_file", json!({"path": "big.txt"}))
+                .tool_use(
+                    &format!("toolu_{i:03}"),
+                    "read_file",
+                    json!({"path": "big.txt"}),
+                )
                 .build()
         } else {
             text_reply("Read it all.")
@@ -451,7 +458,8 @@ async fn slash_compact_shrinks_a_long_conversation_and_repeats_never_grow_it() {
         .find(|r| is_summary_request(&r.body))
         .expect("a summary request");
     assert!(
-        texts(&summary_req.body).contains("The user asks the summary to focus on: keep the parser names")
+        texts(&summary_req.body)
+            .contains("The user asks the summary to focus on: keep the parser names")
     );
     // Again and again: each compacts by ≥ 30 % or changes nothing; it never grows.
     let mut tokens = info.post_tokens;
@@ -501,7 +509,12 @@ async fn a_pre_compact_hook_denies_a_manual_compaction_or_adds_instructions() {
     assert_eq!(seen["event"], "pre_compact");
     assert_eq!(seen["trigger"], "manual");
     assert!(seen["pre_tokens"].as_u64().unwrap() > 1_000, "{seen}");
-    assert!(!server.requests().iter().any(|r| is_summary_request(&r.body)));
+    assert!(
+        !server
+            .requests()
+            .iter()
+            .any(|r| is_summary_request(&r.body))
+    );
     std::fs::remove_file(tmp.path().join("deny")).expect("rm");
     let AgentEvent::Compacted { .. } = slash_compact(&control, &mut rx, None).await else {
         panic!("compacts once the hook allows it");
@@ -512,7 +525,8 @@ async fn a_pre_compact_hook_denies_a_manual_compaction_or_adds_instructions() {
         .find(|r| is_summary_request(&r.body))
         .expect("a summary request");
     assert!(
-        texts(&summary_req.body).contains("Instructions from a pre_compact hook: keep the API names")
+        texts(&summary_req.body)
+            .contains("Instructions from a pre_compact hook: keep the API names")
     );
     control.stop(Duration::from_secs(5)).await.expect("stops");
 }
@@ -545,7 +559,10 @@ async fn slash_compact_after_seven_demo_prompts_never_grows_the_context() {
     match slash_compact(&control, &mut rx, None).await {
         AgentEvent::Compacted { info, .. } => {
             assert!(info.post_tokens * 10 <= info.pre_tokens * 7, "{info:?}");
-            println!("seven demo prompts: /compact {} → {} tokens", info.pre_tokens, info.post_tokens);
+            println!(
+                "seven demo prompts: /compact {} → {} tokens",
+                info.pre_tokens, info.post_tokens
+            );
         }
         AgentEvent::Notice { text } => {
             assert!(text.starts_with("nothing to compact"), "{text}");

@@ -82,7 +82,7 @@ fn todo_lines_result_todos_and_resume() {
     let requests = server.accepted();
     assert_eq!(requests.len(), 3);
     let r1 = tool_results(&requests[1]);
-    assert_eq!(r1[0].2, false, "{:?}", r1);
+    assert!(!r1[0].2, "{:?}", r1);
     let r2 = tool_results(&requests[2]);
     assert!(r2[0].2, "two in progress is an error: {:?}", r2);
     assert!(

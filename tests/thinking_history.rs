@@ -78,8 +78,11 @@ async fn abort_mid_thinking_then_a_thinking_tool_loop_keeps_the_history_valid() 
     // Large enough that the compaction in step 4 takes 30 % off (a short conversation is
     // left as it is).
     let filler = "the quick brown fox jumps over the lazy dog; ".repeat(2) + "\n";
-    std::fs::write(tmp.path().join("a.txt"), format!("hello\n{}", filler.repeat(400)))
-        .expect("write");
+    std::fs::write(
+        tmp.path().join("a.txt"),
+        format!("hello\n{}", filler.repeat(400)),
+    )
+    .expect("write");
     let cfg = config(tmp.path(), &server);
     let engine = tooloop::engine::start_with(
         &cfg,

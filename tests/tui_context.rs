@@ -5,8 +5,8 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use tokio::time::Instant;
-use tooloop::agent::context::{Compaction, ContextStatus, Trigger};
 use tooloop::agent::context::state_block::Kept;
+use tooloop::agent::context::{Compaction, ContextStatus, Trigger};
 use tooloop::agent::protocol::{AgentCommand, AgentEvent};
 use tooloop::message::Message;
 use tooloop::tui::app::{App, Focus, RunInfo};
@@ -159,8 +159,14 @@ async fn the_compacted_divider_says_what_was_kept_and_expands_to_summary_and_sta
             );
         } else {
             // Too long for one line at 80 columns: what was kept goes below the title.
-            assert!(s.contains("── compacted (auto): 16.0k → 5.3k tokens ──"), "{s}");
-            assert!(s.contains("  kept 4 requests, 12 files, todo 3 open"), "{s}");
+            assert!(
+                s.contains("── compacted (auto): 16.0k → 5.3k tokens ──"),
+                "{s}"
+            );
+            assert!(
+                s.contains("  kept 4 requests, 12 files, todo 3 open"),
+                "{s}"
+            );
         }
         assert!(!s.contains("用户要求"), "collapsed by default");
         assert!(!s.contains("src/parser.rs"), "collapsed by default");
@@ -170,7 +176,10 @@ async fn the_compacted_divider_says_what_was_kept_and_expands_to_summary_and_sta
         // Wide characters take two cells; compare without the filler.
         let s = screen(&mut a, w, h, now).join("\n").replace(' ', "");
         assert!(s.contains("用户要求重构解析器。Next:runthetests."), "{s}");
-        assert!(s.contains("Staterecordedbytooloop"), "{s}");
+        assert!(
+            s.contains("──stateblock(builtbytooloop,appendedtothesummary)──"),
+            "{s}"
+        );
         assert!(s.contains("-src/parser.rs:edited(3edits)"), "{s}");
     }
 }
@@ -228,5 +237,8 @@ async fn slash_compact_sends_the_instructions_and_ctrl_c_aborts_it() {
     );
     assert!(!a.turn.busy, "idle again after the notice");
     let s = screen(&mut a, 80, 24, now).join("\n");
-    assert!(s.contains("nothing to compact: the conversation is 812 tokens"), "{s}");
+    assert!(
+        s.contains("nothing to compact: the conversation is 812 tokens"),
+        "{s}"
+    );
 }

@@ -245,7 +245,8 @@ pub fn compacted(trigger: &str, pre_tokens: u64, post_tokens: u64) -> String {
 /// What the state block carried: `kept 4 requests, 12 files, todo 3 open`; None when it
 /// carried nothing (a summary from before state blocks).
 pub fn compacted_kept(kept: &crate::agent::context::state_block::Kept) -> Option<String> {
-    let plural = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let plural =
+        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
     let mut parts = Vec::new();
     if kept.requests > 0 {
         parts.push(plural(kept.requests, "request", "requests"));
@@ -263,4 +264,4 @@ pub fn compacted_kept(kept: &crate::agent::context::state_block::Kept) -> Option
 }
 
 /// Above the state block when a compaction divider is opened.
-pub const COMPACTED_STATE: &str = "State recorded by tooloop (carried over word for word):";
+pub const COMPACTED_STATE: &str = "── state block (built by tooloop, appended to the summary) ──";

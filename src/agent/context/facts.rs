@@ -329,7 +329,13 @@ mod tests {
         );
         run(&mut f, "read_file", json!({"path": "a.rs"}), "1\tx", false);
         run(&mut f, "read_file", json!({"path": "b.rs"}), "1\tx", false);
-        run(&mut f, "read_file", json!({"path": "./a.rs"}), "1\tx", false);
+        run(
+            &mut f,
+            "read_file",
+            json!({"path": "./a.rs"}),
+            "1\tx",
+            false,
+        );
         run(
             &mut f,
             "bash",
@@ -383,7 +389,10 @@ mod tests {
         f.record_request(&long);
         f.record_request(&long);
         assert_eq!(f.requests[1].text, long);
-        assert_eq!(f.requests[0].text.chars().count(), EARLIER_REQUEST_CHARS + 1);
+        assert_eq!(
+            f.requests[0].text.chars().count(),
+            EARLIER_REQUEST_CHARS + 1
+        );
         for i in 0..30 {
             f.record_request(&format!("r{i}"));
         }

@@ -4,6 +4,7 @@
 //! [`reactive`](autocompact::reactive) when the API says the prompt is too long.
 
 pub mod autocompact;
+pub mod compact_error;
 pub mod estimate;
 pub mod facts;
 pub mod live;

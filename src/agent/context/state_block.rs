@@ -316,7 +316,10 @@ mod tests {
         assert!(b.text.len() < 1_300, "{}", b.text.len());
         assert!(b.text.contains("99000 characters left out"));
         let b = build(&f, &LiveState::default(), &|_| true, Latest::InTail);
-        assert!(b.text.contains("Request 1 (latest): in full in the messages after"));
+        assert!(
+            b.text
+                .contains("Request 1 (latest): in full in the messages after")
+        );
         assert!(!b.text.contains("xxx"));
         assert!(!b.text.contains("Files changed"));
         assert!(!b.text.contains("Todo"));

@@ -5,7 +5,7 @@
 use futures::StreamExt;
 use tokio_util::sync::CancellationToken;
 
-use super::autocompact::CompactError;
+use super::compact_error::CompactError;
 use super::transcript;
 use crate::agent::Agent;
 use crate::agent::assembler::Assembler;
