@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use tooloop::agent::events::EventSink;
-use tooloop::agent::executor::ExecEnv;
+use tooloop::agent::exec_env::ExecEnv;
 use tooloop::agent::{Agent, LoopSettings};
 use tooloop::provider::scripted::{Reply, ReplyBuilder, ScriptedProvider};
 use tooloop::tools::{Effect, Tool, ToolContext, ToolOutput, ToolRegistry, Workspace};

@@ -23,7 +23,7 @@ use tokio_util::sync::CancellationToken;
 
 use support::{MockServer, Reply, ReplyBuilder, SseEvent, text_reply};
 use tooloop::agent::events::EventSink;
-use tooloop::agent::executor::ExecEnv;
+use tooloop::agent::exec_env::ExecEnv;
 use tooloop::agent::protocol::{AgentEvent, Terminal};
 use tooloop::agent::{Agent, LoopSettings};
 use tooloop::cli::ToolExec;

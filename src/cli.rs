@@ -6,7 +6,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::permission::ApprovalMode;
 // The executor owns its strategy; the command line only names it.
-pub use crate::agent::executor::ToolExec;
+pub use crate::agent::exec_env::ToolExec;
 
 /// The providers are registered in `provider/registry.rs` (clap and serde names included).
 pub use crate::provider::ProviderKind;

@@ -15,7 +15,7 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 use crate::agent::events::EventSink;
-use crate::agent::executor::ExecEnv;
+use crate::agent::exec_env::ExecEnv;
 use crate::agent::protocol::{AgentCommand, AgentEvent};
 use crate::agent::{Agent, LoopSettings};
 use crate::config::Config;

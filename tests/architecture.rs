@@ -2,24 +2,11 @@
 //! from a tool: every `crate::…` and `super::…` path outside comments and strings is an arrow
 //! from its file to the file that defines the module it names (`use crate::{a::b, c}`
 //! groups included). Doc links and string contents are not arrows; `#[cfg(test)]` modules
-//! are (they are compiled too).
+//! are (they are compiled too). No exception list: any cycle fails, except the arrows
+//! between a module file and the files under its own directory.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-
-/// Arrows that still exist only because another lane of issue 10 has not landed yet. Each
-/// entry names the lane that removes it; the test fails once an entry is no longer needed,
-/// so the list can only shrink.
-const PENDING: &[(&str, &str, &str)] = &[
-    // Empty since arch-providers (provider::build) and arch-tools (tool events) landed.
-    // Format: (from prefix, to prefix, the lane that removes the arrow).
-];
-
-fn pending(from: &str, to: &str) -> bool {
-    PENDING
-        .iter()
-        .any(|(pf, pt, _)| from.starts_with(pf) && to.starts_with(pt))
-}
 
 #[test]
 fn tools_do_not_import_providers() {
@@ -78,6 +65,48 @@ fn the_tui_does_not_import_tools() {
     graph.assert_no_arrows("src/tui/", &["src/tools/"]);
 }
 
+/// Panes, overlays, text helpers and the input are leaves of the TUI: they return what
+/// happened and the controller (app.rs, update/) acts on it, so none of them names the App
+/// or the controller.
+#[test]
+fn tui_leaves_do_not_import_the_app() {
+    let graph = Graph::read();
+    let controller = ["src/tui/app.rs", "src/tui/update/", "src/tui/view.rs"];
+    for leaf in [
+        "src/tui/panes/",
+        "src/tui/overlays/",
+        "src/tui/text/",
+        "src/tui/input/",
+    ] {
+        graph.assert_no_arrows(leaf, &controller);
+    }
+}
+
+/// `impl App` lives in app.rs and the controller files under update/ only: an overlay or
+/// pane that changes the App is a controller in the wrong room.
+#[test]
+fn impl_app_only_in_the_controller() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    collect(&root.join("src/tui"), &mut files);
+    let re = regex::Regex::new(r"(?m)^\s*impl(<[^>]*>)?\s+(crate::tui::app::|super::app::)?App\b")
+        .unwrap();
+    let bad: Vec<String> = files
+        .iter()
+        .map(|f| rel_path(root, f))
+        .filter(|rel| rel != "src/tui/app.rs" && !rel.starts_with("src/tui/update/"))
+        .filter(|rel| {
+            let text = std::fs::read_to_string(root.join(rel)).unwrap_or_default();
+            re.is_match(&strip_comments_and_strings(&text))
+        })
+        .collect();
+    assert!(
+        bad.is_empty(),
+        "impl App outside app.rs and update/:\n  {}",
+        bad.join("\n  ")
+    );
+}
+
 #[test]
 fn no_import_cycles_between_files() {
     let graph = Graph::read();
@@ -122,15 +151,44 @@ fn few_string_errors_are_left() {
     );
 }
 
+/// The guard itself: in a small tree of its own, a cycle between two sibling files (one
+/// `x.rs` naming the other through `super::`, the other through `crate::`) is reported, an
+/// arrow between a module file and its own child is not, and `super` in a non-`mod.rs` file
+/// lands on the sibling, not on the crate root.
 #[test]
-fn pending_exceptions_are_still_needed() {
-    let graph = Graph::read();
-    for (from, to, lane) in PENDING {
-        assert!(
-            graph.arrows(from).any(|(_, t)| t.starts_with(to)),
-            "{from} -> {to} is gone (lane {lane} landed): remove it from PENDING"
-        );
-    }
+fn the_guard_catches_a_sibling_cycle() {
+    let dir = tempfile::tempdir().expect("a temporary tree");
+    let write = |rel: &str, text: &str| {
+        let path = dir.path().join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write("src/lib.rs", "pub mod part;\npub mod leaf;\n");
+    write(
+        "src/part/mod.rs",
+        "mod a;\nmod b;\nmod c;\npub use c::Out;\npub struct Shared;\n",
+    );
+    write("src/part/a.rs", "use super::b::B;\npub struct A;\n");
+    write("src/part/b.rs", "use crate::part::a::A;\npub struct B;\n");
+    // c names its parent module file and the parent re-exports c: parent and child.
+    write(
+        "src/part/c.rs",
+        "use super::Shared;\nuse crate::leaf::L;\npub struct Out;\n",
+    );
+    write("src/leaf.rs", "mod inner;\npub struct L;\n");
+    write("src/leaf/inner.rs", "use super::L;\n");
+    let graph = Graph::read_from(dir.path());
+    let arrows_of =
+        |f: &str| -> Vec<String> { graph.arrows(f).map(|(_, t)| t.clone()).collect::<Vec<_>>() };
+    assert_eq!(arrows_of("src/part/a.rs"), ["src/part/b.rs"]);
+    assert_eq!(arrows_of("src/leaf/inner.rs"), ["src/leaf.rs"]);
+    let cycles = graph.cycles();
+    assert_eq!(cycles.len(), 1, "{cycles:?}");
+    let files: Vec<&str> = cycles[0]
+        .iter()
+        .map(|line| line.split(" -> ").next().unwrap())
+        .collect();
+    assert_eq!(files, ["src/part/a.rs", "src/part/b.rs"]);
 }
 
 #[test]
@@ -160,7 +218,11 @@ struct Graph {
 
 impl Graph {
     fn read() -> Graph {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        Graph::read_from(Path::new(env!("CARGO_MANIFEST_DIR")))
+    }
+
+    /// The graph of `root/src/` (a crate's tree; the guard's own test passes a small one).
+    fn read_from(root: &Path) -> Graph {
         let mut files = Vec::new();
         collect(&root.join("src"), &mut files);
         // Module path (["agent", "executor"]) → file, for every file of the library.
@@ -174,11 +236,9 @@ impl Graph {
         let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
         for (module, file) in &modules {
             let text = std::fs::read_to_string(root.join(file)).expect("read a source file");
-            let here = if file.ends_with("mod.rs") || file == "src/lib.rs" {
-                module.clone()
-            } else {
-                module[..module.len().saturating_sub(1)].to_vec()
-            };
+            // `super` is the parent of this file's own module, whether the file is
+            // `x/mod.rs` or `x.rs`: both are module `x`, so each `super` pops one segment.
+            let here = module.clone();
             for path in paths_in(&text) {
                 let absolute = match path[0].as_str() {
                     "crate" => path[1..].to_vec(),
@@ -215,7 +275,6 @@ impl Graph {
         let bad: Vec<String> = self
             .arrows(from)
             .filter(|(_, t)| to.iter().any(|p| t.starts_with(p)))
-            .filter(|(f, t)| !pending(f, t))
             .map(|(f, t)| format!("{f} -> {t}"))
             .collect();
         assert!(bad.is_empty(), "forbidden imports:\n  {}", bad.join("\n  "));
@@ -236,7 +295,7 @@ impl Graph {
         let mut adj = vec![Vec::new(); nodes.len()];
         for (f, ts) in &self.edges {
             for t in ts {
-                if !parent_and_child(f, t) && !pending(f, t) {
+                if !parent_and_child(f, t) {
                     adj[index[f]].push(index[t]);
                 }
             }
@@ -261,11 +320,18 @@ impl Graph {
     }
 }
 
-/// True when one of the two is `dir/mod.rs` and the other lies under `dir/`.
+/// True when one of the two is a module file (`dir/mod.rs`, or `dir.rs` beside a `dir/`)
+/// and the other lies under that module's directory.
 fn parent_and_child(a: &str, b: &str) -> bool {
     let under = |m: &str, f: &str| {
-        m.strip_suffix("mod.rs")
-            .is_some_and(|dir| f.starts_with(dir) && f != m)
+        let dir = match m.strip_suffix("mod.rs") {
+            Some(dir) => dir.to_string(),
+            None => match m.strip_suffix(".rs") {
+                Some(stem) if m != "src/lib.rs" => format!("{stem}/"),
+                _ => return false,
+            },
+        };
+        f.starts_with(&dir) && f != m
     };
     under(a, b) || under(b, a)
 }

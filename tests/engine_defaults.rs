@@ -3,7 +3,7 @@
 
 use clap::Parser;
 use tooloop::agent::events::EventSink;
-use tooloop::agent::executor::ExecEnv;
+use tooloop::agent::exec_env::ExecEnv;
 use tooloop::cli::Cli;
 use tooloop::config::{Config, Env};
 use tooloop::config_file::FileConfig;

@@ -269,7 +269,7 @@ fn export_writes_markdown_and_a_self_contained_html_page() {
 
 #[test]
 fn the_request_stepper_shows_every_request_made_the_failed_one_too() {
-    use tooloop::tui::request_stepper::Link;
+    use tooloop::tui::panes::json::stepper::Link;
 
     let server = MockServer::start();
     let original = record_run(&server, "--record");
@@ -381,9 +381,9 @@ fn a_failed_request_keeps_the_raw_http_answer_in_the_recording() {
 fn selecting_a_timeline_bar_opens_that_request_or_tool_in_the_json_pane() {
     use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
     use tooloop::tui::app::Focus;
-    use tooloop::tui::json_pane::JsonView;
-    use tooloop::tui::request_stepper::Link;
-    use tooloop::tui::timeline_select::Bar;
+    use tooloop::tui::panes::json::JsonView;
+    use tooloop::tui::panes::json::stepper::Link;
+    use tooloop::tui::panes::tools::bars::Bar;
 
     let server = MockServer::start();
     let original = record_run(&server, "--record");

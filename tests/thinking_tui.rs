@@ -11,7 +11,7 @@ use serde_json::json;
 use tokio::time::Instant;
 use tooloop::agent::protocol::AgentEvent;
 use tooloop::tui::app::App;
-use tooloop::tui::cells::CellKind;
+use tooloop::tui::panes::cells::CellKind;
 use tooloop::tui::view;
 use tui_support::*;
 

@@ -9,7 +9,8 @@ use async_trait::async_trait;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 use tooloop::agent::events::EventSink;
-use tooloop::agent::executor::{ExecEnv, StreamingToolExecutor};
+use tooloop::agent::exec_env::ExecEnv;
+use tooloop::agent::executor::StreamingToolExecutor;
 use tooloop::agent::protocol::{AgentEvent, ToolOutcome};
 use tooloop::permission::{ApprovalMode, PermissionPolicy};
 use tooloop::tools::{

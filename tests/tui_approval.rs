@@ -8,7 +8,7 @@ use serde_json::json;
 use tokio::time::Instant;
 use tooloop::agent::protocol::{AgentCommand, AgentEvent, Decision, ToolOutcome};
 use tooloop::tui::app::{App, Focus};
-use tooloop::tui::cells::CellKind;
+use tooloop::tui::panes::cells::CellKind;
 use tooloop::tui::tool_calls::ToolState;
 
 mod tui_support;

@@ -6,7 +6,7 @@ mod tui_support;
 use crossterm::event::KeyCode;
 use tokio::time::Instant;
 use tooloop::agent::protocol::{AgentCommand, AgentEvent, Terminal};
-use tooloop::tui::cells::CellKind;
+use tooloop::tui::panes::cells::CellKind;
 use tui_support::*;
 
 #[tokio::test(start_paused = true)]
@@ -348,7 +348,7 @@ async fn f5_copies_the_selected_tool_output_or_the_json_view() {
     app.on_key(key(KeyCode::F(5)), now);
     assert_eq!(app.clipboard.take(), Some(app.json.export()));
     assert_eq!(
-        tooloop::tui::clipboard::osc52("Cargo.toml"),
+        tooloop::tui::update::clipboard::osc52("Cargo.toml"),
         "\u{1b}]52;c;Q2FyZ28udG9tbA==\u{7}"
     );
 }

@@ -285,7 +285,7 @@ async fn help_overlay_from_the_key_table() {
     for b in tooloop::tui::keys::BINDINGS {
         assert!(seen.contains(b.help), "help is missing {:?}", b.help);
     }
-    for c in tooloop::tui::slash::COMMANDS {
+    for c in tooloop::tui::update::slash::COMMANDS {
         assert!(seen.contains(c.help), "help is missing /{}", c.name);
     }
 }

@@ -8,8 +8,8 @@ use serde_json::json;
 use tokio::time::Instant;
 use tooloop::agent::protocol::{AgentCommand, AgentEvent, Decision, Terminal, ToolOutcome};
 use tooloop::tui::app::{App, Focus};
-use tooloop::tui::cells::CellKind;
-use tooloop::tui::json_pane::JsonView;
+use tooloop::tui::panes::cells::CellKind;
+use tooloop::tui::panes::json::JsonView;
 use tooloop::tui::tool_calls::ToolState;
 
 mod tui_support;
@@ -454,7 +454,7 @@ async fn enter_in_the_conversation_expands_the_selected_tool_call() {
 struct CountPane {
     tool_uses: usize,
     keys: usize,
-    scroll: tooloop::tui::scroll::Scroll,
+    scroll: tooloop::tui::panes::scroll::Scroll,
 }
 
 const COUNT_HINTS: &[tooloop::tui::keys::Hint] = &[tooloop::tui::keys::hint(
@@ -463,7 +463,7 @@ const COUNT_HINTS: &[tooloop::tui::keys::Hint] = &[tooloop::tui::keys::hint(
     "count",
 )];
 
-impl tooloop::tui::pane::Pane for CountPane {
+impl tooloop::tui::panes::Pane for CountPane {
     fn title(&self) -> &str {
         "counter"
     }
@@ -471,19 +471,19 @@ impl tooloop::tui::pane::Pane for CountPane {
         &self,
         f: &mut ratatui::Frame,
         area: ratatui::layout::Rect,
-        _ctx: &tooloop::tui::pane::PaneContext,
+        _ctx: &tooloop::tui::panes::PaneContext,
     ) {
         let text = format!("tool uses: {} keys: {}", self.tool_uses, self.keys);
         f.render_widget(ratatui::widgets::Paragraph::new(text), area);
     }
-    fn handle(&mut self, _action: tooloop::tui::keys::Action) -> tooloop::tui::pane::EventState {
+    fn handle(&mut self, _action: tooloop::tui::keys::Action) -> tooloop::tui::panes::EventState {
         self.keys += 1;
-        tooloop::tui::pane::EventState::Consumed
+        tooloop::tui::panes::EventState::Consumed
     }
     fn hints(&self) -> &'static [tooloop::tui::keys::Hint] {
         COUNT_HINTS
     }
-    fn scroll(&mut self) -> &mut tooloop::tui::scroll::Scroll {
+    fn scroll(&mut self) -> &mut tooloop::tui::panes::scroll::Scroll {
         &mut self.scroll
     }
     fn on_agent(&mut self, event: &AgentEvent, _now: Instant) {

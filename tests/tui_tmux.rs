@@ -206,7 +206,9 @@ fn bash_asks_for_approval_in_a_modal() {
     );
     // Keys within the guard time after the question appears go to the input; a user who
     // reads the question first answers after it.
-    std::thread::sleep(tooloop::tui::approval::GUARD + tooloop::tui::approval::BURST_GAP);
+    std::thread::sleep(
+        tooloop::tui::overlays::approval::GUARD + tooloop::tui::overlays::approval::BURST_GAP,
+    );
     t.keys(&["y"]);
     let s = t.wait_for("the approved call to finish", |s| {
         !s.contains("allow bash?") && Tmux::status_line(s).contains("idle")

@@ -13,8 +13,8 @@ use tokio::time::Instant;
 
 use tooloop::agent::protocol::{AgentCommand, AgentEvent};
 use tooloop::tui::app::App;
-use tooloop::tui::cells::CellKind;
 use tooloop::tui::event_loop::{self, Screen};
+use tooloop::tui::panes::cells::CellKind;
 use tooloop::tui::view;
 
 const RATE: usize = 20_000;

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use super::executor::ExecEnv;
+use super::exec_env::ExecEnv;
 use super::protocol::AgentEvent;
 
 pub(super) async fn before(env: &ExecEnv, paths: &[PathBuf]) {

@@ -4,6 +4,7 @@ pub mod assembler;
 mod checkpoints;
 pub mod context;
 pub mod events;
+pub mod exec_env;
 pub mod executor;
 pub mod hook_calls;
 pub mod protocol;
@@ -22,7 +23,7 @@ use crate::message::{ContentBlock, History, HistoryCheck, Message, Role};
 use crate::provider::retry::RetryPolicy;
 use crate::provider::{Messages, Provider, Reasoning, Request, SystemPrompt, ToolSpec};
 use events::EventSink;
-use executor::ExecEnv;
+use exec_env::ExecEnv;
 use protocol::AgentEvent;
 
 /// Request settings that stay the same across turns.

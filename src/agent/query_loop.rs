@@ -22,7 +22,6 @@ use super::{Agent, interrupt_block};
 use crate::message::{ContentBlock, Message, check_ready};
 use crate::provider::{EventStream, ProviderError, StreamEvent, Usage};
 use decide::{Outcome, Plan, Reply, Step};
-pub use failure::describe;
 use failure::{fail, is_prompt_too_long};
 use stream_events::{forward, unique_tool_id};
 
@@ -201,7 +200,7 @@ async fn one_request(agent: &mut Agent, state: &mut State, cancel: &Cancellation
         }
         Err(OpenError::Failed(e)) if is_prompt_too_long(&e) && !state.reactive_tried => {
             state.reactive_tried = true;
-            let message = describe(&e);
+            let message = super::request_errors::describe(&e);
             match prepare::reactive(agent, state.turn, &state.model, &message, cancel).await {
                 Ok(usage) => {
                     state.usage.add(usage);
@@ -505,7 +504,7 @@ fn results_for(asked: &[String], runs: &[ToolRun]) -> Vec<ContentBlock> {
         .iter()
         .map(|id| match runs.iter().find(|r| &r.id == id) {
             Some(run) => run.to_block(),
-            None => ContentBlock::tool_result(id, super::executor::INTERRUPTED, true),
+            None => ContentBlock::tool_result(id, super::exec_env::INTERRUPTED, true),
         })
         .collect()
 }

@@ -33,6 +33,21 @@ pub fn explain(e: &ProviderError, model: &str) -> Option<String> {
     }
 }
 
+/// A message a user can act on.
+pub fn describe(e: &ProviderError) -> String {
+    match e {
+        ProviderError::Http {
+            status: 401 | 403,
+            message,
+            ..
+        } => format!("the API key was rejected ({message}); check the key you configured"),
+        ProviderError::Http { status: 413, .. } => {
+            "the conversation is too long for the model (HTTP 413)".to_string()
+        }
+        other => other.to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::agent::executor::ExecEnv;
+use crate::agent::exec_env::ExecEnv;
 use crate::agent::protocol::{AgentEvent, Preview};
 use crate::permission::Consent;
 use crate::sandbox::{AskOutside, CallSandbox, DENIED_KEY};

@@ -8,7 +8,7 @@ use serde_json::Value;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::executor::{ExecEnv, INTERRUPTED};
+use super::exec_env::{ExecEnv, INTERRUPTED};
 use super::hook_calls::{PreTool, post_tool_use, pre_tool_use};
 use super::protocol::{AgentEvent, ToolOutcome};
 use crate::hooks::HookEvent;

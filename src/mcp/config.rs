@@ -182,6 +182,25 @@ pub fn expand_env(value: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Strin
     out
 }
 
+/// The longest tool name the model APIs accept.
+const MAX_NAME: usize = 64;
+
+/// `mcp__SERVER__TOOL`, with characters the model APIs refuse in a tool name replaced by
+/// `_` and cut to their length limit.
+pub fn qualified_name(server: &str, tool: &str) -> String {
+    let name: String = format!("mcp__{server}__{tool}")
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    name.chars().take(MAX_NAME).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -271,5 +290,12 @@ mod tests {
             expand_env("plain $TOKEN ${unterminated", &lookup),
             "plain $TOKEN ${unterminated"
         );
+    }
+
+    #[test]
+    fn qualified_names_fit_the_api() {
+        assert_eq!(qualified_name("srv", "echo"), "mcp__srv__echo");
+        assert_eq!(qualified_name("srv", "a.b/c d"), "mcp__srv__a_b_c_d");
+        assert_eq!(qualified_name("srv", &"x".repeat(100)).len(), MAX_NAME);
     }
 }

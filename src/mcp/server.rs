@@ -160,7 +160,7 @@ impl McpServer {
         *self.client.lock().await = Some(Arc::new(client));
         let names = defs
             .iter()
-            .map(|d| super::tool::qualified_name(&self.config.name, &d.name))
+            .map(|d| super::config::qualified_name(&self.config.name, &d.name))
             .collect();
         self.set_status(ServerState::Ready, Some(names), None);
         Ok(defs)

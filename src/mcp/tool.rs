@@ -7,11 +7,9 @@ use std::time::Duration;
 use async_trait::async_trait;
 use serde_json::Value;
 
+use super::config::qualified_name;
 use super::server::{McpServer, ToolDef};
 use crate::tools::{Effect, Tool, ToolContext, ToolOutput};
-
-/// The longest tool name the model APIs accept.
-const MAX_NAME: usize = 64;
 
 pub struct McpTool {
     qualified: String,
@@ -38,22 +36,6 @@ impl McpTool {
             server,
         }
     }
-}
-
-/// `mcp__SERVER__TOOL`, with characters the model APIs refuse in a tool name replaced by
-/// `_` and cut to their length limit.
-pub fn qualified_name(server: &str, tool: &str) -> String {
-    let name: String = format!("mcp__{server}__{tool}")
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    name.chars().take(MAX_NAME).collect()
 }
 
 #[async_trait]
@@ -86,17 +68,5 @@ impl Tool for McpTool {
 
     async fn run(&self, input: Value, ctx: ToolContext) -> ToolOutput {
         self.server.call(&self.remote, input, &ctx.cancel).await
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn qualified_names_fit_the_api() {
-        assert_eq!(qualified_name("srv", "echo"), "mcp__srv__echo");
-        assert_eq!(qualified_name("srv", "a.b/c d"), "mcp__srv__a_b_c_d");
-        assert_eq!(qualified_name("srv", &"x".repeat(100)).len(), MAX_NAME);
     }
 }

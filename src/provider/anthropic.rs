@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 pub const ANTHROPIC_VERSION: &str = "2023-06-01";
 
 /// Model, endpoint and key variable when nothing else names them (see the registry).
-pub const DEFAULTS: super::registry::ProviderDefaults = super::registry::ProviderDefaults {
+pub const DEFAULTS: super::settings::ProviderDefaults = super::settings::ProviderDefaults {
     model: "claude-sonnet-4-5",
     base_url: "https://api.anthropic.com",
     api_key_env: Some("ANTHROPIC_API_KEY"),

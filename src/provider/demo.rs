@@ -20,7 +20,7 @@ use crate::message::{ContentBlock, Message, Role};
 pub const DEMO_MODEL: &str = "tooloop-demo";
 
 /// The offline fallback: no endpoint, no key, only `--model` renames it.
-pub const DEFAULTS: super::registry::ProviderDefaults = super::registry::ProviderDefaults {
+pub const DEFAULTS: super::settings::ProviderDefaults = super::settings::ProviderDefaults {
     model: DEMO_MODEL,
     base_url: "",
     api_key_env: None,

@@ -15,6 +15,7 @@ pub mod request;
 pub mod retry;
 #[cfg(any(test, feature = "test-support"))]
 pub mod scripted;
+mod settings;
 pub mod sse;
 pub mod system_prompt;
 
@@ -32,8 +33,9 @@ pub use crate::http::{error_chain, http_client};
 pub use crate::message::ToolSpec;
 
 pub use reasoning::{MIN_THINKING_BUDGET, Reasoning, ReasoningEffort};
-pub use registry::{ProviderDefaults, ProviderKind, ProviderSettings, SetupError, build};
+pub use registry::{ProviderKind, build};
 pub use request::{Messages, Request, RequestBody};
+pub use settings::{ProviderDefaults, ProviderSettings, SetupError};
 pub use system_prompt::{SystemPart, SystemPrompt};
 
 /// Everything one request carries, owned (tests and one-off callers; the loop borrows its

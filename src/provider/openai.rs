@@ -29,7 +29,7 @@ use body::Framing;
 const DEFAULT_HEAD_TIMEOUT: Duration = Duration::from_secs(90);
 
 /// Model, endpoint and key variable when nothing else names them (see the registry).
-pub const DEFAULTS: super::registry::ProviderDefaults = super::registry::ProviderDefaults {
+pub const DEFAULTS: super::settings::ProviderDefaults = super::settings::ProviderDefaults {
     model: "gpt-4.1",
     base_url: "https://api.openai.com/v1",
     api_key_env: Some("OPENAI_API_KEY"),

@@ -14,7 +14,7 @@ use crate::agent::protocol::{AgentCommand, AgentEvent, Terminal, TurnSummary};
 use crate::config::Config;
 use crate::record::{Kind, Recording};
 use crate::tui::app::{App, RunInfo};
-use crate::tui::cells::CellKind;
+use crate::tui::panes::cells::CellKind;
 use crate::tui::{event_loop, terminal, theme};
 
 // The replay's own words (kept here, beside the only code that says them).
@@ -103,7 +103,7 @@ pub async fn run(
     let said = agent_tx.clone();
     tokio::spawn(answer(commands_rx, agent_tx, cancel.clone()));
 
-    tokio::task::spawn_blocking(crate::tui::highlight::warm_up);
+    tokio::task::spawn_blocking(crate::tui::text::highlight::warm_up);
     let setup = terminal::setup(config.mouse, config.keyboard_enhancement)
         .context("cannot set up the terminal")?;
     let mut term = setup.terminal;
@@ -128,7 +128,7 @@ pub async fn run(
     app.conversation.push(CellKind::Notice(intro));
     app.json
         .requests
-        .link(crate::tui::request_stepper::Link::Replay(path));
+        .link(crate::tui::panes::json::stepper::Link::Replay(path));
     let step = opts.step;
     let mut told = false;
     let input = crossterm::event::EventStream::new().filter_map(move |ev| {

@@ -23,7 +23,7 @@ pub fn create(dir: &Path, parent: &Path) -> Result<(Header, PathBuf, u64), Sessi
         .position(|&b| b == b'\n')
         .map_or(bytes.len(), |i| i + 1);
     let body_end = (loaded.good_len as usize).clamp(body_start, bytes.len());
-    let (id, path) = super::writer::new_name(dir);
+    let (id, path) = super::store::new_name(dir);
     let header = Header {
         id,
         created: record::now_rfc3339(),

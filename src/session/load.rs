@@ -5,8 +5,8 @@ use std::path::Path;
 use crate::message::{ContentBlock, Message, Role, validate_history};
 
 use super::SessionError;
+use super::prompt_marks::PromptMark;
 use super::record::{self, Header, Record};
-use super::rewind::PromptMark;
 
 /// The result of an `interrupted` repair, as the model will read it.
 pub const INTERRUPTED_TOOL: &str = "interrupted: tooloop stopped before this tool finished";
@@ -134,7 +134,7 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Loaded, SessionError> {
             }
             Some(Record::Todos { todos: list, .. }) => todos = list,
             Some(Record::Rewind(r)) => {
-                super::rewind::replay(&r, &mut messages, &mut prompts, &mut marks)
+                super::prompt_marks::replay(&r, &mut messages, &mut prompts, &mut marks)
                     .map_err(|e| bad(line_no, e.to_string()))?
             }
         }

@@ -5,6 +5,7 @@ pub mod error;
 pub mod fork;
 pub mod handle;
 pub mod load;
+pub mod prompt_marks;
 pub mod record;
 pub mod rewind;
 pub mod rewind_command;

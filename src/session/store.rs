@@ -171,6 +171,20 @@ fn tail(s: &str, max: usize) -> String {
     cut
 }
 
+/// A fresh id and a file name that sorts by creation time: `20261201T063012Z-1a2b3c4d.jsonl`.
+pub(super) fn new_name(dir: &Path) -> (String, PathBuf) {
+    let stamp = jiff::Timestamp::now()
+        .strftime("%Y%m%dT%H%M%SZ")
+        .to_string();
+    loop {
+        let id = format!("{:08x}", fastrand::u32(..));
+        let path = dir.join(format!("{stamp}-{id}.jsonl"));
+        if !path.exists() {
+            return (id, path);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -50,7 +50,7 @@ pub struct Transcript {
 impl Transcript {
     /// A new session in `dir` (created on its first record).
     pub fn create(dir: &Path, workspace: &str, events: EventSink) -> Transcript {
-        let (id, path) = new_name(dir);
+        let (id, path) = super::store::new_name(dir);
         let handle = SessionHandle::default();
         handle.set(&id, &path);
         tracing::info!(session = %id, path = %path.display(), "new session");
@@ -294,7 +294,7 @@ impl Recorder for Transcript {
         if let Some(f) = self.file.take() {
             let _ = f.sync_data();
         }
-        let (id, path) = new_name(&self.dir);
+        let (id, path) = super::store::new_name(&self.dir);
         tracing::info!(old = %self.id, session = %id, "new session after reset");
         self.id = id;
         self.path = path;
@@ -303,20 +303,6 @@ impl Recorder for Transcript {
         self.handle.set(&self.id, &self.path);
         for (i, m) in messages.iter().enumerate() {
             self.message(i, m);
-        }
-    }
-}
-
-/// A fresh id and a file name that sorts by creation time: `20261201T063012Z-1a2b3c4d.jsonl`.
-pub(super) fn new_name(dir: &Path) -> (String, PathBuf) {
-    let stamp = jiff::Timestamp::now()
-        .strftime("%Y%m%dT%H%M%SZ")
-        .to_string();
-    loop {
-        let id = format!("{:08x}", fastrand::u32(..));
-        let path = dir.join(format!("{stamp}-{id}.jsonl"));
-        if !path.exists() {
-            return (id, path);
         }
     }
 }

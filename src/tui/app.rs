@@ -9,14 +9,14 @@ use std::time::Duration;
 use ratatui::layout::Rect;
 use tokio::time::Instant;
 
-use super::approval::Approvals;
-use super::conversation::Conversation;
 use super::input::Input;
-use super::json_pane::JsonPane;
-use super::pane::Pane;
+use super::overlays::approval::Approvals;
+use super::panes::Pane;
+use super::panes::conversation::Conversation;
+use super::panes::json::JsonPane;
+use super::panes::tools::ToolsPane;
 use super::theme::Theme;
 use super::tool_calls::ToolCalls;
-use super::tools_pane::ToolsPane;
 use crate::agent::protocol::AgentCommand;
 use crate::provider::Usage;
 
@@ -107,9 +107,9 @@ pub struct App {
     pub help_open: bool,
     pub help_scroll: u16,
     /// The rewind overlay (Esc Esc, /rewind, /undo), when open.
-    pub rewind: Option<super::rewind_overlay::RewindOverlay>,
+    pub rewind: Option<super::overlays::rewind::RewindOverlay>,
     /// The `/sessions` picker, when open.
-    pub sessions: Option<super::sessions_overlay::SessionsOverlay>,
+    pub sessions: Option<super::overlays::sessions::SessionsOverlay>,
     /// When Esc was last pressed on an empty input (a second one opens the rewind overlay).
     pub(super) last_esc: Option<Instant>,
     pub quit_armed_until: Option<Instant>,
@@ -143,7 +143,7 @@ impl App {
             conversation: Conversation::default(),
             tools: ToolsPane::default(),
             json: JsonPane::default(),
-            panes: super::pane::registered(),
+            panes: super::panes::registered(),
             input: Input::default(),
             approvals: Approvals::default(),
             turn: TurnState::default(),

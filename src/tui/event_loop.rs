@@ -180,7 +180,7 @@ impl DrawSynchronized for Tui {
         // The copy key's text goes out after the frame, as OSC 52 (the terminal sets its
         // clipboard; nothing is drawn).
         if let Some(text) = app.clipboard.take() {
-            let seq = super::clipboard::osc52(&text);
+            let seq = super::update::clipboard::osc52(&text);
             crossterm::execute!(self.backend_mut(), crossterm::style::Print(seq))?;
         }
         drawn

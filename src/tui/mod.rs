@@ -1,49 +1,30 @@
 //! The full-screen TUI: a front end on the agent's AgentCommand / AgentEvent channels.
-//! State lives in app.rs (updated by update_agent.rs and update_keys.rs), drawing in view.rs
-//! and one file per pane; the loop in event_loop.rs; the terminal in terminal.rs.
+//!
+//! - `app.rs`: the state (App). Only app.rs and the controller in `update/` hold `impl App`.
+//! - `update/`: the controller — agent events (agent.rs), keys and mouse (keys.rs), slash
+//!   commands, and what each overlay's or pane's answer means for the App.
+//! - `panes/`: the panes (the [`panes::Pane`] trait, conversation, tools, JSON, status bar)
+//!   and `overlays/`: approval, rewind, sessions, help. Both are leaves: they draw, take a
+//!   key and return what happened; they import nothing from app.rs.
+//! - `text/`: lines for the screen — wrap, sanitize, markdown, highlight, JSON view, fit.
+//! - `input/`: the prompt input with its history; `view.rs` draws a frame; `event_loop.rs`
+//!   runs the loop; `terminal.rs`, `hangup.rs` the terminal.
 
 pub mod app;
-pub mod approval;
-pub mod cells;
-pub mod clipboard;
-pub mod conversation;
 pub mod event_loop;
-pub mod extensions;
 pub mod frame_times;
 pub mod hangup;
-pub mod heights;
-pub mod help;
-pub mod highlight;
-pub mod history_search;
 pub mod input;
-pub mod json_lines;
-pub mod json_pane;
-pub mod json_view;
 pub mod keys;
-pub mod markdown;
-pub mod modal_box;
-pub mod pane;
-pub mod prompt_history;
-pub mod request_stepper;
-pub mod rewind_overlay;
-pub mod sanitize;
-pub mod scroll;
-pub mod sessions_overlay;
-pub mod slash;
-pub mod status_bar;
-pub mod streaming_text;
+pub mod overlays;
+pub mod panes;
 pub mod strings;
 pub mod terminal;
+pub mod text;
 pub mod theme;
-pub mod timeline;
-pub mod timeline_select;
 pub mod tool_calls;
-pub mod tool_groups;
-pub mod tools_pane;
-pub mod update_agent;
-pub mod update_keys;
+pub mod update;
 pub mod view;
-pub mod wrap;
 
 use std::path::PathBuf;
 
@@ -53,8 +34,8 @@ use crate::cli::ProviderKind;
 use crate::config::Config;
 use crate::engine::{self, FrontEnd};
 use app::{App, RunInfo};
-use cells::CellKind;
 use event_loop::Exit;
+use panes::cells::CellKind;
 use std::time::Duration;
 
 /// Runs the TUI until the user quits; returns the exit status.
@@ -73,7 +54,7 @@ pub async fn run(config: Config, initial_prompt: Option<String>) -> anyhow::Resu
     let sandbox = sandbox.to_string();
 
     // Load syntect's syntaxes off the UI thread, so the first code block does not stall a frame.
-    tokio::task::spawn_blocking(highlight::warm_up);
+    tokio::task::spawn_blocking(text::highlight::warm_up);
     let setup = terminal::setup(config.mouse, config.keyboard_enhancement)
         .context("cannot set up the terminal")?;
     let mut terminal = setup.terminal;
@@ -92,12 +73,13 @@ pub async fn run(config: Config, initial_prompt: Option<String>) -> anyhow::Resu
             .unwrap_or_default(),
         models: Some(config.context.models.clone()),
     });
-    if let Some(path) = prompt_history::file_for(&config.workspace) {
+    if let Some(path) = input::prompt_history::file_for(&config.workspace) {
         app.input.use_history_file(path);
     }
     // The first screen says where this runs, with what, and how to start.
-    app.conversation
-        .push(CellKind::Notice(strings::welcome(&app.info)));
+    let info = &app.info;
+    let welcome = strings::welcome(&info.workspace, &info.provider, &info.model, &info.approval);
+    app.conversation.push(CellKind::Notice(welcome));
     app.conversation
         .push(CellKind::Notice(strings::WELCOME_HINTS.into()));
     if config.record.is_some()
@@ -105,7 +87,7 @@ pub async fn run(config: Config, initial_prompt: Option<String>) -> anyhow::Resu
     {
         app.json
             .requests
-            .link(request_stepper::Link::Live(s.handle.clone()));
+            .link(panes::json::stepper::Link::Live(s.handle.clone()));
     }
     if let Some(notice) = session.as_ref().and_then(|s| s.notice.clone()) {
         app.conversation.push(CellKind::Notice(notice));

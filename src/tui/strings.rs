@@ -86,7 +86,7 @@ pub fn retry_note(attempt: u32, delay_ms: u64, error: &str) -> String {
         "retry {} in {:.1}s · {}",
         attempt.saturating_sub(1).max(1),
         delay_ms as f64 / 1000.0,
-        super::tools_pane::fit(&short, RETRY_ERROR_COLS)
+        super::text::fit::fit(&short, RETRY_ERROR_COLS)
     )
 }
 
@@ -185,13 +185,10 @@ pub fn exported(messages: usize, path: &std::path::Path) -> String {
 }
 
 /// The first screen's orientation: workspace, provider/model and approval mode.
-pub fn welcome(info: &super::app::RunInfo) -> String {
+pub fn welcome(workspace: &std::path::Path, provider: &str, model: &str, approval: &str) -> String {
     format!(
-        "{APP} in {} · {}/{} · approval {}",
-        info.workspace.display(),
-        info.provider,
-        info.model,
-        info.approval,
+        "{APP} in {} · {provider}/{model} · approval {approval}",
+        workspace.display(),
     )
 }
 

@@ -10,9 +10,11 @@ use tokio::time::Instant;
 
 use super::app::{App, Areas, Focus};
 use super::keys::{self, BUSY_HINTS, Hint, IDLE_HINTS};
-use super::pane::{Pane, PaneContext};
-use super::status_bar::{self, StatusView};
-use super::{help, strings};
+use super::overlays::help;
+use super::panes::status_bar::{self, StatusView};
+use super::panes::{Pane, PaneContext};
+use super::strings;
+use super::update::slash;
 
 /// Columns from which the tools / JSON pane sits beside the conversation.
 const SIDE_BY_SIDE_MIN_WIDTH: u16 = 110;
@@ -52,7 +54,10 @@ fn layout(app: &mut App, area: Rect, now: Instant) -> Frame3 {
     ])
     .areas(area);
     app.areas = split_main(app, main);
-    app.help_scroll = app.help_scroll.min(help::max_scroll(area));
+    if app.help_open {
+        let commands = slash::help_rows();
+        app.help_scroll = app.help_scroll.min(help::max_scroll(area, &commands));
+    }
     let areas = app.areas.clone();
     let ctx = |focused: bool| PaneContext {
         theme: &app.theme,
@@ -122,7 +127,13 @@ fn render(app: &App, f: &mut Frame, frame: &Frame3, now: Instant) {
         s.draw(f, frame.main.union(frame.input), &app.theme);
     }
     if app.help_open {
-        help::draw(f, f.area(), app.help_scroll, &app.theme);
+        help::draw(
+            f,
+            f.area(),
+            app.help_scroll,
+            &app.theme,
+            &slash::help_rows(),
+        );
     }
 }
 
@@ -236,7 +247,7 @@ fn status_view<'a>(app: &'a App, now: Instant) -> StatusView<'a> {
         session: app.info.session.as_deref(),
         sandbox: &app.info.sandbox,
         grants: strings::allowed_status(&app.approvals.session_grants),
-        mcp: super::extensions::status_label(&app.mcp),
+        mcp: super::update::extensions::status_label(&app.mcp),
         quit_armed: app.quit_armed(now),
         note: app.note(now),
         hints,

@@ -11,7 +11,7 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use tooloop::agent::events::EventSink;
-use tooloop::agent::executor::ExecEnv;
+use tooloop::agent::exec_env::ExecEnv;
 use tooloop::agent::protocol::AgentEvent;
 use tooloop::agent::{Agent, LoopSettings};
 use tooloop::cli::ToolExec;

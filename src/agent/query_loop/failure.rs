@@ -14,7 +14,8 @@ pub(super) fn fail(agent: &Agent, model: &str, e: ProviderError) -> Flow {
         Terminal::ModelError
     };
     // A setting the user chose (the model, thinking, reasoning effort) is named.
-    let message = super::super::request_errors::explain(&e, model).unwrap_or_else(|| describe(&e));
+    let message = super::super::request_errors::explain(&e, model)
+        .unwrap_or_else(|| super::super::request_errors::describe(&e));
     agent.exec.events.send(AgentEvent::Error {
         message: message.clone(),
     });
@@ -52,20 +53,5 @@ pub(super) fn is_prompt_too_long(e: &ProviderError) -> bool {
                 )
         }
         _ => false,
-    }
-}
-
-/// A message a user can act on.
-pub fn describe(e: &ProviderError) -> String {
-    match e {
-        ProviderError::Http {
-            status: 401 | 403,
-            message,
-            ..
-        } => format!("the API key was rejected ({message}); check the key you configured"),
-        ProviderError::Http { status: 413, .. } => {
-            "the conversation is too long for the model (HTTP 413)".to_string()
-        }
-        other => other.to_string(),
     }
 }

@@ -1,0 +1,307 @@
+//! The approval modal for tools that change things. It draws the tool's own preview (a
+//! command, a diff, a new file's content) or else the JSON input, without knowing any tool
+//! or field name. It sits on top and sees keys first.
+
+use std::collections::{BTreeSet, VecDeque};
+use std::time::Duration;
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Modifier;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Clear, Paragraph};
+use serde_json::Value;
+use tokio::time::Instant;
+
+use crate::agent::protocol::{AgentCommand, Decision, Preview};
+use crate::tui::keys::Action;
+use crate::tui::strings;
+use crate::tui::text::json_view;
+use crate::tui::text::sanitize::sanitize;
+use crate::tui::text::wrap::wrap;
+use crate::tui::theme::Theme;
+
+/// Body lines shown at most; a huge write_file content must not build a huge modal.
+const MAX_BODY_LINES: usize = 400;
+/// Keys this soon after the modal opens were typed for the input, not read answers.
+pub const GUARD: Duration = Duration::from_millis(400);
+/// A key this soon after the previous one is part of a burst of typing: it never answers.
+pub const BURST_GAP: Duration = Duration::from_millis(250);
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ApprovalRequest {
+    pub id: String,
+    pub tool: String,
+    pub input: Value,
+    pub summary: String,
+    /// What the tool says the call would change; None shows the input as JSON.
+    pub preview: Option<Preview>,
+}
+
+#[derive(Default)]
+pub struct Approvals {
+    queue: VecDeque<ApprovalRequest>,
+    /// When the question in front was first shown (the guard time counts from it).
+    shown_at: Option<Instant>,
+    /// A deny reason being typed (`r`), or None.
+    pub reason: Option<String>,
+    /// Tools the user allowed for this session (`a`), listed by /permissions.
+    pub session_grants: BTreeSet<String>,
+    /// Lines the body is scrolled down by.
+    pub scroll: usize,
+}
+
+impl Approvals {
+    pub fn push(&mut self, req: ApprovalRequest, now: Instant) {
+        if self.queue.is_empty() {
+            self.shown_at = Some(now);
+            self.scroll = 0;
+        }
+        self.queue.push_back(req);
+    }
+
+    /// Whether a key at `now` may answer: not within the guard time after the question
+    /// appeared, and not while keys arrive in a burst (`prev_key` is the key before).
+    pub fn accepts_key(&self, now: Instant, prev_key: Option<Instant>) -> bool {
+        let settled = self.shown_at.is_none_or(|t| now >= t + GUARD);
+        let burst = prev_key.is_some_and(|t| now.saturating_duration_since(t) < BURST_GAP);
+        settled && !burst
+    }
+
+    fn next_shown(&mut self, now: Instant) {
+        self.reason = None;
+        self.scroll = 0;
+        self.shown_at = (!self.queue.is_empty()).then_some(now);
+    }
+
+    pub fn current(&self) -> Option<&ApprovalRequest> {
+        self.queue.front()
+    }
+
+    pub fn is_open(&self) -> bool {
+        !self.queue.is_empty()
+    }
+
+    /// The question was settled elsewhere (an abort, a rule): forget it.
+    pub fn remove(&mut self, id: &str, now: Instant) {
+        let front = self.current().is_some_and(|r| r.id == id);
+        self.queue.retain(|r| r.id != id);
+        if front {
+            self.next_shown(now);
+        }
+    }
+
+    pub fn clear(&mut self) {
+        self.queue.clear();
+        self.reason = None;
+        self.shown_at = None;
+    }
+
+    /// The reply for an approval key, or None if the key means nothing here.
+    pub fn answer(&mut self, action: Action, now: Instant) -> Option<AgentCommand> {
+        let decision = match action {
+            Action::AllowOnce => Decision::AllowOnce,
+            Action::AllowSession => Decision::AllowForSession,
+            Action::Deny => Decision::Deny {
+                reason: self.reason.take().filter(|r| !r.trim().is_empty()),
+            },
+            Action::DenyWithReason => {
+                self.reason = Some(String::new());
+                return None;
+            }
+            Action::ScrollUp => {
+                self.scroll = self.scroll.saturating_sub(1);
+                return None;
+            }
+            Action::ScrollDown => {
+                self.scroll += 1;
+                return None;
+            }
+            Action::PageUp => {
+                self.scroll = self.scroll.saturating_sub(10);
+                return None;
+            }
+            Action::PageDown => {
+                self.scroll += 10;
+                return None;
+            }
+            _ => return None,
+        };
+        let req = self.queue.pop_front()?;
+        if decision == Decision::AllowForSession {
+            self.session_grants.insert(req.tool.clone());
+        }
+        self.next_shown(now);
+        Some(AgentCommand::PermissionReply {
+            id: req.id,
+            decision,
+        })
+    }
+
+    pub fn draw(&self, f: &mut Frame, area: Rect, theme: &Theme) {
+        let Some(req) = self.current() else { return };
+        if area.width < 8 || area.height < 4 {
+            // Too small for a box: one line that still says what is asked and how to answer.
+            let line = Line::styled(
+                format!("allow {}? y/a/n", sanitize(&req.tool)),
+                theme.accent,
+            );
+            f.render_widget(Clear, area);
+            f.render_widget(Paragraph::new(line).style(theme.base), area);
+            return;
+        }
+        let w = area.width.saturating_sub(4).clamp(8, 100);
+        let inner_w = w.saturating_sub(2).max(1);
+        let mut body = wrap(&body_lines(req, theme), inner_w);
+        let footer = match &self.reason {
+            Some(r) => Line::from(vec![
+                Span::styled(
+                    strings::DENY_REASON,
+                    theme.accent.add_modifier(Modifier::BOLD),
+                ),
+                Span::styled(format!("{}▏", sanitize(r)), theme.text),
+            ]),
+            None => Line::styled(
+                strings::APPROVAL_KEYS,
+                theme.accent.add_modifier(Modifier::BOLD),
+            ),
+        };
+        let footer = wrap(&[footer], inner_w);
+        let h = (body.len() as u16 + footer.len() as u16 + 3)
+            .min(area.height.saturating_sub(2))
+            .max(4);
+        let rect = crate::tui::overlays::modal_box::centred(area, w, h);
+        let more = self.queue.len().saturating_sub(1);
+        let mut title = strings::approval_title(&sanitize(&req.tool));
+        if more > 0 {
+            title.push_str(&format!("(+{more} waiting) "));
+        }
+        let block = crate::tui::overlays::modal_box::block(title, theme).style(theme.base);
+        let inner = block.inner(rect);
+        // The key line stays visible; a body taller than the box scrolls (↑/↓), and a
+        // "more" line says how much is unseen, so nothing is approved unread.
+        let room = (inner.height as usize).saturating_sub(footer.len() + 1);
+        if body.len() > room && room >= 2 {
+            let window = room - 1;
+            let top = self.scroll.min(body.len() - window);
+            let below = body.len() - window - top;
+            let mut shown: Vec<Line> = body.drain(top..top + window).collect();
+            shown.push(Line::styled(strings::more_lines(top, below), theme.dim));
+            body = shown;
+        }
+        body.push(Line::default());
+        body.extend(footer);
+        f.render_widget(Clear, rect);
+        f.render_widget(block, rect);
+        f.render_widget(Paragraph::new(body), inner);
+    }
+}
+
+fn body_lines(req: &ApprovalRequest, theme: &Theme) -> Vec<Line<'static>> {
+    let mut out: Vec<Line<'static>> = Vec::new();
+    match &req.preview {
+        Some(Preview::Command { text, note }) => {
+            for (i, l) in sanitize(text).lines().enumerate() {
+                let p = if i == 0 { "$ " } else { "  " };
+                out.push(Line::from(vec![
+                    Span::styled(p, theme.dim),
+                    Span::styled(l.to_string(), theme.text.add_modifier(Modifier::BOLD)),
+                ]));
+            }
+            if let Some(note) = note {
+                out.push(Line::styled(sanitize(note), theme.dim));
+            }
+        }
+        Some(Preview::Diff {
+            path,
+            unified_diff,
+            note,
+        }) => {
+            out.push(Line::styled(sanitize(path), theme.accent));
+            out.extend(diff_lines(unified_diff, theme));
+            if let Some(note) = note {
+                out.push(Line::styled(sanitize(note), theme.dim));
+            }
+        }
+        Some(Preview::NewFile { path, content }) => {
+            let content = sanitize(content);
+            out.push(Line::styled(
+                format!("{} ({} lines)", sanitize(path), content.lines().count()),
+                theme.accent,
+            ));
+            for l in content.lines() {
+                out.push(Line::styled(format!("+ {l}"), theme.ok));
+            }
+        }
+        None => out.extend(json_view::render(&req.input)),
+    }
+    out.truncate(MAX_BODY_LINES);
+    out
+}
+
+/// A unified diff's body, one styled line per change. File headers (before the first hunk)
+/// and hunk markers are left out: the path is the first line already.
+fn diff_lines(diff: &str, theme: &Theme) -> Vec<Line<'static>> {
+    let mut in_hunk = false;
+    let mut out = Vec::new();
+    for l in diff.lines() {
+        if l.starts_with("@@") {
+            in_hunk = true;
+            continue;
+        }
+        if !in_hunk || l.starts_with('\\') {
+            continue;
+        }
+        let (sign, st) = match l.chars().next() {
+            Some('-') => ("-", theme.error),
+            Some('+') => ("+", theme.ok),
+            _ => (" ", theme.dim),
+        };
+        let text = l.get(1..).unwrap_or("");
+        out.push(Line::styled(format!("{sign} {}", sanitize(text)), st));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(lines: &[Line<'static>]) -> Vec<String> {
+        lines.iter().map(|l| l.to_string()).collect()
+    }
+
+    #[test]
+    fn diff_lines_skip_headers_but_keep_changed_lines_that_look_like_them() {
+        let diff = "--- a/x.sql\n+++ b/x.sql\n@@ -1,2 +1,2 @@\n--- old comment\n+++ new comment\n keep\n\\ No newline at end of file\n";
+        let got = text(&diff_lines(diff, &Theme::default()));
+        assert_eq!(got, vec!["- -- old comment", "+ ++ new comment", "  keep"]);
+    }
+
+    #[test]
+    fn a_tool_without_a_preview_shows_its_input_as_json() {
+        let req = ApprovalRequest {
+            id: "m1".into(),
+            tool: "mcp__srv__do".into(),
+            input: serde_json::json!({"target": "x"}),
+            summary: "x".into(),
+            preview: None,
+        };
+        let got = text(&body_lines(&req, &Theme::default())).join("\n");
+        assert!(got.contains("\"target\"") && got.contains("\"x\""), "{got}");
+        let req = ApprovalRequest {
+            preview: Some(Preview::Command {
+                text: "ls\x1b[2J -la".into(),
+                note: Some("timeout 5 ms".into()),
+            }),
+            ..req
+        };
+        let got = text(&body_lines(&req, &Theme::default()));
+        assert_eq!(got.len(), 2);
+        assert!(
+            got[0].starts_with("$ ls") && !got[0].contains('\x1b'),
+            "{got:?}"
+        );
+        assert_eq!(got[1], "timeout 5 ms");
+    }
+}

@@ -1,0 +1,119 @@
+//! The help overlay, generated from the key table the handlers use and the slash commands'
+//! rows (name, arguments, help) the caller passes in.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Modifier;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+
+use crate::tui::keys::{BINDINGS, Scope};
+use crate::tui::strings;
+use crate::tui::theme::Theme;
+
+fn scope_title(scope: Scope) -> &'static str {
+    match scope {
+        Scope::Global => "anywhere",
+        Scope::Input => "in the input",
+        Scope::Pane => "in a focused pane (Tab)",
+        Scope::Approval => "in an approval prompt",
+    }
+}
+
+/// A slash command as the help lists it: name (without the slash), arguments, what it does.
+pub type CommandRow = (&'static str, &'static str, &'static str);
+
+pub fn lines(theme: &Theme, commands: &[CommandRow]) -> Vec<Line<'static>> {
+    let label_w = BINDINGS
+        .iter()
+        .map(|b| b.label.chars().count())
+        .max()
+        .unwrap_or(8)
+        .min(34);
+    let mut out = Vec::new();
+    for scope in [Scope::Global, Scope::Input, Scope::Pane, Scope::Approval] {
+        if !out.is_empty() {
+            out.push(Line::default());
+        }
+        out.push(Line::styled(
+            scope_title(scope),
+            theme.accent.add_modifier(Modifier::BOLD),
+        ));
+        for b in BINDINGS.iter().filter(|b| b.scope == scope) {
+            out.push(Line::from(vec![
+                Span::styled(
+                    format!("  {:<label_w$}  ", b.label),
+                    theme.text.add_modifier(Modifier::BOLD),
+                ),
+                Span::styled(b.help, theme.dim),
+            ]));
+        }
+    }
+    out.push(Line::default());
+    out.push(Line::styled(
+        "commands (type in the input; Tab completes)",
+        theme.accent.add_modifier(Modifier::BOLD),
+    ));
+    let cmd_w = commands
+        .iter()
+        .map(|(name, args, _)| name.len() + args.len() + 2)
+        .max()
+        .unwrap_or(8);
+    for (name, args, help) in commands {
+        let name = format!("/{name} {args}");
+        out.push(Line::from(vec![
+            Span::styled(
+                format!("  {:<cmd_w$}  ", name.trim_end()),
+                theme.text.add_modifier(Modifier::BOLD),
+            ),
+            Span::styled(*help, theme.dim),
+        ]));
+    }
+    out
+}
+
+fn body(area: Rect, theme: &Theme, commands: &[CommandRow]) -> (u16, Vec<Line<'static>>) {
+    let w = area.width.saturating_sub(2).min(96);
+    (
+        w,
+        crate::tui::text::wrap::wrap(&lines(theme, commands), w.saturating_sub(2).max(1)),
+    )
+}
+
+/// The furthest the help can scroll in `area` (the layout step clamps to it).
+pub fn max_scroll(area: Rect, commands: &[CommandRow]) -> u16 {
+    let (_, body) = body(area, &Theme::default(), commands);
+    let room = area.height.saturating_sub(3) as usize;
+    body.len().saturating_sub(room) as u16
+}
+
+pub fn draw(f: &mut Frame, area: Rect, scroll: u16, theme: &Theme, commands: &[CommandRow]) {
+    if area.width < 4 || area.height < 3 {
+        return;
+    }
+    let (w, mut body) = body(area, theme, commands);
+    let room = area.height.saturating_sub(2) as usize;
+    if body.len() > room && room >= 2 {
+        // One row says what is unseen, so a cut-off list never looks complete.
+        let window = room - 1;
+        let top = (scroll as usize).min(body.len() - window);
+        let below = body.len() - window - top;
+        let mut shown: Vec<Line> = body.drain(top..top + window).collect();
+        shown.push(Line::styled(strings::more_lines(top, below), theme.dim));
+        body = shown;
+    }
+    let h = (body.len() as u16 + 2).min(area.height);
+    let rect = Rect {
+        x: area.x + (area.width - w) / 2,
+        y: area.y + (area.height - h) / 2,
+        width: w,
+        height: h,
+    };
+    let block = Block::default()
+        .style(theme.base)
+        .borders(Borders::ALL)
+        .border_style(theme.accent)
+        .title(Span::styled(strings::HELP_TITLE, theme.accent));
+    f.render_widget(Clear, rect);
+    f.render_widget(Paragraph::new(body).block(block), rect);
+}

@@ -1,0 +1,91 @@
+//! The shape every pane has, in the style of gitui's components: a pane prepares itself for
+//! its area (wrapping, scroll window), draws from that without changing anything, takes the
+//! keys meant for it (Consumed stops a key at the first taker), and names the hints shown
+//! while it has the focus (labels come from the key table).
+//!
+//! This folder holds the panes: the conversation (conversation.rs, its cells in cells.rs),
+//! the tools pane (tools/: rows, groups, the timeline and its bar selection), the JSON pane
+//! (json/: its lines and the request stepper), the status bar, and the scroll state they
+//! share. A pane is a leaf: it never sees the App; the controller (`tui/update/`) hands it
+//! keys and events and acts on what it returns.
+//!
+//! Adding a pane: write `src/tui/panes/NAME.rs` implementing [`Pane`] (its state, `on_agent`,
+//! `layout`, `draw`, `handle`, `hints`), then declare it here (`pub mod NAME;`) and register
+//! it with one entry in [`registered`]. It gets a place below the tools pane, a stop in the
+//! Tab order, agent events, keys and hints.
+
+pub mod cells;
+pub mod conversation;
+pub mod heights;
+pub mod json;
+pub mod scroll;
+pub mod status_bar;
+pub mod tools;
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use tokio::time::Instant;
+
+use crate::agent::protocol::AgentEvent;
+use crate::tui::keys::{Action, Hint};
+use crate::tui::theme::Theme;
+use crate::tui::tool_calls::ToolCalls;
+use scroll::Scroll;
+
+/// Whether a pane took a key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EventState {
+    Consumed,
+    NotConsumed,
+}
+
+/// What a pane may read besides its own state.
+pub struct PaneContext<'a> {
+    pub theme: &'a Theme,
+    pub now: Instant,
+    pub focused: bool,
+    /// Every tool call (the conversation and the tools pane draw from it).
+    pub tool_calls: &'a ToolCalls,
+}
+
+pub trait Pane {
+    /// The pane's name (its focus note starts with it).
+    fn title(&self) -> &str;
+    /// Prepares drawing into `area`: caches, sizes, the scroll window. Default: nothing.
+    fn layout(&mut self, _area: Rect, _ctx: &PaneContext) {}
+    /// Draws what `layout` prepared; it cannot change the pane.
+    fn draw(&self, f: &mut Frame, area: Rect, ctx: &PaneContext);
+    /// A key while the pane has the focus, as the key table's action.
+    fn handle(&mut self, action: Action) -> EventState;
+    /// Hints shown while the pane has the focus, most useful first.
+    fn hints(&self) -> &'static [Hint];
+    /// What the mouse wheel scrolls over this pane.
+    fn scroll(&mut self) -> &mut Scroll;
+    /// An agent event, for panes that keep state of their own. Default: ignored.
+    fn on_agent(&mut self, _event: &AgentEvent, _now: Instant) {}
+}
+
+/// Scroll keys every scrolling pane answers the same way.
+pub fn scroll_key(scroll: &mut Scroll, action: Action) -> EventState {
+    match action {
+        Action::ScrollUp => scroll.up(1),
+        Action::ScrollDown => scroll.down(1),
+        Action::PageUp => scroll.page_up(),
+        Action::PageDown => scroll.page_down(),
+        Action::Top => scroll.top(),
+        Action::Bottom => scroll.bottom(),
+        _ => return EventState::NotConsumed,
+    }
+    EventState::Consumed
+}
+
+// Extra panes live in this folder (src/tui/panes/NAME.rs), one file each, declared above
+// with `pub mod NAME;`.
+
+/// Panes beyond the three built-in ones (conversation, tools, JSON, which the update code
+/// drives directly). Each gets a place below the tools pane, a stop in the Tab order, every
+/// agent event, its keys and its hints. Register a new pane with one entry here, e.g.
+/// `Box::new(NAME::NamePane::default())`.
+pub fn registered() -> Vec<Box<dyn Pane>> {
+    vec![]
+}

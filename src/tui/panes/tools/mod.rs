@@ -1,0 +1,444 @@
+//! The tools pane: one row per tool call (this turn and the last ones) with a state icon, a
+//! spinner and a live timer while it runs, and the timeline of the current prompt below.
+
+pub mod bars;
+pub mod groups;
+pub mod timeline;
+
+use std::collections::HashMap;
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph};
+use tokio::time::Instant;
+use unicode_width::UnicodeWidthStr;
+
+use crate::tui::keys::{Action, Hint, TOOLS_HINTS};
+use crate::tui::panes::scroll::Scroll;
+use crate::tui::panes::{EventState, Pane, PaneContext, scroll_key};
+use crate::tui::strings;
+use crate::tui::text::fit::{fit, format_duration};
+use crate::tui::text::sanitize::sanitize;
+use crate::tui::theme::Theme;
+use crate::tui::tool_calls::{ToolCall, ToolCalls, ToolState};
+use bars::BarSelection;
+use groups::{Item, ToolGroups};
+use timeline::Span as TimeSpan;
+
+/// Rows kept for the last turns; older ones scroll away for good.
+pub(super) const MAX_ROWS: usize = 500;
+/// Model streams kept for the timeline of one prompt; beyond it neighbours are merged two by
+/// two (by then each column of the bar already covers several streams).
+const MAX_STREAMS: usize = 256;
+const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+
+/// The pane's own state: which calls it lists (ids into the shared store, in arrival order)
+/// and the model's streams for the timeline.
+#[derive(Default)]
+pub struct ToolsPane {
+    rows: Vec<String>,
+    /// The rows grouped by prompt, as the list shows them.
+    groups: ToolGroups,
+    /// The model's streams of the current prompt: (start, end).
+    streams: Vec<(Instant, Option<Instant>)>,
+    /// Streams in `streams` without an end.
+    open_streams: usize,
+    prompt_start: Option<Instant>,
+    /// rows[prompt_first..] belong to the current prompt (the timeline's rows).
+    prompt_first: usize,
+    /// `t`: the timeline shows the whole session (every stream and call since the first
+    /// prompt) instead of the current prompt.
+    pub whole_session: bool,
+    /// Every stream since the conversation began (bounded like the rows).
+    session_streams: Vec<(Instant, Option<Instant>)>,
+    session_start: Option<Instant>,
+    pub scroll: Scroll,
+    /// Set by `layout`: the list's visible rows and the timeline's height.
+    window: (usize, usize),
+    list_h: u16,
+    timeline_h: u16,
+    /// Whether the timeline has room for its title row.
+    timeline_titled: bool,
+    /// The timeline bar picked with ←/→ (Enter opens it in the JSON pane).
+    pub bars: BarSelection,
+}
+
+impl ToolsPane {
+    pub fn prompt_started(&mut self, now: Instant) {
+        self.prompt_start = Some(now);
+        self.session_start.get_or_insert(now);
+        self.streams.clear();
+        self.open_streams = 0;
+        if self.rows.len() > MAX_ROWS {
+            let cut = self.rows.len() - MAX_ROWS;
+            self.rows.drain(..cut);
+            self.groups.trimmed(cut, self.rows.len());
+        }
+        self.prompt_first = self.rows.len();
+    }
+
+    /// A prompt's calls get a group headed by its first line (a live prompt, or one of a
+    /// resumed history).
+    pub fn begin_group(&mut self, text: &str) {
+        self.groups.begin(text, self.rows.len());
+    }
+
+    pub fn stream_started(&mut self, now: Instant) {
+        if self.prompt_start.is_none() {
+            self.prompt_started(now);
+        }
+        if self.streams.len() >= MAX_STREAMS {
+            self.streams = self
+                .streams
+                .chunks(2)
+                .map(|c| (c[0].0, c[c.len() - 1].1))
+                .collect();
+            self.open_streams = self.streams.iter().filter(|s| s.1.is_none()).count();
+        }
+        self.streams.push((now, None));
+        self.open_streams += 1;
+        if self.session_streams.len() >= MAX_ROWS {
+            self.session_streams.remove(0);
+        }
+        self.session_streams.push((now, None));
+    }
+
+    pub fn stream_ended(&mut self, now: Instant) {
+        if let Some((_, end @ None)) = self.streams.last_mut() {
+            *end = Some(now);
+            self.open_streams -= 1;
+        }
+        if let Some((_, end @ None)) = self.session_streams.last_mut() {
+            *end = Some(now);
+        }
+    }
+
+    /// Forgets every row and the timeline (a new or resumed conversation lists its own).
+    pub fn reset(&mut self) {
+        self.rows.clear();
+        self.groups.clear();
+        self.streams.clear();
+        self.session_streams.clear();
+        self.session_start = None;
+        self.open_streams = 0;
+        self.prompt_start = None;
+        self.prompt_first = 0;
+        self.scroll = Scroll::default();
+        self.bars = BarSelection::default();
+    }
+
+    /// Lists a call (once).
+    pub fn add(&mut self, id: &str) {
+        if !self.shows(id) {
+            self.rows.push(id.to_string());
+            self.groups.add(self.rows.len() - 1);
+        }
+    }
+
+    pub fn shows(&self, id: &str) -> bool {
+        self.rows.iter().rev().any(|r| r == id)
+    }
+
+    /// The listed ids, oldest first.
+    pub fn ids(&self) -> &[String] {
+        &self.rows
+    }
+
+    /// The timeline's start and the calls it shows (this prompt's, or the session's after `t`).
+    pub fn timeline_scope(&self) -> Option<(Instant, &[String])> {
+        if self.whole_session {
+            Some((self.session_start?, &self.rows[..]))
+        } else {
+            Some((self.prompt_start?, self.prompt_rows()))
+        }
+    }
+
+    fn prompt_rows(&self) -> &[String] {
+        &self.rows[self.prompt_first.min(self.rows.len())..]
+    }
+
+    /// A call of this prompt is still active, or the model is still streaming.
+    /// Per frame, so no walk unless some call is active (then newest first: it is one of
+    /// the last).
+    pub fn any_active(&self, calls: &ToolCalls) -> bool {
+        self.open_streams > 0
+            || (calls.active() > 0
+                && self
+                    .prompt_rows()
+                    .iter()
+                    .rev()
+                    .any(|id| calls.get(id).is_some_and(|c| c.state.is_active())))
+    }
+
+    fn draw_rows(&self, f: &mut Frame, area: Rect, now: Instant, theme: &Theme, calls: &ToolCalls) {
+        if self.rows.is_empty() {
+            f.render_widget(
+                Paragraph::new(Span::styled(strings::NO_TOOLS, theme.dim)),
+                area,
+            );
+            return;
+        }
+        let (start, end) = self.window;
+        let items = self.groups.items();
+        // (left part, right-aligned timer) per visible item; a header has no timer.
+        let rows = items[start.min(items.len())..end.min(items.len())]
+            .iter()
+            .filter_map(|item| match *item {
+                Item::Header(g) => Some((self.groups.header(g, area.width, theme), None)),
+                Item::Call(r) => self.rows.get(r).and_then(|id| calls.get(id)).map(|c| {
+                    let (left, right) = row_line(c, area.width, now, theme);
+                    (left, Some(right))
+                }),
+            });
+        // Each row is written straight into the buffer, its timer at the right edge: no
+        // padding to run through a Paragraph's line composer cell by cell (with a full list
+        // that was ~40 % of a 200x60 frame).
+        let buf = f.buffer_mut();
+        for (y, (left, right)) in (area.y..area.bottom()).zip(rows) {
+            buf.set_line(area.x, y, &left, area.width);
+            if let Some(right) = right {
+                let w = (right.width() as u16).min(area.width);
+                buf.set_line(area.right() - w, y, &right, w);
+            }
+        }
+    }
+
+    fn draw_timeline(
+        &self,
+        f: &mut Frame,
+        area: Rect,
+        now: Instant,
+        theme: &Theme,
+        calls: &ToolCalls,
+    ) {
+        let streams = if self.whole_session {
+            &self.session_streams
+        } else {
+            &self.streams
+        };
+        let Some((t0, calls_shown)) = self.timeline_scope() else {
+            return;
+        };
+        let mut rows: Vec<(String, Vec<TimeSpan>)> = Vec::new();
+        let picked = self.bars.selected_stream();
+        let stream_spans = streams
+            .iter()
+            .map(|(s, e)| TimeSpan {
+                start: *s,
+                queued: None,
+                end: e.unwrap_or(now),
+                style: theme.accent,
+                fill: if picked == Some(*s) { "═" } else { "━" },
+            })
+            .collect();
+        rows.push(("model".into(), stream_spans));
+        // Only the newest tools that fit are drawn, so only they are looked up (the time axis
+        // then ends at their and the model's last end: in a turn order, the latest anyway).
+        let fit = (area.height as usize).saturating_sub(2);
+        let shown = &calls_shown[calls_shown.len().saturating_sub(fit)..];
+        // Two calls of one tool are told apart by a number ("web_fetch #2").
+        let mut seen: HashMap<&str, usize> = HashMap::new();
+        let prompt_calls: Vec<_> = shown.iter().filter_map(|id| calls.get(id)).collect();
+        for r in &prompt_calls {
+            *seen.entry(r.name.as_str()).or_default() += 1;
+        }
+        let mut nth: HashMap<&str, usize> = HashMap::new();
+        for r in prompt_calls {
+            let label = if seen[r.name.as_str()] > 1 {
+                let n = nth.entry(r.name.as_str()).or_default();
+                *n += 1;
+                format!("{} #{n}", sanitize(&r.name))
+            } else {
+                sanitize(&r.name)
+            };
+            let spans = match r.started_at {
+                Some(s) => vec![TimeSpan {
+                    start: s,
+                    queued: Some(r.queued_at),
+                    end: r.ended_at.unwrap_or(now),
+                    style: r.state.style(theme),
+                    fill: if self.bars.is_selected_tool(&r.id) {
+                        "▓"
+                    } else {
+                        "█"
+                    },
+                }],
+                None if r.state.is_active() => vec![TimeSpan {
+                    start: now,
+                    queued: Some(r.queued_at),
+                    end: now,
+                    style: theme.dim,
+                    fill: "·",
+                }],
+                None => Vec::new(),
+            };
+            rows.push((label, spans));
+        }
+        let active = self.any_active(calls);
+        timeline::draw(f, area, t0, now, active, &rows, theme);
+    }
+}
+
+impl Pane for ToolsPane {
+    fn title(&self) -> &str {
+        "tools"
+    }
+
+    /// Sizes the list and the timeline for `area` (a frame's layout step).
+    fn layout(&mut self, area: Rect, _ctx: &PaneContext) {
+        let inner_h = area.height.saturating_sub(1);
+        if inner_h == 0 || area.width == 0 {
+            self.list_h = 0;
+            self.timeline_h = 0;
+            return;
+        }
+        let prompt_rows = self.prompt_rows().len() as u16;
+        // Timeline: the model row, one row per tool of this prompt, the axis; a title above
+        // when there is room. The list keeps at least two rows (its newest), so on a short
+        // pane (80x24) every bar of the prompt still shows.
+        let body = prompt_rows + 2;
+        let lines = self.groups.items().len();
+        self.timeline_h = if inner_h >= 5 && self.prompt_start.is_some() {
+            let list_min = (lines as u16).clamp(1, 2);
+            let free = inner_h.saturating_sub(lines as u16);
+            let room = (inner_h - list_min).max(free);
+            (body + 1).min(room).max(3)
+        } else {
+            0
+        };
+        self.timeline_titled = self.timeline_h > body;
+        self.list_h = (lines.max(1) as u16).min(inner_h - self.timeline_h);
+        self.window = self.scroll.window(lines, self.list_h as usize);
+    }
+
+    fn draw(&self, f: &mut Frame, area: Rect, ctx: &PaneContext) {
+        let (focused, now, theme, calls) = (ctx.focused, ctx.now, ctx.theme, ctx.tool_calls);
+        let border = if focused {
+            theme.focus_border
+        } else {
+            theme.border
+        };
+        let block = Block::default()
+            .borders(Borders::TOP)
+            .border_style(border)
+            .title(Span::styled(strings::TOOLS_TITLE, border));
+        let inner = block.inner(area);
+        f.render_widget(block, area);
+        if inner.height == 0 || inner.width == 0 {
+            return;
+        }
+        let [list, tl, _] = Layout::vertical([
+            Constraint::Length(self.list_h.min(inner.height)),
+            Constraint::Length(self.timeline_h),
+            Constraint::Min(0),
+        ])
+        .areas(inner);
+        self.draw_rows(f, list, now, theme, calls);
+        if self.timeline_h > 0 {
+            let title_h = u16::from(self.timeline_titled);
+            let [title, body] =
+                Layout::vertical([Constraint::Length(title_h), Constraint::Min(0)]).areas(tl);
+            let picked = self
+                .bars
+                .title(|id| ctx.tool_calls.get(id).map(|c| sanitize(&c.name)));
+            let label = match &picked {
+                Some(t) => t.as_str(),
+                None if self.whole_session => "── timeline: whole session (t: this prompt) ──",
+                None => strings::TIMELINE_TITLE,
+            };
+            f.render_widget(Paragraph::new(Span::styled(label, theme.dim)), title);
+            self.draw_timeline(f, body, now, theme, calls);
+        }
+    }
+
+    fn handle(&mut self, action: Action) -> EventState {
+        if action == Action::ToggleTimeline {
+            self.whole_session = !self.whole_session;
+            return EventState::Consumed;
+        }
+        if action == Action::Toggle {
+            self.groups.toggle(self.rows.len());
+            return EventState::Consumed;
+        }
+        scroll_key(&mut self.scroll, action)
+    }
+
+    fn hints(&self) -> &'static [Hint] {
+        TOOLS_HINTS
+    }
+
+    fn scroll(&mut self) -> &mut Scroll {
+        &mut self.scroll
+    }
+}
+
+/// A row's left part (icon, name, summary cut to fit) and its right-aligned timer.
+fn row_line(
+    r: &ToolCall,
+    width: u16,
+    now: Instant,
+    theme: &Theme,
+) -> (Line<'static>, Line<'static>) {
+    let icon = match (r.state, r.started_at) {
+        (ToolState::Running, Some(s)) => {
+            let i = (now.saturating_duration_since(s).as_millis() / 80) as usize % SPINNER.len();
+            SPINNER[i]
+        }
+        (state, _) => state.icon(),
+    };
+    let timer = match (r.duration_ms, r.started_at) {
+        _ if r.state == ToolState::Denied => "denied".into(),
+        (Some(ms), _) => format_duration(ms),
+        (None, Some(s)) if r.state == ToolState::Running => {
+            format_duration(now.saturating_duration_since(s).as_millis() as u64)
+        }
+        _ => match r.state {
+            ToolState::Approval => "approval".into(),
+            ToolState::Queued => "queued".into(),
+            ToolState::Cancelled => "cancelled".into(),
+            _ => String::new(),
+        },
+    };
+    let w = width as usize;
+    let name = sanitize(&r.name);
+    let fixed = 2 + name.width() + 1 + timer.width() + 1;
+    let room = w.saturating_sub(fixed);
+    let summary = fit(&sanitize(&r.summary), room);
+    let st = r.state.style(theme);
+    (
+        Line::from(vec![
+            Span::styled(format!("{icon} "), st),
+            Span::styled(name, theme.tool_name),
+            Span::raw(" "),
+            Span::styled(summary, theme.dim),
+        ]),
+        Line::from(Span::styled(format!(" {timer}"), st)),
+    )
+}
+
+#[cfg(test)]
+mod session_timeline_tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn t_switches_to_every_stream_of_the_session() {
+        let mut p = ToolsPane::default();
+        let t0 = Instant::now();
+        p.prompt_started(t0);
+        p.stream_started(t0);
+        p.stream_ended(t0 + Duration::from_millis(100));
+        p.prompt_started(t0 + Duration::from_secs(1));
+        p.stream_started(t0 + Duration::from_secs(1));
+        assert_eq!(p.streams.len(), 1, "this prompt's streams only");
+        assert_eq!(p.session_streams.len(), 2, "the session keeps every stream");
+        assert_eq!(p.session_start, Some(t0));
+        assert_eq!(p.handle(Action::ToggleTimeline), EventState::Consumed);
+        assert!(p.whole_session);
+        p.handle(Action::ToggleTimeline);
+        assert!(!p.whole_session);
+        p.reset();
+        assert!(p.session_streams.is_empty() && p.session_start.is_none());
+    }
+}

@@ -1,0 +1,357 @@
+//! How each AgentEvent changes what the screen shows. Times are taken on receipt (`now`).
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+use crate::agent::INTERRUPT_MARKER;
+use crate::agent::protocol::{AgentEvent, Terminal, TurnSummary};
+use crate::message::{ContentBlock, Message, Role};
+use crate::session::record::ToolTiming;
+use crate::tui::app::App;
+use crate::tui::overlays::approval::ApprovalRequest;
+use crate::tui::panes::cells::CellKind;
+use crate::tui::strings;
+use crate::tui::text::streaming::StreamingMarkdown;
+use crate::tui::tool_calls::ToolState;
+
+/// Live output kept per tool call while it runs (the final output replaces it).
+const MAX_PROGRESS_BYTES: usize = 64 * 1024;
+
+impl App {
+    pub fn on_agent(&mut self, event: AgentEvent, now: Instant) {
+        for pane in &mut self.panes {
+            pane.on_agent(&event, now);
+        }
+        match event {
+            AgentEvent::PromptStart { text } => {
+                self.turn.busy = true;
+                self.turn.last_error = None;
+                self.tools.prompt_started(now);
+                self.tools.begin_group(&text);
+                self.conversation.push(CellKind::User(text));
+                self.conversation.scroll.bottom();
+            }
+            AgentEvent::TurnStart { turn } => self.turn.turn = turn,
+            AgentEvent::RequestStart {
+                body,
+                turn,
+                attempt,
+                ..
+            } => {
+                self.json.request_started(turn, attempt, body);
+                self.tools.stream_started(now);
+                let index = self.json.requests.metas.len().saturating_sub(1);
+                self.tools.bars.request_started(index, now);
+                self.turn.streaming = true;
+                self.turn.retry_until = None;
+            }
+            AgentEvent::RequestFailed { status, body } => {
+                self.json.request_http_failed(status, &body)
+            }
+            AgentEvent::Retry {
+                attempt,
+                delay_ms,
+                error,
+            } => {
+                self.json.request_failed(&error);
+                self.turn.streaming = false;
+                self.tools.stream_ended(now);
+                self.turn.retry_until = Some(now + Duration::from_millis(delay_ms));
+                let note = strings::retry_note(attempt, delay_ms, &error);
+                self.conversation.push(CellKind::Notice(note));
+            }
+            AgentEvent::TextDelta { text } => self.conversation.text_delta(&text),
+            AgentEvent::ThinkingDelta { text } => self.conversation.thinking_delta(&text),
+            AgentEvent::ToolUseStreaming { id, name } => {
+                self.tool_calls
+                    .upsert(&id, &name, "", ToolState::Streaming, now);
+                self.show_tool(&id);
+            }
+            AgentEvent::ToolUse {
+                id, name, summary, ..
+            } => {
+                self.tool_calls
+                    .upsert(&id, &name, &summary, ToolState::Queued, now);
+                self.tool_calls.update(&id, |c| c.queued_at = now);
+                self.show_tool(&id);
+            }
+            AgentEvent::PermissionRequest {
+                id,
+                tool,
+                input,
+                summary,
+                preview,
+            } => {
+                self.set_tool_state(&id, ToolState::Approval);
+                self.approvals.push(
+                    ApprovalRequest {
+                        id,
+                        tool,
+                        input,
+                        summary,
+                        preview,
+                    },
+                    now,
+                );
+            }
+            AgentEvent::Permission { id, allowed, .. } => {
+                self.approvals.remove(&id, now);
+                // A refused call keeps saying so when its (error) result arrives.
+                let state = if allowed {
+                    ToolState::Queued
+                } else {
+                    ToolState::Denied
+                };
+                self.set_tool_state(&id, state);
+            }
+            AgentEvent::ToolStart { id, .. } => self.tool_calls.update(&id, |c| {
+                c.state = ToolState::Running;
+                c.started_at = Some(now);
+            }),
+            AgentEvent::ToolProgress { id, chunk } => self.tool_calls.update(&id, |c| {
+                if c.output.len() < MAX_PROGRESS_BYTES {
+                    c.output.push_str(&chunk);
+                }
+            }),
+            AgentEvent::ToolEnd {
+                id,
+                outcome,
+                duration_ms,
+                output,
+                ..
+            } => self.tool_calls.update(&id, |c| {
+                if c.state != ToolState::Denied {
+                    c.state = outcome.into();
+                }
+                c.duration_ms = Some(duration_ms);
+                c.output = output;
+                c.ended_at = Some(now);
+                // A call that never started (denied, invalid) still gets a visible bar.
+                c.started_at.get_or_insert(now);
+            }),
+            AgentEvent::StreamEnd { .. } => {
+                self.json.requests.completed();
+                self.turn.streaming = false;
+                self.conversation.finish_streaming();
+                self.tools.stream_ended(now);
+            }
+            AgentEvent::RawSse { event, data } => self.json.push_sse(&event, &data),
+            AgentEvent::Usage(u) => self.turn.usage = u,
+            AgentEvent::Message { index, message } => self.json.set_message(index, message),
+            AgentEvent::EarlierHistory { messages } => self.earlier = messages,
+            AgentEvent::ToolTimings { timings } => self.timings = timings,
+            AgentEvent::HistoryReset {
+                messages,
+                summaries,
+            } => {
+                self.conversation.clear();
+                // The tools pane lists the calls of the history it now shows, no others.
+                self.tools.reset();
+                for m in std::mem::take(&mut self.earlier) {
+                    let text = m.text();
+                    if !text.trim().is_empty() {
+                        self.conversation.push(CellKind::Earlier {
+                            user: m.role == Role::User,
+                            text,
+                        });
+                    }
+                }
+                self.turn.turn = 0;
+                self.turn.usage = Default::default();
+                let timings = std::mem::take(&mut self.timings);
+                for m in &messages {
+                    self.replay(m, &summaries, &timings, now);
+                }
+                // Calls neither pane shows any more are forgotten.
+                let (conversation, tools) = (&self.conversation, &self.tools);
+                self.tool_calls
+                    .retain(|id| conversation.shows_tool(id) || tools.shows(id));
+                if messages.is_empty() {
+                    self.conversation
+                        .push(CellKind::Notice(strings::NEW_CONVERSATION.into()));
+                }
+                self.json.reset_history(messages);
+            }
+            AgentEvent::Notice { text } => {
+                self.conversation.push(CellKind::Notice(text));
+                // `/compact` answers "nothing to compact: …" with a notice.
+                if self.turn.compacting {
+                    self.compaction_ended();
+                }
+            }
+            AgentEvent::Error { message } => {
+                self.json.request_failed(&message);
+                self.turn.last_error = Some(message.clone());
+                self.conversation.push(CellKind::Error(message));
+                if self.turn.compacting {
+                    self.compaction_ended();
+                }
+            }
+            AgentEvent::Discarded { reason } => self.conversation.discard_streaming(&reason),
+            AgentEvent::Session { id } => self.info.session = Some(id),
+            AgentEvent::ModelChanged { model } => {
+                self.conversation
+                    .push(CellKind::Notice(strings::model_switched(&model)));
+                self.info.model = model;
+            }
+            AgentEvent::Context(status) => self.turn.context = Some(status),
+            AgentEvent::Compacted { info, messages } => {
+                if info.trigger != crate::agent::context::Trigger::Micro {
+                    self.conversation.push(CellKind::Compacted {
+                        trigger: info.trigger.as_str().into(),
+                        pre_tokens: info.pre_tokens,
+                        post_tokens: info.post_tokens,
+                        summary: info.summary,
+                        state: info.state,
+                        kept: info.kept,
+                    });
+                    self.conversation.scroll.bottom();
+                }
+                self.json
+                    .reset_history(messages.into_iter().map(std::sync::Arc::new).collect());
+                if self.turn.compacting {
+                    self.compaction_ended();
+                }
+            }
+            AgentEvent::HookStart { id, event, command } => {
+                self.hook_started(&id, event, &command, now)
+            }
+            AgentEvent::HookEnd { id, report } => self.hook_ended(&id, report, now),
+            AgentEvent::Mcp(status) => self.mcp_changed(status),
+            AgentEvent::Todos { .. } => {}
+            AgentEvent::Done(summary) => self.done(summary, now),
+        }
+    }
+
+    /// A `/compact` finished (or failed): the input is live again, queued prompts go.
+    fn compaction_ended(&mut self) {
+        self.turn.compacting = false;
+        self.turn.busy = false;
+        self.turn.abort_requested = false;
+        if let Some(next) = self.queued.pop_front() {
+            self.submit(next);
+        }
+    }
+
+    fn set_tool_state(&mut self, id: &str, state: ToolState) {
+        self.tool_calls.update(id, |c| c.state = state);
+    }
+
+    /// A live call gets a line in the conversation and a row in the tools pane.
+    fn show_tool(&mut self, id: &str) {
+        self.conversation.tool(id);
+        self.tools.add(id);
+    }
+
+    fn done(&mut self, summary: TurnSummary, now: Instant) {
+        self.turn.busy = false;
+        self.turn.streaming = false;
+        self.turn.retry_until = None;
+        self.turn.usage = summary.usage;
+        self.approvals.clear();
+        self.conversation.finish_streaming();
+        let unfinished = self.tools.any_active(&self.tool_calls);
+        if summary.reason.is_aborted() || unfinished {
+            self.tool_calls.cancel_unfinished(now);
+            self.tools.stream_ended(now);
+        }
+        if summary.reason.is_aborted() {
+            self.conversation.push(CellKind::Interrupted);
+        } else if summary.reason != Terminal::Completed {
+            // The error was shown as it happened: the end line does not repeat it.
+            let shown = summary.error.is_some() && summary.error == self.turn.last_error;
+            let error = summary.error.as_deref().filter(|_| !shown);
+            let unanswered = matches!(
+                summary.reason,
+                Terminal::ModelError | Terminal::PromptTooLong
+            );
+            let text = strings::ended(summary.reason.as_str(), error, unanswered);
+            self.conversation.push(CellKind::Error(text));
+        }
+        self.turn.last_error = None;
+        self.turn.abort_requested = false;
+        if summary.reason.is_aborted() && !self.queued.is_empty() {
+            // The user stopped the turn: queued prompts wait in the input instead of
+            // starting on their own.
+            let mut parts: Vec<String> = self.queued.drain(..).collect();
+            if !self.input.is_empty() {
+                parts.push(self.input.text());
+            }
+            self.input.set_text(&parts.join("\n"));
+        } else if let Some(next) = self.queued.pop_front() {
+            self.submit(next);
+        }
+    }
+
+    /// Rebuilds cells and tool rows from a resumed history; `timings` (from the transcript)
+    /// give each call its outcome and duration as it ran.
+    fn replay(
+        &mut self,
+        m: &Message,
+        summaries: &HashMap<String, String>,
+        timings: &HashMap<String, ToolTiming>,
+        now: Instant,
+    ) {
+        for block in &m.content {
+            match block {
+                ContentBlock::Text { text } if m.role == Role::User => {
+                    if let Some(summary) = crate::agent::context::autocompact::summary_text(text) {
+                        // A resumed session that was compacted: the divider, not the text.
+                        let state = crate::agent::context::autocompact::state_text(text);
+                        self.conversation.push(CellKind::Compacted {
+                            trigger: "earlier".into(),
+                            pre_tokens: 0,
+                            post_tokens: 0,
+                            summary: summary.to_string(),
+                            state: state.unwrap_or_default().to_string(),
+                            kept: Default::default(),
+                        });
+                    } else if text == INTERRUPT_MARKER {
+                        self.conversation.push(CellKind::Interrupted);
+                    } else {
+                        self.tools.begin_group(text);
+                        self.conversation.push(CellKind::User(text.clone()));
+                    }
+                }
+                ContentBlock::Text { text } => {
+                    self.conversation
+                        .push(CellKind::Assistant(StreamingMarkdown::finished(text)));
+                }
+                ContentBlock::Thinking { thinking, .. } => {
+                    self.conversation.push(CellKind::Thinking {
+                        text: thinking.clone(),
+                        streaming: false,
+                    })
+                }
+                ContentBlock::RedactedThinking { .. } => {}
+                ContentBlock::ToolUse { id, name, .. } => {
+                    let summary = summaries.get(id).map_or("", String::as_str);
+                    self.tool_calls
+                        .upsert(id, name, summary, ToolState::Ok, now);
+                    self.show_tool(id);
+                }
+                ContentBlock::ToolResult {
+                    tool_use_id,
+                    content,
+                    is_error,
+                } => {
+                    let timing = timings.get(tool_use_id);
+                    self.tool_calls.update(tool_use_id, |c| {
+                        c.state = match timing.map(|t| t.outcome.as_str()) {
+                            Some("cancelled") => ToolState::Cancelled,
+                            Some("denied") => ToolState::Denied,
+                            Some("ok") => ToolState::Ok,
+                            Some(_) => ToolState::Error,
+                            None if *is_error => ToolState::Error,
+                            None => ToolState::Ok,
+                        };
+                        c.duration_ms = timing.map(|t| t.duration_ms);
+                        c.output = content.clone();
+                    })
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,374 @@
+//! Keys, paste and mouse. A modal sees keys first (help, approval), then the global keys,
+//! then the focused pane; a key stops at the first taker.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEvent, MouseEventKind};
+use ratatui::layout::{Position, Rect};
+use tokio::time::Instant;
+
+use crate::agent::protocol::AgentCommand;
+use crate::tui::app::{App, Focus, QUIT_WINDOW};
+use crate::tui::keys::{Action, Scope, action_for};
+use crate::tui::panes::EventState;
+use crate::tui::panes::cells::CellKind;
+use crate::tui::strings;
+
+/// Lines the wheel moves per notch when the mouse is captured.
+const WHEEL_LINES: usize = 3;
+
+impl App {
+    pub fn on_key(&mut self, key: KeyEvent, now: Instant) {
+        if key.kind == KeyEventKind::Release {
+            return;
+        }
+        let shift_enter = self.info.shift_enter;
+        if self.help_open {
+            // The layout step clamps the scroll to what the terminal shows.
+            let s = &mut self.help_scroll;
+            match key.code {
+                KeyCode::Up => *s = s.saturating_sub(1),
+                KeyCode::Down => *s = s.saturating_add(1),
+                KeyCode::PageUp => *s = s.saturating_sub(10),
+                KeyCode::PageDown => *s = s.saturating_add(10),
+                KeyCode::Home => *s = 0,
+                KeyCode::End => *s = u16::MAX,
+                _ => self.help_open = false,
+            }
+            return;
+        }
+        if self.rewind.is_some() {
+            self.rewind_key(key);
+            return;
+        }
+        if self.sessions.is_some() {
+            self.sessions_key(key);
+            return;
+        }
+        let global = action_for(&key, Scope::Global, shift_enter);
+        if global != Some(Action::Cancel) {
+            self.last_esc = None;
+        }
+        if global != Some(Action::Interrupt) {
+            self.quit_armed_until = None;
+        }
+        let prev_key = self.last_key_at.replace(now);
+        if self.approvals.is_open() {
+            self.approval_key(key, global, now, prev_key);
+            return;
+        }
+        if global == Some(Action::FocusNext) && self.focus == Focus::Input && self.complete(now) {
+            return;
+        }
+        // Ctrl+R takes every key until it ends (Esc and Ctrl+C end it, not the turn).
+        if self.focus == Focus::Input && self.input.is_searching() && self.input.search_key(key) {
+            return;
+        }
+        if let Some(action) = global {
+            self.global(action, now);
+            return;
+        }
+        match self.focus {
+            Focus::Input => self.input_key(key, now),
+            _ => self.pane_key(key),
+        }
+    }
+
+    /// A key while a question is open. Ctrl+C still aborts the turn. Keys typed just after
+    /// the question appeared, or in a burst of typing, were meant for the input and go
+    /// there; only a deliberate key answers.
+    fn approval_key(
+        &mut self,
+        key: KeyEvent,
+        global: Option<Action>,
+        now: Instant,
+        prev_key: Option<Instant>,
+    ) {
+        if global == Some(Action::Interrupt) {
+            self.interrupt(now);
+            return;
+        }
+        // A reason being typed is deliberate typing into the modal itself.
+        if let Some(reason) = self.approvals.reason.as_mut() {
+            match key.code {
+                KeyCode::Char(c) => reason.push(c),
+                KeyCode::Backspace => {
+                    reason.pop();
+                }
+                KeyCode::Esc => self.approvals.reason = None,
+                KeyCode::Enter => {
+                    if let Some(cmd) = self.approvals.answer(Action::Deny, now) {
+                        self.send(cmd);
+                    }
+                }
+                _ => {}
+            }
+            return;
+        }
+        if !self.approvals.accepts_key(now, prev_key) {
+            if global.is_none() && self.focus == Focus::Input {
+                self.input_key(key, now);
+            }
+            return;
+        }
+        if let Some(a) = action_for(&key, Scope::Approval, self.info.shift_enter)
+            && let Some(cmd) = self.approvals.answer(a, now)
+        {
+            self.send(cmd);
+        }
+    }
+
+    /// Tab on a partly typed `/command`: completes it, or lists the candidates.
+    fn complete(&mut self, now: Instant) -> bool {
+        let text = self.input.text();
+        let found = crate::tui::update::slash::completions(&text);
+        match found.as_slice() {
+            [] => return false,
+            [one] => self.input.set_text(&format!("/{} ", one.name)),
+            many => {
+                let names: Vec<String> = many.iter().map(|c| format!("/{}", c.name)).collect();
+                let common = common_prefix(&names);
+                if common.len() > text.len() {
+                    self.input.set_text(&common);
+                }
+                self.note = Some((names.join("  "), now + crate::tui::app::NOTE_WINDOW));
+            }
+        }
+        true
+    }
+
+    fn interrupt(&mut self, now: Instant) {
+        if self.turn.busy {
+            self.abort();
+        } else if !self.input.is_empty() {
+            self.input.clear();
+        } else if self.quit_armed(now) {
+            self.should_quit = true;
+        } else {
+            self.quit_armed_until = Some(now + QUIT_WINDOW);
+        }
+    }
+
+    fn global(&mut self, action: Action, now: Instant) {
+        match action {
+            Action::Interrupt => self.interrupt(now),
+            // Esc in a pane only brings the focus back (the pane's hint says "Esc back");
+            // from the input it aborts a running turn.
+            Action::Cancel => {
+                if self.focus != Focus::Input {
+                    self.set_focus(Focus::Input);
+                } else if self.turn.busy {
+                    self.abort();
+                } else {
+                    self.escape(now);
+                }
+            }
+            Action::ToggleJson => {
+                self.json_open = !self.json_open;
+                if !self.json_open && self.focus == Focus::Json {
+                    self.set_focus(Focus::Input);
+                }
+            }
+            Action::NextJsonView => {
+                if self.json_open {
+                    self.json.view = self.json.view.next();
+                } else {
+                    self.json_open = true;
+                }
+            }
+            Action::SaveJson => self.save_json(now),
+            Action::Copy => self.copy_selection(now),
+            Action::Help => self.open_help(),
+            Action::FocusNext | Action::FocusPrev => {
+                let order = self.focus_order();
+                let i = order.iter().position(|f| *f == self.focus).unwrap_or(0);
+                let n = order.len();
+                let next = if action == Action::FocusNext {
+                    (i + 1) % n
+                } else {
+                    (i + n - 1) % n
+                };
+                // Nothing is selected yet: the first ← picks the newest call, → nothing older.
+                self.set_focus(order[next]);
+            }
+            Action::NewConversation => self.new_conversation(),
+            _ => {}
+        }
+    }
+
+    pub(crate) fn open_help(&mut self) {
+        self.help_open = true;
+        self.help_scroll = 0;
+    }
+
+    pub(crate) fn new_conversation(&mut self) {
+        if self.turn.busy {
+            self.conversation
+                .push(CellKind::Notice(strings::NOT_WHILE_BUSY.into()));
+        } else {
+            // The agent answers with HistoryReset, which clears the screen.
+            self.send(AgentCommand::NewConversation);
+        }
+    }
+
+    fn input_key(&mut self, key: KeyEvent, now: Instant) {
+        if key.code == KeyCode::Char('?') && self.input.is_empty() {
+            self.open_help();
+            return;
+        }
+        match action_for(&key, Scope::Input, self.info.shift_enter) {
+            Some(Action::Submit) => {
+                let text = self.input.text();
+                if text.trim().is_empty() {
+                    return;
+                }
+                let text = self.input.take();
+                if crate::tui::update::slash::run(self, &text, now) {
+                    return;
+                }
+                if self.turn.busy {
+                    self.queued.push_back(text);
+                } else {
+                    self.submit(text);
+                }
+                self.conversation.scroll.bottom();
+            }
+            Some(Action::Newline) => self.input.newline(),
+            Some(Action::Quit) if self.input.is_empty() => self.should_quit = true,
+            Some(Action::HistoryPrev) => {
+                if !self.input.recall_prev() {
+                    self.input.key(key);
+                }
+            }
+            Some(Action::HistorySearch) => {
+                self.input.start_search();
+                self.input.search_key(key);
+            }
+            Some(Action::HistoryNext) => {
+                if !self.input.recall_next() {
+                    self.input.key(key);
+                }
+            }
+            Some(Action::DeleteToLineStart) => self.input.delete_to_line_start(),
+            Some(Action::Undo) => self.input.undo(),
+            Some(Action::PageUp) => self.conversation.scroll.page_up(),
+            Some(Action::PageDown) => self.conversation.scroll.page_down(),
+            _ => self.input.key(key),
+        }
+    }
+
+    fn pane_key(&mut self, key: KeyEvent) {
+        let Some(action) = action_for(&key, Scope::Pane, self.info.shift_enter) else {
+            // Typing in a pane goes to the input, which takes the focus back.
+            let plain = !key
+                .modifiers
+                .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
+            if plain && matches!(key.code, KeyCode::Char(_)) {
+                self.set_focus(Focus::Input);
+                self.input.key(key);
+            }
+            return;
+        };
+        if self.focus == Focus::Tools && self.timeline_key(action) {
+            return;
+        }
+        // The focused pane takes the key or lets it fall (nothing else wants pane keys).
+        if let Some(pane) = self.pane_mut(self.focus) {
+            let _: EventState = pane.handle(action);
+        }
+    }
+
+    pub fn on_paste(&mut self, text: &str) {
+        if self.approvals.is_open()
+            || self.help_open
+            || self.rewind.is_some()
+            || self.sessions.is_some()
+        {
+            return;
+        }
+        self.set_focus(Focus::Input);
+        self.input.paste(text);
+    }
+
+    /// Only reached with mouse capture on: the wheel scrolls the pane under the pointer.
+    pub fn on_mouse(&mut self, ev: MouseEvent) {
+        let up = match ev.kind {
+            MouseEventKind::ScrollUp => true,
+            MouseEventKind::ScrollDown => false,
+            _ => return,
+        };
+        let at = Position::new(ev.column, ev.row);
+        let inside = |r: Option<Rect>| r.is_some_and(|r| r.contains(at));
+        let under = if inside(self.areas.json) {
+            Focus::Json
+        } else if inside(self.areas.tools) {
+            Focus::Tools
+        } else if let Some(i) = self.areas.extra.iter().position(|r| r.contains(at)) {
+            Focus::Extra(i)
+        } else {
+            Focus::Conversation
+        };
+        let Some(pane) = self.pane_mut(under) else {
+            return;
+        };
+        let scroll = pane.scroll();
+        if up {
+            scroll.up(WHEEL_LINES);
+        } else {
+            scroll.down(WHEEL_LINES);
+        }
+    }
+
+    pub fn on_resize(&mut self) {
+        self.conversation.invalidate();
+    }
+
+    fn save_json(&mut self, now: Instant) {
+        self.saves += 1;
+        let stamp = format!(
+            "{}-{}",
+            jiff::Timestamp::now().strftime("%Y%m%dT%H%M%S"),
+            self.saves
+        );
+        let dir = self.info.save_dir.clone();
+        let (text, cell): (String, fn(String) -> CellKind) = match self.json.save(&dir, &stamp) {
+            Ok(path) => (
+                strings::saved_json(self.json.view.name(), &path),
+                CellKind::Notice,
+            ),
+            Err((path, e)) => (strings::save_failed(&path, &e), CellKind::Error),
+        };
+        // The conversation may be hidden behind the JSON pane: say it in the status bar too.
+        self.note = Some((text.clone(), now + crate::tui::app::NOTE_WINDOW));
+        self.conversation.push(cell(text));
+        self.conversation.scroll.bottom();
+    }
+}
+
+fn common_prefix(names: &[String]) -> String {
+    let first = names.first().map(String::as_str).unwrap_or("");
+    let mut end = first.len();
+    for n in names {
+        end = end.min(
+            first
+                .char_indices()
+                .zip(n.chars())
+                .find(|((_, a), b)| a != b)
+                .map_or(end.min(n.len()), |((i, _), _)| i),
+        );
+    }
+    first[..end].to_string()
+}
+
+impl App {
+    pub(crate) fn compact(&mut self, instructions: Option<String>) {
+        if self.turn.busy {
+            self.conversation
+                .push(CellKind::Notice(strings::NOT_WHILE_BUSY.into()));
+        } else {
+            self.conversation
+                .push(CellKind::Notice(strings::COMPACTING.into()));
+            self.turn.busy = true;
+            self.turn.compacting = true;
+            self.send(AgentCommand::Compact { instructions });
+        }
+    }
+}
