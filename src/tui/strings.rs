@@ -242,17 +242,20 @@ pub fn compacted(trigger: &str, pre_tokens: u64, post_tokens: u64) -> String {
 /// What the state block carried: `kept 4 requests, 12 files, todo 3 open`; None when it
 /// carried nothing (a summary from before state blocks).
 pub fn compacted_kept(kept: &crate::agent::context::state_block::Kept) -> Option<String> {
-    let plural =
-        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let s = |n: usize| if n == 1 { "" } else { "s" };
     let mut parts = Vec::new();
     if kept.requests > 0 {
-        parts.push(plural(kept.requests, "request", "requests"));
+        parts.push(format!("{} request{}", kept.requests, s(kept.requests)));
     }
     if kept.files_changed > 0 {
-        parts.push(plural(kept.files_changed, "file", "files"));
+        parts.push(format!(
+            "{} file{}",
+            kept.files_changed,
+            s(kept.files_changed)
+        ));
     }
     if kept.commands > 0 {
-        parts.push(plural(kept.commands, "command", "commands"));
+        parts.push(format!("{} command{}", kept.commands, s(kept.commands)));
     }
     if kept.todos > 0 {
         parts.push(format!("todo {} open", kept.todos));

@@ -102,7 +102,9 @@ pub async fn summarize(
         Ok(s) => s,
         Err(e) => {
             end(None);
-            return Err(CompactError::Failed(crate::agent::request_errors::describe(&e)));
+            return Err(CompactError::Failed(
+                crate::agent::request_errors::describe(&e),
+            ));
         }
     };
     let mut asm = Assembler::new();
