@@ -1,7 +1,9 @@
 //! Scheduling overhead of the StreamingToolExecutor with instant tools, in-process.
 //!
 //! `cargo bench --bench executor` — prints the median time of a turn with N instant tools
-//! against the same turn with none, and the overhead per tool.
+//! against the same turn with none, and the overhead per tool. Every turn is checked after
+//! its clock stops: it completed, and each of the N tools answered without `is_error` (a
+//! regression that made tools fail early would otherwise read as lower overhead).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -12,7 +14,9 @@ use tokio_util::sync::CancellationToken;
 
 use tooloop::agent::events::EventSink;
 use tooloop::agent::exec_env::ExecEnv;
+use tooloop::agent::protocol::{Terminal, TurnSummary};
 use tooloop::agent::{Agent, LoopSettings};
+use tooloop::message::{ContentBlock, validate_history};
 use tooloop::provider::scripted::{Reply, ReplyBuilder, ScriptedProvider};
 use tooloop::tools::{Effect, Tool, ToolContext, ToolOutput, ToolRegistry, Workspace};
 
@@ -59,8 +63,37 @@ async fn one_turn(n: usize, workspace: &std::path::Path) -> Duration {
     let provider = ScriptedProvider::new(replies(n));
     let mut agent = Agent::new(Arc::new(provider), exec, LoopSettings::default());
     let start = Instant::now();
-    agent.run_prompt("go", &CancellationToken::new()).await;
-    start.elapsed()
+    let summary = agent.run_prompt("go", &CancellationToken::new()).await;
+    let elapsed = start.elapsed();
+    check_turn(n, &summary, &agent);
+    elapsed
+}
+
+/// The turn did what it is timed for: completed, with `n` tool results, none an error, in a
+/// valid history.
+fn check_turn(n: usize, summary: &TurnSummary, agent: &Agent) {
+    assert_eq!(summary.reason, Terminal::Completed, "{:?}", summary.error);
+    assert_eq!(summary.turns, if n == 0 { 1 } else { 2 });
+    assert_eq!(summary.text, "done");
+    validate_history(agent.history.shared()).expect("a valid history");
+    let results: Vec<_> = agent
+        .history
+        .iter()
+        .flat_map(|m| m.content.iter())
+        .filter_map(|b| match b {
+            ContentBlock::ToolResult {
+                tool_use_id,
+                content,
+                is_error,
+                ..
+            } => Some((tool_use_id, content, *is_error)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(results.len(), n, "one result per tool");
+    for (id, content, is_error) in results {
+        assert!(!is_error && content == "ok", "tool {id} failed: {content}");
+    }
 }
 
 fn median(mut v: Vec<Duration>) -> Duration {

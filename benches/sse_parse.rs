@@ -4,7 +4,8 @@
 //!
 //! `cargo bench --bench sse_parse` — generates a ~32 MB recorded-like Anthropic stream
 //! (text deltas, thinking, tool_use input_json_delta fragments), feeds it in 1400-byte (one
-//! TCP segment) and 16 KiB chunks, and prints MB/s (median of 5 passes).
+//! TCP segment) and 16 KiB chunks, and prints MB/s (median of 5 passes). The goal
+//! (≥ 300 MB/s) is judged by CPU MB/s, as BENCHMARKS.md states it.
 
 #[path = "sse_parse/streams.rs"]
 mod streams;
@@ -155,15 +156,22 @@ fn decode_openai(bytes: &'static [u8], chunk: usize) -> usize {
     })
 }
 
+/// The goal is judged by CPU MB/s, the figure BENCHMARKS.md names (wall time charges other
+/// processes on a shared machine to the parser); never by the better of the two, which let
+/// a fast wall pass hide a slow CPU one. Without a CPU clock there is no verdict.
+fn verdict(cpu: Option<f64>) -> &'static str {
+    match cpu {
+        Some(cpu) if cpu >= GOAL_MB_S => "met",
+        Some(_) => "MISSED",
+        None => "unjudged (no CPU time: /proc/thread-self/schedstat unreadable)",
+    }
+}
+
 fn row(what: &str, chunk: usize, r: Rate, unit: &str) {
+    let verdict = verdict(r.cpu);
     let cpu = r.cpu.unwrap_or(f64::NAN);
-    let verdict = if cpu.max(r.wall) >= GOAL_MB_S {
-        "met"
-    } else {
-        "MISSED"
-    };
     println!(
-        "{what:<32} {chunk:>6} B {:>7.0} MB/s wall {cpu:>7.0} MB/s cpu {:>8} {unit:<7} goal ≥ {GOAL_MB_S}: {verdict}",
+        "{what:<32} {chunk:>6} B {:>7.0} MB/s wall {cpu:>7.0} MB/s cpu {:>8} {unit:<7} goal ≥ {GOAL_MB_S} (cpu): {verdict}",
         r.wall, r.count
     );
 }

@@ -2,7 +2,8 @@
 //!
 //! `cargo bench --bench tui_idle` — starts `tooloop` in a 200×60 tmux pane, times start →
 //! first frame (polling `capture-pane` for the status bar), then reads every thread's
-//! context switches and CPU time from /proc for 10 s of idling. Skipped without tmux.
+//! context switches and CPU time from /proc for 10 s of idling, then the same with 8
+//! background jobs printing (jobs.rs). Skipped without tmux.
 //! `TUI_IDLE_BIN=path` runs another build of the binary instead.
 
 use std::collections::HashMap;
@@ -11,6 +12,10 @@ use std::time::{Duration, Instant};
 
 #[path = "common/history.rs"]
 mod common_history;
+#[path = "tui_idle/jobs.rs"]
+mod jobs;
+#[path = "../tests/support/mod.rs"]
+mod support;
 
 const IDLE: Duration = Duration::from_secs(10);
 
@@ -193,6 +198,8 @@ fn main() {
         rss_kib(pid) as f64 / 1024.0
     );
     tmux(&socket, &["kill-server"]);
+
+    jobs::run(dir.path());
 
     // RSS with 10,000 messages: a transcript written where sessions live, then resumed.
     let sessions = dir.path().join("home/data/tooloop/sessions");

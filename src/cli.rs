@@ -174,6 +174,11 @@ pub struct Cli {
     #[arg(long)]
     pub no_prompt_cache: bool,
 
+    /// Anthropic: offer the server-side web_search tool (the API runs the searches; config
+    /// `[tools] web_search`, `web_search_max_uses`, default 5 searches a request).
+    #[arg(long)]
+    pub web_search: bool,
+
     /// Compact the conversation before a request when the context passes the threshold.
     #[arg(long, value_enum, value_name = "on|off")]
     pub auto_compact: Option<OnOff>,
@@ -190,7 +195,7 @@ pub struct Cli {
     /// (`tooloop replay` plays it back); `--record=gzip` compresses it.
     #[arg(long, value_enum, value_name = "plain|gzip", num_args = 0..=1,
           require_equals = true, default_missing_value = "plain")]
-    pub record: Option<crate::record::Format>,
+    pub record: Option<crate::recording::Format>,
 
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -225,6 +230,10 @@ pub enum Command {
     Sessions,
     /// List the known and configured models with their context windows and prices.
     Models,
+    /// List the agents the `task` tool can start: built-in ones and agent files
+    /// (.tooloop/agents/, .claude/agents/, ~/.config/tooloop/agents/), with their tools and
+    /// model. A file that cannot be read is named with its line on stderr (exit 1).
+    Agents,
     /// Show or create the config file.
     Config {
         #[command(subcommand)]

@@ -44,6 +44,8 @@ pub struct Config {
     /// What the user should hear about the resolved settings (a raised max_tokens, a flag
     /// this provider ignores); said once when the run starts.
     pub notes: Vec<String>,
+    /// Anthropic's server-side web_search tool, with its `max_uses`; None = not offered.
+    pub web_search: Option<u32>,
     pub max_tokens: u32,
     pub sibling_abort: bool,
     pub disable_parallel_tool_use: bool,
@@ -52,10 +54,12 @@ pub struct Config {
     pub idle_timeout: Duration,
     pub max_output_bytes: usize,
     pub tool_timeout: Duration,
+    /// `[background] max_jobs`.
+    pub max_jobs: usize,
     pub trace: Option<PathBuf>,
     pub mouse: bool,
     /// `--record` / `record = …`: write a recording beside the transcript.
-    pub record: Option<crate::record::Format>,
+    pub record: Option<crate::recording::Format>,
     pub theme: String,
     /// Ask the terminal for the kitty keyboard protocol.
     pub keyboard_enhancement: bool,
@@ -78,6 +82,8 @@ pub struct Config {
     pub mcp: Vec<crate::mcp::ServerConfig>,
     /// The user's hooks, matchers compiled, run in the workspace.
     pub hooks: crate::hooks::Hooks,
+    /// `[agents]`: subagent depth, parallelism and turns.
+    pub agents: crate::agent::subagent::AgentLimits,
 }
 
 impl std::fmt::Debug for Config {
@@ -115,7 +121,7 @@ pub enum ConfigError {
     #[error("--max-budget-usd {0}: expected a number of USD ≥ 0")]
     Budget(f64),
     #[error("config: {0}")]
-    Record(#[from] crate::record::RecordError),
+    Record(#[from] crate::recording::RecordError),
     #[error("thinking_budget = {0}: the budget must be at least {min} tokens (the API's minimum), or 0 for off", min = crate::provider::MIN_THINKING_BUDGET)]
     ThinkingBudget(u32),
     #[error(transparent)]
@@ -316,6 +322,19 @@ impl Config {
                 max_tokens = raised;
             }
         }
+        let web_search = match cli.web_search || file.tools.web_search.unwrap_or(false) {
+            false => None,
+            // Only Anthropic's API runs server tools; OpenAI-compatible APIs have no
+            // standard form for them, so the flag is refused there, saying so.
+            true if !defaults.server_tools => {
+                notes.push(format!(
+                    "--web-search is not available with the {provider} provider (no standard \
+                     form for server-side search on OpenAI-compatible APIs); searching is off"
+                ));
+                None
+            }
+            true => Some(file.tools.web_search_max_uses.unwrap_or(5).max(1)),
+        };
         if reasoning_effort.is_some() && !defaults.reasoning_effort {
             notes.push(format!(
                 "--reasoning-effort is not sent by the {provider} provider{}",
@@ -350,6 +369,7 @@ impl Config {
             thinking_budget,
             reasoning_effort,
             notes,
+            web_search,
             max_tokens,
             sibling_abort: !cli.no_sibling_abort,
             disable_parallel_tool_use: cli.no_parallel_tool_use,
@@ -374,6 +394,11 @@ impl Config {
                 .timeout_secs
                 .map(|s| Duration::from_secs(s.max(1)))
                 .unwrap_or(crate::tools::DEFAULT_TOOL_TIMEOUT),
+            max_jobs: file
+                .background
+                .max_jobs
+                .unwrap_or(crate::background::DEFAULT_MAX_JOBS)
+                .max(1),
             trace: cli.trace.clone(),
             mouse: cli.mouse || file.mouse.unwrap_or(false),
             record: match (cli.record, &file.record) {
@@ -407,6 +432,7 @@ impl Config {
             config_file: None,
             mcp: file.mcp.resolve()?,
             hooks: crate::hooks::Hooks::new(&file.hooks, workspace.clone())?,
+            agents: file.agents.limits(),
             workspace,
         })
     }

@@ -54,7 +54,7 @@ pub struct FileConfig {
     pub theme: Option<String>,
     pub mouse: Option<bool>,
     /// Write a recording beside each transcript: true, false, "plain" or "gzip".
-    pub record: Option<crate::record::Setting>,
+    pub record: Option<crate::recording::Setting>,
     pub log_level: Option<String>,
     /// The shell's sandbox: read-only | workspace-write | off.
     pub sandbox: Option<crate::sandbox::SandboxMode>,
@@ -79,12 +79,40 @@ pub struct FileConfig {
     pub retry: RetrySection,
     #[serde(default)]
     pub keyboard: KeyboardSection,
+    /// `[background]`: jobs started with bash `run_in_background`.
+    #[serde(default)]
+    pub background: BackgroundSection,
     /// `[mcp.servers.NAME]`: MCP servers whose tools join the registry.
     #[serde(default)]
     pub mcp: crate::mcp::McpSection,
     /// `[[hooks.EVENT]]`: the user's own commands at four points of the loop.
     #[serde(default)]
     pub hooks: crate::hooks::HooksSection,
+    /// `[agents]`: subagent limits (DESIGN.md §12).
+    #[serde(default)]
+    pub agents: AgentsSection,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct AgentsSection {
+    /// How deep subagents may nest (default 1; 0 turns the `task` tool off).
+    pub max_depth: Option<u32>,
+    /// `task` calls of one agent running at once (default 4); the rest queue.
+    pub max_parallel: Option<usize>,
+    /// A subagent's turns unless its file says otherwise (default 30).
+    pub max_turns: Option<u32>,
+}
+
+impl AgentsSection {
+    pub fn limits(&self) -> crate::agent::subagent::AgentLimits {
+        let d = crate::agent::subagent::AgentLimits::default();
+        crate::agent::subagent::AgentLimits {
+            max_depth: self.max_depth.unwrap_or(d.max_depth),
+            max_parallel: self.max_parallel.unwrap_or(d.max_parallel).max(1),
+            max_turns: self.max_turns.unwrap_or(d.max_turns).max(1),
+        }
+    }
 }
 
 #[derive(Clone, Debug, Default, Deserialize, PartialEq)]
@@ -102,6 +130,17 @@ pub struct ToolsSection {
     pub timeout_secs: Option<u64>,
     pub max_output_bytes: Option<usize>,
     pub allow: Option<Vec<String>>,
+    /// Offer Anthropic's server-side web_search tool.
+    pub web_search: Option<bool>,
+    /// At most this many searches per request (the tool's `max_uses`; default 5).
+    pub web_search_max_uses: Option<u32>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct BackgroundSection {
+    /// Background jobs running at once (default 8).
+    pub max_jobs: Option<usize>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize, PartialEq)]
@@ -311,6 +350,10 @@ pub const DEFAULT_CONFIG: &str = r##"# tooloop configuration. Every key is optio
 # Tools that run without asking (like --allow-tool).
 # allow = ["write_file"]
 
+[background]
+# Background jobs (bash run_in_background) running at once.
+# max_jobs = 8
+
 [retry]
 # Attempts per request in all, the first included.
 # max_attempts = 8
@@ -320,6 +363,15 @@ pub const DEFAULT_CONFIG: &str = r##"# tooloop configuration. Every key is optio
 [keyboard]
 # Ask the terminal for the kitty keyboard protocol, so Shift+Enter inserts a new line.
 # enhancement = true
+
+[agents]
+# Subagents (the `task` tool). How deep they may nest (1: only the main agent starts them;
+# 0 turns the task tool off).
+# max_depth = 1
+# task calls of one agent running at once; the others wait for a slot.
+# max_parallel = 4
+# A subagent's turns, unless its agent file says otherwise.
+# max_turns = 30
 
 # MCP servers ([mcp.servers.NAME]: command/args/env or url/headers) and hooks
 # ([[hooks.pre_tool_use]], post_tool_use, user_prompt_submit, stop, pre_compact): see README.md,

@@ -17,6 +17,7 @@ use tokio::time::Instant;
 use crate::agent::events::EventSink;
 use crate::agent::exec_env::ExecEnv;
 use crate::agent::protocol::{AgentCommand, AgentEvent};
+use crate::agent::subagent::Subagents;
 use crate::agent::{Agent, LoopSettings};
 use crate::config::Config;
 use crate::permission::PermissionPolicy;
@@ -69,14 +70,18 @@ pub struct Engine {
     pub sandbox: &'static str,
     /// The tools that run inside it (their stream-json `tool_end` lines say so).
     pub sandboxed_tools: Vec<String>,
+    /// The session's background jobs (headless lists them in `result.background`).
+    pub jobs: Arc<crate::background::Jobs>,
 }
 
 /// The front end's handle on the agent task.
 pub struct Control {
     commands: mpsc::UnboundedSender<AgentCommand>,
     task: JoinHandle<Agent>,
+    /// Ended by the agent task when it stops; killed here if it does not stop in time.
+    jobs: Arc<crate::background::Jobs>,
     trace: Option<Tap>,
-    record: Option<crate::record::RecordTap>,
+    record: Option<crate::recording::RecordTap>,
 }
 
 impl Control {
@@ -97,6 +102,7 @@ impl Control {
         let Control {
             commands,
             task,
+            jobs,
             trace,
             record,
         } = self;
@@ -119,6 +125,8 @@ impl Control {
                 None
             }
         };
+        // Whatever became of the agent task, no job outlives the session.
+        jobs.kill_now();
         if let Some(trace) = trace {
             trace.write();
         }
@@ -164,10 +172,15 @@ pub fn start_with(
             todos.clone(),
         )));
     }
-    let mut agent = Agent::new(provider, exec_env(config, front, tools, sink)?, settings);
+    let mut exec = exec_env(config, front, tools, sink.clone())?;
+    let context = crate::agent::context::ContextState::new(config.context.clone());
+    let mcp = start_mcp(config, &sink);
+    let hub = subagents(config, &provider, &settings, &exec, mcp.clone());
+    exec.registry = Arc::new(hub.with_task_tool(&exec.registry, context.ledger.clone(), sink));
+    let mut agent = Agent::new(provider, exec, settings);
     agent.todos = todos;
-    agent.context = crate::agent::context::ContextState::new(config.context.clone());
-    agent.mcp = start_mcp(config, agent.events());
+    agent.context = context;
+    agent.mcp = mcp;
     let session = match &overrides.sessions_dir {
         Some(dir) => crate::session::attach_in(
             dir,
@@ -180,15 +193,28 @@ pub fn start_with(
             crate::session::attach(&config.session, &config.workspace, config.fork, &mut agent)?
         }
     };
+    // Children's histories go into the live transcript (it changes with /new and forks).
+    if let Some(handle) = agent.observer.as_ref().and_then(|r| r.handle()) {
+        hub.set_recorders(Arc::new(move |info| {
+            crate::session::child::ChildTranscript::open(
+                &handle.path(),
+                &info.agent_id,
+                &info.parent_tool_use_id,
+                &info.agent,
+            )
+            .map(|t| Box::new(t) as Box<dyn crate::agent::history_observer::HistoryObserver>)
+        }));
+    }
     // The trace's clock starts when the agent is ready, as headless output's t_ms does.
     let (events, trace) = Tap::maybe(config.trace.as_deref(), events, Instant::now());
     let (commands, commands_rx) = mpsc::unbounded_channel();
     let sandbox = crate::sandbox::label(agent.exec.sandbox.as_deref());
     let sandboxed_tools = sandboxed_tools(&agent.exec.registry);
-    let (events, record) = crate::record::start(
+    let jobs = agent.exec.jobs.clone();
+    let (events, record) = crate::recording::start(
         config.record,
         session.as_ref(),
-        crate::record::RunInfo {
+        crate::recording::RunInfo {
             provider: agent.provider.name(),
             model: &config.model,
             sandbox,
@@ -203,12 +229,14 @@ pub fn start_with(
         control: Control {
             commands,
             task,
+            jobs: jobs.clone(),
             trace,
             record,
         },
         session,
         sandbox,
         sandboxed_tools,
+        jobs,
     })
 }
 
@@ -242,7 +270,52 @@ pub fn exec_env(
     exec.sibling_abort = config.sibling_abort;
     exec.max_output_bytes = config.max_output_bytes;
     exec.default_timeout = config.tool_timeout;
+    exec.jobs = Arc::new(crate::background::Jobs::in_state_dir(
+        config.max_jobs,
+        crate::agent::exec_env::job_events(&exec.events),
+    ));
     Ok(exec)
+}
+
+/// What the `task` tool needs to start subagents: the agent definitions (files that cannot
+/// be read are said as notices), the limits, and the top-level agent's setup.
+fn subagents(
+    config: &Config,
+    provider: &Arc<dyn Provider>,
+    settings: &LoopSettings,
+    exec: &ExecEnv,
+    mcp: Option<Arc<crate::mcp::McpManager>>,
+) -> Arc<Subagents> {
+    let (definitions, errors) = agent_definitions(config);
+    for e in errors {
+        tracing::warn!("{e}");
+        exec.events.send(AgentEvent::Notice {
+            text: e.to_string(),
+        });
+    }
+    Subagents::new(
+        provider.clone(),
+        settings.clone(),
+        config.context.clone(),
+        exec.clone(),
+        definitions,
+        config.agents,
+        mcp,
+    )
+}
+
+/// The agent definitions of the workspace and the user (`tooloop agents`, the task tool).
+pub fn agent_definitions(
+    config: &Config,
+) -> (
+    Vec<crate::agent::subagent::AgentDefinition>,
+    Vec<crate::agent::subagent::definitions::DefinitionError>,
+) {
+    let user = crate::paths::config_file()
+        .ok()
+        .and_then(|f| f.parent().map(std::path::Path::to_path_buf));
+    let dirs = crate::agent::subagent::definitions::dirs(&config.workspace, user.as_deref());
+    crate::agent::subagent::definitions::load(&dirs)
 }
 
 /// Launches the configured MCP servers without waiting for any (the first frame is not
@@ -288,6 +361,7 @@ fn loop_settings_and_notes(config: &Config) -> (LoopSettings, Vec<String>) {
         idle_timeout: config.idle_timeout,
         disable_parallel_tool_use: config.disable_parallel_tool_use,
         fallback_model: config.fallback_model.clone(),
+        web_search: config.web_search,
     };
     (settings, notes)
 }

@@ -7,7 +7,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use crate::agent::context::Trigger;
-use crate::agent::protocol::{AgentCommand, AgentEvent, Terminal, TurnSummary};
+use crate::agent::protocol::{AgentCommand, AgentEvent, AgentReport, Terminal, TurnSummary};
 use crate::cli::OutputFormat;
 use crate::config::Config;
 use crate::engine::{self, EngineError, FrontEnd};
@@ -54,12 +54,17 @@ pub async fn run(
     // prints a result.
     let cancel = CancellationToken::new();
     let sigint = crate::interrupt::cancel_on_sigint(&cancel);
+    // SIGTERM and SIGHUP end the run like SIGINT (the turn is aborted, every background
+    // job ended, the result printed), with the status the signal would have given.
+    let terminated = on_termination(&cancel);
     let engine::Engine {
         mut events,
         control,
         session,
         sandbox,
         sandboxed_tools,
+        jobs,
+        ..
     } = engine::start(config, FrontEnd::Headless)?;
     // t_ms counts from here: the agent is ready, the prompt goes in next.
     let start = Instant::now();
@@ -86,9 +91,19 @@ pub async fn run(
         tools: sandboxed_tools,
     };
     let mut summary = None;
+    // Every subagent's end, for `result.agents`.
+    let mut agents = Vec::new();
+    let mut ended = std::collections::HashSet::new();
     while let Some(event) = events.recv().await {
-        if let AgentEvent::Done(s) = &event {
-            summary = Some(s.clone());
+        match &event {
+            AgentEvent::Done(s) => summary = Some(s.clone()),
+            AgentEvent::AgentEnd(r) => agents.push(r.clone()),
+            _ => {}
+        }
+        if let AgentEvent::Background(e) = &event
+            && e.change == crate::background::Change::Ended
+        {
+            ended.insert(e.job.shell_id.clone());
         }
         print_event(&event, format, start, &sandbox);
         if summary.is_some() {
@@ -97,14 +112,89 @@ pub async fn run(
     }
     sigint.abort();
     forward.abort();
+    // The run is over: so is every background job (the agent task ends them as it stops).
     let agent = control.stop(STOP_GRACE).await;
+    let background = jobs.list();
+    // Their `background` lines, for the jobs that ended only now.
+    for job in background.iter().filter(|j| !ended.contains(&j.shell_id)) {
+        if job.state.is_running() {
+            continue;
+        }
+        let event = AgentEvent::Background(crate::background::JobEvent {
+            change: crate::background::Change::Ended,
+            job: job.clone(),
+        });
+        print_event(&event, format, start, &sandbox);
+    }
     let summary = summary.ok_or(HeadlessError::AgentGone)?;
     let (history, todos) = agent
         .map(|a| (a.history, a.todos.current()))
         .unwrap_or_default();
-    let extra = Extra { todos };
+    let extra = Extra {
+        todos,
+        background,
+        agents,
+    };
     print_result(&summary, &history, &extra, format, start);
-    Ok(exit_code(summary.reason))
+    Ok(match terminated.signal() {
+        Some(sig) => 128 + sig,
+        None => exit_code(summary.reason),
+    })
+}
+
+/// The termination signal (SIGTERM, SIGHUP) that ended the run, if one did.
+struct Terminated(std::sync::Arc<std::sync::atomic::AtomicI32>);
+
+impl Terminated {
+    fn signal(&self) -> Option<i32> {
+        match self.0.load(std::sync::atomic::Ordering::SeqCst) {
+            0 => None,
+            sig => Some(sig),
+        }
+    }
+}
+
+/// Cancels `cancel` on SIGTERM or SIGHUP, and makes sure the process ends within a few
+/// seconds afterwards even if something hangs (every job's group is killed first).
+fn on_termination(cancel: &CancellationToken) -> Terminated {
+    use tokio::signal::unix::{SignalKind, signal};
+    let seen = std::sync::Arc::new(std::sync::atomic::AtomicI32::new(0));
+    for (kind, sig) in [
+        (SignalKind::terminate(), libc::SIGTERM),
+        (SignalKind::hangup(), libc::SIGHUP),
+    ] {
+        let Ok(mut stream) = signal(kind) else {
+            continue;
+        };
+        let (cancel, seen) = (cancel.clone(), seen.clone());
+        tokio::spawn(async move {
+            if stream.recv().await.is_some() {
+                tracing::info!(signal = sig, "headless run terminated");
+                let _ = seen.compare_exchange(
+                    0,
+                    sig,
+                    std::sync::atomic::Ordering::SeqCst,
+                    std::sync::atomic::Ordering::SeqCst,
+                );
+                cancel.cancel();
+                exit_watchdog(std::time::Duration::from_secs(5), 128 + sig);
+            }
+        });
+    }
+    Terminated(seen)
+}
+
+/// After a termination signal nothing may keep the process alive: past `limit`, every
+/// background job's group is killed and the process exits.
+fn exit_watchdog(limit: std::time::Duration, code: i32) {
+    let _ = std::thread::Builder::new()
+        .name("exit-watchdog".into())
+        .spawn(move || {
+            std::thread::sleep(limit);
+            crate::background::reaper::kill_all_now();
+            // SAFETY: _exit only ends the process.
+            unsafe { libc::_exit(code) };
+        });
 }
 
 /// Which tools' `tool_end` lines carry `sandbox`, and its value.
@@ -118,7 +208,7 @@ pub struct Sandboxed<'a> {
 pub fn event_line(event: &AgentEvent, sandbox: &Sandboxed<'_>) -> Option<Value> {
     let mut line = stream_json(event)?;
     if let Value::Object(map) = &mut line
-        && let AgentEvent::ToolEnd { name, .. } = event
+        && let (_, AgentEvent::ToolEnd { name, .. }) = event.unwrapped()
         && sandbox.tools.contains(name)
     {
         // Headless never re-runs outside the sandbox (nobody can approve it), so every
@@ -132,7 +222,7 @@ fn print_event(event: &AgentEvent, format: OutputFormat, start: Instant, sandbox
     use crate::safe_output::{for_stderr, json_line};
     // A server that failed is a config problem the user must see in every format.
     if let AgentEvent::Mcp(s) = event
-        && s.state == crate::mcp::ServerState::Failed
+        && s.state == crate::agent::protocol::status::ServerState::Failed
     {
         eprintln!(
             "tooloop: MCP server {} failed: {}",
@@ -140,12 +230,15 @@ fn print_event(event: &AgentEvent, format: OutputFormat, start: Instant, sandbox
             for_stderr(s.error.as_deref().unwrap_or("unknown error"))
         );
     }
+    // A subagent's errors and notices are said with its id.
+    let (agent, inner) = event.unwrapped();
+    let who = agent.map(|(id, _)| format!("[{id}] ")).unwrap_or_default();
     match format {
-        OutputFormat::Text => match event {
-            AgentEvent::Error { message } => eprintln!("tooloop: {}", for_stderr(message)),
-            AgentEvent::Notice { text } => eprintln!("tooloop: {}", for_stderr(text)),
+        OutputFormat::Text => match inner {
+            AgentEvent::Error { message } => eprintln!("tooloop: {who}{}", for_stderr(message)),
+            AgentEvent::Notice { text } => eprintln!("tooloop: {who}{}", for_stderr(text)),
             AgentEvent::Compacted { info, .. } if info.trigger != Trigger::Micro => eprintln!(
-                "tooloop: compacted the conversation ({}): {} → {} tokens",
+                "tooloop: {who}compacted the conversation ({}): {} → {} tokens",
                 info.trigger.as_str(),
                 info.pre_tokens,
                 info.post_tokens
@@ -219,10 +312,13 @@ pub fn stream_json(event: &AgentEvent) -> Option<Value> {
         AgentEvent::StreamEnd { turn, stop_reason } => {
             json!({"type": "stream_end", "turn": turn, "stop_reason": stop_reason})
         }
-        AgentEvent::Message { message, .. } => {
-            json!({"type": "message", "message": &**message})
+        // `index`: its place in history (a line with an index seen before replaces that
+        // message: a prompt merged into an interrupted one).
+        AgentEvent::Message { index, message } => {
+            json!({"type": "message", "index": index, "message": &**message})
         }
         AgentEvent::Notice { text } => json!({"type": "notice", "text": text}),
+        AgentEvent::ServerBlock { block } => json!({"type": "server_tool", "block": block}),
         AgentEvent::Discarded { reason } => json!({"type": "discarded", "reason": reason}),
         AgentEvent::Error { message } => json!({"type": "error", "message": message}),
         AgentEvent::HookEnd { report, .. } => json!({
@@ -233,19 +329,52 @@ pub fn stream_json(event: &AgentEvent) -> Option<Value> {
         AgentEvent::Todos { todos } => json!({"type": "todo", "todos": todos}),
         // Starting is the TUI's "starting…"; scripts get one line per server when it is
         // ready or failed (and again if it fails later).
-        AgentEvent::Mcp(s) if s.state != crate::mcp::ServerState::Starting => json!({
-            "type": "mcp", "server": s.server, "state": s.state,
-            "tools": s.tools, "error": s.error,
-        }),
+        AgentEvent::Mcp(s) if s.state != crate::agent::protocol::status::ServerState::Starting => {
+            json!({
+                "type": "mcp", "server": s.server, "state": s.state,
+                "tools": s.tools, "error": s.error,
+            })
+        }
         // Micro-compaction is not a `compact` in CLI.md's sense (no summary, same messages).
+        AgentEvent::Background(e) => return e.stream_json(),
         AgentEvent::Compacted { info, .. } if info.trigger != Trigger::Micro => json!({
             "type": "compact", "trigger": info.trigger,
             "pre_tokens": info.pre_tokens, "post_tokens": info.post_tokens,
             "messages_before": info.messages_before, "messages_after": info.messages_after,
             "kept": info.kept,
         }),
+        AgentEvent::AgentStart(info) => {
+            let mut v = json!({"type": "agent_start"});
+            merge(&mut v, json!(info));
+            v
+        }
+        AgentEvent::AgentEnd(report) => {
+            let mut v = json!({"type": "agent_end"});
+            merge(&mut v, json!(report));
+            v
+        }
+        // The subagent's own line, with whose it is (CLI.md).
+        AgentEvent::Subagent {
+            agent_id,
+            parent_tool_use_id,
+            event,
+        } => {
+            let mut v = stream_json(event)?;
+            merge(
+                &mut v,
+                json!({"agent_id": &**agent_id, "parent_tool_use_id": &**parent_tool_use_id}),
+            );
+            v
+        }
         _ => return None,
     })
+}
+
+/// `extra`'s fields added to the object `v`.
+fn merge(v: &mut Value, extra: Value) {
+    if let (Value::Object(map), Value::Object(more)) = (v, extra) {
+        map.extend(more);
+    }
 }
 
 fn shorten(s: &str, max: usize) -> String {
@@ -261,6 +390,10 @@ fn shorten(s: &str, max: usize) -> String {
 pub struct Extra {
     /// The session's todo list at the end (left out when empty).
     pub todos: Vec<crate::todo::TodoItem>,
+    /// One object per subagent, the fields of its `agent_end` (left out when none ran).
+    pub agents: Vec<AgentReport>,
+    /// The session's background jobs with their final state (left out when none).
+    pub background: Vec<crate::background::JobInfo>,
 }
 
 /// The `result` object: always the last line.
@@ -287,6 +420,17 @@ pub fn result_json<H: serde::Serialize + ?Sized>(
         }
         if !extra.todos.is_empty() {
             map.insert("todos".into(), json!(extra.todos));
+        }
+        if !extra.agents.is_empty() {
+            map.insert("agents".into(), json!(extra.agents));
+        }
+        if !extra.background.is_empty() {
+            let jobs: Vec<Value> = extra
+                .background
+                .iter()
+                .map(|j| j.json_fields(j.state.as_str()))
+                .collect();
+            map.insert("background".into(), json!(jobs));
         }
     }
     v

@@ -6,6 +6,8 @@
 //! [`provider::Provider`] and the [`agent::executor::StreamingToolExecutor`].
 
 pub mod agent;
+pub mod agent_list;
+pub mod background;
 pub mod checkpoint;
 pub mod cli;
 pub mod config;
@@ -25,7 +27,7 @@ pub mod paths;
 pub mod permission;
 pub mod prompt;
 pub mod provider;
-pub mod record;
+pub mod recording;
 pub mod replay;
 pub mod safe_output;
 pub mod sandbox;

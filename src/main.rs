@@ -15,6 +15,13 @@ static CATCH_SIGINT_EARLY: extern "C" fn() = tooloop::interrupt::install;
 
 fn main() {
     tooloop::interrupt::install();
+    // A panic anywhere must not leave background jobs behind (the TUI chains its terminal
+    // restore onto this hook).
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        tooloop::background::reaper::kill_all_now();
+        previous(info);
+    }));
     let cli = Cli::parse();
     // Only headless mode turns SIGINT into an aborted turn; everything else gets the
     // default action back (the TUI installs its own handler).
@@ -36,6 +43,9 @@ fn main() {
             1
         }
     };
+    // The last word on background jobs: the session ended them already; anything left (an
+    // agent task that did not stop in time) is killed before the process goes.
+    tooloop::background::reaper::kill_all_now();
     std::process::exit(code);
 }
 
@@ -220,6 +230,29 @@ fn list_models(cli: &Cli) -> i32 {
     }
 }
 
+fn list_agents(cli: &Cli) -> i32 {
+    match Config::resolve(cli, &ProcessEnv) {
+        Ok(config) => {
+            let (defs, errors) = tooloop::engine::agent_definitions(&config);
+            print!(
+                "{}",
+                tooloop::agent_list::format_table(&defs, &config.workspace)
+            );
+            for e in &errors {
+                eprintln!(
+                    "tooloop: {}",
+                    tooloop::safe_output::for_stderr(&e.to_string())
+                );
+            }
+            i32::from(!errors.is_empty())
+        }
+        Err(e) => {
+            eprintln!("tooloop: {e}");
+            2
+        }
+    }
+}
+
 fn config_path(cli: &Cli) -> i32 {
     let paths = || -> anyhow::Result<_> {
         let (file, _) = tooloop::config::config_path(cli, &ProcessEnv)?;
@@ -264,6 +297,7 @@ fn without_config(cli: &Cli, command: &Command) -> Option<i32> {
     Some(match command {
         Command::Sessions => list_sessions(),
         Command::Models => list_models(cli),
+        Command::Agents => list_agents(cli),
         Command::Config { action } => match action {
             ConfigAction::Path => config_path(cli),
             ConfigAction::Init => config_init(cli),

@@ -3,6 +3,12 @@
 //! Every provider converts to and from this shape at its boundary; the loop, the executor,
 //! the TUI and transcripts only ever see these types.
 
+pub mod image;
+pub mod server;
+mod wire;
+
+pub use image::ImageSource;
+
 use std::borrow::Borrow;
 use std::collections::HashSet;
 
@@ -16,15 +22,18 @@ pub enum Role {
     Assistant,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
+/// One block of a message. Its JSON is the API's (`wire.rs`).
+#[derive(Clone, Debug, PartialEq)]
 pub enum ContentBlock {
     Text {
         text: String,
+        /// Where the text comes from (web search results, documents), exactly as the API
+        /// sent them: kept and sent back unchanged.
+        citations: Vec<Value>,
     },
     Thinking {
         thinking: String,
-        #[serde(default, skip_serializing_if = "String::is_empty")]
+        /// Empty for reasoning from OpenAI-compatible servers (not serialized then).
         signature: String,
     },
     RedactedThinking {
@@ -37,16 +46,38 @@ pub enum ContentBlock {
     },
     ToolResult {
         tool_use_id: String,
-        #[serde(deserialize_with = "string_or_blocks")]
+        /// The result's text.
         content: String,
-        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         is_error: bool,
+        /// Images the tool returned (read_file on a picture); on the wire they follow the
+        /// text in one `content` array.
+        images: Vec<ImageSource>,
     },
+    /// An image the user attached to a prompt.
+    Image {
+        source: ImageSource,
+    },
+    /// A block type tooloop does not model (server tools and their results —
+    /// `server_tool_use`, `web_search_tool_result`, `web_fetch_tool_result`,
+    /// `code_execution_tool_result`, … — and whatever the API adds later): kept verbatim,
+    /// in order, and sent back unchanged, as the API requires.
+    Other(Value),
 }
 
 impl ContentBlock {
     pub fn text(text: impl Into<String>) -> Self {
-        ContentBlock::Text { text: text.into() }
+        ContentBlock::Text {
+            text: text.into(),
+            citations: Vec::new(),
+        }
+    }
+
+    /// The `type` of a block tooloop keeps verbatim ("" when it has none).
+    pub fn other_type(&self) -> Option<&str> {
+        match self {
+            ContentBlock::Other(v) => Some(v.get("type").and_then(Value::as_str).unwrap_or("")),
+            _ => None,
+        }
     }
 
     pub fn tool_result(id: impl Into<String>, content: impl Into<String>, is_error: bool) -> Self {
@@ -54,6 +85,7 @@ impl ContentBlock {
             tool_use_id: id.into(),
             content: content.into(),
             is_error,
+            images: Vec::new(),
         }
     }
 }
@@ -80,7 +112,7 @@ impl<'de> Deserialize<'de> for Message {
         }
         let raw = Raw::deserialize(d)?;
         let content = match raw.content {
-            Content::Text(text) => vec![ContentBlock::Text { text }],
+            Content::Text(text) => vec![ContentBlock::text(text)],
             Content::Blocks(blocks) => blocks,
         };
         Ok(Message {
@@ -88,23 +120,6 @@ impl<'de> Deserialize<'de> for Message {
             content,
         })
     }
-}
-
-fn string_or_blocks<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum Content {
-        Text(String),
-        Blocks(Vec<Value>),
-    }
-    Ok(match Content::deserialize(d)? {
-        Content::Text(s) => s,
-        Content::Blocks(blocks) => blocks
-            .iter()
-            .filter_map(|b| b.get("text").and_then(Value::as_str))
-            .collect::<Vec<_>>()
-            .join("\n"),
-    })
 }
 
 impl Message {
@@ -141,7 +156,7 @@ impl Message {
     pub fn text(&self) -> String {
         let mut out = String::new();
         for block in &self.content {
-            if let ContentBlock::Text { text } = block {
+            if let ContentBlock::Text { text, .. } = block {
                 out.push_str(text);
             }
         }
@@ -168,6 +183,10 @@ pub enum HistoryError {
     OrphanToolResult(usize, String),
     #[error("messages[{0}]: tool_use {1:?} is answered more than once")]
     DuplicateToolResult(usize, String),
+    #[error(
+        "messages[{0}]: the tool_result for {1:?} follows other content; tool_result blocks come first"
+    )]
+    ResultAfterOtherContent(usize, String),
     #[error("messages[{0}]: a tool_result block must not appear in an assistant message")]
     ResultInAssistant(usize),
     #[error("messages[{0}]: a tool_use block must not appear in a user message")]
@@ -294,6 +313,21 @@ impl HistoryCheck {
         self.ids.contains(id)
     }
 
+    /// Checks the blocks from `from` on of assistant message `msg` (at `i`), which
+    /// continue a paused reply: the blocks before them were checked already.
+    pub fn continued(&mut self, msg: &Message, from: usize, i: usize) -> Result<(), HistoryError> {
+        for block in msg.content.iter().skip(from) {
+            match block {
+                ContentBlock::ToolResult { .. } => return Err(HistoryError::ResultInAssistant(i)),
+                ContentBlock::ToolUse { id, .. } if !self.ids.insert(id.clone()) => {
+                    return Err(HistoryError::DuplicateToolUseId(i, id.clone()));
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
     /// Checks `messages[i]` (just appended, or a user message just extended) against
     /// `messages[i - 1]`.
     pub fn message<M: Borrow<Message>>(
@@ -352,14 +386,25 @@ fn check_answers(prev: Option<&Message>, msg: &Message, i: usize) -> Result<(), 
         .map(|p| p.tool_uses().map(|(id, _, _)| id).collect())
         .unwrap_or_default();
     let mut answered: HashSet<&str> = HashSet::new();
+    // The API takes a result as answering only in the run of tool_result blocks that opens
+    // the message; text before it leaves the tool_use unanswered (a 400).
+    let mut other_before = false;
     for block in &msg.content {
-        if let ContentBlock::ToolResult { tool_use_id, .. } = block {
-            if !asked.contains(&tool_use_id.as_str()) {
-                return Err(HistoryError::OrphanToolResult(i, tool_use_id.clone()));
-            }
-            if !answered.insert(tool_use_id) {
-                return Err(HistoryError::DuplicateToolResult(i, tool_use_id.clone()));
-            }
+        let ContentBlock::ToolResult { tool_use_id, .. } = block else {
+            other_before = true;
+            continue;
+        };
+        if !asked.contains(&tool_use_id.as_str()) {
+            return Err(HistoryError::OrphanToolResult(i, tool_use_id.clone()));
+        }
+        if !answered.insert(tool_use_id) {
+            return Err(HistoryError::DuplicateToolResult(i, tool_use_id.clone()));
+        }
+        if other_before {
+            return Err(HistoryError::ResultAfterOtherContent(
+                i,
+                tool_use_id.clone(),
+            ));
         }
     }
     if let Some(missing) = asked.iter().find(|id| !answered.contains(*id)) {
@@ -404,6 +449,20 @@ mod tests {
                 ContentBlock::tool_result("t2", "y", true),
             ]),
             Message::assistant(vec![ContentBlock::text("done")]),
+        ];
+        assert_eq!(validate_history(&h), Ok(()));
+    }
+
+    /// Text after the results is fine (the interrupt marker, a prompt sent along with them).
+    #[test]
+    fn text_after_the_results_passes() {
+        let h = vec![
+            Message::user_text("hi"),
+            Message::assistant(vec![tool_use("t1")]),
+            Message::user(vec![
+                ContentBlock::tool_result("t1", "x", false),
+                ContentBlock::text("[interrupted by user]"),
+            ]),
         ];
         assert_eq!(validate_history(&h), Ok(()));
     }
@@ -464,6 +523,18 @@ mod tests {
             (
                 vec![Message::user_text("a"), Message::assistant(vec![])],
                 HistoryError::EmptyContent(1),
+            ),
+            (
+                vec![
+                    Message::user_text("a"),
+                    Message::assistant(vec![tool_use("t1"), tool_use("t2")]),
+                    Message::user(vec![
+                        ContentBlock::tool_result("t1", "x", false),
+                        ContentBlock::text("typed while it ran"),
+                        ContentBlock::tool_result("t2", "x", false),
+                    ]),
+                ],
+                HistoryError::ResultAfterOtherContent(2, "t2".into()),
             ),
         ];
         for (history, want) in cases {

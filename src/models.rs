@@ -16,13 +16,18 @@ use crate::provider::Usage;
 /// The window assumed for a model nobody configured.
 pub const DEFAULT_CONTEXT_WINDOW: u64 = 200_000;
 
-/// USD per million tokens.
+/// The price of Anthropic's server-side web search, USD per 1,000 searches.
+pub const DEFAULT_PRICE_WEB_SEARCH: f64 = 10.0;
+
+/// USD per million tokens; web searches per 1,000.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Prices {
     pub input: f64,
     pub output: f64,
     pub cache_write: f64,
     pub cache_read: f64,
+    /// USD per 1,000 server-side web searches (`price_web_search`, default 10).
+    pub web_search: f64,
 }
 
 impl Prices {
@@ -33,7 +38,7 @@ impl Prices {
             usage.output_tokens,
             usage.cache_write_tokens,
             usage.cache_read_tokens,
-        )
+        ) + usage.web_search_requests as f64 * self.web_search / 1_000.0
     }
 
     /// The cost in USD of uncached input, output, cache-write and cache-read token counts.
@@ -74,6 +79,8 @@ pub struct ModelOverride {
     pub price_output: Option<f64>,
     pub price_cache_write: Option<f64>,
     pub price_cache_read: Option<f64>,
+    /// USD per 1,000 server-side web searches.
+    pub price_web_search: Option<f64>,
 }
 
 /// All known models, by canonical name, plus an alias index.
@@ -144,6 +151,7 @@ impl ModelTable {
                         output,
                         cache_write: write,
                         cache_read: read,
+                        web_search: DEFAULT_PRICE_WEB_SEARCH,
                     }),
                     known: true,
                 },
@@ -241,6 +249,10 @@ fn merge_prices(base: Option<Prices>, o: &ModelOverride) -> Option<Prices> {
             .price_cache_read
             .or(base.map(|p| p.cache_read))
             .unwrap_or(input),
+        web_search: o
+            .price_web_search
+            .or(base.map(|p| p.web_search))
+            .unwrap_or(DEFAULT_PRICE_WEB_SEARCH),
     })
 }
 
@@ -280,6 +292,7 @@ mod tests {
             output_tokens: output,
             cache_write_tokens: write,
             cache_read_tokens: read,
+            ..Default::default()
         }
     }
 
@@ -312,6 +325,12 @@ mod tests {
         let p = t.lookup("claude-sonnet-4-5").prices.expect("known");
         let cost = p.cost_of(1_000_000, 1_000_000, 1_000_000, 1_000_000);
         assert!((cost - 22.05).abs() < 1e-9, "{cost}");
+        // Web searches: $10 per 1,000 unless the table says otherwise.
+        let searched = Usage {
+            web_search_requests: 3,
+            ..Default::default()
+        };
+        assert!((p.cost(&searched) - 0.03).abs() < 1e-12);
         let cost = p.cost_of(1000, 500, 0, 9000);
         assert!((cost - (0.003 + 0.0075 + 0.0027)).abs() < 1e-12, "{cost}");
         let small = usage(1000, 500, 0, 0);

@@ -5,6 +5,7 @@
 //!
 //! [`AgentCommand::PermissionReply`]: crate::agent::protocol::AgentCommand::PermissionReply
 
+use crate::agent::protocol::approval::Decision;
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
@@ -28,21 +29,6 @@ pub enum ApprovalMode {
     Yolo,
     /// Changes are refused without asking.
     ReadOnly,
-}
-
-/// A user's answer to "may this tool run?".
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Decision {
-    AllowOnce,
-    AllowForSession,
-    Deny { reason: Option<String> },
-}
-
-impl Decision {
-    pub fn is_allow(&self) -> bool {
-        !matches!(self, Decision::Deny { .. })
-    }
 }
 
 /// What the policy says before anyone is asked.

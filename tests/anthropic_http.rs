@@ -143,6 +143,7 @@ async fn a_200_json_document_is_not_a_stream() {
 #[tokio::test]
 async fn validation_errors_come_back_with_the_api_message() {
     let server = MockServer::start();
+    server.expect_rejections();
     let p = anthropic(&server);
     let mut req = sample_request();
     req.messages = vec![

@@ -31,6 +31,7 @@ fn error_message(text: &str) -> String {
 #[tokio::test]
 async fn rejects_what_the_api_rejects() {
     let server = MockServer::start();
+    server.expect_rejections();
     let tu = |id: &str| json!({"type": "tool_use", "id": id, "name": "t", "input": {}});
     let tr = |id: &str| json!({"type": "tool_result", "tool_use_id": id, "content": "ok"});
     let cases = [
@@ -38,6 +39,17 @@ async fn rejects_what_the_api_rejects() {
             json!([{"role": "user", "content": "hi"}, {"role": "assistant", "content": [tu("toolu_a")]},
                    {"role": "user", "content": "no result"}]),
             "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_a. Each `tool_use` block must have a corresponding `tool_result` block in the next message.",
+        ),
+        // Text before the results: the API wants tool_result blocks first in the message.
+        (
+            json!([{"role": "user", "content": "hi"}, {"role": "assistant", "content": [tu("toolu_a")]},
+                   {"role": "user", "content": [{"type": "text", "text": "note"}, tr("toolu_a")]}]),
+            "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_a. Each `tool_use` block must have a corresponding `tool_result` block in the next message.",
+        ),
+        (
+            json!([{"role": "user", "content": "hi"}, {"role": "assistant", "content": [tu("toolu_a"), tu("toolu_b")]},
+                   {"role": "user", "content": [tr("toolu_a"), {"type": "text", "text": "note"}, tr("toolu_b")]}]),
+            "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_b. Each `tool_use` block must have a corresponding `tool_result` block in the next message.",
         ),
         (
             json!([{"role": "user", "content": "hi"}, {"role": "assistant", "content": [tu("toolu_a")]},
@@ -80,13 +92,88 @@ async fn rejects_what_the_api_rejects() {
         .expect("send");
     assert_eq!(resp.status().as_u16(), 400);
     assert!(error_message(&resp.text().await.expect("body")).contains("anthropic-version"));
-    assert_eq!(server.requests().len(), 8);
+    assert_eq!(server.requests().len(), 10);
     assert!(server.requests().iter().all(|r| r.rejected.is_some()));
+}
+
+/// Results first, then text, is what the API accepts (a prompt sent along with results).
+#[tokio::test]
+async fn text_after_the_tool_results_is_accepted() {
+    let server = MockServer::start();
+    server.enqueue(text_reply("ok"));
+    let messages = json!([
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_a", "name": "t", "input": {}}]},
+        {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_a", "content": "ok"},
+            {"type": "text", "text": "and then this"}
+        ]}
+    ]);
+    let (status, text) = post(&server, "/v1/messages", true, body(messages)).await;
+    assert_eq!(status, 200, "{text}");
+    assert!(server.requests()[0].rejected.is_none());
+}
+
+/// Sends one request the validator refuses (the first message is not the user's).
+fn send_one_refused(server: &MockServer) {
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    let bad = body(json!([{"role": "assistant", "content": "a"}]));
+    let (status, _) = rt.block_on(post(server, "/v1/messages", true, bad));
+    assert_eq!(status, 400);
+}
+
+#[test]
+#[should_panic(
+    expected = "mock server: 1 request(s) rejected, and the test did not say it \
+                           expects a rejection (server.expect_rejections()):\n  request #0 \
+                           POST /v1/messages: {\"type\":\"error\""
+)]
+fn an_unexpected_rejection_fails_the_test_when_the_server_drops() {
+    let server = MockServer::start();
+    send_one_refused(&server);
+}
+
+#[test]
+#[should_panic(
+    expected = "said it expects a rejection (expect_rejections()), but all 1 \
+                           request(s) were accepted"
+)]
+fn an_expected_rejection_that_never_came_fails_too() {
+    let server = MockServer::start();
+    server.expect_rejections();
+    server.enqueue(text_reply("ok"));
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    let ok = body(json!([{"role": "user", "content": "hi"}]));
+    assert_eq!(rt.block_on(post(&server, "/v1/messages", true, ok)).0, 200);
+}
+
+#[test]
+fn a_declared_rejection_passes() {
+    let server = MockServer::start();
+    server.expect_rejections();
+    send_one_refused(&server);
+    drop(server);
+}
+
+/// A test already failing keeps its own message: the drop check does not panic a second
+/// time (which would abort the whole test binary).
+#[test]
+fn a_failing_test_keeps_its_own_panic() {
+    let caught = std::panic::catch_unwind(|| {
+        let server = MockServer::start();
+        send_one_refused(&server);
+        panic!("the test's own failure");
+    });
+    let payload = caught.expect_err("the closure panicked");
+    let message = payload.downcast_ref::<&str>().copied().unwrap_or_default();
+    assert_eq!(message, "the test's own failure");
 }
 
 #[tokio::test]
 async fn serves_in_order_with_any_prefix_and_records() {
     let server = MockServer::start();
+    // `/elsewhere` has no route: a 404 the test asks for.
+    server.expect_rejections();
     server.enqueue(text_reply("one"));
     server.enqueue(
         Reply::error(529, "overloaded_error", "Overloaded").header("x-should-retry", "true"),

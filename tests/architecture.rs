@@ -107,6 +107,52 @@ fn impl_app_only_in_the_controller() {
     );
 }
 
+/// The protocol (AgentCommand / AgentEvent) is a leaf: the types that cross the channel live
+/// in it or below it, so nothing it reaches names the agent itself, a session, a checkpoint
+/// or a front end; and it re-exports nothing (everyone imports a type from where it lives).
+#[test]
+fn the_protocol_is_a_leaf() {
+    let graph = Graph::read();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    collect(&root.join("src/agent/protocol"), &mut files);
+    let protocol: Vec<String> = files.iter().map(|f| rel_path(root, f)).collect();
+    assert!(protocol.len() >= 3, "the protocol's files: {protocol:?}");
+    let mut seen = BTreeSet::new();
+    let mut stack = protocol.clone();
+    while let Some(f) = stack.pop() {
+        if seen.insert(f.clone()) {
+            stack.extend(graph.edges.get(&f).into_iter().flatten().cloned());
+        }
+    }
+    let above = [
+        "src/agent/mod.rs",
+        "src/agent/query_loop",
+        "src/agent/executor.rs",
+        "src/agent/task.rs",
+        "src/session/",
+        "src/checkpoint/",
+        "src/recording/",
+        "src/tui/",
+        "src/headless.rs",
+        "src/engine.rs",
+        "src/replay/",
+    ];
+    let bad: Vec<&String> = seen
+        .iter()
+        .filter(|f| above.iter().any(|a| f.starts_with(a)))
+        .collect();
+    assert!(bad.is_empty(), "src/agent/protocol/ reaches {bad:?}");
+    for file in &protocol {
+        let text = std::fs::read_to_string(root.join(file)).expect("a protocol file");
+        let reexports: Vec<&str> = text
+            .lines()
+            .filter(|l| l.trim_start().starts_with("pub use"))
+            .collect();
+        assert!(reexports.is_empty(), "{file} re-exports: {reexports:?}");
+    }
+}
+
 #[test]
 fn no_import_cycles_between_files() {
     let graph = Graph::read();

@@ -34,7 +34,7 @@ async fn next_prompt_works(h: &mut Harness) {
     assert!(
         last.content
             .iter()
-            .any(|b| matches!(b, ContentBlock::Text { text } if text == INTERRUPT_MARKER)),
+            .any(|b| matches!(b, ContentBlock::Text { text, .. } if text == INTERRUPT_MARKER)),
         "marker in {last:?}"
     );
     h.provider.push(
@@ -68,6 +68,7 @@ fn result_texts(h: &Harness, index: usize) -> Vec<(String, String, bool)> {
                 tool_use_id,
                 content,
                 is_error,
+                ..
             } => Some((tool_use_id.clone(), content.clone(), *is_error)),
             _ => None,
         })

@@ -256,7 +256,7 @@ async fn a_mid_stream_failure_keeps_complete_blocks_and_never_reruns_a_tool() {
     let kept = &h.agent.history[1].content;
     assert_eq!(kept.len(), 3, "{kept:?}");
     assert!(
-        matches!(&kept[2], ContentBlock::Text { text } if text.starts_with("and then") && text.contains("[reply cut off"))
+        matches!(&kept[2], ContentBlock::Text { text, .. } if text.starts_with("and then") && text.contains("[reply cut off"))
     );
     // The retried request carried the tool's result, so the model will not ask again.
     let retried = &h.provider.requests()[1];

@@ -135,6 +135,7 @@ fn a_multi_tool_loop_against_an_openai_compatible_server() {
 #[test]
 fn a_wrong_key_ends_the_turn_with_a_clear_message() {
     let server = oa::server();
+    server.expect_rejections();
     let base = oa::base(&server);
     let run = Tooloop::new(&[
         "-p",

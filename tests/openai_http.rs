@@ -84,6 +84,7 @@ async fn no_key_no_authorization_header() {
 #[tokio::test]
 async fn a_wrong_key_is_a_401_with_the_api_message() {
     let server = oa::server();
+    server.expect_rejections();
     let p = OpenAiProvider::new(&oa::base(&server), Some("sk-wrong".into())).expect("provider");
     let err = drain(&p, &request(vec![Message::user_text("hi")]))
         .await
@@ -107,6 +108,7 @@ async fn a_wrong_key_is_a_401_with_the_api_message() {
 #[tokio::test]
 async fn a_required_key_that_is_missing_says_how_to_set_it() {
     let server = MockServer::start();
+    server.expect_rejections();
     server.add_route(oa::route_key_required());
     let p = OpenAiProvider::new(&oa::base(&server), None).expect("provider");
     let err = drain(&p, &request(vec![Message::user_text("hi")]))
@@ -164,6 +166,8 @@ async fn nobody_listening_is_a_connection_error() {
 #[tokio::test]
 async fn max_completion_tokens_when_the_model_asks_for_it() {
     let server = MockServer::start();
+    // The reasoning-model route refuses `max_tokens` once; the provider switches.
+    server.expect_rejections();
     server.add_route(oa::route_reasoning_model());
     server
         .enqueue(oa::text_reply("ok"))
@@ -234,6 +238,7 @@ async fn post(server: &MockServer, messages: Value) -> (u16, String) {
 #[tokio::test]
 async fn the_mock_refuses_what_the_api_refuses() {
     let server = oa::server();
+    server.expect_rejections();
     let call = |id: &str| json!({"id": id, "type": "function", "function": {"name": "glob", "arguments": "{}"}});
     let (status, msg) = post(
         &server,

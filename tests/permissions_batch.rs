@@ -123,8 +123,10 @@ async fn a_denied_bash_cancels_nothing() {
                 ),
             ],
             |tool| match tool {
-                "bash" => Answer::Reply(tooloop::agent::protocol::Decision::Deny { reason: None }),
-                _ => Answer::Reply(tooloop::agent::protocol::Decision::AllowOnce),
+                "bash" => Answer::Reply(tooloop::agent::protocol::approval::Decision::Deny {
+                    reason: None,
+                }),
+                _ => Answer::Reply(tooloop::agent::protocol::approval::Decision::AllowOnce),
             },
         )
         .await;

@@ -6,7 +6,7 @@ mod permissions_support;
 use std::fs;
 
 use serde_json::{Value, json};
-use tooloop::agent::protocol::Decision;
+use tooloop::agent::protocol::approval::Decision;
 use tooloop::permission::ApprovalMode;
 
 use permissions_support::{Answer, Harness, allow_once, deny, never_asked};

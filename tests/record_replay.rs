@@ -274,7 +274,7 @@ fn the_request_stepper_shows_every_request_made_the_failed_one_too() {
     let server = MockServer::start();
     let original = record_run(&server, "--record");
     let path = recording(&original);
-    let rec = tooloop::record::read(&path).expect("reads");
+    let rec = tooloop::recording::read(&path).expect("reads");
     let mut app = app_for(&original);
     app.json.requests.link(Link::Replay(path.clone()));
     let now = tokio::time::Instant::now();
@@ -388,7 +388,7 @@ fn selecting_a_timeline_bar_opens_that_request_or_tool_in_the_json_pane() {
     let server = MockServer::start();
     let original = record_run(&server, "--record");
     let path = recording(&original);
-    let rec = tooloop::record::read(&path).expect("reads");
+    let rec = tooloop::recording::read(&path).expect("reads");
     let mut app = app_for(&original);
     app.json.requests.link(Link::Replay(path.clone()));
     let t0 = tokio::time::Instant::now();

@@ -1,6 +1,7 @@
 //! `tooloop replay` in a real terminal (tmux, 80×24): a run recorded against the mock is
 //! played back offline; tool rows end with their recorded durations, and `--step` plays one
-//! event per Space. Skipped (with a message) when tmux is not installed.
+//! event per Space. Without tmux each test is skipped visibly, or fails under CI
+//! (tests/env_support).
 
 mod support;
 #[path = "tui_support/tmux.rs"]
@@ -16,7 +17,7 @@ use tmux::Tmux;
 const DEADLINE: Duration = Duration::from_secs(20);
 
 fn have_tmux() -> bool {
-    tmux::available("the replay TUI tests")
+    tmux::available()
 }
 
 /// tooloop with `args` in an 80×24 pane, colours off.

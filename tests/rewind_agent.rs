@@ -108,7 +108,7 @@ async fn a_prompt_merged_into_an_interrupted_turn_is_rewound_cleanly() {
     );
 
     // Prompt two ends interrupted: the history ends in a user message.
-    let r = agent.recorder.as_mut().expect("recorder");
+    let r = agent.observer.as_mut().expect("observer");
     r.prompt_start("two", "m");
     agent.push(Message::user_text("two"));
     agent.push(Message::assistant(vec![ContentBlock::ToolUse {
@@ -121,9 +121,9 @@ async fn a_prompt_merged_into_an_interrupted_turn_is_rewound_cleanly() {
         interrupt_block(),
     ]));
     agent
-        .recorder
+        .observer
         .as_mut()
-        .expect("recorder")
+        .expect("observer")
         .prompt_end(&TurnSummary {
             reason: Terminal::AbortedTools,
             turns: 1,

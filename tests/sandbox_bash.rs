@@ -1,26 +1,20 @@
 //! The bash tool under the Landlock sandbox, run directly (no model): what a sandboxed
 //! command may and may not write, the network rule, and the denial note the model gets.
-//! Every test skips, saying why, where the kernel has no Landlock.
+//! Every test needs Landlock: `env_support` skips it visibly where the kernel has none, and
+//! fails it under CI.
+
+#[path = "env_support/mod.rs"]
+mod env_support;
 
 use std::net::TcpListener;
 use std::path::Path;
 use std::sync::Arc;
 
+use env_support::{landlock, landlock_abi};
 use serde_json::json;
-use tooloop::sandbox::{CallSandbox, SandboxMode, resolve, support};
+use tooloop::sandbox::{CallSandbox, SandboxMode, resolve};
 use tooloop::tools::bash::Bash;
 use tooloop::tools::{Tool, ToolContext, ToolOutput, Workspace};
-
-/// None (after saying why) where this kernel cannot sandbox.
-fn landlock() -> Option<i32> {
-    match support() {
-        Ok(abi) => Some(abi),
-        Err(why) => {
-            eprintln!("skipped: {why}");
-            None
-        }
-    }
-}
 
 async fn run(workspace: &Path, mode: SandboxMode, network: bool, command: &str) -> ToolOutput {
     let resolved = resolve(Some(mode), network, workspace);
@@ -136,9 +130,7 @@ async fn read_only_refuses_even_the_workspace_but_not_dev_null() {
 
 #[tokio::test]
 async fn tcp_connect_needs_sandbox_network() {
-    let Some(abi) = landlock() else { return };
-    if abi < 4 {
-        eprintln!("skipped: Landlock ABI {abi} has no TCP rules (ABI 4 needed)");
+    if landlock_abi(4, "TCP rules").is_none() {
         return;
     }
     let (_dir, w) = workspace();
@@ -162,9 +154,7 @@ async fn tcp_connect_needs_sandbox_network() {
 
 #[tokio::test]
 async fn a_command_cannot_signal_tooloop() {
-    let Some(abi) = landlock() else { return };
-    if abi < 6 {
-        eprintln!("skipped: Landlock ABI {abi} has no signal scoping (ABI 6 needed)");
+    if landlock_abi(6, "signal scoping").is_none() {
         return;
     }
     let (_dir, w) = workspace();

@@ -1,24 +1,18 @@
 //! `--sandbox workspace-write --approval auto-edit` end to end: the real binary against the
 //! mock Anthropic server. Commands run without prompts and are contained; what the sandbox
 //! blocked reaches the model as a sandbox denial; tooloop itself stays free (it still
-//! writes its transcript). Skips, saying why, where the kernel has no Landlock.
+//! writes its transcript). Needs Landlock: `env_support` skips visibly where the kernel has
+//! none, and fails under CI.
 
+#[path = "env_support/mod.rs"]
+mod env_support;
 mod support;
 
 use std::net::TcpListener;
 
+use env_support::landlock;
 use serde_json::{Value, json};
 use support::*;
-
-fn landlock_abi() -> Option<i32> {
-    match tooloop::sandbox::support() {
-        Ok(abi) => Some(abi),
-        Err(why) => {
-            eprintln!("skipped: {why}");
-            None
-        }
-    }
-}
 
 /// One bash call per command, in one reply, then "done". Returns the run and what the model
 /// got back for each call (content, is_error) in order.
@@ -84,7 +78,7 @@ fn run_commands_with(
 
 #[test]
 fn workspace_write_with_auto_edit_runs_unasked_and_contains_writes() {
-    if landlock_abi().is_none() {
+    if landlock().is_none() {
         return;
     }
     let (run, results) = run_commands(
@@ -141,7 +135,7 @@ fn workspace_write_with_auto_edit_runs_unasked_and_contains_writes() {
 
 #[test]
 fn read_only_refuses_a_workspace_write() {
-    if landlock_abi().is_none() {
+    if landlock().is_none() {
         return;
     }
     let (run, results) = run_commands(
@@ -169,9 +163,7 @@ fn read_only_refuses_a_workspace_write() {
 
 #[test]
 fn tcp_to_loopback_is_blocked_until_sandbox_network() {
-    let Some(abi) = landlock_abi() else { return };
-    if abi < 4 {
-        eprintln!("skipped: Landlock ABI {abi} has no TCP rules (ABI 4 needed)");
+    if env_support::landlock_abi(4, "TCP rules").is_none() {
         return;
     }
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
@@ -197,7 +189,7 @@ fn tcp_to_loopback_is_blocked_until_sandbox_network() {
 
 #[test]
 fn the_sandbox_never_confines_tooloop_itself() {
-    if landlock_abi().is_none() {
+    if landlock().is_none() {
         return;
     }
     // read-only: the strictest mode. Afterwards tooloop must still write its transcript
@@ -259,7 +251,7 @@ fn sandbox_off_runs_unconfined_and_says_so_in_tool_end() {
 
 #[test]
 fn tooloop_dirs_inside_the_workspace_stay_protected() {
-    if landlock_abi().is_none() {
+    if landlock().is_none() {
         return;
     }
     // The workspace holds tooloop's data dir (think: the workspace is HOME).

@@ -64,6 +64,7 @@ async fn a_tool_loop_with_its_thinking_intact_is_accepted() {
 #[tokio::test]
 async fn dropped_or_edited_thinking_is_refused_with_the_apis_words() {
     let server = MockServer::start();
+    server.expect_rejections();
     let mut cases: Vec<(Value, String)> = Vec::new();
 
     let mut dropped = loop_body();
@@ -143,6 +144,7 @@ async fn dropped_or_edited_thinking_is_refused_with_the_apis_words() {
 #[tokio::test]
 async fn the_thinking_parameter_is_checked() {
     let server = MockServer::start();
+    server.expect_rejections();
     let body = |max: u64, thinking: Value| {
         json!({"model": "m", "max_tokens": max, "thinking": thinking,
                "messages": [{"role": "user", "content": "hi"}]})

@@ -57,6 +57,7 @@ fn the_effort_is_sent_only_when_asked() {
 #[test]
 fn a_server_that_refuses_the_field_is_reported_once() {
     let server = MockServer::start();
+    server.expect_rejections();
     server.add_route(Route {
         suffix: "/chat/completions",
         validate: refuse_reasoning_effort,

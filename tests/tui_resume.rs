@@ -152,7 +152,7 @@ async fn a_cancelled_call_keeps_its_outcome_and_an_old_transcript_still_loads() 
 
 #[tokio::test]
 async fn a_denied_call_is_still_denied_when_resumed() {
-    use tooloop::permission::Decision;
+    use tooloop::agent::protocol::approval::Decision;
     let tmp = tempfile::tempdir().expect("tmp");
     let dir = tmp.path().join("tooloop/sessions");
     let cfg = config(tmp.path(), &[]);

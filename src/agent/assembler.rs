@@ -4,6 +4,7 @@
 //! start / delta / stop events; the buffers, the tool-input parse (once, at block stop),
 //! the object-only rule and the handling of invalid input all live here.
 
+mod tool_ids;
 mod tool_input;
 
 use std::collections::BTreeMap;
@@ -16,7 +17,10 @@ use crate::provider::{BlockKind, StreamEvent, Usage};
 /// A block that started and has not stopped yet.
 #[derive(Debug)]
 enum Partial {
-    Text(String),
+    Text {
+        text: String,
+        citations: Vec<Value>,
+    },
     Thinking {
         thinking: String,
         signature: String,
@@ -27,13 +31,22 @@ enum Partial {
         name: String,
         json: String,
     },
-    Other,
+    /// A block kept verbatim; `json` collects a server_tool_use's input fragments.
+    Other {
+        block: Value,
+        json: String,
+    },
+    /// A block of a kind we were told nothing about: dropped.
+    Unknown,
 }
 
 impl Partial {
     fn new(kind: BlockKind, id: Option<String>, name: Option<String>) -> Self {
         match kind {
-            BlockKind::Text => Partial::Text(String::new()),
+            BlockKind::Text => Partial::Text {
+                text: String::new(),
+                citations: Vec::new(),
+            },
             BlockKind::Thinking => Partial::Thinking {
                 thinking: String::new(),
                 signature: String::new(),
@@ -44,7 +57,7 @@ impl Partial {
                 name: name.unwrap_or_default(),
                 json: String::new(),
             },
-            BlockKind::Other => Partial::Other,
+            BlockKind::Other => Partial::Unknown,
         }
     }
 }
@@ -111,9 +124,18 @@ impl Assembler {
                 self.partial.insert(index, Partial::new(kind, id, name));
             }
             StreamEvent::TextDelta { index, text } => match self.open(index, BlockKind::Text) {
-                Partial::Text(buf) => buf.push_str(&text),
+                Partial::Text { text: buf, .. } => buf.push_str(&text),
                 _ => tracing::warn!("text delta for a non-text block {index}"),
             },
+            StreamEvent::Citation { index, citation } => {
+                if let Partial::Text { citations, .. } = self.open(index, BlockKind::Text) {
+                    citations.push(citation);
+                }
+            }
+            StreamEvent::OtherBlock { index, block } => {
+                let json = String::new();
+                self.partial.insert(index, Partial::Other { block, json });
+            }
             StreamEvent::ThinkingDelta { index, thinking } => {
                 if let Partial::Thinking { thinking: buf, .. } =
                     self.open(index, BlockKind::Thinking)
@@ -139,7 +161,9 @@ impl Assembler {
                 index,
                 partial_json,
             } => {
-                if let Some(Partial::ToolUse { json, .. }) = self.partial.get_mut(&index) {
+                if let Some(Partial::ToolUse { json, .. } | Partial::Other { json, .. }) =
+                    self.partial.get_mut(&index)
+                {
                     json.push_str(&partial_json);
                 }
             }
@@ -158,6 +182,11 @@ impl Assembler {
                     self.usage.cache_write_tokens = usage.cache_write_tokens;
                 }
                 self.usage.output_tokens = self.usage.output_tokens.max(usage.output_tokens);
+                // Cumulative, like output_tokens.
+                self.usage.web_search_requests = self
+                    .usage
+                    .web_search_requests
+                    .max(usage.web_search_requests);
             }
             StreamEvent::MessageStop => self.saw_stop = true,
             StreamEvent::Raw { .. } => {}
@@ -174,7 +203,7 @@ impl Assembler {
 
     fn stop(&mut self, index: usize) -> Option<Completed<'_>> {
         let block = match self.partial.remove(&index)? {
-            Partial::Text(text) => ContentBlock::Text { text },
+            Partial::Text { text, citations } => ContentBlock::Text { text, citations },
             Partial::Thinking {
                 thinking,
                 signature,
@@ -196,7 +225,17 @@ impl Assembler {
                     return self.invalid.last().map(|(_, inv)| Completed::Invalid(inv));
                 }
             },
-            Partial::Other => return None,
+            Partial::Other { mut block, json } => {
+                if !json.trim().is_empty() {
+                    match serde_json::from_str::<Value>(&json) {
+                        Ok(input) => block["input"] = input,
+                        // Kept as it started; the API judges it when it comes back.
+                        Err(e) => tracing::warn!("server tool input is not JSON ({e}): {json}"),
+                    }
+                }
+                ContentBlock::Other(block)
+            }
+            Partial::Unknown => return None,
         };
         self.done.insert(index, block);
         self.done.get(&index).map(Completed::Block)
@@ -229,12 +268,13 @@ impl Assembler {
         let mut all = self.blocks_indexed(true);
         for (index, p) in &self.partial {
             match p {
-                Partial::Text(text) if !text.is_empty() => {
+                Partial::Text { text, citations } if !text.is_empty() => {
                     let text = match marker {
                         Some(m) => format!("{text}{m}"),
                         None => text.clone(),
                     };
-                    all.insert(*index, ContentBlock::Text { text });
+                    let citations = citations.clone();
+                    all.insert(*index, ContentBlock::Text { text, citations });
                 }
                 // A thinking block without its signature would be rejected by the API.
                 _ => {}
@@ -276,7 +316,7 @@ fn acceptable(mut blocks: Vec<ContentBlock>) -> Vec<ContentBlock> {
 
 /// The API rejects empty text blocks.
 fn not_empty_text(b: &ContentBlock) -> bool {
-    !matches!(b, ContentBlock::Text { text } if text.is_empty())
+    !matches!(b, ContentBlock::Text { text, .. } if text.is_empty())
 }
 
 #[cfg(test)]

@@ -53,6 +53,14 @@ pub struct ExecEnv {
     pub sandbox: Option<Arc<crate::sandbox::SandboxPolicy>>,
     /// The user's hooks (pre_tool_use and post_tool_use run around each call).
     pub hooks: Arc<super::hook_calls::HookEnv>,
+    /// The session's background jobs: shared by every turn, ended with the session.
+    pub jobs: Arc<crate::background::Jobs>,
+}
+
+/// Background jobs' changes as `AgentEvent::Background` on `events`.
+pub fn job_events(events: &EventSink) -> crate::background::OnChange {
+    let events = events.clone();
+    Arc::new(move |e| events.send(crate::agent::protocol::AgentEvent::Background(e)))
 }
 
 /// No tool runs longer, whatever it asks for: above bash's own 10-minute maximum, so bash
@@ -73,7 +81,6 @@ impl ExecEnv {
             policy: Arc::new(policy),
             workspace: Arc::new(workspace),
             http: crate::http::http_client(),
-            events,
             strategy: ToolExec::Streaming,
             sibling_abort: true,
             max_output_bytes: crate::tools::DEFAULT_MAX_OUTPUT_BYTES,
@@ -82,6 +89,11 @@ impl ExecEnv {
             checkpoints: None,
             sandbox: None,
             hooks: Arc::default(),
+            jobs: Arc::new(crate::background::Jobs::in_state_dir(
+                crate::background::DEFAULT_MAX_JOBS,
+                job_events(&events),
+            )),
+            events,
         }
     }
 

@@ -38,19 +38,24 @@ pub struct ToolRun {
 
 impl ToolRun {
     pub fn to_block(&self) -> ContentBlock {
-        ContentBlock::tool_result(&self.id, &self.output.content, self.output.is_error)
+        ContentBlock::ToolResult {
+            tool_use_id: self.id.clone(),
+            content: self.output.content.clone(),
+            is_error: self.output.is_error,
+            images: self.output.images.clone(),
+        }
     }
 
     /// How it ran, for the transcript (the same duration the ToolEnd event carried).
-    pub fn timing(&self) -> crate::session::record::ToolTiming {
+    pub fn timing(&self) -> crate::agent::protocol::status::ToolTiming {
         let started = self.started_at.map(|s| {
             let ago = Instant::now().saturating_duration_since(s);
             let wall = std::time::SystemTime::now()
                 .checked_sub(ago)
                 .unwrap_or(std::time::UNIX_EPOCH);
-            crate::session::record::rfc3339_ms(wall)
+            crate::agent::history_observer::rfc3339_ms(wall)
         });
-        crate::session::record::ToolTiming {
+        crate::agent::protocol::status::ToolTiming {
             id: self.id.clone(),
             started,
             duration_ms: self

@@ -35,6 +35,17 @@ impl HookEnv {
         }
     }
 
+    /// The same hooks for a subagent: its own `stop` (a hook that stops the subagent ends
+    /// its loop, not the parent's) and hook ids, the same session.
+    pub fn for_subagent(&self) -> HookEnv {
+        let session = self.session_id.lock().unwrap_or_else(|p| p.into_inner());
+        HookEnv {
+            hooks: self.hooks.clone(),
+            session_id: Mutex::new(session.clone()),
+            ..HookEnv::default()
+        }
+    }
+
     pub fn set_session(&self, id: &str) {
         *self.session_id.lock().unwrap_or_else(|p| p.into_inner()) = id.to_string();
     }

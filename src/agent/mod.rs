@@ -1,18 +1,20 @@
 //! The agent: owns the conversation and runs the query loop. It never touches the terminal.
 
 pub mod assembler;
+pub mod attachments;
 mod checkpoints;
 pub mod context;
 pub mod events;
 pub mod exec_env;
 pub mod executor;
+pub mod history_observer;
 pub mod hook_calls;
 pub mod protocol;
 pub mod query_loop;
-pub mod recorder;
 mod request_errors;
 mod rewind;
 mod sandbox_call;
+pub mod subagent;
 pub mod task;
 mod tool_call;
 
@@ -40,6 +42,8 @@ pub struct LoopSettings {
     pub idle_timeout: Duration,
     pub disable_parallel_tool_use: bool,
     pub fallback_model: Option<String>,
+    /// Offer Anthropic's server-side web_search tool, at most this many searches a request.
+    pub web_search: Option<u32>,
 }
 
 /// Tests and benchmarks: a made-up model name and a short system prompt.
@@ -56,6 +60,7 @@ impl Default for LoopSettings {
             idle_timeout: Duration::from_secs(90),
             disable_parallel_tool_use: false,
             fallback_model: None,
+            web_search: None,
         }
     }
 }
@@ -70,7 +75,7 @@ pub struct Agent {
     /// Each new message is checked against the one before it (DESIGN.md §4).
     check: HistoryCheck,
     /// Transcript writer, if sessions are on.
-    pub recorder: Option<Box<dyn recorder::Recorder>>,
+    pub observer: Option<Box<dyn history_observer::HistoryObserver>>,
     /// Context window use, cost and compaction state (DESIGN.md §10).
     pub context: context::ContextState,
     /// What tooloop recorded of the session (requests, files, commands) for the state block
@@ -96,7 +101,7 @@ impl Agent {
             settings,
             history: History::default(),
             check: HistoryCheck::default(),
-            recorder: None,
+            observer: None,
             context: context::ContextState::default(),
             facts: Default::default(),
             mcp: None,
@@ -114,7 +119,7 @@ impl Agent {
             return;
         }
         self.todos_recorded = version;
-        if let Some(r) = &mut self.recorder {
+        if let Some(r) = &mut self.observer {
             r.todos(&self.todos.current());
         }
     }
@@ -140,6 +145,7 @@ impl Agent {
             max_tokens: self.settings.max_tokens,
             disable_parallel_tool_use: self.settings.disable_parallel_tool_use,
             reasoning: self.settings.reasoning,
+            web_search: self.settings.web_search,
         }
     }
 
@@ -151,18 +157,25 @@ impl Agent {
         self.exec.events.send(AgentEvent::ModelChanged { model });
     }
 
-    /// Appends a message, merging it into the last one when both are user messages (a
-    /// prompt after an interruption), so roles keep alternating.
+    /// Appends a message, merging it into the last one when both have the same role: two
+    /// user messages (a prompt after an interruption), or an assistant reply that continues
+    /// a paused one (`pause_turn`: the API continues the message it was sent back), so
+    /// roles keep alternating.
     pub fn push(&mut self, message: Message) {
+        self.record_jobs();
         if message.content.is_empty() {
             return;
         }
         self.facts
             .observe(&message, &self.exec.registry, self.exec.workspace.root());
+        let mut continued = None;
         let index = match self.history.last_mut() {
-            Some(last) if last.role == Role::User && message.role == Role::User => {
+            Some(last) if last.role == message.role => {
                 // Appended messages are shared and never change: the extension is a new one.
                 let mut merged = Message::clone(last);
+                if message.role == Role::Assistant {
+                    continued = Some(merged.content.len());
+                }
                 merged.content.extend(message.content);
                 *last = Arc::new(merged);
                 self.history.len() - 1
@@ -172,19 +185,34 @@ impl Agent {
                 self.history.len() - 1
             }
         };
-        if let Err(e) = self.check.message(&self.history, index) {
+        let checked = match continued {
+            Some(from) => self.check.continued(&self.history[index], from, index),
+            None => self.check.message(&self.history, index),
+        };
+        if let Err(e) = checked {
             // The loop builds every message; this is a bug tripwire, not input validation.
             tracing::error!("history invariant broken by message {index}: {e}");
             debug_assert!(false, "history invariant broken: {e}");
         }
         let message = &self.history[index];
-        if let Some(r) = &mut self.recorder {
+        if let Some(r) = &mut self.observer {
             r.message(index, message);
         }
         self.exec.events.send(AgentEvent::Message {
             index,
             message: message.clone(),
         });
+    }
+
+    /// Writes the background jobs' starts and ends that the transcript lacks (they happen
+    /// in the jobs' own tasks; the agent owns the transcript).
+    pub fn record_jobs(&mut self) {
+        let changes = self.exec.jobs.take_unrecorded();
+        if let Some(r) = &mut self.observer {
+            for job in &changes {
+                r.background(job);
+            }
+        }
     }
 
     /// Replaces the conversation (a new session, or a resumed one). The facts are read
@@ -203,14 +231,14 @@ impl Agent {
             self.restore_todos(Vec::new());
         }
         self.context.forget_usage();
-        if let Some(r) = &mut self.recorder {
+        if let Some(r) = &mut self.observer {
             r.reset(&self.history);
         }
         self.exec.events.send(AgentEvent::HistoryReset {
             summaries: self.exec.registry.summaries(&self.history),
             messages: self.history.to_vec(),
         });
-        if let Some(id) = self.recorder.as_ref().and_then(|r| r.session_id()) {
+        if let Some(id) = self.observer.as_ref().and_then(|r| r.session_id()) {
             self.exec.events.send(AgentEvent::Session { id });
         }
     }

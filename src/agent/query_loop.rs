@@ -8,6 +8,7 @@
 mod decide;
 mod extensions;
 mod failure;
+mod job_notices;
 mod stream_events;
 
 use futures::StreamExt;
@@ -23,7 +24,7 @@ use crate::message::{ContentBlock, Message, check_ready};
 use crate::provider::{EventStream, ProviderError, StreamEvent, Usage};
 use decide::{Outcome, Plan, Reply, Step};
 use failure::{fail, is_prompt_too_long};
-use stream_events::{forward, unique_tool_id};
+use stream_events::forward;
 
 pub use decide::MAX_TOKENS_RESUME;
 const OVERLOADS_BEFORE_FALLBACK: u32 = 3;
@@ -42,6 +43,21 @@ struct State {
     reactive_tried: bool,
     /// Times in a row a stop hook sent the model back to work.
     stop_continuations: u32,
+    /// The subagents' usage when the prompt began: what they spend during it counts in
+    /// the prompt's usage too.
+    descendants_at_start: Usage,
+}
+
+impl State {
+    /// The prompt's usage so far, its subagents' included.
+    fn usage_with_descendants(&self, agent: &Agent) -> Usage {
+        let mut usage = self.usage;
+        usage.add(super::context::ledger::usage_since(
+            agent.context.ledger.descendants(),
+            self.descendants_at_start,
+        ));
+        usage
+    }
 }
 
 /// How the loop goes on after one request.
@@ -65,11 +81,11 @@ impl Agent {
     /// Runs one prompt to the end of its loop and reports how it ended.
     pub async fn run_prompt(&mut self, prompt: &str, cancel: &CancellationToken) -> TurnSummary {
         let model = self.settings.model.clone();
-        if let Some(r) = &mut self.recorder {
+        if let Some(r) = &mut self.observer {
             r.prompt_start(prompt, &model);
         }
         let summary = run(self, prompt, cancel).await;
-        if let Some(r) = &mut self.recorder {
+        if let Some(r) = &mut self.observer {
             r.prompt_end(&summary);
         }
         self.exec.events.send(AgentEvent::Done(summary.clone()));
@@ -84,10 +100,10 @@ async fn run(agent: &mut Agent, prompt: &str, cancel: &CancellationToken) -> Tur
     });
     let hooks = agent.exec.hooks.clone();
     hooks.take_stop();
-    if let Some(id) = agent.recorder.as_ref().and_then(|r| r.session_id()) {
+    if let Some(id) = agent.observer.as_ref().and_then(|r| r.session_id()) {
         hooks.set_session(&id);
     }
-    let message = match extensions::prompt_message(agent, prompt, cancel).await {
+    let mut message = match extensions::prompt_message(agent, prompt, cancel).await {
         Ok(m) => m,
         Err(reason) => {
             // Not sent and not kept: the history is as it was before the prompt.
@@ -101,11 +117,22 @@ async fn run(agent: &mut Agent, prompt: &str, cancel: &CancellationToken) -> Tur
                 text: String::new(),
                 transitions: Vec::new(),
                 error: Some(reason),
-                cost_usd: agent.context.session_cost,
+                cost_usd: agent.context.tree_cost(),
                 context_tokens: prepare::current(agent, &agent.settings.model.clone()).0,
             };
         }
     };
+    // Images the prompt names (`@shot.png`, a pasted path) follow its text.
+    let (images, notices) = super::attachments::load(prompt, agent.exec.workspace.root());
+    for text in notices {
+        events.send(AgentEvent::Notice { text });
+    }
+    message.content.extend(
+        images
+            .into_iter()
+            .map(|source| ContentBlock::Image { source }),
+    );
+    job_notices::append(&agent.exec.jobs, &mut message.content);
     agent.push(message);
     // The user's words as typed, for the state block (not the hooks' additions).
     agent.facts.record_request(prompt);
@@ -120,6 +147,7 @@ async fn run(agent: &mut Agent, prompt: &str, cancel: &CancellationToken) -> Tur
         consecutive_overloads: 0,
         reactive_tried: false,
         stop_continuations: 0,
+        descendants_at_start: agent.context.ledger.descendants(),
     };
     events.send(AgentEvent::TurnStart { turn: 1 });
     loop {
@@ -150,7 +178,7 @@ async fn run(agent: &mut Agent, prompt: &str, cancel: &CancellationToken) -> Tur
         return TurnSummary {
             reason,
             turns: state.turn,
-            usage: state.usage,
+            usage: state.usage_with_descendants(agent),
             text: if reason == Terminal::Completed {
                 agent.last_assistant_text()
             } else {
@@ -158,7 +186,7 @@ async fn run(agent: &mut Agent, prompt: &str, cancel: &CancellationToken) -> Tur
             },
             transitions: state.transitions,
             error,
-            cost_usd: agent.context.session_cost,
+            cost_usd: agent.context.tree_cost(),
             context_tokens,
         };
     }
@@ -232,6 +260,11 @@ async fn one_request(agent: &mut Agent, state: &mut State, cancel: &Cancellation
     let Plan { tail, next } = decide::decide(outcome, reply, state.max_tokens_recoveries);
     let mut message = results;
     message.extend(tail.map(ContentBlock::text));
+    // Only with a request to follow: a reply without tools ends the prompt, and the notice
+    // then goes with the next one.
+    if !message.is_empty() {
+        job_notices::append(&agent.exec.jobs, &mut message);
+    }
     agent.push(Message::user(message));
     agent.record_todos();
     if let Some(stopped) = extensions::stopped_by_hook(agent) {
@@ -280,7 +313,11 @@ fn end_reply(
                 stop_reason: asm.stop_reason.clone(),
             });
             let cut = asm.stop_reason.as_deref() == Some("max_tokens");
-            (asm.blocks(!cut), Outcome::Finished { cut }, None)
+            let outcome = match asm.stop_reason.as_deref() {
+                Some("pause_turn") => Outcome::Paused,
+                _ => Outcome::Finished { cut },
+            };
+            (asm.blocks(!cut), outcome, None)
         }
         StreamOutcome::Aborted => (asm.blocks_with_partial(None), Outcome::Aborted, None),
         StreamOutcome::Failed(e) => {
@@ -314,7 +351,7 @@ async fn close_reply(
 ) -> (Vec<ContentBlock>, Reply) {
     let asked = tool_use_ids(&blocks);
     let runs = executor.finish().await;
-    if let Some(r) = &mut agent.recorder
+    if let Some(r) = &mut agent.observer
         && !runs.is_empty()
     {
         r.tool_runs(&runs.iter().map(ToolRun::timing).collect::<Vec<_>>());
@@ -456,7 +493,7 @@ async fn consume(
                 events.send(AgentEvent::RawSse { event, data });
                 continue;
             }
-            Ok(Some(Ok(ev))) => unique_tool_id(agent, asm, ev),
+            Ok(Some(Ok(ev))) => asm.with_unique_tool_id(ev, |id| agent.check.knows(id)),
         };
         forward(events, &event);
         let usage_event = matches!(
@@ -468,6 +505,11 @@ async fn consume(
                 events.send(executor.tool_use_event(id, name, input));
                 executor.add(id, name, input);
             }
+            Some(Completed::Block(ContentBlock::Other(block))) => {
+                events.send(AgentEvent::ServerBlock {
+                    block: block.clone(),
+                });
+            }
             Some(Completed::Invalid(inv)) => {
                 events.send(executor.invalid_tool_use_event(&inv.id, &inv.name));
                 executor.add_error(&inv.id, &inv.name, &inv.error);
@@ -475,7 +517,7 @@ async fn consume(
             _ => {}
         }
         if usage_event {
-            let mut usage_base = state.usage;
+            let mut usage_base = state.usage_with_descendants(agent);
             usage_base.add(asm.usage);
             events.send(AgentEvent::Usage(usage_base));
         }

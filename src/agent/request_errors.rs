@@ -17,7 +17,7 @@ pub fn explain(e: &ProviderError, model: &str) -> Option<String> {
         // Anthropic: not_found_error "model: NAME"; OpenAI: model_not_found "The model `NAME`
         // does not exist…"; Ollama: "model 'NAME' not found". A 404 that does not mention a
         // model is more likely a wrong base URL, which the plain error says better.
-        404 if lower.contains("model") => Some(format!(
+        404 if lower.contains("model") && !lower.contains("--base-url") => Some(format!(
             "the provider does not know the model {model:?} ({e}); pick another with --model \
              or /model (`tooloop models` lists the known ones)"
         )),

@@ -13,7 +13,7 @@ impl Agent {
     /// cut one (HistoryReset) and a Notice says what happened.
     pub fn rewind(&mut self, req: &Request) -> Result<Outcome, RewindError> {
         let path = self
-            .recorder
+            .observer
             .as_ref()
             .and_then(|r| r.path())
             .ok_or(RewindError::NoTranscript)?;
@@ -34,7 +34,7 @@ impl Agent {
                 .ok_or(RewindError::NoStore)?,
         };
         let done = rewind::perform(&loaded, &store, req)?;
-        if let Some(r) = &mut self.recorder {
+        if let Some(r) = &mut self.observer {
             r.rewind(&done.record, done.trimmed.as_ref().map(|(i, m)| (*i, m)));
         }
         if let Some(history) = done.history {
@@ -60,9 +60,9 @@ impl Agent {
 
     /// Goes on in a new session that starts as a copy of this one; returns its id.
     pub fn fork(&mut self) -> Result<String, SessionError> {
-        let recorder = self.recorder.as_mut().ok_or(SessionError::NoTranscript)?;
-        let parent = recorder.session_id().unwrap_or_default();
-        let id = recorder.fork()?;
+        let observer = self.observer.as_mut().ok_or(SessionError::NoTranscript)?;
+        let parent = observer.session_id().unwrap_or_default();
+        let id = observer.fork()?;
         self.exec
             .events
             .send(AgentEvent::Session { id: id.clone() });

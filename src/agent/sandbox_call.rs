@@ -10,7 +10,8 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::agent::exec_env::ExecEnv;
-use crate::agent::protocol::{AgentEvent, Preview};
+use crate::agent::protocol::AgentEvent;
+use crate::agent::protocol::approval::Preview;
 use crate::permission::Consent;
 use crate::sandbox::{AskOutside, CallSandbox, DENIED_KEY};
 

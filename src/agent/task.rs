@@ -12,7 +12,39 @@ use super::protocol::{AgentCommand, AgentEvent};
 /// Runs `agent` until Shutdown or until the command channel closes. Prompts submitted while
 /// a turn runs wait their turn; Abort and permission replies reach the running turn at once.
 pub fn spawn(agent: Agent, commands: mpsc::UnboundedReceiver<AgentCommand>) -> JoinHandle<Agent> {
-    tokio::spawn(run(agent, commands))
+    tokio::spawn(async move {
+        let mut agent = run(agent, commands).await;
+        end_jobs(&mut agent).await;
+        agent
+    })
+}
+
+/// `/kill`: the user ends a job (in its own task: the agent keeps answering meanwhile).
+fn kill_job(agent: &Agent, id: String) {
+    kill_job_in(&agent.exec.jobs, &agent.exec.events, id);
+}
+
+fn kill_job_in(
+    jobs: &std::sync::Arc<crate::background::Jobs>,
+    events: &super::events::EventSink,
+    id: String,
+) {
+    let (jobs, events) = (jobs.clone(), events.clone());
+    tokio::spawn(async move {
+        if let Err(e) = jobs.kill(&id, crate::background::KilledBy::User).await {
+            events.send(AgentEvent::Error {
+                message: e.to_string(),
+            });
+        }
+    });
+}
+
+/// The session ends: so does every background job (SIGTERM, SIGKILL after a second), and
+/// the transcript records how each ended.
+async fn end_jobs(agent: &mut Agent) {
+    let jobs = agent.exec.jobs.clone();
+    jobs.shutdown(crate::background::EXIT_GRACE).await;
+    agent.record_jobs();
 }
 
 async fn run(mut agent: Agent, mut rx: mpsc::UnboundedReceiver<AgentCommand>) -> Agent {
@@ -64,6 +96,10 @@ async fn run(mut agent: Agent, mut rx: mpsc::UnboundedReceiver<AgentCommand>) ->
                     agent.exec.policy.revoke(&tool);
                     continue;
                 }
+                Some(AgentCommand::KillJob { id }) => {
+                    kill_job(&agent, id);
+                    continue;
+                }
                 // Nothing runs: an abort or a late permission answer has nothing to reach.
                 Some(AgentCommand::Abort | AgentCommand::PermissionReply { .. }) => continue,
                 Some(AgentCommand::Shutdown) | None => return agent,
@@ -72,6 +108,7 @@ async fn run(mut agent: Agent, mut rx: mpsc::UnboundedReceiver<AgentCommand>) ->
         let cancel = CancellationToken::new();
         let policy = agent.exec.policy.clone();
         let events = agent.exec.events.clone();
+        let jobs = agent.exec.jobs.clone();
         let mut shutdown = false;
         let mut reset = false;
         // The running prompt borrows the agent; a switch waits for it to end.
@@ -92,6 +129,7 @@ async fn run(mut agent: Agent, mut rx: mpsc::UnboundedReceiver<AgentCommand>) ->
                         // The TUI refuses /compact while a turn runs.
                         Some(AgentCommand::Compact { .. }) => {}
                         Some(AgentCommand::RevokeSessionGrant { tool }) => policy.revoke(&tool),
+                        Some(AgentCommand::KillJob { id }) => kill_job_in(&jobs, &events, id),
                         Some(AgentCommand::NewConversation) => {
                             cancel.cancel();
                             reset = true;
@@ -139,6 +177,7 @@ async fn compact(
     let cancel = CancellationToken::new();
     let mut shutdown = false;
     let policy = agent.exec.policy.clone();
+    let (jobs, events) = (agent.exec.jobs.clone(), agent.exec.events.clone());
     let work = super::context::prepare::manual(agent, instructions.as_deref(), &cancel);
     tokio::pin!(work);
     loop {
@@ -148,6 +187,7 @@ async fn compact(
                 Some(AgentCommand::Abort) => cancel.cancel(),
                 Some(AgentCommand::Submit { text }) => queued.push_back(text),
                 Some(AgentCommand::RevokeSessionGrant { tool }) => policy.revoke(&tool),
+                Some(AgentCommand::KillJob { id }) => kill_job_in(&jobs, &events, id),
                 Some(AgentCommand::Shutdown) | None => {
                     cancel.cancel();
                     shutdown = true;

@@ -101,11 +101,17 @@ impl Call {
             max_output_bytes: env.max_output_bytes,
             http: env.http.clone(),
             sandbox,
+            call_id: id.clone(),
+            jobs: Some(env.jobs.clone()),
         };
-        let limit = tool
-            .timeout(&input)
-            .unwrap_or(env.default_timeout)
-            .min(env.max_timeout);
+        let limit = if tool.bounds_itself() {
+            // About a year: never in practice, and still a valid deadline for the timer.
+            Duration::from_secs(365 * 24 * 3600)
+        } else {
+            tool.timeout(&input)
+                .unwrap_or(env.default_timeout)
+                .min(env.max_timeout)
+        };
         let mut fut = tool.run(input, ctx);
         // Cancellation is checked first: a tool that returns because it saw the token
         // must still be reported as interrupted, not as its own "stopped" output.
@@ -205,7 +211,10 @@ async fn ask_consent(
             Err(refused(message))
         }
         Verdict::Ask => {
-            let rx = env.policy.register(id);
+            // A subagent's call ids may repeat another agent's: the question is filed
+            // under an id unique in the session, which the front end answers.
+            let question = env.events.question_id(id);
+            let rx = env.policy.register(&question);
             env.events.send(AgentEvent::PermissionRequest {
                 id: id.to_string(),
                 tool: name.to_string(),
@@ -213,7 +222,7 @@ async fn ask_consent(
                 summary: tool.summary(input),
                 preview: tool.preview(input),
             });
-            match env.policy.wait(id, name, rx, token).await {
+            match env.policy.wait(&question, name, rx, token).await {
                 Consent::Granted => {
                     env.events.send(decided(true));
                     Ok(())

@@ -160,7 +160,7 @@ fn write_back(store: &Store, path: &Path, state: &FileState) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::checkpoint::record::Checkpoints;
+    use crate::checkpoint::tracking::Checkpoints;
 
     #[test]
     fn edits_are_undone_creations_deleted_and_hand_changes_kept() {

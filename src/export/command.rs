@@ -6,7 +6,7 @@ use std::path::Path;
 
 use super::{Conversation, html, markdown, timeline_svg};
 use crate::cli::ExportFormat;
-use crate::record::RecordError;
+use crate::recording::RecordError;
 
 /// Returns the exit status (2: no such session or unreadable).
 pub fn run(session: &str, format: ExportFormat, output: Option<&Path>) -> i32 {
@@ -46,13 +46,14 @@ pub fn render(session: &str, format: ExportFormat) -> Result<String, RecordError
         ],
         earlier: &loaded.earlier,
         messages: &loaded.messages,
+        agents: &loaded.agents,
     };
     Ok(match format {
         ExportFormat::Md => markdown(&conv),
         ExportFormat::Html => {
             let svg = match &source.recording {
                 Some(path) => {
-                    let rec = crate::record::read(path).map_err(|e| RecordError::io(path, e))?;
+                    let rec = crate::recording::read(path).map_err(|e| RecordError::io(path, e))?;
                     Some(timeline_svg::svg(&crate::replay::timeline(&rec.entries)))
                 }
                 None => None,

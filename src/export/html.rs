@@ -6,6 +6,7 @@ use std::fmt::Write;
 
 use super::{Conversation, input_summary, only_results, results_by_id, role_label};
 use crate::message::{ContentBlock, Message, Role};
+use crate::session::load::ChildHistory;
 
 const STYLE: &str = "
 body { font: 15px/1.5 system-ui, sans-serif; max-width: 980px; margin: 2em auto; padding: 0 1em; color: #1d1f21; background: #fafafa; }
@@ -61,17 +62,17 @@ pub fn html(conv: &Conversation<'_>, timeline: Option<&str>) -> String {
     out.push_str("<h2>Conversation</h2>");
     if !conv.earlier.is_empty() {
         out.push_str("<div class=\"earlier\">");
-        messages(&mut out, conv.earlier);
+        messages(&mut out, conv.earlier, conv.agents);
         out.push_str("</div><p class=\"divider\">— compacted: the model saw a summary of the above from here on —</p>");
     }
-    messages(&mut out, conv.messages);
+    messages(&mut out, conv.messages, conv.agents);
     out.push_str("</body></html>\n");
     out
 }
 
-fn messages(out: &mut String, messages: &[Message]) {
-    let results = results_by_id(messages);
-    for m in messages {
+fn messages(out: &mut String, list: &[Message], agents: &[ChildHistory]) {
+    let results = results_by_id(list);
+    for m in list {
         if only_results(m) {
             continue;
         }
@@ -86,8 +87,19 @@ fn messages(out: &mut String, messages: &[Message]) {
         );
         for block in &m.content {
             match block {
-                ContentBlock::Text { text } => {
-                    let _ = write!(out, "<div class=\"text\">{}</div>", escape(text));
+                ContentBlock::Text { text, citations } => {
+                    let _ = write!(out, "<div class=\"text\">{}", escape(text));
+                    for s in citations.iter().filter_map(crate::message::server::source) {
+                        if s.url.starts_with("http://") || s.url.starts_with("https://") {
+                            let _ = write!(
+                                out,
+                                " <a class=\"cite\" href=\"{}\">[{}]</a>",
+                                escape(&s.url),
+                                escape(&s.title)
+                            );
+                        }
+                    }
+                    out.push_str("</div>");
                 }
                 ContentBlock::Thinking { thinking, .. } => {
                     let _ = write!(
@@ -98,6 +110,22 @@ fn messages(out: &mut String, messages: &[Message]) {
                 }
                 ContentBlock::RedactedThinking { .. } => {
                     out.push_str("<p><em>(redacted thinking)</em></p>");
+                }
+                ContentBlock::Image { source } => {
+                    // The data URL is base64 (and the media type one we sniffed): nothing
+                    // in it can leave the attribute.
+                    let _ = write!(
+                        out,
+                        "<p><img alt=\"image\" style=\"max-width:100%\" src=\"{}\"></p>",
+                        escape(&source.data_url())
+                    );
+                }
+                ContentBlock::Other(v) => {
+                    let _ = write!(
+                        out,
+                        "<p class=\"server\">🌐 {}</p>",
+                        escape(&crate::message::server::summary(v))
+                    );
                 }
                 ContentBlock::ToolUse { id, name, input } => {
                     let pretty =
@@ -124,8 +152,26 @@ fn messages(out: &mut String, messages: &[Message]) {
                                 },
                                 escape(r.content)
                             );
+                            for image in r.images {
+                                let _ = write!(
+                                    out,
+                                    "<p><img alt=\"image\" style=\"max-width:100%\" src=\"{}\"></p>",
+                                    escape(&image.data_url())
+                                );
+                            }
                         }
                         None => out.push_str("<p><em>(no result)</em></p>"),
+                    }
+                    for child in agents.iter().filter(|c| c.parent_tool_use_id == *id) {
+                        let _ = write!(
+                            out,
+                            "<details class=\"agent\"><summary>{} {}: its conversation ({} messages)</summary>",
+                            escape(&child.agent),
+                            escape(&child.agent_id),
+                            child.messages.len()
+                        );
+                        messages(out, &child.messages, &[]);
+                        out.push_str("</details>");
                     }
                     out.push_str("</details>");
                 }

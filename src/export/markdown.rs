@@ -6,6 +6,7 @@ use std::fmt::Write;
 
 use super::{Conversation, input_summary, only_results, results_by_id, role_label};
 use crate::message::{ContentBlock, Message};
+use crate::session::load::ChildHistory;
 
 /// The Markdown of `conv`.
 pub fn markdown(conv: &Conversation<'_>) -> String {
@@ -18,24 +19,32 @@ pub fn markdown(conv: &Conversation<'_>) -> String {
         out.push('\n');
     }
     if !conv.earlier.is_empty() {
-        messages(&mut out, conv.earlier);
+        messages(&mut out, conv.earlier, conv.agents);
         out.push_str("---\n\n*Compacted: the messages above were summarized; the model saw the summary below from here on.*\n\n");
     }
-    messages(&mut out, conv.messages);
+    messages(&mut out, conv.messages, conv.agents);
     out
 }
 
-fn messages(out: &mut String, messages: &[Message]) {
-    let results = results_by_id(messages);
-    for m in messages {
+fn messages(out: &mut String, list: &[Message], agents: &[ChildHistory]) {
+    let results = results_by_id(list);
+    for m in list {
         if only_results(m) {
             continue;
         }
         let _ = writeln!(out, "## {}\n", role_label(m.role));
         for block in &m.content {
             match block {
-                ContentBlock::Text { text } => {
+                ContentBlock::Text { text, citations } => {
                     out.push_str(text);
+                    // Cited sources as links right after the text they support.
+                    for s in citations.iter().filter_map(crate::message::server::source) {
+                        if s.url.starts_with("http://") || s.url.starts_with("https://") {
+                            let title = s.title.replace(['[', ']'], "");
+                            let url = s.url.replace(['<', '>', ' '], "");
+                            let _ = write!(out, " ([{}](<{url}>))", html_text(&title));
+                        }
+                    }
                     out.push_str("\n\n");
                 }
                 ContentBlock::Thinking { thinking, .. } => {
@@ -45,6 +54,21 @@ fn messages(out: &mut String, messages: &[Message]) {
                 }
                 ContentBlock::RedactedThinking { .. } => {
                     out.push_str("*(redacted thinking)*\n\n");
+                }
+                ContentBlock::Image { source } => {
+                    let _ = writeln!(
+                        out,
+                        "*(image, {}, {})*\n",
+                        source.media_type,
+                        crate::message::image::human_size(source.byte_len())
+                    );
+                }
+                ContentBlock::Other(v) => {
+                    let _ = writeln!(
+                        out,
+                        "🌐 {}\n",
+                        html_text(&crate::message::server::summary(v))
+                    );
                 }
                 ContentBlock::ToolUse { id, name, input } => {
                     let summary = input_summary(input);
@@ -67,6 +91,17 @@ fn messages(out: &mut String, messages: &[Message]) {
                             fenced(out, "text", r.content);
                         }
                         None => out.push_str("*(no result)*\n\n"),
+                    }
+                    for child in agents.iter().filter(|c| c.parent_tool_use_id == *id) {
+                        let _ = writeln!(
+                            out,
+                            "<details><summary>{} {}: its conversation ({} messages)</summary>\n",
+                            html_text(&child.agent),
+                            html_text(&child.agent_id),
+                            child.messages.len()
+                        );
+                        messages(out, &child.messages, &[]);
+                        out.push_str("</details>\n\n");
                     }
                     out.push_str("</details>\n\n");
                 }

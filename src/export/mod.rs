@@ -27,12 +27,16 @@ pub struct Conversation<'a> {
     /// Messages a compaction replaced (shown first, under a divider).
     pub earlier: &'a [Message],
     pub messages: &'a [Message],
+    /// Subagents' conversations, each shown under the `task` call that started it.
+    pub agents: &'a [crate::session::load::ChildHistory],
 }
 
 /// A tool call's result, found by its tool_use id.
 pub struct ToolResult<'a> {
     pub content: &'a str,
     pub is_error: bool,
+    /// Images the tool returned (HTML shows them).
+    pub images: &'a [crate::message::ImageSource],
 }
 
 /// Every tool_result of `messages`, by the id of the call it answers.
@@ -45,11 +49,13 @@ pub fn results_by_id(messages: &[Message]) -> HashMap<&str, ToolResult<'_>> {
                 tool_use_id,
                 content,
                 is_error,
+                images,
             } => Some((
                 tool_use_id.as_str(),
                 ToolResult {
                     content,
                     is_error: *is_error,
+                    images,
                 },
             )),
             _ => None,
@@ -95,3 +101,6 @@ pub fn input_summary(input: &serde_json::Value) -> String {
         None => one_line,
     }
 }
+
+#[cfg(test)]
+mod media_tests;

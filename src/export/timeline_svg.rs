@@ -224,7 +224,7 @@ fn cut(s: &str, n: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::{Entry, Kind};
+    use crate::recording::{Entry, Kind};
 
     fn at(t_ms: u64, kind: Kind) -> Entry {
         Entry { t_ms, kind }

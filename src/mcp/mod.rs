@@ -16,10 +16,11 @@ use std::sync::{Arc, Mutex};
 
 use tokio::task::JoinHandle;
 
+use crate::agent::protocol::status::{ServerState, ServerStatus};
 use crate::tools::Tool;
 pub use config::{McpConfigError, McpSection, ServerConfig};
 pub use connect::Lookup;
-pub use server::{McpServer, ServerState, ServerStatus, StatusSink};
+pub use server::{McpServer, StatusSink};
 
 /// Every configured server and the tools of those that started.
 pub struct McpManager {

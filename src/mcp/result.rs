@@ -27,7 +27,11 @@ pub fn to_output(result: &Value) -> ToolOutput {
     } else {
         parts.join("\n")
     };
-    ToolOutput { content, is_error }
+    ToolOutput {
+        content,
+        is_error,
+        images: Vec::new(),
+    }
 }
 
 fn describe(block: &Value) -> String {

@@ -6,34 +6,16 @@ use std::sync::{Arc, Mutex};
 
 use rmcp::ServiceError;
 use rmcp::model::CallToolRequestParams;
-use serde::Serialize;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::config::ServerConfig;
 use super::connect::{Client, Lookup, connect};
 use super::result::to_output;
+use crate::agent::protocol::status::{ServerState, ServerStatus};
 use crate::tools::ToolOutput;
 
 pub const MAX_RESTARTS: u32 = 3;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ServerState {
-    Starting,
-    Ready,
-    Failed,
-}
-
-/// What front ends show of a server (`/mcp`, the status bar, stream-json `mcp` lines).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct ServerStatus {
-    pub server: String,
-    pub state: ServerState,
-    /// The names offered to the model (`mcp__SERVER__TOOL`).
-    pub tools: Vec<String>,
-    pub error: Option<String>,
-}
 
 /// A tool as the server announced it.
 #[derive(Clone, Debug, PartialEq)]

@@ -27,6 +27,8 @@ pub const DEFAULTS: super::settings::ProviderDefaults = super::settings::Provide
     offline: false,
     thinking: true,
     reasoning_effort: false,
+    reasoning_echo: super::settings::ReasoningEcho::Never,
+    server_tools: true,
 };
 const DEFAULT_HEAD_TIMEOUT: Duration = Duration::from_secs(90);
 /// How much of an error body is read; enough for any JSON error, bounded for a hostile one.
@@ -147,7 +149,23 @@ impl AnthropicProvider {
             })?;
         let status = resp.status();
         if !status.is_success() {
-            return Err(http_error(resp, self.api_key.to_str().unwrap_or("")).await);
+            let mut err = http_error(resp, self.api_key.to_str().unwrap_or("")).await;
+            if let ProviderError::Http {
+                status: 404,
+                message,
+                body,
+                ..
+            } = &mut err
+                && let Some(m) = super::not_found::explain(
+                    self.endpoint.as_str(),
+                    req.model,
+                    body,
+                    "the API root; /v1/messages is added to it",
+                )
+            {
+                *message = m;
+            }
+            return Err(err);
         }
         let is_json = resp
             .headers()

@@ -81,7 +81,7 @@ impl Breakpoints {
 fn last_cacheable_block(m: &Message) -> Option<usize> {
     m.content.iter().rposition(|b| match b {
         ContentBlock::Thinking { .. } | ContentBlock::RedactedThinking { .. } => false,
-        ContentBlock::Text { text } => !text.is_empty(),
+        ContentBlock::Text { text, .. } => !text.is_empty(),
         _ => true,
     })
 }
@@ -138,12 +138,23 @@ impl Serialize for System<'_> {
 pub struct CachedTools<'a> {
     pub tools: &'a [ToolSpec],
     pub mark_last: bool,
+    /// The server-side web_search tool with its `max_uses`, after the client tools.
+    pub web_search: Option<u32>,
 }
 
 impl CachedTools<'_> {
     pub fn is_empty(&self) -> bool {
-        self.tools.is_empty()
+        self.tools.is_empty() && self.web_search.is_none()
     }
+}
+
+/// Anthropic's server-side search tool as the API defines it (the API runs the searches).
+#[derive(Serialize)]
+struct WebSearchTool {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    name: &'static str,
+    max_uses: u32,
 }
 
 impl Serialize for CachedTools<'_> {
@@ -155,7 +166,7 @@ impl Serialize for CachedTools<'_> {
             input_schema: &'a Value,
             cache_control: CacheControl,
         }
-        let mut seq = s.serialize_seq(Some(self.tools.len()))?;
+        let mut seq = s.serialize_seq(None)?;
         for (i, t) in self.tools.iter().enumerate() {
             if self.mark_last && i + 1 == self.tools.len() {
                 seq.serialize_element(&Marked {
@@ -167,6 +178,13 @@ impl Serialize for CachedTools<'_> {
             } else {
                 seq.serialize_element(t)?;
             }
+        }
+        if let Some(max_uses) = self.web_search {
+            seq.serialize_element(&WebSearchTool {
+                kind: "web_search_20250305",
+                name: "web_search",
+                max_uses,
+            })?;
         }
         seq.end()
     }

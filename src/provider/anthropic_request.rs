@@ -93,6 +93,7 @@ fn body<'a>(req: &Request<'a>, marks: &Breakpoints, messages: Messages<'a>) -> B
         tools: CachedTools {
             tools: req.tools,
             mark_last: marks.last_tool,
+            web_search: req.web_search,
         },
         // The API refuses tool_choice without tools, so it only goes with them.
         tool_choice: (req.disable_parallel_tool_use && !req.tools.is_empty()).then_some(

@@ -25,7 +25,8 @@ enum Open {
         initial: Option<Value>,
         fragments: bool,
     },
-    /// A block type we do not model (server tools, citations…): its deltas are ignored.
+    /// A block type we do not model (server tools and their results): kept verbatim; a
+    /// server_tool_use's input_json_delta fragments are passed on.
     Other,
 }
 
@@ -110,6 +111,7 @@ impl Decoder {
         if name == "content_block_delta"
             && let Ok(d) = serde_json::from_str::<WireDelta>(data)
             && d.ty == "content_block_delta"
+            && d.delta.ty != "citations_delta"
         {
             let (kind, value) = d.delta.field();
             if let Err(msg) = self.block_delta(d.index, &kind, value, out) {
@@ -146,11 +148,15 @@ impl Decoder {
                     model: msg["model"].as_str().map(String::from),
                     usage: usage(&msg["usage"]),
                 }));
+                self.prefilled(msg, out)?;
             }
             "content_block_start" => self.block_start(index(v)?, &v["content_block"], out)?,
             "content_block_delta" => {
                 let delta = &v["delta"];
                 let kind = delta["type"].as_str().unwrap_or("");
+                if kind == "citations_delta" {
+                    return self.citation(index(v)?, &delta["citation"], out);
+                }
                 let value = delta[delta_field(kind)].as_str().unwrap_or("").to_string();
                 self.block_delta(index(v)?, kind, value, out)?
             }
@@ -223,7 +229,19 @@ impl Decoder {
                     Some(name.to_string()),
                 )
             }
-            _ => (BlockKind::Other, Open::Other, None, None),
+            _ => {
+                // Kept verbatim (server tools, their results, future types): the whole
+                // block as it started; a server_tool_use's input streams in as JSON deltas.
+                match self.open.iter_mut().find(|(i, _)| *i == index) {
+                    Some(slot) => slot.1 = Open::Other,
+                    None => self.open.push((index, Open::Other)),
+                }
+                out.push_back(Ok(StreamEvent::OtherBlock {
+                    index,
+                    block: block.clone(),
+                }));
+                return Ok(());
+            }
         };
         match self.open.iter_mut().find(|(i, _)| *i == index) {
             Some(slot) => slot.1 = open,
@@ -242,6 +260,9 @@ impl Decoder {
             BlockKind::Text => {
                 if let Some(text) = field("text") {
                     self.block_delta(index, "text_delta", text.to_string(), out)?;
+                }
+                for citation in block["citations"].as_array().into_iter().flatten() {
+                    self.citation(index, citation, out)?;
                 }
             }
             BlockKind::Thinking => {
@@ -289,10 +310,54 @@ impl Decoder {
                     partial_json: value,
                 }
             }
-            // citations_delta and deltas for blocks we do not model.
+            // A server_tool_use's input (the search query, the code to run).
+            ("input_json_delta", Open::Other) => StreamEvent::ToolInputDelta {
+                index,
+                partial_json: value,
+            },
+            // Deltas this decoder does not know (the API adds types over time).
             _ => return Ok(()),
         };
         out.push_back(Ok(event));
+        Ok(())
+    }
+
+    /// A `citations_delta` (or a citation already in a text block's start): the citation
+    /// object verbatim, appended to the text block's `citations`.
+    fn citation(
+        &mut self,
+        index: usize,
+        citation: &Value,
+        out: &mut VecDeque<Item>,
+    ) -> Result<(), BlockError> {
+        match self.open.iter().find(|(i, _)| *i == index) {
+            None => Err(BlockError::NeverStarted("citation", index)),
+            Some((_, Open::Text)) if citation.is_object() => {
+                out.push_back(Ok(StreamEvent::Citation {
+                    index,
+                    citation: citation.clone(),
+                }));
+                Ok(())
+            }
+            Some(_) => Ok(()),
+        }
+    }
+
+    /// A `message_start` whose message already holds content (a resumed or prefilled
+    /// reply, e.g. a tool call that arrives inside it): those blocks arrived, complete, in
+    /// order, at the indices the later content_block events continue from. Its stop_reason
+    /// counts as well, as in the SDKs' accumulators.
+    fn prefilled(&mut self, msg: &Value, out: &mut VecDeque<Item>) -> Result<(), BlockError> {
+        for (index, block) in msg["content"].as_array().into_iter().flatten().enumerate() {
+            self.block_start(index, block, out)?;
+            self.block_stop(index, out)?;
+        }
+        if let Some(reason) = msg["stop_reason"].as_str() {
+            out.push_back(Ok(StreamEvent::Delta {
+                stop_reason: Some(reason.to_string()),
+                usage: Usage::default(),
+            }));
+        }
         Ok(())
     }
 
@@ -400,6 +465,9 @@ fn usage(u: &Value) -> Usage {
         output_tokens: n("output_tokens"),
         cache_read_tokens: n("cache_read_input_tokens"),
         cache_write_tokens: n("cache_creation_input_tokens"),
+        web_search_requests: u["server_tool_use"]["web_search_requests"]
+            .as_u64()
+            .unwrap_or(0),
     }
 }
 

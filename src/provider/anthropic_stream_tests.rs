@@ -113,12 +113,13 @@ fn nothing_after_message_stop_or_error() {
 }
 
 #[test]
-fn unknown_delta_types_and_block_types_are_ignored() {
+fn server_blocks_are_kept_verbatim_and_unknown_deltas_ignored() {
+    let server = json!({"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search"});
+    let citation = json!({"type": "web_search_result_location", "url": "https://a.example"});
     let input = start()
         + &sse(
             "content_block_start",
-            json!({"type": "content_block_start", "index": 0,
-            "content_block": {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search"}}),
+            json!({"type": "content_block_start", "index": 0, "content_block": server}),
         )
         + &sse(
             "content_block_delta",
@@ -137,7 +138,12 @@ fn unknown_delta_types_and_block_types_are_ignored() {
         + &sse(
             "content_block_delta",
             json!({"type": "content_block_delta", "index": 1,
-            "delta": {"type": "citations_delta", "citation": {}}}),
+            "delta": {"type": "citations_delta", "citation": citation}}),
+        )
+        + &sse(
+            "content_block_delta",
+            json!({"type": "content_block_delta", "index": 1,
+            "delta": {"type": "future_delta", "text": "x"}}),
         )
         + &sse(
             "content_block_stop",
@@ -146,22 +152,20 @@ fn unknown_delta_types_and_block_types_are_ignored() {
         + &stop();
     let out = decode(&input);
     assert!(out.iter().all(Result::is_ok), "{out:?}");
-    let deltas: Vec<_> = out
-        .iter()
-        .filter(|i| {
-            matches!(
-                i,
-                Ok(StreamEvent::TextDelta { .. } | StreamEvent::ToolInputDelta { .. })
-            )
-        })
-        .collect();
-    assert!(deltas.is_empty(), "{deltas:?}");
-    assert!(out.contains(&Ok(StreamEvent::BlockStart {
+    assert!(out.contains(&Ok(StreamEvent::OtherBlock {
         index: 0,
-        kind: BlockKind::Other,
-        id: None,
-        name: None
+        block: server
     })));
+    assert!(out.contains(&Ok(StreamEvent::ToolInputDelta {
+        index: 0,
+        partial_json: "{}".into()
+    })));
+    assert!(out.contains(&Ok(StreamEvent::Citation { index: 1, citation })));
+    assert!(
+        !out.iter()
+            .any(|i| matches!(i, Ok(StreamEvent::TextDelta { .. }))),
+        "the unknown delta adds nothing: {out:?}"
+    );
 }
 
 #[test]

@@ -28,6 +28,8 @@ pub const DEFAULTS: super::settings::ProviderDefaults = super::settings::Provide
     offline: true,
     thinking: false,
     reasoning_effort: false,
+    reasoning_echo: super::settings::ReasoningEcho::Never,
+    server_tools: false,
 };
 
 /// Delays between streamed pieces. Tests use zero pacing; the TUI uses the default.
@@ -179,7 +181,7 @@ fn prompt_text(m: &Message) -> String {
     // Words before a marker belong to an earlier prompt that was interrupted.
     let mut out = String::new();
     for b in &m.content {
-        if let ContentBlock::Text { text } = b {
+        if let ContentBlock::Text { text, .. } = b {
             if text.starts_with('[') {
                 out.clear();
             } else {
@@ -204,6 +206,7 @@ fn last_tool_results(history: Messages<'_>) -> Vec<(String, Value, String, bool)
                 tool_use_id,
                 content,
                 is_error,
+                ..
             } => {
                 let (name, input) = asked
                     .and_then(|p| {

@@ -5,9 +5,11 @@ pub mod anthropic;
 pub mod anthropic_cache;
 mod anthropic_request;
 pub mod anthropic_stream;
+mod compatible;
 pub mod demo;
 mod demo_reply;
 mod message_json;
+mod not_found;
 pub mod openai;
 pub mod reasoning;
 mod registry;
@@ -35,7 +37,7 @@ pub use crate::message::ToolSpec;
 pub use reasoning::{MIN_THINKING_BUDGET, Reasoning, ReasoningEffort};
 pub use registry::{ProviderKind, build};
 pub use request::{Messages, Request, RequestBody};
-pub use settings::{ProviderDefaults, ProviderSettings, SetupError};
+pub use settings::{ProviderDefaults, ProviderSettings, ReasoningEcho, SetupError};
 pub use system_prompt::{SystemPart, SystemPrompt};
 
 /// Everything one request carries, owned (tests and one-off callers; the loop borrows its
@@ -65,6 +67,14 @@ pub struct Usage {
     pub cache_read_tokens: u64,
     #[serde(default)]
     pub cache_write_tokens: u64,
+    /// Searches the API ran for the server-side web_search tool (Anthropic
+    /// `usage.server_tool_use.web_search_requests`); billed per 1,000.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub web_search_requests: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Usage {
@@ -73,6 +83,7 @@ impl Usage {
         self.output_tokens += other.output_tokens;
         self.cache_read_tokens += other.cache_read_tokens;
         self.cache_write_tokens += other.cache_write_tokens;
+        self.web_search_requests += other.web_search_requests;
     }
 
     /// Every input token of the request, cached or not.
@@ -121,6 +132,18 @@ pub enum StreamEvent {
     ToolInputDelta {
         index: usize,
         partial_json: String,
+    },
+    /// A block of a type tooloop does not model, as it started (server_tool_use,
+    /// web_search_tool_result, …): kept verbatim; for a server_tool_use, input fragments
+    /// follow as ToolInputDelta.
+    OtherBlock {
+        index: usize,
+        block: Value,
+    },
+    /// A citation for a text block (Anthropic `citations_delta`), verbatim.
+    Citation {
+        index: usize,
+        citation: Value,
     },
     /// A content block is complete.
     BlockStop {

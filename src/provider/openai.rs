@@ -37,11 +37,19 @@ pub const DEFAULTS: super::settings::ProviderDefaults = super::settings::Provide
     offline: false,
     thinking: false,
     reasoning_effort: true,
+    reasoning_echo: super::settings::ReasoningEcho::Never,
+    server_tools: false,
 };
 /// How much of an error body is read: enough for any JSON error, bounded for a hostile one.
 const MAX_ERROR_BODY: usize = 64 * 1024;
 
 pub struct OpenAiProvider {
+    /// The registry's name for it ("openai", "deepseek", …).
+    name: &'static str,
+    /// The variable its key is read from, named when the server wants a key.
+    key_env: &'static str,
+    /// Which replies go back with their reasoning (the registry's rule for this provider).
+    echo: super::ReasoningEcho,
     endpoint: reqwest::Url,
     /// Kept only to redact it from error text a server might echo.
     api_key: Option<String>,
@@ -87,6 +95,9 @@ impl OpenAiProvider {
             None => None,
         };
         Ok(OpenAiProvider {
+            name: "openai",
+            key_env: "OPENAI_API_KEY",
+            echo: super::ReasoningEcho::Never,
             endpoint: endpoint(base_url)?,
             api_key,
             auth,
@@ -105,6 +116,19 @@ impl OpenAiProvider {
     /// Sets the longest wait for the response head (default 90 s, like the idle timeout).
     pub fn with_head_timeout(mut self, d: Duration) -> Self {
         self.head_timeout = d;
+        self
+    }
+
+    /// Names it as the registry does, with the variable its key comes from.
+    pub fn named(mut self, name: &'static str, key_env: &'static str) -> Self {
+        self.name = name;
+        self.key_env = key_env;
+        self
+    }
+
+    /// Sends earlier replies' reasoning back as this provider requires.
+    pub fn with_reasoning_echo(mut self, echo: super::ReasoningEcho) -> Self {
+        self.echo = echo;
         self
     }
 
@@ -146,7 +170,21 @@ impl OpenAiProvider {
             if !status.is_success() {
                 let headers = response.headers().clone();
                 let text = read_capped(response).await;
-                let err = self.http_error(status.as_u16(), &headers, &text);
+                let mut err = self.http_error(status.as_u16(), &headers, &text);
+                if let ProviderError::Http {
+                    status: 404,
+                    message,
+                    ..
+                } = &mut err
+                    && let Some(m) = super::not_found::explain(
+                        self.endpoint.as_str(),
+                        req.model,
+                        &text,
+                        "usually ending in /v1; /chat/completions is added to it",
+                    )
+                {
+                    *message = m;
+                }
                 // OpenAI's reasoning models refuse max_tokens; say it their way once.
                 if switched.is_none()
                     && !self.max_completion_tokens.load(Ordering::Relaxed)
@@ -185,7 +223,7 @@ impl OpenAiProvider {
                 .to_string();
         }
         if matches!(status, 401 | 403) && self.api_key.is_none() {
-            message.push_str(" (no API key is set: export OPENAI_API_KEY)");
+            message.push_str(&format!(" (no API key is set: export {})", self.key_env));
         }
         // A 429 for an exhausted quota does not pass by waiting.
         let out_of_quota = status == 429 && error_type.as_deref() == Some("insufficient_quota");
@@ -210,12 +248,13 @@ impl OpenAiProvider {
 
 impl Provider for OpenAiProvider {
     fn name(&self) -> &str {
-        "openai"
+        self.name
     }
 
     fn encode(&self, req: &Request<'_>) -> RequestBody {
         let completion = self.max_completion_tokens.load(Ordering::Relaxed);
-        let body = encode::encode(req, completion, self.last_len.load(Ordering::Relaxed));
+        let last_len = self.last_len.load(Ordering::Relaxed);
+        let body = encode::encode(req, completion, last_len, self.echo);
         self.last_len.store(body.len(), Ordering::Relaxed);
         body
     }

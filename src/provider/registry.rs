@@ -10,7 +10,7 @@
 use std::sync::Arc;
 
 use super::settings::{ProviderDefaults, ProviderSettings, SetupError};
-use super::{Provider, anthropic, demo, openai};
+use super::{Provider, anthropic, compatible, demo, openai};
 
 type Constructor = fn(&ProviderSettings) -> Result<Arc<dyn Provider>, SetupError>;
 
@@ -62,6 +62,10 @@ providers! {
         => |s| Ok(Arc::new(anthropic::AnthropicProvider::from_settings(s)?)),
     Openai = "openai", openai::DEFAULTS
         => |s| Ok(Arc::new(openai::OpenAiProvider::from_settings(s)?)),
+    Deepseek = "deepseek", compatible::DEEPSEEK
+        => |s| Ok(Arc::new(compatible::build("deepseek", compatible::DEEPSEEK, s)?)),
+    Mistral = "mistral", compatible::MISTRAL
+        => |s| Ok(Arc::new(compatible::build("mistral", compatible::MISTRAL, s)?)),
     Demo = "demo", demo::DEFAULTS => |_| Ok(Arc::new(demo::DemoProvider::default())),
 }
 
@@ -129,6 +133,24 @@ mod tests {
             .filter(|k| k.defaults().offline)
             .collect();
         assert_eq!(offline.len(), 1);
+    }
+
+    #[test]
+    fn deepseek_alone_wants_its_reasoning_back() {
+        use crate::provider::ReasoningEcho;
+        for &kind in ProviderKind::ALL {
+            let echo = kind.defaults().reasoning_echo;
+            match kind {
+                ProviderKind::Deepseek => {
+                    assert_eq!(echo, ReasoningEcho::ToolTurns("reasoning_content"))
+                }
+                _ => assert_eq!(echo, ReasoningEcho::Never, "{kind}"),
+            }
+            assert_eq!(
+                kind.defaults().server_tools,
+                kind == ProviderKind::Anthropic
+            );
+        }
     }
 
     #[test]

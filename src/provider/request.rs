@@ -83,6 +83,9 @@ pub struct Request<'a> {
     /// Ask for at most one tool_use per reply.
     pub disable_parallel_tool_use: bool,
     pub reasoning: Reasoning,
+    /// Anthropic's server-side web_search tool with its `max_uses` (other providers send
+    /// nothing: the config refused it for them).
+    pub web_search: Option<u32>,
 }
 
 impl ModelRequest {
@@ -96,6 +99,7 @@ impl ModelRequest {
             max_tokens: self.max_tokens,
             disable_parallel_tool_use: self.disable_parallel_tool_use,
             reasoning: self.reasoning,
+            web_search: None,
         }
     }
 }

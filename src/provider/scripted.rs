@@ -27,8 +27,14 @@ pub enum Reply {
     Stream(Vec<Step>),
 }
 
+/// Picks the reply for a request from its system prompt and messages (None: take the next
+/// scripted one). Concurrent subagents send requests in no fixed order; a responder answers
+/// each by what it asks.
+pub type Responder = Arc<dyn Fn(&str, &[Message]) -> Option<Reply> + Send + Sync>;
+
 #[derive(Clone, Default)]
 pub struct ScriptedProvider {
+    responder: Option<Responder>,
     replies: Arc<Mutex<VecDeque<Reply>>>,
     requests: Arc<Mutex<Vec<Vec<Message>>>>,
     /// The body each request was opened with (the same bytes, not a copy).
@@ -38,10 +44,17 @@ pub struct ScriptedProvider {
 impl ScriptedProvider {
     pub fn new(replies: Vec<Reply>) -> Self {
         ScriptedProvider {
+            responder: None,
             replies: Arc::new(Mutex::new(replies.into())),
             requests: Arc::default(),
             bodies: Arc::default(),
         }
+    }
+
+    /// Requests `responder` answers skip the queue.
+    pub fn with_responder(mut self, responder: Responder) -> Self {
+        self.responder = Some(responder);
+        self
     }
 
     pub fn push(&self, reply: Reply) {
@@ -92,10 +105,14 @@ impl Provider for ScriptedProvider {
         // A test provider: keeping a copy of every request is what it is for.
         let messages = req.messages.to_vec();
         let invalid = validate_history(&messages).err();
+        let answered = self
+            .responder
+            .as_ref()
+            .and_then(|f| f(req.system.text(), &messages));
         if let Ok(mut r) = self.requests.lock() {
             r.push(messages);
         }
-        let reply = self.replies.lock().ok().and_then(|mut r| r.pop_front());
+        let reply = answered.or_else(|| self.replies.lock().ok().and_then(|mut r| r.pop_front()));
         Box::pin(async move {
             if let Some(e) = invalid {
                 return Err(ProviderError::Http {

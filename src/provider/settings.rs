@@ -36,6 +36,23 @@ pub struct ProviderDefaults {
     /// What it sends of [`super::Reasoning`]: the thinking budget, the reasoning effort.
     pub thinking: bool,
     pub reasoning_effort: bool,
+    /// Which assistant messages must carry their reasoning back to this provider, and in
+    /// which field (DeepSeek's thinking mode refuses a tool-call turn without it).
+    pub reasoning_echo: ReasoningEcho,
+    /// It runs Anthropic's server-side tools (`--web-search`).
+    pub server_tools: bool,
+}
+
+/// Where an OpenAI-compatible provider wants the reasoning of earlier replies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum ReasoningEcho {
+    /// Not sent back (OpenAI, Mistral, local servers: they neither need nor expect it).
+    #[default]
+    Never,
+    /// Sent back in this field on every assistant message of an exchange that called
+    /// tools (the replies between two prompts of the user, once one of them called a
+    /// tool), as DeepSeek's thinking mode requires; other replies go without it.
+    ToolTurns(&'static str),
 }
 
 /// Why a provider could not be built. Never retried: the settings must change.

@@ -13,7 +13,7 @@ pub struct Options {
 /// Returns the exit status: the original run's with -p, 2 for bad usage or a missing
 /// recording.
 pub async fn run(cli: &Cli, session: &str, opts: Options) -> i32 {
-    let fail = |e: crate::record::RecordError| {
+    let fail = |e: crate::recording::RecordError| {
         eprintln!("tooloop: {e}");
         2
     };
@@ -29,9 +29,9 @@ pub async fn run(cli: &Cli, session: &str, opts: Options) -> i32 {
         Ok(p) => p.to_path_buf(),
         Err(e) => return fail(e),
     };
-    let recording = match crate::record::read(&path) {
+    let recording = match crate::recording::read(&path) {
         Ok(r) => r,
-        Err(e) => return fail(crate::record::RecordError::io(&path, e)),
+        Err(e) => return fail(crate::recording::RecordError::io(&path, e)),
     };
     if recording.skipped > 0 {
         eprintln!(

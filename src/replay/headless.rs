@@ -18,7 +18,7 @@ use crate::agent::protocol::AgentEvent;
 use crate::cli::OutputFormat;
 use crate::headless::{Sandboxed, event_line, exit_code, result_json};
 use crate::message::Message;
-use crate::record::{Kind, Recording};
+use crate::recording::{Kind, Recording};
 
 /// Plays `recording` to stdout; returns the exit status the original run had (of its last
 /// prompt), 1 if it never finished one. SIGINT stops it with 130.
@@ -112,6 +112,7 @@ impl<'a> Printer<'a> {
                 self.history.push(message.clone());
             }
             AgentEvent::HistoryReset { messages, .. } => self.history = messages.clone(),
+            AgentEvent::AgentEnd(report) => self.extra.agents.push(report.clone()),
             AgentEvent::Compacted { messages, .. } => {
                 self.history = messages.iter().cloned().map(Arc::new).collect()
             }

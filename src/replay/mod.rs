@@ -17,10 +17,10 @@ pub use player::{Timed, play, timeline};
 pub use source::{Source, resolve};
 
 /// `--speed`: how many times faster than recorded (2 = half the waits).
-pub fn check_speed(speed: f64) -> Result<f64, crate::record::RecordError> {
+pub fn check_speed(speed: f64) -> Result<f64, crate::recording::RecordError> {
     if speed.is_finite() && speed > 0.0 {
         Ok(speed)
     } else {
-        Err(crate::record::RecordError::BadSpeed(speed))
+        Err(crate::recording::RecordError::BadSpeed(speed))
     }
 }

@@ -7,7 +7,7 @@ use tokio::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 
 use crate::agent::protocol::AgentEvent;
-use crate::record::{Entry, Kind};
+use crate::recording::{Entry, Kind};
 
 /// One event to play: when (ms since the replay's start, on one axis across runs) and the
 /// time its own run printed.
@@ -101,7 +101,7 @@ mod tests {
     }
 
     fn header() -> Kind {
-        crate::record::writer::header("demo", "m", None, "", &[])
+        crate::recording::writer::header("demo", "m", None, "", &[])
     }
 
     #[test]

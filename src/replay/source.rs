@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::record::RecordError;
+use crate::recording::RecordError;
 
 /// A session's transcript and its recording, where they exist.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -31,22 +31,22 @@ pub fn resolve(arg: &str) -> Result<Source, RecordError> {
 pub fn resolve_in(dir: &Path, arg: &str) -> Result<Source, RecordError> {
     let path = Path::new(arg);
     if path.is_file() {
-        return Ok(if crate::record::is_recording(path) {
-            let t = crate::record::transcript_of(path);
+        return Ok(if crate::recording::is_recording(path) {
+            let t = crate::recording::transcript_of(path);
             Source {
                 transcript: t.is_file().then_some(t),
                 recording: Some(path.to_path_buf()),
             }
         } else {
             Source {
-                recording: crate::record::find_companion(path),
+                recording: crate::recording::find_companion(path),
                 transcript: Some(path.to_path_buf()),
             }
         });
     }
     let summary = crate::session::store::find(dir, arg)?;
     Ok(Source {
-        recording: crate::record::find_companion(&summary.path),
+        recording: crate::recording::find_companion(&summary.path),
         transcript: Some(summary.path),
     })
 }

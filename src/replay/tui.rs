@@ -12,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 use super::player::{Pace, play, timeline};
 use crate::agent::protocol::{AgentCommand, AgentEvent, Terminal, TurnSummary};
 use crate::config::Config;
-use crate::record::{Kind, Recording};
+use crate::recording::{Kind, Recording};
 use crate::tui::app::{App, RunInfo};
 use crate::tui::panes::cells::CellKind;
 use crate::tui::{event_loop, terminal, theme};

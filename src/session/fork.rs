@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use super::error::SessionError;
 use super::load;
-use super::record::{self, FORMAT, Header, Record};
+use super::transcript_line::{self, FORMAT, Header, Record};
 
 /// Writes the fork of the transcript at `parent` into `dir`. Returns the new header, path
 /// and length (everything in it is complete records).
@@ -26,7 +26,7 @@ pub fn create(dir: &Path, parent: &Path) -> Result<(Header, PathBuf, u64), Sessi
     let (id, path) = super::store::new_name(dir);
     let header = Header {
         id,
-        created: record::now_rfc3339(),
+        created: transcript_line::now_rfc3339(),
         workspace: loaded.header.workspace.clone(),
         tooloop_version: env!("CARGO_PKG_VERSION").to_string(),
         format: FORMAT,

@@ -6,7 +6,7 @@ use crate::message::{ContentBlock, Message, Role, validate_history};
 
 use super::SessionError;
 use super::prompt_marks::PromptMark;
-use super::record::{self, Header, Record};
+use super::transcript_line::{self, Header, Record};
 
 /// The result of an `interrupted` repair, as the model will read it.
 pub const INTERRUPTED_TOOL: &str = "interrupted: tooloop stopped before this tool finished";
@@ -30,9 +30,23 @@ pub struct Loaded {
     /// still in the file, shown dimmed above the "compacted" divider.
     pub earlier: Vec<Message>,
     /// How each tool call ran, by tool_use id (transcripts before this was kept have none).
-    pub timings: std::collections::HashMap<String, super::record::ToolTiming>,
+    pub timings: std::collections::HashMap<String, crate::agent::protocol::status::ToolTiming>,
+    /// The background jobs it recorded, as last seen, in the order they started.
+    pub jobs: Vec<crate::background::JobInfo>,
     /// The todo list as last recorded (empty when the session never had one).
     pub todos: Vec<crate::todo::TodoItem>,
+    /// Each subagent's conversation, in the order they started.
+    pub agents: Vec<ChildHistory>,
+}
+
+/// A subagent's conversation as its transcript records kept it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ChildHistory {
+    pub agent_id: String,
+    /// The `task` call of the parent that started it.
+    pub parent_tool_use_id: String,
+    pub agent: String,
+    pub messages: Vec<Message>,
 }
 
 /// Reads `path`. A torn last line (a crash mid-write) is dropped with a notice; a bad line
@@ -62,6 +76,8 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Loaded, SessionError> {
     let mut good_len = 0u64;
     let mut missing_newline = false;
     let mut timings = std::collections::HashMap::new();
+    let mut agents: Vec<ChildHistory> = Vec::new();
+    let mut jobs: Vec<crate::background::JobInfo> = Vec::new();
     let mut todos = Vec::new();
     let mut offset = 0usize;
     let mut line_no = 0usize;
@@ -101,7 +117,7 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Loaded, SessionError> {
                 message,
                 tools,
             }) => {
-                record::apply(&mut messages, index, message)
+                transcript_line::apply(&mut messages, index, message)
                     .map_err(|e| bad(line_no, e.to_string()))?;
                 timings.extend(tools.into_iter().map(|t| (t.id.clone(), t)));
             }
@@ -132,10 +148,41 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Loaded, SessionError> {
                     m.turns = m.turns.saturating_add(t);
                 }
             }
+            Some(Record::AgentMessage {
+                agent_id,
+                parent_tool_use_id,
+                agent,
+                index,
+                message,
+            }) => {
+                let pos = match agents.iter().position(|a| a.agent_id == agent_id) {
+                    Some(p) => p,
+                    None => {
+                        agents.push(ChildHistory {
+                            agent_id,
+                            parent_tool_use_id,
+                            agent,
+                            messages: Vec::new(),
+                        });
+                        agents.len() - 1
+                    }
+                };
+                transcript_line::apply(&mut agents[pos].messages, index, message)
+                    .map_err(|e| bad(line_no, e.to_string()))?;
+            }
             Some(Record::Todos { todos: list, .. }) => todos = list,
             Some(Record::Rewind(r)) => {
                 super::prompt_marks::replay(&r, &mut messages, &mut prompts, &mut marks)
                     .map_err(|e| bad(line_no, e.to_string()))?
+            }
+            Some(Record::Background { job, .. }) => {
+                match jobs
+                    .iter_mut()
+                    .find(|j: &&mut crate::background::JobInfo| j.shell_id == job.shell_id)
+                {
+                    Some(seen) => *seen = job,
+                    None => jobs.push(job),
+                }
             }
         }
         good_len = next as u64;
@@ -156,6 +203,8 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Loaded, SessionError> {
         notices,
         earlier,
         timings,
+        agents,
+        jobs,
         todos,
     })
 }

@@ -1,26 +1,27 @@
 //! Sessions: every message is also written to a JSONL transcript in the data directory, so a
 //! conversation survives quitting and crashing (--continue, --resume ID, `tooloop sessions`).
 
+pub mod child;
 pub mod error;
 pub mod fork;
-pub mod handle;
 pub mod load;
 pub mod prompt_marks;
-pub mod record;
 pub mod rewind;
 pub mod rewind_command;
 pub mod rewind_error;
 pub mod store;
 pub mod switch;
+pub mod transcript_line;
 pub mod writer;
 
 use std::path::{Path, PathBuf};
 
 use crate::agent::Agent;
+use crate::agent::history_observer::SessionHandle;
 use crate::agent::protocol::AgentEvent;
 pub use error::SessionError;
 pub use store::{SessionSummary, format_table, list};
-pub use writer::{SessionHandle, Transcript};
+pub use writer::Transcript;
 
 /// Which transcript this run writes to.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -57,7 +58,7 @@ impl PartialEq for SessionInfo {
 }
 
 /// Opens (or resumes, per --continue / --resume) the session for this run and attaches its
-/// recorder to `agent`. Ok(None) when sessions are off.
+/// observer to `agent`. Ok(None) when sessions are off.
 pub fn attach(
     mode: &SessionMode,
     workspace: &Path,
@@ -103,8 +104,8 @@ pub(crate) fn attach_with(
             source,
         }
     })?;
-    // The old recorder must not see the reset below as a new conversation.
-    agent.recorder = None;
+    // The old observer must not see the reset below as a new conversation.
+    agent.observer = None;
     let events = agent.events().clone();
     let Some(summary) = summary else {
         let mut t = Transcript::create(dir, &workspace, events);
@@ -112,7 +113,7 @@ pub(crate) fn attach_with(
             t.adopt(h);
         }
         let handle = t.handle();
-        agent.recorder = Some(Box::new(t));
+        agent.observer = Some(Box::new(t));
         track_edits(agent, dir, 0);
         return Ok(Some(SessionInfo {
             id: handle.id(),
@@ -188,16 +189,17 @@ pub(crate) fn attach_with(
         });
     }
     agent.reset(messages);
+    agent.exec.jobs.adopt_earlier(loaded.jobs);
     agent.facts = facts;
     if !loaded.todos.is_empty() {
         agent.restore_todos(loaded.todos);
     }
     if let Some(m) = &repaired {
-        use crate::agent::recorder::Recorder;
+        use crate::agent::history_observer::HistoryObserver;
         t.message(agent.history.len().saturating_sub(1), m);
     }
     let handle = t.handle();
-    agent.recorder = Some(Box::new(t));
+    agent.observer = Some(Box::new(t));
     track_edits(agent, dir, loaded.prompts.len());
     Ok(Some(SessionInfo {
         id: handle.id(),
@@ -218,13 +220,13 @@ pub fn checkpoint_store(sessions_dir: &Path) -> Option<crate::checkpoint::Store>
 /// Files edited by tools are checkpointed from now on, filed under the session's prompts
 /// (`prompts` of them so far), so they can be rewound.
 fn track_edits(agent: &mut Agent, dir: &Path, prompts: usize) {
-    let (Some(store), Some(inner)) = (checkpoint_store(dir), agent.recorder.take()) else {
+    let (Some(store), Some(inner)) = (checkpoint_store(dir), agent.observer.take()) else {
         return;
     };
     let id = inner.session_id().unwrap_or_default();
     let checkpoints = crate::checkpoint::Checkpoints::new(store, &id, prompts);
     agent.exec.checkpoints = Some(checkpoints.clone());
-    agent.recorder = Some(Box::new(crate::checkpoint::Tracking::new(
+    agent.observer = Some(Box::new(crate::checkpoint::Tracking::new(
         inner,
         checkpoints,
     )));

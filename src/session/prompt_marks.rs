@@ -2,8 +2,8 @@
 //! the prompts and the marks while a transcript is read. Loading needs this and rewinding
 //! builds on loading, so it sits below both.
 
-use super::record::RewindRecord;
 use super::rewind_error::RewindError;
+use crate::agent::history_observer::RewindRecord;
 use crate::message::{Message, Role};
 
 /// Where a prompt began in the history.

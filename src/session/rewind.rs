@@ -11,7 +11,8 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::load::Loaded;
-use super::record::{RewindRecord, now_rfc3339};
+use super::transcript_line::now_rfc3339;
+use crate::agent::history_observer::RewindRecord;
 use crate::checkpoint::restore;
 use crate::checkpoint::{Entry, Store};
 use crate::message::{ContentBlock, Message, validate_history};
@@ -73,7 +74,7 @@ fn bash_commands(registry: &ToolRegistry, messages: &[Message]) -> usize {
     };
     let not_run = |id: &str| {
         messages.iter().flat_map(|m| &m.content).any(|b| {
-            matches!(b, ContentBlock::ToolResult { tool_use_id, content, is_error: true }
+            matches!(b, ContentBlock::ToolResult { tool_use_id, content, is_error: true, .. }
                 if tool_use_id == id
                     && (content.contains("was not run") || content.contains("declined to run")))
         })

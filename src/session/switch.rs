@@ -12,7 +12,7 @@ use super::{SessionError, SessionMode, attach_with, store};
 /// agent keeps its conversation and its transcript.
 pub fn resume(agent: &mut Agent, id: &str) -> Result<(), SessionError> {
     let path = agent
-        .recorder
+        .observer
         .as_ref()
         .and_then(|r| r.path())
         .ok_or(SessionError::NoTranscript)?;
@@ -20,7 +20,7 @@ pub fn resume(agent: &mut Agent, id: &str) -> Result<(), SessionError> {
         .parent()
         .ok_or(SessionError::NoTranscript)?
         .to_path_buf();
-    let current = agent.recorder.as_ref().and_then(|r| r.session_id());
+    let current = agent.observer.as_ref().and_then(|r| r.session_id());
     let target = store::find(&dir, id)?;
     if current.as_deref() == Some(target.id.as_str()) {
         agent.events().send(AgentEvent::Notice {
@@ -28,11 +28,11 @@ pub fn resume(agent: &mut Agent, id: &str) -> Result<(), SessionError> {
         });
         return Ok(());
     }
-    let handle = agent.recorder.as_ref().and_then(|r| r.handle());
+    let handle = agent.observer.as_ref().and_then(|r| r.handle());
     let workspace = agent.exec.workspace.root().to_path_buf();
     // Kept until the new transcript is open: a session that cannot be resumed (locked by
     // another tooloop, damaged) leaves this one in place.
-    let previous = agent.recorder.take();
+    let previous = agent.observer.take();
     let checkpoints = agent.exec.checkpoints.clone();
     match attach_with(
         &dir,
@@ -55,7 +55,7 @@ pub fn resume(agent: &mut Agent, id: &str) -> Result<(), SessionError> {
             Ok(())
         }
         Err(e) => {
-            agent.recorder = previous;
+            agent.observer = previous;
             agent.exec.checkpoints = checkpoints;
             Err(e)
         }

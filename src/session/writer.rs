@@ -1,4 +1,4 @@
-//! The transcript writer: the agent's [`Recorder`], one JSON line per record.
+//! The transcript writer: the agent's [`HistoryObserver`], one JSON line per record.
 //!
 //! Each record is one `write` of the whole line to an unbuffered file, so a crash tears at
 //! most the last line; `prompt_end` also fsyncs. A new session's file is created with its
@@ -11,12 +11,14 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::agent::events::EventSink;
+use crate::agent::history_observer::HistoryObserver;
 use crate::agent::protocol::{AgentEvent, TurnSummary};
-use crate::agent::recorder::Recorder;
 use crate::message::Message;
 
 use super::SessionError;
-use super::record::{self, FORMAT, Header, Record, RewindRecord, ToolTiming};
+use super::transcript_line::{self, FORMAT, Header, Record};
+use crate::agent::history_observer::RewindRecord;
+use crate::agent::protocol::status::ToolTiming;
 
 /// A message record borrowing the agent's message: serialized exactly like
 /// `Record::Message`, without copying the message first.
@@ -29,7 +31,7 @@ struct MessageRecord<'a> {
     tools: Vec<ToolTiming>,
 }
 
-pub use super::handle::SessionHandle;
+use crate::agent::history_observer::SessionHandle;
 
 pub struct Transcript {
     dir: PathBuf,
@@ -152,7 +154,7 @@ impl Transcript {
                 let mut f = open_new(&self.path)?;
                 let header = Record::Header(Header {
                     id: self.id.clone(),
-                    created: record::now_rfc3339(),
+                    created: transcript_line::now_rfc3339(),
                     workspace: self.workspace.clone(),
                     tooloop_version: env!("CARGO_PKG_VERSION").to_string(),
                     format: FORMAT,
@@ -168,7 +170,7 @@ impl Transcript {
     }
 }
 
-impl Recorder for Transcript {
+impl HistoryObserver for Transcript {
     fn message(&mut self, index: usize, message: &Message) {
         let mut tools = Vec::new();
         if !self.pending.is_empty() {
@@ -202,7 +204,7 @@ impl Recorder for Transcript {
 
     fn prompt_start(&mut self, prompt: &str, model: &str) {
         self.write(&Record::PromptStart {
-            time: record::now_rfc3339(),
+            time: transcript_line::now_rfc3339(),
             prompt: prompt.to_string(),
             model: model.to_string(),
         });
@@ -210,7 +212,7 @@ impl Recorder for Transcript {
 
     fn prompt_end(&mut self, summary: &TurnSummary) {
         self.write(&Record::PromptEnd {
-            time: record::now_rfc3339(),
+            time: transcript_line::now_rfc3339(),
             reason: summary.reason.as_str().to_string(),
             turns: summary.turns,
             usage: summary.usage,
@@ -223,9 +225,24 @@ impl Recorder for Transcript {
         }
     }
 
+    fn background(&mut self, job: &crate::background::JobInfo) {
+        // A session with nothing in it yet (just after /new) is not created for a job of
+        // the one before.
+        if self.file.is_none() {
+            return;
+        }
+        let mut job = job.clone();
+        // The output file goes with this run of tooloop.
+        job.output = None;
+        self.write(&Record::Background {
+            time: transcript_line::now_rfc3339(),
+            job,
+        });
+    }
+
     fn todos(&mut self, todos: &[crate::todo::TodoItem]) {
         self.write(&Record::Todos {
-            time: record::now_rfc3339(),
+            time: transcript_line::now_rfc3339(),
             todos: todos.to_vec(),
         });
     }
@@ -240,7 +257,7 @@ impl Recorder for Transcript {
 
     fn compaction(&mut self, info: &crate::agent::context::Compaction, history: &[Arc<Message>]) {
         self.write(&Record::Compaction {
-            time: record::now_rfc3339(),
+            time: transcript_line::now_rfc3339(),
             trigger: info.trigger.as_str().to_string(),
             summary: info.summary.clone(),
             replaced: info.messages_before,

@@ -1,24 +1,23 @@
 //! bash: run a shell command in the workspace, in its own process group, with its output
 //! streamed live and the whole group killed on timeout or cancel.
 
-use std::os::fd::OwnedFd;
 use std::os::unix::process::ExitStatusExt;
-use std::process::{ExitStatus, Stdio};
+use std::process::ExitStatus;
 use std::time::Duration;
 
 use async_trait::async_trait;
 use serde_json::{Value, json};
 use tokio::io::AsyncReadExt;
 use tokio::net::unix::pipe;
-use tokio::process::{Child, Command};
+use tokio::process::Child;
 use tokio::time::{Instant, sleep_until};
 
-use super::args::{one_line, optional_str, optional_u64, required_str};
+use super::args::{flag, one_line, optional_str, optional_u64, required_str};
 use super::output::{HeadTail, Utf8Stream};
-use super::process::{Stopped, TERM_GRACE, group_alive, kill_group_now, stop_group};
+use super::process::{Stopped, TERM_GRACE, group_alive, kill_group_now, shell_command, stop_group};
 use super::{Effect, Tool, ToolContext, ToolOutput};
+use crate::agent::protocol::approval::Preview;
 use crate::sandbox::Prepared;
-use crate::tools::Preview;
 
 pub const DEFAULT_TIMEOUT_MS: u64 = 120_000;
 pub const MAX_TIMEOUT_MS: u64 = 600_000;
@@ -44,8 +43,11 @@ impl Tool for Bash {
          so commands that prompt will fail. stdout and stderr come back interleaved as they \
          were written, followed by the exit code; a non-zero exit is an error. Default \
          timeout 120000 ms, at most 600000 (timeout_ms). On timeout the command and every \
-         process it started are killed; background jobs do not outlive the command. \
-         Usually sandboxed: then commands may write only in the workspace and $TMPDIR (use \
+         process it started are killed; `&` jobs inside it do not outlive the command. \
+         With run_in_background: true the command starts as a background job and the call \
+         returns at once with its id (b1, b2, …): read its new output with bash_output, stop \
+         it with kill_shell; you are told when it ends. Use it for servers, watchers and long \
+         builds. Usually sandboxed: then commands may write only in the workspace and $TMPDIR (use \
          it, not /tmp) and have no network unless the user allowed it; a blocked write or \
          connect is reported as \"blocked by the sandbox\"."
     }
@@ -54,7 +56,8 @@ impl Tool for Bash {
             "type": "object",
             "properties": {
                 "command": {"type": "string", "description": "The command line, run with bash -c"},
-                "timeout_ms": {"type": "integer", "minimum": 1, "description": "Timeout in milliseconds (default 120000, max 600000)"}
+                "timeout_ms": {"type": "integer", "minimum": 1, "description": "Timeout in milliseconds (default 120000, max 600000); not for background jobs"},
+                "run_in_background": {"type": "boolean", "description": "Start it as a background job and return at once with its id"}
             },
             "required": ["command"],
             "additionalProperties": false
@@ -73,9 +76,14 @@ impl Tool for Bash {
         true
     }
     fn preview(&self, input: &Value) -> Option<Preview> {
+        let note = if flag(input, "run_in_background") {
+            Some("in the background (runs until it exits or is killed)".to_string())
+        } else {
+            optional_u64(input, "timeout_ms").map(|t| format!("timeout {t} ms"))
+        };
         Some(Preview::Command {
             text: optional_str(input, "command").unwrap_or("").to_string(),
-            note: optional_u64(input, "timeout_ms").map(|t| format!("timeout {t} ms")),
+            note,
         })
     }
     fn timeout(&self, input: &Value) -> Option<Duration> {
@@ -92,6 +100,9 @@ impl Tool for Bash {
             Ok(c) => c,
             Err(e) => return e,
         };
+        if flag(&input, "run_in_background") {
+            return super::bash_background::start(command, &ctx);
+        }
         let timeout = timeout_ms(&input);
         let Some(sandbox) = &ctx.sandbox else {
             return run_once(command, None, timeout, &ctx).await;
@@ -175,25 +186,7 @@ struct Running {
 }
 
 fn spawn(command: &str, sandbox: Option<&Prepared>, ctx: &ToolContext) -> std::io::Result<Running> {
-    // One pipe for both streams: the kernel keeps the writes in the order they happened.
-    let (reader, writer) = std::io::pipe()?;
-    let writer_err = writer.try_clone()?;
-    let output = pipe::Receiver::from_owned_fd(OwnedFd::from(reader))?;
-    // Sandboxed, the child enforces the prepared rules between fork and exec.
-    let mut cmd = match sandbox {
-        Some(prepared) => prepared.command("bash"),
-        None => Command::new("bash"),
-    };
-    cmd.arg("-c")
-        .arg(command)
-        .current_dir(ctx.workspace.root())
-        .stdin(Stdio::null())
-        .stdout(Stdio::from(writer))
-        .stderr(Stdio::from(writer_err))
-        .env("PAGER", "cat")
-        .env("GIT_PAGER", "cat")
-        .env("GIT_TERMINAL_PROMPT", "0")
-        .process_group(0);
+    let (mut cmd, output) = shell_command(command, ctx.workspace.root(), sandbox)?;
     let child = cmd.spawn()?;
     // Our copies of the write end must close, or the pipe never reports EOF.
     drop(cmd);
@@ -324,6 +317,7 @@ fn report(
     ToolOutput {
         content: text,
         is_error,
+        images: Vec::new(),
     }
 }
 

@@ -10,7 +10,7 @@ use super::args::{flag, one_line, optional_str, path_field, required_str};
 use super::atomic::write_atomic;
 use super::text::{MAX_TEXT_FILE_BYTES, as_text};
 use super::{Effect, Tool, ToolContext, ToolOutput};
-use crate::tools::Preview;
+use crate::agent::protocol::approval::Preview;
 
 /// Diffs longer than this many lines are cut (the edit itself is not).
 const MAX_DIFF_LINES: usize = 200;

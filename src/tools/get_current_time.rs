@@ -5,7 +5,7 @@ use jiff::Timestamp;
 use jiff::tz::TimeZone;
 use serde_json::{Value, json};
 
-use super::args::optional_str;
+use super::args::{one_line, optional_str};
 use super::{Effect, Tool, ToolContext, ToolOutput};
 
 pub struct GetCurrentTime;
@@ -33,11 +33,8 @@ impl Tool for GetCurrentTime {
         Effect::ReadOnly
     }
     fn summary(&self, input: &Value) -> String {
-        optional_str(input, "timezone")
-            .unwrap_or("local time")
-            .chars()
-            .take(40)
-            .collect()
+        // One line whatever the model sent (found by the tool_input fuzz target).
+        one_line(optional_str(input, "timezone").unwrap_or("local time"), 40)
     }
     async fn run(&self, input: Value, _ctx: ToolContext) -> ToolOutput {
         match now_in(optional_str(&input, "timezone"), Timestamp::now()) {

@@ -3,14 +3,16 @@
 pub mod args;
 mod atomic;
 pub mod bash;
+mod bash_background;
+pub mod bash_output;
 pub mod edit_file;
 pub mod get_current_time;
 pub mod glob;
 pub mod grep;
 mod html;
+pub mod kill_shell;
 pub mod list_dir;
 pub mod output;
-pub mod preview;
 pub mod process;
 pub mod read_file;
 pub mod schema;
@@ -29,8 +31,8 @@ use async_trait::async_trait;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use crate::agent::protocol::approval::Preview;
 use crate::message::{ContentBlock, Message, ToolSpec};
-pub use preview::Preview;
 pub use workspace::Workspace;
 
 /// What kind of change a tool makes, for the approval policy.
@@ -49,6 +51,8 @@ pub enum Effect {
 pub struct ToolOutput {
     pub content: String,
     pub is_error: bool,
+    /// Images for the model (read_file on a picture), after the text.
+    pub images: Vec<crate::message::ImageSource>,
 }
 
 impl ToolOutput {
@@ -56,6 +60,7 @@ impl ToolOutput {
         ToolOutput {
             content: content.into(),
             is_error: false,
+            images: Vec::new(),
         }
     }
 
@@ -63,6 +68,16 @@ impl ToolOutput {
         ToolOutput {
             content: content.into(),
             is_error: true,
+            images: Vec::new(),
+        }
+    }
+
+    /// An image, described by `content`.
+    pub fn image(content: impl Into<String>, image: crate::message::ImageSource) -> Self {
+        ToolOutput {
+            content: content.into(),
+            is_error: false,
+            images: vec![image],
         }
     }
 }
@@ -83,6 +98,11 @@ pub struct ToolContext {
     pub http: reqwest::Client,
     /// The sandbox bash runs under; None runs it unsandboxed.
     pub sandbox: Option<crate::sandbox::CallSandbox>,
+    /// The tool_use id of this call (a subagent names the call that started it).
+    pub call_id: String,
+    /// The session's background jobs (bash `run_in_background`, bash_output, kill_shell);
+    /// None where there is no session to own them.
+    pub jobs: Option<Arc<crate::background::Jobs>>,
 }
 
 impl ToolContext {
@@ -95,6 +115,8 @@ impl ToolContext {
             max_output_bytes: DEFAULT_MAX_OUTPUT_BYTES,
             http: reqwest::Client::new(),
             sandbox: None,
+            call_id: String::new(),
+            jobs: None,
         }
     }
 }
@@ -142,6 +164,11 @@ pub trait Tool: Send + Sync {
     /// None: the executor's default (`[tools] timeout_secs`, else [`DEFAULT_TOOL_TIMEOUT`]).
     fn timeout(&self, _input: &Value) -> Option<Duration> {
         None
+    }
+    /// The tool bounds its own run (a subagent has its turn limit): the executor's
+    /// timeouts do not apply to it; cancellation still does.
+    fn bounds_itself(&self) -> bool {
+        false
     }
     /// A one-line summary of the input for the UI ("src/main.rs", "ls -la").
     fn summary(&self, input: &Value) -> String {
@@ -212,6 +239,8 @@ impl ToolRegistry {
     pub fn builtin() -> Self {
         let mut r = Self::read_only();
         r.register(Arc::new(bash::Bash));
+        r.register(Arc::new(bash_output::BashOutput));
+        r.register(Arc::new(kill_shell::KillShell));
         r.register(Arc::new(write_file::WriteFile));
         r.register(Arc::new(edit_file::EditFile));
         r
@@ -257,6 +286,18 @@ impl ToolRegistry {
             .filter_map(|t| next.try_register(t).err())
             .collect();
         (next, errors)
+    }
+
+    /// The tools of this registry that `keep` accepts (a subagent's restricted set).
+    pub fn subset(&self, keep: impl Fn(&str) -> bool) -> ToolRegistry {
+        let mut next = ToolRegistry::new();
+        for (name, r) in &self.tools {
+            if keep(name) {
+                // Already validated once: this cannot fail.
+                let _ = next.try_register(r.tool.clone());
+            }
+        }
+        next
     }
 
     pub fn get(&self, name: &str) -> Option<&Registered> {

@@ -1,10 +1,17 @@
 //! Process groups for bash: every command runs as the leader of its own group, so one
 //! signal reaches the command and everything it started (pipelines, `&` jobs, grandchildren).
 
+use std::os::fd::OwnedFd;
+use std::path::Path;
+use std::process::Stdio;
 use std::time::Duration;
 
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
+use tokio::net::unix::pipe;
+use tokio::process::Command;
+
+use crate::sandbox::Prepared;
 
 /// How long a group gets to exit after SIGTERM before SIGKILL.
 pub const TERM_GRACE: Duration = Duration::from_secs(2);
@@ -19,6 +26,35 @@ pub enum Stopped {
     Killed,
     /// Something survived even SIGKILL (stuck in the kernel); we stopped waiting.
     Lingering,
+}
+
+/// `bash -c COMMAND` in `dir` as the leader of its own process group: stdin closed, stdout
+/// and stderr one pipe (so the kernel keeps the writes in the order they happened), pagers
+/// off. With `sandbox`, the child enforces its rules between fork and exec. The returned
+/// reader is the pipe's read end; the command's copies of the write end close with it.
+pub fn shell_command(
+    command: &str,
+    dir: &Path,
+    sandbox: Option<&Prepared>,
+) -> std::io::Result<(Command, pipe::Receiver)> {
+    let (reader, writer) = std::io::pipe()?;
+    let writer_err = writer.try_clone()?;
+    let output = pipe::Receiver::from_owned_fd(OwnedFd::from(reader))?;
+    let mut cmd = match sandbox {
+        Some(prepared) => prepared.command("bash"),
+        None => Command::new("bash"),
+    };
+    cmd.arg("-c")
+        .arg(command)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::from(writer))
+        .stderr(Stdio::from(writer_err))
+        .env("PAGER", "cat")
+        .env("GIT_PAGER", "cat")
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .process_group(0);
+    Ok((cmd, output))
 }
 
 /// SIGTERM to the whole group, SIGKILL after `grace`, and wait until no member is left.

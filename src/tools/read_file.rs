@@ -8,6 +8,8 @@ use serde_json::{Value, json};
 use super::args::{one_line, optional_u64, path_field, required_str};
 use super::text::{MAX_TEXT_FILE_BYTES, as_text, cut_line};
 use super::{Effect, Tool, ToolContext, ToolOutput};
+use crate::message::ImageSource;
+use crate::message::image::{ImageError, human_size};
 
 pub const DEFAULT_LIMIT: usize = 2000;
 pub const MAX_LINE_CHARS: usize = 2000;
@@ -23,8 +25,9 @@ impl Tool for ReadFile {
         "Read a UTF-8 text file in the workspace. Lines come numbered like `cat -n` \
          (number, tab, text). Reads up to 2000 lines from `offset` (1-based, default 1); \
          lines longer than 2000 characters are cut. When more lines remain, the output ends \
-         with the offset to continue from. Binary files and files over 10 MiB are refused; \
-         use list_dir for directories."
+         with the offset to continue from. PNG, JPEG, GIF and WebP images (at most 5 MB) \
+         come back as images you can see. Other binary files and files over 10 MiB are \
+         refused; use list_dir for directories."
     }
     fn input_schema(&self) -> Value {
         json!({
@@ -53,13 +56,30 @@ impl Tool for ReadFile {
     }
     async fn run(&self, input: Value, ctx: ToolContext) -> ToolOutput {
         match read(&input, &ctx).await {
-            Ok(text) => ToolOutput::ok(text),
+            Ok(output) => output,
             Err(message) => ToolOutput::error(message),
         }
     }
 }
 
-async fn read(input: &Value, ctx: &ToolContext) -> Result<String, String> {
+/// A PNG, JPEG, GIF or WebP file goes to the model as an image (the media type from its
+/// bytes), at most 5 MB.
+fn image(bytes: &[u8], shown: &str) -> Option<Result<ToolOutput, String>> {
+    crate::message::image::sniff(bytes)?;
+    Some(match ImageSource::from_bytes(bytes) {
+        Ok(source) => Ok(ToolOutput::image(
+            format!(
+                "Image: {shown} ({}, {})",
+                source.media_type,
+                human_size(bytes.len())
+            ),
+            source,
+        )),
+        Err(e) => Err(format!("Error: {shown}: {e}")),
+    })
+}
+
+async fn read(input: &Value, ctx: &ToolContext) -> Result<ToolOutput, String> {
     let path = required_str(input, "path").map_err(|e| e.content)?;
     let offset = optional_u64(input, "offset").unwrap_or(1).max(1) as usize;
     let limit = optional_u64(input, "limit")
@@ -79,6 +99,16 @@ async fn read(input: &Value, ctx: &ToolContext) -> Result<String, String> {
         return Err(format!("Error: {shown} is not a regular file"));
     }
     if meta.len() > MAX_TEXT_FILE_BYTES {
+        if let Some(head) = head(&resolved).await
+            && crate::message::image::sniff(&head).is_some()
+        {
+            return Err(format!(
+                "Error: {shown}: {}",
+                ImageError::TooLarge {
+                    size: meta.len() as usize
+                }
+            ));
+        }
         return Err(format!(
             "Error: {shown} is {} bytes, over the 10 MiB limit of read_file; use grep to find \
              the part you need",
@@ -88,14 +118,27 @@ async fn read(input: &Value, ctx: &ToolContext) -> Result<String, String> {
     let bytes = tokio::fs::read(&resolved)
         .await
         .map_err(|e| format!("Error: cannot read {shown}: {e}"))?;
+    if let Some(image) = image(&bytes, &shown) {
+        return image;
+    }
     let text = as_text(&bytes, &shown).map_err(|e| e.to_string())?;
-    Ok(number_lines(
+    Ok(ToolOutput::ok(number_lines(
         text,
         offset,
         limit,
         ctx.max_output_bytes,
         &shown,
-    ))
+    )))
+}
+
+/// The first bytes of a file, to tell an image by.
+async fn head(path: &std::path::Path) -> Option<Vec<u8>> {
+    use tokio::io::AsyncReadExt;
+    let mut file = tokio::fs::File::open(path).await.ok()?;
+    let mut buf = vec![0u8; 16];
+    let n = file.read(&mut buf).await.ok()?;
+    buf.truncate(n);
+    Some(buf)
 }
 
 /// `cat -n` numbering of lines `offset..offset+limit`, stopping early (with a note) before

@@ -88,6 +88,13 @@ impl Workspace {
         }
     }
 
+    /// The path the OS would reach, walked one component at a time as the kernel does:
+    /// every component that exists is resolved (a symlink followed to its canonical target),
+    /// `..` steps back from what the path resolved to so far, and only components that do
+    /// not exist yet are taken as written. So no symlink can hide behind a `..`: checking only
+    /// the nearest existing ancestor let `nope/../link_out/secret` through as
+    /// `ROOT/link_out/secret`, which the OS then opened through the symlink, outside the
+    /// root (found by the `tool_input` fuzz target, FUZZING.md).
     fn canonical(&self, path: &str) -> Result<PathBuf, PathError> {
         if path.contains('\0') {
             return Err(PathError::NulByte);
@@ -97,46 +104,33 @@ impl Workspace {
         } else {
             self.root.join(path)
         };
-        // Walk up to the nearest ancestor that exists; the rest is the tail still to create.
-        let mut existing = joined.as_path();
-        let mut tail: Vec<Component> = Vec::new();
-        loop {
-            match existing.symlink_metadata() {
-                Ok(meta) => {
-                    if meta.file_type().is_symlink() && !existing.exists() {
-                        return Err(PathError::DanglingSymlink {
-                            path: existing.display().to_string(),
-                        });
-                    }
-                    break;
-                }
-                Err(_) => {
-                    let (Some(parent), Some(last)) =
-                        (existing.parent(), existing.components().next_back())
-                    else {
-                        return Err(PathError::Unresolvable {
-                            path: path.to_string(),
-                            reason: None,
-                        });
-                    };
-                    tail.push(last);
-                    existing = parent;
-                }
-            }
-        }
-        let mut out = existing
-            .canonicalize()
-            .map_err(|e| PathError::Unresolvable {
-                path: path.to_string(),
-                reason: Some(e.to_string()),
-            })?;
-        for c in tail.into_iter().rev() {
+        let mut out = PathBuf::new();
+        for c in joined.components() {
             match c {
+                Component::CurDir => {}
+                // `out` holds no symlink, so stepping back is what the kernel does too.
                 Component::ParentDir => {
                     out.pop();
                 }
-                Component::CurDir => {}
-                other => out.push(other.as_os_str()),
+                Component::Prefix(_) | Component::RootDir => out.push(c.as_os_str()),
+                Component::Normal(name) => {
+                    out.push(name);
+                    let Ok(meta) = out.symlink_metadata() else {
+                        continue; // not there (yet): taken as written
+                    };
+                    if !meta.file_type().is_symlink() {
+                        continue;
+                    }
+                    if !out.exists() {
+                        return Err(PathError::DanglingSymlink {
+                            path: out.display().to_string(),
+                        });
+                    }
+                    out = out.canonicalize().map_err(|e| PathError::Unresolvable {
+                        path: path.to_string(),
+                        reason: Some(e.to_string()),
+                    })?;
+                }
             }
         }
         Ok(out)
@@ -217,5 +211,37 @@ mod tests {
         let open = Workspace::new(d.path(), true).expect("workspace");
         assert_eq!(open.resolve("/etc"), Ok(PathBuf::from("/etc")));
         assert!(!open.is_inside("/etc"));
+    }
+
+    /// Found while writing the `tool_input` fuzz check (FUZZING.md): a `..` after a
+    /// component that does not exist hid a symlink from the check, and the OS then followed
+    /// it out of the workspace.
+    #[test]
+    fn a_symlink_behind_a_missing_dir_and_dotdot_is_still_followed() {
+        let (d, w) = ws();
+        let outside = tempfile::tempdir().expect("tempdir");
+        std::fs::write(outside.path().join("secret"), "s").expect("write");
+        std::os::unix::fs::symlink(outside.path(), d.path().join("link_out")).expect("ln");
+        std::os::unix::fs::symlink(outside.path().join("none"), d.path().join("dangling"))
+            .expect("ln");
+        for p in [
+            "nope/../link_out/secret",
+            "sub/nope/../../link_out/secret",
+            "nope/./../link_out",
+            "sub/a.txt/../../link_out/secret",
+        ] {
+            let e = w.resolve(p).expect_err(p);
+            assert!(matches!(e, PathError::Outside { .. }), "{p}: {e:?}");
+            assert!(!w.is_inside(p), "{p}");
+        }
+        assert!(matches!(
+            w.resolve("nope/../dangling"),
+            Err(PathError::DanglingSymlink { .. })
+        ));
+        // Inside stays inside, the not-yet-existing tail as written.
+        assert_eq!(
+            w.resolve("nope/../sub/new/x"),
+            Ok(w.root().join("sub/new/x"))
+        );
     }
 }

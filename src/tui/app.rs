@@ -26,6 +26,8 @@ pub const QUIT_WINDOW: Duration = Duration::from_secs(2);
 pub const NOTE_WINDOW: Duration = Duration::from_secs(5);
 /// Spinners and timers advance in tenths of a second.
 pub const TICK: Duration = Duration::from_millis(100);
+/// How often a running background job's timer moves (whole seconds).
+pub const JOB_TICK: Duration = Duration::from_secs(1);
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Focus {
@@ -68,7 +70,7 @@ pub struct RunInfo {
     /// Where the JSON save key writes.
     pub save_dir: PathBuf,
     /// The live session (its transcript path changes on /new and /fork), for rewinds.
-    pub session_handle: Option<crate::session::SessionHandle>,
+    pub session_handle: Option<crate::agent::history_observer::SessionHandle>,
     /// The shell's sandbox ("workspace-write", "read-only", "off"); empty: not shown.
     pub sandbox: String,
     /// The workspace root (`/export` writes there; the first screen names it).
@@ -101,6 +103,10 @@ pub struct App {
     pub panes: Vec<Box<dyn Pane>>,
     pub input: Input,
     pub approvals: Approvals,
+    /// The session's subagents, one lane each.
+    pub subagents: super::subagents::Subagents,
+    /// A subagent's conversation, read-only, when open.
+    pub subagent_view: Option<super::overlays::subagent::SubagentView>,
     pub turn: TurnState,
     pub focus: Focus,
     pub json_open: bool,
@@ -128,9 +134,13 @@ pub struct App {
     /// HistoryReset above the divider.
     pub(super) earlier: Vec<crate::message::Message>,
     /// How a resumed session's calls ran, applied by the next HistoryReset.
-    pub(super) timings: std::collections::HashMap<String, crate::session::record::ToolTiming>,
+    pub(super) timings:
+        std::collections::HashMap<String, crate::agent::protocol::status::ToolTiming>,
     /// Each configured MCP server's last reported state (status bar, `/mcp`).
-    pub mcp: Vec<crate::agent::protocol::ServerStatus>,
+    pub mcp: Vec<crate::agent::protocol::status::ServerStatus>,
+    /// The sources already listed for the newest reply (its index and how many): a reply
+    /// continued after `pause_turn` arrives again and lists only the new ones.
+    pub(super) sources_shown: (usize, usize),
     outbox: Vec<AgentCommand>,
 }
 
@@ -142,10 +152,13 @@ impl App {
             tool_calls: ToolCalls::default(),
             conversation: Conversation::default(),
             tools: ToolsPane::default(),
+            sources_shown: (usize::MAX, 0),
             json: JsonPane::default(),
             panes: super::panes::registered(),
             input: Input::default(),
             approvals: Approvals::default(),
+            subagents: Default::default(),
+            subagent_view: None,
             turn: TurnState::default(),
             focus: Focus::Input,
             json_open: false,
@@ -226,7 +239,13 @@ impl App {
             .as_ref()
             .is_some_and(|s| s.loading())
             .then(|| now + TICK);
-        [tick, quit, note, listing].into_iter().flatten().min()
+        // A running background job's timer counts whole seconds: one wake-up a second,
+        // however much the jobs print (their output events come at most twice a second each).
+        let jobs = (self.tools.jobs.running() > 0).then(|| now + JOB_TICK);
+        [tick, quit, note, listing, jobs]
+            .into_iter()
+            .flatten()
+            .min()
     }
 
     pub fn state_label(&self, now: Instant) -> String {

@@ -37,6 +37,10 @@ pub enum Action {
     ToggleDiff,
     /// Tools pane: the timeline of the whole session or of the current prompt.
     ToggleTimeline,
+    /// Tools pane: select the next background job (Enter opens its output).
+    SelectJob,
+    /// Tools pane: kill the selected background job.
+    KillJob,
     NewConversation,
     HistoryPrev,
     HistoryNext,
@@ -389,6 +393,20 @@ pub const BINDINGS: &[Binding] = &[
         "t",
         Action::ToggleTimeline,
         "tools pane: timeline of the whole session / this prompt",
+    ),
+    bind(
+        Pane,
+        &[key(Char('b'))],
+        "b",
+        Action::SelectJob,
+        "tools pane: select the next background job (Enter: its output)",
+    ),
+    bind(
+        Pane,
+        &[key(Char('x'))],
+        "x",
+        Action::KillJob,
+        "tools pane: kill the selected background job",
     ),
 ];
 

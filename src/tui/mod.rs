@@ -19,6 +19,7 @@ pub mod keys;
 pub mod overlays;
 pub mod panes;
 pub mod strings;
+pub mod subagents;
 pub mod terminal;
 pub mod text;
 pub mod theme;
@@ -156,6 +157,7 @@ pub fn provider_name(kind: ProviderKind) -> &'static str {
         ProviderKind::Anthropic => "anthropic",
         ProviderKind::Openai => "openai",
         ProviderKind::Demo => "demo",
+        other => other.name(),
     }
 }
 

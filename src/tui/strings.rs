@@ -102,6 +102,16 @@ pub fn approval_title(tool: &str) -> String {
     format!(" allow {tool}? ")
 }
 
+/// A subagent's question: ` explore #2 wants to run bash `.
+pub fn subagent_approval_title(agent: &str, tool: &str) -> String {
+    format!(" {agent} wants to run {tool} ")
+}
+
+/// What a subagent is doing, from its latest tool call: `read_file src/main.rs`.
+pub fn subagent_doing(tool: &str, summary: &str) -> String {
+    format!("{tool} {summary}")
+}
+
 pub fn sandbox_status(mode: &str) -> String {
     format!("sandbox {mode}")
 }
@@ -265,3 +275,8 @@ pub fn compacted_kept(kept: &crate::agent::context::state_block::Kept) -> Option
 
 /// Above the state block when a compaction divider is opened.
 pub const COMPACTED_STATE: &str = "── state block (built by tooloop, appended to the summary) ──";
+
+/// `/agents N` for an agent this session has not started.
+pub fn no_such_subagent(n: &str) -> String {
+    format!("no subagent #{n} in this session (/agents lists them)")
+}

@@ -126,6 +126,14 @@ fn render(app: &App, f: &mut Frame, frame: &Frame3, now: Instant) {
     if let Some(s) = &app.sessions {
         s.draw(f, frame.main.union(frame.input), &app.theme);
     }
+    if let Some(v) = &app.subagent_view {
+        v.draw(f, frame.main.union(frame.input), &app.theme);
+    }
+    // A subagent's question shows over its conversation.
+    if app.subagent_view.is_some() {
+        app.approvals
+            .draw(f, frame.main.union(frame.input), &app.theme);
+    }
     if app.help_open {
         help::draw(
             f,
@@ -248,6 +256,10 @@ fn status_view<'a>(app: &'a App, now: Instant) -> StatusView<'a> {
         sandbox: &app.info.sandbox,
         grants: strings::allowed_status(&app.approvals.session_grants),
         mcp: super::update::extensions::status_label(&app.mcp),
+        background: match app.tools.jobs.running() {
+            0 => None,
+            n => Some(format!("bg {n}")),
+        },
         quit_armed: app.quit_armed(now),
         note: app.note(now),
         hints,

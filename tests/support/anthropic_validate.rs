@@ -67,6 +67,14 @@ fn validate_tools(body: &Value) -> Result<(), Reply> {
         };
         let mut names = HashSet::new();
         for (i, t) in tools.iter().enumerate() {
+            if t.get("type").is_some() {
+                // A server tool (web_search_20250305, …): its own fields, no input_schema.
+                super::web_search::validate_tool(i, t).map_err(invalid)?;
+                if !names.insert(t["name"].as_str().unwrap_or("")) {
+                    return Err(invalid("tools: Tool names must be unique.".into()));
+                }
+                continue;
+            }
             let Some(name) = t["name"].as_str() else {
                 return Err(invalid(format!("tools.{i}.name: Field required")));
             };
@@ -134,6 +142,8 @@ fn validate_messages(messages: &[Value]) -> Result<(), String> {
                 "messages.{i}: all messages must have non-empty content except for the optional final assistant message"
             ));
         }
+        super::web_search::validate_blocks(i, role, &content)?;
+        super::images::validate_blocks(i, role, &content)?;
         for (j, b) in content.iter().enumerate() {
             let ty = b["type"].as_str().unwrap_or("");
             match (role, ty) {
@@ -177,6 +187,21 @@ fn validate_messages(messages: &[Value]) -> Result<(), String> {
                 Some(p) => tool_use_ids(&blocks(&messages[p])).into_iter().collect(),
                 None => HashSet::new(),
             };
+            // The API wants the tool_result blocks first; text may only follow them.
+            if !prev_ids.is_empty()
+                && let Some(first_other) = content.iter().position(|b| b["type"] != "tool_result")
+                && content[first_other..]
+                    .iter()
+                    .any(|b| b["type"] == "tool_result")
+            {
+                let mut ids: Vec<&str> = prev_ids.iter().map(String::as_str).collect();
+                ids.sort();
+                return Err(format!(
+                    "messages.{}: `tool_use` ids were found without `tool_result` blocks immediately after: {}. Each `tool_use` block must have a corresponding `tool_result` block in the next message.",
+                    i - 1,
+                    ids.join(", ")
+                ));
+            }
             for (j, b) in content.iter().enumerate() {
                 if b["type"] != "tool_result" {
                     continue;
@@ -192,12 +217,14 @@ fn validate_messages(messages: &[Value]) -> Result<(), String> {
         if role == "assistant" {
             final_block_not_thinking(i, &content)?;
             let ids = tool_use_ids(&content);
+            // Only the tool_result blocks that open the next message answer: the API wants
+            // them before any text, and names the ids as unanswered otherwise.
             let answered: HashSet<String> = messages
                 .get(i + 1)
                 .map(|next| {
                     blocks(next)
                         .iter()
-                        .filter(|b| b["type"] == "tool_result")
+                        .take_while(|b| b["type"] == "tool_result")
                         .filter_map(|b| b["tool_use_id"].as_str().map(String::from))
                         .collect()
                 })

@@ -15,6 +15,10 @@ const CLEARED_ENV: &[&str] = &[
     "ANTHROPIC_AUTH_TOKEN",
     "ANTHROPIC_MODEL",
     "OPENAI_MODEL",
+    "DEEPSEEK_API_KEY",
+    "DEEPSEEK_BASE_URL",
+    "MISTRAL_API_KEY",
+    "MISTRAL_BASE_URL",
     "RUST_LOG",
 ];
 

@@ -22,9 +22,13 @@
 //!   `event.gated(&g)`: the reply waits there until the test calls `g.open()` (from any
 //!   thread) — deterministic "abort while the stream is at X" without sleeps.
 //! - `server.wait_for_requests(n, timeout)` (sync) / `wait_for_requests_async(n)`.
+//! - Refusals are checked: when the server is dropped, a request a validator refused fails
+//!   the test unless it called `server.expect_rejections()` (and with that call, a run where
+//!   nothing was refused fails). Not while the test is already panicking.
 //! - Validation: `server::Route { suffix, validate }`; `default_routes()` holds
 //!   `/v1/messages` → `anthropic_validate::validate` (401 without x-api-key, 400 without
-//!   anthropic-version, unanswered tool_use, orphan tool_result, non-alternating roles,
+//!   anthropic-version, unanswered tool_use (also: text before the tool_result blocks that
+//!   answer it), orphan tool_result, non-alternating roles,
 //!   first message not user, empty content, duplicate tool_use ids, bad tools — with the
 //!   API's wording), and extended thinking (`anthropic_thinking.rs`: budget ≥ 1024 and below
 //!   max_tokens; thinking / redacted_thinking blocks only as the mock issued them (replies
@@ -82,10 +86,12 @@ pub mod anthropic_thinking;
 pub mod anthropic_validate;
 pub mod bin;
 pub mod extensions;
+pub mod images;
 pub mod openai;
 pub mod reply;
 pub mod server;
 pub mod stream;
+pub mod web_search;
 
 pub use anthropic::{
     ReplyBuilder, overloaded, prompt_too_long, rate_limited, text_reply, tool_reply, tool_results,

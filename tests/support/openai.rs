@@ -133,6 +133,17 @@ pub fn validate(req: &Recorded) -> Result<(), Reply> {
             "Invalid type for 'messages': expected an array, but got an object instead.",
         ));
     };
+    for m in messages {
+        let role = m["role"].as_str().unwrap_or("");
+        let has_image = m["content"]
+            .as_array()
+            .is_some_and(|parts| parts.iter().any(|p| p["type"] == "image_url"));
+        if has_image && role != "user" {
+            return Err(invalid(&format!(
+                "Image URLs are only allowed for messages with role 'user', but this message with role '{role}' contains an image URL."
+            )));
+        }
+    }
     validate_messages(messages).map_err(|m| invalid(&m))
 }
 

@@ -81,6 +81,8 @@ struct Shared {
     replied: Vec<std::time::Instant>,
     /// Forget request bodies once validated (long soaks would keep gigabytes).
     drop_bodies: bool,
+    /// The test sends requests the validators refuse on purpose (`expect_rejections`).
+    expect_rejections: bool,
 }
 
 /// The server. It runs on its own thread with its own runtime, so it works from plain
@@ -212,6 +214,15 @@ impl MockServer {
         self.requests()
     }
 
+    /// Says the test sends at least one request a validator refuses, on purpose. Without it a
+    /// refused request fails the test when the server is dropped (a client bug the test did
+    /// not look for must not pass quietly); with it, a test where nothing was refused fails
+    /// instead (its premise no longer holds).
+    pub fn expect_rejections(&self) -> &Self {
+        self.lock().expect_rejections = true;
+        self
+    }
+
     /// Keep only the head of each request: bodies are validated, then dropped.
     pub fn drop_bodies(&self) {
         self.lock().drop_bodies = true;
@@ -239,6 +250,43 @@ impl Drop for MockServer {
         }
         if let Some(t) = self.thread.take() {
             let _ = t.join();
+        }
+        // A test already failing has said why; a second panic here would abort the run.
+        if std::thread::panicking() {
+            return;
+        }
+        if let Some(complaint) = self.unchecked_rejections() {
+            panic!("{complaint}");
+        }
+    }
+}
+
+impl MockServer {
+    /// What is wrong with the rejections seen, given what the test declared.
+    fn unchecked_rejections(&self) -> Option<String> {
+        let s = self.lock();
+        let rejected: Vec<String> = s
+            .requests
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| {
+                let why = r.rejected.as_ref()?;
+                Some(format!("  request #{i} {} {}: {why}", r.method, r.path))
+            })
+            .collect();
+        match (s.expect_rejections, rejected.is_empty()) {
+            (false, false) => Some(format!(
+                "mock server: {} request(s) rejected, and the test did not say it expects a \
+                 rejection (server.expect_rejections()):\n{}",
+                rejected.len(),
+                rejected.join("\n")
+            )),
+            (true, true) => Some(format!(
+                "mock server: the test said it expects a rejection (expect_rejections()), but \
+                 all {} request(s) were accepted",
+                s.requests.len()
+            )),
+            _ => None,
         }
     }
 }

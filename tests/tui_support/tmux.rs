@@ -10,16 +10,13 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-/// True when tmux runs here; else says the test is skipped (`what` names the tests).
-pub fn available(what: &str) -> bool {
-    let ok = Command::new("tmux")
-        .arg("-V")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        eprintln!("SKIPPED: tmux is not installed; {what} need it");
-    }
-    ok
+#[path = "../env_support/mod.rs"]
+mod env_support;
+
+/// True when tmux runs here. Without it the test is skipped visibly, or fails under CI
+/// (`env_support::require`).
+pub fn available() -> bool {
+    env_support::tmux()
 }
 
 /// `HOME=… XDG_*=…` under `home`, for a command line: the run reads and writes nothing of

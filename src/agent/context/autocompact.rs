@@ -152,7 +152,7 @@ pub async fn compact(
     agent.replace_history(new_history);
     agent.context.forget_usage();
     agent.context.compactions += 1;
-    if let Some(r) = &mut agent.recorder {
+    if let Some(r) = &mut agent.observer {
         r.compaction(&compaction, &agent.history);
     }
     agent.exec.events.send(AgentEvent::Compacted {
@@ -170,7 +170,7 @@ fn latest_in_tail(facts: &super::facts::SessionFacts, tail: &[Message]) -> bool 
     tail.iter().filter(|m| m.role == Role::User).any(|m| {
         m.content
             .iter()
-            .any(|b| matches!(b, ContentBlock::Text { text } if *text == latest.text))
+            .any(|b| matches!(b, ContentBlock::Text { text, .. } if *text == latest.text))
     })
 }
 
@@ -254,7 +254,7 @@ mod tests {
                 let out = rebuild(&h, "S", keep);
                 assert_eq!(validate_history(&out), Ok(()), "n={n} keep={keep}");
                 assert!(is_summary(&out[0]));
-                let ContentBlock::Text { text } = &out[0].content[0] else {
+                let ContentBlock::Text { text, .. } = &out[0].content[0] else {
                     panic!()
                 };
                 assert_eq!(summary_text(text), Some("S"));

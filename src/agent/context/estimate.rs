@@ -24,13 +24,21 @@ pub fn fixed(system: &str, tools: &[ToolSpec]) -> u64 {
     bytes(system.len()) + bytes(serde_json::to_vec(tools).map_or(0, |v| v.len()))
 }
 
+/// What an image costs, roughly: the API bills width × height / 750 tokens and scales
+/// images down to about 1.15 megapixels, so at most ~1,600 (the bytes say nothing).
+const IMAGE_TOKENS: u64 = 1_600;
+
 /// Tokens of one content block's payload.
 pub fn block(b: &ContentBlock) -> u64 {
     match b {
-        ContentBlock::Text { text } => bytes(text.len()),
+        ContentBlock::Text { text, .. } => bytes(text.len()),
         ContentBlock::Thinking { thinking, .. } => bytes(thinking.len()),
         ContentBlock::RedactedThinking { data } => bytes(data.len()),
         ContentBlock::ToolUse { input, .. } => bytes(input.to_string().len()),
-        ContentBlock::ToolResult { content, .. } => bytes(content.len()),
+        ContentBlock::ToolResult {
+            content, images, ..
+        } => bytes(content.len()) + IMAGE_TOKENS * images.len() as u64,
+        ContentBlock::Image { .. } => IMAGE_TOKENS,
+        ContentBlock::Other(v) => bytes(v.to_string().len()),
     }
 }

@@ -139,6 +139,7 @@ impl SessionFacts {
                     tool_use_id,
                     content,
                     is_error,
+                    ..
                 } => {
                     if let Some((name, input)) = self.pending.remove(tool_use_id) {
                         self.tool_ended(&name, &input, content, *is_error, tools, root);

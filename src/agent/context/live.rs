@@ -1,8 +1,8 @@
 //! The session's live state for the state block: what other parts of tooloop own (the
-//! approval mode, the todo list; background jobs and an approved plan where they exist),
+//! approval mode, the todo list, the running background jobs; an approved plan where it exists),
 //! read at the moment a compaction builds its block.
 
-use super::state_block::{LiveState, TodoItem};
+use super::state_block::{JobItem, LiveState, TodoItem};
 use crate::agent::Agent;
 use crate::todo::TodoStatus;
 
@@ -27,9 +27,18 @@ pub fn read(agent: &Agent) -> LiveState {
                 .to_string(),
             })
             .collect(),
-        // Filled from the background job registry when it is part of the session; until
-        // then the block has no such part.
-        jobs: Vec::new(),
+        // The background jobs this run started that still run.
+        jobs: agent
+            .exec
+            .jobs
+            .running()
+            .into_iter()
+            .map(|(id, command, state)| JobItem {
+                id,
+                command,
+                state: state.as_str().to_string(),
+            })
+            .collect(),
         approval_mode,
         plan: None,
     }

@@ -7,6 +7,7 @@ pub mod autocompact;
 pub mod compact_error;
 pub mod estimate;
 pub mod facts;
+pub mod ledger;
 pub mod live;
 pub mod microcompact;
 pub mod prepare;
@@ -112,6 +113,9 @@ pub struct ContextState {
     pub session_cost: Option<f64>,
     pub any_request: bool,
     pub compactions: u32,
+    /// This agent's node in its tree's accounts: subagents' requests add into it, and
+    /// budgets are measured at the root (DESIGN.md §12).
+    pub ledger: Arc<ledger::Ledger>,
     /// Auto-compactions in a row that failed or left the context above the threshold;
     /// at [`MAX_AUTO_FAILURES`] auto-compaction stops trying (the reactive path remains).
     pub auto_failures: u32,
@@ -172,6 +176,17 @@ impl ContextState {
         };
         self.any_request = true;
         self.session_usage.add(usage);
+        self.ledger.add(usage, cost);
+    }
+
+    /// The session's cost with its subagents' (None when a price is unknown).
+    pub fn tree_cost(&self) -> Option<f64> {
+        let tree = self.ledger.tree();
+        if tree.any {
+            tree.cost
+        } else {
+            self.session_cost
+        }
     }
 
     /// The history changed shape (compaction, reset): the next estimate is from scratch.
@@ -204,11 +219,8 @@ impl ContextState {
         ContextStatus {
             context_tokens: tokens,
             window,
-            cost_usd: if self.any_request {
-                self.session_cost
-            } else {
-                Some(0.0)
-            },
+            // Subagents' requests included: the status bar shows what the session costs.
+            cost_usd: self.ledger.tree().cost_usd(),
             cache_read_share: share,
         }
     }
@@ -217,7 +229,9 @@ impl ContextState {
     /// output) would pass a budget; the message names it.
     pub fn over_budget(&self, model: &str, next_tokens: u64, max_output: u32) -> Option<String> {
         let s = &self.settings;
-        let spent = &self.session_usage;
+        // The whole tree's spend: a parent and its subagents share one budget.
+        let tree = self.ledger.root_spend();
+        let spent = &tree.usage;
         let spent_tokens = spent.total_input() + spent.output_tokens;
         // The next reply's output is unknown; the last one's size is the best guess.
         let out_guess = self
@@ -247,7 +261,7 @@ impl ContextState {
                 .map_or(0, |(u, _)| u.total_input())
                 .min(next_tokens);
             let next = prices.cost_of(next_tokens - cached, out_guess, 0, cached);
-            let spent_usd = self.session_cost.unwrap_or(0.0);
+            let spent_usd = tree.cost.unwrap_or(0.0);
             if spent_usd + next > max {
                 return Some(format!(
                     "cost budget: ${spent_usd:.4} spent, the next request costs about \

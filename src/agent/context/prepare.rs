@@ -131,7 +131,7 @@ fn micro(agent: &mut Agent, fixed: u64, tokens: u64, threshold: u64, min_gain: u
         freed = cleared.freed_tokens,
         "micro-compaction"
     );
-    if let Some(r) = &mut agent.recorder {
+    if let Some(r) = &mut agent.observer {
         r.compaction(&info, &agent.history);
     }
     agent.exec.events.send(AgentEvent::Compacted {

@@ -50,7 +50,7 @@ pub fn state_text(text: &str) -> Option<&str> {
 /// Whether a user message is a compaction summary.
 pub fn is_summary(m: &Message) -> bool {
     m.role == Role::User
-        && matches!(m.content.first(), Some(ContentBlock::Text { text }) if text.starts_with(SUMMARY_HEADER))
+        && matches!(m.content.first(), Some(ContentBlock::Text { text, .. }) if text.starts_with(SUMMARY_HEADER))
 }
 
 #[cfg(test)]

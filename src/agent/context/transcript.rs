@@ -28,14 +28,21 @@ pub fn render<M: std::borrow::Borrow<Message>>(history: &[M], max_bytes: usize) 
         let earlier_summary = summary_message::is_summary(m);
         for (i, b) in m.content.iter().enumerate() {
             match b {
-                ContentBlock::Text { text } if i == 0 && earlier_summary => {
+                ContentBlock::Text { text, .. } if i == 0 && earlier_summary => {
                     let summary = summary_message::summary_text(text).unwrap_or("");
                     out.push_str(&format!(
                         "Summary of the part before (from an earlier compaction): {summary}\n\n"
                     ))
                 }
-                ContentBlock::Text { text } => out.push_str(&format!("{who}: {text}\n\n")),
+                ContentBlock::Text { text, .. } => out.push_str(&format!("{who}: {text}\n\n")),
                 ContentBlock::Thinking { .. } | ContentBlock::RedactedThinking { .. } => {}
+                ContentBlock::Image { source } => {
+                    out.push_str(&format!("{who}: [image, {}]\n\n", source.media_type))
+                }
+                ContentBlock::Other(v) => out.push_str(&format!(
+                    "{who} (server tool): {}\n\n",
+                    crate::message::server::summary(v)
+                )),
                 ContentBlock::ToolUse { name, input, .. } => out.push_str(&format!(
                     "Assistant called tool {name} with {}\n\n",
                     ellipsize(&input.to_string(), INPUT_BYTES)

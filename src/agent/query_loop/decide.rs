@@ -16,6 +16,10 @@ problem. Continue from where it stopped; tools that already ran have their resul
 pub(super) enum Outcome {
     /// message_stop arrived; `cut` if the reply hit the output token limit.
     Finished { cut: bool },
+    /// message_stop arrived with `stop_reason: "pause_turn"`: the API paused a long
+    /// server-tool turn (web search, code execution) and expects the reply sent back as it
+    /// is, so the model continues it.
+    Paused,
     /// The user aborted while the reply streamed.
     Aborted,
     /// The stream broke; `retryable` if the retry policy allows another attempt.
@@ -79,6 +83,14 @@ pub(super) fn decide(outcome: Outcome, reply: Reply, recoveries: u32) -> Plan {
                 plan(None, Step::Continue(Transition::NextTurn))
             }
         }
+        // The paused reply stays the last message (no user message after it): the next
+        // request sends it back and the model's continuation joins the same message.
+        Outcome::Paused if reply.cancelled => plan(
+            Some(INTERRUPT_MARKER),
+            Step::End(Terminal::AbortedStreaming, None),
+        ),
+        Outcome::Paused if reply.asked => plan(None, Step::Continue(Transition::NextTurn)),
+        Outcome::Paused => plan(None, Step::Continue(Transition::PauseTurn)),
         Outcome::Aborted => plan(
             Some(INTERRUPT_MARKER),
             Step::End(Terminal::AbortedStreaming, None),
@@ -158,6 +170,22 @@ mod tests {
                     Some("the reply hit the output token limit 3 times".into())
                 )
             )
+        );
+    }
+
+    #[test]
+    fn a_paused_reply_is_sent_back_as_it_is() {
+        assert_eq!(
+            decide(Outcome::Paused, reply(false, true, false), 0),
+            plan(None, Step::Continue(Transition::PauseTurn))
+        );
+        assert_eq!(
+            decide(Outcome::Paused, reply(true, true, false), 0),
+            plan(None, Step::Continue(Transition::NextTurn))
+        );
+        assert_eq!(
+            decide(Outcome::Paused, reply(false, true, true), 0).next,
+            Step::End(Terminal::AbortedStreaming, None)
         );
     }
 

@@ -54,7 +54,7 @@ fn assistant_message(message: &Message) -> Value {
     let mut calls: Vec<Value> = Vec::new();
     for block in &message.content {
         match block {
-            ContentBlock::Text { text } => texts.push(text),
+            ContentBlock::Text { text, .. } => texts.push(text),
             ContentBlock::ToolUse { id, name, input } => calls.push(json!({
                 "id": id,
                 "type": "function",
@@ -62,6 +62,8 @@ fn assistant_message(message: &Message) -> Value {
             })),
             ContentBlock::Thinking { .. }
             | ContentBlock::RedactedThinking { .. }
+            | ContentBlock::Other(_)
+            | ContentBlock::Image { .. }
             | ContentBlock::ToolResult { .. } => {}
         }
     }
@@ -89,37 +91,51 @@ pub fn tool_result_content(content: &str, is_error: bool) -> std::borrow::Cow<'_
     }
 }
 
+/// A tool message's text when the result's images follow in a user message.
+pub fn with_images_note(content: &str) -> String {
+    if content.is_empty() {
+        "[image attached below]".to_string()
+    } else {
+        format!("{content}\n[image attached below]")
+    }
+}
+
 /// A canonical user message becomes its tool messages first (they must follow the assistant
-/// message directly), then one user message with its text, if it has any.
+/// message directly), then one user message with its text and images, if it has any (a
+/// tool result's images lead it: tool messages cannot carry them).
 fn user_messages(message: &Message, out: &mut Vec<Value>) {
-    let mut texts: Vec<&str> = Vec::new();
+    let mut parts: Vec<Value> = Vec::new();
+    let mut own: Vec<Value> = Vec::new();
+    let image = |s: &crate::message::ImageSource| json!({"type": "image_url", "image_url": {"url": s.data_url()}});
     for block in &message.content {
         match block {
             ContentBlock::ToolResult {
                 tool_use_id,
                 content,
                 is_error,
+                images,
             } => {
-                let content = tool_result_content(content, *is_error);
+                let mut content = tool_result_content(content, *is_error).into_owned();
+                if !images.is_empty() {
+                    content = with_images_note(&content);
+                    parts.extend(images.iter().map(image));
+                }
                 out.push(json!({"role": "tool", "tool_call_id": tool_use_id, "content": content}));
             }
-            ContentBlock::Text { text } => texts.push(text),
+            ContentBlock::Text { text, .. } => own.push(json!({"type": "text", "text": text})),
+            ContentBlock::Image { source } => own.push(image(source)),
             ContentBlock::Thinking { .. }
             | ContentBlock::RedactedThinking { .. }
+            | ContentBlock::Other(_)
             | ContentBlock::ToolUse { .. } => {}
         }
     }
-    match texts.as_slice() {
+    parts.extend(own);
+    match parts.as_slice() {
         [] => {}
-        [one] => out.push(json!({"role": "user", "content": one})),
+        [one] if one["type"] == "text" => out.push(json!({"role": "user", "content": one["text"]})),
         // Several blocks stay several parts, so they come back as several blocks.
-        many => {
-            let parts: Vec<Value> = many
-                .iter()
-                .map(|t| json!({"type": "text", "text": t}))
-                .collect();
-            out.push(json!({"role": "user", "content": parts}));
-        }
+        _ => out.push(json!({"role": "user", "content": parts})),
     }
 }
 
@@ -184,7 +200,7 @@ fn assistant_blocks(m: &Value, i: usize) -> Result<Vec<ContentBlock>, ConvertErr
     let mut blocks: Vec<ContentBlock> = Vec::new();
     let text = content_texts(m.get("content")).join("\n");
     if !text.is_empty() {
-        blocks.push(ContentBlock::Text { text });
+        blocks.push(ContentBlock::text(text));
     }
     let calls = match m.get("tool_calls") {
         Some(Value::Array(calls)) => calls.as_slice(),
@@ -221,7 +237,7 @@ fn assistant_blocks(m: &Value, i: usize) -> Result<Vec<ContentBlock>, ConvertErr
 fn text_blocks(content: Option<&Value>) -> Vec<ContentBlock> {
     content_texts(content)
         .into_iter()
-        .map(|text| ContentBlock::Text { text })
+        .map(ContentBlock::text)
         .collect()
 }
 

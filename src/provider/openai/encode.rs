@@ -10,10 +10,10 @@ use std::borrow::Cow;
 use serde::Serialize;
 use serde::ser::{SerializeSeq, Serializer};
 
-use super::convert::tool_result_content;
-use crate::message::{ContentBlock, Message, Role};
-use crate::provider::ToolSpec;
+use super::convert::{tool_result_content, with_images_note};
+use crate::message::{ContentBlock, ImageSource, Message, Role};
 use crate::provider::request::{Messages, Request, RequestBody, size_hint};
+use crate::provider::{ReasoningEcho, ToolSpec};
 
 #[derive(Serialize)]
 struct Body<'a> {
@@ -56,8 +56,14 @@ struct Function<'a> {
 }
 
 /// The body for `req`. `completion_tokens` names the limit `max_completion_tokens` (OpenAI's
-/// reasoning models); `last_len` (the previous body's size) sizes the buffer.
-pub fn encode(req: &Request<'_>, completion_tokens: bool, last_len: usize) -> RequestBody {
+/// reasoning models); `last_len` (the previous body's size) sizes the buffer; `echo` says
+/// which replies carry their reasoning back.
+pub fn encode(
+    req: &Request<'_>,
+    completion_tokens: bool,
+    last_len: usize,
+    echo: ReasoningEcho,
+) -> RequestBody {
     let body = Body {
         model: req.model,
         max_tokens: (!completion_tokens).then_some(req.max_tokens),
@@ -73,6 +79,7 @@ pub fn encode(req: &Request<'_>, completion_tokens: bool, last_len: usize) -> Re
         messages: Wire {
             system: req.system.text(),
             messages: req.messages,
+            echo,
         },
     };
     RequestBody::encode(&body, size_hint(last_len))
@@ -96,6 +103,7 @@ fn tools(tools: &[ToolSpec]) -> Vec<Tool<'_>> {
 struct Wire<'a> {
     system: &'a str,
     messages: Messages<'a>,
+    echo: ReasoningEcho,
 }
 
 #[derive(Serialize)]
@@ -109,6 +117,9 @@ struct Assistant<'a> {
     role: &'static str,
     /// null, not "", next to tool_calls; "" when there is neither.
     content: Option<Cow<'a, str>>,
+    /// The reply's reasoning, under the provider's field name, where its rule says so.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    reasoning: Option<Reasoning<'a>>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     tool_calls: Vec<Call<'a>>,
 }
@@ -141,10 +152,25 @@ struct Parts<'a> {
 }
 
 #[derive(Serialize)]
-struct Part<'a> {
-    #[serde(rename = "type")]
-    kind: &'static str,
-    text: &'a str,
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Part<'a> {
+    Text { text: &'a str },
+    ImageUrl { image_url: ImageUrl },
+}
+
+#[derive(Serialize)]
+struct ImageUrl {
+    url: String,
+}
+
+impl<'a> Part<'a> {
+    fn image(source: &ImageSource) -> Self {
+        Part::ImageUrl {
+            image_url: ImageUrl {
+                url: source.data_url(),
+            },
+        }
+    }
 }
 
 impl Serialize for Wire<'_> {
@@ -156,10 +182,32 @@ impl Serialize for Wire<'_> {
                 content: self.system,
             })?;
         }
+        // Whether the user's current exchange (since their last prompt) called tools.
+        let mut tool_exchange = false;
         for message in self.messages.iter() {
             match message.role {
-                Role::Assistant => seq.serialize_element(&assistant(message))?,
-                Role::User => user(message, &mut seq)?,
+                Role::Assistant => {
+                    let mut wire = assistant(message);
+                    if let ReasoningEcho::ToolTurns(field) = self.echo {
+                        tool_exchange |= !wire.tool_calls.is_empty();
+                        if tool_exchange {
+                            wire.reasoning = reasoning(message, field);
+                        }
+                    }
+                    seq.serialize_element(&wire)?
+                }
+                Role::User => {
+                    // Text goes out as a user message, which starts a new exchange (tool
+                    // results alone go out as tool messages and continue this one).
+                    if message
+                        .content
+                        .iter()
+                        .any(|b| matches!(b, ContentBlock::Text { .. }))
+                    {
+                        tool_exchange = false;
+                    }
+                    user(message, &mut seq)?
+                }
             }
         }
         seq.end()
@@ -171,7 +219,7 @@ fn assistant(message: &Message) -> Assistant<'_> {
     let mut calls: Vec<Call> = Vec::new();
     for block in &message.content {
         match block {
-            ContentBlock::Text { text } => texts.push(text),
+            ContentBlock::Text { text, .. } => texts.push(text),
             ContentBlock::ToolUse { id, name, input } => calls.push(Call {
                 id,
                 kind: "function",
@@ -182,6 +230,8 @@ fn assistant(message: &Message) -> Assistant<'_> {
             }),
             ContentBlock::Thinking { .. }
             | ContentBlock::RedactedThinking { .. }
+            | ContentBlock::Other(_)
+            | ContentBlock::Image { .. }
             | ContentBlock::ToolResult { .. } => {}
         }
     }
@@ -193,50 +243,89 @@ fn assistant(message: &Message) -> Assistant<'_> {
     Assistant {
         role: "assistant",
         content,
+        reasoning: None,
         tool_calls: calls,
     }
 }
 
+/// `{"<field>": "<the reply's thinking>"}`, flattened into the assistant message.
+struct Reasoning<'a> {
+    field: &'static str,
+    text: Cow<'a, str>,
+}
+
+impl Serialize for Reasoning<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = s.serialize_map(Some(1))?;
+        map.serialize_entry(self.field, &self.text)?;
+        map.end()
+    }
+}
+
+/// The reply's thinking blocks as one text, if it had any.
+fn reasoning<'a>(message: &'a Message, field: &'static str) -> Option<Reasoning<'a>> {
+    let mut parts = message.content.iter().filter_map(|b| match b {
+        ContentBlock::Thinking { thinking, .. } => Some(thinking.as_str()),
+        _ => None,
+    });
+    let first = parts.next()?;
+    let text = match parts.next() {
+        None => Cow::Borrowed(first),
+        Some(second) => {
+            let mut all = format!("{first}{second}");
+            parts.for_each(|p| all.push_str(p));
+            Cow::Owned(all)
+        }
+    };
+    Some(Reasoning { field, text })
+}
+
 /// Tool messages first (they must follow the assistant message directly), then one user
-/// message with the text blocks, if any.
+/// message with the text blocks, if any. Chat completions cannot carry an image in a tool
+/// message: a result with images says `[image attached below]` and its images open the
+/// user message that follows (as `image_url` data URLs), before the message's own blocks.
 fn user<S: SerializeSeq>(message: &Message, seq: &mut S) -> Result<(), S::Error> {
-    let mut texts: Vec<&str> = Vec::new();
+    let mut parts: Vec<Part> = Vec::new();
+    let mut own: Vec<Part> = Vec::new();
     for block in &message.content {
         match block {
             ContentBlock::ToolResult {
                 tool_use_id,
                 content,
                 is_error,
+                images,
             } => {
-                let content = tool_result_content(content, *is_error);
+                let mut content = tool_result_content(content, *is_error);
+                if !images.is_empty() {
+                    content = Cow::Owned(with_images_note(&content));
+                    parts.extend(images.iter().map(Part::image));
+                }
                 seq.serialize_element(&ToolMessage {
                     role: "tool",
                     tool_call_id: tool_use_id,
                     content,
                 })?;
             }
-            ContentBlock::Text { text } => texts.push(text),
+            ContentBlock::Text { text, .. } => own.push(Part::Text { text }),
+            ContentBlock::Image { source } => own.push(Part::image(source)),
             ContentBlock::Thinking { .. }
             | ContentBlock::RedactedThinking { .. }
+            | ContentBlock::Other(_)
             | ContentBlock::ToolUse { .. } => {}
         }
     }
-    match texts.as_slice() {
+    parts.extend(own);
+    match parts.as_slice() {
         [] => Ok(()),
-        [one] => seq.serialize_element(&Plain {
+        [Part::Text { text }] => seq.serialize_element(&Plain {
             role: "user",
-            content: one,
+            content: text,
         }),
         // Several blocks stay several parts, so they come back as several blocks.
-        many => seq.serialize_element(&Parts {
+        _ => seq.serialize_element(&Parts {
             role: "user",
-            content: many
-                .iter()
-                .map(|t| Part {
-                    kind: "text",
-                    text: t,
-                })
-                .collect(),
+            content: parts,
         }),
     }
 }
@@ -309,7 +398,7 @@ mod tests {
                 disable_parallel_tool_use: dp,
                 reasoning: Default::default(),
             };
-            let body = encode(&req.as_request(), completion, 0);
+            let body = encode(&req.as_request(), completion, 0, ReasoningEcho::Never);
             let got = body.json();
             assert_eq!(
                 got["messages"],
@@ -326,7 +415,10 @@ mod tests {
             if tools {
                 assert_eq!(got["tools"], Value::Array(to_openai_tools(&req.tools)));
             }
-            assert_eq!(body, encode(&req.as_request(), completion, 1 << 16));
+            assert_eq!(
+                body,
+                encode(&req.as_request(), completion, 1 << 16, ReasoningEcho::Never)
+            );
         }
     }
 }

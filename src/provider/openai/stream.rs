@@ -148,6 +148,7 @@ impl ChunkDecoder {
                     output_tokens: n("completion_tokens"),
                     cache_read_tokens: cached,
                     cache_write_tokens: 0,
+                    web_search_requests: 0,
                 },
             });
         }
@@ -164,8 +165,13 @@ impl ChunkDecoder {
         if let Some(thinking) = text_of("reasoning_content").or_else(|| text_of("reasoning")) {
             self.thinking(thinking, out);
         }
-        if let Some(text) = text_of("content") {
-            self.text(text.to_string(), out);
+        match delta.get("content") {
+            Some(Value::String(text)) if !text.is_empty() => self.text(text.clone(), out),
+            // Mistral's reasoning models send a list of parts while they think:
+            // `[{"type": "thinking", "thinking": [{"type": "text", "text": "…"}]},
+            //   {"type": "text", "text": "…"}]`, then plain strings again.
+            Some(Value::Array(parts)) => self.parts(parts, out),
+            _ => {}
         }
         if let Some(Value::Array(fragments)) = delta.get("tool_calls") {
             for (position, fragment) in fragments.iter().enumerate() {
@@ -175,6 +181,29 @@ impl ChunkDecoder {
             }
         }
         Ok(())
+    }
+
+    /// A content list: text parts are text, thinking parts reasoning, in their order;
+    /// other parts (references, images) carry nothing to show.
+    fn parts(&mut self, parts: &[Value], out: &mut Vec<StreamEvent>) {
+        for part in parts {
+            match part.get("type").and_then(Value::as_str) {
+                Some("text") => {
+                    if let Some(text) = part.get("text").and_then(Value::as_str)
+                        && !text.is_empty()
+                    {
+                        self.text(text.to_string(), out);
+                    }
+                }
+                Some("thinking") => {
+                    let thinking = part_text(part.get("thinking"));
+                    if !thinking.is_empty() {
+                        self.thinking(&thinking, out);
+                    }
+                }
+                _ => {}
+            }
+        }
     }
 
     fn text(&mut self, text: String, out: &mut Vec<StreamEvent>) {
@@ -241,6 +270,18 @@ impl ChunkDecoder {
             usage: Usage::default(),
         });
         Ok(())
+    }
+}
+
+/// The text of a thinking part: a string, or a list of text parts (Mistral).
+fn part_text(v: Option<&Value>) -> String {
+    match v {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(parts)) => parts
+            .iter()
+            .filter_map(|p| p.get("text").and_then(Value::as_str))
+            .collect(),
+        _ => String::new(),
     }
 }
 

@@ -190,6 +190,16 @@ impl Input {
         self.textarea.insert_str(clean);
     }
 
+    /// An image file pasted as a path: the input shows `[image shot.png 120 KB]`, and the
+    /// quoted path goes out in its place (the agent attaches the image it names).
+    pub fn attach(&mut self, image: &crate::agent::attachments::Attachment) {
+        self.recall = None;
+        let label = image.label();
+        let path = image.path.display().to_string().replace('\'', "");
+        self.textarea.insert_str(format!("{label} "));
+        self.pastes.push((label, format!("'{path}'")));
+    }
+
     pub fn key(&mut self, key: KeyEvent) {
         self.recall = None;
         self.textarea.input(key);

@@ -13,7 +13,9 @@ use ratatui::widgets::{Clear, Paragraph};
 use serde_json::Value;
 use tokio::time::Instant;
 
-use crate::agent::protocol::{AgentCommand, Decision, Preview};
+use crate::agent::protocol::AgentCommand;
+use crate::agent::protocol::approval::Decision;
+use crate::agent::protocol::approval::Preview;
 use crate::tui::keys::Action;
 use crate::tui::strings;
 use crate::tui::text::json_view;
@@ -36,6 +38,8 @@ pub struct ApprovalRequest {
     pub summary: String,
     /// What the tool says the call would change; None shows the input as JSON.
     pub preview: Option<Preview>,
+    /// The subagent asking (`explore #2`); None: the main agent.
+    pub agent: Option<String>,
 }
 
 #[derive(Default)]
@@ -172,7 +176,10 @@ impl Approvals {
             .max(4);
         let rect = crate::tui::overlays::modal_box::centred(area, w, h);
         let more = self.queue.len().saturating_sub(1);
-        let mut title = strings::approval_title(&sanitize(&req.tool));
+        let mut title = match &req.agent {
+            Some(agent) => strings::subagent_approval_title(&sanitize(agent), &sanitize(&req.tool)),
+            None => strings::approval_title(&sanitize(&req.tool)),
+        };
         if more > 0 {
             title.push_str(&format!("(+{more} waiting) "));
         }
@@ -286,6 +293,7 @@ mod tests {
             input: serde_json::json!({"target": "x"}),
             summary: "x".into(),
             preview: None,
+            agent: None,
         };
         let got = text(&body_lines(&req, &Theme::default())).join("\n");
         assert!(got.contains("\"target\"") && got.contains("\"x\""), "{got}");

@@ -7,3 +7,4 @@ pub mod help;
 pub mod modal_box;
 pub mod rewind;
 pub mod sessions;
+pub mod subagent;

@@ -27,6 +27,8 @@ pub struct StatusView<'a> {
     pub grants: Option<String>,
     /// `mcp 2/3` when MCP servers are configured.
     pub mcp: Option<String>,
+    /// `bg 2` while background jobs run.
+    pub background: Option<String>,
     pub quit_armed: bool,
     /// A passing message ("wrote … to …"); shown instead of the hints.
     pub note: Option<&'a str>,
@@ -103,6 +105,10 @@ pub fn draw(f: &mut Frame, area: Rect, v: &StatusView, theme: &Theme) {
     }
     if !v.sandbox.is_empty() {
         optional.push(strings::sandbox_status(v.sandbox));
+    }
+    if let Some(bg) = &v.background {
+        // Running jobs are worth knowing before the token counts.
+        optional.insert(0, bg.clone());
     }
     if let Some(mcp) = &v.mcp {
         // A server starting or failed is worth more than the token counts; all ready is not.
@@ -212,6 +218,7 @@ mod tests {
             sandbox: "workspace-write",
             grants: None,
             mcp: Some("mcp 2/2".into()),
+            background: None,
             quit_armed: false,
             note: Some(note),
             hints: vec![],

@@ -67,13 +67,24 @@ impl Writer {
                 self.punct("]");
             }
             Value::Object(map) => {
+                // An image's base64 is shown by its size only (it says nothing to a reader).
+                let base64 = map.get("type").and_then(Value::as_str) == Some("base64");
                 self.punct("{");
                 for (i, (key, item)) in map.iter().enumerate() {
                     self.end_line();
                     self.indent(depth + 1);
                     self.string(key, self.theme.json_key);
                     self.punct(": ");
-                    self.value(item, depth + 1);
+                    match item {
+                        Value::String(data) if base64 && key == "data" => self.push(
+                            format!(
+                                "\"<{} base64>\"",
+                                crate::message::image::human_size(data.len())
+                            ),
+                            self.theme.json_punct,
+                        ),
+                        _ => self.value(item, depth + 1),
+                    }
                     if i + 1 < map.len() {
                         self.punct(",");
                     }
@@ -152,6 +163,18 @@ fn escape_into(c: char, out: &mut String) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn image_data_shows_as_its_size() {
+        let v = serde_json::json!({"type": "image", "source": {"type": "base64",
+            "media_type": "image/png", "data": "A".repeat(120_000)}});
+        let text: Vec<String> = render(&v).iter().map(|l| l.to_string()).collect();
+        assert!(
+            text.iter()
+                .any(|l| l.trim() == "\"data\": \"<118 KB base64>\""),
+            "{text:?}"
+        );
+    }
     use serde_json::json;
 
     fn text(lines: &[Line<'static>]) -> String {

@@ -4,10 +4,16 @@
 //! two columns, a zero-width char (combining mark, ZWJ) never starts a line, words wider than
 //! the width are broken hard, and continuation lines of a list item or block quote keep the
 //! item's indentation (and the quote bar).
+//!
+//! Widths are measured per grapheme cluster, as ratatui draws them (`Span::styled_graphemes`):
+//! a cluster's chars can be wider together than one by one (`❤` plus U+FE0F is two columns,
+//! each char alone one plus zero), and a line measured char by char would overflow the pane
+//! and lose its end (found by the `markdown_wrap` fuzz target, FUZZING.md).
 
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use unicode_width::UnicodeWidthChar;
+use unicode_segmentation::UnicodeSegmentation;
+use unicode_width::UnicodeWidthStr;
 
 /// Wraps every line to at most `width` display columns (a single char wider than the width
 /// still gets a line of its own). Width 0 returns the lines unchanged. Lines keep their
@@ -27,20 +33,30 @@ pub fn wrap_line(line: &Line<'static>, width: u16) -> Vec<Line<'static>> {
     out
 }
 
+/// The columns `line` takes when drawn: the sum of its grapheme clusters' widths, span by
+/// span (ratatui's [`Line::width`] measures each span's text as a whole, which can be less).
+pub fn drawn_width(line: &Line<'_>) -> usize {
+    line.spans
+        .iter()
+        .flat_map(|s| s.content.graphemes(true))
+        .map(UnicodeWidthStr::width)
+        .sum()
+}
+
 /// `line` cut to `width` columns, the last one an ellipsis.
 fn cut(line: &Line<'static>, width: usize) -> Line<'static> {
     let mut room = width.saturating_sub(1);
     let mut spans = Vec::new();
     for s in &line.spans {
         let mut text = String::new();
-        for ch in s.content.chars() {
-            let w = ch.width().unwrap_or(0);
+        for g in s.content.graphemes(true) {
+            let w = g.width();
             if w > room {
                 room = 0;
                 break;
             }
             room -= w;
-            text.push(ch);
+            text.push_str(g);
         }
         if !text.is_empty() {
             spans.push(Span::styled(text, s.style));
@@ -57,7 +73,8 @@ fn cut(line: &Line<'static>, width: usize) -> Line<'static> {
     out
 }
 
-/// One char of the input line with its display width and the span it came from.
+/// One char of the input line with its display width and the span it came from. The first
+/// char of a grapheme cluster carries the cluster's width, the others zero.
 #[derive(Clone, Copy)]
 struct Cell {
     ch: char,
@@ -74,7 +91,7 @@ pub fn one_row(line: Line<'static>) -> Line<'static> {
 
 fn wrap_line_into(line: &Line<'static>, width: u16, out: &mut Vec<Line<'static>>) {
     let width = usize::from(width);
-    if width == 0 || line.width() <= width {
+    if width == 0 || drawn_width(line) <= width {
         out.push(line.clone());
         return;
     }
@@ -87,10 +104,13 @@ fn wrap_line_into(line: &Line<'static>, width: u16, out: &mut Vec<Line<'static>>
         .iter()
         .enumerate()
         .flat_map(|(span, s)| {
-            s.content.chars().map(move |ch| Cell {
-                ch,
-                width: ch.width().unwrap_or(0),
-                span,
+            s.content.graphemes(true).flat_map(move |g| {
+                let width = g.width();
+                g.chars().enumerate().map(move |(i, ch)| Cell {
+                    ch,
+                    width: if i == 0 { width } else { 0 },
+                    span,
+                })
             })
         })
         .collect();
@@ -436,5 +456,21 @@ mod tests {
         let words = "word ".repeat(200_000);
         let out = wrap(&[Line::from(words)], 80);
         assert!(out.iter().all(|l| l.width() <= 80));
+    }
+
+    /// Found through the markdown_wrap fuzz check (FUZZING.md): a char plus U+FE0F is one
+    /// two-column cluster, so "❤️❤️" is four columns, not two, and must wrap at width 2 —
+    /// measured char by char it stayed on one line and ratatui dropped the second heart.
+    #[test]
+    fn clusters_wider_than_their_chars_wrap_by_drawn_width() {
+        assert_eq!(
+            wrap_str("❤\u{fe0f}❤\u{fe0f}", 2),
+            ["❤\u{fe0f}", "❤\u{fe0f}"]
+        );
+        assert_eq!(wrap_str("ab ❤\u{fe0f}", 3), ["ab", "❤\u{fe0f}"]);
+        let table_row = one_row(Line::from("❤\u{fe0f}❤\u{fe0f}❤\u{fe0f}"));
+        let out = wrap(&[table_row], 5);
+        assert_eq!(texts(&out), ["❤\u{fe0f}❤\u{fe0f}…"]);
+        assert!(drawn_width(&out[0]) <= 5);
     }
 }

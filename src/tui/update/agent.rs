@@ -6,9 +6,9 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use crate::agent::INTERRUPT_MARKER;
+use crate::agent::protocol::status::ToolTiming;
 use crate::agent::protocol::{AgentEvent, Terminal, TurnSummary};
 use crate::message::{ContentBlock, Message, Role};
-use crate::session::record::ToolTiming;
 use crate::tui::app::App;
 use crate::tui::overlays::approval::ApprovalRequest;
 use crate::tui::panes::cells::CellKind;
@@ -25,6 +25,11 @@ impl App {
             pane.on_agent(&event, now);
         }
         match event {
+            AgentEvent::AgentStart(info) => self.on_agent_start(info, now),
+            AgentEvent::AgentEnd(report) => self.on_agent_end(report, now),
+            AgentEvent::Subagent {
+                agent_id, event, ..
+            } => self.on_subagent(&agent_id, *event, now),
             AgentEvent::PromptStart { text } => {
                 self.turn.busy = true;
                 self.turn.last_error = None;
@@ -92,6 +97,7 @@ impl App {
                         input,
                         summary,
                         preview,
+                        agent: None,
                     },
                     now,
                 );
@@ -139,7 +145,10 @@ impl App {
             }
             AgentEvent::RawSse { event, data } => self.json.push_sse(&event, &data),
             AgentEvent::Usage(u) => self.turn.usage = u,
-            AgentEvent::Message { index, message } => self.json.set_message(index, message),
+            AgentEvent::Message { index, message } => {
+                self.show_sources(index, &message);
+                self.json.set_message(index, message)
+            }
             AgentEvent::EarlierHistory { messages } => self.earlier = messages,
             AgentEvent::ToolTimings { timings } => self.timings = timings,
             AgentEvent::HistoryReset {
@@ -149,6 +158,8 @@ impl App {
                 self.conversation.clear();
                 // The tools pane lists the calls of the history it now shows, no others.
                 self.tools.reset();
+                self.tools.lanes.clear();
+                self.subagents.clear();
                 for m in std::mem::take(&mut self.earlier) {
                     let text = m.text();
                     if !text.trim().is_empty() {
@@ -180,6 +191,12 @@ impl App {
                 if self.turn.compacting {
                     self.compaction_ended();
                 }
+            }
+            AgentEvent::ServerBlock { block } => {
+                self.conversation
+                    .push(CellKind::Notice(crate::tui::text::server_lines::describe(
+                        &block,
+                    )))
             }
             AgentEvent::Error { message } => {
                 self.json.request_failed(&message);
@@ -220,6 +237,8 @@ impl App {
             }
             AgentEvent::HookEnd { id, report } => self.hook_ended(&id, report, now),
             AgentEvent::Mcp(status) => self.mcp_changed(status),
+            // Drawn by the tools pane's background group (TUI part of issue 26).
+            AgentEvent::Background(e) => self.tools.jobs.apply(&e, now),
             AgentEvent::Todos { .. } => {}
             AgentEvent::Done(summary) => self.done(summary, now),
         }
@@ -235,7 +254,7 @@ impl App {
         }
     }
 
-    fn set_tool_state(&mut self, id: &str, state: ToolState) {
+    pub(super) fn set_tool_state(&mut self, id: &str, state: ToolState) {
         self.tool_calls.update(id, |c| c.state = state);
     }
 
@@ -285,6 +304,26 @@ impl App {
         }
     }
 
+    /// The sources a reply cites, listed under it (each once; a continued reply adds only
+    /// the new ones).
+    fn show_sources(&mut self, index: usize, message: &crate::message::Message) {
+        if message.role != Role::Assistant {
+            return;
+        }
+        let all = crate::tui::text::server_lines::cited(message);
+        let already = if self.sources_shown.0 == index {
+            self.sources_shown.1
+        } else {
+            0
+        };
+        if let Some(entry) =
+            crate::tui::text::server_lines::sources_entry(&all[already.min(all.len())..])
+        {
+            self.conversation.push(CellKind::Notice(entry));
+        }
+        self.sources_shown = (index, all.len());
+    }
+
     /// Rebuilds cells and tool rows from a resumed history; `timings` (from the transcript)
     /// give each call its outcome and duration as it ran.
     fn replay(
@@ -296,7 +335,7 @@ impl App {
     ) {
         for block in &m.content {
             match block {
-                ContentBlock::Text { text } if m.role == Role::User => {
+                ContentBlock::Text { text, .. } if m.role == Role::User => {
                     if let Some(summary) = crate::agent::context::autocompact::summary_text(text) {
                         // A resumed session that was compacted: the divider, not the text.
                         let state = crate::agent::context::autocompact::state_text(text);
@@ -315,7 +354,7 @@ impl App {
                         self.conversation.push(CellKind::User(text.clone()));
                     }
                 }
-                ContentBlock::Text { text } => {
+                ContentBlock::Text { text, .. } => {
                     self.conversation
                         .push(CellKind::Assistant(StreamingMarkdown::finished(text)));
                 }
@@ -326,6 +365,15 @@ impl App {
                     })
                 }
                 ContentBlock::RedactedThinking { .. } => {}
+                ContentBlock::Image { source } => {
+                    self.conversation.push(CellKind::Notice(format!(
+                        "[image {}]",
+                        crate::message::image::human_size(source.byte_len())
+                    )))
+                }
+                ContentBlock::Other(v) => self.conversation.push(CellKind::Notice(
+                    crate::tui::text::server_lines::describe(v),
+                )),
                 ContentBlock::ToolUse { id, name, .. } => {
                     let summary = summaries.get(id).map_or("", String::as_str);
                     self.tool_calls
@@ -336,6 +384,7 @@ impl App {
                     tool_use_id,
                     content,
                     is_error,
+                    ..
                 } => {
                     let timing = timings.get(tool_use_id);
                     self.tool_calls.update(tool_use_id, |c| {

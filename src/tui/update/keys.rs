@@ -43,6 +43,10 @@ impl App {
             self.sessions_key(key);
             return;
         }
+        if self.subagent_view.is_some() && !self.approvals.is_open() {
+            self.subagent_view_key(key);
+            return;
+        }
         let global = action_for(&key, Scope::Global, shift_enter);
         if global != Some(Action::Cancel) {
             self.last_esc = None;
@@ -267,7 +271,15 @@ impl App {
             }
             return;
         };
-        if self.focus == Focus::Tools && self.timeline_key(action) {
+        if self.focus == Focus::Tools && (self.job_key(action) || self.timeline_key(action)) {
+            return;
+        }
+        // Enter on a `task` call opens its subagent's conversation.
+        if action == Action::Toggle
+            && self.focus == Focus::Conversation
+            && let Some(CellKind::Tool(id)) = self.conversation.selected_cell().map(|c| &c.kind)
+            && self.open_subagent_of_row(&id.clone())
+        {
             return;
         }
         // The focused pane takes the key or lets it fall (nothing else wants pane keys).
@@ -285,6 +297,13 @@ impl App {
             return;
         }
         self.set_focus(Focus::Input);
+        // A path to an image (what terminals paste on drag and drop) attaches it.
+        if let [one] = crate::agent::attachments::find(text, &self.info.workspace).as_slice()
+            && text.split_whitespace().count() <= 1 + text.matches("\\ ").count()
+        {
+            self.input.attach(one);
+            return;
+        }
         self.input.paste(text);
     }
 

@@ -85,6 +85,24 @@ pub const COMMANDS: &[SlashCommand] = &[
         run: |app, _, _| app.show_mcp(),
     },
     SlashCommand {
+        name: "agents",
+        args: "[N]",
+        help: "list agents and subagents; N opens one",
+        run: |app, args, _| app.agents_command(args),
+    },
+    SlashCommand {
+        name: "jobs",
+        args: "",
+        help: "background jobs: state, command, pid",
+        run: |app, _, _| app.show_jobs(),
+    },
+    SlashCommand {
+        name: "kill",
+        args: "ID",
+        help: "stop a background job (b1, …)",
+        run: |app, args, _| app.kill_job(args),
+    },
+    SlashCommand {
         name: "model",
         args: "[NAME]",
         help: "list the models; switch to NAME",
@@ -208,6 +226,7 @@ fn export(app: &mut App, args: &str, _now: Instant) {
         about: vec![format!("workspace {}", app.info.workspace.display())],
         earlier: &[],
         messages: &history,
+        agents: &[],
     });
     let cell = match std::fs::write(&path, md) {
         Ok(()) => CellKind::Notice(strings::exported(history.len(), &path)),
@@ -275,6 +294,7 @@ mod tests {
             "export",
             "model",
             "mcp",
+            "agents",
             "permissions",
             "exit",
         ] {

@@ -8,10 +8,10 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use crate::agent::history_observer::SessionHandle;
 use crate::provider::RequestBody;
-use crate::record::RecordError;
-use crate::record::index::{LoadedRequest, count_requests, load_request};
-use crate::session::SessionHandle;
+use crate::recording::RecordError;
+use crate::recording::index::{LoadedRequest, count_requests, load_request};
 
 /// Where older requests are read from.
 #[derive(Clone, Debug)]
@@ -177,7 +177,7 @@ impl Stepper {
                     ),
                     None => (handle.path(), self.metas.len()),
                 };
-                let path = crate::record::find_companion(&transcript)
+                let path = crate::recording::find_companion(&transcript)
                     .ok_or(RecordError::NoRecording(Some(transcript)))?;
                 let total = count_requests(&path).map_err(|e| RecordError::io(&path, e))?;
                 let ordinal = (total + index).checked_sub(end).ok_or(RecordError::Short)?;

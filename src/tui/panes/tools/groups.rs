@@ -106,6 +106,15 @@ impl ToolGroups {
         self.items.push(Item::Call(row));
     }
 
+    /// A row was inserted inside the current prompt's calls (a subagent's call under the
+    /// `task` row that started it); `rows` is the new count.
+    pub fn inserted(&mut self, rows: usize) {
+        if let Some(g) = self.groups.last_mut() {
+            g.count += 1;
+        }
+        self.rebuild(rows);
+    }
+
     /// The first `cut` rows were dropped; `rows` remain.
     pub fn trimmed(&mut self, cut: usize, rows: usize) {
         self.groups.retain_mut(|g| {

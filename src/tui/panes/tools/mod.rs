@@ -3,6 +3,8 @@
 
 pub mod bars;
 pub mod groups;
+pub mod jobs;
+pub mod lanes;
 pub mod timeline;
 
 use std::collections::HashMap;
@@ -24,6 +26,7 @@ use crate::tui::theme::Theme;
 use crate::tui::tool_calls::{ToolCall, ToolCalls, ToolState};
 use bars::BarSelection;
 use groups::{Item, ToolGroups};
+use jobs::BackgroundGroup;
 use timeline::Span as TimeSpan;
 
 /// Rows kept for the last turns; older ones scroll away for good.
@@ -62,6 +65,12 @@ pub struct ToolsPane {
     timeline_titled: bool,
     /// The timeline bar picked with ←/→ (Enter opens it in the JSON pane).
     pub bars: BarSelection,
+    /// Each subagent's model streams, drawn as a lane under its `task` row.
+    pub lanes: lanes::Lanes,
+    /// Background jobs, above the calls; kept across `/new` and resumes (as the jobs are).
+    pub jobs: BackgroundGroup,
+    /// Lines the jobs' group takes this frame.
+    jobs_h: u16,
 }
 
 impl ToolsPane {
@@ -136,6 +145,26 @@ impl ToolsPane {
         }
     }
 
+    /// Lists a subagent's call (a scoped id, `a1/…`) under the row of `parent`, after the
+    /// rows already under it; appended when the parent is not in the current prompt.
+    pub fn add_under(&mut self, parent: &str, id: &str) {
+        if self.shows(id) {
+            return;
+        }
+        let Some(p) = self.rows.iter().rposition(|r| r == parent) else {
+            return self.add(id);
+        };
+        if p < self.prompt_first {
+            return self.add(id);
+        }
+        let mut at = p + 1;
+        while self.rows.get(at).is_some_and(|r| r.contains('/')) {
+            at += 1;
+        }
+        self.rows.insert(at, id.to_string());
+        self.groups.inserted(self.rows.len());
+    }
+
     pub fn shows(&self, id: &str) -> bool {
         self.rows.iter().rev().any(|r| r == id)
     }
@@ -191,17 +220,7 @@ impl ToolsPane {
                     (left, Some(right))
                 }),
             });
-        // Each row is written straight into the buffer, its timer at the right edge: no
-        // padding to run through a Paragraph's line composer cell by cell (with a full list
-        // that was ~40 % of a 200x60 frame).
-        let buf = f.buffer_mut();
-        for (y, (left, right)) in (area.y..area.bottom()).zip(rows) {
-            buf.set_line(area.x, y, &left, area.width);
-            if let Some(right) = right {
-                let w = (right.width() as u16).min(area.width);
-                buf.set_line(area.right() - w, y, &right, w);
-            }
-        }
+        draw_lines(f, area, rows);
     }
 
     fn draw_timeline(
@@ -274,6 +293,10 @@ impl ToolsPane {
                 None => Vec::new(),
             };
             rows.push((label, spans));
+            // A task's subagent: its model streams on a lane of their own, its calls below.
+            if let Some(lane) = self.lanes.row(&r.id, now, theme) {
+                rows.push(lane);
+            }
         }
         let active = self.any_active(calls);
         timeline::draw(f, area, t0, now, active, &rows, theme);
@@ -289,6 +312,14 @@ impl Pane for ToolsPane {
     fn layout(&mut self, area: Rect, _ctx: &PaneContext) {
         let inner_h = area.height.saturating_sub(1);
         if inner_h == 0 || area.width == 0 {
+            self.list_h = 0;
+            self.timeline_h = 0;
+            return;
+        }
+        // The jobs come first, but leave the calls at least a line.
+        self.jobs_h = self.jobs.height().min(inner_h.saturating_sub(1));
+        let inner_h = inner_h - self.jobs_h;
+        if inner_h == 0 {
             self.list_h = 0;
             self.timeline_h = 0;
             return;
@@ -327,6 +358,12 @@ impl Pane for ToolsPane {
         f.render_widget(block, area);
         if inner.height == 0 || inner.width == 0 {
             return;
+        }
+        let [jobs, inner] =
+            Layout::vertical([Constraint::Length(self.jobs_h), Constraint::Min(0)]).areas(inner);
+        if self.jobs_h > 0 {
+            let lines = self.jobs.lines(jobs.width, now, theme);
+            draw_lines(f, jobs, lines);
         }
         let [list, tl, _] = Layout::vertical([
             Constraint::Length(self.list_h.min(inner.height)),
@@ -373,6 +410,24 @@ impl Pane for ToolsPane {
     }
 }
 
+/// Rows written straight into the buffer, each timer at the right edge: no padding to run
+/// through a Paragraph's line composer cell by cell (with a full list that was ~40 % of a
+/// 200x60 frame).
+fn draw_lines(
+    f: &mut Frame,
+    area: Rect,
+    rows: impl IntoIterator<Item = (Line<'static>, Option<Line<'static>>)>,
+) {
+    let buf = f.buffer_mut();
+    for (y, (left, right)) in (area.y..area.bottom()).zip(rows) {
+        buf.set_line(area.x, y, &left, area.width);
+        if let Some(right) = right {
+            let w = (right.width() as u16).min(area.width);
+            buf.set_line(area.right() - w, y, &right, w);
+        }
+    }
+}
+
 /// A row's left part (icon, name, summary cut to fit) and its right-aligned timer.
 fn row_line(
     r: &ToolCall,
@@ -401,7 +456,12 @@ fn row_line(
         },
     };
     let w = width as usize;
-    let name = sanitize(&r.name);
+    // A subagent's call sits under the task row that started it.
+    let name = if r.id.contains('/') {
+        format!("↳ {}", sanitize(&r.name))
+    } else {
+        sanitize(&r.name)
+    };
     let fixed = 2 + name.width() + 1 + timer.width() + 1;
     let room = w.saturating_sub(fixed);
     let summary = fit(&sanitize(&r.summary), room);

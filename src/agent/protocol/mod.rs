@@ -1,0 +1,404 @@
+//! The only way in and out of the agent: commands from a front end, events back to it.
+//! The TUI and headless mode are both front ends on this pair.
+
+pub mod approval;
+pub mod status;
+
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde_json::Value;
+
+// Every type an event or a command carries lives here (approval.rs, status.rs) or in a
+// module below the agent (message, provider's usage, hooks, background job types, todo):
+// nothing is re-exported; front ends import each type from where it lives.
+use crate::background::types::JobEvent;
+use crate::hooks::{HookEvent, HookReport};
+use crate::message::Message;
+use crate::provider::{RequestBody, Usage};
+use approval::{Decision, Preview};
+use status::ServerStatus;
+
+/// What a front end asks of the agent.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AgentCommand {
+    /// Run one prompt to the end of the loop.
+    Submit { text: String },
+    /// Stop the turn in progress (Ctrl+C). History stays valid.
+    Abort,
+    /// The user's answer to a [`AgentEvent::PermissionRequest`].
+    PermissionReply { id: String, decision: Decision },
+    /// Forget the conversation and start a new one.
+    NewConversation,
+    /// Go back to just before a prompt of this session (conversation, files or both).
+    Rewind(RewindRequest),
+    /// Go on in a new session holding a copy of this one.
+    Fork,
+    /// Go on in saved session `id` (`/sessions`), as `--resume ID` would: answered with
+    /// HistoryReset and Session, or an Error that leaves everything as it was.
+    Resume { id: String },
+    /// Summarize the conversation now (`/compact [instructions]`).
+    Compact { instructions: Option<String> },
+    /// Use this model from the next request on (`/model NAME`); during a turn, from the
+    /// next prompt. Answered with [`AgentEvent::ModelChanged`].
+    SetModel { model: String },
+    /// Take back an "allow for this session" given to this tool (`/permissions`).
+    RevokeSessionGrant { tool: String },
+    /// End a background job's process group (`/kill b1`); answered with its
+    /// `AgentEvent::Background` end, or an Error for an unknown id.
+    KillJob { id: String },
+    /// End the agent task.
+    Shutdown,
+}
+
+/// Why a prompt's loop ended (DESIGN.md §3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Terminal {
+    Completed,
+    AbortedStreaming,
+    AbortedTools,
+    MaxTurns,
+    ModelError,
+    PromptTooLong,
+    MaxOutputTokens,
+    /// `--max-budget-usd` / `--max-budget-tokens` would be passed by the next request.
+    BudgetExceeded,
+    /// Over the hard context limit with auto-compaction off.
+    BlockingLimit,
+    /// A hook answered `"decision": "stop"` (or blocked the prompt before it was sent).
+    HookStopped,
+    /// The stop hook sent the model back to work too many times in a row.
+    StopHookPrevented,
+}
+
+impl Terminal {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Terminal::Completed => "completed",
+            Terminal::AbortedStreaming => "aborted_streaming",
+            Terminal::AbortedTools => "aborted_tools",
+            Terminal::MaxTurns => "max_turns",
+            Terminal::ModelError => "model_error",
+            Terminal::PromptTooLong => "prompt_too_long",
+            Terminal::MaxOutputTokens => "max_output_tokens",
+            Terminal::BudgetExceeded => "budget_exceeded",
+            Terminal::BlockingLimit => "blocking_limit",
+            Terminal::HookStopped => "hook_stopped",
+            Terminal::StopHookPrevented => "stop_hook_prevented",
+        }
+    }
+
+    pub fn is_aborted(self) -> bool {
+        matches!(self, Terminal::AbortedStreaming | Terminal::AbortedTools)
+    }
+}
+
+/// Why the loop went round again (recorded so tests can assert which path ran).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Transition {
+    NextTurn,
+    MaxTokensRecovery,
+    Retry,
+    FallbackModel,
+    /// prompt_too_long → one compaction → the same request again.
+    ReactiveCompact,
+    /// A stop hook gave the model a reason to go on.
+    StopHook,
+    /// The API paused a long server-tool turn (`stop_reason: "pause_turn"`); the reply
+    /// went back as it was so the model continues it.
+    PauseTurn,
+}
+
+/// Everything the agent tells its front ends. Times are taken by the front end on receipt.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AgentEvent {
+    /// A prompt was accepted and its loop begins.
+    PromptStart {
+        text: String,
+    },
+    /// One iteration of the loop (one model request and its tools).
+    TurnStart {
+        turn: u32,
+    },
+    /// A request is sent; `body` is what goes over the wire, minus credentials: the very
+    /// bytes sent, shared (parse them with `body.json()` only to show them).
+    RequestStart {
+        turn: u32,
+        attempt: u32,
+        model: String,
+        body: Arc<RequestBody>,
+    },
+    /// The server refused the request in flight: its HTTP status and the error body as
+    /// sent (an echoed key redacted). Comes before the Retry or Error that follows; for the
+    /// JSON pane's request stepper and recordings (stream-json has no line for it).
+    RequestFailed {
+        status: u16,
+        body: String,
+    },
+    /// Waiting before another attempt.
+    Retry {
+        attempt: u32,
+        delay_ms: u64,
+        error: String,
+    },
+    TextDelta {
+        text: String,
+    },
+    ThinkingDelta {
+        text: String,
+    },
+    /// The model began writing a tool_use block (its input is still streaming).
+    ToolUseStreaming {
+        id: String,
+        name: String,
+    },
+    /// A tool_use block is complete and handed to the executor.
+    ToolUse {
+        id: String,
+        name: String,
+        input: Value,
+        safe: bool,
+        /// One line about the input, phrased by the tool ("src/main.rs", "ls -la").
+        summary: String,
+        /// What the call would change, if the tool can show it.
+        preview: Option<Preview>,
+    },
+    /// The tool waits for the user's consent.
+    PermissionRequest {
+        id: String,
+        tool: String,
+        input: Value,
+        summary: String,
+        preview: Option<Preview>,
+    },
+    /// Consent was decided (by the user, a mode or a rule).
+    Permission {
+        id: String,
+        name: String,
+        allowed: bool,
+    },
+    ToolStart {
+        id: String,
+        name: String,
+    },
+    /// Live output of a running tool (e.g. bash).
+    ToolProgress {
+        id: String,
+        chunk: String,
+    },
+    ToolEnd {
+        id: String,
+        name: String,
+        is_error: bool,
+        /// Decided by the executor from its cancellation tokens, not from the output text.
+        outcome: ToolOutcome,
+        duration_ms: u64,
+        output: String,
+    },
+    /// The model's stream for this turn ended.
+    StreamEnd {
+        turn: u32,
+        stop_reason: Option<String>,
+    },
+    /// A raw SSE event of the current response (for the JSON pane).
+    RawSse {
+        event: std::borrow::Cow<'static, str>,
+        data: String,
+    },
+    /// Token counts for the whole prompt so far.
+    Usage(Usage),
+    /// history[index] is now `message`, exactly as it will be sent: an append when index is
+    /// the old length, else the last message was extended (a prompt after an interruption).
+    Message {
+        index: usize,
+        message: Arc<Message>,
+    },
+    /// Something the user should know (max_turns reached, a fallback model, …).
+    Notice {
+        text: String,
+    },
+    /// A block the API's server tools produced arrived complete (a web search and its
+    /// results, a code execution), verbatim; it stays in the reply's message.
+    ServerBlock {
+        block: serde_json::Value,
+    },
+    /// The partial output streamed since the last appended message was thrown away (a
+    /// failed attempt before a model switch); front ends strike it out.
+    Discarded {
+        reason: String,
+    },
+    /// A recoverable problem (a failed attempt, a dropped stream) shown to the user.
+    Error {
+        message: String,
+    },
+    /// The history was replaced (new conversation or resumed session).
+    HistoryReset {
+        messages: Vec<Arc<Message>>,
+        /// tool_use id → the tool's one-line summary of its input, for redrawing the calls.
+        summaries: std::collections::HashMap<String, String>,
+    },
+    /// Sent just before the [`AgentEvent::HistoryReset`] of a resumed session that was
+    /// compacted: the messages the compactions replaced, for front ends to show dimmed above
+    /// the divider (they are no longer sent to the model).
+    EarlierHistory {
+        messages: Vec<Message>,
+    },
+    /// Sent just before the [`AgentEvent::HistoryReset`] of a resumed session: how its tool
+    /// calls ran (by tool_use id), so front ends show their recorded durations.
+    ToolTimings {
+        timings: std::collections::HashMap<String, status::ToolTiming>,
+    },
+    /// The transcript now being written (after a new conversation or a resume).
+    Session {
+        id: String,
+    },
+    /// Requests use this model from now on (after a SetModel).
+    ModelChanged {
+        model: String,
+    },
+    /// The history was compacted; `messages` is what is sent from now on.
+    Compacted {
+        info: crate::agent::context::Compaction,
+        messages: Vec<Message>,
+    },
+    /// Context use and cost, before each request and after each response.
+    Context(crate::agent::context::ContextStatus),
+    /// A hook started (`id` is made up for the timeline: `hook-N`).
+    HookStart {
+        id: String,
+        event: HookEvent,
+        command: String,
+    },
+    /// A hook ended (stream-json's `hook` line).
+    HookEnd {
+        id: String,
+        report: HookReport,
+    },
+    /// The session's todo list changed (`todo_write`, a resume, `/new`): the whole list.
+    Todos {
+        todos: Vec<crate::todo::TodoItem>,
+    },
+    /// An MCP server's state changed (stream-json's `mcp` line once it is ready or failed).
+    Mcp(ServerStatus),
+    /// A background job started, wrote output (at most twice a second), ended, or was
+    /// listed from a resumed transcript.
+    Background(JobEvent),
+    /// The prompt's loop ended.
+    Done(TurnSummary),
+    /// A `task` call started a subagent (DESIGN.md §12).
+    AgentStart(AgentInfo),
+    /// A subagent's loop ended.
+    AgentEnd(AgentReport),
+    /// An event of a subagent's loop, as the subagent sent it: front ends tell its lane by
+    /// `agent_id`. Tool and permission ids inside are the subagent's own; a permission
+    /// reply names [`scoped_id`]`(agent_id, id)`.
+    Subagent {
+        agent_id: Arc<str>,
+        parent_tool_use_id: Arc<str>,
+        event: Box<AgentEvent>,
+    },
+}
+
+/// Who a subagent is: `agent_start`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct AgentInfo {
+    /// `a1`, `a2`, … in the order they started in this session.
+    pub agent_id: String,
+    /// The `task` call that started it.
+    pub parent_tool_use_id: String,
+    /// The agent that made that call (None: the top-level agent).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent_agent_id: Option<String>,
+    /// The definition's name (`general`, `explore`, a file's `name`).
+    pub agent: String,
+    pub description: String,
+    pub model: String,
+}
+
+/// How a subagent's loop ended: `agent_end`, and one entry of `result.agents`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct AgentReport {
+    pub agent_id: String,
+    pub parent_tool_use_id: String,
+    pub agent: String,
+    pub reason: Terminal,
+    pub turns: u32,
+    /// Tool calls it made.
+    pub tools: u32,
+    pub usage: Usage,
+    pub cost_usd: Option<f64>,
+    pub duration_ms: u64,
+}
+
+/// The id a front end answers a subagent's permission question with: the subagent's own
+/// call ids may repeat the parent's, so they are qualified by the agent.
+pub fn scoped_id(agent_id: &str, id: &str) -> String {
+    format!("{agent_id}/{id}")
+}
+
+impl AgentEvent {
+    /// The event with every `Subagent` wrapper taken off, and the innermost agent's id.
+    pub fn unwrapped(&self) -> (Option<(&str, &str)>, &AgentEvent) {
+        match self {
+            AgentEvent::Subagent {
+                agent_id,
+                parent_tool_use_id,
+                event,
+            } => (Some((agent_id, parent_tool_use_id)), event),
+            other => (None, other),
+        }
+    }
+}
+
+/// The end of one prompt's loop: what `result` prints in headless mode.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TurnSummary {
+    pub reason: Terminal,
+    pub turns: u32,
+    pub usage: Usage,
+    pub text: String,
+    pub transitions: Vec<Transition>,
+    pub error: Option<String>,
+    /// The session's cost so far in USD; None when the model's prices are unknown.
+    pub cost_usd: Option<f64>,
+    /// Estimated tokens of the history as it would be sent now.
+    pub context_tokens: u64,
+}
+
+/// How a tool call ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolOutcome {
+    Ok,
+    /// The tool failed, was refused, timed out or its input was invalid.
+    Error,
+    /// Stopped by the user (Ctrl+C) or by a failing sibling call before it could finish.
+    Cancelled,
+}
+
+impl ToolOutcome {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ToolOutcome::Ok => "ok",
+            ToolOutcome::Error => "error",
+            ToolOutcome::Cancelled => "cancelled",
+        }
+    }
+
+    pub fn is_error(self) -> bool {
+        self != ToolOutcome::Ok
+    }
+}
+
+/// What to rewind. Neither `files` nor `conversation` means both.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RewindRequest {
+    /// Go back to just before this prompt (from 1).
+    pub to: usize,
+    pub files: bool,
+    pub conversation: bool,
+    /// Also put back files changed by hand since the tool changed them.
+    pub overwrite_conflicts: bool,
+}

@@ -1,0 +1,92 @@
+//! A subagent's conversation, read-only, over the panes (Enter on its `task` call, or
+//! `/agents N`); Esc goes back. Built from the messages its events carried.
+
+use std::sync::Arc;
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Clear, Paragraph, Wrap};
+
+use crate::message::{ContentBlock, Message, Role};
+use crate::tui::text::sanitize::sanitize;
+use crate::tui::theme::Theme;
+
+pub struct SubagentView {
+    title: String,
+    lines: Vec<Line<'static>>,
+    pub scroll: u16,
+}
+
+impl SubagentView {
+    pub fn new(title: &str, messages: &[Arc<Message>], theme: &Theme) -> Self {
+        let mut lines = Vec::new();
+        for m in messages {
+            let who = match m.role {
+                Role::User => "user",
+                Role::Assistant => "assistant",
+            };
+            lines.push(Line::styled(format!("── {who}"), theme.dim));
+            for b in &m.content {
+                match b {
+                    ContentBlock::Text { text, .. } => {
+                        lines.extend(text.lines().map(|l| Line::styled(sanitize(l), theme.text)))
+                    }
+                    ContentBlock::ToolUse { name, input, .. } => lines.push(Line::from(vec![
+                        Span::styled("🔧 ", theme.dim),
+                        Span::styled(sanitize(name), theme.tool_name),
+                        Span::styled(
+                            format!(
+                                " {}",
+                                sanitize(&crate::text::ellipsize(&input.to_string(), 200))
+                            ),
+                            theme.dim,
+                        ),
+                    ])),
+                    ContentBlock::ToolResult {
+                        content, is_error, ..
+                    } => {
+                        let style = if *is_error { theme.error } else { theme.dim };
+                        for l in content.lines().take(8) {
+                            lines.push(Line::styled(format!("  {}", sanitize(l)), style));
+                        }
+                        if content.lines().count() > 8 {
+                            lines.push(Line::styled(
+                                format!("  … {} more lines", content.lines().count() - 8),
+                                theme.dim,
+                            ));
+                        }
+                    }
+                    ContentBlock::Thinking { .. } | ContentBlock::RedactedThinking { .. } => {
+                        lines.push(Line::styled("✻ thinking", theme.dim))
+                    }
+                    ContentBlock::Image { .. } => lines.push(Line::styled("[image]", theme.dim)),
+                    ContentBlock::Other(_) => {}
+                }
+            }
+            lines.push(Line::default());
+        }
+        SubagentView {
+            title: format!(" {} · read-only · Esc back ", sanitize(title)),
+            lines,
+            scroll: 0,
+        }
+    }
+
+    pub fn draw(&self, f: &mut Frame, area: Rect, theme: &Theme) {
+        let rect = super::modal_box::centred(
+            area,
+            area.width.saturating_sub(2).max(8),
+            area.height.saturating_sub(2).max(4),
+        );
+        let block = super::modal_box::block(self.title.clone(), theme).style(theme.base);
+        f.render_widget(Clear, rect);
+        f.render_widget(
+            Paragraph::new(self.lines.clone())
+                .block(block)
+                .wrap(Wrap { trim: false })
+                .scroll((self.scroll, 0)),
+            rect,
+        );
+    }
+}

@@ -1,0 +1,213 @@
+//! How a subagent's events change the screen: its `task` row's live line, its calls nested
+//! under that row in the tools pane, its lane in the timeline, its permission questions
+//! (through the same approval box, titled with the agent), its conversation for the
+//! read-only view. Nothing of it reaches the main conversation or the status bar.
+
+use tokio::time::Instant;
+
+use crate::agent::protocol::{AgentEvent, AgentInfo, AgentReport, scoped_id};
+use crate::tui::app::App;
+use crate::tui::overlays::approval::ApprovalRequest;
+use crate::tui::tool_calls::ToolState;
+
+/// Live output kept per subagent call while it runs.
+const MAX_PROGRESS_BYTES: usize = 16 * 1024;
+
+impl App {
+    pub(super) fn on_agent_start(&mut self, info: AgentInfo, now: Instant) {
+        self.subagents.started(info, now);
+        let Some(lane) = self.subagents.lanes.last() else {
+            return;
+        };
+        let (row, label, status) = (lane.row(), lane.label(), lane.status());
+        self.tools.lanes.started(&row, &label);
+        self.tool_calls.update(&row, |c| c.summary = status);
+    }
+
+    pub(super) fn on_agent_end(&mut self, report: AgentReport, now: Instant) {
+        let id = report.agent_id.clone();
+        self.subagents.ended(report);
+        if let Some(lane) = self.subagents.get(&id) {
+            let (row, status) = (lane.row(), lane.status());
+            self.tools.lanes.ended(&row, now);
+            self.tool_calls.update(&row, |c| c.summary = status);
+        }
+    }
+
+    pub(super) fn on_subagent(&mut self, agent_id: &str, event: AgentEvent, now: Instant) {
+        let Some(lane) = self.subagents.get(agent_id) else {
+            return;
+        };
+        let row = lane.row();
+        let scoped = |id: &str| scoped_id(agent_id, id);
+        match event {
+            AgentEvent::PermissionRequest {
+                id,
+                tool,
+                input,
+                summary,
+                preview,
+            } => {
+                self.set_tool_state(&scoped(&id), ToolState::Approval);
+                let agent = self.subagents.label_of(agent_id);
+                self.approvals.push(
+                    ApprovalRequest {
+                        id: scoped(&id),
+                        tool,
+                        input,
+                        summary,
+                        preview,
+                        agent: Some(agent),
+                    },
+                    now,
+                );
+            }
+            AgentEvent::Permission { id, allowed, .. } => {
+                self.approvals.remove(&scoped(&id), now);
+                let state = if allowed {
+                    ToolState::Queued
+                } else {
+                    ToolState::Denied
+                };
+                self.set_tool_state(&scoped(&id), state);
+            }
+            AgentEvent::ToolUse {
+                id, name, summary, ..
+            } => {
+                let id = scoped(&id);
+                self.tool_calls
+                    .upsert(&id, &name, &summary, ToolState::Queued, now);
+                self.tool_calls.update(&id, |c| c.queued_at = now);
+                self.tools.add_under(&row, &id);
+                if let Some(lane) = self.subagents.get_mut(agent_id) {
+                    lane.tools += 1;
+                    lane.doing = crate::tui::strings::subagent_doing(&name, &summary);
+                }
+                self.refresh_task_row(agent_id);
+            }
+            AgentEvent::ToolStart { id, .. } => self.tool_calls.update(&scoped(&id), |c| {
+                c.state = ToolState::Running;
+                c.started_at = Some(now);
+            }),
+            AgentEvent::ToolProgress { id, chunk } => self.tool_calls.update(&scoped(&id), |c| {
+                if c.output.len() < MAX_PROGRESS_BYTES {
+                    c.output.push_str(&chunk);
+                }
+            }),
+            AgentEvent::ToolEnd {
+                id,
+                outcome,
+                duration_ms,
+                output,
+                ..
+            } => self.tool_calls.update(&scoped(&id), |c| {
+                if c.state != ToolState::Denied {
+                    c.state = outcome.into();
+                }
+                c.duration_ms = Some(duration_ms);
+                c.output = output;
+                c.ended_at = Some(now);
+                c.started_at.get_or_insert(now);
+            }),
+            AgentEvent::RequestStart { .. } => {
+                self.tools.lanes.stream_started(&row, now);
+                if let Some(lane) = self.subagents.get_mut(agent_id) {
+                    lane.doing = "thinking".into();
+                }
+                self.refresh_task_row(agent_id);
+            }
+            AgentEvent::StreamEnd { .. } | AgentEvent::Error { .. } => {
+                self.tools.lanes.stream_ended(&row, now)
+            }
+            AgentEvent::Message { index, message } => {
+                if let Some(lane) = self.subagents.get_mut(agent_id) {
+                    lane.messages.truncate(index);
+                    lane.messages.push(message);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn refresh_task_row(&mut self, agent_id: &str) {
+        if let Some(lane) = self.subagents.get(agent_id) {
+            let (row, status) = (lane.row(), lane.status());
+            self.tool_calls.update(&row, |c| c.summary = status);
+        }
+    }
+
+    /// Opens the read-only view of the subagent a `task` row started, if there is one.
+    pub(super) fn open_subagent_of_row(&mut self, row: &str) -> bool {
+        let Some(lane) = self.subagents.by_row(row) else {
+            return false;
+        };
+        self.subagent_view = Some(crate::tui::overlays::subagent::SubagentView::new(
+            &lane.label(),
+            &lane.messages,
+            &self.theme,
+        ));
+        true
+    }
+
+    /// `/agents`: the agents the task tool can start, and this session's subagents;
+    /// `/agents N` opens subagent #N's conversation read-only.
+    pub(super) fn agents_command(&mut self, args: &str) {
+        use crate::tui::panes::cells::CellKind;
+        if !args.is_empty() {
+            let opened = self
+                .subagents
+                .by_number(args)
+                .map(|l| l.row())
+                .is_some_and(|row| self.open_subagent_of_row(&row));
+            if !opened {
+                self.conversation
+                    .push(CellKind::Notice(crate::tui::strings::no_such_subagent(
+                        args,
+                    )));
+            }
+            return;
+        }
+        let user = crate::paths::config_file()
+            .ok()
+            .and_then(|f| f.parent().map(std::path::Path::to_path_buf));
+        let dirs = crate::agent::subagent::definitions::dirs(&self.info.workspace, user.as_deref());
+        let (defs, errors) = crate::agent::subagent::definitions::load(&dirs);
+        let mut text = crate::agent_list::format_table(&defs, &self.info.workspace);
+        for e in errors {
+            text.push_str(&format!("{e}\n"));
+        }
+        if self.subagents.lanes.is_empty() {
+            text.push_str("\nno subagents ran in this session yet");
+        } else {
+            text.push_str("\nthis session (/agents N opens one):");
+            let now = Instant::now();
+            for l in &self.subagents.lanes {
+                text.push_str(&format!(
+                    "\n  {} · {:.1}s",
+                    l.status(),
+                    l.elapsed(now).as_secs_f64()
+                ));
+            }
+        }
+        self.conversation.push(CellKind::Notice(text));
+        self.conversation.scroll.bottom();
+    }
+
+    /// Keys while a subagent's conversation is open: scroll, or Esc (q, Enter) back.
+    pub(super) fn subagent_view_key(&mut self, key: crossterm::event::KeyEvent) {
+        use crossterm::event::KeyCode;
+        let Some(view) = self.subagent_view.as_mut() else {
+            return;
+        };
+        let s = &mut view.scroll;
+        match key.code {
+            KeyCode::Up => *s = s.saturating_sub(1),
+            KeyCode::Down => *s = s.saturating_add(1),
+            KeyCode::PageUp => *s = s.saturating_sub(10),
+            KeyCode::PageDown => *s = s.saturating_add(10),
+            KeyCode::Home => *s = 0,
+            KeyCode::Esc | KeyCode::Enter | KeyCode::Char('q') => self.subagent_view = None,
+            _ => {}
+        }
+    }
+}

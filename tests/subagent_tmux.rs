@@ -1,0 +1,120 @@
+//! Subagents in the real TUI (tmux) against the mock: three `task` calls side by side, their
+//! rows and lanes in the tools pane, a child's approval titled with the agent, the child's
+//! read-only conversation, and Ctrl+C stopping the tree.
+
+mod support;
+
+#[path = "tui_support/tmux.rs"]
+mod tmux;
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use support::{MockServer, Recorded, ReplyBuilder};
+use tmux::Tmux;
+
+fn prompt_of(req: &Recorded) -> String {
+    let first = &req.body["messages"][0]["content"];
+    match first {
+        Value::String(s) => s.clone(),
+        Value::Array(b) => b.iter().filter_map(|x| x["text"].as_str()).collect(),
+        _ => String::new(),
+    }
+}
+
+fn turn_of(req: &Recorded) -> usize {
+    req.body["messages"].as_array().map_or(0, Vec::len)
+}
+
+/// The parent asks for three agents (two explore, one general that runs a slow command);
+/// each child makes one call and answers.
+fn serve(server: &MockServer) {
+    server.respond_with(|req| {
+        let prompt = prompt_of(req);
+        if let Some(rest) = prompt.strip_prefix("child-") {
+            let n = rest.chars().next().unwrap_or('0');
+            return match (turn_of(req), n) {
+                (1, '2') => ReplyBuilder::new()
+                    .text("Running the tests.")
+                    .tool_use("toolu_c", "bash", json!({"command": "sleep 3; echo passed"}))
+                    .delay_ms(40)
+                    .build(),
+                (1, _) => ReplyBuilder::new()
+                    .text("Searching.")
+                    .tool_use("toolu_c", "glob", json!({"pattern": "**/*.rs"}))
+                    .delay_ms(40)
+                    .build(),
+                _ => ReplyBuilder::new()
+                    .text(&format!("Report {n}: the parser is in src/parse.rs:{n}0."))
+                    .delay_ms(60)
+                    .build(),
+            };
+        }
+        if turn_of(req) == 1 {
+            let task = |n: u32, agent: &str, d: &str| {
+                json!({"description": d, "prompt": format!("child-{n}: {d}"), "agent": agent})
+            };
+            return ReplyBuilder::new()
+                .text("I will split this in three.")
+                .tool_use("toolu_1", "task", task(1, "explore", "find the parser"))
+                .tool_use("toolu_2", "task", task(2, "general", "run the tests"))
+                .tool_use("toolu_3", "task", task(3, "explore", "find the lexer"))
+                .delay_ms(30)
+                .build();
+        }
+        ReplyBuilder::new().text("All three reported back.").build()
+    });
+}
+
+fn command(server: &MockServer, home: &std::path::Path) -> String {
+    format!(
+        "cd '{}' && {} ANTHROPIC_API_KEY=test-key {} --provider anthropic --base-url {} \
+         --no-session",
+        home.display(),
+        tmux::isolated_home(home),
+        env!("CARGO_BIN_EXE_tooloop"),
+        server.anthropic_base()
+    )
+}
+
+#[test]
+fn three_children_their_approval_and_rows_at_200x50() {
+    if !tmux::available() {
+        return;
+    }
+    let server = MockServer::start();
+    serve(&server);
+    let home = tempfile::tempdir().expect("home");
+    let t = Tmux::start("subagents-200", 200, 50, &command(&server, home.path()))
+        .with_timing(Duration::from_secs(30), Duration::from_millis(100));
+    t.wait_for("the TUI", |s| s.contains("tools"));
+    t.send_line("split the work");
+    let asked = t.wait_for("the child's approval", |s| s.contains("wants to run bash"));
+    assert!(asked.contains("general #"), "{asked}");
+    // While it asks, the other two children finish: their rows sit under their task rows.
+    let screen = t.wait_for("the children's rows", |s| s.matches("↳ glob").count() == 2);
+    assert!(screen.contains("explore #"), "{screen}");
+    std::thread::sleep(Duration::from_millis(500));
+    t.keys(&["y"]);
+    let done = t.wait_for("the end", |s| s.contains("All three reported back."));
+    assert!(done.contains("↳ bash"), "{done}");
+    println!("{done}");
+}
+
+#[test]
+fn ctrl_c_stops_every_child_at_80x24() {
+    if !tmux::available() {
+        return;
+    }
+    let server = MockServer::start();
+    serve(&server);
+    let home = tempfile::tempdir().expect("home");
+    let t = Tmux::start("subagents-80", 80, 24, &command(&server, home.path()))
+        .with_timing(Duration::from_secs(30), Duration::from_millis(100));
+    t.wait_for("the TUI", |s| s.contains("tools"));
+    t.send_line("split the work");
+    t.wait_for("the child's approval", |s| s.contains("wants to run bash"));
+    t.keys(&["C-c"]);
+    let screen = t.wait_for("the interruption", |s| s.contains("interrupted"));
+    println!("{screen}");
+}
