@@ -63,19 +63,20 @@ impl Tool for ReadFile {
 }
 
 /// A PNG, JPEG, GIF or WebP file goes to the model as an image (the media type from its
-/// bytes), at most 5 MB.
-fn image(bytes: &[u8], shown: &str) -> Option<Result<ToolOutput, String>> {
+/// bytes), at most 5 MB; None when the bytes are not such an image. A refused image is an
+/// error output already (`ToolOutput::error`).
+fn image(bytes: &[u8], shown: &str) -> Option<ToolOutput> {
     crate::message::image::sniff(bytes)?;
     Some(match ImageSource::from_bytes(bytes) {
-        Ok(source) => Ok(ToolOutput::image(
+        Ok(source) => ToolOutput::image(
             format!(
                 "Image: {shown} ({}, {})",
                 source.media_type,
                 human_size(bytes.len())
             ),
             source,
-        )),
-        Err(e) => Err(format!("Error: {shown}: {e}")),
+        ),
+        Err(e) => ToolOutput::error(format!("Error: {shown}: {e}")),
     })
 }
 
@@ -119,7 +120,7 @@ async fn read(input: &Value, ctx: &ToolContext) -> Result<ToolOutput, String> {
         .await
         .map_err(|e| format!("Error: cannot read {shown}: {e}"))?;
     if let Some(image) = image(&bytes, &shown) {
-        return image;
+        return Ok(image);
     }
     let text = as_text(&bytes, &shown).map_err(|e| e.to_string())?;
     Ok(ToolOutput::ok(number_lines(

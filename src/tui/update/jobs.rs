@@ -86,14 +86,13 @@ impl App {
             Some(path) => read_tail(path),
             None => Value::Null,
         };
-        self.json.show_tool(json!({
-            "shell_id": job.shell_id,
-            "command": job.command,
-            "state": job.describe_state(),
-            "pid": job.pid,
-            "bytes": job.bytes,
-            "output": output,
-        }));
+        // The job as the transcript keeps it, with its state in words and its output so far.
+        let mut shown = serde_json::to_value(job).unwrap_or_else(|_| json!({}));
+        if let Some(map) = shown.as_object_mut() {
+            map.insert("state".into(), json!(job.describe_state()));
+            map.insert("output".into(), output);
+        }
+        self.json.show_tool(shown);
         self.json_open = true;
         self.set_focus(Focus::Json);
     }
