@@ -377,7 +377,7 @@ pub const DEFAULT_CONFIG: &str = r##"# tooloop configuration. Every key is optio
 # max_turns = 30
 
 # MCP servers ([mcp.servers.NAME]: command/args/env or url/headers) and hooks
-# ([[hooks.pre_tool_use]], post_tool_use, user_prompt_submit, stop): see README.md,
+# ([[hooks.pre_tool_use]], post_tool_use, user_prompt_submit, stop, pre_compact): see README.md,
 # sections "MCP servers" and "Hooks", for examples to copy.
 "##;
 

@@ -357,6 +357,7 @@ pub fn stream_json(event: &AgentEvent) -> Option<Value> {
             "type": "compact", "trigger": info.trigger,
             "pre_tokens": info.pre_tokens, "post_tokens": info.post_tokens,
             "messages_before": info.messages_before, "messages_after": info.messages_after,
+            "kept": info.kept,
         }),
         AgentEvent::AgentStart(info) => {
             let mut v = json!({"type": "agent_start"});

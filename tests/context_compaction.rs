@@ -166,18 +166,24 @@ fn ptl() -> Reply {
     Reply::error(
         400,
         "invalid_request_error",
-        "prompt is too long: 210000 tokens > 200000 maximum",
+        "prompt is too long: 31000 tokens > 30000 maximum",
     )
+}
+
+/// A first prompt large enough that a compaction can take 30 % off (a short one is left
+/// as it is: "nothing to compact").
+fn question(words: &str) -> String {
+    format!("{words} {}", big_prompt(15_000))
 }
 
 #[test]
 fn reactive_compaction_once_then_the_retry_succeeds() {
-    let dir = setup(200_000);
+    let dir = setup(30_000);
     let server = MockServer::start();
     server.enqueue(ptl());
     server.enqueue(summary_reply(0));
     server.enqueue(text_reply("Fine now."));
-    let run = tooloop(&server, &dir, "hello", &[]).run();
+    let run = tooloop(&server, &dir, &question("hello"), &[]).run();
     assert_eq!(run.code, Some(0), "stderr:\n{}", run.stderr);
     let r = run.result();
     assert_eq!(r["reason"], "completed");
@@ -205,12 +211,12 @@ fn reactive_compaction_once_then_the_retry_succeeds() {
 #[test]
 fn prompt_too_long_twice_ends_the_turn() {
     // The retry after a compaction is too long again.
-    let dir = setup(200_000);
+    let dir = setup(30_000);
     let server = MockServer::start();
     server.enqueue(ptl());
     server.enqueue(summary_reply(0));
     server.enqueue(ptl());
-    let run = tooloop(&server, &dir, "hello", &[]).run();
+    let run = tooloop(&server, &dir, &question("hello"), &[]).run();
     assert_eq!(run.code, Some(1), "stderr:\n{}", run.stderr);
     assert_eq!(run.result()["reason"], "prompt_too_long");
     assert_valid_history(run.result());
@@ -218,19 +224,43 @@ fn prompt_too_long_twice_ends_the_turn() {
 }
 
 #[test]
+fn prompt_too_long_on_a_short_conversation_compacts_nothing() {
+    // A summary cannot take 30 % off one short prompt: no summary request is spent.
+    let dir = setup(30_000);
+    let server = MockServer::start();
+    server.enqueue(ptl());
+    let run = tooloop(&server, &dir, "hello", &[]).run();
+    assert_eq!(run.code, Some(1), "stderr:\n{}", run.stderr);
+    let r = run.result();
+    assert_eq!(r["reason"], "prompt_too_long");
+    assert_valid_history(r);
+    assert_eq!(server.requests().len(), 1, "no summary request");
+    assert!(run.of_type("compact").is_empty());
+    assert!(
+        run.of_type("error").iter().any(|e| e["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("nothing to compact: the conversation is")),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
 fn a_failed_summary_leaves_history_exactly_as_it_was() {
     // prompt_too_long, and the summary request is too long as well.
-    let dir = setup(200_000);
+    let dir = setup(30_000);
     let server = MockServer::start();
     server.enqueue(ptl());
     server.enqueue(ptl());
-    let run = tooloop(&server, &dir, "hello there", &[]).run();
+    let prompt = question("hello there");
+    let run = tooloop(&server, &dir, &prompt, &[]).run();
     assert_eq!(run.code, Some(1), "stderr:\n{}", run.stderr);
     let r = run.result();
     assert_eq!(r["reason"], "prompt_too_long");
     assert_eq!(
         r["messages"],
-        json!([{"role": "user", "content": [{"type": "text", "text": "hello there"}]}])
+        json!([{"role": "user", "content": [{"type": "text", "text": prompt}]}])
     );
     assert!(run.of_type("compact").is_empty());
     assert!(
@@ -386,7 +416,7 @@ fn cost_budget_and_unknown_prices() {
 
 #[test]
 fn continue_resumes_from_the_last_compaction_boundary() {
-    let dir = setup(200_000);
+    let dir = setup(30_000);
     let data = dir.path().join("data");
     let data = data.to_str().unwrap();
     let server = MockServer::start();
@@ -394,7 +424,8 @@ fn continue_resumes_from_the_last_compaction_boundary() {
     server.enqueue(summary_reply(0));
     server.enqueue(text_reply("First answer."));
     server.enqueue(text_reply("Second answer."));
-    let first = tooloop(&server, &dir, "first question", &[])
+    let first_question = question("first question");
+    let first = tooloop(&server, &dir, &first_question, &[])
         .env("XDG_DATA_HOME", data)
         .run();
     assert_eq!(first.code, Some(0), "stderr:\n{}", first.stderr);
@@ -411,7 +442,7 @@ fn continue_resumes_from_the_last_compaction_boundary() {
     assert!(
         !msgs
             .iter()
-            .any(|m| m["content"][0]["text"] == "first question"),
+            .any(|m| m["content"][0]["text"] == first_question.as_str()),
         "the replaced message is not sent again: {msgs:?}"
     );
     assert_eq!(msgs.last().unwrap()["content"][0]["text"], "Second answer.");
@@ -427,14 +458,14 @@ fn continue_resumes_from_the_last_compaction_boundary() {
         .path();
     let text = std::fs::read_to_string(&file).unwrap();
     assert!(text.contains("\"type\":\"compaction\""), "{text}");
-    assert!(text.contains("first question"));
+    assert!(text.contains(&first_question));
     // Loading it gives the replaced messages apart (the TUI draws them dimmed above the
     // divider) and the history from the boundary on.
     let loaded = tooloop::session::load::read(&file).expect("load");
     assert_eq!(loaded.earlier.len(), 1, "{:?}", loaded.earlier);
-    assert_eq!(loaded.earlier[0].text(), "first question");
+    assert_eq!(loaded.earlier[0].text(), first_question);
     assert!(loaded.messages[0].text().contains("Summary #0"));
-    assert!(!loaded.messages.iter().any(|m| m.text() == "first question"));
+    assert!(!loaded.messages.iter().any(|m| m.text() == first_question));
 }
 
 #[test]

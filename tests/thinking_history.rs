@@ -75,7 +75,14 @@ fn done(e: &AgentEvent) -> bool {
 async fn abort_mid_thinking_then_a_thinking_tool_loop_keeps_the_history_valid() {
     let server = MockServer::start();
     let tmp = tempfile::tempdir().expect("tmp");
-    std::fs::write(tmp.path().join("a.txt"), "hello").expect("write");
+    // Large enough that the compaction in step 4 takes 30 % off (a short conversation is
+    // left as it is).
+    let filler = "the quick brown fox jumps over the lazy dog; ".repeat(2) + "\n";
+    std::fs::write(
+        tmp.path().join("a.txt"),
+        format!("hello\n{}", filler.repeat(400)),
+    )
+    .expect("write");
     let cfg = config(tmp.path(), &server);
     let engine = tooloop::engine::start_with(
         &cfg,
@@ -92,6 +99,8 @@ async fn abort_mid_thinking_then_a_thinking_tool_loop_keeps_the_history_valid() 
     .expect("engine");
     let mut rx = engine.events;
     let control = engine.control;
+    // The mock counts tokens as the API does, so the compaction sees the real size.
+    server.set_context_window(200_000);
 
     // 1. The stream stops (gated) after two thinking deltas; Ctrl+C there.
     let gate = Gate::new();
@@ -161,10 +170,18 @@ async fn abort_mid_thinking_then_a_thinking_tool_loop_keeps_the_history_valid() 
             .build(),
     );
     assert!(control.send(AgentCommand::Compact { instructions: None }));
-    until(&mut rx, |e| {
-        matches!(e, AgentEvent::Compacted { .. } | AgentEvent::Error { .. })
+    let compacted = until(&mut rx, |e| {
+        matches!(
+            e,
+            AgentEvent::Compacted { .. } | AgentEvent::Error { .. } | AgentEvent::Notice { .. }
+        )
     })
     .await;
+    assert!(
+        matches!(compacted.last(), Some(AgentEvent::Compacted { .. })),
+        "{:?}",
+        compacted.last()
+    );
     server.enqueue(
         ReplyBuilder::new()
             .signed_thinking("Read it again.")

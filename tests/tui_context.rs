@@ -5,6 +5,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use tokio::time::Instant;
+use tooloop::agent::context::state_block::Kept;
 use tooloop::agent::context::{Compaction, ContextStatus, Trigger};
 use tooloop::agent::protocol::{AgentCommand, AgentEvent};
 use tooloop::message::Message;
@@ -42,6 +43,15 @@ fn compacted(summary: &str) -> AgentEvent {
             messages_before: 40,
             messages_after: 3,
             summary: summary.into(),
+            state: "## The user's requests\nRequest 1 (latest, in full):\n\"\"\"\n重构解析器\n\"\"\"\n\
+                    ## Files changed by tools since the session began\n- src/parser.rs: edited (3 edits)"
+                .into(),
+            kept: Kept {
+                requests: 4,
+                files_changed: 12,
+                commands: 0,
+                todos: 3,
+            },
         },
         messages: vec![Message::user_text("[Summary of an earlier part…]")],
     }
@@ -133,20 +143,44 @@ async fn a_resumed_session_shows_the_replaced_messages_dimmed_above_the_divider(
 }
 
 #[tokio::test(start_paused = true)]
-async fn the_compacted_divider_expands_to_the_summary() {
+async fn the_compacted_divider_says_what_was_kept_and_expands_to_summary_and_state() {
     let now = Instant::now();
     for (w, h) in [(80, 24), (200, 50)] {
         let mut a = app();
         a.on_agent(compacted("用户要求重构解析器。Next: run the tests."), now);
         let s = screen(&mut a, w, h, now).join("\n");
-        assert!(s.contains("compacted (auto): 16000 → 5280 tokens"), "{s}");
+        if w == 200 {
+            assert!(
+                s.contains(
+                    "── compacted (auto): 16.0k → 5.3k tokens · kept 4 requests, 12 files, \
+                     todo 3 open ──"
+                ),
+                "{s}"
+            );
+        } else {
+            // Too long for one line at 80 columns: what was kept goes below the title.
+            assert!(
+                s.contains("── compacted (auto): 16.0k → 5.3k tokens ──"),
+                "{s}"
+            );
+            assert!(
+                s.contains("  kept 4 requests, 12 files, todo 3 open"),
+                "{s}"
+            );
+        }
         assert!(!s.contains("用户要求"), "collapsed by default");
+        assert!(!s.contains("src/parser.rs"), "collapsed by default");
         a.on_key(key(KeyCode::Tab), now);
         assert_eq!(a.focus, Focus::Conversation);
         a.on_key(key(KeyCode::Enter), now);
         // Wide characters take two cells; compare without the filler.
         let s = screen(&mut a, w, h, now).join("\n").replace(' ', "");
         assert!(s.contains("用户要求重构解析器。Next:runthetests."), "{s}");
+        assert!(
+            s.contains("──stateblock(builtbytooloop,appendedtothesummary)──"),
+            "{s}"
+        );
+        assert!(s.contains("-src/parser.rs:edited(3edits)"), "{s}");
     }
 }
 
@@ -188,4 +222,23 @@ async fn slash_compact_sends_the_instructions_and_ctrl_c_aborts_it() {
     );
     a.on_agent(compacted("s"), now);
     assert!(!a.turn.busy);
+    // A conversation too short to compact: the notice ends the wait.
+    a.on_key(key(KeyCode::Char('/')), now);
+    for c in "compact".chars() {
+        a.on_key(key(KeyCode::Char(c)), now);
+    }
+    a.on_key(key(KeyCode::Enter), now);
+    assert!(a.turn.busy);
+    a.on_agent(
+        AgentEvent::Notice {
+            text: "nothing to compact: the conversation is 812 tokens".into(),
+        },
+        now,
+    );
+    assert!(!a.turn.busy, "idle again after the notice");
+    let s = screen(&mut a, 80, 24, now).join("\n");
+    assert!(
+        s.contains("nothing to compact: the conversation is 812 tokens"),
+        "{s}"
+    );
 }

@@ -239,3 +239,36 @@ pub async fn stop(
         _ => StopCheck::End,
     }
 }
+
+/// What `pre_compact` decided.
+pub enum PreCompact {
+    /// Compact, with the hooks' context (if any) added to the summary request.
+    Go(Option<String>),
+    /// Do not (honoured for a manual compaction only); the reason.
+    Deny(String),
+}
+
+/// `pre_compact`: told the `trigger` (auto, reactive, manual) and the context's size.
+pub async fn pre_compact(
+    hooks: &HookEnv,
+    events: &EventSink,
+    trigger: &str,
+    pre_tokens: u64,
+    cancel: &CancellationToken,
+) -> PreCompact {
+    if !hooks.wants(HookEvent::PreCompact, None) {
+        return PreCompact::Go(None);
+    }
+    let mut fields = Map::new();
+    fields.insert("trigger".into(), trigger.into());
+    fields.insert("pre_tokens".into(), pre_tokens.into());
+    let out = hooks
+        .run(events, HookEvent::PreCompact, None, fields, cancel)
+        .await;
+    match out.decision() {
+        HookDecision::Deny | HookDecision::Stop => {
+            PreCompact::Deny(out.reason().unwrap_or("no reason given").to_string())
+        }
+        _ => PreCompact::Go(out.context_text()),
+    }
+}

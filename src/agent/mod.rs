@@ -78,6 +78,9 @@ pub struct Agent {
     pub observer: Option<Box<dyn history_observer::HistoryObserver>>,
     /// Context window use, cost and compaction state (DESIGN.md §10).
     pub context: context::ContextState,
+    /// What tooloop recorded of the session (requests, files, commands) for the state block
+    /// a compaction appends (DESIGN.md §12).
+    pub facts: context::facts::SessionFacts,
     /// The configured MCP servers (their tools join the registry before the first request).
     pub mcp: Option<Arc<crate::mcp::McpManager>>,
     /// Whether they have.
@@ -103,6 +106,7 @@ impl Agent {
             check: HistoryCheck::default(),
             observer: None,
             context: context::ContextState::default(),
+            facts: Default::default(),
             mcp: None,
             mcp_joined: false,
             todos: crate::todo::TodoList::new(),
@@ -166,6 +170,8 @@ impl Agent {
         if message.content.is_empty() {
             return;
         }
+        self.facts
+            .observe(&message, &self.exec.registry, self.exec.workspace.root());
         let mut continued = None;
         let index = match self.history.last_mut() {
             Some(last) if last.role == message.role => {
@@ -213,8 +219,15 @@ impl Agent {
         }
     }
 
-    /// Replaces the conversation (a new session, or a resumed one).
+    /// Replaces the conversation (a new session, or a resumed one). The facts are read
+    /// again from `messages`; a resume that has the whole transcript rebuilds them after.
     pub fn reset(&mut self, messages: Vec<Message>) {
+        self.facts = context::facts::SessionFacts::rebuild(
+            &[],
+            &messages,
+            &self.exec.registry,
+            self.exec.workspace.root(),
+        );
         self.replace_history(messages);
         // A new or resumed conversation starts without the old list (a resume puts its own
         // back right after).

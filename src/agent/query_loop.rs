@@ -135,6 +135,8 @@ async fn run(agent: &mut Agent, prompt: &str, cancel: &CancellationToken) -> Tur
     );
     job_notices::append(&agent.exec.jobs, &mut message.content);
     agent.push(message);
+    // The user's words as typed, for the state block (not the hooks' additions).
+    agent.facts.record_request(prompt);
     extensions::join_mcp_tools(agent, cancel).await;
     let mut state = State {
         turn: 1,

@@ -38,6 +38,14 @@ impl Agent {
             r.rewind(&done.record, done.trimmed.as_ref().map(|(i, m)| (*i, m)));
         }
         if let Some(history) = done.history {
+            let kept_prompts =
+                &loaded.prompts[..(req.to.saturating_sub(1)).min(loaded.prompts.len())];
+            self.facts = crate::agent::context::facts::SessionFacts::rebuild(
+                kept_prompts,
+                loaded.earlier.iter().chain(history.iter()),
+                &self.exec.registry,
+                self.exec.workspace.root(),
+            );
             self.replace_history(history);
             self.exec.events.send(AgentEvent::HistoryReset {
                 messages: self.history.to_vec(),

@@ -31,6 +31,8 @@ pub struct HooksSection {
     pub user_prompt_submit: Vec<HookSpec>,
     #[serde(default)]
     pub stop: Vec<HookSpec>,
+    #[serde(default)]
+    pub pre_compact: Vec<HookSpec>,
 }
 
 impl HooksSection {
@@ -39,6 +41,7 @@ impl HooksSection {
             && self.post_tool_use.is_empty()
             && self.user_prompt_submit.is_empty()
             && self.stop.is_empty()
+            && self.pre_compact.is_empty()
     }
 }
 

@@ -6,6 +6,8 @@
 //! - `user_prompt_submit`: before the first request; deny → the prompt is not sent.
 //! - `stop`: when the model stops asking for tools; deny → the reason goes back to the
 //!   model and the loop goes on (at most [`MAX_STOP_CONTINUATIONS`] times in a row).
+//! - `pre_compact`: before a compaction's summary request; context is added to it, deny
+//!   refuses a manual `/compact`.
 //!
 //! `"decision": "stop"` from any hook ends the turn with `hook_stopped`.
 
@@ -33,6 +35,7 @@ pub enum HookEvent {
     PostToolUse,
     UserPromptSubmit,
     Stop,
+    PreCompact,
 }
 
 impl HookEvent {
@@ -42,6 +45,7 @@ impl HookEvent {
             HookEvent::PostToolUse => "post_tool_use",
             HookEvent::UserPromptSubmit => "user_prompt_submit",
             HookEvent::Stop => "stop",
+            HookEvent::PreCompact => "pre_compact",
         }
     }
 }
@@ -99,6 +103,7 @@ pub struct Hooks {
     post_tool_use: Vec<Hook>,
     user_prompt_submit: Vec<Hook>,
     stop: Vec<Hook>,
+    pre_compact: Vec<Hook>,
     cwd: PathBuf,
 }
 
@@ -116,6 +121,7 @@ impl Hooks {
             post_tool_use: compile("post_tool_use", &section.post_tool_use)?,
             user_prompt_submit: compile("user_prompt_submit", &section.user_prompt_submit)?,
             stop: compile("stop", &section.stop)?,
+            pre_compact: compile("pre_compact", &section.pre_compact)?,
             cwd,
         })
     }
@@ -126,6 +132,7 @@ impl Hooks {
             HookEvent::PostToolUse => &self.post_tool_use,
             HookEvent::UserPromptSubmit => &self.user_prompt_submit,
             HookEvent::Stop => &self.stop,
+            HookEvent::PreCompact => &self.pre_compact,
         }
     }
 

@@ -314,6 +314,7 @@ fn hook_event_from(s: &str) -> Option<HookEvent> {
         HookEvent::PostToolUse,
         HookEvent::UserPromptSubmit,
         HookEvent::Stop,
+        HookEvent::PreCompact,
     ]
     .into_iter()
     .find(|e| e.as_str() == s)
@@ -346,6 +347,12 @@ fn compaction_from(v: &Value) -> Option<Compaction> {
         messages_before: u64_of(v, "messages_before") as usize,
         messages_after: u64_of(v, "messages_after") as usize,
         summary: str_of(v, "summary").to_string(),
+        state: str_of(v, "state").to_string(),
+        // Recordings from before state blocks have no `kept`: all zero.
+        kept: v
+            .get("kept")
+            .and_then(|k| serde_json::from_value(k.clone()).ok())
+            .unwrap_or_default(),
     })
 }
 

@@ -244,6 +244,13 @@ fn examples() -> Vec<E> {
                 messages_before: 40,
                 messages_after: 3,
                 summary: "what happened".into(),
+                state: "Request 1: \"\"\"go\"\"\"".into(),
+                kept: crate::agent::context::state_block::Kept {
+                    requests: 1,
+                    files_changed: 2,
+                    commands: 3,
+                    todos: 4,
+                },
             },
             messages: vec![Message::user_text("summary")],
         },
@@ -390,6 +397,8 @@ fn every_terminal_transition_trigger_and_outcome_round_trips() {
                 messages_before: 1,
                 messages_after: 1,
                 summary: String::new(),
+                state: String::new(),
+                kept: Default::default(),
             },
             messages: Vec::new(),
         };

@@ -171,6 +171,13 @@ pub(crate) fn attach_with(
     if let Some(h) = handle {
         t.adopt(h);
     }
+    // The state block's facts come from the whole transcript, compacted parts included.
+    let facts = crate::agent::context::facts::SessionFacts::rebuild(
+        &loaded.prompts,
+        loaded.earlier.iter().chain(messages.iter()),
+        &agent.exec.registry,
+        agent.exec.workspace.root(),
+    );
     if !loaded.earlier.is_empty() {
         agent.events().send(AgentEvent::EarlierHistory {
             messages: loaded.earlier,
@@ -183,6 +190,7 @@ pub(crate) fn attach_with(
     }
     agent.reset(messages);
     agent.exec.jobs.adopt_earlier(loaded.jobs);
+    agent.facts = facts;
     if !loaded.todos.is_empty() {
         agent.restore_todos(loaded.todos);
     }

@@ -272,6 +272,54 @@ pub fn approval_changed(mode: crate::permission::ApprovalMode) -> String {
 
 pub const APPROVAL_USAGE: &str = "usage: /approval ask|auto-edit|plan|yolo|read-only";
 
+/// A token count on the compaction divider: `61.2k`, `980`.
+fn tokens_k(n: u64) -> String {
+    if n >= 1000 {
+        format!("{:.1}k", n as f64 / 1000.0)
+    } else {
+        n.to_string()
+    }
+}
+
+/// The compaction divider's title: `compacted (auto): 61.2k → 9.8k tokens`.
+pub fn compacted(trigger: &str, pre_tokens: u64, post_tokens: u64) -> String {
+    if pre_tokens == 0 {
+        return format!("{COMPACTED} ({trigger})");
+    }
+    format!(
+        "{COMPACTED} ({trigger}): {} → {} tokens",
+        tokens_k(pre_tokens),
+        tokens_k(post_tokens)
+    )
+}
+
+/// What the state block carried: `kept 4 requests, 12 files, todo 3 open`; None when it
+/// carried nothing (a summary from before state blocks).
+pub fn compacted_kept(kept: &crate::agent::context::state_block::Kept) -> Option<String> {
+    let s = |n: usize| if n == 1 { "" } else { "s" };
+    let mut parts = Vec::new();
+    if kept.requests > 0 {
+        parts.push(format!("{} request{}", kept.requests, s(kept.requests)));
+    }
+    if kept.files_changed > 0 {
+        parts.push(format!(
+            "{} file{}",
+            kept.files_changed,
+            s(kept.files_changed)
+        ));
+    }
+    if kept.commands > 0 {
+        parts.push(format!("{} command{}", kept.commands, s(kept.commands)));
+    }
+    if kept.todos > 0 {
+        parts.push(format!("todo {} open", kept.todos));
+    }
+    (!parts.is_empty()).then(|| format!("kept {}", parts.join(", ")))
+}
+
+/// Above the state block when a compaction divider is opened.
+pub const COMPACTED_STATE: &str = "── state block (built by tooloop, appended to the summary) ──";
+
 /// `/agents N` for an agent this session has not started.
 pub fn no_such_subagent(n: &str) -> String {
     format!("no subagent #{n} in this session (/agents lists them)")

@@ -1,50 +1,28 @@
-//! Compaction proper: a summary request, then a new history of the summary plus the most
-//! recent turns kept verbatim (DESIGN.md §10). Used by auto (threshold), reactive
+//! Compaction proper (DESIGN.md §10, §12): a summary request, then a new history of one
+//! user message (the model's summary and the state block tooloop builds from what it
+//! recorded) plus the most recent turns kept verbatim. Used by auto (threshold), reactive
 //! (prompt_too_long) and manual (`/compact`) compaction alike.
 //!
+//! The kept tail is sized from what is compacted (at most a third of it), so a compaction
+//! never keeps more than it removes; and a compaction that would not shrink the context by
+//! at least [`MIN_SHRINK_PERCENT`] % changes nothing ([`CompactError::NothingToCompact`]).
 //! A failed summary (an error, an abort, an empty text) leaves history exactly as it was.
 
-use futures::StreamExt;
 use tokio_util::sync::CancellationToken;
 
-use super::{Compaction, Trigger, estimate, transcript};
+use super::{Compaction, Trigger, estimate, live, state_block, summary_message, summary_request};
 use crate::agent::Agent;
-use crate::agent::assembler::Assembler;
+use crate::agent::hook_calls::{self, PreCompact};
 use crate::agent::protocol::AgentEvent;
 use crate::message::{ContentBlock, Message, Role};
-use crate::provider::{ModelRequest, StreamEvent, Usage};
+use crate::provider::Usage;
 
-/// Marks the user message that replaces the earlier part of the conversation.
-pub const SUMMARY_HEADER: &str = "[Summary of an earlier part of this session] The \
-conversation so far was compacted to fit the context window. This summary replaces the \
-earlier messages; the most recent messages follow verbatim.";
+pub use super::compact_error::{CompactError, MIN_SHRINK_PERCENT};
+pub use summary_message::{SUMMARY_HEADER, is_summary, state_text, summary_text};
 
-const SUMMARY_FOOTER: &str = "Continue the user's request from where it left off, using \
-the summary and the messages after it. Do not ask the user to repeat anything.";
-
-const SUMMARY_SYSTEM: &str = "You summarize a conversation between a user and a coding \
-agent so the agent can continue the work with only the summary. Answer with the summary \
-only, as plain text; do not call tools.";
-
-const SUMMARY_INSTRUCTION: &str = "Write a summary of the conversation above that lets the \
-agent continue without it. Include: the user's requests (quote them), the current task and \
-its state, files and commands involved with the facts learned from them, decisions made, \
-errors and how they were solved, and the next step. Be specific and concise.";
-
-/// Why a compaction did not happen.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum CompactError {
-    Aborted,
-    Failed(String),
-}
-
-impl std::fmt::Display for CompactError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            CompactError::Aborted => f.write_str("compaction aborted"),
-            CompactError::Failed(e) => write!(f, "compaction failed: {e}"),
-        }
-    }
+/// Whether going from `from` to `to` tokens takes at least [`MIN_SHRINK_PERCENT`] % off.
+fn shrinks_enough(from: u64, to: u64) -> bool {
+    to.saturating_mul(100) <= from.saturating_mul(100 - MIN_SHRINK_PERCENT)
 }
 
 /// Summarizes the history and replaces it. On success the history is the summary message
@@ -58,56 +36,118 @@ pub async fn compact(
     instructions: Option<&str>,
     cancel: &CancellationToken,
 ) -> Result<(Compaction, Usage), CompactError> {
-    if agent.history.is_empty() {
-        return Err(CompactError::Failed("there is nothing to compact".into()));
-    }
     let limits = agent.context.limits(model, agent.settings.max_tokens);
     let fixed = estimate::fixed(&agent.settings.system, &agent.exec.registry.specs());
     let pre_tokens = agent.context.context_tokens(fixed, &agent.history);
-    let summary_max = (limits.window / 10).clamp(256, 8192) as u32;
-    let summary_max = summary_max.min(agent.settings.max_tokens);
+    if agent.history.is_empty() {
+        return Err(CompactError::NothingToCompact {
+            tokens: pre_tokens,
+            would_be: None,
+        });
+    }
+    // Compaction is rare: one owned copy of the history here costs nothing per request.
+    let owned: Vec<Message> = agent.history.to_messages();
+    let conversation = estimate::messages(&owned);
+    // Both figures must shrink: the API's count (usage) and our estimate of the same bytes.
+    let base = pre_tokens.min(fixed + conversation);
+    let cap = match trigger {
+        // The API's count was above ours: keep less.
+        Trigger::Reactive => limits.threshold / 8,
+        _ => limits.threshold / 4,
+    };
+    let cut = tail_start(&owned, (conversation / 3).min(cap));
+    let root = agent.exec.workspace.root().to_path_buf();
+    let exists = move |p: &str| root.join(p).exists();
+    // The latest request is quoted whole unless the kept tail already holds it, or it
+    // alone would crowd the window.
+    let latest = if latest_in_tail(&agent.facts, &owned[cut..]) {
+        state_block::Latest::InTail
+    } else {
+        let max = (limits.threshold / 8 * estimate::BYTES_PER_TOKEN) as usize;
+        state_block::Latest::Quote {
+            max_chars: max.max(2_000),
+        }
+    };
+    let block = state_block::build(&agent.facts, &live::read(agent), &exists, latest);
+    // Even an empty summary must leave room for the 30 %: else no request is spent.
+    let floor = fixed + estimate::messages(&rebuild_at(&owned, cut, "", &block.text));
+    if !shrinks_enough(base, floor) {
+        return Err(CompactError::NothingToCompact {
+            tokens: pre_tokens,
+            would_be: None,
+        });
+    }
+    let mut extra: Vec<String> = Vec::new();
+    if let Some(focus) = instructions.map(str::trim).filter(|s| !s.is_empty()) {
+        extra.push(format!("The user asks the summary to focus on: {focus}"));
+    }
+    match hook_calls::pre_compact(
+        &agent.exec.hooks,
+        &agent.exec.events,
+        trigger.as_str(),
+        pre_tokens,
+        cancel,
+    )
+    .await
+    {
+        PreCompact::Go(Some(context)) => {
+            extra.push(format!("Instructions from a pre_compact hook: {context}"))
+        }
+        PreCompact::Go(None) => {}
+        PreCompact::Deny(reason) if trigger == Trigger::Manual => {
+            return Err(CompactError::Denied(reason));
+        }
+        // Automatic compaction keeps the request inside the window: a hook cannot refuse
+        // it (it can stop the turn with "decision": "stop").
+        PreCompact::Deny(reason) => agent.exec.events.send(AgentEvent::Notice {
+            text: format!(
+                "a pre_compact hook denied the {} compaction ({reason}); it runs anyway",
+                trigger.as_str()
+            ),
+        }),
+    }
+    if cancel.is_cancelled() {
+        return Err(CompactError::Aborted);
+    }
+    // The summary gets what the 30 % leaves after the floor, within the usual bounds.
+    let room = (base * (100 - MIN_SHRINK_PERCENT) / 100).saturating_sub(floor);
+    let summary_max = ((limits.window / 10).clamp(256, 8192) as u32)
+        .min(agent.settings.max_tokens)
+        .min(room.clamp(64, u64::from(u32::MAX)) as u32);
     // Room for the transcript: the window minus the answer and some slack, in bytes.
-    let room = limits
+    let room_bytes = limits
         .window
         .saturating_sub(u64::from(summary_max) + 1_000)
         .saturating_mul(estimate::BYTES_PER_TOKEN)
         * 8
         / 10;
-    let mut prompt = transcript::render(&agent.history, room as usize);
-    prompt.push_str("\n---\n");
-    prompt.push_str(SUMMARY_INSTRUCTION);
-    if let Some(extra) = instructions.map(str::trim).filter(|s| !s.is_empty()) {
-        prompt.push_str("\n\nAdditional instructions from the user: ");
-        prompt.push_str(extra);
-    }
-    let req = ModelRequest {
-        model: model.to_string(),
-        system: SUMMARY_SYSTEM.into(),
-        messages: vec![Message::user_text(prompt)],
-        tools: Vec::new(),
-        max_tokens: summary_max.max(1),
-        disable_parallel_tool_use: false,
-        reasoning: Default::default(),
-    };
-    let (summary, usage) = summarize(agent, turn, &req, cancel).await?;
+    let req = summary_request::request(
+        model,
+        &owned[..cut],
+        &block.text,
+        &extra,
+        summary_max,
+        room_bytes as usize,
+    );
+    let (summary, usage) = summary_request::summarize(agent, turn, &req, cancel).await?;
     agent.context.add_cost(model, usage);
-    let keep = match trigger {
-        // The API's count was above ours: keep less.
-        Trigger::Reactive => limits.threshold / 8,
-        _ => limits.threshold / 4,
-    };
-    let before = agent.history.len();
-    // Compaction is rare: one owned copy of the history here costs nothing per request.
-    let owned: Vec<Message> = agent.history.to_messages();
-    let new_history = rebuild(&owned, &summary, keep);
+    let new_history = rebuild_at(&owned, cut, &summary, &block.text);
     let post_tokens = fixed + estimate::messages(&new_history);
+    if !shrinks_enough(base, post_tokens) {
+        return Err(CompactError::NothingToCompact {
+            tokens: pre_tokens,
+            would_be: Some(post_tokens),
+        });
+    }
     let compaction = Compaction {
         trigger,
         pre_tokens,
         post_tokens,
-        messages_before: before,
+        messages_before: owned.len(),
         messages_after: new_history.len(),
         summary,
+        state: block.text,
+        kept: block.kept,
     };
     agent.replace_history(new_history);
     agent.context.forget_usage();
@@ -122,95 +162,22 @@ pub async fn compact(
     Ok((compaction, usage))
 }
 
-/// Sends the summary request and reads the text of its answer.
-async fn summarize(
-    agent: &Agent,
-    turn: u32,
-    req: &ModelRequest,
-    cancel: &CancellationToken,
-) -> Result<(String, Usage), CompactError> {
-    let events = &agent.exec.events;
-    events.send(AgentEvent::RequestStart {
-        turn,
-        attempt: 1,
-        model: req.model.clone(),
-        body: std::sync::Arc::new(agent.provider.encode(&req.as_request())),
-    });
-    let end = |stop: Option<String>| {
-        events.send(AgentEvent::StreamEnd {
-            turn,
-            stop_reason: stop,
-        })
+/// Whether the latest request is a text block of a user message in `tail`, word for word.
+fn latest_in_tail(facts: &super::facts::SessionFacts, tail: &[Message]) -> bool {
+    let Some(latest) = facts.requests.last() else {
+        return false;
     };
-    let started = tokio::select! {
-        biased;
-        _ = cancel.cancelled() => {
-            end(None);
-            return Err(CompactError::Aborted);
-        }
-        r = agent.provider.start(req) => r,
-    };
-    let mut stream = match started {
-        Ok(s) => s,
-        Err(e) => {
-            end(None);
-            return Err(CompactError::Failed(
-                crate::agent::request_errors::describe(&e),
-            ));
-        }
-    };
-    let mut asm = Assembler::new();
-    let idle = agent.settings.idle_timeout;
-    loop {
-        let next = tokio::select! {
-            biased;
-            _ = cancel.cancelled() => {
-                end(None);
-                return Err(CompactError::Aborted);
-            }
-            n = tokio::time::timeout(idle, stream.next()) => n,
-        };
-        let failed = match next {
-            Err(_) => Some(format!("no data for {idle:?}")),
-            Ok(None) if asm.saw_stop => None,
-            Ok(None) => Some("the stream ended before the summary was complete".into()),
-            Ok(Some(Err(e))) => Some(e.to_string()),
-            Ok(Some(Ok(StreamEvent::Raw { .. }))) => continue,
-            Ok(Some(Ok(ev))) => {
-                asm.push(ev);
-                if !asm.saw_stop {
-                    continue;
-                }
-                None
-            }
-        };
-        end(asm.stop_reason.clone());
-        if let Some(e) = failed {
-            return Err(CompactError::Failed(e));
-        }
-        break;
-    }
-    let text: String = asm
-        .blocks(false)
-        .iter()
-        .filter_map(|b| match b {
-            ContentBlock::Text { text, .. } => Some(text.as_str()),
-            _ => None,
-        })
-        .collect::<Vec<_>>()
-        .join("\n");
-    let text = text.trim();
-    if text.is_empty() {
-        return Err(CompactError::Failed("the summary came back empty".into()));
-    }
-    Ok((text.to_string(), asm.usage))
+    tail.iter().filter(|m| m.role == Role::User).any(|m| {
+        m.content
+            .iter()
+            .any(|b| matches!(b, ContentBlock::Text { text, .. } if *text == latest.text))
+    })
 }
 
-/// The new history: the summary as a user message, then the longest tail of `history`
-/// within `keep_tokens` that starts at an assistant message or at a user message without
-/// tool results (so no tool_result loses its tool_use). A user message at the cut is
-/// merged with the summary, keeping roles alternating.
-pub fn rebuild(history: &[Message], summary: &str, keep_tokens: u64) -> Vec<Message> {
+/// Where the kept tail begins: the longest tail of `history` within `keep_tokens` that
+/// starts at an assistant message or at a user message without tool results (so no
+/// tool_result loses its tool_use). `history.len()` when nothing fits; never 0.
+pub fn tail_start(history: &[Message], keep_tokens: u64) -> usize {
     let mut cut = history.len();
     let mut tail = 0u64;
     for c in (1..history.len()).rev() {
@@ -228,8 +195,13 @@ pub fn rebuild(history: &[Message], summary: &str, keep_tokens: u64) -> Vec<Mess
             cut = c;
         }
     }
-    let text = format!("{SUMMARY_HEADER}\n\n<summary>\n{summary}\n</summary>\n\n{SUMMARY_FOOTER}");
-    let mut first = Message::user_text(text);
+    cut
+}
+
+/// The new history: the summary message, then `history[cut..]`. A user message at the cut
+/// is merged into the summary message, keeping roles alternating.
+pub fn rebuild_at(history: &[Message], cut: usize, summary: &str, state: &str) -> Vec<Message> {
+    let mut first = Message::user_text(summary_message::text(summary, state));
     let mut rest = history[cut..].iter();
     if let Some(m) = history.get(cut)
         && m.role == Role::User
@@ -242,18 +214,9 @@ pub fn rebuild(history: &[Message], summary: &str, keep_tokens: u64) -> Vec<Mess
     out
 }
 
-/// The summary inside a summary message's text, if it is one.
-pub fn summary_text(text: &str) -> Option<&str> {
-    let rest = text.strip_prefix(SUMMARY_HEADER)?;
-    let start = rest.find("<summary>\n")? + "<summary>\n".len();
-    let end = rest.rfind("\n</summary>")?;
-    rest.get(start..end)
-}
-
-/// Whether a user message is a compaction summary.
-pub fn is_summary(m: &Message) -> bool {
-    m.role == Role::User
-        && matches!(m.content.first(), Some(ContentBlock::Text { text, .. }) if text.starts_with(SUMMARY_HEADER))
+/// [`rebuild_at`] with the tail sized by [`tail_start`] (tests, benches).
+pub fn rebuild(history: &[Message], summary: &str, keep_tokens: u64) -> Vec<Message> {
+    rebuild_at(history, tail_start(history, keep_tokens), summary, "")
 }
 
 #[cfg(test)]

@@ -4,10 +4,16 @@
 //! [`reactive`](autocompact::reactive) when the API says the prompt is too long.
 
 pub mod autocompact;
+pub mod compact_error;
 pub mod estimate;
+pub mod facts;
 pub mod ledger;
+pub mod live;
 pub mod microcompact;
 pub mod prepare;
+pub mod state_block;
+pub mod summary_message;
+pub mod summary_request;
 pub mod transcript;
 
 use std::sync::Arc;
@@ -76,6 +82,10 @@ pub struct Compaction {
     pub messages_after: usize,
     /// The summary text (empty for micro-compaction).
     pub summary: String,
+    /// The state block tooloop appended after the summary (empty for micro-compaction).
+    pub state: String,
+    /// What the state block carried over.
+    pub kept: state_block::Kept,
 }
 
 /// How full the window is and what the session cost so far.

@@ -33,36 +33,8 @@ pub async fn prepare(
     let fixed = estimate::fixed(&agent.settings.system, &agent.exec.registry.specs());
     let mut tokens = agent.context.context_tokens(fixed, &agent.history);
 
-    if let Some(cleared) = microcompact::microcompact(
-        agent.history.shared_mut(),
-        tokens,
-        limits.threshold,
-        limits.window,
-    ) {
-        let before = tokens;
-        agent.context.forget_usage();
-        tokens = agent.context.context_tokens(fixed, &agent.history);
-        let info = super::Compaction {
-            trigger: Trigger::Micro,
-            pre_tokens: before,
-            post_tokens: tokens,
-            messages_before: agent.history.len(),
-            messages_after: agent.history.len(),
-            summary: String::new(),
-        };
-        tracing::info!(
-            results = cleared.results,
-            freed = cleared.freed_tokens,
-            "micro-compaction"
-        );
-        if let Some(r) = &mut agent.observer {
-            r.compaction(&info, &agent.history);
-        }
-        agent.exec.events.send(AgentEvent::Compacted {
-            info,
-            messages: agent.history.to_messages(),
-        });
-    }
+    // Micro-compaction only when it frees a tenth of the window (it rewrites the cache).
+    tokens = micro(agent, fixed, tokens, limits.threshold, limits.window / 10);
 
     if tokens > limits.threshold {
         if agent.context.settings.auto_compact
@@ -85,6 +57,20 @@ pub async fn prepare(
                         usage,
                     };
                 }
+                // A summary cannot take 30 % off (the context is mostly the latest turns):
+                // the seed's next steps, micro-compaction at any gain, then the hard limit.
+                Err(e @ CompactError::NothingToCompact { would_be, .. }) => {
+                    // Only a spent summary request counts toward the circuit breaker; the
+                    // check before one is free and must not stop later compactions.
+                    if would_be.is_some() {
+                        agent.context.auto_failures += 1;
+                    }
+                    tracing::info!("auto-compaction skipped: {e}");
+                    tokens = micro(agent, fixed, tokens, limits.threshold, 0);
+                    if let Some(end) = blocking(agent, tokens, limits.blocking, limits.window) {
+                        return end(usage);
+                    }
+                }
                 // The request may still fit; if not, the reactive path has its turn.
                 Err(e) => {
                     agent.context.auto_failures += 1;
@@ -93,21 +79,8 @@ pub async fn prepare(
                     });
                 }
             }
-        } else if tokens > limits.blocking {
-            let message = format!(
-                "the conversation (about {tokens} tokens) no longer fits the context window \
-                 of {} tokens with room for the answer, and auto-compaction is off; \
-                 run /compact or start a new conversation",
-                limits.window
-            );
-            agent.exec.events.send(AgentEvent::Error {
-                message: message.clone(),
-            });
-            return Prepared::End {
-                reason: Terminal::BlockingLimit,
-                message: Some(message),
-                usage,
-            };
+        } else if let Some(end) = blocking(agent, tokens, limits.blocking, limits.window) {
+            return end(usage);
         }
     }
 
@@ -128,6 +101,74 @@ pub async fn prepare(
         agent.context.status(tokens, limits.window),
     ));
     Prepared::Send { usage }
+}
+
+/// Micro-compaction when it frees at least `min_gain` tokens; the context tokens after.
+fn micro(agent: &mut Agent, fixed: u64, tokens: u64, threshold: u64, min_gain: u64) -> u64 {
+    // microcompact asks for a tenth of its `window` argument.
+    let Some(cleared) = microcompact::microcompact(
+        agent.history.shared_mut(),
+        tokens,
+        threshold,
+        min_gain.saturating_mul(10),
+    ) else {
+        return tokens;
+    };
+    agent.context.forget_usage();
+    let after = agent.context.context_tokens(fixed, &agent.history);
+    let info = super::Compaction {
+        trigger: Trigger::Micro,
+        pre_tokens: tokens,
+        post_tokens: after,
+        messages_before: agent.history.len(),
+        messages_after: agent.history.len(),
+        summary: String::new(),
+        state: String::new(),
+        kept: Default::default(),
+    };
+    tracing::info!(
+        results = cleared.results,
+        freed = cleared.freed_tokens,
+        "micro-compaction"
+    );
+    if let Some(r) = &mut agent.observer {
+        r.compaction(&info, &agent.history);
+    }
+    agent.exec.events.send(AgentEvent::Compacted {
+        info,
+        messages: agent.history.to_messages(),
+    });
+    after
+}
+
+/// Past the hard limit nothing is sent: the turn ends with `blocking_limit`.
+fn blocking(
+    agent: &Agent,
+    tokens: u64,
+    limit: u64,
+    window: u64,
+) -> Option<impl FnOnce(Usage) -> Prepared> {
+    if tokens <= limit {
+        return None;
+    }
+    let auto = if agent.context.settings.auto_compact {
+        "compaction cannot shrink it enough"
+    } else {
+        "auto-compaction is off"
+    };
+    let message = format!(
+        "the conversation (about {tokens} tokens) no longer fits the context window of \
+         {window} tokens with room for the answer, and {auto}; run /compact or start a new \
+         conversation"
+    );
+    agent.exec.events.send(AgentEvent::Error {
+        message: message.clone(),
+    });
+    Some(move |usage| Prepared::End {
+        reason: Terminal::BlockingLimit,
+        message: Some(message),
+        usage,
+    })
 }
 
 /// After a response: its usage feeds the estimate, the cost and the status bar.
@@ -172,13 +213,18 @@ pub async fn reactive(
 pub async fn manual(agent: &mut Agent, instructions: Option<&str>, cancel: &CancellationToken) {
     let model = agent.settings.model.clone();
     match autocompact::compact(agent, 0, &model, Trigger::Manual, instructions, cancel).await {
-        Ok((_, usage)) => {
-            let _ = usage;
+        Ok(_) => {
             let (tokens, window) = current(agent, &model);
             agent
                 .exec
                 .events
                 .send(AgentEvent::Context(agent.context.status(tokens, window)));
+        }
+        // Not a failure: the conversation is already as small as a summary would make it.
+        Err(e @ CompactError::NothingToCompact { .. }) => {
+            agent.exec.events.send(AgentEvent::Notice {
+                text: e.to_string(),
+            })
         }
         Err(e) => agent.exec.events.send(AgentEvent::Error {
             message: e.to_string(),

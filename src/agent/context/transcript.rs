@@ -5,7 +5,11 @@
 //! some gateways) refuse tool blocks in a request without tool definitions. Long tool
 //! results are cut; if the whole still exceeds the room, the middle is left out (the
 //! start holds the user's original request, the end the work in progress).
+//!
+//! An earlier summary message is rendered as its summary alone: its state block is stale
+//! and the summary request carries a fresh one, so blocks never nest.
 
+use super::summary_message;
 use crate::message::{ContentBlock, Message, Role};
 use crate::text::ellipsize;
 
@@ -21,8 +25,15 @@ pub fn render<M: std::borrow::Borrow<Message>>(history: &[M], max_bytes: usize) 
             Role::User => "User",
             Role::Assistant => "Assistant",
         };
-        for b in &m.content {
+        let earlier_summary = summary_message::is_summary(m);
+        for (i, b) in m.content.iter().enumerate() {
             match b {
+                ContentBlock::Text { text, .. } if i == 0 && earlier_summary => {
+                    let summary = summary_message::summary_text(text).unwrap_or("");
+                    out.push_str(&format!(
+                        "Summary of the part before (from an earlier compaction): {summary}\n\n"
+                    ))
+                }
                 ContentBlock::Text { text, .. } => out.push_str(&format!("{who}: {text}\n\n")),
                 ContentBlock::Thinking { .. } | ContentBlock::RedactedThinking { .. } => {}
                 ContentBlock::Image { source } => {
@@ -82,5 +93,17 @@ mod tests {
         assert!(t.contains("the original request"));
         assert!(t.contains("ok 199"));
         assert!(t.contains("left out"));
+    }
+
+    #[test]
+    fn an_earlier_summary_is_shown_without_its_state_block() {
+        let first = Message::user(vec![
+            ContentBlock::text(summary_message::text("S1", "Request 1: old facts")),
+            ContentBlock::text("and then"),
+        ]);
+        let t = render(&[first], 10_000);
+        assert!(t.contains("earlier compaction): S1"), "{t}");
+        assert!(t.contains("User: and then"));
+        assert!(!t.contains("old facts"), "{t}");
     }
 }

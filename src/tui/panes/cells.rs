@@ -39,12 +39,15 @@ pub enum CellKind {
         user: bool,
         text: String,
     },
-    /// The history was compacted here; expands to the summary.
+    /// The history was compacted here; expands to the summary and the state block.
     Compacted {
         trigger: String,
         pre_tokens: u64,
         post_tokens: u64,
         summary: String,
+        /// The state block tooloop appended (empty before state blocks existed).
+        state: String,
+        kept: crate::agent::context::state_block::Kept,
     },
 }
 
@@ -245,22 +248,24 @@ impl Cell {
                 pre_tokens,
                 post_tokens,
                 summary,
+                state,
+                kept,
             } => {
-                let label = if *pre_tokens == 0 {
-                    format!(" {} ({trigger}) ", strings::COMPACTED)
-                } else {
-                    format!(
-                        " {} ({trigger}): {} → {} tokens ",
-                        strings::COMPACTED,
-                        pre_tokens,
-                        post_tokens
-                    )
-                };
-                let hint = if self.expanded || summary.is_empty() {
+                let title = strings::compacted(trigger, *pre_tokens, *post_tokens);
+                let kept = strings::compacted_kept(kept);
+                let hint = if self.expanded || (summary.is_empty() && state.is_empty()) {
                     ""
                 } else {
                     " [Enter]"
                 };
+                // One line when it fits: `── compacted (auto): 61.2k → 9.8k tokens · kept …
+                // ──`; else what was kept goes on a line of its own.
+                let one = match &kept {
+                    Some(k) => format!(" {title} · {k} "),
+                    None => format!(" {title} "),
+                };
+                let fits = one.chars().count() + hint.chars().count() + 6 <= width as usize;
+                let label = if fits { one } else { format!(" {title} ") };
                 let used = label.chars().count() + hint.chars().count() + 4;
                 let rule = "─".repeat((width as usize).saturating_sub(used).max(2));
                 let mut out = vec![Line::from(vec![
@@ -268,11 +273,24 @@ impl Cell {
                     Span::styled(format!("──{label}{rule}"), theme.accent),
                     Span::styled(hint, theme.dim),
                 ])];
+                if let Some(k) = kept.filter(|_| !fits) {
+                    let body = vec![Line::styled(k, theme.dim)];
+                    out.extend(prefixed(wrap(&body, inner), Span::raw("  "), "  "));
+                }
                 if self.expanded {
-                    let body: Vec<Line<'static>> = sanitize(summary)
+                    let mut body: Vec<Line<'static>> = sanitize(summary)
                         .lines()
                         .map(|l| Line::styled(l.to_string(), theme.dim))
                         .collect();
+                    if !state.is_empty() {
+                        body.push(Line::raw(""));
+                        body.push(Line::styled(strings::COMPACTED_STATE, theme.accent));
+                        body.extend(
+                            sanitize(state)
+                                .lines()
+                                .map(|l| Line::styled(l.to_string(), theme.dim)),
+                        );
+                    }
                     out.extend(prefixed(wrap(&body, inner), Span::raw("  "), "  "));
                 }
                 out

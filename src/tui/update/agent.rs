@@ -187,7 +187,13 @@ impl App {
                 }
                 self.json.reset_history(messages);
             }
-            AgentEvent::Notice { text } => self.conversation.push(CellKind::Notice(text)),
+            AgentEvent::Notice { text } => {
+                self.conversation.push(CellKind::Notice(text));
+                // `/compact` answers "nothing to compact: …" with a notice.
+                if self.turn.compacting {
+                    self.compaction_ended();
+                }
+            }
             AgentEvent::ServerBlock { block } => {
                 self.conversation
                     .push(CellKind::Notice(crate::tui::text::server_lines::describe(
@@ -217,6 +223,8 @@ impl App {
                         pre_tokens: info.pre_tokens,
                         post_tokens: info.post_tokens,
                         summary: info.summary,
+                        state: info.state,
+                        kept: info.kept,
                     });
                     self.conversation.scroll.bottom();
                 }
@@ -338,11 +346,14 @@ impl App {
                 ContentBlock::Text { text, .. } if m.role == Role::User => {
                     if let Some(summary) = crate::agent::context::autocompact::summary_text(text) {
                         // A resumed session that was compacted: the divider, not the text.
+                        let state = crate::agent::context::autocompact::state_text(text);
                         self.conversation.push(CellKind::Compacted {
                             trigger: "earlier".into(),
                             pre_tokens: 0,
                             post_tokens: 0,
                             summary: summary.to_string(),
+                            state: state.unwrap_or_default().to_string(),
+                            kept: Default::default(),
                         });
                     } else if text == INTERRUPT_MARKER {
                         self.conversation.push(CellKind::Interrupted);
