@@ -202,10 +202,13 @@ fn the_stepper_reaches_requests_made_before_new() {
     pane.wait_for("the second answer", |s| s.contains("Second answer."));
     // Two recordings now, one per transcript.
     assert_eq!(find(dir.path(), ".record").len(), 2);
-    // JSON pane, request view, focused (Shift+Tab from the input is the last pane).
+    // JSON pane, request view, focused (Tab from the input: conversation, tools, JSON;
+    // Shift+Tab cycles the approval mode in a live session).
     pane.tmux(&["send-keys", "-t", "0", "F2"]);
     pane.tmux(&["send-keys", "-t", "0", "F3"]);
-    pane.tmux(&["send-keys", "-t", "0", "BTab"]);
+    for _ in 0..3 {
+        pane.tmux(&["send-keys", "-t", "0", "Tab"]);
+    }
     pane.wait_for("the live request", |s| {
         s.contains("request 2 of 2") && s.contains("beta question")
     });

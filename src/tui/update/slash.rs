@@ -111,13 +111,13 @@ pub const COMMANDS: &[SlashCommand] = &[
     SlashCommand {
         name: "permissions",
         args: "[revoke TOOL|all]",
-        help: "list the permission rules by file and this session's grants; revoke grants",
+        help: "rules by file and this session's grants; revoke grants",
         run: permissions,
     },
     SlashCommand {
         name: "approval",
-        args: "[ask|auto-edit|plan|yolo|read-only]",
-        help: "show or switch the approval mode (Shift+Tab cycles ask → auto-edit → plan)",
+        args: "[MODE]",
+        help: "show or set the mode: ask auto-edit plan yolo read-only",
         run: approval,
     },
     SlashCommand {
