@@ -84,6 +84,20 @@ pub struct ToolCall {
     pub version: u64,
 }
 
+impl ToolCall {
+    /// The call ended (`tool_end`), for the parent's calls and a subagent's alike. A denied
+    /// call stays denied; a call that never started (denied, invalid) still gets a bar.
+    pub fn end(&mut self, outcome: ToolOutcome, duration_ms: u64, output: String, now: Instant) {
+        if self.state != ToolState::Denied {
+            self.state = outcome.into();
+        }
+        self.duration_ms = Some(duration_ms);
+        self.output = output;
+        self.ended_at = Some(now);
+        self.started_at.get_or_insert(now);
+    }
+}
+
 /// Changes remembered for `changed_since`; a reader further behind rechecks everything.
 const LOG_LEN: usize = 1024;
 

@@ -129,16 +129,9 @@ impl App {
                 duration_ms,
                 output,
                 ..
-            } => self.tool_calls.update(&id, |c| {
-                if c.state != ToolState::Denied {
-                    c.state = outcome.into();
-                }
-                c.duration_ms = Some(duration_ms);
-                c.output = output;
-                c.ended_at = Some(now);
-                // A call that never started (denied, invalid) still gets a visible bar.
-                c.started_at.get_or_insert(now);
-            }),
+            } => self
+                .tool_calls
+                .update(&id, |c| c.end(outcome, duration_ms, output, now)),
             AgentEvent::StreamEnd { .. } => {
                 self.json.requests.completed();
                 self.turn.streaming = false;

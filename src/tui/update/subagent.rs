@@ -102,15 +102,9 @@ impl App {
                 duration_ms,
                 output,
                 ..
-            } => self.tool_calls.update(&scoped(&id), |c| {
-                if c.state != ToolState::Denied {
-                    c.state = outcome.into();
-                }
-                c.duration_ms = Some(duration_ms);
-                c.output = output;
-                c.ended_at = Some(now);
-                c.started_at.get_or_insert(now);
-            }),
+            } => self
+                .tool_calls
+                .update(&scoped(&id), |c| c.end(outcome, duration_ms, output, now)),
             AgentEvent::RequestStart { .. } => {
                 self.tools.lanes.stream_started(&row, now);
                 if let Some(lane) = self.subagents.get_mut(agent_id) {
