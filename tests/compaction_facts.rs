@@ -1,136 +1,29 @@
 //! Compaction keeps the facts tooloop recorded (issue 28), in process through the engine
 //! against the API-faithful mock: a 60-turn session in a 12,000-token window with planted
-//! facts (three requests, five files changed, a failing command and its fix, a todo list)
+//! facts (three requests, five files changed, a failing command and its fix, a todo list, a
+//! background job still running)
 //! and a deliberately poor one-sentence summary. After every compaction the next request still
 //! carries them, the state block is never nested, and no compaction grows the context.
 //! `/compact` on a short conversation changes nothing and says so; a pre_compact hook adds
 //! instructions or denies a manual compaction.
 
+mod compaction_support;
 mod support;
 
-use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use clap::Parser;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 use tooloop::agent::protocol::{AgentCommand, AgentEvent, Terminal};
-use tooloop::cli::Cli;
-use tooloop::config::{Config, Env};
-use tooloop::config_file::FileConfig;
 use tooloop::message::validate_history;
 use tooloop::provider::anthropic::AnthropicProvider;
 
+use compaction_support::*;
 use support::*;
 
-const MODEL: &str = "claude-mock";
-const WINDOW: u64 = 12_000;
 const POOR_SUMMARY: &str = "The user is working on some files.";
-
-struct NoEnv;
-
-impl Env for NoEnv {
-    fn var(&self, _: &str) -> Option<String> {
-        None
-    }
-}
-
-/// The engine over `server` in `workspace`, yolo, `WINDOW` tokens, with `extra_toml`.
-fn engine(workspace: &Path, server: &MockServer, extra_toml: &str) -> tooloop::engine::Engine {
-    let provider =
-        AnthropicProvider::new(&server.anthropic_base(), "test-key".into()).expect("provider");
-    engine_with(workspace, Arc::new(provider), WINDOW, extra_toml)
-}
-
-fn engine_with(
-    workspace: &Path,
-    provider: Arc<dyn tooloop::provider::Provider>,
-    window: u64,
-    extra_toml: &str,
-) -> tooloop::engine::Engine {
-    let ws = workspace.to_string_lossy().into_owned();
-    let base = "http://127.0.0.1:9";
-    let cli = Cli::try_parse_from([
-        "tooloop",
-        "--provider",
-        "anthropic",
-        "--base-url",
-        base,
-        "--model",
-        MODEL,
-        "--workspace",
-        ws.as_str(),
-        "--approval",
-        "yolo",
-        "--max-tokens",
-        "2048",
-        "--max-turns",
-        "100",
-        "--sandbox",
-        "off",
-        "--no-session",
-    ])
-    .expect("cli");
-    let toml = format!(
-        "[models.\"{MODEL}\"]\ncontext_window = {window}\nmax_output_tokens = 2048\n{extra_toml}"
-    );
-    let file = FileConfig::parse(&toml, Path::new("config.toml")).expect("config.toml");
-    let cfg = Config::resolve_with(&cli, &NoEnv, &file).expect("config");
-    tooloop::engine::start_with(
-        &cfg,
-        tooloop::engine::FrontEnd::Headless,
-        tooloop::engine::Overrides {
-            provider: Some(provider),
-            sessions_dir: None,
-            tools: None,
-        },
-    )
-    .expect("engine")
-}
-
-async fn until(
-    rx: &mut mpsc::UnboundedReceiver<AgentEvent>,
-    stop: impl Fn(&AgentEvent) -> bool,
-) -> Vec<AgentEvent> {
-    let mut seen = Vec::new();
-    loop {
-        let e = tokio::time::timeout(Duration::from_secs(60), rx.recv())
-            .await
-            .unwrap_or_else(|_| panic!("no event for 60 s after {seen:?}"))
-            .unwrap_or_else(|| panic!("the agent stopped early: {seen:?}"));
-        let done = stop(&e);
-        seen.push(e);
-        if done {
-            return seen;
-        }
-    }
-}
-
-fn done(e: &AgentEvent) -> bool {
-    matches!(e, AgentEvent::Done(_))
-}
-
-fn is_summary_request(body: &Value) -> bool {
-    body.get("tools").is_none()
-}
-
-/// The text of every block of every message of a request body.
-fn texts(body: &Value) -> String {
-    let mut out = String::new();
-    for m in body["messages"].as_array().into_iter().flatten() {
-        for b in m["content"].as_array().into_iter().flatten() {
-            for key in ["text", "content"] {
-                if let Some(t) = b[key].as_str() {
-                    out.push_str(t);
-                    out.push('\n');
-                }
-            }
-        }
-    }
-    out
-}
 
 /// The session's three requests: the first one is long (the state block cuts it at 500
 /// characters once a newer one exists).
@@ -190,24 +83,14 @@ fn scripted(i: usize) -> Reply {
                 {"content": "update the README", "status": "pending"},
             ]}),
         ),
+        // A job that outlives every compaction of the session.
+        10 => tool(
+            "bash",
+            json!({"command": "sleep 600", "run_in_background": true}),
+        ),
         19 | 39 | 59 => text_reply(&format!("Done with request {}.", i / 20 + 1)),
         _ => tool("read_file", json!({"path": "big.txt"})),
     }
-}
-
-fn workspace() -> tempfile::TempDir {
-    let tmp = tempfile::tempdir().expect("tmp");
-    let p = tmp.path();
-    std::fs::create_dir(p.join("src")).expect("src");
-    std::fs::write(p.join("src/lib.rs"), "pub fn a() {}\n").expect("lib");
-    std::fs::write(p.join("README.md"), "# old\n").expect("readme");
-    std::fs::write(p.join("old.txt"), "x\n").expect("old");
-    // Under micro-compaction's 2,000 bytes per result: only summaries make room.
-    let big: String = (0..30)
-        .map(|i| format!("line {i}: the quick brown fox jumps over the lazy dog\n"))
-        .collect();
-    std::fs::write(p.join("big.txt"), big).expect("big");
-    tmp
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -295,6 +178,8 @@ async fn sixty_turns_in_a_12k_window_keep_every_planted_fact() {
             "## Todo list (update it with todo_write)\n- [x] rename a to alpha\n\
              - [>] 写测试 for alpha\n- [ ] update the README",
             "## Approval mode\nyolo",
+            "`sleep 600`: running",
+            "- `sleep 600` → started in background as b1",
         ] {
             assert!(t.contains(line), "request {k}: {line:?} missing\n{t}");
         }
@@ -326,7 +211,7 @@ async fn sixty_turns_in_a_12k_window_keep_every_planted_fact() {
             "each compaction takes ≥ 30 % off: {c:?}"
         );
         assert_eq!(c.kept.files_changed, 5, "{c:?}");
-        assert_eq!(c.kept.commands, 3, "{c:?}");
+        assert_eq!(c.kept.commands, 4, "{c:?}");
         assert_eq!(c.kept.todos, 2, "two open items: {c:?}");
         assert!(c.kept.requests >= 1);
         assert!(c.state.contains("src/new_a.rs"));

@@ -27,10 +27,16 @@ pub enum RecordError {
     Paths(#[from] crate::paths::PathsError),
     /// The JSON pane's stepper has no recording to read older requests from.
     #[error(
-        "older request bodies are kept only in a recording: run tooloop with --record (or \
-         record = true) to step through them"
+        "not recorded: run tooloop with --record (or record = true) to step through older \
+         requests (only the latest body is kept in memory)"
     )]
     NotRecorded,
+    /// A subagent's request older than those the stepper keeps in memory.
+    #[error(
+        "not kept: {agent}'s request is older than the last {kept} subagent requests tooloop \
+         keeps in memory"
+    )]
+    SubagentNotKept { agent: String, kept: usize },
     #[error("the recording holds fewer requests than this run made")]
     Short,
     #[error("request {index} is not in {}", path.display())]

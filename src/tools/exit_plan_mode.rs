@@ -11,6 +11,10 @@ use serde_json::{Value, json};
 use super::{Effect, Preview, Tool, ToolContext, ToolOutput};
 use crate::permission::decide::EXIT_PLAN_MODE;
 
+/// How the result of an approved plan starts: the session's facts read it from history to
+/// carry the plan through compactions, resumes and rewinds.
+pub const APPROVED: &str = "The user approved the plan";
+
 /// Where the last plan handed over waits for the loop (headless ends the run with it).
 pub type PlanSlot = Arc<Mutex<Option<String>>>;
 
@@ -85,8 +89,8 @@ impl Tool for ExitPlanMode {
                 "The plan was handed to the user for review. Stop here; do not start on it.",
             ),
             mode => ToolOutput::ok(format!(
-                "The user approved the plan; tooloop is now in {mode} mode. Carry out the plan \
-                 step by step, keeping the todo list current."
+                "{APPROVED}; tooloop is now in {mode} mode. Carry out the plan step by step, \
+                 keeping the todo list current."
             )),
         }
     }

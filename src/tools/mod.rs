@@ -3,7 +3,7 @@
 pub mod args;
 mod atomic;
 pub mod bash;
-mod bash_background;
+pub mod bash_background;
 pub mod bash_output;
 pub mod edit_file;
 pub mod exit_plan_mode;

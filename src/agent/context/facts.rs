@@ -28,6 +28,8 @@ pub const MAX_COMMANDS: usize = 20;
 pub const MAX_FILES_CHANGED: usize = 200;
 /// A command line is cut at this many characters.
 const COMMAND_CHARS: usize = 300;
+/// An approved plan is kept up to this many characters (the state block cuts it further).
+const PLAN_CHARS: usize = 20_000;
 
 /// One request of the user, numbered from 1 in the session.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -76,6 +78,8 @@ pub struct SessionFacts {
     pub files_read: Vec<String>,
     /// Oldest first.
     pub commands: Vec<CommandRun>,
+    /// The last plan the user approved (`exit_plan_mode` that ran with the approval).
+    pub approved_plan: Option<String>,
     /// tool_use blocks waiting for their result: id → (tool name, input).
     pending: HashMap<String, (String, Value)>,
 }
@@ -159,6 +163,16 @@ impl SessionFacts {
         tools: &ToolRegistry,
         root: &Path,
     ) {
+        // The plan tool is a fact whatever the registry holds (it joins it in plan mode).
+        if name == crate::permission::decide::EXIT_PLAN_MODE {
+            if !is_error
+                && output.starts_with(crate::tools::exit_plan_mode::APPROVED)
+                && let Some(plan) = input.get("plan").and_then(Value::as_str)
+            {
+                self.approved_plan = Some(cut_chars(plan, PLAN_CHARS));
+            }
+            return;
+        }
         let Some(registered) = tools.get(name) else {
             return;
         };
@@ -228,6 +242,14 @@ impl SessionFacts {
 /// How a shell command ended, read from its result: bash ends its output with
 /// `exit code N` (notes in brackets may follow); anything else is said by the first line.
 fn command_status(output: &str, is_error: bool) -> CommandStatus {
+    // A background start has not ended: say it started, and as which job.
+    if !is_error && let Some(rest) = output.strip_prefix(crate::tools::bash_background::STARTED) {
+        let id = rest.split_whitespace().next().unwrap_or("");
+        return CommandStatus::Other(cut_chars(
+            &format!("{}{id}", crate::tools::bash_background::STARTED),
+            120,
+        ));
+    }
     for line in output.lines().rev().take(6) {
         if let Some(code) = line.trim().strip_prefix("exit code ")
             && let Ok(code) = code.trim().parse::<i32>()
@@ -295,6 +317,33 @@ mod tests {
         let id = format!("t{}", facts.commands.len() + facts.files_read.len() + 100);
         facts.observe(&call(&id, name, input), &tools, root);
         facts.observe(&result(&id, out, err), &tools, root);
+    }
+
+    #[test]
+    fn only_a_plan_the_user_approved_is_kept() {
+        let mut f = SessionFacts::default();
+        let plan = |p: &str| json!({ "plan": p });
+        // Headless plan mode hands it over: nobody approved it.
+        let handed = "The plan was handed to the user for review. Stop here; do not start on it.";
+        run(&mut f, "exit_plan_mode", plan("# A"), handed, false);
+        assert_eq!(f.approved_plan, None);
+        let refused = "The user did not approve the plan and wants you to keep planning";
+        run(&mut f, "exit_plan_mode", plan("# B"), refused, true);
+        assert_eq!(f.approved_plan, None);
+        let approved = format!(
+            "{}; tooloop is now in yolo mode.",
+            crate::tools::exit_plan_mode::APPROVED
+        );
+        run(&mut f, "exit_plan_mode", plan("# C"), &approved, false);
+        assert_eq!(f.approved_plan.as_deref(), Some("# C"));
+        run(&mut f, "exit_plan_mode", plan("# D"), refused, true);
+        assert_eq!(
+            f.approved_plan.as_deref(),
+            Some("# C"),
+            "the last approved one stays"
+        );
+        run(&mut f, "exit_plan_mode", plan("# E"), &approved, false);
+        assert_eq!(f.approved_plan.as_deref(), Some("# E"));
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! The session's live state for the state block: what other parts of tooloop own (the
-//! approval mode, the todo list, the running background jobs; an approved plan where it exists),
+//! approval mode, the todo list, the running background jobs; the approved plan, which the session's facts read from history),
 //! read at the moment a compaction builds its block.
 
 use super::state_block::{JobItem, LiveState, TodoItem};
@@ -40,6 +40,6 @@ pub fn read(agent: &Agent) -> LiveState {
             })
             .collect(),
         approval_mode,
-        plan: None,
+        plan: agent.facts.approved_plan.clone(),
     }
 }

@@ -105,15 +105,43 @@ impl App {
             } => self
                 .tool_calls
                 .update(&scoped(&id), |c| c.end(outcome, duration_ms, output, now)),
-            AgentEvent::RequestStart { .. } => {
+            AgentEvent::RequestStart {
+                body,
+                turn,
+                attempt,
+                ..
+            } => {
+                let agent = crate::tui::panes::json::stepper::AgentTag {
+                    id: agent_id.to_string(),
+                    label: self.subagents.label_of(agent_id),
+                };
+                self.json.child_request_started(agent, turn, attempt, body);
                 self.tools.lanes.stream_started(&row, now);
                 if let Some(lane) = self.subagents.get_mut(agent_id) {
                     lane.doing = "thinking".into();
                 }
                 self.refresh_task_row(agent_id);
             }
-            AgentEvent::StreamEnd { .. } | AgentEvent::Error { .. } => {
+            AgentEvent::StreamEnd { .. } => {
+                if let Some(m) = self.json.requests.child_in_flight(agent_id) {
+                    m.completed = true;
+                }
                 self.tools.lanes.stream_ended(&row, now)
+            }
+            AgentEvent::Error { message } => {
+                self.json.child_request_failed(agent_id, None, &message);
+                self.tools.lanes.stream_ended(&row, now)
+            }
+            AgentEvent::RequestFailed { status, body } => {
+                self.json
+                    .child_request_failed(agent_id, Some((status, &body)), "")
+            }
+            AgentEvent::Retry { error, .. } => {
+                self.json.child_request_failed(agent_id, None, &error);
+                self.tools.lanes.stream_ended(&row, now)
+            }
+            AgentEvent::RawSse { event, data } => {
+                self.json.requests.child_sse(agent_id, &event, &data)
             }
             AgentEvent::Message { index, message } => {
                 if let Some(lane) = self.subagents.get_mut(agent_id) {

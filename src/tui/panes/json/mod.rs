@@ -192,6 +192,30 @@ impl JsonPane {
         self.set_request(body);
     }
 
+    /// A subagent sent a request: the stepper lists it among the main agent's (the live
+    /// views stay the main agent's).
+    pub fn child_request_started(
+        &mut self,
+        agent: stepper::AgentTag,
+        turn: u32,
+        attempt: u32,
+        body: Arc<RequestBody>,
+    ) {
+        self.requests.child_started(agent, turn, attempt, body);
+        self.step_segs = None;
+    }
+
+    /// A subagent's request in flight failed (`status` and body, or an error before it).
+    pub fn child_request_failed(&mut self, agent_id: &str, http: Option<(u16, &str)>, error: &str) {
+        if let Some(m) = self.requests.child_in_flight(agent_id) {
+            match http {
+                Some((status, body)) => m.http_failed(status, body),
+                None => m.failed(error),
+            }
+        }
+        self.step_segs = None;
+    }
+
     /// The server answered the request in flight with an HTTP error.
     pub fn request_http_failed(&mut self, status: u16, body: &str) {
         self.requests.http_failed(status, body);
@@ -258,6 +282,9 @@ impl JsonPane {
             let older = requests.shown.as_ref().filter(|_| requests.showing_older());
             let (body, prev) = match older {
                 Some(s) => (Some(s.body.clone()), s.prev_messages),
+                // Picked but not loadable: the problem line says why; never the live body
+                // in its place.
+                None if requests.picked_other() => (None, None),
                 None => (
                     live.clone(),
                     if requests.diff {
@@ -274,12 +301,16 @@ impl JsonPane {
                     Segment::new(json_view::render(b.json()))
                 }
             });
-            let sse = older.map(|s| {
-                s.sse
-                    .iter()
-                    .map(|(e, d)| Segment::new(sse_lines(e, d, theme)))
-                    .collect()
-            });
+            let sse = match older {
+                Some(s) => Some(
+                    s.sse
+                        .iter()
+                        .map(|(e, d)| Segment::new(sse_lines(e, d, theme)))
+                        .collect(),
+                ),
+                None if requests.picked_other() => Some(Vec::new()),
+                None => None,
+            };
             StepSegs {
                 headline,
                 body,
@@ -350,7 +381,7 @@ impl JsonPane {
                 }
                 self.request_seg.iter_mut().collect()
             }
-            JsonView::Sse if self.requests.showing_older() || self.shows_http_failure() => {
+            JsonView::Sse if self.requests.picked_other() || self.shows_http_failure() => {
                 let st = self.step_segments(theme);
                 st.headline
                     .iter_mut()
@@ -378,7 +409,7 @@ impl JsonPane {
                 None => Vec::new(),
             },
             JsonView::Request => self.request_seg.iter().collect(),
-            JsonView::Sse if self.requests.showing_older() || self.shows_http_failure() => {
+            JsonView::Sse if self.requests.picked_other() || self.shows_http_failure() => {
                 match &self.step_segs {
                     Some(st) => st.headline.iter().chain(st.sse.iter().flatten()).collect(),
                     None => Vec::new(),
