@@ -196,7 +196,10 @@ async fn subagents_requests_are_stepped_through_labelled_with_their_agent() {
     app.json.view = JsonView::Request;
     app.on_key(KeyEvent::new(KeyCode::Char('d'), KeyModifiers::NONE), at(5));
     let screen = draw(&mut app, JsonView::Request, at(5));
-    assert!(screen.contains("new messages only"), "{screen}");
+    assert!(
+        screen.contains("messages[1..3]: new since the request before (1"),
+        "{screen}"
+    );
     assert!(screen.contains("EXPLORE-2"), "{screen}");
     assert!(
         !screen.contains("\"earlier 1\""),

@@ -99,6 +99,38 @@ fn three_children_their_approval_and_rows_at_200x50() {
     let done = t.wait_for("the end", |s| s.contains("All three reported back."));
     assert!(done.contains("↳ bash"), "{done}");
     println!("{done}");
+
+    // The JSON pane's request stepper (F2 opens, F3 request view, Tab to focus it) lists
+    // the children's six requests between the parent's two, labelled with their agent.
+    t.keys(&["F2", "F3", "Tab", "Tab", "Tab"]);
+    t.wait_for("the parent's last request", |s| {
+        s.contains("request 8 of 8 · turn 2")
+    });
+    t.keys(&["["]);
+    let child = t.wait_for("a child's request", |s| s.contains("request 7 of 8 · "));
+    assert!(
+        ["explore #1", "general #2", "explore #3"]
+            .iter()
+            .any(|a| child.contains(&format!("{a} request 2 · turn 2"))),
+        "{child}"
+    );
+    // Only what it added to its agent's first request: its own call and result.
+    t.keys(&["d"]);
+    let added = t.wait_for("the child's new messages", |s| {
+        s.contains("new since the request before (1 messages)")
+    });
+    assert!(added.contains("\"tool_result\""), "{added}");
+    assert!(
+        added.contains("sleep 3; echo passed"),
+        "the child's own call:\n{added}"
+    );
+    t.keys(&["d"]);
+    for _ in 0..6 {
+        t.keys(&["["]);
+    }
+    t.wait_for("the parent's first", |s| {
+        s.contains("request 1 of 8 · turn 1 · attempt 1")
+    });
 }
 
 #[test]
