@@ -7,7 +7,7 @@ mod fuzz_support;
 
 use std::path::Path;
 
-use fuzz_support::{files, sse, text, tools};
+use fuzz_support::{files, rules, sse, text, tools};
 
 /// Runs `check` over every file in fuzz/corpus/`target`, naming the file that fails.
 fn corpus(target: &str, check: fn(&[u8])) {
@@ -51,6 +51,11 @@ fn corpus_transcript_load() {
 #[test]
 fn corpus_recording_load() {
     corpus("recording_load", files::recording_load);
+}
+
+#[test]
+fn corpus_bash_rules() {
+    corpus("bash_rules", rules::bash_rules);
 }
 
 #[test]
@@ -101,4 +106,24 @@ fn regression_markdown_wrap_width_byte() {
         data.extend_from_slice("`中`\n&#27;[31m &#x202e; &#9;x".as_bytes());
         text::markdown_wrap(&data);
     }
+}
+
+/// bash_rules (seed `redirect_0`, before any fuzzing): the exact-rule path, the one way a
+/// guarded delete runs without asking, matched a command's words and ignored its output
+/// redirection: `bash(rm -r /tmp/scratch)` let `rm -r /tmp/scratch > ~/.bashrc` run.
+#[test]
+fn regression_bash_rules_exact_rule_ignored_a_redirection_outside() {
+    let mut data = vec![1u8, 0];
+    data.extend_from_slice(b"echo hi");
+    rules::bash_rules(&data);
+}
+
+/// bash_rules (seed `redirect_1`, before any fuzzing): `~u/x` as an output target was taken
+/// for a path inside the workspace, but the shell expands it to user u's home:
+/// `cargo test &>~u/x` was allowed by the rule `bash`.
+#[test]
+fn regression_bash_rules_tilde_user_target_is_outside() {
+    let mut data = vec![1u8, 37];
+    data.extend_from_slice(b"cargo test -- --nocapture");
+    rules::bash_rules(&data);
 }

@@ -195,4 +195,42 @@ fn write_seeds() {
         &[],
         b"provider = \"openai\"\nmax_turns = 5\n[tools]\ntimeout_secs = 3\n[models.\"m\"]\ncontext_window = 1000\n[[hooks.pre_tool_use]]\nmatcher = \"bash\"\ncommand = \"true\"\n[mcp.servers.x]\ncommand = \"echo\"\n",
     );
+    write(
+        "config_parse",
+        "permissions",
+        &[],
+        b"[permissions]\nallow = [\"bash(cargo test:*)\", \"edit_file(src/**)\"]\nask = [\"bash(git push:*)\"]\ndeny = [\"read_file(.env)\", \"mcp__fs__*\"]\n",
+    );
+    // bash_rules: byte 0 even = a free command line, odd = a payload before a redirection
+    // outside the workspace (byte 1 picks which).
+    let commands = [
+        "cargo test && echo $(cat ~/.ssh/id_rsa)",
+        "git status; ls `pwd`",
+        "diff <(ls a) <(ls b)",
+        "echo \"$(whoami)\" | tee out.txt",
+        "cat <<EOF\n$(id)\nEOF",
+        "rm -rf build",
+        "ls -la src | grep rs",
+    ];
+    for (i, c) in commands.iter().enumerate() {
+        write("bash_rules", &format!("free_{i}"), &[0, 0], c.as_bytes());
+    }
+    let payloads = [
+        "echo hi",
+        "cargo test -- --nocapture",
+        "ls 'a b' \"c d\"",
+        "rm -rf build",
+        "git log --oneline | head",
+        "echo a\\",
+        "(cd sub && make)",
+        "true &",
+    ];
+    for (i, p) in payloads.iter().enumerate() {
+        write(
+            "bash_rules",
+            &format!("redirect_{i}"),
+            &[1, (i * 37 % 256) as u8],
+            p.as_bytes(),
+        );
+    }
 }

@@ -626,6 +626,25 @@ fn the_table() {
             "deny",
             None,
         ),
+        // `~root/x` is root's home, not a file in the workspace (bash_rules fuzzer).
+        (
+            "bash",
+            Cmd("cargo test > ~root/x"),
+            Ask,
+            false,
+            "deny",
+            None,
+        ),
+        // The exact rule's words match, but the output goes outside the workspace (found
+        // by the bash_rules fuzzer): never allowed by a rule.
+        (
+            "bash",
+            Cmd("rm -r /tmp/scratch > ~/.bashrc"),
+            Yolo,
+            false,
+            "deny",
+            None,
+        ),
         ("bash", Cmd("rm -r build"), Yolo, false, "allow", None),
     ];
     assert!(table.len() >= 60, "{} cases", table.len());

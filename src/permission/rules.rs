@@ -336,6 +336,11 @@ impl RuleSet {
     /// An allow rule that names this exact command (`bash(rm -rf build)`): the only thing
     /// that lets a guarded delete run without asking.
     pub fn allows_exactly(&self, call: &CallFacts<'_>, raw: &str) -> Option<&SourcedRule> {
+        // The rule's words say nothing of redirections: one outside the workspace (or a
+        // substitution, an open quote) is never allowed, as for every other rule.
+        if !call.command_trusted {
+            return None;
+        }
         let parsed = shell::parse(raw);
         let words = parsed.commands.first()?;
         if parsed.commands.len() != 1 || parsed.substitution {
@@ -392,7 +397,10 @@ fn harmless_target(t: &str) -> bool {
 }
 
 fn inside(root: &Path, home: Option<&Path>, t: &str) -> bool {
-    !t.contains('$') && normalize(root, home, t).relative.is_some()
+    // The shell expands `~user/…` to that user's home (found by the bash_rules fuzzer):
+    // only `~` and `~/…` are the home `normalize` knows.
+    let other_home = t.starts_with('~') && t != "~" && !t.starts_with("~/");
+    !t.contains('$') && !other_home && normalize(root, home, t).relative.is_some()
 }
 
 /// The rule "always allow" proposes for a command: its first word, and the second when it

@@ -23,13 +23,6 @@ pub struct PermissionsSection {
     pub deny: Vec<String>,
 }
 
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct SettingsFile {
-    #[serde(default)]
-    permissions: PermissionsSection,
-}
-
 #[derive(Debug, thiserror::Error)]
 pub enum SettingsError {
     #[error("{}: {source}", path.display())]
@@ -37,10 +30,19 @@ pub enum SettingsError {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error("{}: {message}", path.display())]
-    Parse { path: PathBuf, message: String },
-    #[error("{}: {source}", path.display())]
-    Rule { path: PathBuf, source: RuleError },
+    #[error("{}{}: {message}", path.display(), line.map(|l| format!(":{l}")).unwrap_or_default())]
+    Parse {
+        path: PathBuf,
+        /// From 1, where the file is at fault.
+        line: Option<usize>,
+        message: String,
+    },
+    #[error("{}{}: {source}", path.display(), line.map(|l| format!(":{l}")).unwrap_or_default())]
+    Rule {
+        path: PathBuf,
+        line: Option<usize>,
+        source: RuleError,
+    },
 }
 
 /// The local file of a workspace.
@@ -56,18 +58,22 @@ pub fn load(
     workspace: &Path,
 ) -> Result<RuleSet, SettingsError> {
     let mut set = RuleSet::default();
-    let add = |set: &mut RuleSet, s: &PermissionsSection, source: &str, path: &Path| {
-        set.add_lists(source, &s.allow, &s.ask, &s.deny)
-            .map_err(|source| SettingsError::Rule {
-                path: path.to_path_buf(),
-                source,
-            })
-    };
-    add(&mut set, user, user_source, Path::new(user_source))?;
+    set.add_lists(user_source, &user.allow, &user.ask, &user.deny)
+        .map_err(|source| SettingsError::Rule {
+            path: PathBuf::from(user_source),
+            line: None,
+            source,
+        })?;
     for source in [PROJECT_SOURCE, LOCAL_SOURCE] {
         let path = workspace.join(source);
         let section = read(&path)?;
-        add(&mut set, &section, source, &path)?;
+        // `parse` checked every rule: this cannot fail.
+        set.add_lists(source, &section.allow, &section.ask, &section.deny)
+            .map_err(|e| SettingsError::Rule {
+                path: path.clone(),
+                line: None,
+                source: e,
+            })?;
     }
     Ok(set)
 }
@@ -83,12 +89,58 @@ fn read(path: &Path) -> Result<PermissionsSection, SettingsError> {
             });
         }
     };
-    toml::from_str::<SettingsFile>(&text)
-        .map(|f| f.permissions)
-        .map_err(|e| SettingsError::Parse {
-            path: path.to_path_buf(),
-            message: e.message().trim().to_string(),
-        })
+    parse(&text, path)
+}
+
+/// A settings file's `[permissions]`, every rule checked; errors name `path` and the line.
+pub fn parse(text: &str, path: &Path) -> Result<PermissionsSection, SettingsError> {
+    let file = toml::from_str::<SpannedFile>(text).map_err(|e| toml_error(&e, text, path))?;
+    let p = file.permissions;
+    let line_at = |at: usize| text[..at.min(text.len())].matches('\n').count() + 1;
+    for rule in p.allow.iter().chain(&p.ask).chain(&p.deny) {
+        if let Err(source) = super::rules::Rule::parse(rule.get_ref()) {
+            return Err(SettingsError::Rule {
+                path: path.to_path_buf(),
+                line: Some(line_at(rule.span().start)),
+                source,
+            });
+        }
+    }
+    let plain = |l: Vec<toml::Spanned<String>>| l.into_iter().map(|r| r.into_inner()).collect();
+    Ok(PermissionsSection {
+        allow: plain(p.allow),
+        ask: plain(p.ask),
+        deny: plain(p.deny),
+    })
+}
+
+/// The file as read, each rule with where it stands (for the error's line).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SpannedFile {
+    #[serde(default)]
+    permissions: SpannedSection,
+}
+
+#[derive(Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SpannedSection {
+    #[serde(default)]
+    allow: Vec<toml::Spanned<String>>,
+    #[serde(default)]
+    ask: Vec<toml::Spanned<String>>,
+    #[serde(default)]
+    deny: Vec<toml::Spanned<String>>,
+}
+
+fn toml_error(e: &toml::de::Error, text: &str, path: &Path) -> SettingsError {
+    SettingsError::Parse {
+        path: path.to_path_buf(),
+        line: e
+            .span()
+            .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1),
+        message: e.message().trim().lines().collect::<Vec<_>>().join("; "),
+    }
 }
 
 /// Appends `rule` to the `allow` list of `path` (created with its directory when missing);
@@ -103,16 +155,14 @@ pub fn append_allow(path: &Path, rule: &str) -> Result<(), SettingsError> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
         Err(e) => return Err(io(e)),
     };
-    let mut doc: toml::Table = toml::from_str(&text).map_err(|e| SettingsError::Parse {
-        path: path.to_path_buf(),
-        message: e.message().trim().to_string(),
-    })?;
+    let mut doc: toml::Table = toml::from_str(&text).map_err(|e| toml_error(&e, &text, path))?;
     let perms = doc
         .entry("permissions")
         .or_insert_with(|| toml::Value::Table(toml::Table::new()));
     let Some(perms) = perms.as_table_mut() else {
         return Err(SettingsError::Parse {
             path: path.to_path_buf(),
+            line: None,
             message: "`permissions` is not a table".into(),
         });
     };
@@ -122,6 +172,7 @@ pub fn append_allow(path: &Path, rule: &str) -> Result<(), SettingsError> {
     let Some(allow) = allow.as_array_mut() else {
         return Err(SettingsError::Parse {
             path: path.to_path_buf(),
+            line: None,
             message: "`permissions.allow` is not a list".into(),
         });
     };
@@ -130,6 +181,7 @@ pub fn append_allow(path: &Path, rule: &str) -> Result<(), SettingsError> {
     }
     let body = toml::to_string(&doc).map_err(|e| SettingsError::Parse {
         path: path.to_path_buf(),
+        line: None,
         message: e.to_string(),
     })?;
     if let Some(dir) = path.parent() {
@@ -144,6 +196,22 @@ pub fn append_allow(path: &Path, rule: &str) -> Result<(), SettingsError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn errors_name_the_file_and_the_line() {
+        let path = Path::new(".tooloop/settings.toml");
+        let err = |text: &str| parse(text, path).expect_err(text).to_string();
+        assert_eq!(
+            err("[permissions]\nallow = [\n  \"bash(ls)\",\n  \"bash(\",\n]\n"),
+            ".tooloop/settings.toml:4: permission rule \"bash(\": `TOOL(…)` must end with `)` \
+             and hold something"
+        );
+        assert!(err("[permissions]\nallow = 3\n").starts_with(".tooloop/settings.toml:2: "));
+        assert!(err("\n\n[permissions\n").starts_with(".tooloop/settings.toml:3: "));
+        assert!(err("[permissions]\nalow = []\n").starts_with(".tooloop/settings.toml:2: "));
+        let ok = parse("[permissions]\ndeny = [\"read_file(.env)\"]\n", path).expect("ok");
+        assert_eq!(ok.deny, vec!["read_file(.env)".to_string()]);
+    }
 
     #[test]
     fn three_files_merge_and_always_allow_appends_once() {

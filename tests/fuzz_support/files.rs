@@ -123,6 +123,32 @@ impl Env for NoEnv {
 
 /// config.toml as the user wrote it (invalid UTF-8 is an error before parsing, as in
 /// `FileConfig::load`), then the whole resolution a run does with it.
+/// The same text as `.tooloop/settings.toml`: its rules, or an error naming the file and
+/// a line of it.
+fn settings_parse(text: &str) {
+    let path = Path::new(".tooloop/settings.toml");
+    match tooloop::permission::settings::parse(text, path) {
+        Ok(section) => {
+            let mut set = tooloop::permission::rules::RuleSet::default();
+            set.add_lists("fuzz", &section.allow, &section.ask, &section.deny)
+                .expect("parse checked every rule");
+        }
+        Err(e) => {
+            let shown = e.to_string();
+            let line: usize = shown
+                .strip_prefix(".tooloop/settings.toml:")
+                .and_then(|r| r.split(':').next())
+                .and_then(|n| n.parse().ok())
+                .unwrap_or_else(|| panic!("an error without the file and line: {shown}"));
+            let lines = text.split('\n').count();
+            assert!(
+                (1..=lines).contains(&line),
+                "line {line} of {lines}: {shown}"
+            );
+        }
+    }
+}
+
 pub fn config_parse(data: &[u8]) {
     if data.len() > MAX_INPUT {
         return;
@@ -130,6 +156,7 @@ pub fn config_parse(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
+    settings_parse(text);
     let path = Path::new("config.toml");
     let file = match FileConfig::parse(text, path) {
         Ok(f) => f,

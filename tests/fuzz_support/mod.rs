@@ -9,6 +9,7 @@
 #![allow(dead_code)]
 
 pub mod files;
+pub mod rules;
 pub mod sse;
 pub mod text;
 pub mod tools;
