@@ -2,7 +2,7 @@ use std::io::{Read, Write};
 
 use clap::Parser;
 
-use tooloop::cli::{Cli, Command, ConfigAction, McpAction};
+use tooloop::cli::{Cli, Command, ConfigAction, McpAction, ProviderKind};
 use tooloop::config::{Config, Env, ProcessEnv};
 use tooloop::headless::HeadlessError;
 
@@ -106,7 +106,7 @@ async fn run(cli: Cli) -> i32 {
         return tooloop::mcp::list::run(config.mcp.clone(), config.workspace.clone()).await;
     }
     let Some(prompt) = cli.prompt.clone() else {
-        return match tooloop::tui::run(config, cli.initial_prompt.clone()).await {
+        return match run_tui(&config, cli.initial_prompt.clone()).await {
             Ok(code) => code,
             Err(e) => {
                 tracing::error!("tui: {e:#}");
@@ -150,6 +150,45 @@ async fn run(cli: Cli) -> i32 {
     };
     tracing::info!(exit = code, "headless run ends");
     code
+}
+
+/// The TUI's wiring: its settings from the config (a theme that does not exist is an error
+/// before anything starts), then the engine (prompt, sandbox, MCP, session, trace and
+/// recording, all from the config), then the TUI on both.
+async fn run_tui(config: &Config, initial_prompt: Option<String>) -> anyhow::Result<i32> {
+    let settings = tui_settings(config)?;
+    let engine = tooloop::engine::start(config, tooloop::engine::FrontEnd::Interactive)?;
+    tooloop::tui::run(engine, settings, initial_prompt).await
+}
+
+fn tui_settings(config: &Config) -> anyhow::Result<tooloop::tui::Settings> {
+    use tooloop::tui::theme;
+    let theme = theme::Theme::named(&config.theme, theme::no_color_requested())
+        .map_err(|e| anyhow::anyhow!("config: {e}"))?;
+    Ok(tooloop::tui::Settings {
+        theme,
+        mouse: config.mouse,
+        keyboard_enhancement: config.keyboard_enhancement,
+        provider: provider_name(config.provider).into(),
+        demo: config.provider == ProviderKind::Demo,
+        model: config.model.clone(),
+        workspace: config.workspace.clone(),
+        approval: clap::ValueEnum::to_possible_value(&config.approval)
+            .map(|v| v.get_name().to_string())
+            .unwrap_or_default(),
+        models: config.context.models.clone(),
+        rules: config.permission_rules.clone(),
+        recording: config.record.is_some(),
+    })
+}
+
+fn provider_name(kind: ProviderKind) -> &'static str {
+    match kind {
+        ProviderKind::Anthropic => "anthropic",
+        ProviderKind::Openai => "openai",
+        ProviderKind::Demo => "demo",
+        other => other.name(),
+    }
 }
 
 /// What was piped into `tooloop -p PROMPT` (`git diff | tooloop -p "review this"`), if

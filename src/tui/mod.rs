@@ -29,54 +29,76 @@ pub mod update;
 pub mod view;
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use anyhow::Context;
 
-use crate::cli::ProviderKind;
-use crate::config::Config;
-use crate::engine::{self, FrontEnd};
+use crate::engine::Engine;
 use app::{App, RunInfo};
 use event_loop::Exit;
 use panes::cells::CellKind;
 use std::time::Duration;
 
-/// Runs the TUI until the user quits; returns the exit status.
+/// What the TUI needs from the configuration; `main` builds it (and the engine) from the
+/// config, so the TUI never sees the whole of it.
+pub struct Settings {
+    pub theme: theme::Theme,
+    pub mouse: bool,
+    /// Ask the terminal for the kitty keyboard protocol (`[keyboard] enhancement`).
+    pub keyboard_enhancement: bool,
+    /// The provider's name for the first screen and the status bar.
+    pub provider: String,
+    /// The demo provider: the first screen says what it is.
+    pub demo: bool,
+    pub model: String,
+    pub workspace: PathBuf,
+    /// The approval mode's name ("ask", "yolo", …).
+    pub approval: String,
+    /// Known and configured models, for `/model`.
+    pub models: Arc<crate::models::ModelTable>,
+    /// The permission rules of the three files (`/permissions`).
+    pub rules: crate::permission::rules::RuleSet,
+    /// A recording is being written (`--record`): the JSON pane's stepper follows it.
+    pub recording: bool,
+}
+
+/// Runs the TUI on `engine` until the user quits; returns the exit status.
 /// `initial_prompt` (`tooloop "fix it"`) is sent as soon as the TUI is up.
-pub async fn run(config: Config, initial_prompt: Option<String>) -> anyhow::Result<i32> {
-    let theme = theme::Theme::named(&config.theme, theme::no_color_requested())
-        .map_err(|e| anyhow::anyhow!("config: {e}"))?;
-    theme::install(theme);
-    let engine::Engine {
+pub async fn run(
+    engine: Engine,
+    settings: Settings,
+    initial_prompt: Option<String>,
+) -> anyhow::Result<i32> {
+    theme::install(settings.theme);
+    let Engine {
         events: events_rx,
         control,
         session,
         sandbox,
         ..
-    } = engine::start(&config, FrontEnd::Interactive)?;
+    } = engine;
     let sandbox = sandbox.to_string();
 
     // Load syntect's syntaxes off the UI thread, so the first code block does not stall a frame.
     tokio::task::spawn_blocking(text::highlight::warm_up);
-    let setup = terminal::setup(config.mouse, config.keyboard_enhancement)
+    let setup = terminal::setup(settings.mouse, settings.keyboard_enhancement)
         .context("cannot set up the terminal")?;
     let mut terminal = setup.terminal;
     let mut app = App::new(RunInfo {
-        provider: provider_name(config.provider).into(),
-        model: config.model.clone(),
+        provider: settings.provider,
+        model: settings.model,
         session: session.as_ref().map(|s| s.id.clone()),
         shift_enter: setup.keyboard_enhanced,
-        mouse: config.mouse,
+        mouse: settings.mouse,
         save_dir: state_dir().join("json"),
         session_handle: session.as_ref().map(|s| s.handle.clone()),
         sandbox,
-        workspace: config.workspace.clone(),
-        approval: clap::ValueEnum::to_possible_value(&config.approval)
-            .map(|v| v.get_name().to_string())
-            .unwrap_or_default(),
-        models: Some(config.context.models.clone()),
-        rules: config.permission_rules.clone(),
+        workspace: settings.workspace,
+        approval: settings.approval,
+        models: Some(settings.models),
+        rules: settings.rules,
     });
-    if let Some(path) = input::prompt_history::file_for(&config.workspace) {
+    if let Some(path) = input::prompt_history::file_for(&app.info.workspace) {
         app.input.use_history_file(path);
     }
     // The first screen says where this runs, with what, and how to start.
@@ -85,7 +107,7 @@ pub async fn run(config: Config, initial_prompt: Option<String>) -> anyhow::Resu
     app.conversation.push(CellKind::Notice(welcome));
     app.conversation
         .push(CellKind::Notice(strings::WELCOME_HINTS.into()));
-    if config.record.is_some()
+    if settings.recording
         && let Some(s) = &session
     {
         app.json
@@ -95,7 +117,7 @@ pub async fn run(config: Config, initial_prompt: Option<String>) -> anyhow::Resu
     if let Some(notice) = session.as_ref().and_then(|s| s.notice.clone()) {
         app.conversation.push(CellKind::Notice(notice));
     }
-    if config.provider == ProviderKind::Demo {
+    if settings.demo {
         app.conversation
             .push(CellKind::Notice(strings::DEMO_NOTE.into()));
     }
@@ -151,15 +173,6 @@ fn exit_watchdog(limit: Duration, code: i32) {
         });
     if let Err(e) = spawned {
         tracing::warn!("no exit watchdog: {e}");
-    }
-}
-
-pub fn provider_name(kind: ProviderKind) -> &'static str {
-    match kind {
-        ProviderKind::Anthropic => "anthropic",
-        ProviderKind::Openai => "openai",
-        ProviderKind::Demo => "demo",
-        other => other.name(),
     }
 }
 
