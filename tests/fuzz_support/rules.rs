@@ -43,7 +43,7 @@ pub fn bash_rules(data: &[u8]) {
     let Ok(rest) = std::str::from_utf8(&data[2..]) else {
         return;
     };
-    if data[0] % 2 == 0 {
+    if data[0].is_multiple_of(2) {
         let substitution = ["$(", "`", "<(", ">("].iter().any(|m| rest.contains(m));
         if substitution {
             never_allowed(rest);
