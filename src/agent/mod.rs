@@ -9,6 +9,7 @@ pub mod exec_env;
 pub mod executor;
 pub mod history_observer;
 pub mod hook_calls;
+pub mod mentions;
 pub mod protocol;
 pub mod query_loop;
 mod request_errors;
