@@ -15,6 +15,7 @@ pub mod query_loop;
 mod request_errors;
 mod rewind;
 mod sandbox_call;
+pub mod shell_command;
 pub mod subagent;
 pub mod task;
 mod tool_call;
