@@ -16,13 +16,15 @@ use super::protocol::{AgentEvent, Terminal, ToolOutcome, TurnSummary};
 use crate::message::Message;
 use crate::tools::{Tool, ToolContext, ToolOutput};
 
+/// The ids of these runs' tool lines start so (front ends show their output open).
+pub const ID_PREFIX: &str = "user-shell-";
 /// What the tool line is called in the front ends.
 const TOOL: &str = "bash";
 
 /// Runs `command` to its end (or until `cancel`), then ends like a prompt with Done.
 pub async fn run(agent: &mut Agent, command: &str, cancel: &CancellationToken) -> TurnSummary {
     static NEXT: AtomicU64 = AtomicU64::new(1);
-    let id = format!("user-shell-{}", NEXT.fetch_add(1, Ordering::Relaxed));
+    let id = format!("{ID_PREFIX}{}", NEXT.fetch_add(1, Ordering::Relaxed));
     let events = agent.exec.events.clone();
     events.send(AgentEvent::PromptStart {
         text: format!("!{command}"),

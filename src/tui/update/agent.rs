@@ -81,6 +81,10 @@ impl App {
                     .upsert(&id, &name, &summary, ToolState::Queued, now);
                 self.tool_calls.update(&id, |c| c.queued_at = now);
                 self.show_tool(&id);
+                // The user's own `!command` shows its output as it comes.
+                if id.starts_with(crate::agent::shell_command::ID_PREFIX) {
+                    self.conversation.expand_tool(&id);
+                }
             }
             AgentEvent::PermissionRequest {
                 id,
