@@ -165,3 +165,48 @@ async fn at_files_and_shell_output_reach_the_model() {
     assert!(texts[0].ends_with("[stopped by the user]"), "{texts:?}");
     assert_eq!(texts[1], "and now?");
 }
+
+/// A deny rule for read_file keeps an `@file` out of the request, whichever way it is
+/// named: directly, or through a symlink elsewhere in the workspace.
+#[test]
+fn a_denied_path_is_never_attached() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let ws = tmp.path();
+    std::fs::write(ws.join(".env"), "API_TOKEN=hunter2\n").expect("w");
+    std::fs::create_dir(ws.join(".tooloop")).expect("dir");
+    std::fs::write(
+        ws.join(".tooloop/settings.toml"),
+        "[permissions]\ndeny = [\"read_file(.env)\"]\n",
+    )
+    .expect("w");
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(ws.join(".env"), ws.join("env-link")).expect("link");
+    let server = MockServer::start();
+    server.enqueue(text_reply("ok"));
+    let base = server.anthropic_base();
+    let run = Tooloop::new(&[
+        "-p",
+        "what is in @.env and @env-link?",
+        "--base-url",
+        &base,
+        "--output-format",
+        "json",
+    ])
+    .env("ANTHROPIC_API_KEY", "k")
+    .workspace(ws)
+    .run();
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let sent = server.accepted();
+    assert!(
+        !sent[0].body_text.contains("hunter2"),
+        "{}",
+        sent[0].body_text
+    );
+    let texts = last_user_texts(&sent[0].body);
+    assert!(texts[1].starts_with("[@.env was not attached: read_file was not run: the permission rule deny `read_file(.env)`"), "{texts:?}");
+    #[cfg(unix)]
+    assert!(
+        texts[2].starts_with("[@env-link was not attached:"),
+        "{texts:?}"
+    );
+}
