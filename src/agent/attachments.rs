@@ -8,6 +8,10 @@ use std::path::{Path, PathBuf};
 
 use crate::message::image::{ImageSource, human_size, sniff};
 
+/// Why a path may not be read (a permission rule's refusal), or None: images and
+/// `@files` ([`super::mentions`]) are checked alike.
+pub type DenyCheck<'a> = &'a dyn Fn(&Path) -> Option<String>;
+
 /// An image file the prompt names.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Attachment {
@@ -109,11 +113,7 @@ pub fn find(prompt: &str, root: &Path) -> Vec<Attachment> {
 
 /// The image blocks for `prompt`, and a notice for each image that cannot be sent (one a
 /// permission rule denies to `read_file` included: naming a file does not lift a rule).
-pub fn load(
-    prompt: &str,
-    root: &Path,
-    denied: super::mentions::DenyCheck,
-) -> (Vec<ImageSource>, Vec<String>) {
+pub fn load(prompt: &str, root: &Path, denied: DenyCheck) -> (Vec<ImageSource>, Vec<String>) {
     let mut images = Vec::new();
     let mut notices = Vec::new();
     for a in find(prompt, root) {

@@ -17,8 +17,23 @@ pub const MAX_MENTION_BYTES: u64 = 100 * 1024;
 /// Entries a directory listing shows at most.
 const MAX_LISTING: usize = 500;
 
-/// Why a path may not be read (a deny rule's message), or None.
-pub type DenyCheck<'a> = &'a dyn Fn(&Path) -> Option<String>;
+pub use super::attachments::DenyCheck;
+
+/// Why an `@path` was not attached; the text is for the user and the model alike.
+#[derive(Debug, thiserror::Error)]
+pub enum NotAttached {
+    /// A permission rule's refusal, as the rule check words it.
+    #[error("{0}")]
+    Denied(String),
+    #[error("it is {size}, more than the {limit} an @file may hold (ask for the part you need)")]
+    TooLarge { size: String, limit: String },
+    #[error("it is a binary file, not text")]
+    Binary,
+    #[error("it is not UTF-8 text")]
+    NotUtf8,
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+}
 
 /// The refusal a permission rule gives `read_file` on `path`, if any: what an `@` (or an
 /// attached image) may not read either.
@@ -103,33 +118,34 @@ fn attach(
     path: &Path,
     root: &Path,
     denied: DenyCheck,
-) -> Result<Option<String>, String> {
-    let real = path.canonicalize().map_err(|e| e.to_string())?;
+) -> Result<Option<String>, NotAttached> {
+    let real = path.canonicalize()?;
     if let Some(why) = denied(path).or_else(|| denied(&real)) {
-        return Err(why);
+        return Err(NotAttached::Denied(why));
     }
     let shown = match real.strip_prefix(root) {
         Ok(rel) if rel.as_os_str().is_empty() => ".".to_string(),
         Ok(rel) => rel.display().to_string(),
         Err(_) => written.to_string(),
     };
-    let meta = std::fs::metadata(&real).map_err(|e| e.to_string())?;
+    let meta = std::fs::metadata(&real)?;
     if meta.is_dir() {
         return listing(&real, &shown).map(Some);
     }
     if meta.len() > MAX_MENTION_BYTES {
-        return Err(format!(
-            "it is {}, more than the {} an @file may hold (ask for the part you need)",
-            human_size(meta.len() as usize),
-            human_size(MAX_MENTION_BYTES as usize)
-        ));
+        return Err(NotAttached::TooLarge {
+            size: human_size(meta.len() as usize),
+            limit: human_size(MAX_MENTION_BYTES as usize),
+        });
     }
-    let bytes = std::fs::read(&real).map_err(|e| e.to_string())?;
+    let bytes = std::fs::read(&real)?;
     if sniff(&bytes[..bytes.len().min(16)]).is_some() {
         return Ok(None);
     }
-    let text = crate::tools::text::as_text(&bytes, &shown)
-        .map_err(|_| "it is a binary file, not text".to_string())?;
+    let text = crate::tools::text::as_text(&bytes, &shown).map_err(|e| match e {
+        crate::tools::text::NotText::Binary { .. } => NotAttached::Binary,
+        crate::tools::text::NotText::NotUtf8 { .. } => NotAttached::NotUtf8,
+    })?;
     let lines = text.lines().count();
     let body = text.strip_suffix('\n').unwrap_or(text);
     Ok(Some(format!(
@@ -139,9 +155,8 @@ fn attach(
 }
 
 /// A directory's entries, sorted, directories marked with `/`.
-fn listing(dir: &Path, shown: &str) -> Result<String, String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .map_err(|e| e.to_string())?
+fn listing(dir: &Path, shown: &str) -> Result<String, NotAttached> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)?
         .flatten()
         .map(|e| {
             let name = e.file_name().to_string_lossy().into_owned();

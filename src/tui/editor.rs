@@ -7,6 +7,17 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+/// Why the editor's text did not come back; the input stays as it was.
+#[derive(Debug, thiserror::Error)]
+pub enum EditorError {
+    #[error("{editor} exited with {status}: the input is unchanged")]
+    Failed { editor: String, status: String },
+    #[error("cannot run {editor}: {source}")]
+    Spawn { editor: String, source: io::Error },
+    #[error("cannot open the editor: {0}")]
+    Io(#[from] io::Error),
+}
+
 /// The editor command line: `$EDITOR`, then `$VISUAL`, then `vi` (empty values skipped).
 pub fn editor_command(var: impl Fn(&str) -> Option<String>) -> String {
     ["EDITOR", "VISUAL"]
@@ -30,8 +41,8 @@ fn temp_file(text: &str) -> io::Result<PathBuf> {
 }
 
 /// Runs the editor on `text` in the foreground (the terminal must be the editor's: the
-/// caller suspends the full screen around this). The inner Err says why the text stays.
-pub fn run(text: &str) -> io::Result<Result<String, String>> {
+/// caller suspends the full screen around this) and returns the saved text.
+pub fn run(text: &str) -> Result<String, EditorError> {
     let path = temp_file(text)?;
     let editor = editor_command(|k| std::env::var(k).ok());
     // Through the shell, so `EDITOR="code --wait"` works; the file is an argument, never
@@ -44,15 +55,18 @@ pub fn run(text: &str) -> io::Result<Result<String, String>> {
         .status();
     let edited = std::fs::read_to_string(&path);
     let _ = std::fs::remove_file(&path);
-    Ok(match status {
+    match status {
         Ok(s) if s.success() => {
             let edited = edited?;
             // Editors end a file with a newline the user did not type.
             Ok(edited.strip_suffix('\n').unwrap_or(&edited).to_string())
         }
-        Ok(s) => Err(format!("{editor} exited with {s}: the input is unchanged")),
-        Err(e) => Err(format!("cannot run {editor}: {e}")),
-    })
+        Ok(s) => Err(EditorError::Failed {
+            editor,
+            status: s.to_string(),
+        }),
+        Err(source) => Err(EditorError::Spawn { editor, source }),
+    }
 }
 
 #[cfg(test)]

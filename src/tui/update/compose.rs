@@ -215,16 +215,11 @@ impl App {
 
     /// The editor closed (Ctrl+G): its text is the input, or the input stays and a note
     /// says why.
-    pub(crate) fn editor_done(&mut self, edited: std::io::Result<Result<String, String>>) {
-        let why = match edited {
-            Ok(Ok(text)) => {
-                self.input.set_text(&text);
-                return;
-            }
-            Ok(Err(why)) => why,
-            Err(e) => format!("cannot open the editor: {e}"),
-        };
-        self.conversation.push(CellKind::Error(why));
+    pub(crate) fn editor_done(&mut self, edited: Result<String, crate::tui::editor::EditorError>) {
+        match edited {
+            Ok(text) => self.input.set_text(&text),
+            Err(e) => self.conversation.push(CellKind::Error(e.to_string())),
+        }
     }
 }
 
