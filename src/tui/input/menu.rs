@@ -14,6 +14,8 @@ use crate::tui::theme::Theme;
 
 /// Rows the menu shows at most; the selection scrolls it.
 pub const MAX_ROWS: usize = 8;
+/// Columns it takes at most (on a wide terminal a full-width menu is hard to read).
+const MAX_WIDTH: u16 = 100;
 
 /// A command the menu can offer: a built-in or one from a file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -81,7 +83,7 @@ impl Menu {
         let area = Rect {
             x: input.x,
             y: input.y - h,
-            width: input.width,
+            width: input.width.min(MAX_WIDTH),
             height: h,
         };
         let rows = h as usize;
