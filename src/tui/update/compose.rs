@@ -58,7 +58,7 @@ impl App {
 
     /// Brings the menu in line with the input's text: the command menu follows every key,
     /// a path menu lasts until the text changes, Esc keeps it closed for that text.
-    pub(crate) fn sync_menu(&mut self) {
+    pub fn sync_menu(&mut self) {
         let text = self.input.text();
         if text.is_empty() {
             self.compose.editing_queued = false;
@@ -215,7 +215,7 @@ impl App {
 
     /// The editor closed (Ctrl+G): its text is the input, or the input stays and a note
     /// says why.
-    pub(crate) fn editor_done(&mut self, edited: Result<String, crate::tui::editor::EditorError>) {
+    pub fn editor_done(&mut self, edited: Result<String, crate::tui::editor::EditorError>) {
         match edited {
             Ok(text) => self.input.set_text(&text),
             Err(e) => self.conversation.push(CellKind::Error(e.to_string())),

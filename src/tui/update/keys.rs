@@ -75,6 +75,8 @@ impl App {
             Focus::Input => self.input_key(key, now),
             _ => self.pane_key(key),
         }
+        // The menu follows the text the key left (not only the next frame).
+        self.sync_menu();
     }
 
     /// A key while a question is open. Ctrl+C still aborts the turn. Keys typed just after
