@@ -237,3 +237,36 @@ async fn the_menu_draws_above_the_input_at_80x24() {
     assert!(lines[input - 2].contains("/model [NAME]"), "{screen}");
     assert!(lines[input - 2].contains("list the models"), "{screen}");
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_resumed_conversation_shows_commands_and_attachments_briefly() {
+    use tooloop::message::{ContentBlock, Message};
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut app = app_in(dir.path());
+    let now = Instant::now();
+    let user = Message::user(vec![
+        ContentBlock::text("[The user ran a shell command in the workspace]\n$ ls\na.txt"),
+        ContentBlock::text("read @notes.md"),
+        ContentBlock::text("File notes.md (300 lines), attached by the user:\n\nline 1\nline 2"),
+    ]);
+    app.on_agent(history_reset(vec![user]), now);
+    let cells: Vec<String> = app
+        .conversation
+        .cells()
+        .iter()
+        .map(|c| match &c.kind {
+            CellKind::User(t) => format!("user {t}"),
+            CellKind::Notice(t) => format!("notice {t}"),
+            _ => "other".into(),
+        })
+        .collect();
+    assert_eq!(
+        cells,
+        [
+            "user !ls",
+            "notice a.txt",
+            "user read @notes.md",
+            "notice attached notes.md (300 lines)"
+        ]
+    );
+}

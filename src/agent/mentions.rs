@@ -112,6 +112,20 @@ pub fn load(prompt: &str, root: &Path, denied: DenyCheck) -> (Vec<ContentBlock>,
     (blocks, notices)
 }
 
+/// How a resumed conversation shows an attachment's block: one line, not the file.
+pub fn replay_label(text: &str) -> Option<String> {
+    let head = text.lines().next()?;
+    if let Some(what) = head.strip_suffix(", attached by the user:")
+        && (what.starts_with("File ") || what.starts_with("Directory "))
+    {
+        return Some(format!("attached {}", what.split_once(' ')?.1));
+    }
+    let refused = text.strip_prefix("[@")?.strip_suffix(']')?;
+    refused
+        .contains(" was not attached: ")
+        .then(|| format!("@{refused}"))
+}
+
 /// The text block for one path; Ok(None) for an image (attached elsewhere).
 fn attach(
     written: &str,
@@ -247,6 +261,27 @@ mod tests {
         assert!(notices[2].contains("deny `read_file(.env)`"), "{notices:?}");
         assert_eq!(texts.len(), 6, "3 attached + 3 refusals the model reads");
         assert!(!texts.iter().any(|t| t.contains("SECRET")));
+    }
+
+    #[test]
+    fn a_resumed_conversation_shows_attachments_in_one_line() {
+        let file = "File src/main.rs (2 lines), attached by the user:\n\nfn main() {}\n";
+        assert_eq!(
+            replay_label(file).as_deref(),
+            Some("attached src/main.rs (2 lines)")
+        );
+        let dir = "Directory src/ (1 entry), attached by the user:\n\nmain.rs";
+        assert_eq!(
+            replay_label(dir).as_deref(),
+            Some("attached src/ (1 entry)")
+        );
+        let refused = "[@big.log was not attached: it is 2 MB]";
+        assert_eq!(
+            replay_label(refused).as_deref(),
+            Some("@big.log was not attached: it is 2 MB")
+        );
+        assert_eq!(replay_label("File this bug, please"), None);
+        assert_eq!(replay_label("[@x] is my handle"), None);
     }
 
     #[cfg(unix)]

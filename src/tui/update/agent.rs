@@ -354,6 +354,15 @@ impl App {
                         });
                     } else if text == INTERRUPT_MARKER {
                         self.conversation.push(CellKind::Interrupted);
+                    } else if let Some(label) = crate::agent::mentions::replay_label(text) {
+                        // An `@file` block: one line, not the file.
+                        self.conversation.push(CellKind::Notice(label));
+                    } else if let Some((command, output)) =
+                        crate::agent::shell_command::replay(text)
+                    {
+                        self.tools.begin_group(&command);
+                        self.conversation.push(CellKind::User(command));
+                        self.conversation.push(CellKind::Notice(output));
                     } else {
                         self.tools.begin_group(text);
                         self.conversation.push(CellKind::User(text.clone()));
