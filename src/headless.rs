@@ -262,115 +262,15 @@ fn print_event(event: &AgentEvent, format: OutputFormat, start: Instant, sandbox
     }
 }
 
-/// The stream-json line for an event, if it has one.
+/// The stream-json line for an event, if it has one: the event's own serde form (the one
+/// `--record` writes), renamed and trimmed to CLI.md's contract by [`project`]. Events that
+/// are for screens and recordings only have no line.
 pub fn stream_json(event: &AgentEvent) -> Option<Value> {
-    Some(match event {
-        AgentEvent::TurnStart { turn } => json!({"type": "turn_start", "turn": turn}),
-        AgentEvent::RequestStart {
-            turn,
-            attempt,
-            model,
-            ..
-        } => {
-            json!({"type": "request_start", "turn": turn, "attempt": attempt, "model": model})
-        }
-        AgentEvent::Retry {
-            attempt,
-            delay_ms,
-            error,
-        } => json!({"type": "retry", "attempt": attempt, "delay_ms": delay_ms, "error": error}),
-        AgentEvent::TextDelta { text } => json!({"type": "text_delta", "text": text}),
-        AgentEvent::ThinkingDelta { text } => json!({"type": "thinking_delta", "text": text}),
-        AgentEvent::ToolUse {
-            id,
-            name,
-            input,
-            safe,
-            summary,
-            ..
-        } => json!({
-            "type": "tool_use", "id": id, "name": name, "input": input, "safe": safe,
-            "summary": summary,
-        }),
-        AgentEvent::ToolStart { id, name } => json!({"type": "tool_start", "id": id, "name": name}),
-        AgentEvent::ToolProgress { id, chunk } => {
-            json!({"type": "tool_progress", "id": id, "chunk": chunk})
-        }
-        AgentEvent::ToolEnd {
-            id,
-            name,
-            is_error,
-            outcome,
-            duration_ms,
-            output,
-        } => json!({
-            "type": "tool_end", "id": id, "name": name, "is_error": is_error,
-            "outcome": outcome.as_str(), "duration_ms": duration_ms,
-            "output": shorten(output, 2000),
-        }),
-        AgentEvent::Permission {
-            id,
-            name,
-            allowed,
-            rule,
-        } => {
-            let mut line = json!({
-                "type": "permission", "id": id, "name": name,
-                "decision": if *allowed { "allow" } else { "deny" },
-            });
-            if let (Some(r), Value::Object(map)) = (rule, &mut line) {
-                map.insert("rule".into(), json!(r.rule));
-                map.insert("source".into(), json!(r.source));
-            }
-            line
-        }
-        AgentEvent::ApprovalChanged { mode } => json!({"type": "approval", "mode": mode}),
-        AgentEvent::StreamEnd { turn, stop_reason } => {
-            json!({"type": "stream_end", "turn": turn, "stop_reason": stop_reason})
-        }
-        // `index`: its place in history (a line with an index seen before replaces that
-        // message: a prompt merged into an interrupted one).
-        AgentEvent::Message { index, message } => {
-            json!({"type": "message", "index": index, "message": &**message})
-        }
-        AgentEvent::Notice { text } => json!({"type": "notice", "text": text}),
-        AgentEvent::ServerBlock { block } => json!({"type": "server_tool", "block": block}),
-        AgentEvent::Discarded { reason } => json!({"type": "discarded", "reason": reason}),
-        AgentEvent::Error { message } => json!({"type": "error", "message": message}),
-        AgentEvent::HookEnd { report, .. } => json!({
-            "type": "hook", "event": report.event, "command": report.command,
-            "exit": report.exit, "duration_ms": report.duration_ms,
-            "decision": report.decision, "reason": report.reason,
-        }),
-        AgentEvent::Todos { todos } => json!({"type": "todo", "todos": todos}),
-        // Starting is the TUI's "starting…"; scripts get one line per server when it is
-        // ready or failed (and again if it fails later).
-        AgentEvent::Mcp(s) if s.state != crate::agent::protocol::status::ServerState::Starting => {
-            json!({
-                "type": "mcp", "server": s.server, "state": s.state,
-                "tools": s.tools, "error": s.error,
-            })
-        }
-        // Micro-compaction is not a `compact` in CLI.md's sense (no summary, same messages).
-        AgentEvent::Background(e) => return e.stream_json(),
-        AgentEvent::Compacted { info, .. } if info.trigger != Trigger::Micro => json!({
-            "type": "compact", "trigger": info.trigger,
-            "pre_tokens": info.pre_tokens, "post_tokens": info.post_tokens,
-            "messages_before": info.messages_before, "messages_after": info.messages_after,
-            "kept": info.kept,
-        }),
-        AgentEvent::AgentStart(info) => {
-            let mut v = json!({"type": "agent_start"});
-            merge(&mut v, json!(info));
-            v
-        }
-        AgentEvent::AgentEnd(report) => {
-            let mut v = json!({"type": "agent_end"});
-            merge(&mut v, json!(report));
-            v
-        }
+    use crate::agent::protocol::status::ServerState;
+    use AgentEvent as E;
+    match event {
         // The subagent's own line, with whose it is (CLI.md).
-        AgentEvent::Subagent {
+        E::Subagent {
             agent_id,
             parent_tool_use_id,
             event,
@@ -380,10 +280,109 @@ pub fn stream_json(event: &AgentEvent) -> Option<Value> {
                 &mut v,
                 json!({"agent_id": &**agent_id, "parent_tool_use_id": &**parent_tool_use_id}),
             );
-            v
+            Some(v)
         }
-        _ => return None,
-    })
+        E::PromptStart { .. }
+        | E::RequestFailed { .. }
+        | E::ToolUseStreaming { .. }
+        | E::PermissionRequest { .. }
+        | E::RawSse { .. }
+        | E::Usage(_)
+        | E::HistoryReset { .. }
+        | E::EarlierHistory { .. }
+        | E::ToolTimings { .. }
+        | E::Session { .. }
+        | E::ModelChanged { .. }
+        | E::Context(_)
+        | E::HookStart { .. }
+        | E::PlanReady { .. }
+        | E::Done(_) => None,
+        // Starting is the TUI's "starting…"; scripts get one line per server when it is
+        // ready or failed (and again if it fails later).
+        E::Mcp(s) if s.state == ServerState::Starting => None,
+        // Micro-compaction is not a `compact` in CLI.md's sense (no summary, same messages).
+        E::Compacted { info, .. } if info.trigger == Trigger::Micro => None,
+        E::Background(e) => e.stream_json(),
+        // The body stays out of the line: not serialized only to be dropped.
+        E::RequestStart {
+            turn,
+            attempt,
+            model,
+            ..
+        } => {
+            Some(json!({"type": "request_start", "turn": turn, "attempt": attempt, "model": model}))
+        }
+        _ => project(serde_json::to_value(event).ok()?),
+    }
+}
+
+/// How stream-json names and shapes an event's serde form: (its `type`, the line's `type`,
+/// fields left out, the field whose object's fields take its place).
+const PROJECTIONS: &[(&str, &str, &[&str], Option<&str>)] = &[
+    ("tool_use", "tool_use", &["preview"], None),
+    ("approval_changed", "approval", &[], None),
+    ("server_block", "server_tool", &[], None),
+    ("todos", "todo", &[], None),
+    ("hook_end", "hook", &["id"], Some("report")),
+    ("mcp", "mcp", &[], Some("status")),
+    (
+        "compacted",
+        "compact",
+        &["messages", "summary", "state"],
+        Some("info"),
+    ),
+    ("agent_start", "agent_start", &[], Some("info")),
+    ("agent_end", "agent_end", &[], Some("report")),
+];
+
+/// An event's serde form as its stream-json line; key order is kept (`type` first).
+fn project(v: Value) -> Option<Value> {
+    let Value::Object(fields) = v else {
+        return None;
+    };
+    let kind = fields.get("type")?.as_str()?.to_string();
+    let (name, drop, inline) = PROJECTIONS
+        .iter()
+        .find(|p| p.0 == kind)
+        .map_or((kind.as_str(), &[][..], None), |p| (p.1, p.2, p.3));
+    let mut out = serde_json::Map::with_capacity(fields.len() + 1);
+    for (key, value) in fields {
+        match key.as_str() {
+            "type" => {
+                out.insert(key, json!(name));
+            }
+            k if Some(k) == inline => {
+                if let Value::Object(inner) = value {
+                    out.extend(
+                        inner
+                            .into_iter()
+                            .filter(|(k, _)| !drop.contains(&k.as_str())),
+                    );
+                }
+            }
+            k if drop.contains(&k) => {}
+            // `permission`: allow|deny, and the deciding rule's two fields at the top.
+            "allowed" if kind == "permission" => {
+                let allowed = value.as_bool().unwrap_or(false);
+                out.insert(
+                    "decision".into(),
+                    json!(if allowed { "allow" } else { "deny" }),
+                );
+            }
+            "rule" if kind == "permission" => {
+                if let Value::Object(rule) = value {
+                    out.extend(rule);
+                }
+            }
+            "output" if kind == "tool_end" => {
+                out.insert(key, json!(shorten(value.as_str().unwrap_or(""), 2000)));
+            }
+            _ => {
+                out.insert(key, value);
+            }
+        }
+    }
+    Some(Value::Object(out))
 }
 
 /// `extra`'s fields added to the object `v`.

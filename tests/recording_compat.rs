@@ -64,10 +64,22 @@ fn every_old_line_loads_and_writes_back_the_same() {
         for (entry, old) in rec.entries.iter().zip(&lines) {
             types.insert(old["type"].as_str().unwrap_or("").to_string());
             if old["type"] == "subagent" {
-                types.insert(format!("subagent/{}", old["event"]["type"].as_str().unwrap()));
+                types.insert(format!(
+                    "subagent/{}",
+                    old["event"]["type"].as_str().unwrap()
+                ));
+            }
+            // A subagent's raw wire event once carried `req_ms` inside, timed from the
+            // parent's request (the one field no reader used): now the line carries it,
+            // for the subagent's own events too.
+            let mut old = old.clone();
+            if let Some(inner) = old.get_mut("event").and_then(Value::as_object_mut)
+                && inner.get("type") == Some(&json!("sse"))
+            {
+                inner.remove("req_ms");
             }
             let again = serde_json::to_value(entry).expect("serializes");
-            assert_eq!(&again, old, "{name}: a line changed shape");
+            assert_eq!(again, old, "{name}: a line changed shape");
         }
         // Replays see every recorded event (the header is not one).
         let events = tooloop::replay::timeline(&rec.entries);
@@ -138,10 +150,19 @@ fn old_recordings_replay_the_lines_their_run_printed() {
             want.into_iter().partition(|l| l["type"] == "result");
         let (got_result, got): (Vec<Value>, Vec<Value>) =
             got.into_iter().partition(|l| l["type"] == "result");
-        assert_eq!(got, want, "{name}: replay printed other lines");
+        // Byte for byte, key order included (stream-json is a contract, CLI.md).
+        let text = |v: &[Value]| v.iter().map(Value::to_string).collect::<Vec<_>>();
+        assert_eq!(
+            text(&got),
+            text(&want),
+            "{name}: replay printed other lines"
+        );
         assert_eq!(got_result.len(), 1, "{name}: one result line");
         for key in ["reason", "turns", "usage", "text"] {
-            assert_eq!(got_result[0][key], want_result[0][key], "{name}: result.{key}");
+            assert_eq!(
+                got_result[0][key], want_result[0][key],
+                "{name}: result.{key}"
+            );
         }
     }
 }
@@ -213,7 +234,11 @@ fn make_fixtures() {
         let prompt = first_prompt(req);
         if let Some(rest) = prompt.strip_prefix("child-") {
             let n = &rest[..1];
-            let tool = if n == "1" { "list_dir" } else { "get_current_time" };
+            let tool = if n == "1" {
+                "list_dir"
+            } else {
+                "get_current_time"
+            };
             return match turn_of(req) {
                 1 => ReplyBuilder::new()
                     .tool_use(&format!("toolu_c{n}"), tool, json!({}))
@@ -240,7 +265,10 @@ fn make_fixtures() {
                 )
                 .usage(50, 20)
                 .build(),
-            _ => ReplyBuilder::new().text("both reported").usage(80, 5).build(),
+            _ => ReplyBuilder::new()
+                .text("both reported")
+                .usage(80, 5)
+                .build(),
         }
     });
     let run = headless(&server, "ask two helpers", &[]).run();
