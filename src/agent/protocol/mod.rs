@@ -125,8 +125,8 @@ pub enum Transition {
 ///
 /// The one event vocabulary: the same type crosses the channel, is written line by line by
 /// `--record` (src/recording, its serde form as it is, `"type"` first) and becomes
-/// stream-json's lines (src/headless.rs renames and trims the same form). A new event is one
-/// variant here; [`wire`] keeps the written shape older recordings have.
+/// stream-json's lines (src/headless/stream_json.rs renames and trims the same form). A new
+/// event is one variant here; [`wire`] keeps the written shape older recordings have.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum AgentEvent {

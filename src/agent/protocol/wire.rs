@@ -1,7 +1,8 @@
 //! How an [`super::AgentEvent`] is written as JSON: the `serde` helpers its derive names.
 //!
 //! The written form is the `--record` line (src/recording) and the starting point of
-//! stream-json's lines (src/headless.rs), so it keeps the shape recordings have always had:
+//! stream-json's lines (src/headless/stream_json.rs), so it keeps the shape recordings have
+//! always had:
 //! a payload that is a struct of its own (usage, context, a subagent's info…) sits under one
 //! key, a request carries its size beside its body, shared values (`Arc`) are written as
 //! what they hold.
