@@ -9,8 +9,8 @@ use std::collections::VecDeque;
 use futures::{Stream, StreamExt};
 use serde_json::Value;
 
-use super::sse::{SseParser, SseRecord};
-use super::{BlockKind, EventStream, ProviderError, StreamEvent, Usage};
+use crate::provider::sse::{SseParser, SseRecord};
+use crate::provider::{BlockKind, EventStream, ProviderError, StreamEvent, Usage};
 
 /// What the decoder remembers of an open block: only its kind (the assembler keeps the
 /// content), to route deltas and to reject ones for blocks that never started.
@@ -500,5 +500,5 @@ where
 }
 
 #[cfg(test)]
-#[path = "anthropic_stream_tests.rs"]
+#[path = "stream_tests.rs"]
 mod tests;
