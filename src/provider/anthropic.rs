@@ -4,6 +4,7 @@
 //! `provider/exchange.rs`.
 
 pub mod cache;
+mod events;
 mod request;
 pub mod stream;
 
