@@ -78,7 +78,7 @@ pub fn load_request(path: &Path, ordinal: usize) -> std::io::Result<Option<Loade
                 prev = Some(line.to_vec());
             }
             if index == ordinal {
-                let body = match serde_json::from_slice::<Entry>(line) {
+                let body = match Entry::from_line(line) {
                     Ok(Entry {
                         kind: Kind::Event(AgentEvent::RequestStart { body, .. }),
                         ..
@@ -86,14 +86,13 @@ pub fn load_request(path: &Path, ordinal: usize) -> std::io::Result<Option<Loade
                     _ => Value::Null,
                 };
                 let prev_messages =
-                    prev.take().and_then(|p| {
-                        match serde_json::from_slice::<Entry>(&p).ok()?.kind {
+                    prev.take()
+                        .and_then(|p| match Entry::from_line(&p).ok()?.kind {
                             Kind::Event(AgentEvent::RequestStart { body, .. }) => {
                                 messages_in(body.json())
                             }
                             _ => None,
-                        }
-                    });
+                        });
                 out = Some(LoadedRequest {
                     body,
                     sse: Vec::new(),
@@ -106,7 +105,7 @@ pub fn load_request(path: &Path, ordinal: usize) -> std::io::Result<Option<Loade
             && let Ok(Entry {
                 kind: Kind::Event(AgentEvent::RawSse { event, data }),
                 ..
-            }) = serde_json::from_slice::<Entry>(line)
+            }) = Entry::from_line(line)
         {
             req.sse.push((event.into_owned(), data));
         }

@@ -356,6 +356,8 @@ fn every_event_variant_round_trips_through_a_recording() {
         .expect("serializes");
         let back: Entry = serde_json::from_str(&line).expect("parses");
         assert_eq!((back.t_ms, back.req_ms), (42, Some(7)));
+        let read = Entry::from_line(line.as_bytes()).expect("reads");
+        assert_eq!(read, back, "the reader's quick path agrees with serde's");
         let replayed = back
             .kind
             .event()
