@@ -297,7 +297,7 @@ fn with_plan_tool(mut exec: ExecEnv, plan: crate::tools::exit_plan_mode::PlanSlo
     }
     let policy = exec.policy.clone();
     let tool = ExitPlanMode::new(plan, Arc::new(move || policy.mode().as_str()));
-    let (registry, _) = exec.registry.with_tools(vec![Arc::new(tool)]);
+    let (registry, _) = exec.registry.with_builtin(Arc::new(tool));
     exec.registry = Arc::new(registry);
     exec
 }

@@ -406,6 +406,12 @@ async fn consume(
             Ok(Some(Ok(ev))) => asm.with_unique_tool_id(ev, |id| agent.check.knows(id)),
         };
         forward(events, &event);
+        if let StreamEvent::BlockStart {
+            name: Some(name), ..
+        } = &event
+        {
+            agent.exec.registry.warm(name);
+        }
         let usage_event = matches!(
             event,
             StreamEvent::MessageStart { .. } | StreamEvent::Delta { .. }

@@ -1,6 +1,6 @@
 //! Tool input validation against each tool's JSON schema (the `jsonschema` crate).
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 
@@ -44,6 +44,18 @@ impl Validator {
         }
     }
 
+    /// Compiles now on the blocking pool if nothing has yet: called when a tool_use block
+    /// starts streaming, so the compile runs while its input arrives and the tool's first
+    /// call does not wait for it.
+    pub fn warm(self: &Arc<Self>) {
+        if self.compiled.get().is_none() {
+            let v = self.clone();
+            tokio::task::spawn_blocking(move || {
+                let _ = v.compiled();
+            });
+        }
+    }
+
     fn compiled(&self) -> Result<&jsonschema::Validator, SchemaError> {
         self.compiled
             .get_or_init(|| {
@@ -81,6 +93,24 @@ impl Validator {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[tokio::test]
+    async fn built_in_schemas_compile_on_first_use_or_when_warmed() {
+        let v = Arc::new(Validator::lazy(&json!({"type": "object"})));
+        assert!(v.compiled.get().is_none(), "nothing compiled at registration");
+        v.warm();
+        for _ in 0..500 {
+            if v.compiled.get().is_some() {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(2)).await;
+        }
+        assert!(matches!(v.compiled.get(), Some(Ok(_))), "warm compiled it");
+        // A schema that does not compile is the call's error, not a panic.
+        let bad = Validator::lazy(&json!({"type": 12}));
+        let e = bad.validate(&json!({})).expect_err("bad schema").to_string();
+        assert!(e.contains("does not compile"), "{e}");
+    }
 
     #[test]
     fn reports_missing_and_wrong_types() {

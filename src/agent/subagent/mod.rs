@@ -127,8 +127,8 @@ impl Subagents {
             return registry.subset(|_| true);
         }
         let task = TaskTool::new(self.clone(), 1, ledger, events);
-        let (registry, errors) = registry.with_tools(vec![Arc::new(task)]);
-        for e in errors {
+        let (registry, error) = registry.with_builtin(Arc::new(task));
+        if let Some(e) = error {
             tracing::warn!("task tool left out: {e}");
         }
         registry
@@ -167,7 +167,7 @@ impl Subagents {
             };
         if may_nest {
             let task = TaskTool::new(self.clone(), depth + 1, ledger.clone(), events.clone());
-            let (with_task, _) = registry.with_tools(vec![Arc::new(task)]);
+            let (with_task, _) = registry.with_builtin(Arc::new(task));
             return with_task;
         }
         registry
