@@ -172,6 +172,10 @@ fn tui_settings(config: &Config) -> anyhow::Result<tooloop::tui::Settings> {
         provider: provider_name(config.provider).into(),
         demo: config.provider == ProviderKind::Demo,
         model: config.model.clone(),
+        base_url: config.base_url.clone(),
+        custom_base_url: !config.base_url.is_empty()
+            && config.base_url.trim_end_matches('/')
+                != config.provider.defaults().base_url.trim_end_matches('/'),
         workspace: config.workspace.clone(),
         approval: clap::ValueEnum::to_possible_value(&config.approval)
             .map(|v| v.get_name().to_string())

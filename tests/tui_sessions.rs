@@ -87,6 +87,39 @@ async fn the_picker_lists_this_workspaces_sessions_newest_first_and_resumes_the_
 }
 
 #[tokio::test(start_paused = true)]
+async fn rows_show_each_sessions_id_and_mark_forks() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let dir = tmp.path().join("sessions");
+    write_session(&dir, "bbbb0002", "/w", "fix the parser", 3, 3_000);
+    // A fork starts as a copy: same first prompt, same turns; only the id and the mark differ.
+    let fork = write_session(&dir, "eeee0005", "/w", "fix the parser", 3, 3_500);
+    let text = std::fs::read_to_string(&fork).expect("read");
+    let text = text.replacen(
+        "\"format\":1",
+        "\"forked_from\":\"bbbb0002\",\"format\":1",
+        1,
+    );
+    std::fs::write(&fork, text).expect("write");
+    let now = Instant::now();
+    let mut a = app_in(&dir);
+    command(&mut a, "/sessions", now);
+    for (w, h) in [(80, 24), (200, 50)] {
+        let s = render_text(&mut a, w, h, now);
+        let row = |id: &str| {
+            s.lines()
+                .find(|l| l.contains(id))
+                .unwrap_or_else(|| panic!("no row names {id} at {w}x{h}:\n{s}"))
+                .to_string()
+        };
+        assert!(
+            row("eeee0005").contains("(fork of bbbb0002)"),
+            "{w}x{h}\n{s}"
+        );
+        assert!(!row("bbbb0002 ").contains("fork of"), "{w}x{h}\n{s}");
+    }
+}
+
+#[tokio::test(start_paused = true)]
 async fn the_picker_waits_for_the_turn_and_says_when_there_is_nothing() {
     let tmp = tempfile::tempdir().expect("tmp");
     let dir = tmp.path().join("sessions");

@@ -11,6 +11,7 @@ use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderValue};
 use serde_json::Value;
 
 use super::anthropic_stream::event_stream;
+use super::connect_error::ConnectFailure;
 use super::{
     EventStream, Provider, ProviderError, ProviderSettings, Request, RequestBody, SetupError, retry,
 };
@@ -144,7 +145,11 @@ impl AnthropicProvider {
                 if e.is_builder() {
                     ProviderError::Config(error_chain(&e))
                 } else {
-                    ProviderError::Connect(error_chain(&e))
+                    ProviderError::Connect(ConnectFailure::from_reqwest(
+                        self.endpoint.as_str(),
+                        &e,
+                        str::to_string,
+                    ))
                 }
             })?;
         let status = resp.status();

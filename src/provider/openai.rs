@@ -20,6 +20,7 @@ use futures::future::BoxFuture;
 use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderValue};
 use serde_json::Value;
 
+use super::connect_error::ConnectFailure;
 use super::retry::{parse_retry_after, parse_should_retry};
 use super::{
     EventStream, Provider, ProviderError, ProviderSettings, Request, RequestBody, SetupError,
@@ -159,11 +160,14 @@ impl OpenAiProvider {
                 .await
                 .map_err(|_| ProviderError::Idle(self.head_timeout))?
                 .map_err(|e| {
-                    let text = self.redact(&error_chain(&e));
                     if e.is_builder() {
-                        ProviderError::Config(text)
+                        ProviderError::Config(self.redact(&error_chain(&e)))
                     } else {
-                        ProviderError::Connect(text)
+                        ProviderError::Connect(ConnectFailure::from_reqwest(
+                            self.endpoint.as_str(),
+                            &e,
+                            |t| self.redact(t),
+                        ))
                     }
                 })?;
             let status = response.status();

@@ -121,6 +121,7 @@ pub async fn run(
         // Nothing runs in a replay: approvals shown are the recorded ones.
         approval: "replay".into(),
         rules: Default::default(),
+        ..Default::default()
     });
     let mut intro = replay_intro(total, opts.speed, opts.step);
     if skipped > 0 {

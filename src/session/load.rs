@@ -37,6 +37,8 @@ pub struct Loaded {
     pub todos: Vec<crate::todo::TodoItem>,
     /// Each subagent's conversation, in the order they started.
     pub agents: Vec<ChildHistory>,
+    /// The provider (None in older transcripts) and model of the last prompt.
+    pub last_run: Option<(Option<String>, String)>,
 }
 
 /// A subagent's conversation as its transcript records kept it.
@@ -79,6 +81,7 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Loaded, SessionError> {
     let mut agents: Vec<ChildHistory> = Vec::new();
     let mut jobs: Vec<crate::background::JobInfo> = Vec::new();
     let mut todos = Vec::new();
+    let mut last_run = None;
     let mut offset = 0usize;
     let mut line_no = 0usize;
     while offset < bytes.len() {
@@ -138,9 +141,15 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Loaded, SessionError> {
                 earlier.extend(messages.drain(..cut));
                 messages = after;
             }
-            Some(Record::PromptStart { prompt, time, .. }) => {
+            Some(Record::PromptStart {
+                prompt,
+                time,
+                model,
+                provider,
+            }) => {
                 marks.push(PromptMark::new(&messages, time));
                 prompts.push(prompt);
+                last_run = Some((provider, model));
             }
             Some(Record::PromptEnd { turns: t, .. }) => {
                 turns = turns.saturating_add(t);
@@ -206,6 +215,7 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Loaded, SessionError> {
         agents,
         jobs,
         todos,
+        last_run,
     })
 }
 

@@ -63,6 +63,10 @@ pub struct TurnState {
 pub struct RunInfo {
     pub provider: String,
     pub model: String,
+    /// The provider's base URL (empty for the offline demo), for `/status`.
+    pub base_url: String,
+    /// `base_url` is not the provider's own: the first screen names it.
+    pub custom_base_url: bool,
     pub session: Option<String>,
     /// The terminal reports Shift+Enter apart from Enter (keyboard enhancement protocol).
     pub shift_enter: bool,

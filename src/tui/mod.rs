@@ -51,6 +51,9 @@ pub struct Settings {
     /// The demo provider: the first screen says what it is.
     pub demo: bool,
     pub model: String,
+    /// The provider's base URL (empty for the demo) and whether it is not the default one.
+    pub base_url: String,
+    pub custom_base_url: bool,
     pub workspace: PathBuf,
     /// The approval mode's name ("ask", "yolo", …).
     pub approval: String,
@@ -87,6 +90,8 @@ pub async fn run(
     let mut app = App::new(RunInfo {
         provider: settings.provider,
         model: settings.model,
+        base_url: settings.base_url,
+        custom_base_url: settings.custom_base_url,
         session: session.as_ref().map(|s| s.id.clone()),
         shift_enter: setup.keyboard_enhanced,
         mouse: settings.mouse,
@@ -103,7 +108,11 @@ pub async fn run(
     }
     // The first screen says where this runs, with what, and how to start.
     let info = &app.info;
-    let welcome = strings::welcome(&info.workspace, &info.provider, &info.model, &info.approval);
+    let mut welcome =
+        strings::welcome(&info.workspace, &info.provider, &info.model, &info.approval);
+    if info.custom_base_url {
+        welcome.push_str(&strings::welcome_base_url(&info.base_url));
+    }
     app.conversation.push(CellKind::Notice(welcome));
     app.conversation
         .push(CellKind::Notice(strings::WELCOME_HINTS.into()));

@@ -232,6 +232,12 @@ pub fn welcome(workspace: &std::path::Path, provider: &str, model: &str, approva
     )
 }
 
+/// Appended to the first screen's line when the base URL is not the provider's own (a wrong
+/// `--base-url` is then visible before the first request fails).
+pub fn welcome_base_url(url: &str) -> String {
+    format!(" · base URL {url}")
+}
+
 /// The first screen's hint line.
 pub const WELCOME_HINTS: &str = "Enter send · / commands · ? keys · Tab panes · Ctrl+C twice quits";
 
