@@ -281,8 +281,8 @@ pub enum Command {
     Export {
         /// The session: id, unique id prefix, transcript or recording path.
         session: String,
-        /// md | html.
-        #[arg(long, value_enum)]
+        /// md (the default) | html.
+        #[arg(long, value_enum, default_value = "md")]
         format: ExportFormat,
         /// Write to FILE instead of stdout.
         #[arg(short = 'o', long, value_name = "FILE")]

@@ -131,13 +131,7 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Loaded, SessionError> {
             }) => {
                 // What the boundary replaced: everything before it but the kept tail, which
                 // `after` repeats after its summary.
-                let kept = after
-                    .iter()
-                    .rev()
-                    .zip(messages.iter().rev())
-                    .take_while(|(a, b)| a == b)
-                    .count();
-                let cut = messages.len() - kept;
+                let cut = replaced_count(&messages, &after);
                 earlier.extend(messages.drain(..cut));
                 messages = after;
             }
@@ -217,6 +211,23 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Loaded, SessionError> {
         todos,
         last_run,
     })
+}
+
+/// How many messages at the front of `before` a compaction that left `after` replaced:
+/// all but the tail that `after` repeats after its summary. The TUI's `/export` splits the
+/// same way, so it agrees with `tooloop export`.
+pub fn replaced_count<A, B>(before: &[A], after: &[B]) -> usize
+where
+    A: std::borrow::Borrow<Message>,
+    B: std::borrow::Borrow<Message>,
+{
+    let kept = after
+        .iter()
+        .rev()
+        .zip(before.iter().rev())
+        .take_while(|(a, b)| a.borrow() == b.borrow())
+        .count();
+    before.len() - kept
 }
 
 /// Makes a loaded history fit to continue: tool_uses left unanswered by a crash get an

@@ -147,6 +147,9 @@ pub struct App {
     /// Messages a compaction replaced in a resumed session, drawn dimmed by the next
     /// HistoryReset above the divider.
     pub(super) earlier: Vec<crate::message::Message>,
+    /// The messages compactions replaced in this conversation (or that a resumed session's
+    /// compactions had), for `/export` without a transcript.
+    pub(super) compacted: Vec<crate::message::Message>,
     /// How a resumed session's calls ran, applied by the next HistoryReset.
     pub(super) timings:
         std::collections::HashMap<String, crate::agent::protocol::status::ToolTiming>,
@@ -197,6 +200,7 @@ impl App {
             last_key_at: None,
             saves: 0,
             earlier: Vec::new(),
+            compacted: Vec::new(),
             timings: Default::default(),
             mcp: Vec::new(),
             steering,

@@ -98,7 +98,7 @@ pub fn retrying_in(secs: u64) -> String {
 
 /// Columns of the error a retry note keeps: the note stays one line at 80 columns (the
 /// final error, if it comes to that, is shown whole once).
-const RETRY_ERROR_COLS: usize = 52;
+const RETRY_ERROR_COLS: usize = 58;
 
 /// `attempt` is the attempt about to be made, so the first retry is attempt 2: numbered
 /// from 1 here.

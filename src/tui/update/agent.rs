@@ -151,7 +151,9 @@ impl App {
                 summaries,
             } => {
                 self.conversation.clear();
-                // The tools pane lists the calls of the history it now shows, no others.
+                // A new conversation, rewind or resume: the resumed session's compacted
+                // messages (if any) are the ones to export.
+                self.compacted = self.earlier.clone();
                 self.tools.reset();
                 self.tools.lanes.clear();
                 self.subagents.clear();
@@ -221,6 +223,7 @@ impl App {
                     });
                     self.conversation.scroll.bottom();
                 }
+                self.keep_compacted(&messages);
                 self.json
                     .reset_history(messages.into_iter().map(std::sync::Arc::new).collect());
                 if self.turn.compacting {

@@ -6,6 +6,7 @@
 pub mod agent;
 pub mod bars;
 pub mod clipboard;
+pub mod export;
 pub mod extensions;
 pub mod jobs;
 pub mod keys;

@@ -76,7 +76,7 @@ pub const COMMANDS: &[SlashCommand] = &[
         name: "export",
         args: "[FILE]",
         help: "write the conversation as Markdown",
-        run: export,
+        run: |app, args, _| app.export_command(args),
     },
     SlashCommand {
         name: "mcp",
@@ -222,42 +222,6 @@ fn permissions(app: &mut App, args: &str, _now: Instant) {
         _ => strings::PERMISSIONS_USAGE.into(),
     };
     app.conversation.push(CellKind::Notice(text));
-}
-
-/// `/export [FILE]`: the history as Markdown, to FILE (relative to the workspace) or to
-/// `tooloop-SESSION.md` in the workspace.
-fn export(app: &mut App, args: &str, _now: Instant) {
-    let history: Vec<crate::message::Message> =
-        app.json.history().iter().map(|m| (**m).clone()).collect();
-    if history.is_empty() {
-        app.conversation
-            .push(CellKind::Notice(strings::EXPORT_NOTHING.into()));
-        return;
-    }
-    let session = app
-        .info
-        .session
-        .clone()
-        .unwrap_or_else(|| "conversation".into());
-    let name = if args.is_empty() {
-        format!("tooloop-{session}.md")
-    } else {
-        args.to_string()
-    };
-    let path = app.info.workspace.join(name);
-    let title = format!("tooloop session {session}");
-    let md = crate::export::markdown(&crate::export::Conversation {
-        title,
-        about: vec![format!("workspace {}", app.info.workspace.display())],
-        earlier: &[],
-        messages: &history,
-        agents: &[],
-    });
-    let cell = match std::fs::write(&path, md) {
-        Ok(()) => CellKind::Notice(strings::exported(history.len(), &path)),
-        Err(e) => CellKind::Error(strings::save_failed(&path, &e)),
-    };
-    app.conversation.push(cell);
 }
 
 /// `/model` lists the models; `/model NAME` switches (the agent confirms with ModelChanged,
