@@ -7,6 +7,7 @@
 //! working. The result is a [`SystemPrompt`], which the providers send part by part.
 
 pub mod environment;
+pub mod init_template;
 pub mod instructions;
 
 use std::path::PathBuf;

@@ -47,6 +47,10 @@ pub struct TurnState {
     pub streaming: bool,
     pub turn: u32,
     pub usage: Usage,
+    /// Every finished prompt's usage added up since tooloop started (`/cost`).
+    pub total_usage: Usage,
+    /// Prompts finished since tooloop started.
+    pub prompts_done: u32,
     /// A `/compact` runs: busy (Ctrl+C aborts it) until its Compacted or Error arrives.
     pub compacting: bool,
     /// Context use and cost, from the agent's last Context event.

@@ -273,6 +273,8 @@ impl App {
         self.turn.streaming = false;
         self.turn.retry_until = None;
         self.turn.usage = summary.usage;
+        self.turn.total_usage.add(summary.usage);
+        self.turn.prompts_done += 1;
         self.approvals.clear();
         self.conversation.finish_streaming();
         let unfinished = self.tools.any_active(&self.tool_calls);

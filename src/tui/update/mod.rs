@@ -8,6 +8,7 @@ pub mod bars;
 pub mod clipboard;
 pub mod export;
 pub mod extensions;
+pub mod info_commands;
 pub mod jobs;
 pub mod keys;
 pub mod rewind;

@@ -121,9 +121,33 @@ pub const COMMANDS: &[SlashCommand] = &[
         run: approval,
     },
     SlashCommand {
+        name: "status",
+        args: "",
+        help: "model, base URL, session, context, cost",
+        run: |app, _, _| app.show_status(),
+    },
+    SlashCommand {
+        name: "cost",
+        args: "",
+        help: "session cost and tokens used",
+        run: |app, _, _| app.show_cost(),
+    },
+    SlashCommand {
+        name: "init",
+        args: "",
+        help: "write a starting AGENTS.md",
+        run: |app, _, _| app.init_agents_md(),
+    },
+    SlashCommand {
         name: "exit",
         args: "",
         help: "quit tooloop",
+        run: |app, _, _| app.should_quit = true,
+    },
+    SlashCommand {
+        name: "quit",
+        args: "",
+        help: "same as /exit",
         run: |app, _, _| app.should_quit = true,
     },
 ];
@@ -285,7 +309,11 @@ mod tests {
             "mcp",
             "agents",
             "permissions",
+            "status",
+            "cost",
+            "init",
             "exit",
+            "quit",
         ] {
             assert!(COMMANDS.iter().any(|c| c.name == name), "/{name}");
         }
