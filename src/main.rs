@@ -196,6 +196,7 @@ fn tui_settings(config: &Config) -> anyhow::Result<tooloop::tui::Settings> {
         models: config.context.models.clone(),
         rules: config.permission_rules.clone(),
         recording: config.record.is_some(),
+        notify: config.notify,
     })
 }
 

@@ -161,6 +161,8 @@ pub struct App {
     pub mcp: Vec<crate::agent::protocol::status::ServerStatus>,
     /// The approval mode, the todo list and the permission rules as the agent last said.
     pub steering: super::steering::Steering,
+    /// Calls the user back (bell, OSC 9) while the terminal is not focused.
+    pub notify: super::notify::Notifier,
     /// The sources already listed for the newest reply (its index and how many): a reply
     /// continued after `pause_turn` arrives again and lists only the new ones.
     pub(super) sources_shown: (usize, usize),
@@ -208,6 +210,7 @@ impl App {
             timings: Default::default(),
             mcp: Vec::new(),
             steering,
+            notify: Default::default(),
             outbox: Vec::new(),
         }
     }

@@ -16,6 +16,7 @@ pub mod frame_times;
 pub mod hangup;
 pub mod input;
 pub mod keys;
+pub mod notify;
 pub mod overlays;
 pub mod panes;
 pub mod steering;
@@ -63,6 +64,8 @@ pub struct Settings {
     pub rules: crate::permission::rules::RuleSet,
     /// A recording is being written (`--record`): the JSON pane's stepper follows it.
     pub recording: bool,
+    /// `[tui] notify`: how to call the user back when the terminal is not focused.
+    pub notify: crate::config_file::NotifyMode,
 }
 
 /// Runs the TUI on `engine` until the user quits; returns the exit status.
@@ -74,7 +77,7 @@ pub async fn run(
 ) -> anyhow::Result<i32> {
     theme::install(settings.theme);
     let Engine {
-        events: events_rx,
+        events: mut events_rx,
         control,
         session,
         sandbox,
@@ -103,8 +106,26 @@ pub async fn run(
         models: Some(settings.models),
         rules: settings.rules,
     });
+    app.notify = notify::Notifier::new(notify::signal_for(
+        settings.notify,
+        &notify::TermEnv::from_env(),
+    ));
+    if app.notify.wants_focus_events() {
+        // Only then: a terminal without focus reporting ignores the request anyway.
+        if let Err(e) = terminal::enable_focus_events() {
+            tracing::warn!("no focus events: {e}");
+        }
+    }
     if let Some(path) = input::prompt_history::file_for(&app.info.workspace) {
         app.input.use_history_file(path);
+    }
+    // A resumed session's history is already queued (engine::start loaded it), and showing
+    // it clears the conversation: apply it first, so the welcome and the notice that says
+    // which session and provider/model were loaded come after it, not wiped by it.
+    if session.as_ref().is_some_and(|s| s.resumed) {
+        while let Ok(ev) = events_rx.try_recv() {
+            app.on_agent(ev, tokio::time::Instant::now());
+        }
     }
     // The first screen says where this runs, with what, and how to start.
     let info = &app.info;
