@@ -166,7 +166,8 @@ pub struct Cli {
     #[arg(long)]
     pub sandbox_network: bool,
 
-    /// Capture the mouse (wheel scrolling everywhere, but no terminal text selection).
+    /// Capture the mouse: a click focuses the pane under it, the wheel scrolls the pane under
+    /// the pointer (the terminal's own text selection is lost).
     #[arg(long)]
     pub mouse: bool,
 

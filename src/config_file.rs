@@ -344,7 +344,8 @@ pub const DEFAULT_CONFIG: &str = r##"# tooloop configuration. Every key is optio
 # Colour theme of the TUI.
 # theme = "dark"
 
-# Capture the mouse (wheel scrolling everywhere, but no terminal text selection).
+# Capture the mouse: a click focuses the pane under it, the wheel scrolls the pane under the
+# pointer (the terminal's own text selection is lost).
 # mouse = false
 
 # Record every request body, raw stream event and tool run beside the transcript, for

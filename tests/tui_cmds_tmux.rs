@@ -208,3 +208,24 @@ fn continue_names_the_session_and_the_provider_then_status_and_quit() {
         t.wait_text("EXITED:0");
     }
 }
+
+#[test]
+fn with_mouse_a_click_focuses_the_tools_pane() {
+    if !tmux::available() {
+        return;
+    }
+    let t = Tui::start("mouse", (120, 30), "", "--no-session --mouse");
+    t.wait_text("Ask something");
+    let styled = || t.tmux(&["capture-pane", "-p", "-e", "-t", "0"]);
+    // An unfocused pane's title is dim.
+    assert!(styled().contains("\x1b[2m tools"), "{}", styled());
+    // A left click (SGR mouse report, as the terminal sends it) at column 100, row 5:
+    // inside the tools pane.
+    t.type_text("\x1b[<0;100;5M\x1b[<0;100;5m");
+    t.wait_for("the tools title no longer dim", |_| {
+        let s = styled();
+        s.contains(" tools ") && !s.contains("\x1b[2m tools")
+    });
+    // The click typed nothing into the input.
+    assert!(t.screen().contains("Ask something"), "{}", t.screen());
+}

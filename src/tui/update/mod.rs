@@ -1,5 +1,5 @@
 //! The controller: everything that changes the App. Agent events (agent.rs), keys, paste and
-//! mouse (keys.rs), slash commands (slash.rs), and the App's side of each overlay and pane
+//! mouse (keys.rs, mouse.rs), slash commands (slash.rs), and the App's side of each overlay and pane
 //! answer (rewind.rs, sessions.rs, bars.rs, clipboard.rs, extensions.rs). Panes and overlays
 //! return what happened; the files here decide what it means.
 
@@ -11,6 +11,7 @@ pub mod extensions;
 pub mod info_commands;
 pub mod jobs;
 pub mod keys;
+pub mod mouse;
 pub mod rewind;
 pub mod sessions;
 pub mod slash;
