@@ -1,7 +1,8 @@
 //! `tooloop replay SESSION [--speed N] [--step]`: the real TUI, fed a recording instead of an
 //! agent. Commands the TUI sends go to [`answer`] here: Ctrl+C (Abort) stops the replay, a
 //! typed prompt is refused (nothing is sent anywhere). With `--step`, Space plays the next
-//! event and never reaches the input box.
+//! step (a block, a tool call: steps.rs) and never reaches the input box. The status bar
+//! and the approval box show no keys that would send or answer anything.
 
 use anyhow::Context;
 use crossterm::event::{Event, KeyCode, KeyEventKind, KeyModifiers};
@@ -26,7 +27,7 @@ const REPLAY_NO_ANSWER: &str =
 
 fn replay_intro(events: usize, speed: f64, step: bool) -> String {
     let pace = if step {
-        "one event per Space".to_string()
+        "one block or tool call per Space".to_string()
     } else if speed == 1.0 {
         "at the recorded pace".to_string()
     } else {
@@ -123,6 +124,7 @@ pub async fn run(
         rules: Default::default(),
         ..Default::default()
     });
+    app.approvals.replay = true;
     let mut intro = replay_intro(total, opts.speed, opts.step);
     if skipped > 0 {
         intro.push_str(&format!(" ({skipped} damaged lines skipped)"));

@@ -43,6 +43,10 @@ pub const PLAN_KEYS: &str = "y approve, go on in auto-edit · a approve, go on i
      r keep planning, with feedback · n keep planning · ↑/↓ scroll";
 
 /// The approval keys, with "always allow" when a rule can be proposed.
+/// The approval box's key line in a replay: nothing here answers a recorded question.
+pub const REPLAY_APPROVAL: &str =
+    "recorded question: the recorded answer closes it (--step: Space plays on)";
+
 pub fn approval_keys(prefix: Option<&str>) -> String {
     match prefix {
         Some(p) => format!(
