@@ -122,9 +122,9 @@ pub async fn run(
         // Nothing runs in a replay: approvals shown are the recorded ones.
         approval: "replay".into(),
         rules: Default::default(),
+        replay: true,
         ..Default::default()
     });
-    app.approvals.replay = true;
     let mut intro = replay_intro(total, opts.speed, opts.step);
     if skipped > 0 {
         intro.push_str(&format!(" ({skipped} damaged lines skipped)"));

@@ -89,6 +89,8 @@ pub struct RunInfo {
     pub models: Option<std::sync::Arc<crate::models::ModelTable>>,
     /// The permission rules of the three files (`/permissions`).
     pub rules: crate::permission::rules::RuleSet,
+    /// `tooloop replay`: nothing is sent, no question is answered here.
+    pub replay: bool,
 }
 
 /// Screen areas of the last frame (mouse wheel routing, page sizes).
@@ -176,6 +178,9 @@ impl App {
             rules: info.rules.clone(),
             ..Default::default()
         };
+        // A replay's approval box shows no keys (the recording answers its questions).
+        let mut approvals = Approvals::default();
+        approvals.replay = info.replay;
         App {
             theme: Theme::default(),
             info,
@@ -186,7 +191,7 @@ impl App {
             json: JsonPane::default(),
             panes: super::panes::registered(),
             input: Input::default(),
-            approvals: Approvals::default(),
+            approvals,
             subagents: Default::default(),
             subagent_view: None,
             turn: TurnState::default(),

@@ -105,6 +105,7 @@ pub async fn run(
         approval: settings.approval,
         models: Some(settings.models),
         rules: settings.rules,
+        replay: false,
     });
     app.notify = notify::Notifier::new(notify::signal_for(
         settings.notify,

@@ -242,7 +242,7 @@ fn focus_note(app: &App) -> Option<String> {
 }
 
 fn status_view<'a>(app: &'a App, now: Instant) -> StatusView<'a> {
-    let table: &[Hint] = if !app.is_live() {
+    let table: &[Hint] = if app.info.replay {
         keys::REPLAY_HINTS
     } else if app.turn.busy {
         BUSY_HINTS
