@@ -137,6 +137,9 @@ async fn resume_puts_the_history_back_and_emits_history_reset() {
         .history;
     assert!(before.len() >= 2, "{before:?}");
 
+    // Each prompt records the provider it went to (a later resume compares).
+    let file = std::fs::read_to_string(&info.path).expect("transcript");
+    assert!(file.contains("\"provider\":\"demo\""), "{file}");
     let cfg = config(tmp.path(), &["--resume", &info.id]);
     let mut second = start(&cfg, &dir, FrontEnd::Headless);
     let again = second.session.clone().expect("on");
