@@ -123,11 +123,18 @@ async fn run(agent: &mut Agent, prompt: &str, cancel: &CancellationToken) -> Tur
             };
         }
     };
-    // Images the prompt names (`@shot.png`, a pasted path) follow its text.
-    let (images, notices) = super::attachments::load(prompt, agent.exec.workspace.root());
+    // Files the prompt names (`@notes.md`, `@src/`) and images (`@shot.png`, a pasted
+    // path) follow its text; nothing a deny rule keeps from read_file is read.
+    let root = agent.exec.workspace.root().to_path_buf();
+    let policy = agent.exec.policy.clone();
+    let denied = |p: &std::path::Path| super::mentions::read_denied(&policy, &root, p);
+    let (files, mut notices) = super::mentions::load(prompt, &root, &denied);
+    let (images, image_notices) = super::attachments::load(prompt, &root, &denied);
+    notices.extend(image_notices);
     for text in notices {
         events.send(AgentEvent::Notice { text });
     }
+    message.content.extend(files);
     message.content.extend(
         images
             .into_iter()

@@ -63,6 +63,8 @@ pub enum Action {
     CycleApproval,
     /// Ctrl+T: fold or unfold the todo list.
     ToggleTodos,
+    /// Ctrl+G: edit the input in $EDITOR.
+    ExternalEditor,
 }
 
 /// Where a binding applies. Modals see keys first, then global keys, then the focused pane.
@@ -314,6 +316,13 @@ pub const BINDINGS: &[Binding] = &[
         "delete to the line start (Ctrl+K: to the end; Ctrl+W: the word before)",
     ),
     bind(Input, &[ctrl('z')], "Ctrl+Z", Action::Undo, "undo an edit"),
+    bind(
+        Input,
+        &[ctrl('g')],
+        "Ctrl+G",
+        Action::ExternalEditor,
+        "edit the input in $EDITOR (else $VISUAL, vi)",
+    ),
     bind(
         Input,
         &[ctrl('r')],

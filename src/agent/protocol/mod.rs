@@ -25,6 +25,9 @@ use status::ServerStatus;
 pub enum AgentCommand {
     /// Run one prompt to the end of the loop.
     Submit { text: String },
+    /// `!command`: run a shell command in the workspace for the user; its output joins
+    /// the conversation for the model. Ends with Done like a prompt; Abort stops it.
+    Shell { command: String },
     /// Stop the turn in progress (Ctrl+C). History stays valid.
     Abort,
     /// The user's answer to a [`AgentEvent::PermissionRequest`].
