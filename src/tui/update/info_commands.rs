@@ -18,28 +18,35 @@ impl App {
         } else {
             info.approval.clone()
         };
-        let session = match (&info.session, &info.session_handle) {
-            (Some(id), Some(h)) => format!("{id} · {}", h.path().display()),
-            (Some(id), None) => id.clone(),
-            (None, _) => "none (--no-session)".into(),
+        let session = match &info.session {
+            Some(id) => id.clone(),
+            None => "none (--no-session)".into(),
         };
+        // The transcript's path on a line of its own: it is long.
+        let transcript = info
+            .session_handle
+            .as_ref()
+            .filter(|_| info.session.is_some())
+            .map(|h| h.path().display().to_string());
         let sandbox = if info.sandbox.is_empty() {
             "off"
         } else {
             info.sandbox.as_str()
         };
         let rows = [
-            ("model", format!("{}/{}", info.provider, info.model)),
-            ("base URL", base_url),
-            ("workspace", info.workspace.display().to_string()),
-            ("mode", mode),
-            ("sandbox", sandbox.to_string()),
-            ("session", session),
-            ("context", self.context_line()),
-            ("cost", self.cost_line()),
+            Some(("model", format!("{}/{}", info.provider, info.model))),
+            Some(("base URL", base_url)),
+            Some(("workspace", info.workspace.display().to_string())),
+            Some(("mode", mode)),
+            Some(("sandbox", sandbox.to_string())),
+            Some(("session", session)),
+            transcript.map(|t| ("transcript", t)),
+            Some(("context", self.context_line())),
+            Some(("cost", self.cost_line())),
         ];
         let text = rows
             .iter()
+            .flatten()
             .map(|(k, v)| format!("{k:<10} {v}"))
             .collect::<Vec<_>>()
             .join("\n");
