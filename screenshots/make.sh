@@ -117,7 +117,7 @@ shot small-menu
 
 # Only loopback: port 9 (discard) is closed here, so every attempt is refused.
 small "ANTHROPIC_API_KEY=sk-ant-screenshot '$bin' --workspace '$ws' --provider anthropic \
-  --base-url http://127.0.0.1:9 --max-retries 2"
+  --base-url http://127.0.0.1:9"
 wait_for "Ask something"
 send -l "hello?"
 send Enter

@@ -166,7 +166,8 @@ pub struct Cli {
     #[arg(long)]
     pub sandbox_network: bool,
 
-    /// Capture the mouse (wheel scrolling everywhere, but no terminal text selection).
+    /// Capture the mouse: a click focuses the pane under it, the wheel scrolls the pane under
+    /// the pointer (the terminal's own text selection is lost).
     #[arg(long)]
     pub mouse: bool,
 
@@ -281,8 +282,8 @@ pub enum Command {
     Export {
         /// The session: id, unique id prefix, transcript or recording path.
         session: String,
-        /// md | html.
-        #[arg(long, value_enum)]
+        /// md (the default) | html.
+        #[arg(long, value_enum, default_value = "md")]
         format: ExportFormat,
         /// Write to FILE instead of stdout.
         #[arg(short = 'o', long, value_name = "FILE")]

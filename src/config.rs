@@ -63,6 +63,8 @@ pub struct Config {
     pub theme: String,
     /// Ask the terminal for the kitty keyboard protocol.
     pub keyboard_enhancement: bool,
+    /// `[tui] notify`.
+    pub notify: crate::config_file::NotifyMode,
     pub session: SessionMode,
     /// --fork: continue the resumed session in a new one (the original stays as it was).
     pub fork: bool,
@@ -424,6 +426,7 @@ impl Config {
                 .clone()
                 .unwrap_or_else(|| DEFAULT_THEME.to_string()),
             keyboard_enhancement: file.keyboard.enhancement.unwrap_or(true),
+            notify: file.tui.notify.unwrap_or_default(),
             session,
             fork: cli.fork,
             sandbox: cli.sandbox.or(file.sandbox),

@@ -82,6 +82,9 @@ pub struct FileConfig {
     pub retry: RetrySection,
     #[serde(default)]
     pub keyboard: KeyboardSection,
+    /// `[tui]`: the full-screen front end.
+    #[serde(default)]
+    pub tui: TuiSection,
     /// `[background]`: jobs started with bash `run_in_background`.
     #[serde(default)]
     pub background: BackgroundSection,
@@ -158,6 +161,25 @@ pub struct RetrySection {
 pub struct KeyboardSection {
     /// Ask the terminal for the kitty keyboard protocol (Shift+Enter for a new line).
     pub enhancement: Option<bool>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct TuiSection {
+    /// How to call the user back when a turn ends or a question opens while the terminal
+    /// is not focused.
+    pub notify: Option<NotifyMode>,
+}
+
+/// `[tui] notify`: `auto` (OSC 9 where the terminal shows it as a notification, else BEL),
+/// `bell` (always BEL) or `off`.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum NotifyMode {
+    #[default]
+    Auto,
+    Bell,
+    Off,
 }
 
 impl FileConfig {
@@ -322,7 +344,8 @@ pub const DEFAULT_CONFIG: &str = r##"# tooloop configuration. Every key is optio
 # Colour theme of the TUI.
 # theme = "dark"
 
-# Capture the mouse (wheel scrolling everywhere, but no terminal text selection).
+# Capture the mouse: a click focuses the pane under it, the wheel scrolls the pane under the
+# pointer (the terminal's own text selection is lost).
 # mouse = false
 
 # Record every request body, raw stream event and tool run beside the transcript, for
@@ -366,6 +389,12 @@ pub const DEFAULT_CONFIG: &str = r##"# tooloop configuration. Every key is optio
 [keyboard]
 # Ask the terminal for the kitty keyboard protocol, so Shift+Enter inserts a new line.
 # enhancement = true
+
+[tui]
+# When a turn ends or a question waits while the terminal is not focused: "auto" (a desktop
+# notification via OSC 9 in iTerm2, WezTerm, ghostty and kitty, else the bell), "bell" or
+# "off".
+# notify = "auto"
 
 [agents]
 # Subagents (the `task` tool). How deep they may nest (1: only the main agent starts them;

@@ -155,9 +155,22 @@ async fn run(cli: Cli) -> i32 {
 /// The TUI's wiring: its settings from the config (a theme that does not exist is an error
 /// before anything starts), then the engine (prompt, sandbox, MCP, session, trace and
 /// recording, all from the config), then the TUI on both.
+///
+/// What cannot start (a theme that does not exist, no session to continue, a session open in
+/// another tooloop) is bad usage or config: exit 2, as headless says for the same case
+/// (CLI.md). Only what fails once the TUI runs is a runtime error (1).
 async fn run_tui(config: &Config, initial_prompt: Option<String>) -> anyhow::Result<i32> {
-    let settings = tui_settings(config)?;
-    let engine = tooloop::engine::start(config, tooloop::engine::FrontEnd::Interactive)?;
+    let started = tui_settings(config).and_then(|settings| {
+        let engine = tooloop::engine::start(config, tooloop::engine::FrontEnd::Interactive)?;
+        Ok((settings, engine))
+    });
+    let (settings, engine) = match started {
+        Ok(both) => both,
+        Err(e) => {
+            eprintln!("tooloop: {e:#}");
+            return Ok(2);
+        }
+    };
     tooloop::tui::run(engine, settings, initial_prompt).await
 }
 
@@ -172,6 +185,10 @@ fn tui_settings(config: &Config) -> anyhow::Result<tooloop::tui::Settings> {
         provider: provider_name(config.provider).into(),
         demo: config.provider == ProviderKind::Demo,
         model: config.model.clone(),
+        base_url: config.base_url.clone(),
+        custom_base_url: !config.base_url.is_empty()
+            && config.base_url.trim_end_matches('/')
+                != config.provider.defaults().base_url.trim_end_matches('/'),
         workspace: config.workspace.clone(),
         approval: clap::ValueEnum::to_possible_value(&config.approval)
             .map(|v| v.get_name().to_string())
@@ -179,6 +196,7 @@ fn tui_settings(config: &Config) -> anyhow::Result<tooloop::tui::Settings> {
         models: config.context.models.clone(),
         rules: config.permission_rules.clone(),
         recording: config.record.is_some(),
+        notify: config.notify,
     })
 }
 

@@ -229,6 +229,10 @@ fn export_writes_markdown_and_a_self_contained_html_page() {
     }
     assert_eq!(md.stdout.matches("<details><summary>🔧").count(), 3);
     assert_eq!(md.stdout.matches("</details>").count(), 3);
+    // Markdown is the default format.
+    let plain = Tooloop::new(&["export", &t]).run();
+    assert_eq!(plain.code, Some(0), "{}", plain.stderr);
+    assert_eq!(plain.stdout, md.stdout);
 
     let out = original.home.path().join("session.html");
     let o = out.to_string_lossy().into_owned();
@@ -376,6 +380,7 @@ fn app_for(run: &Run) -> tooloop::tui::app::App {
         workspace: run.workspace.clone(),
         approval: "ask".into(),
         rules: Default::default(),
+        ..Default::default()
     })
 }
 

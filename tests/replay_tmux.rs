@@ -123,13 +123,15 @@ fn tool_rows_end_with_their_recorded_durations() {
 }
 
 #[test]
-fn step_plays_one_event_per_space() {
+fn step_plays_one_block_or_tool_call_per_space() {
     if !have_tmux() {
         return;
     }
     let (_run, rec) = recording();
     let pane = Pane::start("step", &format!("replay --step '{}'", rec.display()));
-    let intro = pane.wait_for("the intro", |s| s.contains("events, one event per Space"));
+    let intro = pane.wait_for("the intro", |s| {
+        s.contains("events, one block or tool call per Space")
+    });
     let n: usize = intro
         .split("recording: ")
         .nth(1)
@@ -137,24 +139,33 @@ fn step_plays_one_event_per_space() {
         .and_then(|n| n.parse().ok())
         .unwrap_or_else(|| panic!("event count in:\n{intro}"));
     assert!(n > 10, "{intro}");
+    // A replay offers no key that would send anything.
+    let status = Tmux::status_line(&intro);
+    assert!(!status.contains("send"), "{status}");
     std::thread::sleep(Duration::from_millis(400));
     assert!(
         !pane.screen().contains("sleep a bit"),
         "nothing plays by itself"
     );
     pane.space(1);
-    pane.wait_for("the prompt (the first event)", |s| {
-        s.contains("sleep a bit")
-    });
-    pane.space(n - 2);
-    std::thread::sleep(Duration::from_millis(400));
-    let before = pane.screen();
-    assert!(
-        !before.contains("replay finished"),
-        "one event still to play:\n{before}"
-    );
+    pane.wait_for("the prompt (the first step)", |s| s.contains("sleep a bit"));
+    assert!(!pane.screen().contains("Waiting"), "{}", pane.screen());
+    // The whole first text block in one step, not a word of it; no tool call yet.
     pane.space(1);
-    let after = pane.wait_for("the end", |s| s.contains("replay finished"));
+    let s = pane.wait_for("the first block", |s| s.contains("Waiting a little."));
+    assert!(!s.contains("get_current_time"), "{s}");
+    let mut keys = 2;
+    while !pane.screen().contains("replay finished") {
+        assert!(keys < n, "more steps than events:\n{}", pane.screen());
+        pane.space(1);
+        keys += 1;
+        std::thread::sleep(Duration::from_millis(150));
+    }
+    // The prompt, two blocks, two tool calls (the slow one in two pieces, as the other
+    // finished in between), the end of the turn: a handful of keys for a recording of many
+    // events.
+    assert!(keys <= 8, "{keys} keys for {n} events");
+    let after = pane.screen();
     assert!(after.contains("Replayed fine."), "{after}");
     assert!(
         after.contains("Ask something"),
@@ -286,7 +297,9 @@ fn a_replayed_approval_shows_and_closes_on_the_recorded_answer() {
         "approve-step",
         &format!("replay --step '{}'", rec.display()),
     );
-    pane.wait_for("the intro", |s| s.contains("one event per Space"));
+    pane.wait_for("the intro", |s| {
+        s.contains("one block or tool call per Space")
+    });
     let start = Instant::now();
     while !pane.screen().contains("allow bash?") {
         assert!(start.elapsed() < DEADLINE, "{}", pane.screen());
@@ -301,6 +314,11 @@ fn a_replayed_approval_shows_and_closes_on_the_recorded_answer() {
         "y / n do not answer a recorded question:\n{}",
         pane.screen()
     );
+    // The box shows no keys to answer it, and the status bar none to send.
+    let s = pane.screen();
+    assert!(s.contains("recorded question"), "{s}");
+    assert!(!s.contains("allow once"), "{s}");
+    assert!(!Tmux::status_line(&s).contains("send"), "{s}");
     // Space plays on (the rest of the stream, then the answer) until the answer closes it.
     let start = Instant::now();
     while pane.screen().contains("allow bash?") {

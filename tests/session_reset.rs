@@ -137,12 +137,21 @@ async fn resume_puts_the_history_back_and_emits_history_reset() {
         .history;
     assert!(before.len() >= 2, "{before:?}");
 
+    // Each prompt records the provider it went to (a later resume compares).
+    let file = std::fs::read_to_string(&info.path).expect("transcript");
+    assert!(file.contains("\"provider\":\"demo\""), "{file}");
     let cfg = config(tmp.path(), &["--resume", &info.id]);
     let mut second = start(&cfg, &dir, FrontEnd::Headless);
     let again = second.session.clone().expect("on");
     assert!(again.resumed);
     assert_eq!(again.id, info.id);
-    assert_eq!(again.notice, None);
+    // Which session and which provider/model it now runs on (a session recorded on one
+    // provider must not go on silently on another).
+    let notice = again.notice.clone().expect("a resume says what it loaded");
+    assert!(
+        notice.starts_with(&format!("resumed session {} (1 prompt) on demo/", info.id)),
+        "{notice}"
+    );
     let mut first_event = second.events.recv().await;
     // How the resumed calls ran comes just before the history.
     if let Some(AgentEvent::ToolTimings { .. }) = first_event {

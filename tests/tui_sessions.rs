@@ -87,6 +87,39 @@ async fn the_picker_lists_this_workspaces_sessions_newest_first_and_resumes_the_
 }
 
 #[tokio::test(start_paused = true)]
+async fn rows_show_each_sessions_id_and_mark_forks() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let dir = tmp.path().join("sessions");
+    write_session(&dir, "bbbb0002", "/w", "fix the parser", 3, 3_000);
+    // A fork starts as a copy: same first prompt, same turns; only the id and the mark differ.
+    let fork = write_session(&dir, "eeee0005", "/w", "fix the parser", 3, 3_500);
+    let text = std::fs::read_to_string(&fork).expect("read");
+    let text = text.replacen(
+        "\"format\":1",
+        "\"forked_from\":\"bbbb0002\",\"format\":1",
+        1,
+    );
+    std::fs::write(&fork, text).expect("write");
+    let now = Instant::now();
+    let mut a = app_in(&dir);
+    command(&mut a, "/sessions", now);
+    for (w, h) in [(80, 24), (200, 50)] {
+        let s = render_text(&mut a, w, h, now);
+        let row = |id: &str| {
+            s.lines()
+                .find(|l| l.contains(id))
+                .unwrap_or_else(|| panic!("no row names {id} at {w}x{h}:\n{s}"))
+                .to_string()
+        };
+        assert!(
+            row("eeee0005").contains("(fork of bbbb0002)"),
+            "{w}x{h}\n{s}"
+        );
+        assert!(!row("bbbb0002 ").contains("fork of"), "{w}x{h}\n{s}");
+    }
+}
+
+#[tokio::test(start_paused = true)]
 async fn the_picker_waits_for_the_turn_and_says_when_there_is_nothing() {
     let tmp = tempfile::tempdir().expect("tmp");
     let dir = tmp.path().join("sessions");
@@ -163,6 +196,16 @@ async fn resume_continues_the_chosen_session_in_the_running_agent() {
             .any(|e| matches!(e, AgentEvent::ToolTimings { timings } if timings.len() == 1)),
         "the resumed calls' durations come along: {events:?}"
     );
+    // Then a notice says which session was loaded and what it runs on now.
+    let told = until(&mut run.events, |e| matches!(e, AgentEvent::Notice { .. })).await;
+    let notice = match told.last() {
+        Some(AgentEvent::Notice { text }) => text.clone(),
+        other => panic!("{other:?}"),
+    };
+    assert!(
+        notice.starts_with(&format!("resumed session {} (1 prompt) on demo/", old.id)),
+        "{notice}"
+    );
     assert_eq!(info.handle.id(), old.id, "the live handle follows");
     assert_eq!(info.handle.path(), old.path);
     // The screen shows the resumed conversation and its call.
@@ -196,4 +239,35 @@ async fn resume_continues_the_chosen_session_in_the_running_agent() {
     assert_eq!(resumed.messages, agent.history);
     let left_behind = load::read(&left).expect("the session left stays saved");
     assert_eq!(left_behind.prompts, ["list files"]);
+}
+
+#[tokio::test]
+async fn a_session_recorded_on_another_provider_says_so_when_resumed() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let dir = tmp.path().join("tooloop/sessions");
+    let cfg = config(tmp.path(), &[]);
+    let workspace = tooloop::session::canonical_workspace(tmp.path());
+    let path = write_session(&dir, "abcd1234", &workspace, "修复 the parser", 1, 1_000);
+    // Its prompt went to Anthropic.
+    let text = std::fs::read_to_string(&path).expect("read");
+    let text = text.replacen(
+        "\"model\":\"m\"",
+        "\"model\":\"claude-sonnet-4-5\",\"provider\":\"anthropic\"",
+        1,
+    );
+    std::fs::write(&path, text).expect("write");
+    let mut run = start(&cfg, &dir);
+    run.control.send(AgentCommand::Resume {
+        id: "abcd1234".into(),
+    });
+    let told = until(&mut run.events, |e| matches!(e, AgentEvent::Notice { .. })).await;
+    let notice = match told.last() {
+        Some(AgentEvent::Notice { text }) => text.clone(),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(
+        notice,
+        "resumed session abcd1234 (1 prompt) on demo/tooloop-demo; it last ran on \
+         anthropic/claude-sonnet-4-5"
+    );
 }

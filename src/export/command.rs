@@ -32,6 +32,17 @@ pub fn render(session: &str, format: ExportFormat) -> Result<String, RecordError
         .transcript
         .as_deref()
         .ok_or_else(|| RecordError::NoTranscript(session.to_string()))?;
+    render_transcript(transcript, source.recording.as_deref(), format)
+}
+
+/// The export of the transcript at `transcript` (and its recording's timeline, for HTML):
+/// what `tooloop export` prints and the TUI's `/export` writes, so the two always agree
+/// (messages a compaction replaced included).
+pub fn render_transcript(
+    transcript: &Path,
+    recording: Option<&Path>,
+    format: ExportFormat,
+) -> Result<String, RecordError> {
     let loaded = crate::session::load::read(transcript)?;
     let conv = Conversation {
         title: format!("tooloop session {}", loaded.header.id),
@@ -51,7 +62,7 @@ pub fn render(session: &str, format: ExportFormat) -> Result<String, RecordError
     Ok(match format {
         ExportFormat::Md => markdown(&conv),
         ExportFormat::Html => {
-            let svg = match &source.recording {
+            let svg = match recording {
                 Some(path) => {
                     let rec = crate::recording::read(path).map_err(|e| RecordError::io(path, e))?;
                     Some(timeline_svg::svg(&crate::replay::timeline(&rec.entries)))

@@ -8,6 +8,7 @@
 
 pub mod commands;
 pub mod environment;
+pub mod init_template;
 pub mod instructions;
 
 use std::path::PathBuf;

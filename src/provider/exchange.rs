@@ -114,11 +114,15 @@ impl Exchange {
             .await
             .map_err(|_| ProviderError::Idle(self.head_timeout))?
             .map_err(|e| {
-                let text = self.redact(&error_chain(&e));
                 if e.is_builder() {
-                    ProviderError::Config(text)
+                    ProviderError::Config(self.redact(&error_chain(&e)))
                 } else {
-                    ProviderError::Connect(text)
+                    // Says which URL could not be reached (a wrong base URL shows at once).
+                    ProviderError::Connect(super::connect_error::ConnectFailure::from_reqwest(
+                        self.endpoint.as_str(),
+                        &e,
+                        |t| self.redact(t),
+                    ))
                 }
             })?;
         let status = response.status();

@@ -3,6 +3,7 @@
 
 pub mod anthropic;
 mod compatible;
+pub mod connect_error;
 pub mod demo;
 mod demo_reply;
 pub mod exchange;
@@ -187,9 +188,9 @@ pub enum ProviderError {
         /// server echo it, replaced by `[redacted]`), for the request stepper and recordings.
         body: String,
     },
-    /// No connection could be made, or it broke before the response head.
-    #[error("connection error: {0}")]
-    Connect(String),
+    /// No connection could be made, or it broke before the response head; says to which URL.
+    #[error("{0}")]
+    Connect(connect_error::ConnectFailure),
     /// An `event: error` inside the stream (overloaded_error, api_error, …).
     #[error("stream error {error_type}: {message}")]
     Stream { error_type: String, message: String },
@@ -235,6 +236,12 @@ impl ProviderError {
             | ProviderError::Idle(_) => true,
             ProviderError::Config(_) => false,
         }
+    }
+
+    /// Another attempt soon will not help (nothing listens at the URL, its host does not
+    /// resolve): retried only briefly, so a wrong base URL fails in seconds.
+    pub fn is_unreachable(&self) -> bool {
+        matches!(self, ProviderError::Connect(f) if f.unreachable)
     }
 
     pub fn retry_after(&self) -> Option<Duration> {

@@ -6,6 +6,9 @@ use reqwest::header::HeaderMap;
 
 use crate::provider::ProviderError;
 
+/// Attempts in all (two retries) when nothing listens at the URL.
+pub const UNREACHABLE_ATTEMPTS: u32 = 3;
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct RetryPolicy {
     /// Attempts in all, the first included.
@@ -40,9 +43,16 @@ impl RetryPolicy {
         (capped + jitter).min(self.max_delay)
     }
 
-    /// Whether another attempt is allowed after `attempt` failed with `err`.
+    /// Whether another attempt is allowed after `attempt` failed with `err`. An unreachable
+    /// server (connection refused, unknown host) gets [`UNREACHABLE_ATTEMPTS`] at most: a
+    /// wrong base URL fails in about a second and a half instead of a minute of backoff.
     pub fn should_retry(&self, attempt: u32, err: &ProviderError) -> bool {
-        attempt < self.max_attempts && err.is_retryable()
+        let limit = if err.is_unreachable() {
+            self.max_attempts.min(UNREACHABLE_ATTEMPTS)
+        } else {
+            self.max_attempts
+        };
+        attempt < limit && err.is_retryable()
     }
 }
 
@@ -140,5 +150,22 @@ mod tests {
             assert!(!p.should_retry(1, &http(s, None)), "{s}");
         }
         assert!(!p.should_retry(8, &http(529, None)));
+    }
+
+    #[test]
+    fn a_refused_connection_is_retried_twice_other_connection_errors_longer() {
+        use crate::provider::connect_error::ConnectFailure;
+        let p = RetryPolicy::default();
+        let refused = ProviderError::Connect(ConnectFailure {
+            url: "http://127.0.0.1:9/v1/messages".into(),
+            cause: "tcp connect error: Connection refused (os error 111)".into(),
+            refused: true,
+            unreachable: true,
+        });
+        let retries = (1..20).take_while(|a| p.should_retry(*a, &refused)).count();
+        assert_eq!(retries, 2);
+        let reset = ProviderError::Connect("connection reset by peer".into());
+        let retries = (1..20).take_while(|a| p.should_retry(*a, &reset)).count();
+        assert_eq!(retries as u32, p.max_attempts - 1);
     }
 }

@@ -11,6 +11,7 @@ pub mod command;
 pub mod headless;
 pub mod player;
 pub mod source;
+pub mod steps;
 pub mod tui;
 
 pub use player::{Timed, play, timeline};

@@ -1,7 +1,8 @@
 //! `tooloop replay SESSION [--speed N] [--step]`: the real TUI, fed a recording instead of an
 //! agent. Commands the TUI sends go to [`answer`] here: Ctrl+C (Abort) stops the replay, a
 //! typed prompt is refused (nothing is sent anywhere). With `--step`, Space plays the next
-//! event and never reaches the input box.
+//! step (a block, a tool call: steps.rs) and never reaches the input box. The status bar
+//! and the approval box show no keys that would send or answer anything.
 
 use anyhow::Context;
 use crossterm::event::{Event, KeyCode, KeyEventKind, KeyModifiers};
@@ -26,7 +27,7 @@ const REPLAY_NO_ANSWER: &str =
 
 fn replay_intro(events: usize, speed: f64, step: bool) -> String {
     let pace = if step {
-        "one event per Space".to_string()
+        "one block or tool call per Space".to_string()
     } else if speed == 1.0 {
         "at the recorded pace".to_string()
     } else {
@@ -121,6 +122,8 @@ pub async fn run(
         // Nothing runs in a replay: approvals shown are the recorded ones.
         approval: "replay".into(),
         rules: Default::default(),
+        replay: true,
+        ..Default::default()
     });
     let mut intro = replay_intro(total, opts.speed, opts.step);
     if skipped > 0 {

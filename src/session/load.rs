@@ -37,6 +37,8 @@ pub struct Loaded {
     pub todos: Vec<crate::todo::TodoItem>,
     /// Each subagent's conversation, in the order they started.
     pub agents: Vec<ChildHistory>,
+    /// The provider (None in older transcripts) and model of the last prompt.
+    pub last_run: Option<(Option<String>, String)>,
 }
 
 /// A subagent's conversation as its transcript records kept it.
@@ -79,6 +81,7 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Loaded, SessionError> {
     let mut agents: Vec<ChildHistory> = Vec::new();
     let mut jobs: Vec<crate::background::JobInfo> = Vec::new();
     let mut todos = Vec::new();
+    let mut last_run = None;
     let mut offset = 0usize;
     let mut line_no = 0usize;
     while offset < bytes.len() {
@@ -128,19 +131,19 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Loaded, SessionError> {
             }) => {
                 // What the boundary replaced: everything before it but the kept tail, which
                 // `after` repeats after its summary.
-                let kept = after
-                    .iter()
-                    .rev()
-                    .zip(messages.iter().rev())
-                    .take_while(|(a, b)| a == b)
-                    .count();
-                let cut = messages.len() - kept;
+                let cut = replaced_count(&messages, &after);
                 earlier.extend(messages.drain(..cut));
                 messages = after;
             }
-            Some(Record::PromptStart { prompt, time, .. }) => {
+            Some(Record::PromptStart {
+                prompt,
+                time,
+                model,
+                provider,
+            }) => {
                 marks.push(PromptMark::new(&messages, time));
                 prompts.push(prompt);
+                last_run = Some((provider, model));
             }
             Some(Record::PromptEnd { turns: t, .. }) => {
                 turns = turns.saturating_add(t);
@@ -206,7 +209,25 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Loaded, SessionError> {
         agents,
         jobs,
         todos,
+        last_run,
     })
+}
+
+/// How many messages at the front of `before` a compaction that left `after` replaced:
+/// all but the tail that `after` repeats after its summary. The TUI's `/export` splits the
+/// same way, so it agrees with `tooloop export`.
+pub fn replaced_count<A, B>(before: &[A], after: &[B]) -> usize
+where
+    A: std::borrow::Borrow<Message>,
+    B: std::borrow::Borrow<Message>,
+{
+    let kept = after
+        .iter()
+        .rev()
+        .zip(before.iter().rev())
+        .take_while(|(a, b)| a.borrow() == b.borrow())
+        .count();
+    before.len() - kept
 }
 
 /// Makes a loaded history fit to continue: tool_uses left unanswered by a crash get an

@@ -109,6 +109,7 @@ pub(crate) fn attach_with(
     let events = agent.events().clone();
     let Some(summary) = summary else {
         let mut t = Transcript::create(dir, &workspace, events);
+        t.set_provider(agent.provider.name());
         if let Some(h) = handle {
             t.adopt(h);
         }
@@ -171,6 +172,18 @@ pub(crate) fn attach_with(
     if let Some(h) = handle {
         t.adopt(h);
     }
+    t.set_provider(agent.provider.name());
+    // Which session and which provider/model it now runs on, first: a session recorded on
+    // one provider must not go on silently on another.
+    notices.insert(
+        0,
+        resumed_notice(
+            &summary.id,
+            loaded.prompts.len(),
+            loaded.last_run.as_ref(),
+            (agent.provider.name(), &agent.settings.model),
+        ),
+    );
     // The state block's facts come from the whole transcript, compacted parts included.
     let facts = crate::agent::context::facts::SessionFacts::rebuild(
         &loaded.prompts,
@@ -210,6 +223,29 @@ pub(crate) fn attach_with(
     }))
 }
 
+/// "resumed session ID (3 prompts) on anthropic/claude-x", and when the last prompt went
+/// elsewhere, "; it last ran on openai/gpt-4o".
+pub fn resumed_notice(
+    id: &str,
+    prompts: usize,
+    last_run: Option<&(Option<String>, String)>,
+    (provider, model): (&str, &str),
+) -> String {
+    let plural = if prompts == 1 { "" } else { "s" };
+    let mut text = format!("resumed session {id} ({prompts} prompt{plural}) on {provider}/{model}");
+    if let Some((last_provider, last_model)) = last_run {
+        let same_provider = last_provider.as_deref().is_none_or(|p| p == provider);
+        if !same_provider || last_model != model {
+            let last = match last_provider {
+                Some(p) => format!("{p}/{last_model}"),
+                None => last_model.clone(),
+            };
+            text.push_str(&format!("; it last ran on {last}"));
+        }
+    }
+    text
+}
+
 /// The checkpoint store beside the sessions directory (`checkpoints/` next to `sessions/`).
 pub fn checkpoint_store(sessions_dir: &Path) -> Option<crate::checkpoint::Store> {
     sessions_dir
@@ -238,4 +274,41 @@ pub fn canonical_workspace(path: &Path) -> String {
         .unwrap_or_else(|_| path.to_path_buf())
         .to_string_lossy()
         .into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::resumed_notice;
+
+    #[test]
+    fn a_resume_names_the_session_and_where_it_last_ran_when_that_differs() {
+        let last = (
+            Some("anthropic".to_string()),
+            "claude-sonnet-4-5".to_string(),
+        );
+        assert_eq!(
+            resumed_notice("1a2b3c4d", 3, Some(&last), ("demo", "demo")),
+            "resumed session 1a2b3c4d (3 prompts) on demo/demo; it last ran on \
+             anthropic/claude-sonnet-4-5"
+        );
+        assert_eq!(
+            resumed_notice(
+                "1a2b3c4d",
+                1,
+                Some(&last),
+                ("anthropic", "claude-sonnet-4-5")
+            ),
+            "resumed session 1a2b3c4d (1 prompt) on anthropic/claude-sonnet-4-5"
+        );
+        // Older transcripts name only the model.
+        let old = (None, "gpt-4o".to_string());
+        assert!(
+            resumed_notice("x", 2, Some(&old), ("openai", "gpt-4.1"))
+                .ends_with("; it last ran on gpt-4o")
+        );
+        assert_eq!(
+            resumed_notice("x", 0, None, ("demo", "demo")),
+            "resumed session x (0 prompts) on demo/demo"
+        );
+    }
 }

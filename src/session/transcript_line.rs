@@ -30,6 +30,10 @@ pub enum Record {
         time: String,
         prompt: String,
         model: String,
+        /// The provider the prompt went to (absent in older transcripts): a resume says
+        /// when it now goes elsewhere.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        provider: Option<String>,
     },
     /// A compaction boundary: from here on the history is `messages` (the summary and the
     /// kept recent turns); the `replaced` messages before stay in the file above. Resuming

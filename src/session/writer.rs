@@ -47,6 +47,8 @@ pub struct Transcript {
     handle: SessionHandle,
     /// How the last reply's calls ran, written with the message that answers them.
     pending: Vec<ToolTiming>,
+    /// The provider's name, written with each prompt (see [`Transcript::set_provider`]).
+    provider: Option<String>,
 }
 
 impl Transcript {
@@ -66,7 +68,14 @@ impl Transcript {
             events,
             handle,
             pending: Vec::new(),
+            provider: None,
         }
+    }
+
+    /// Each prompt record names `provider` from now on, so a later resume can say where the
+    /// session last ran.
+    pub fn set_provider(&mut self, provider: &str) {
+        self.provider = Some(provider.to_string());
     }
 
     /// Appends to an existing transcript, cutting a torn tail at `good_len` first so the
@@ -116,6 +125,7 @@ impl Transcript {
             events,
             handle,
             pending: Vec::new(),
+            provider: None,
         })
     }
 
@@ -207,6 +217,7 @@ impl HistoryObserver for Transcript {
             time: transcript_line::now_rfc3339(),
             prompt: prompt.to_string(),
             model: model.to_string(),
+            provider: self.provider.clone(),
         });
     }
 

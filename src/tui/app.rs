@@ -47,6 +47,10 @@ pub struct TurnState {
     pub streaming: bool,
     pub turn: u32,
     pub usage: Usage,
+    /// Every finished prompt's usage added up since tooloop started (`/cost`).
+    pub total_usage: Usage,
+    /// Prompts finished since tooloop started.
+    pub prompts_done: u32,
     /// A `/compact` runs: busy (Ctrl+C aborts it) until its Compacted or Error arrives.
     pub compacting: bool,
     /// Context use and cost, from the agent's last Context event.
@@ -63,6 +67,10 @@ pub struct TurnState {
 pub struct RunInfo {
     pub provider: String,
     pub model: String,
+    /// The provider's base URL (empty for the offline demo), for `/status`.
+    pub base_url: String,
+    /// `base_url` is not the provider's own: the first screen names it.
+    pub custom_base_url: bool,
     pub session: Option<String>,
     /// The terminal reports Shift+Enter apart from Enter (keyboard enhancement protocol).
     pub shift_enter: bool,
@@ -81,6 +89,8 @@ pub struct RunInfo {
     pub models: Option<std::sync::Arc<crate::models::ModelTable>>,
     /// The permission rules of the three files (`/permissions`).
     pub rules: crate::permission::rules::RuleSet,
+    /// `tooloop replay`: nothing is sent, no question is answered here.
+    pub replay: bool,
 }
 
 /// Screen areas of the last frame (mouse wheel routing, page sizes).
@@ -145,6 +155,9 @@ pub struct App {
     /// Messages a compaction replaced in a resumed session, drawn dimmed by the next
     /// HistoryReset above the divider.
     pub(super) earlier: Vec<crate::message::Message>,
+    /// The messages compactions replaced in this conversation (or that a resumed session's
+    /// compactions had), for `/export` without a transcript.
+    pub(super) compacted: Vec<crate::message::Message>,
     /// How a resumed session's calls ran, applied by the next HistoryReset.
     pub(super) timings:
         std::collections::HashMap<String, crate::agent::protocol::status::ToolTiming>,
@@ -152,6 +165,8 @@ pub struct App {
     pub mcp: Vec<crate::agent::protocol::status::ServerStatus>,
     /// The approval mode, the todo list and the permission rules as the agent last said.
     pub steering: super::steering::Steering,
+    /// Calls the user back (bell, OSC 9) while the terminal is not focused.
+    pub notify: super::notify::Notifier,
     /// The sources already listed for the newest reply (its index and how many): a reply
     /// continued after `pause_turn` arrives again and lists only the new ones.
     pub(super) sources_shown: (usize, usize),
@@ -165,6 +180,9 @@ impl App {
             rules: info.rules.clone(),
             ..Default::default()
         };
+        // A replay's approval box shows no keys (the recording answers its questions).
+        let mut approvals = Approvals::default();
+        approvals.replay = info.replay;
         App {
             theme: Theme::default(),
             info,
@@ -176,7 +194,7 @@ impl App {
             panes: super::panes::registered(),
             input: Input::default(),
             compose: Default::default(),
-            approvals: Approvals::default(),
+            approvals,
             subagents: Default::default(),
             subagent_view: None,
             turn: TurnState::default(),
@@ -196,9 +214,11 @@ impl App {
             last_key_at: None,
             saves: 0,
             earlier: Vec::new(),
+            compacted: Vec::new(),
             timings: Default::default(),
             mcp: Vec::new(),
             steering,
+            notify: Default::default(),
             outbox: Vec::new(),
         }
     }

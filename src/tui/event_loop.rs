@@ -115,11 +115,12 @@ where
                     Some(Ok(Event::Key(k))) => app.on_key(k, now),
                     Some(Ok(Event::Paste(s))) => app.on_paste(&s),
                     Some(Ok(Event::Mouse(m))) => app.on_mouse(m),
+                    Some(Ok(Event::FocusGained)) => app.notify.focused = true,
+                    Some(Ok(Event::FocusLost)) => app.notify.focused = false,
                     Some(Ok(Event::Resize(..))) => {
                         app.on_resize();
                         terminal.resized()?;
                     }
-                    Some(Ok(_)) => {}
                     Some(Err(e)) => {
                         tracing::warn!("terminal input: {e}");
                         return Ok(Exit::InputClosed);
@@ -151,6 +152,9 @@ where
             _ = sigterm.recv() => return Ok(Exit::Terminated),
             _ = sighup.recv() => return Ok(Exit::Terminated),
         }
+        // A turn that ended or a question that opened while the terminal is not focused
+        // calls the user back (written after the next frame).
+        app.notify.observe(app.turn.busy, app.approvals.is_open());
         for cmd in app.take_commands() {
             if commands.send(cmd).is_err() {
                 return Ok(Exit::AgentGone);
@@ -202,6 +206,10 @@ impl DrawSynchronized for Tui {
         // clipboard; nothing is drawn).
         if let Some(text) = app.clipboard.take() {
             let seq = super::update::clipboard::osc52(&text);
+            crossterm::execute!(self.backend_mut(), crossterm::style::Print(seq))?;
+        }
+        // A bell or OSC 9 notification, when one is due (tui/notify.rs).
+        if let Some(seq) = app.notify.take() {
             crossterm::execute!(self.backend_mut(), crossterm::style::Print(seq))?;
         }
         drawn

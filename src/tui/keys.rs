@@ -493,6 +493,20 @@ pub const BUSY_HINTS: &[Hint] = &[
     hint(Action::Help, Global, "help"),
 ];
 
+/// Hints in a replay: nothing is sent, so no send, newline or queue (Ctrl+C stops the
+/// replay, then quits).
+pub const REPLAY_HINTS: &[Hint] = &[
+    hint(Action::ToggleJson, Global, "JSON"),
+    hint(Action::FocusNext, Global, "focus"),
+    hint(Action::Help, Global, "help"),
+    Hint {
+        action: Action::Interrupt,
+        scope: Global,
+        what: "quit",
+        twice: true,
+    },
+];
+
 /// Hints while idle.
 pub const IDLE_HINTS: &[Hint] = &[
     hint(Action::Submit, Input, "send"),
@@ -566,6 +580,7 @@ mod tests {
         for h in BUSY_HINTS
             .iter()
             .chain(IDLE_HINTS)
+            .chain(REPLAY_HINTS)
             .chain(SCROLL_HINTS)
             .chain(TOOLS_HINTS)
         {

@@ -17,6 +17,7 @@ pub mod frame_times;
 pub mod hangup;
 pub mod input;
 pub mod keys;
+pub mod notify;
 pub mod overlays;
 pub mod panes;
 pub mod steering;
@@ -52,6 +53,9 @@ pub struct Settings {
     /// The demo provider: the first screen says what it is.
     pub demo: bool,
     pub model: String,
+    /// The provider's base URL (empty for the demo) and whether it is not the default one.
+    pub base_url: String,
+    pub custom_base_url: bool,
     pub workspace: PathBuf,
     /// The approval mode's name ("ask", "yolo", …).
     pub approval: String,
@@ -61,6 +65,8 @@ pub struct Settings {
     pub rules: crate::permission::rules::RuleSet,
     /// A recording is being written (`--record`): the JSON pane's stepper follows it.
     pub recording: bool,
+    /// `[tui] notify`: how to call the user back when the terminal is not focused.
+    pub notify: crate::config_file::NotifyMode,
 }
 
 /// Runs the TUI on `engine` until the user quits; returns the exit status.
@@ -72,7 +78,7 @@ pub async fn run(
 ) -> anyhow::Result<i32> {
     theme::install(settings.theme);
     let Engine {
-        events: events_rx,
+        events: mut events_rx,
         control,
         session,
         sandbox,
@@ -88,6 +94,8 @@ pub async fn run(
     let mut app = App::new(RunInfo {
         provider: settings.provider,
         model: settings.model,
+        base_url: settings.base_url,
+        custom_base_url: settings.custom_base_url,
         session: session.as_ref().map(|s| s.id.clone()),
         shift_enter: setup.keyboard_enhanced,
         mouse: settings.mouse,
@@ -98,13 +106,36 @@ pub async fn run(
         approval: settings.approval,
         models: Some(settings.models),
         rules: settings.rules,
+        replay: false,
     });
+    app.notify = notify::Notifier::new(notify::signal_for(
+        settings.notify,
+        &notify::TermEnv::from_env(),
+    ));
+    if app.notify.wants_focus_events() {
+        // Only then: a terminal without focus reporting ignores the request anyway.
+        if let Err(e) = terminal::enable_focus_events() {
+            tracing::warn!("no focus events: {e}");
+        }
+    }
     if let Some(path) = input::prompt_history::file_for(&app.info.workspace) {
         app.input.use_history_file(path);
     }
+    // A resumed session's history is already queued (engine::start loaded it), and showing
+    // it clears the conversation: apply it first, so the welcome and the notice that says
+    // which session and provider/model were loaded come after it, not wiped by it.
+    if session.as_ref().is_some_and(|s| s.resumed) {
+        while let Ok(ev) = events_rx.try_recv() {
+            app.on_agent(ev, tokio::time::Instant::now());
+        }
+    }
     // The first screen says where this runs, with what, and how to start.
     let info = &app.info;
-    let welcome = strings::welcome(&info.workspace, &info.provider, &info.model, &info.approval);
+    let mut welcome =
+        strings::welcome(&info.workspace, &info.provider, &info.model, &info.approval);
+    if info.custom_base_url {
+        welcome.push_str(&strings::welcome_base_url(&info.base_url));
+    }
     app.conversation.push(CellKind::Notice(welcome));
     app.conversation
         .push(CellKind::Notice(strings::WELCOME_HINTS.into()));

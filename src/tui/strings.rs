@@ -43,6 +43,10 @@ pub const PLAN_KEYS: &str = "y approve, go on in auto-edit · a approve, go on i
      r keep planning, with feedback · n keep planning · ↑/↓ scroll";
 
 /// The approval keys, with "always allow" when a rule can be proposed.
+/// The approval box's key line in a replay: nothing here answers a recorded question.
+pub const REPLAY_APPROVAL: &str =
+    "recorded question: the recorded answer closes it (--step: Space plays on)";
+
 pub fn approval_keys(prefix: Option<&str>) -> String {
     match prefix {
         Some(p) => format!(
@@ -98,7 +102,7 @@ pub fn retrying_in(secs: u64) -> String {
 
 /// Columns of the error a retry note keeps: the note stays one line at 80 columns (the
 /// final error, if it comes to that, is shown whole once).
-const RETRY_ERROR_COLS: usize = 52;
+const RETRY_ERROR_COLS: usize = 58;
 
 /// `attempt` is the attempt about to be made, so the first retry is attempt 2: numbered
 /// from 1 here.
@@ -230,6 +234,12 @@ pub fn welcome(workspace: &std::path::Path, provider: &str, model: &str, approva
         "{APP} in {} · {provider}/{model} · approval {approval}",
         workspace.display(),
     )
+}
+
+/// Appended to the first screen's line when the base URL is not the provider's own (a wrong
+/// `--base-url` is then visible before the first request fails).
+pub fn welcome_base_url(url: &str) -> String {
+    format!(" · base URL {url}")
 }
 
 /// The first screen's hint line.

@@ -5,8 +5,9 @@ use std::io::{self, Stdout, Write};
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 
 use crossterm::event::{
-    DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
-    KeyboardEnhancementFlags, PopKeyboardEnhancementFlags, PushKeyboardEnhancementFlags,
+    DisableBracketedPaste, DisableFocusChange, DisableMouseCapture, EnableBracketedPaste,
+    EnableFocusChange, EnableMouseCapture, KeyboardEnhancementFlags, PopKeyboardEnhancementFlags,
+    PushKeyboardEnhancementFlags,
 };
 use crossterm::terminal::{
     EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
@@ -24,6 +25,7 @@ const ALTERNATE_SCROLL_OFF: &str = "\x1b[?1007l";
 
 const MODE_KEYBOARD: u8 = 1;
 const MODE_MOUSE: u8 = 2;
+const MODE_FOCUS: u8 = 4;
 
 static ACTIVE: AtomicBool = AtomicBool::new(false);
 static MODES: AtomicU8 = AtomicU8::new(0);
@@ -83,6 +85,17 @@ pub fn setup(mouse: bool, keyboard: bool) -> io::Result<Setup> {
     result
 }
 
+/// Asks the terminal to report focus changes (`ESC[?1004h`), for notifications while it is
+/// not focused; [`restore`] turns it off again.
+pub fn enable_focus_events() -> io::Result<()> {
+    if !ACTIVE.load(Ordering::SeqCst) {
+        return Ok(());
+    }
+    execute!(io::stdout(), EnableFocusChange)?;
+    MODES.fetch_or(MODE_FOCUS, Ordering::SeqCst);
+    Ok(())
+}
+
 /// Leaves raw mode and the alternate screen; safe to call from a panic hook, and more than once.
 pub fn restore() {
     if !ACTIVE.swap(false, Ordering::SeqCst) {
@@ -95,6 +108,9 @@ pub fn restore() {
     }
     if modes & MODE_MOUSE != 0 {
         let _ = execute!(out, DisableMouseCapture);
+    }
+    if modes & MODE_FOCUS != 0 {
+        let _ = execute!(out, DisableFocusChange);
     }
     let _ = out.write_all(ALTERNATE_SCROLL_OFF.as_bytes());
     let _ = execute!(

@@ -250,7 +250,9 @@ fn focus_note(app: &App) -> Option<String> {
 }
 
 fn status_view<'a>(app: &'a App, now: Instant) -> StatusView<'a> {
-    let table: &[Hint] = if app.turn.busy {
+    let table: &[Hint] = if app.info.replay {
+        keys::REPLAY_HINTS
+    } else if app.turn.busy {
         BUSY_HINTS
     } else {
         IDLE_HINTS

@@ -58,6 +58,9 @@ pub struct Approvals {
     pub scroll: usize,
     /// "Always allow": the rule's inside (`cargo test:*`) being edited, or None.
     pub rule_edit: Option<String>,
+    /// A replay: questions are recorded ones, answered by the recording, so the box shows no
+    /// keys to answer them.
+    pub replay: bool,
 }
 
 impl Approvals {
@@ -186,8 +189,9 @@ impl Approvals {
         let Some(req) = self.current() else { return };
         if area.width < 8 || area.height < 4 {
             // Too small for a box: one line that still says what is asked and how to answer.
+            let keys = if self.replay { "(recorded)" } else { "y/a/n" };
             let line = Line::styled(
-                format!("allow {}? y/a/n", sanitize(&req.tool)),
+                format!("allow {}? {keys}", sanitize(&req.tool)),
                 theme.accent,
             );
             f.render_widget(Clear, area);
@@ -214,6 +218,7 @@ impl Approvals {
                 Span::styled(strings::rule_edit(&sanitize(&req.tool)), bold),
                 Span::styled(format!("{}▏)", sanitize(rule)), theme.text),
             ]),
+            (None, None) if self.replay => Line::styled(strings::REPLAY_APPROVAL, bold),
             (None, None) if is_plan(req) => Line::styled(strings::PLAN_KEYS, bold),
             (None, None) => Line::styled(
                 strings::approval_keys(suggested_inside(req).as_deref().map(sanitize).as_deref()),

@@ -23,6 +23,8 @@ use crate::tui::theme::Theme;
 
 const TITLE: &str = " sessions (UTC) ";
 const KEYS: &str = "↑↓ choose · Enter resume · Esc close";
+/// Session ids are 8 hex digits; a longer (hand-named) one is cut.
+const ID_COLS: usize = 8;
 
 /// One row of the picker.
 #[derive(Clone, Debug, PartialEq)]
@@ -36,6 +38,9 @@ pub struct Entry {
     pub bytes: u64,
     /// The session this run is writing now.
     pub current: bool,
+    /// The session this one was forked from (`--fork`, `/fork`): its rows share a first
+    /// prompt with the parent's, so the mark tells them apart.
+    pub forked_from: Option<String>,
 }
 
 impl Entry {
@@ -51,10 +56,12 @@ impl Entry {
             turns: s.turns,
             bytes: std::fs::metadata(&s.path).map(|m| m.len()).unwrap_or(0),
             current: current == Some(s.id.as_str()),
+            forked_from: s.forked_from.clone(),
         }
     }
 
-    /// "● 12-01 14:05   3 turns  12.5 KB  fix the bug in…" cut to `width` columns.
+    /// "● 1a2b3c4d  12-01 14:05   3 turns  12.5 KB  fix the bug in…" cut to `width`
+    /// columns; a fork's prompt starts with "(fork of PARENT)".
     fn row(&self, width: usize) -> String {
         let mark = if self.current { "●" } else { " " };
         let turns = format!(
@@ -68,7 +75,16 @@ impl Entry {
         } else {
             prompt
         };
-        let head = format!("{mark} {}  {turns}  {:>8}  ", self.when, size(self.bytes));
+        let prompt = match &self.forked_from {
+            Some(parent) => format!("(fork of {}) {prompt}", one_line(parent)),
+            None => prompt,
+        };
+        let id = fit(&one_line(&self.id), ID_COLS);
+        let head = format!(
+            "{mark} {id:<ID_COLS$}  {}  {turns}  {:>8}  ",
+            self.when,
+            size(self.bytes)
+        );
         let room = width.saturating_sub(unicode_width::UnicodeWidthStr::width(head.as_str()));
         format!("{head}{}", fit(&prompt, room))
     }
@@ -271,14 +287,25 @@ mod tests {
             turns: 1,
             bytes: 12_800,
             current: true,
+            forked_from: None,
         };
         assert_eq!(
             e.row(80),
-            "● 12-01 14:05    1 turn    12.5 KB  修复解析器 and the tests"
+            "● a         12-01 14:05    1 turn    12.5 KB  修复解析器 and the tests"
         );
-        let cut = e.row(40);
+        let fork = Entry {
+            id: "9f3e0c21".into(),
+            current: false,
+            forked_from: Some("1a2b3c4d".into()),
+            ..e.clone()
+        };
+        assert_eq!(
+            fork.row(100),
+            "  9f3e0c21  12-01 14:05    1 turn    12.5 KB  (fork of 1a2b3c4d) 修复解析器 and the tests"
+        );
+        let cut = e.row(50);
         assert!(
-            unicode_width::UnicodeWidthStr::width(cut.as_str()) <= 40,
+            unicode_width::UnicodeWidthStr::width(cut.as_str()) <= 50,
             "{cut}"
         );
         assert!(cut.ends_with('…'), "{cut}");

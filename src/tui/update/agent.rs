@@ -155,7 +155,9 @@ impl App {
                 summaries,
             } => {
                 self.conversation.clear();
-                // The tools pane lists the calls of the history it now shows, no others.
+                // A new conversation, rewind or resume: the resumed session's compacted
+                // messages (if any) are the ones to export.
+                self.compacted = self.earlier.clone();
                 self.tools.reset();
                 self.tools.lanes.clear();
                 self.subagents.clear();
@@ -225,6 +227,7 @@ impl App {
                     });
                     self.conversation.scroll.bottom();
                 }
+                self.keep_compacted(&messages);
                 self.json
                     .reset_history(messages.into_iter().map(std::sync::Arc::new).collect());
                 if self.turn.compacting {
@@ -274,6 +277,8 @@ impl App {
         self.turn.streaming = false;
         self.turn.retry_until = None;
         self.turn.usage = summary.usage;
+        self.turn.total_usage.add(summary.usage);
+        self.turn.prompts_done += 1;
         self.approvals.clear();
         self.conversation.finish_streaming();
         let unfinished = self.tools.any_active(&self.tool_calls);

@@ -1,8 +1,7 @@
-//! Keys, paste and mouse. A modal sees keys first (help, approval), then the global keys,
+//! Keys and paste (the mouse: mouse.rs). A modal sees keys first (help, approval), then the global keys,
 //! then the focused pane; a key stops at the first taker.
 
-use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEvent, MouseEventKind};
-use ratatui::layout::{Position, Rect};
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use tokio::time::Instant;
 
 use crate::agent::protocol::AgentCommand;
@@ -11,9 +10,6 @@ use crate::tui::keys::{Action, Scope, action_for};
 use crate::tui::panes::EventState;
 use crate::tui::panes::cells::CellKind;
 use crate::tui::strings;
-
-/// Lines the wheel moves per notch when the mouse is captured.
-const WHEEL_LINES: usize = 3;
 
 impl App {
     pub fn on_key(&mut self, key: KeyEvent, now: Instant) {
@@ -330,35 +326,6 @@ impl App {
             return;
         }
         self.input.paste(text);
-    }
-
-    /// Only reached with mouse capture on: the wheel scrolls the pane under the pointer.
-    pub fn on_mouse(&mut self, ev: MouseEvent) {
-        let up = match ev.kind {
-            MouseEventKind::ScrollUp => true,
-            MouseEventKind::ScrollDown => false,
-            _ => return,
-        };
-        let at = Position::new(ev.column, ev.row);
-        let inside = |r: Option<Rect>| r.is_some_and(|r| r.contains(at));
-        let under = if inside(self.areas.json) {
-            Focus::Json
-        } else if inside(self.areas.tools) {
-            Focus::Tools
-        } else if let Some(i) = self.areas.extra.iter().position(|r| r.contains(at)) {
-            Focus::Extra(i)
-        } else {
-            Focus::Conversation
-        };
-        let Some(pane) = self.pane_mut(under) else {
-            return;
-        };
-        let scroll = pane.scroll();
-        if up {
-            scroll.up(WHEEL_LINES);
-        } else {
-            scroll.down(WHEEL_LINES);
-        }
     }
 
     pub fn on_resize(&mut self) {

@@ -76,7 +76,7 @@ pub const COMMANDS: &[SlashCommand] = &[
         name: "export",
         args: "[FILE]",
         help: "write the conversation as Markdown",
-        run: export,
+        run: |app, args, _| app.export_command(args),
     },
     SlashCommand {
         name: "mcp",
@@ -121,9 +121,33 @@ pub const COMMANDS: &[SlashCommand] = &[
         run: approval,
     },
     SlashCommand {
+        name: "status",
+        args: "",
+        help: "model, base URL, session, context, cost",
+        run: |app, _, _| app.show_status(),
+    },
+    SlashCommand {
+        name: "cost",
+        args: "",
+        help: "session cost and tokens used",
+        run: |app, _, _| app.show_cost(),
+    },
+    SlashCommand {
+        name: "init",
+        args: "",
+        help: "write a starting AGENTS.md",
+        run: |app, _, _| app.init_agents_md(),
+    },
+    SlashCommand {
         name: "exit",
         args: "",
         help: "quit tooloop",
+        run: |app, _, _| app.should_quit = true,
+    },
+    SlashCommand {
+        name: "quit",
+        args: "",
+        help: "same as /exit",
         run: |app, _, _| app.should_quit = true,
     },
 ];
@@ -226,42 +250,6 @@ fn permissions(app: &mut App, args: &str, _now: Instant) {
     app.conversation.push(CellKind::Notice(text));
 }
 
-/// `/export [FILE]`: the history as Markdown, to FILE (relative to the workspace) or to
-/// `tooloop-SESSION.md` in the workspace.
-fn export(app: &mut App, args: &str, _now: Instant) {
-    let history: Vec<crate::message::Message> =
-        app.json.history().iter().map(|m| (**m).clone()).collect();
-    if history.is_empty() {
-        app.conversation
-            .push(CellKind::Notice(strings::EXPORT_NOTHING.into()));
-        return;
-    }
-    let session = app
-        .info
-        .session
-        .clone()
-        .unwrap_or_else(|| "conversation".into());
-    let name = if args.is_empty() {
-        format!("tooloop-{session}.md")
-    } else {
-        args.to_string()
-    };
-    let path = app.info.workspace.join(name);
-    let title = format!("tooloop session {session}");
-    let md = crate::export::markdown(&crate::export::Conversation {
-        title,
-        about: vec![format!("workspace {}", app.info.workspace.display())],
-        earlier: &[],
-        messages: &history,
-        agents: &[],
-    });
-    let cell = match std::fs::write(&path, md) {
-        Ok(()) => CellKind::Notice(strings::exported(history.len(), &path)),
-        Err(e) => CellKind::Error(strings::save_failed(&path, &e)),
-    };
-    app.conversation.push(cell);
-}
-
 /// `/model` lists the models; `/model NAME` switches (the agent confirms with ModelChanged,
 /// which updates the status bar; during a turn the switch waits for its end).
 fn model(app: &mut App, args: &str, _: Instant) {
@@ -323,7 +311,11 @@ mod tests {
             "mcp",
             "agents",
             "permissions",
+            "status",
+            "cost",
+            "init",
             "exit",
+            "quit",
         ] {
             assert!(COMMANDS.iter().any(|c| c.name == name), "/{name}");
         }

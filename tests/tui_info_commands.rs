@@ -1,0 +1,153 @@
+//! `/status`, `/cost`, `/init` and `/quit`: state tests on the App, drawn at 80×24 and
+//! 200×50.
+
+mod tui_support;
+
+use crossterm::event::KeyCode;
+use tokio::time::Instant;
+use tooloop::agent::context::ContextStatus;
+use tooloop::agent::protocol::{AgentEvent, Terminal, TurnSummary};
+use tooloop::provider::Usage;
+use tooloop::tui::app::App;
+use tooloop::tui::panes::cells::CellKind;
+use tui_support::*;
+
+fn command(app: &mut App, text: &str) {
+    let now = Instant::now();
+    type_text(app, text, now);
+    app.on_key(key(KeyCode::Enter), now);
+    assert!(app.take_commands().is_empty(), "{text} is not sent");
+}
+
+fn last_cell(app: &App) -> String {
+    match &app.conversation.cells().last().expect("a cell").kind {
+        CellKind::Notice(t) | CellKind::Error(t) => t.clone(),
+        _ => panic!("the last cell is not a notice"),
+    }
+}
+
+fn used(app: &mut App, input: u64, output: u64, cost: f64) {
+    let now = Instant::now();
+    app.on_agent(
+        AgentEvent::Context(ContextStatus {
+            context_tokens: 12_345,
+            window: 200_000,
+            cost_usd: Some(cost),
+            cache_read_share: None,
+        }),
+        now,
+    );
+    app.on_agent(
+        AgentEvent::Done(TurnSummary {
+            reason: Terminal::Completed,
+            turns: 1,
+            usage: Usage {
+                input_tokens: input,
+                output_tokens: output,
+                cache_read_tokens: 1000,
+                ..Default::default()
+            },
+            text: String::new(),
+            transitions: vec![],
+            cost_usd: Some(cost),
+            context_tokens: 12_345,
+            error: None,
+        }),
+        now,
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn status_names_everything_a_user_asks_about() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut a = app();
+    a.info.provider = "anthropic".into();
+    a.info.model = "claude-sonnet-4-5".into();
+    a.info.base_url = "http://127.0.0.1:8080/代理".into();
+    a.info.custom_base_url = true;
+    a.info.workspace = dir.path().join("工作区");
+    a.info.sandbox = "workspace-write".into();
+    a.info.approval = "ask".into();
+    a.info.session = Some("1a2b3c4d".into());
+    command(&mut a, "/status");
+    let text = last_cell(&a);
+    assert!(text.contains("nothing sent yet"), "{text}");
+    used(&mut a, 5000, 700, 0.0123);
+    command(&mut a, "/status");
+    let text = last_cell(&a);
+    for want in [
+        "anthropic/claude-sonnet-4-5",
+        "http://127.0.0.1:8080/代理",
+        "工作区",
+        "mode       ask",
+        "workspace-write",
+        "1a2b3c4d",
+        "12,345 of 200,000 tokens (6%)",
+        "$0.0123",
+    ] {
+        assert!(text.contains(want), "{want}: {text}");
+    }
+    for (w, h) in [(80, 24), (200, 50)] {
+        let s = render_text(&mut a, w, h, Instant::now());
+        assert!(s.contains("12,345 of 200,000"), "{w}x{h}\n{s}");
+        assert!(s.contains("$0.0123"), "{w}x{h}\n{s}");
+    }
+    // The provider's own URL is marked default; the offline demo has none.
+    a.info.custom_base_url = false;
+    a.info.base_url = "https://api.anthropic.com".into();
+    command(&mut a, "/status");
+    assert!(last_cell(&a).contains("https://api.anthropic.com (default)"));
+    a.info.base_url = String::new();
+    a.info.session = None;
+    command(&mut a, "/status");
+    let text = last_cell(&a);
+    assert!(text.contains("none (offline)"), "{text}");
+    assert!(text.contains("none (--no-session)"), "{text}");
+}
+
+#[tokio::test(start_paused = true)]
+async fn cost_adds_up_the_prompts() {
+    let mut a = app();
+    used(&mut a, 5000, 700, 0.01);
+    used(&mut a, 7000, 300, 0.025);
+    command(&mut a, "/cost");
+    let text = last_cell(&a);
+    assert!(text.contains("$0.0250 this session"), "{text}");
+    assert!(text.contains("(2 prompts)"), "{text}");
+    assert!(text.contains("14,000 in"), "{text}");
+    assert!(text.contains("2,000 read from the cache"), "{text}");
+    assert!(text.contains("1,000 out"), "{text}");
+}
+
+#[tokio::test(start_paused = true)]
+async fn init_writes_agents_md_once() {
+    let dir = tempfile::tempdir().expect("tmp");
+    std::fs::write(dir.path().join("Cargo.toml"), "[package]\n").expect("write");
+    let mut a = app();
+    a.info.workspace = dir.path().to_path_buf();
+    command(&mut a, "/init");
+    assert!(last_cell(&a).starts_with("wrote "), "{}", last_cell(&a));
+    let path = dir.path().join("AGENTS.md");
+    let text = std::fs::read_to_string(&path).expect("AGENTS.md");
+    assert!(text.contains("cargo test"), "{text}");
+    std::fs::write(&path, "我的规则").expect("write");
+    command(&mut a, "/init");
+    assert!(
+        last_cell(&a).contains("never overwrites"),
+        "{}",
+        last_cell(&a)
+    );
+    assert_eq!(std::fs::read_to_string(&path).expect("read"), "我的规则");
+}
+
+#[tokio::test(start_paused = true)]
+async fn quit_is_exit() {
+    let mut a = app();
+    command(&mut a, "/quit");
+    assert!(a.should_quit);
+    // The help overlay lists the new commands (it is generated from the command table).
+    let rows = tooloop::tui::update::slash::help_rows();
+    for c in ["status", "cost", "init", "quit"] {
+        assert!(rows.iter().any(|(name, _, _)| *name == c), "{c}");
+    }
+}
