@@ -71,7 +71,7 @@ send -l 'list files, find TODO and run `sleep 2 && echo done`'
 send Enter
 wait_for "allow bash?"
 shot approval
-send y
+send Enter
 wait_status "running 1 tool"
 sleep 1.2
 shot tools

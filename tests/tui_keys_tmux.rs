@@ -94,3 +94,55 @@ fn a_burst_of_three_thousand_characters_is_sent_whole_by_the_next_enter() {
     }
     let _ = &t.workspace;
 }
+
+/// The input line (the one above the status bar).
+fn input_line(screen: &str) -> String {
+    let lines: Vec<&str> = screen.lines().filter(|l| !l.trim().is_empty()).collect();
+    lines
+        .len()
+        .checked_sub(2)
+        .map(|i| lines[i].trim().to_string())
+        .unwrap_or_default()
+}
+
+/// Letters never answer the approval box: `yay好` typed after the question opened and a
+/// lone `h` after a pause both land in the input; Enter confirms the chosen "1. Yes".
+#[test]
+fn a_stray_letter_goes_to_the_input_and_only_enter_answers() {
+    if !tmux::available() {
+        return;
+    }
+    let t = Tui::start("stray", 80, 24);
+    t.wait_text("Ask something");
+    t.send_line("run `echo stray-ok`");
+    let s = t.wait_text("allow bash?");
+    assert!(s.contains("❯ 1. Yes"), "{s}");
+    assert!(
+        s.contains("No, tell the model what to do differently"),
+        "{s}"
+    );
+    let settle =
+        tooloop::tui::overlays::approval::GUARD + tooloop::tui::overlays::approval::BURST_GAP;
+    std::thread::sleep(settle);
+    t.type_text("yay好");
+    let s = t.wait_for("the letters in the input", |s| {
+        input_line(s).contains("yay好")
+    });
+    assert!(s.contains("allow bash?"), "a letter answered the box:\n{s}");
+    std::thread::sleep(settle);
+    t.type_text("h");
+    let s = t.wait_for("the lone letter in the input", |s| {
+        input_line(s).contains("yay好h")
+    });
+    assert!(s.contains("allow bash?"), "{s}");
+    std::thread::sleep(settle);
+    t.keys(&["Enter"]);
+    let s = t.wait_for("the approved call to finish", |s| {
+        !s.contains("allow bash?") && Tmux::status_line(s).contains("idle")
+    });
+    assert!(s.contains("exit code 0"), "{s}");
+    assert!(
+        input_line(&s).contains("yay好h"),
+        "the typing is kept:\n{s}"
+    );
+}

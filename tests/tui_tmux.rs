@@ -199,7 +199,7 @@ fn bash_asks_for_approval_in_a_modal() {
     t.keys(&["Enter"]);
     let s = t.wait_text("allow bash?");
     assert!(s.contains("$ echo hello-from-bash"), "{s}");
-    assert!(s.contains("y allow once"), "{s}");
+    assert!(s.contains("❯ 1. Yes"), "{s}");
     assert!(
         Tmux::status_line(&s).contains("waiting for approval"),
         "{s}"
@@ -209,7 +209,7 @@ fn bash_asks_for_approval_in_a_modal() {
     std::thread::sleep(
         tooloop::tui::overlays::approval::GUARD + tooloop::tui::overlays::approval::BURST_GAP,
     );
-    t.keys(&["y"]);
+    t.keys(&["Enter"]);
     let s = t.wait_for("the approved call to finish", |s| {
         !s.contains("allow bash?") && Tmux::status_line(s).contains("idle")
     });

@@ -60,13 +60,10 @@ pub enum Action {
     Undo,
     /// Copy the selection to the clipboard (OSC 52).
     Copy,
-    AllowOnce,
-    AllowSession,
+    /// Approval box: deny the call without a reason.
     Deny,
-    /// Start typing a reason for denying (Enter sends it).
-    DenyWithReason,
-    /// "Always allow … in this project": edit the proposed rule, Enter saves it.
-    AllowRule,
+    /// Approval box: choose an answer by its number (the digit of the key).
+    PickChoice,
     /// Shift+Tab: ask → auto-edit → plan → ask.
     CycleApproval,
     /// Ctrl+T: fold or unfold the todo list.

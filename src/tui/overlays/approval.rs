@@ -18,6 +18,7 @@ use crate::agent::protocol::approval::Decision;
 use crate::agent::protocol::approval::Preview;
 use crate::permission::ApprovalMode;
 use crate::tui::keys::Action;
+use crate::tui::overlays::approval_choices::{self, Choice};
 use crate::tui::strings;
 use crate::tui::text::json_view;
 use crate::tui::text::sanitize::sanitize;
@@ -58,6 +59,8 @@ pub struct Approvals {
     pub scroll: usize,
     /// "Always allow": the rule's inside (`cargo test:*`) being edited, or None.
     pub rule_edit: Option<String>,
+    /// The answer Enter confirms (an index into `choices()`).
+    pub selected: usize,
 }
 
 impl Approvals {
@@ -65,6 +68,7 @@ impl Approvals {
         if self.queue.is_empty() {
             self.shown_at = Some(now);
             self.scroll = 0;
+            self.selected = 0;
         }
         self.queue.push_back(req);
     }
@@ -81,6 +85,7 @@ impl Approvals {
         self.reason = None;
         self.rule_edit = None;
         self.scroll = 0;
+        self.selected = 0;
         self.shown_at = (!self.queue.is_empty()).then_some(now);
     }
 
@@ -108,29 +113,55 @@ impl Approvals {
         self.shown_at = None;
     }
 
-    /// The reply for an approval key, or None if the key means nothing here. A plan
-    /// (`exit_plan_mode`) reads y as "approve, go on in auto-edit", a as "approve, go on in
-    /// ask", and n / r as "keep planning" (r with typed feedback).
+    /// The answers the question in front offers.
+    pub fn choices(&self) -> Vec<Choice> {
+        self.current().map_or_else(Vec::new, |req| {
+            approval_choices::choices(is_plan(req), suggested_inside(req).is_some())
+        })
+    }
+
+    /// Chooses answer `n` (1-based, as numbered on screen); a number not listed does nothing.
+    pub fn pick(&mut self, n: usize) {
+        if (1..=self.choices().len()).contains(&n) {
+            self.selected = n - 1;
+        }
+    }
+
+    /// The reply for an approval action, or None if it only moved the choice or the preview,
+    /// or opened an editor. Enter confirms the chosen answer: a plan reads "Yes" as "approve,
+    /// go on in auto-edit" and "Yes, and don't ask again" as "approve, go on asking"; "No"
+    /// opens the line where the user says what to do differently (empty: a plain denial).
     pub fn answer(&mut self, action: Action, now: Instant) -> Option<AgentCommand> {
         let plan = self.current().is_some_and(is_plan);
+        let last = self.choices().len().saturating_sub(1);
         let decision = match action {
-            Action::AllowOnce if plan => Decision::ApprovePlan {
-                mode: ApprovalMode::AutoEdit,
+            Action::Submit => match self.choices().get(self.selected)? {
+                Choice::AllowOnce if plan => Decision::ApprovePlan {
+                    mode: ApprovalMode::AutoEdit,
+                },
+                Choice::AllowSession if plan => Decision::ApprovePlan {
+                    mode: ApprovalMode::Ask,
+                },
+                Choice::AllowOnce => Decision::AllowOnce,
+                Choice::AllowSession => Decision::AllowForSession,
+                Choice::AllowRule => {
+                    self.rule_edit = self.current().and_then(suggested_inside);
+                    return None;
+                }
+                Choice::DenyWithReason => {
+                    self.reason = Some(String::new());
+                    return None;
+                }
             },
-            Action::AllowSession if plan => Decision::ApprovePlan {
-                mode: ApprovalMode::Ask,
-            },
-            Action::AllowOnce => Decision::AllowOnce,
-            Action::AllowSession => Decision::AllowForSession,
             Action::Deny => Decision::Deny {
                 reason: self.reason.take().filter(|r| !r.trim().is_empty()),
             },
-            Action::DenyWithReason => {
-                self.reason = Some(String::new());
+            Action::PrevItem => {
+                self.selected = self.selected.saturating_sub(1);
                 return None;
             }
-            Action::AllowRule => {
-                self.rule_edit = self.current().and_then(suggested_inside);
+            Action::NextItem => {
+                self.selected = (self.selected + 1).min(last);
                 return None;
             }
             Action::ScrollUp => {
@@ -187,7 +218,7 @@ impl Approvals {
         if area.width < 8 || area.height < 4 {
             // Too small for a box: one line that still says what is asked and how to answer.
             let line = Line::styled(
-                format!("allow {}? y/a/n", sanitize(&req.tool)),
+                format!("allow {}? Enter/Esc", sanitize(&req.tool)),
                 theme.accent,
             );
             f.render_widget(Clear, area);
@@ -214,13 +245,22 @@ impl Approvals {
                 Span::styled(strings::rule_edit(&sanitize(&req.tool)), bold),
                 Span::styled(format!("{}▏)", sanitize(rule)), theme.text),
             ]),
-            (None, None) if is_plan(req) => Line::styled(strings::PLAN_KEYS, bold),
-            (None, None) => Line::styled(
-                strings::approval_keys(suggested_inside(req).as_deref().map(sanitize).as_deref()),
-                bold,
-            ),
+            (None, None) => Line::default(),
         };
-        let footer = wrap(&[footer], inner_w);
+        // No editor open: the numbered answers, the chosen one marked.
+        let footer = if self.reason.is_none() && self.rule_edit.is_none() {
+            approval_choices::lines(
+                &self.choices(),
+                self.selected,
+                is_plan(req),
+                &req.tool,
+                suggested_inside(req).as_deref(),
+                theme,
+            )
+        } else {
+            vec![footer]
+        };
+        let footer = wrap(&footer, inner_w);
         let h = (body.len() as u16 + footer.len() as u16 + 3)
             .min(area.height.saturating_sub(2))
             .max(4);
