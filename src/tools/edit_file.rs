@@ -57,6 +57,19 @@ impl Tool for EditFile {
             note: flag(input, "replace_all").then(|| "(every occurrence)".to_string()),
         })
     }
+    fn preview_in(&self, input: &Value, workspace: &super::Workspace) -> Option<Preview> {
+        let path = optional_str(input, "path").unwrap_or("");
+        let old = optional_str(input, "old_string").unwrap_or("");
+        let new = optional_str(input, "new_string").unwrap_or("");
+        match super::file_preview::edit(workspace, path, old, new, flag(input, "replace_all")) {
+            Some(unified_diff) => Some(Preview::Diff {
+                path: path.to_string(),
+                unified_diff,
+                note: flag(input, "replace_all").then(|| "(every occurrence)".to_string()),
+            }),
+            None => self.preview(input),
+        }
+    }
     fn summary(&self, input: &Value) -> String {
         let path = one_line(optional_str(input, "path").unwrap_or("?"), 60);
         if flag(input, "replace_all") {
@@ -177,15 +190,15 @@ fn edit(
 /// What to search and replace. A file that uses CRLF throughout is edited in a \n view
 /// (so old_string written with \n matches) and written back with CRLF. A file with mixed
 /// endings is matched as it is, or — when that fails — with old_string's \n taken as \r\n.
-struct Replacement {
-    content: String,
-    old: String,
-    new: String,
+pub(super) struct Replacement {
+    pub(super) content: String,
+    pub(super) old: String,
+    pub(super) new: String,
     crlf: bool,
 }
 
 impl Replacement {
-    fn plan(text: &str, old: &str, new: &str) -> Self {
+    pub(super) fn plan(text: &str, old: &str, new: &str) -> Self {
         let lf = text.matches('\n').count();
         let crlf = text.matches("\r\n").count();
         if crlf > 0 && crlf == lf {
