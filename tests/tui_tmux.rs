@@ -452,3 +452,41 @@ fn sessions_picker_resumes_an_earlier_session() {
         s.matches("Anything else?").count() >= 2
     });
 }
+
+/// After `/new` with nothing sent there is no new session on disk: the exit hint must not
+/// name it (issue 29). Any `--resume ID` printed names a saved session.
+#[test]
+fn the_exit_hint_names_only_a_saved_session() {
+    if !have_tmux() {
+        return;
+    }
+    let t = Tui::start("exit-hint", "");
+    t.wait_text("approval ask");
+    t.send_line("list files");
+    t.wait_for("the answer", |s| {
+        s.contains("Anything else?") && Tmux::status_line(s).contains("idle")
+    });
+    t.send_line("/new");
+    t.wait_text("new conversation");
+    t.keys(&["C-d"]);
+    let s = t.wait_text("EXITED:0");
+    let home = t.workspace.parent().expect("dir").join("home");
+    let saved = |id: &str| {
+        let found = Command::new("find")
+            .arg(&home)
+            .args(["-name", &format!("*{id}*.jsonl")])
+            .output()
+            .expect("find");
+        !String::from_utf8_lossy(&found.stdout).trim().is_empty()
+    };
+    for id in s
+        .split("tooloop --resume ")
+        .skip(1)
+        .filter_map(|rest| rest.split_whitespace().next())
+    {
+        assert!(
+            saved(id),
+            "the hint names session {id}, which was never saved:\n{s}"
+        );
+    }
+}
