@@ -166,7 +166,20 @@ impl App {
                 }
                 self.turn.turn = 0;
                 self.turn.usage = Default::default();
-                let timings = std::mem::take(&mut self.timings);
+                let mut timings = std::mem::take(&mut self.timings);
+                // A rewind, /undo or /fork brings back calls this screen already showed: where
+                // the reset carries no timing for them, their last known end (cancelled,
+                // denied, with its duration) stands, not a guess from `is_error`.
+                for m in &messages {
+                    for block in &m.content {
+                        if let ContentBlock::ToolUse { id, .. } = block
+                            && !timings.contains_key(id)
+                            && let Some(t) = self.tool_calls.get(id).and_then(known_timing)
+                        {
+                            timings.insert(id.clone(), t);
+                        }
+                    }
+                }
                 for m in &messages {
                     self.replay(m, &summaries, &timings, now);
                 }
@@ -404,4 +417,22 @@ impl App {
             }
         }
     }
+}
+
+/// The timing a finished call shown on screen stands for (its outcome and duration), for a
+/// history reset that brings it back; None while it has not ended.
+fn known_timing(c: &crate::tui::tool_calls::ToolCall) -> Option<ToolTiming> {
+    let outcome = match c.state {
+        ToolState::Ok => "ok",
+        ToolState::Error => "error",
+        ToolState::Cancelled => "cancelled",
+        ToolState::Denied => "denied",
+        _ => return None,
+    };
+    Some(ToolTiming {
+        id: c.id.clone(),
+        outcome: outcome.into(),
+        started: None,
+        duration_ms: c.duration_ms.unwrap_or(0),
+    })
 }
