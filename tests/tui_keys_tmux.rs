@@ -1,4 +1,4 @@
-//! End to end, the keys a user types in a real terminal (tmux) on the demo model: fast
+//! End to end, what a user types in a real terminal (tmux) on the demo model: fast
 //! input that arrives in one burst, and the approval box that only a deliberate act answers.
 //! Without tmux each test is skipped visibly, or fails under CI (tests/env_support).
 
@@ -144,5 +144,36 @@ fn a_stray_letter_goes_to_the_input_and_only_enter_answers() {
     assert!(
         input_line(&s).contains("yay好h"),
         "the typing is kept:\n{s}"
+    );
+}
+
+/// A timeline bar picked during one prompt is forgotten when the next prompt starts: the
+/// title does not keep `request N · Enter: open in JSON` (issue 29).
+#[test]
+fn the_timeline_selection_ends_with_its_prompt() {
+    if !tmux::available() {
+        return;
+    }
+    let t = Tui::start("bars", 120, 40);
+    t.wait_text("Ask something");
+    t.send_line("list files");
+    t.wait_for("the answer", |s| {
+        s.contains("Anything else?") && Tmux::status_line(s).contains("idle")
+    });
+    t.keys(&["Tab", "Tab"]);
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while !t.screen().contains("Enter: open in JSON") {
+        assert!(std::time::Instant::now() < deadline, "{}", t.screen());
+        t.keys(&["Left"]);
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    t.keys(&["Escape"]);
+    t.send_line("what time is it");
+    let s = t.wait_for("the second answer", |s| {
+        s.matches("Anything else?").count() >= 2 && Tmux::status_line(s).contains("idle")
+    });
+    assert!(
+        !s.contains("Enter: open in JSON") && !s.contains("Enter: input and output"),
+        "the old selection stayed:\n{s}"
     );
 }
