@@ -163,8 +163,8 @@ pub fn ended(reason: &str, error: Option<&str>, unanswered: bool) -> String {
     s
 }
 
-pub const PROMPT_KEPT: &str =
-    " · the prompt failed: it stays in the conversation and is sent along with your next one";
+pub const PROMPT_KEPT: &str = " · not sent: the prompt is back in the input (Enter sends it \
+     again; a new prompt replaces it)";
 
 pub const PERMISSIONS_USAGE: &str =
     "usage: /permissions (list) · /permissions revoke TOOL · /permissions revoke all";

@@ -33,6 +33,7 @@ impl App {
             AgentEvent::PromptStart { text } => {
                 self.turn.busy = true;
                 self.turn.last_error = None;
+                self.turn.unanswered = Some(text.clone());
                 self.tools.prompt_started(now);
                 self.tools.begin_group(&text);
                 self.conversation.push(CellKind::User(text));
@@ -141,6 +142,9 @@ impl App {
             AgentEvent::RawSse { event, data } => self.json.push_sse(&event, &data),
             AgentEvent::Usage(u) => self.turn.usage = u,
             AgentEvent::Message { index, message } => {
+                if message.role == Role::Assistant {
+                    self.turn.unanswered = None;
+                }
                 self.show_sources(index, &message);
                 self.json.set_message(index, message)
             }
@@ -296,13 +300,25 @@ impl App {
             // The error was shown as it happened: the end line does not repeat it.
             let shown = summary.error.is_some() && summary.error == self.turn.last_error;
             let error = summary.error.as_deref().filter(|_| !shown);
-            let unanswered = matches!(
+            let failed = matches!(
                 summary.reason,
                 Terminal::ModelError | Terminal::PromptTooLong
             );
-            let text = strings::ended(summary.reason.as_str(), error, unanswered);
+            let unanswered = self.turn.unanswered.take().filter(|_| failed);
+            let text = strings::ended(summary.reason.as_str(), error, unanswered.is_some());
             self.conversation.push(CellKind::Error(text));
+            if let Some(prompt) = unanswered {
+                // Not sent: the text waits in the input, ahead of anything queued or typed,
+                // and nothing starts on its own (the next request would likely fail too).
+                let mut parts = vec![prompt];
+                parts.extend(self.queued.drain(..));
+                if !self.input.is_empty() {
+                    parts.push(self.input.text());
+                }
+                self.input.set_text(&parts.join("\n"));
+            }
         }
+        self.turn.unanswered = None;
         self.turn.last_error = None;
         self.turn.abort_requested = false;
         if summary.reason.is_aborted() && !self.queued.is_empty() {
