@@ -8,7 +8,7 @@ use std::path::Path;
 use similar::TextDiff;
 
 use super::Workspace;
-use super::edit_file::Replacement;
+use super::replacement::Replacement;
 use super::text::as_text;
 use crate::agent::protocol::approval::Preview;
 

@@ -17,6 +17,7 @@ pub mod list_dir;
 pub mod output;
 pub mod process;
 pub mod read_file;
+mod replacement;
 pub mod schema;
 pub mod text;
 pub mod todo_write;
