@@ -9,7 +9,7 @@ use ratatui::widgets::Block;
 use tokio::time::Instant;
 
 use super::app::{App, Areas, Focus};
-use super::keys::{self, BUSY_HINTS, Hint, IDLE_HINTS};
+use super::keys::{self, APPROVAL_HINTS, BUSY_HINTS, Hint, IDLE_HINTS};
 use super::overlays::help;
 use super::panes::status_bar::{self, StatusView};
 use super::panes::{Pane, PaneContext};
@@ -242,7 +242,9 @@ fn focus_note(app: &App) -> Option<String> {
 }
 
 fn status_view<'a>(app: &'a App, now: Instant) -> StatusView<'a> {
-    let table: &[Hint] = if app.turn.busy {
+    let table: &[Hint] = if app.approvals.is_open() {
+        APPROVAL_HINTS
+    } else if app.turn.busy {
         BUSY_HINTS
     } else {
         IDLE_HINTS

@@ -32,6 +32,15 @@ pub const BUSY_HINTS: &[Hint] = &[
     hint(Action::Help, Global, "help"),
 ];
 
+/// Hints while the approval box waits: its own keys (Enter there confirms, not queues).
+pub const APPROVAL_HINTS: &[Hint] = &[
+    hint(Action::Submit, Approval, "confirm"),
+    hint(Action::Deny, Approval, "deny"),
+    hint(Action::PrevItem, Approval, "choose"),
+    hint(Action::Interrupt, Global, "abort"),
+    hint(Action::Help, Global, "help"),
+];
+
 /// Hints while idle.
 pub const IDLE_HINTS: &[Hint] = &[
     hint(Action::Submit, Input, "send"),
@@ -89,6 +98,7 @@ mod tests {
     fn every_hint_names_a_bound_key() {
         for h in BUSY_HINTS
             .iter()
+            .chain(APPROVAL_HINTS)
             .chain(IDLE_HINTS)
             .chain(SCROLL_HINTS)
             .chain(TOOLS_HINTS)

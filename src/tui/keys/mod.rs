@@ -6,7 +6,9 @@ mod bindings;
 mod hints;
 
 pub use bindings::{BINDINGS, Binding, Key};
-pub use hints::{BUSY_HINTS, Hint, IDLE_HINTS, SCROLL_HINTS, TOOLS_HINTS, hint, hint_label};
+pub use hints::{
+    APPROVAL_HINTS, BUSY_HINTS, Hint, IDLE_HINTS, SCROLL_HINTS, TOOLS_HINTS, hint, hint_label,
+};
 
 use KeyCode::{Char, Enter};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
