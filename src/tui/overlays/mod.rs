@@ -4,6 +4,7 @@
 
 pub mod approval;
 pub mod approval_choices;
+pub mod approval_diff;
 pub mod help;
 pub mod modal_box;
 pub mod rewind;
