@@ -17,7 +17,7 @@ use eventsource_stream::Eventsource;
 use futures::StreamExt;
 use tooloop::agent::assembler::{Assembler, Completed};
 use tooloop::provider::StreamEvent;
-use tooloop::provider::anthropic_stream::Decoder;
+use tooloop::provider::anthropic::stream::Decoder;
 use tooloop::provider::openai;
 use tooloop::provider::sse::SseParser;
 

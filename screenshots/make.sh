@@ -105,6 +105,17 @@ send -l "这一行很长的中文输入会在八十列处换行，光标停在�
 wait_for "END"
 shot small-chinese
 
+# The `/` menu at 80×24: built-in commands and one from a file (its first line in Chinese).
+mkdir -p "$ws/.tooloop/commands"
+printf '# 审查代码里的错误\nReview $ARGUMENTS for bugs; list each with its line.\n' \
+  > "$ws/.tooloop/commands/review.md"
+small "env -u ANTHROPIC_API_KEY '$bin' --workspace '$ws'"
+wait_for "Ask something"
+send -l "/re"
+wait_for "/review ARGS"
+send Down
+shot small-menu
+
 # Only loopback: port 9 (discard) is closed here, so every attempt is refused.
 small "ANTHROPIC_API_KEY=sk-ant-screenshot '$bin' --workspace '$ws' --provider anthropic \
   --base-url http://127.0.0.1:9 --max-retries 2"

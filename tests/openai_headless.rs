@@ -5,9 +5,9 @@ mod support;
 
 use serde_json::{Value, json};
 use support::openai as oa;
+use support::openai_history::{ERROR_PREFIX, from_openai_messages};
 use support::{Reply, Tooloop, assert_valid_history};
 use tooloop::message::{ContentBlock, Message};
-use tooloop::provider::openai::convert::{ERROR_PREFIX, from_openai_messages};
 
 /// What the wire keeps of a history: error results carry the "Error: " prefix.
 fn as_on_the_wire(messages: &[Message]) -> Vec<Message> {

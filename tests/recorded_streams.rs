@@ -12,7 +12,7 @@ use futures::StreamExt;
 use serde_json::{Value, json};
 use tooloop::agent::assembler::Assembler;
 use tooloop::message::{Message, validate_history};
-use tooloop::provider::anthropic_stream::event_stream;
+use tooloop::provider::anthropic::stream::event_stream;
 use tooloop::provider::openai::body::{Framing, decode};
 use tooloop::provider::{EventStream, StreamEvent};
 

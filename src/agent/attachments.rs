@@ -8,6 +8,10 @@ use std::path::{Path, PathBuf};
 
 use crate::message::image::{ImageSource, human_size, sniff};
 
+/// Why a path may not be read (a permission rule's refusal), or None: images and
+/// `@files` ([`super::mentions`]) are checked alike.
+pub type DenyCheck<'a> = &'a dyn Fn(&Path) -> Option<String>;
+
 /// An image file the prompt names.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Attachment {
@@ -26,7 +30,7 @@ impl Attachment {
 
 /// The words of `prompt` that may be paths: whitespace-separated, except inside quotes or
 /// after a backslash (how shells and terminals quote a pasted path).
-fn words(prompt: &str) -> Vec<String> {
+pub(super) fn words(prompt: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut word = String::new();
     let mut quote: Option<char> = None;
@@ -107,11 +111,17 @@ pub fn find(prompt: &str, root: &Path) -> Vec<Attachment> {
     found
 }
 
-/// The image blocks for `prompt`, and a notice for each image that cannot be sent.
-pub fn load(prompt: &str, root: &Path) -> (Vec<ImageSource>, Vec<String>) {
+/// The image blocks for `prompt`, and a notice for each image that cannot be sent (one a
+/// permission rule denies to `read_file` included: naming a file does not lift a rule).
+pub fn load(prompt: &str, root: &Path, denied: DenyCheck) -> (Vec<ImageSource>, Vec<String>) {
     let mut images = Vec::new();
     let mut notices = Vec::new();
     for a in find(prompt, root) {
+        let real = a.path.canonicalize().unwrap_or_else(|_| a.path.clone());
+        if let Some(why) = denied(&a.path).or_else(|| denied(&real)) {
+            notices.push(format!("{} not attached: {why}", a.name));
+            continue;
+        }
         match std::fs::read(&a.path)
             .map_err(|e| e.to_string())
             .and_then(|b| ImageSource::from_bytes(&b).map_err(|e| e.to_string()))
@@ -148,7 +158,7 @@ mod tests {
             "the same file once; text is no image"
         );
         assert_eq!(found[0].label(), "[image shot.png 1 KB]");
-        let (images, notices) = load(&prompt, root);
+        let (images, notices) = load(&prompt, root, &|_| None);
         assert_eq!(images.len(), 2);
         assert!(notices.is_empty());
         assert!(find("email me @ noon, see /etc/hostname", root).is_empty());

@@ -9,11 +9,11 @@ mod decide;
 mod extensions;
 mod failure;
 mod job_notices;
+mod open;
 mod steering;
 mod stream_events;
 
 use futures::StreamExt;
-use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 use super::assembler::{Assembler, Completed};
@@ -25,10 +25,10 @@ use crate::message::{ContentBlock, Message, check_ready};
 use crate::provider::{EventStream, ProviderError, StreamEvent, Usage};
 use decide::{Outcome, Plan, Reply, Step};
 use failure::{fail, is_prompt_too_long};
+use open::{OpenError, note_overload, open_stream, wait_before_retry, will_fall_back};
 use stream_events::forward;
 
 pub use decide::MAX_TOKENS_RESUME;
-const OVERLOADS_BEFORE_FALLBACK: u32 = 3;
 
 /// What carries over from one iteration to the next.
 struct State {
@@ -65,11 +65,6 @@ impl State {
 enum Flow {
     Continue(Transition),
     End(Terminal, Option<String>),
-}
-
-enum OpenError {
-    Aborted,
-    Failed(ProviderError),
 }
 
 enum StreamOutcome {
@@ -124,11 +119,18 @@ async fn run(agent: &mut Agent, prompt: &str, cancel: &CancellationToken) -> Tur
             };
         }
     };
-    // Images the prompt names (`@shot.png`, a pasted path) follow its text.
-    let (images, notices) = super::attachments::load(prompt, agent.exec.workspace.root());
+    // Files the prompt names (`@notes.md`, `@src/`) and images (`@shot.png`, a pasted
+    // path) follow its text; nothing a deny rule keeps from read_file is read.
+    let root = agent.exec.workspace.root().to_path_buf();
+    let policy = agent.exec.policy.clone();
+    let denied = |p: &std::path::Path| super::mentions::read_denied(&policy, &root, p);
+    let (files, mut notices) = super::mentions::load(prompt, &root, &denied);
+    let (images, image_notices) = super::attachments::load(prompt, &root, &denied);
+    notices.extend(image_notices);
     for text in notices {
         events.send(AgentEvent::Notice { text });
     }
+    message.content.extend(files);
     message.content.extend(
         images
             .into_iter()
@@ -372,103 +374,6 @@ async fn close_reply(
         cancelled: cancel.is_cancelled(),
     };
     (results_for(&asked, &runs), reply)
-}
-
-/// Sends the request, retrying errors that happen before the first byte. The body is
-/// encoded once per attempt; the same bytes go to the wire and to the front end.
-async fn open_stream(
-    agent: &Agent,
-    state: &mut State,
-    cancel: &CancellationToken,
-) -> Result<EventStream, OpenError> {
-    let tools = steering::offered_tools(agent);
-    loop {
-        let req = agent.request(&state.model, &tools);
-        let body = Arc::new(agent.provider.encode(&req));
-        agent.exec.events.send(AgentEvent::RequestStart {
-            turn: state.turn,
-            attempt: state.attempt,
-            model: state.model.clone(),
-            body: body.clone(),
-        });
-        let result = tokio::select! {
-            biased;
-            _ = cancel.cancelled() => return Err(OpenError::Aborted),
-            r = agent.provider.open(&req, &body) => r,
-        };
-        let err = match result {
-            Ok(stream) => return Ok(stream),
-            Err(e) => e,
-        };
-        failure::report_http(agent, &err);
-        if !agent.settings.retry.should_retry(state.attempt, &err) {
-            return Err(OpenError::Failed(err));
-        }
-        note_overload(agent, state, &err);
-        if !wait_before_retry(agent, state, &err, cancel).await {
-            return Err(OpenError::Aborted);
-        }
-    }
-}
-
-/// Whether `err` will make [`note_overload`] switch to the fallback model.
-fn will_fall_back(agent: &Agent, state: &State, err: &ProviderError) -> bool {
-    err.is_overloaded()
-        && state.consecutive_overloads + 1 >= OVERLOADS_BEFORE_FALLBACK
-        && agent.settings.retry.should_retry(state.attempt, err)
-        && agent
-            .settings
-            .fallback_model
-            .as_ref()
-            .is_some_and(|f| *f != state.model)
-}
-
-/// Counts overloads and switches to the fallback model after too many in a row.
-fn note_overload(agent: &Agent, state: &mut State, err: &ProviderError) {
-    if !err.is_overloaded() {
-        state.consecutive_overloads = 0;
-        return;
-    }
-    state.consecutive_overloads += 1;
-    if state.consecutive_overloads < OVERLOADS_BEFORE_FALLBACK {
-        return;
-    }
-    if let Some(fallback) = &agent.settings.fallback_model
-        && *fallback != state.model
-    {
-        agent.exec.events.send(AgentEvent::Notice {
-            text: format!(
-                "{} is overloaded ({} times in a row); switching to {fallback}",
-                state.model, state.consecutive_overloads
-            ),
-        });
-        state.model = fallback.clone();
-        state.consecutive_overloads = 0;
-        state
-            .transitions
-            .push(super::protocol::Transition::FallbackModel);
-    }
-}
-
-/// Waits out the backoff; false if the user aborted during the wait.
-async fn wait_before_retry(
-    agent: &Agent,
-    state: &mut State,
-    err: &ProviderError,
-    cancel: &CancellationToken,
-) -> bool {
-    let delay = agent.settings.retry.delay(state.attempt, err);
-    agent.exec.events.send(AgentEvent::Retry {
-        attempt: state.attempt + 1,
-        delay_ms: delay.as_millis() as u64,
-        error: err.to_string(),
-    });
-    state.attempt += 1;
-    tokio::select! {
-        biased;
-        _ = cancel.cancelled() => false,
-        _ = tokio::time::sleep(delay) => true,
-    }
 }
 
 /// Reads the stream to its end, handing each complete tool_use to the executor at once.

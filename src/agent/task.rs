@@ -92,6 +92,12 @@ async fn run(mut agent: Agent, mut rx: mpsc::UnboundedReceiver<AgentCommand>) ->
                     }
                     continue;
                 }
+                Some(AgentCommand::Shell { command }) => {
+                    if shell(&mut agent, &command, &mut rx, &mut queued).await {
+                        return agent;
+                    }
+                    continue;
+                }
                 Some(AgentCommand::RevokeSessionGrant { tool }) => {
                     agent.exec.policy.revoke(&tool);
                     continue;
@@ -130,8 +136,9 @@ async fn run(mut agent: Agent, mut rx: mpsc::UnboundedReceiver<AgentCommand>) ->
                         }
                         Some(AgentCommand::Submit { text }) => queued.push_back(text),
                         Some(AgentCommand::SetModel { model }) => next_model = Some(model),
-                        // The TUI refuses /compact while a turn runs.
-                        Some(AgentCommand::Compact { .. }) => {}
+                        // The TUI refuses /compact while a turn runs, and queues a
+                        // `!command` until the turn ends.
+                        Some(AgentCommand::Compact { .. } | AgentCommand::Shell { .. }) => {}
                         Some(AgentCommand::RevokeSessionGrant { tool }) => policy.revoke(&tool),
                         Some(AgentCommand::SetApproval { mode }) => {
                             policy.set_mode(mode);
@@ -179,6 +186,44 @@ async fn run(mut agent: Agent, mut rx: mpsc::UnboundedReceiver<AgentCommand>) ->
 fn set_approval(agent: &Agent, mode: crate::permission::ApprovalMode) {
     agent.exec.policy.set_mode(mode);
     agent.events().send(AgentEvent::ApprovalChanged { mode });
+}
+
+/// A `!command`; Abort stops it (its process group is killed, the partial output kept).
+/// True if the agent must stop.
+async fn shell(
+    agent: &mut Agent,
+    command: &str,
+    rx: &mut mpsc::UnboundedReceiver<AgentCommand>,
+    queued: &mut VecDeque<String>,
+) -> bool {
+    let cancel = CancellationToken::new();
+    let mut shutdown = false;
+    let policy = agent.exec.policy.clone();
+    let (jobs, events) = (agent.exec.jobs.clone(), agent.exec.events.clone());
+    let work = super::shell_command::run(agent, command, &cancel);
+    tokio::pin!(work);
+    loop {
+        tokio::select! {
+            _ = &mut work => break,
+            cmd = rx.recv() => match cmd {
+                Some(AgentCommand::Abort) => cancel.cancel(),
+                Some(AgentCommand::Submit { text }) => queued.push_back(text),
+                Some(AgentCommand::PermissionReply { id, decision }) => policy.reply(&id, decision),
+                Some(AgentCommand::RevokeSessionGrant { tool }) => policy.revoke(&tool),
+                Some(AgentCommand::SetApproval { mode }) => {
+                    policy.set_mode(mode);
+                    events.send(AgentEvent::ApprovalChanged { mode });
+                }
+                Some(AgentCommand::KillJob { id }) => kill_job_in(&jobs, &events, id),
+                Some(AgentCommand::Shutdown) | None => {
+                    cancel.cancel();
+                    shutdown = true;
+                }
+                Some(_) => {}
+            },
+        }
+    }
+    shutdown
 }
 
 /// A manual compaction; Abort cancels it (history unchanged). True if the agent must stop.

@@ -226,10 +226,15 @@ fn cut(s: &str, n: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::agent::protocol::{AgentEvent, ToolOutcome};
     use crate::recording::{Entry, Kind};
 
-    fn at(t_ms: u64, kind: Kind) -> Entry {
-        Entry { t_ms, kind }
+    fn at(t_ms: u64, event: AgentEvent) -> Entry {
+        Entry {
+            t_ms,
+            kind: Kind::Event(event),
+            req_ms: None,
+        }
     }
 
     #[test]
@@ -237,17 +242,16 @@ mod tests {
         let entries = vec![
             at(
                 0,
-                Kind::Request {
+                AgentEvent::RequestStart {
                     turn: 1,
                     attempt: 1,
                     model: "m".into(),
-                    bytes: 2,
-                    body: serde_json::json!({}),
+                    body: std::sync::Arc::new(serde_json::json!({}).into()),
                 },
             ),
             at(
                 10,
-                Kind::Retry {
+                AgentEvent::Retry {
                     attempt: 2,
                     delay_ms: 30,
                     error: "HTTP 529".into(),
@@ -255,17 +259,16 @@ mod tests {
             ),
             at(
                 40,
-                Kind::Request {
+                AgentEvent::RequestStart {
                     turn: 1,
                     attempt: 2,
                     model: "m".into(),
-                    bytes: 2,
-                    body: serde_json::json!({}),
+                    body: std::sync::Arc::new(serde_json::json!({}).into()),
                 },
             ),
             at(
                 50,
-                Kind::ToolUse {
+                AgentEvent::ToolUse {
                     id: "a".into(),
                     name: "glob".into(),
                     input: serde_json::json!({}),
@@ -276,25 +279,25 @@ mod tests {
             ),
             at(
                 51,
-                Kind::ToolStart {
+                AgentEvent::ToolStart {
                     id: "a".into(),
                     name: "glob".into(),
                 },
             ),
             at(
                 80,
-                Kind::StreamEnd {
+                AgentEvent::StreamEnd {
                     turn: 1,
                     stop_reason: None,
                 },
             ),
             at(
                 90,
-                Kind::ToolEnd {
+                AgentEvent::ToolEnd {
                     id: "a".into(),
                     name: "glob".into(),
                     is_error: false,
-                    outcome: "ok".into(),
+                    outcome: ToolOutcome::Ok,
                     duration_ms: 39,
                     output: String::new(),
                 },

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::runner::HookProcess;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum HookDecision {
     /// Nothing to add: the loop goes on as if there were no hook.

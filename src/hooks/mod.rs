@@ -28,7 +28,7 @@ pub use decision::{HookDecision, Verdict};
 /// ends with `stop_hook_prevented`.
 pub const MAX_STOP_CONTINUATIONS: u32 = 3;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum HookEvent {
     PreToolUse,
@@ -51,7 +51,7 @@ impl HookEvent {
 }
 
 /// One hook that ran, for the timeline and stream-json's `hook` line.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct HookReport {
     pub event: HookEvent,
     pub command: String,

@@ -6,6 +6,7 @@
 //! between turns, so the request prefix stays byte-identical and prompt caching keeps
 //! working. The result is a [`SystemPrompt`], which the providers send part by part.
 
+pub mod commands;
 pub mod environment;
 pub mod instructions;
 

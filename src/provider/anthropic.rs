@@ -1,20 +1,24 @@
-//! The Anthropic Messages API, streaming: request building, the HTTP exchange and its
-//! errors. The stream decoding lives in `anthropic_stream.rs`.
+//! The Anthropic Messages API, streaming: the provider, its key and headers. The body is
+//! encoded in `anthropic/request.rs` (with `cache.rs`'s breakpoints), the stream decoded in
+//! `anthropic/stream.rs`; the HTTP exchange and its errors are the shared
+//! `provider/exchange.rs`.
 
-use crate::provider::error_chain;
-use crate::text::ellipsize;
+pub mod cache;
+mod events;
+mod request;
+pub mod stream;
+
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use futures::StreamExt;
 use futures::future::BoxFuture;
-use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderValue};
-use serde_json::Value;
+use reqwest::header::HeaderValue;
 
-use super::anthropic_stream::event_stream;
+use super::exchange::{self, Api, Exchange};
 use super::{
-    EventStream, Provider, ProviderError, ProviderSettings, Request, RequestBody, SetupError, retry,
+    EventStream, Provider, ProviderError, ProviderSettings, Request, RequestBody, SetupError,
 };
-use std::sync::atomic::{AtomicUsize, Ordering};
+use stream::event_stream;
 
 pub const ANTHROPIC_VERSION: &str = "2023-06-01";
 
@@ -30,21 +34,19 @@ pub const DEFAULTS: super::settings::ProviderDefaults = super::settings::Provide
     reasoning_echo: super::settings::ReasoningEcho::Never,
     server_tools: true,
 };
-const DEFAULT_HEAD_TIMEOUT: Duration = Duration::from_secs(90);
-/// How much of an error body is read; enough for any JSON error, bounded for a hostile one.
-const MAX_ERROR_BODY: usize = 64 * 1024;
-/// How much of a non-JSON error body is shown.
-const SHOWN_ERROR_BODY: usize = 300;
+/// The Messages API as the HTTP layer names it.
+const API: Api = Api {
+    label: "Anthropic",
+    path: "/v1/messages",
+    base_hint: "the API root; /v1/messages is added to it",
+};
 
 pub struct AnthropicProvider {
-    endpoint: reqwest::Url,
-    /// Longest wait for the response head; a server that accepts and never answers would
-    /// otherwise hold the turn forever (the loop's idle timeout starts with the body).
-    head_timeout: Duration,
+    /// Endpoint, client, head timeout and the key to redact (provider/exchange.rs).
+    http: Exchange,
     /// Only ever placed in the x-api-key header (marked sensitive); never printed.
     api_key: HeaderValue,
-    client: reqwest::Client,
-    /// Add `cache_control` breakpoints (see `anthropic_cache.rs`).
+    /// Add `cache_control` breakpoints (see `anthropic/cache.rs`).
     prompt_cache: bool,
     /// The last body's size, to allocate the next one at once.
     last_len: AtomicUsize,
@@ -55,7 +57,7 @@ pub struct AnthropicProvider {
 impl std::fmt::Debug for AnthropicProvider {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("AnthropicProvider")
-            .field("endpoint", &self.endpoint.as_str())
+            .field("endpoint", &self.http.endpoint().as_str())
             .field("api_key", &"<redacted>")
             .finish()
     }
@@ -77,10 +79,8 @@ impl AnthropicProvider {
         })?;
         api_key.set_sensitive(true);
         Ok(AnthropicProvider {
-            endpoint: endpoint(base_url)?,
-            head_timeout: DEFAULT_HEAD_TIMEOUT,
+            http: Exchange::new(API, base_url, Some(key.to_string()), "ANTHROPIC_API_KEY")?,
             api_key,
-            client: super::http_client(),
             prompt_cache: true,
             last_len: AtomicUsize::new(0),
             messages_json: Default::default(),
@@ -97,7 +97,7 @@ impl AnthropicProvider {
 
     /// Sets the longest wait for the response head (default 90 s, like the idle timeout).
     pub fn with_head_timeout(mut self, d: Duration) -> Self {
-        self.head_timeout = d;
+        self.http.set_head_timeout(d);
         self
     }
 
@@ -109,7 +109,7 @@ impl AnthropicProvider {
 
     /// The URL requests go to.
     pub fn endpoint(&self) -> &str {
-        self.endpoint.as_str()
+        self.http.endpoint().as_str()
     }
 
     async fn send(
@@ -117,12 +117,10 @@ impl AnthropicProvider {
         req: &Request<'_>,
         body: &RequestBody,
     ) -> Result<EventStream, ProviderError> {
-        tracing::info!(url = %self.endpoint, model = %req.model, messages = req.messages.len(), bytes = body.len(), "anthropic request");
-        // The encoded bytes themselves (reference counted), not a copy.
-        let body = reqwest::Body::from(body.bytes().clone());
+        tracing::info!(url = %self.http.endpoint(), model = %req.model, messages = req.messages.len(), bytes = body.len(), "anthropic request");
         let mut send = self
-            .client
-            .post(self.endpoint.clone())
+            .http
+            .post(body.bytes())
             .header("x-api-key", self.api_key.clone())
             .header("anthropic-version", ANTHROPIC_VERSION);
         if req.reasoning.thinking_on() {
@@ -132,53 +130,10 @@ impl AnthropicProvider {
                 super::reasoning::INTERLEAVED_THINKING_BETA,
             );
         }
-        let send = send
-            .header(CONTENT_TYPE, "application/json")
-            .header(ACCEPT, "text/event-stream")
-            .body(body)
-            .send();
-        let resp = tokio::time::timeout(self.head_timeout, send)
-            .await
-            .map_err(|_| ProviderError::Idle(self.head_timeout))?
-            .map_err(|e| {
-                if e.is_builder() {
-                    ProviderError::Config(error_chain(&e))
-                } else {
-                    ProviderError::Connect(error_chain(&e))
-                }
-            })?;
-        let status = resp.status();
-        if !status.is_success() {
-            let mut err = http_error(resp, self.api_key.to_str().unwrap_or("")).await;
-            if let ProviderError::Http {
-                status: 404,
-                message,
-                body,
-                ..
-            } = &mut err
-                && let Some(m) = super::not_found::explain(
-                    self.endpoint.as_str(),
-                    req.model,
-                    body,
-                    "the API root; /v1/messages is added to it",
-                )
-            {
-                *message = m;
-            }
-            return Err(err);
-        }
-        let is_json = resp
-            .headers()
-            .get(CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|v| v.starts_with("application/json"));
-        if is_json {
+        let resp = self.http.send(send, req.model).await?;
+        if exchange::is_json(&resp) {
             // A gateway that answered 200 with a JSON document instead of a stream.
-            let text = read_capped(resp).await;
-            return Err(ProviderError::Malformed(format!(
-                "expected an event stream, got JSON: {}",
-                ellipsize(&text, SHOWN_ERROR_BODY)
-            )));
+            return Err(exchange::not_a_stream(resp).await);
         }
         Ok(event_stream(Box::pin(resp.bytes_stream())))
     }
@@ -192,7 +147,7 @@ impl Provider for AnthropicProvider {
     fn encode(&self, req: &Request<'_>) -> RequestBody {
         // One request at a time per provider; a poisoned lock only loses the kept bytes.
         let mut kept = self.messages_json.lock().unwrap_or_else(|p| p.into_inner());
-        let body = super::anthropic_request::encode_kept(
+        let body = request::encode_kept(
             req,
             self.last_len.load(Ordering::Relaxed),
             self.prompt_cache,
@@ -209,72 +164,6 @@ impl Provider for AnthropicProvider {
     ) -> BoxFuture<'a, Result<EventStream, ProviderError>> {
         Box::pin(self.send(req, body))
     }
-}
-
-fn endpoint(base_url: &str) -> Result<reqwest::Url, SetupError> {
-    let invalid = |reason: String| SetupError::BaseUrl {
-        provider: "Anthropic",
-        url: base_url.to_string(),
-        reason,
-    };
-    let base = base_url.trim().trim_end_matches('/');
-    let full = if base.ends_with("/v1/messages") {
-        base.to_string()
-    } else {
-        format!("{base}/v1/messages")
-    };
-    let url = reqwest::Url::parse(&full).map_err(|e| invalid(e.to_string()))?;
-    if !matches!(url.scheme(), "http" | "https") {
-        return Err(invalid("expected http:// or https://".into()));
-    }
-    Ok(url)
-}
-
-/// A non-2xx answer: the API's error type and message, and what the server says about retrying.
-async fn http_error(resp: reqwest::Response, key: &str) -> ProviderError {
-    let status = resp.status();
-    let retry_after = retry::parse_retry_after(resp.headers());
-    let should_retry = retry::parse_should_retry(resp.headers());
-    let text = read_capped(resp).await;
-    let parsed: Option<Value> = serde_json::from_str(&text).ok();
-    let error = parsed.as_ref().map(|v| &v["error"]);
-    let error_type = error.and_then(|e| e["type"].as_str()).map(String::from);
-    let message = error
-        .and_then(|e| e["message"].as_str())
-        .map(String::from)
-        .unwrap_or_else(|| {
-            let t = text.trim();
-            if t.is_empty() {
-                status.canonical_reason().unwrap_or("no body").to_string()
-            } else {
-                ellipsize(t, SHOWN_ERROR_BODY)
-            }
-        });
-    ProviderError::Http {
-        status: status.as_u16(),
-        error_type,
-        message,
-        retry_after,
-        should_retry,
-        body: if key.is_empty() {
-            text
-        } else {
-            text.replace(key, "[redacted]")
-        },
-    }
-}
-
-async fn read_capped(resp: reqwest::Response) -> String {
-    let mut body = Vec::new();
-    let mut stream = resp.bytes_stream();
-    while let Some(Ok(chunk)) = stream.next().await {
-        let room = MAX_ERROR_BODY.saturating_sub(body.len());
-        body.extend_from_slice(&chunk[..chunk.len().min(room)]);
-        if body.len() >= MAX_ERROR_BODY {
-            break;
-        }
-    }
-    String::from_utf8_lossy(&body).into_owned()
 }
 
 #[cfg(test)]
@@ -301,22 +190,10 @@ mod tests {
     }
 
     #[test]
-    fn endpoint_keeps_prefix_and_tolerates_slashes() {
-        let e = |b: &str| endpoint(b).map(|u| u.to_string());
-        assert_eq!(
-            e("https://api.anthropic.com").as_deref(),
-            Ok("https://api.anthropic.com/v1/messages")
-        );
-        assert_eq!(
-            e("http://127.0.0.1:9/anthropic/").as_deref(),
-            Ok("http://127.0.0.1:9/anthropic/v1/messages")
-        );
-        assert_eq!(
-            e("http://h/x/v1/messages").as_deref(),
-            Ok("http://h/x/v1/messages")
-        );
-        assert!(e("ftp://h").is_err());
-        assert!(e("not a url").is_err());
+    fn requests_go_to_v1_messages_under_the_base_url() {
+        let p = AnthropicProvider::new("http://127.0.0.1:9/anthropic/", "k".into()).expect("ok");
+        assert_eq!(p.endpoint(), "http://127.0.0.1:9/anthropic/v1/messages");
+        assert!(AnthropicProvider::new("ftp://h", "k".into()).is_err());
     }
 
     #[test]

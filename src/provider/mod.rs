@@ -2,12 +2,10 @@
 //! sees a wire format.
 
 pub mod anthropic;
-pub mod anthropic_cache;
-mod anthropic_request;
-pub mod anthropic_stream;
 mod compatible;
 pub mod demo;
 mod demo_reply;
+pub mod exchange;
 mod message_json;
 mod not_found;
 pub mod openai;

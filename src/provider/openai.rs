@@ -1,32 +1,35 @@
 //! OpenAI-compatible chat completions, streaming: OpenAI, OpenRouter, and local servers
 //! (Ollama, vLLM, llama.cpp, LM Studio).
 //!
-//! The canonical history is converted to OpenAI messages here and nowhere else
-//! ([`convert`]); the reply comes back as normalized events ([`body`]).
+//! The canonical history is converted to OpenAI messages in one place (`encode.rs`); the
+//! reply comes back as normalized events ([`body`]). The HTTP exchange is the shared
+//! `provider/exchange.rs`.
 
 pub mod body;
-pub mod convert;
 mod encode;
 mod fast;
 mod stream;
 mod tool_calls;
 
-use crate::provider::error_chain;
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use futures::future::BoxFuture;
-use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderValue};
-use serde_json::Value;
+use reqwest::header::{AUTHORIZATION, HeaderValue};
 
-use super::retry::{parse_retry_after, parse_should_retry};
+use super::exchange::{self, Api, Exchange};
 use super::{
     EventStream, Provider, ProviderError, ProviderSettings, Request, RequestBody, SetupError,
 };
 use body::Framing;
 
-const DEFAULT_HEAD_TIMEOUT: Duration = Duration::from_secs(90);
+/// Chat completions as the HTTP layer names it.
+const API: Api = Api {
+    label: "OpenAI-compatible",
+    path: "/chat/completions",
+    base_hint: "usually ending in /v1; /chat/completions is added to it",
+};
 
 /// Model, endpoint and key variable when nothing else names them (see the registry).
 pub const DEFAULTS: super::settings::ProviderDefaults = super::settings::ProviderDefaults {
@@ -40,24 +43,16 @@ pub const DEFAULTS: super::settings::ProviderDefaults = super::settings::Provide
     reasoning_echo: super::settings::ReasoningEcho::Never,
     server_tools: false,
 };
-/// How much of an error body is read: enough for any JSON error, bounded for a hostile one.
-const MAX_ERROR_BODY: usize = 64 * 1024;
 
 pub struct OpenAiProvider {
     /// The registry's name for it ("openai", "deepseek", …).
     name: &'static str,
-    /// The variable its key is read from, named when the server wants a key.
-    key_env: &'static str,
     /// Which replies go back with their reasoning (the registry's rule for this provider).
     echo: super::ReasoningEcho,
-    endpoint: reqwest::Url,
-    /// Kept only to redact it from error text a server might echo.
-    api_key: Option<String>,
+    /// Endpoint, client, head timeout and the key to redact (provider/exchange.rs).
+    http: Exchange,
     /// `Bearer KEY`, marked sensitive; only when a key is set (local servers need none).
     auth: Option<HeaderValue>,
-    /// Longest wait for the response head (the loop's idle timeout starts with the body).
-    head_timeout: Duration,
-    client: reqwest::Client,
     /// Set once the server said it wants `max_completion_tokens` (OpenAI reasoning models).
     max_completion_tokens: AtomicBool,
     /// The last body's size, to allocate the next one at once.
@@ -68,8 +63,8 @@ pub struct OpenAiProvider {
 impl std::fmt::Debug for OpenAiProvider {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("OpenAiProvider")
-            .field("endpoint", &self.endpoint.as_str())
-            .field("api_key", &self.api_key.as_ref().map(|_| "[set]"))
+            .field("endpoint", &self.http.endpoint().as_str())
+            .field("api_key", &self.auth.as_ref().map(|_| "[set]"))
             .finish()
     }
 }
@@ -96,13 +91,9 @@ impl OpenAiProvider {
         };
         Ok(OpenAiProvider {
             name: "openai",
-            key_env: "OPENAI_API_KEY",
             echo: super::ReasoningEcho::Never,
-            endpoint: endpoint(base_url)?,
-            api_key,
+            http: Exchange::new(API, base_url, api_key, "OPENAI_API_KEY")?,
             auth,
-            head_timeout: DEFAULT_HEAD_TIMEOUT,
-            client: super::http_client(),
             max_completion_tokens: AtomicBool::new(false),
             last_len: AtomicUsize::new(0),
         })
@@ -115,14 +106,14 @@ impl OpenAiProvider {
 
     /// Sets the longest wait for the response head (default 90 s, like the idle timeout).
     pub fn with_head_timeout(mut self, d: Duration) -> Self {
-        self.head_timeout = d;
+        self.http.set_head_timeout(d);
         self
     }
 
     /// Names it as the registry does, with the variable its key comes from.
     pub fn named(mut self, name: &'static str, key_env: &'static str) -> Self {
         self.name = name;
-        self.key_env = key_env;
+        self.http.set_key_env(key_env);
         self
     }
 
@@ -134,7 +125,7 @@ impl OpenAiProvider {
 
     /// The URL requests go to.
     pub fn endpoint(&self) -> &str {
-        self.endpoint.as_str()
+        self.http.endpoint().as_str()
     }
 
     async fn send(
@@ -145,63 +136,32 @@ impl OpenAiProvider {
         let mut switched: Option<RequestBody> = None;
         loop {
             let body = switched.as_ref().unwrap_or(first);
-            let mut request = self
-                .client
-                .post(self.endpoint.clone())
-                .header(ACCEPT, "text/event-stream")
-                .header(CONTENT_TYPE, "application/json")
-                // The encoded bytes themselves (reference counted), not a copy.
-                .body(reqwest::Body::from(body.bytes().clone()));
+            let mut request = self.http.post(body.bytes());
             if let Some(auth) = &self.auth {
                 request = request.header(AUTHORIZATION, auth.clone());
             }
-            let response = tokio::time::timeout(self.head_timeout, request.send())
-                .await
-                .map_err(|_| ProviderError::Idle(self.head_timeout))?
-                .map_err(|e| {
-                    let text = self.redact(&error_chain(&e));
-                    if e.is_builder() {
-                        ProviderError::Config(text)
-                    } else {
-                        ProviderError::Connect(text)
-                    }
-                })?;
-            let status = response.status();
-            if !status.is_success() {
-                let headers = response.headers().clone();
-                let text = read_capped(response).await;
-                let mut err = self.http_error(status.as_u16(), &headers, &text);
-                if let ProviderError::Http {
-                    status: 404,
+            let response = match self.http.send(request, req.model).await {
+                Ok(response) => response,
+                // OpenAI's reasoning models refuse max_tokens; say it their way once.
+                Err(ProviderError::Http {
+                    status: 400,
                     message,
                     ..
-                } = &mut err
-                    && let Some(m) = super::not_found::explain(
-                        self.endpoint.as_str(),
-                        req.model,
-                        &text,
-                        "usually ending in /v1; /chat/completions is added to it",
-                    )
-                {
-                    *message = m;
-                }
-                // OpenAI's reasoning models refuse max_tokens; say it their way once.
-                if switched.is_none()
+                }) if switched.is_none()
                     && !self.max_completion_tokens.load(Ordering::Relaxed)
-                    && matches!(&err, ProviderError::Http { status: 400, message, .. }
-                        if message.contains("max_completion_tokens"))
+                    && message.contains("max_completion_tokens") =>
                 {
                     self.max_completion_tokens.store(true, Ordering::Relaxed);
                     switched = Some(self.encode(req));
                     continue;
                 }
-                return Err(err);
-            }
-            let framing = match response.headers().get(CONTENT_TYPE) {
-                Some(v) if v.to_str().is_ok_and(|t| t.starts_with("application/json")) => {
-                    Framing::Json
-                }
-                _ => Framing::Sse,
+                Err(e) => return Err(e),
+            };
+            // Servers that do not stream answer with one JSON document: decoded as such.
+            let framing = if exchange::is_json(&response) {
+                Framing::Json
+            } else {
+                Framing::Sse
             };
             let taken: HashSet<String> = req
                 .messages
@@ -210,38 +170,6 @@ impl OpenAiProvider {
                 .collect();
             let body = response.bytes_stream();
             return Ok(body::decode(Box::pin(body), framing, taken));
-        }
-    }
-
-    fn http_error(&self, status: u16, headers: &HeaderMap, body: &str) -> ProviderError {
-        let (mut message, error_type) = parse_error_body(body);
-        if message.is_empty() {
-            message = reqwest::StatusCode::from_u16(status)
-                .ok()
-                .and_then(|s| s.canonical_reason())
-                .unwrap_or("error")
-                .to_string();
-        }
-        if matches!(status, 401 | 403) && self.api_key.is_none() {
-            message.push_str(&format!(" (no API key is set: export {})", self.key_env));
-        }
-        // A 429 for an exhausted quota does not pass by waiting.
-        let out_of_quota = status == 429 && error_type.as_deref() == Some("insufficient_quota");
-        ProviderError::Http {
-            status,
-            error_type,
-            message: self.redact(&message),
-            retry_after: parse_retry_after(headers),
-            should_retry: parse_should_retry(headers).or(out_of_quota.then_some(false)),
-            body: self.redact(body),
-        }
-    }
-
-    /// A server that echoes the key must not put it into an error message.
-    fn redact(&self, text: &str) -> String {
-        match &self.api_key {
-            Some(key) if text.contains(key.as_str()) => text.replace(key.as_str(), "[redacted]"),
-            _ => text.to_string(),
         }
     }
 }
@@ -268,65 +196,6 @@ impl Provider for OpenAiProvider {
     }
 }
 
-/// The start of a body, at most MAX_ERROR_BODY bytes.
-async fn read_capped(mut response: reqwest::Response) -> String {
-    let mut buf = Vec::new();
-    while let Ok(Some(chunk)) = response.chunk().await {
-        buf.extend_from_slice(&chunk);
-        if buf.len() >= MAX_ERROR_BODY {
-            buf.truncate(MAX_ERROR_BODY);
-            break;
-        }
-    }
-    String::from_utf8_lossy(&buf).into_owned()
-}
-
-fn endpoint(base_url: &str) -> Result<reqwest::Url, SetupError> {
-    let invalid = |reason: String| SetupError::BaseUrl {
-        provider: "OpenAI-compatible",
-        url: base_url.to_string(),
-        reason,
-    };
-    let base = base_url.trim().trim_end_matches('/');
-    let full = if base.ends_with("/chat/completions") {
-        base.to_string()
-    } else {
-        format!("{base}/chat/completions")
-    };
-    let url = reqwest::Url::parse(&full).map_err(|e| invalid(e.to_string()))?;
-    if !matches!(url.scheme(), "http" | "https") {
-        return Err(invalid("the scheme must be http or https".into()));
-    }
-    Ok(url)
-}
-
-/// The message and type of an error body. OpenAI sends `{"error": {"message", "type",
-/// "code"}}`; others send `{"error": "text"}` (Ollama), or put `message` and `type` at the
-/// top level (vLLM); anything else is shown shortened.
-fn parse_error_body(body: &str) -> (String, Option<String>) {
-    let Ok(v) = serde_json::from_str::<Value>(body) else {
-        let text: String = body.trim().chars().take(500).collect();
-        return (text, None);
-    };
-    let obj = match v.get("error") {
-        Some(Value::String(s)) => return (s.clone(), None),
-        Some(e @ Value::Object(_)) => e,
-        _ => &v,
-    };
-    let message = obj
-        .get("message")
-        .and_then(Value::as_str)
-        .map(str::to_string)
-        .unwrap_or_else(|| body.trim().chars().take(500).collect());
-    // OpenAI's string code is the more precise of the two (`context_length_exceeded`,
-    // `invalid_api_key`, `insufficient_quota` under types that say less).
-    let error_type = match obj.get("code") {
-        Some(Value::String(code)) if !code.is_empty() => Some(code.clone()),
-        _ => obj.get("type").and_then(Value::as_str).map(str::to_string),
-    };
-    (message, error_type)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -351,26 +220,17 @@ mod tests {
     }
 
     #[test]
-    fn endpoint_keeps_prefixes_and_tolerates_slashes() {
-        let e = |b: &str| endpoint(b).map(|u| u.to_string());
+    fn requests_go_to_chat_completions_and_a_key_is_optional() {
+        let p = OpenAiProvider::new("https://openrouter.ai/api/v1/", None).expect("provider");
         assert_eq!(
-            e("http://localhost:11434/v1").as_deref(),
-            Ok("http://localhost:11434/v1/chat/completions")
+            p.endpoint(),
+            "https://openrouter.ai/api/v1/chat/completions"
         );
-        assert_eq!(
-            e("https://openrouter.ai/api/v1/").as_deref(),
-            Ok("https://openrouter.ai/api/v1/chat/completions")
-        );
-        assert_eq!(
-            e("http://h/v1/chat/completions").as_deref(),
-            Ok("http://h/v1/chat/completions")
-        );
-        assert!(e("ftp://h/v1").is_err());
+        assert!(OpenAiProvider::new("ftp://h/v1", None).is_err());
         assert!(OpenAiProvider::new("http://h/v1", Some("bad\nkey".into())).is_err());
         assert!(
             OpenAiProvider::new("http://h/v1", Some("  ".into())).is_ok_and(|p| p.auth.is_none())
         );
-        assert!(e("not a url").is_err());
     }
 
     #[test]
@@ -397,66 +257,5 @@ mod tests {
         req.messages
             .push(Message::assistant(vec![ContentBlock::text("x")]));
         assert_eq!(p.request_body(&req)["messages"][2]["role"], "assistant");
-    }
-
-    #[test]
-    fn error_bodies_of_several_servers() {
-        assert_eq!(
-            parse_error_body(
-                r#"{"error":{"message":"Incorrect API key","type":"invalid_request_error","code":"invalid_api_key"}}"#
-            ),
-            ("Incorrect API key".into(), Some("invalid_api_key".into()))
-        );
-        assert_eq!(
-            parse_error_body(r#"{"error":"model \"x\" not found"}"#),
-            ("model \"x\" not found".into(), None)
-        );
-        assert_eq!(
-            parse_error_body(
-                r#"{"object":"error","message":"too long","type":"BadRequestError","code":400}"#
-            ),
-            ("too long".into(), Some("BadRequestError".into()))
-        );
-        assert_eq!(
-            parse_error_body("<html>bad gateway</html>").0,
-            "<html>bad gateway</html>"
-        );
-    }
-
-    #[test]
-    fn http_errors_redact_the_key_and_hint_when_none_is_set() {
-        let p = OpenAiProvider::new("http://h/v1", Some("sk-secret".into())).expect("provider");
-        let err = p.http_error(
-            401,
-            &HeaderMap::new(),
-            r#"{"error":{"message":"bad key sk-secret"}}"#,
-        );
-        assert!(!err.to_string().contains("sk-secret"), "{err}");
-        let p = OpenAiProvider::new("http://h/v1", None).expect("provider");
-        let err = p.http_error(401, &HeaderMap::new(), "");
-        assert!(err.to_string().contains("OPENAI_API_KEY"), "{err}");
-        let quota = p.http_error(
-            429,
-            &HeaderMap::new(),
-            r#"{"error":{"message":"You exceeded your current quota","type":"insufficient_quota","code":"insufficient_quota"}}"#,
-        );
-        assert!(!quota.is_retryable(), "{quota:?}");
-        assert!(p.http_error(429, &HeaderMap::new(), "").is_retryable());
-        let mut h = HeaderMap::new();
-        h.insert("retry-after-ms", "250".parse().expect("header"));
-        h.insert("x-should-retry", "false".parse().expect("header"));
-        match p.http_error(429, &h, "") {
-            ProviderError::Http {
-                retry_after,
-                should_retry,
-                message,
-                ..
-            } => {
-                assert_eq!(retry_after, Some(std::time::Duration::from_millis(250)));
-                assert_eq!(should_retry, Some(false));
-                assert_eq!(message, "Too Many Requests");
-            }
-            other => panic!("{other:?}"),
-        }
     }
 }

@@ -8,6 +8,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::entry::{Entry, Kind};
+use crate::agent::protocol::AgentEvent;
 
 /// One request as recorded, with what its response streamed.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -77,20 +78,21 @@ pub fn load_request(path: &Path, ordinal: usize) -> std::io::Result<Option<Loade
                 prev = Some(line.to_vec());
             }
             if index == ordinal {
-                let body = match serde_json::from_slice::<Entry>(line) {
+                let body = match Entry::from_line(line) {
                     Ok(Entry {
-                        kind: Kind::Request { body, .. },
+                        kind: Kind::Event(AgentEvent::RequestStart { body, .. }),
                         ..
-                    }) => body,
+                    }) => body.json().clone(),
                     _ => Value::Null,
                 };
                 let prev_messages =
-                    prev.take().and_then(|p| {
-                        match serde_json::from_slice::<Entry>(&p).ok()?.kind {
-                            Kind::Request { body, .. } => messages_in(&body),
+                    prev.take()
+                        .and_then(|p| match Entry::from_line(&p).ok()?.kind {
+                            Kind::Event(AgentEvent::RequestStart { body, .. }) => {
+                                messages_in(body.json())
+                            }
                             _ => None,
-                        }
-                    });
+                        });
                 out = Some(LoadedRequest {
                     body,
                     sse: Vec::new(),
@@ -101,11 +103,11 @@ pub fn load_request(path: &Path, ordinal: usize) -> std::io::Result<Option<Loade
         }
         if let Some(req) = &mut out
             && let Ok(Entry {
-                kind: Kind::Sse { event, data, .. },
+                kind: Kind::Event(AgentEvent::RawSse { event, data }),
                 ..
-            }) = serde_json::from_slice::<Entry>(line)
+            }) = Entry::from_line(line)
         {
-            req.sse.push((event, data));
+            req.sse.push((event.into_owned(), data));
         }
         true
     })?;
@@ -127,21 +129,21 @@ mod tests {
         let path = dir.path().join("x.record");
         let req = |n: usize| Entry {
             t_ms: n as u64,
-            kind: Kind::Request {
+            kind: Kind::Event(AgentEvent::RequestStart {
                 turn: 1,
                 attempt: 1,
                 model: "m".into(),
-                bytes: 0,
-                body: json!({"messages": vec![json!({}); n]}),
-            },
+                body: std::sync::Arc::new(json!({"messages": vec![json!({}); n]}).into()),
+            }),
+            req_ms: None,
         };
         let sse = |d: &str| Entry {
             t_ms: 0,
-            kind: Kind::Sse {
+            kind: Kind::Event(AgentEvent::RawSse {
                 event: "e".into(),
                 data: d.into(),
-                req_ms: 0,
-            },
+            }),
+            req_ms: Some(0),
         };
         let text = [req(1), sse("a"), req(3), sse("b"), sse("c"), req(5)]
             .iter()

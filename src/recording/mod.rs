@@ -6,7 +6,6 @@
 //! The recording is taken where the agent's events leave for the front end (see
 //! [`tap`]), so it holds exactly what a front end saw, in order, with the time it saw it.
 
-pub mod convert;
 pub mod entry;
 pub mod error;
 pub mod index;

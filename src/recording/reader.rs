@@ -69,7 +69,7 @@ pub fn for_each(path: &Path, mut f: impl FnMut(Entry), skipped: &mut usize) -> s
         if line.is_empty() {
             continue;
         }
-        match serde_json::from_slice::<Entry>(line) {
+        match Entry::from_line(line) {
             Ok(entry) => f(entry),
             Err(e) => {
                 tracing::debug!("{}: skipped a line: {e}", path.display());

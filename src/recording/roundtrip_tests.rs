@@ -1,8 +1,8 @@
 //! Every [`AgentEvent`] variant survives a recording: event → line → JSON → line → event.
 //!
-//! `Kind::from_event` and `Kind::to_event` match exhaustively, so a new variant does not
-//! compile until it has a recorded form; [`variant`] below is exhaustive too, and the test
-//! fails until the new variant has an example here that round-trips.
+//! The recorded form is the event's own serde form, so every variant has one; [`variant`]
+//! below is exhaustive, and the test fails until a new variant has an example here that
+//! round-trips.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -348,15 +348,21 @@ fn every_event_variant_round_trips_through_a_recording() {
             "{event:?}: give it the next number and raise VARIANTS"
         );
         covered[v] = true;
-        let kind = Kind::from_event(event, 7).unwrap_or_else(|| panic!("not recorded: {event:?}"));
-        let line = serde_json::to_string(&Entry { t_ms: 42, kind }).expect("serializes");
+        let line = serde_json::to_string(&Entry {
+            t_ms: 42,
+            kind: Kind::Event(event.clone()),
+            req_ms: Some(7),
+        })
+        .expect("serializes");
         let back: Entry = serde_json::from_str(&line).expect("parses");
-        assert_eq!(back.t_ms, 42);
+        assert_eq!((back.t_ms, back.req_ms), (42, Some(7)));
+        let read = Entry::from_line(line.as_bytes()).expect("reads");
+        assert_eq!(read, back, "the reader's quick path agrees with serde's");
         let replayed = back
             .kind
-            .to_event()
+            .event()
             .unwrap_or_else(|| panic!("does not replay: {line}"));
-        assert_eq!(&replayed, event, "through {line}");
+        assert_eq!(replayed, event, "through {line}");
     }
     let missing: Vec<usize> = (0..VARIANTS).filter(|v| !covered[*v]).collect();
     assert!(
@@ -380,8 +386,11 @@ fn every_terminal_transition_trigger_and_outcome_round_trips() {
         T::BlockingLimit,
         T::HookStopped,
         T::StopHookPrevented,
+        T::PlanReady,
     ] {
-        assert_eq!(super::convert::terminal_from(reason.as_str()), Some(reason));
+        let text = serde_json::to_value(reason).unwrap();
+        assert_eq!(text, reason.as_str());
+        assert_eq!(serde_json::from_value::<Terminal>(text).ok(), Some(reason));
     }
     for trigger in [
         Trigger::Auto,
@@ -402,8 +411,7 @@ fn every_terminal_transition_trigger_and_outcome_round_trips() {
             },
             messages: Vec::new(),
         };
-        let back = Kind::from_event(&e, 0).and_then(|k| k.to_event());
-        assert_eq!(back, Some(e));
+        assert_eq!(round_trip(&e), Some(e));
     }
     for outcome in [ToolOutcome::Ok, ToolOutcome::Error, ToolOutcome::Cancelled] {
         let e = E::ToolEnd {
@@ -414,7 +422,20 @@ fn every_terminal_transition_trigger_and_outcome_round_trips() {
             duration_ms: 1,
             output: String::new(),
         };
-        let back = Kind::from_event(&e, 0).and_then(|k| k.to_event());
-        assert_eq!(back, Some(e));
+        assert_eq!(round_trip(&e), Some(e));
     }
+}
+
+fn round_trip(e: &E) -> Option<E> {
+    let line = serde_json::to_string(&Entry {
+        t_ms: 0,
+        kind: Kind::Event(e.clone()),
+        req_ms: None,
+    })
+    .ok()?;
+    serde_json::from_str::<Entry>(&line)
+        .ok()?
+        .kind
+        .event()
+        .cloned()
 }

@@ -15,7 +15,7 @@ use flate2::write::GzEncoder;
 use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 use tokio::time::Instant;
 
-use super::entry::{Entry, Kind, VERSION};
+use super::entry::{Entry, EntryRef, Kind, VERSION};
 use super::{Format, companion_path};
 use crate::agent::history_observer::SessionHandle;
 use crate::agent::protocol::AgentEvent;
@@ -87,24 +87,28 @@ impl RecordWriter {
         if matches!(event, AgentEvent::RequestStart { .. }) {
             self.request_at = Some(now);
         }
-        let req_ms = self
-            .request_at
-            .map_or(0, |t| now.duration_since(t).as_millis() as u64);
-        let Some(kind) = Kind::from_event(event, req_ms) else {
-            return;
-        };
+        // Raw wire events (a subagent's too) carry their time since the request started.
+        let req_ms = matches!(event.unwrapped().1, AgentEvent::RawSse { .. }).then(|| {
+            self.request_at
+                .map_or(0, |t| now.duration_since(t).as_millis() as u64)
+        });
         let t_ms = now.duration_since(self.start).as_millis() as u64;
         let boundary = matches!(
             event,
             AgentEvent::RequestStart { .. } | AgentEvent::Done(_) | AgentEvent::Session { .. }
         );
-        if let Err(e) = self.write(&Entry { t_ms, kind }, boundary) {
+        let line = EntryRef {
+            t_ms,
+            event,
+            req_ms,
+        };
+        if let Err(e) = self.write(&line, boundary) {
             tracing::error!("recording stopped: {e}");
             self.failed = true;
         }
     }
 
-    fn write(&mut self, entry: &Entry, boundary: bool) -> std::io::Result<()> {
+    fn write(&mut self, entry: &EntryRef<'_>, boundary: bool) -> std::io::Result<()> {
         let path = companion_path(&self.session.path(), self.format);
         if self.current.as_ref().is_none_or(|(p, _)| *p != path) {
             self.finish();
@@ -114,13 +118,14 @@ impl RecordWriter {
             let header = Entry {
                 t_ms: entry.t_ms,
                 kind: self.header.clone(),
+                req_ms: None,
             };
             self.line(&header)?;
         }
         // A request starts a new gzip member: flush what came before it. The request line
         // itself is on disk before the front end sees the request, so the JSON pane can
         // count on it.
-        if boundary && matches!(entry.kind, Kind::Request { .. }) {
+        if boundary && matches!(entry.event, AgentEvent::RequestStart { .. }) {
             self.flush()?;
         }
         self.line(entry)?;
@@ -130,7 +135,7 @@ impl RecordWriter {
         Ok(())
     }
 
-    fn line(&mut self, entry: &Entry) -> std::io::Result<()> {
+    fn line(&mut self, entry: &impl serde::Serialize) -> std::io::Result<()> {
         let Some((_, sink)) = &mut self.current else {
             return Ok(());
         };

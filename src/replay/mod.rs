@@ -1,4 +1,4 @@
-//! `tooloop replay SESSION`: a recording (src/record) played back offline, into the real TUI
+//! `tooloop replay SESSION`: a recording (src/recording) played back offline, into the real TUI
 //! or as the stream-json lines the original run printed.
 //!
 //! Replay feeds recorded [`AgentEvent`]s to the front ends at their recorded times. Nothing

@@ -30,7 +30,7 @@ pub fn timeline(entries: &[Entry]) -> Vec<Timed> {
             offset = last;
             continue;
         }
-        let Some(event) = entry.kind.to_event() else {
+        let Some(event) = entry.kind.event().cloned() else {
             continue;
         };
         // Times never go backwards, even in a damaged file.
@@ -97,7 +97,11 @@ mod tests {
     use super::*;
 
     fn entry(t_ms: u64, kind: Kind) -> Entry {
-        Entry { t_ms, kind }
+        Entry {
+            t_ms,
+            kind,
+            req_ms: None,
+        }
     }
 
     fn header() -> Kind {
@@ -108,10 +112,10 @@ mod tests {
     fn later_runs_continue_the_axis() {
         let entries = vec![
             entry(0, header()),
-            entry(5, Kind::TurnStart { turn: 1 }),
-            entry(40, Kind::TurnStart { turn: 2 }),
+            entry(5, Kind::Event(AgentEvent::TurnStart { turn: 1 })),
+            entry(40, Kind::Event(AgentEvent::TurnStart { turn: 2 })),
             entry(0, header()),
-            entry(10, Kind::TurnStart { turn: 1 }),
+            entry(10, Kind::Event(AgentEvent::TurnStart { turn: 1 })),
         ];
         let t: Vec<(u64, u64)> = timeline(&entries)
             .iter()
@@ -124,8 +128,8 @@ mod tests {
     async fn plays_at_the_recorded_pace_divided_by_speed() {
         let entries = vec![
             entry(0, header()),
-            entry(100, Kind::TurnStart { turn: 1 }),
-            entry(900, Kind::TurnStart { turn: 2 }),
+            entry(100, Kind::Event(AgentEvent::TurnStart { turn: 1 })),
+            entry(900, Kind::Event(AgentEvent::TurnStart { turn: 2 })),
         ];
         let (tx, mut rx) = mpsc::unbounded_channel();
         let start = Instant::now();
@@ -146,8 +150,8 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn stepping_sends_one_event_per_step() {
         let entries = vec![
-            entry(100, Kind::TurnStart { turn: 1 }),
-            entry(900, Kind::TurnStart { turn: 2 }),
+            entry(100, Kind::Event(AgentEvent::TurnStart { turn: 1 })),
+            entry(900, Kind::Event(AgentEvent::TurnStart { turn: 2 })),
         ];
         let (tx, mut rx) = mpsc::unbounded_channel();
         let (step, steps) = mpsc::unbounded_channel();

@@ -161,7 +161,7 @@ pub async fn run(
     match result? {
         event_loop::Exit::Quit | event_loop::Exit::InputClosed => Ok(0),
         event_loop::Exit::Terminated => Ok(143),
-        event_loop::Exit::AgentGone => Ok(0),
+        event_loop::Exit::AgentGone | event_loop::Exit::Editor => Ok(0),
     }
 }
 
@@ -185,7 +185,9 @@ async fn answer(
                     text: REPLAY_STOPPED.into(),
                 });
             }
-            AgentCommand::Submit { .. } | AgentCommand::Compact { .. } => {
+            AgentCommand::Submit { .. }
+            | AgentCommand::Shell { .. }
+            | AgentCommand::Compact { .. } => {
                 let _ = events.send(AgentEvent::Notice {
                     text: REPLAY_NO_INPUT.into(),
                 });

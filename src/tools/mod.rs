@@ -222,7 +222,8 @@ pub fn default_summary(input: &Value) -> String {
 /// A registered tool with its compiled schema.
 pub struct Registered {
     pub tool: Arc<dyn Tool>,
-    pub validator: schema::Validator,
+    /// Shared by the registries made from this one (MCP additions, subagents' subsets).
+    pub validator: Arc<schema::Validator>,
 }
 
 /// The set of tools offered to the model, keyed by name.
@@ -259,30 +260,46 @@ impl ToolRegistry {
         r
     }
 
-    /// Adds a built-in tool. Panics only on a schema that does not compile (a programming
-    /// error caught by the registry tests), never on model input; runtime tools use
+    /// Adds a built-in tool; its schema is compiled at the tool's first call (the test
+    /// `every_builtin_schema_compiles` compiles them all). Panics only on a duplicate name (a
+    /// programming error), never on model input; runtime tools use
     /// [`ToolRegistry::try_register`].
     pub fn register(&mut self, tool: Arc<dyn Tool>) {
-        if let Err(e) = self.try_register(tool) {
+        let validator = schema::Validator::lazy(&tool.input_schema());
+        if let Err(e) = self.insert(tool, Arc::new(validator)) {
             panic!("{e}");
         }
     }
 
     /// Adds a tool known only at run time (an MCP server's): its schema came from outside,
-    /// so a bad one is an error, not a panic.
+    /// so it is compiled now and a bad one is an error, not a panic.
     pub fn try_register(&mut self, tool: Arc<dyn Tool>) -> Result<(), RegistryError> {
+        let validator = schema::Validator::new(&tool.input_schema()).map_err(|source| {
+            RegistryError::InvalidSchema {
+                name: tool.name().to_string(),
+                source,
+            }
+        })?;
+        self.insert(tool, Arc::new(validator))
+    }
+
+    fn insert(
+        &mut self,
+        tool: Arc<dyn Tool>,
+        validator: Arc<schema::Validator>,
+    ) -> Result<(), RegistryError> {
         let name = tool.name().to_string();
         if self.tools.contains_key(&name) {
             return Err(RegistryError::Duplicate(name));
         }
-        let validator = schema::Validator::new(&tool.input_schema()).map_err(|source| {
-            RegistryError::InvalidSchema {
-                name: name.clone(),
-                source,
-            }
-        })?;
         self.tools.insert(name, Registered { tool, validator });
         Ok(())
+    }
+
+    /// A tool already in a registry, with its validator (compiled or not yet).
+    fn share(&mut self, r: &Registered) {
+        // Names are unique in the registry it comes from: this cannot fail.
+        let _ = self.insert(r.tool.clone(), r.validator.clone());
     }
 
     /// This registry plus `extra` (an MCP server's tools, known only once it started). The
@@ -291,8 +308,7 @@ impl ToolRegistry {
     pub fn with_tools(&self, extra: Vec<Arc<dyn Tool>>) -> (ToolRegistry, Vec<RegistryError>) {
         let mut next = ToolRegistry::new();
         for r in self.tools.values() {
-            // Already validated once: these cannot fail.
-            let _ = next.try_register(r.tool.clone());
+            next.share(r);
         }
         let errors = extra
             .into_iter()
@@ -306,8 +322,7 @@ impl ToolRegistry {
         let mut next = ToolRegistry::new();
         for (name, r) in &self.tools {
             if keep(name) {
-                // Already validated once: this cannot fail.
-                let _ = next.try_register(r.tool.clone());
+                next.share(r);
             }
         }
         next
@@ -373,6 +388,38 @@ impl ToolRegistry {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// Built-in schemas compile only at a tool's first call: a broken one must fail here.
+    #[test]
+    fn every_builtin_schema_compiles() {
+        let mut tools: Vec<Arc<dyn Tool>> = ToolRegistry::builtin()
+            .tools
+            .values()
+            .map(|r| r.tool.clone())
+            .collect();
+        tools.push(Arc::new(todo_write::TodoWrite::new(
+            crate::todo::TodoList::new(),
+        )));
+        assert!(tools.len() >= 12, "{}", tools.len());
+        for t in tools {
+            if let Err(e) = schema::Validator::new(&t.input_schema()) {
+                panic!("{}: {e}", t.name());
+            }
+        }
+    }
+
+    /// A registry made from another (a subagent's subset, MCP tools added) shares its
+    /// validators instead of compiling them again.
+    #[test]
+    fn derived_registries_share_validators() {
+        let r = ToolRegistry::builtin();
+        let sub = r.subset(|n| n == "read_file");
+        let (more, _) = r.with_tools(vec![]);
+        for other in [&sub, &more] {
+            let (a, b) = (r.get("read_file").unwrap(), other.get("read_file").unwrap());
+            assert!(Arc::ptr_eq(&a.validator, &b.validator));
+        }
+    }
 
     fn tool(name: &str) -> Arc<dyn Tool> {
         ToolRegistry::builtin()

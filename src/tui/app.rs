@@ -115,6 +115,8 @@ pub struct App {
     /// Panes registered in pane.rs beyond the built-in three.
     pub panes: Vec<Box<dyn Pane>>,
     pub input: Input,
+    /// The `/` and `@` menu, commands from files, a queued prompt being edited, Ctrl+G.
+    pub compose: super::input::menu::ComposeState,
     pub approvals: Approvals,
     /// The session's subagents, one lane each.
     pub subagents: super::subagents::Subagents,
@@ -176,6 +178,7 @@ impl App {
             json: JsonPane::default(),
             panes: super::panes::registered(),
             input: Input::default(),
+            compose: Default::default(),
             approvals: Approvals::default(),
             subagents: Default::default(),
             subagent_view: None,
@@ -227,7 +230,15 @@ impl App {
     pub(super) fn submit(&mut self, text: String) {
         self.turn.busy = true;
         self.turn.abort_requested = false;
-        self.send(AgentCommand::Submit { text });
+        // `!command` runs in the workspace's shell; its output joins the conversation.
+        let command = text.trim_start().strip_prefix('!').map(str::trim);
+        let cmd = match command.filter(|c| !c.is_empty()) {
+            Some(command) => AgentCommand::Shell {
+                command: command.to_string(),
+            },
+            None => AgentCommand::Submit { text },
+        };
+        self.send(cmd);
     }
 
     pub(super) fn abort(&mut self) {

@@ -29,6 +29,8 @@ pub enum Exit {
     Terminated,
     AgentGone,
     InputClosed,
+    /// Ctrl+G: the caller hands the terminal to an editor, then runs the loop again.
+    Editor,
 }
 
 /// Where frames go: the real terminal (synchronized updates), or any ratatui backend in
@@ -67,6 +69,22 @@ pub async fn run<S, I>(
     terminal: &mut S,
     app: &mut App,
     mut events: mpsc::UnboundedReceiver<AgentEvent>,
+    commands: &mpsc::UnboundedSender<AgentCommand>,
+    input: I,
+) -> anyhow::Result<Exit>
+where
+    S: Screen,
+    I: Stream<Item = std::io::Result<Event>> + Unpin,
+{
+    run_until(terminal, app, &mut events, commands, input).await
+}
+
+/// [`run`], also ending with [`Exit::Editor`] when the user asks for the editor (the events
+/// keep queueing meanwhile; the caller runs the loop again with a fresh `input`).
+pub async fn run_until<S, I>(
+    terminal: &mut S,
+    app: &mut App,
+    events: &mut mpsc::UnboundedReceiver<AgentEvent>,
     commands: &mpsc::UnboundedSender<AgentCommand>,
     mut input: I,
 ) -> anyhow::Result<Exit>
@@ -109,6 +127,10 @@ where
                     if let Some(exit) = on_input(terminal, app, ev)? {
                         return Ok(exit);
                     }
+                    // Keys after a quit or Ctrl+G stay queued (the editor gets them).
+                    if app.should_quit || app.compose.editor_requested {
+                        break;
+                    }
                     n += 1;
                 }
                 dirty = true;
@@ -143,6 +165,9 @@ where
         }
         if app.should_quit {
             return Ok(Exit::Quit);
+        }
+        if app.compose.editor_requested {
+            return Ok(Exit::Editor);
         }
         let now = Instant::now();
         let due = last_draw.map_or(now, |t| t + FRAME);

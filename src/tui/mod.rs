@@ -11,6 +11,7 @@
 //!   runs the loop; `terminal.rs`, `hangup.rs` the terminal.
 
 pub mod app;
+pub mod editor;
 pub mod event_loop;
 pub mod frame_times;
 pub mod hangup;
@@ -124,15 +125,24 @@ pub async fn run(
     if let Some(prompt) = initial_prompt.filter(|p| !p.trim().is_empty()) {
         app.send_initial_prompt(prompt);
     }
-    let input = hangup::UntilHangup::new(crossterm::event::EventStream::new());
-    let result = event_loop::run(
-        &mut terminal,
-        &mut app,
-        events_rx,
-        control.commands(),
-        input,
-    )
-    .await;
+    let mut events_rx = events_rx;
+    let result = loop {
+        let input = hangup::UntilHangup::new(crossterm::event::EventStream::new());
+        let result = event_loop::run_until(
+            &mut terminal,
+            &mut app,
+            &mut events_rx,
+            control.commands(),
+            input,
+        )
+        .await;
+        // The stream is dropped: its reader thread stops, and the editor gets every key.
+        if matches!(result, Ok(Exit::Editor)) {
+            edit_input(&mut terminal, &mut app);
+            continue;
+        }
+        break result;
+    };
     if matches!(result, Ok(Exit::Terminated | Exit::InputClosed)) {
         exit_watchdog(Duration::from_secs(5), 143);
     }
@@ -158,10 +168,23 @@ pub async fn run(
         let _ = writeln!(std::io::stdout(), "{}", strings::resume_hint(id));
     }
     match result? {
-        Exit::Quit | Exit::InputClosed => Ok(0),
+        Exit::Quit | Exit::InputClosed | Exit::Editor => Ok(0),
         Exit::Terminated => Ok(143),
         Exit::AgentGone => anyhow::bail!("the agent task stopped unexpectedly"),
     }
+}
+
+/// Ctrl+G: the terminal goes to the editor and comes back; the edited text is the input.
+fn edit_input(terminal: &mut terminal::Tui, app: &mut App) {
+    app.compose.editor_requested = false;
+    let modes = terminal::suspend();
+    let edited = editor::run(&app.input.full_text());
+    if let Err(e) = terminal::resume(modes) {
+        tracing::warn!("cannot take the terminal back after the editor: {e}");
+    }
+    // Everything on the screen is the editor's now: draw all of it again.
+    let _ = terminal.clear();
+    app.editor_done(edited);
 }
 
 /// Once the terminal is gone nobody can end this process by hand (the signal handlers are

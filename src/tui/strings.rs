@@ -81,9 +81,9 @@ pub fn more_lines(above: usize, below: usize) -> String {
 
 pub fn queued(n: usize) -> String {
     if n == 1 {
-        " queued: 1 prompt — sends when this turn ends ".to_string()
+        " queued: 1 prompt — sends when this turn ends · ↑ edits it ".to_string()
     } else {
-        format!(" queued: {n} prompts — they send when this turn ends ")
+        format!(" queued: {n} prompts — they send when this turn ends · ↑ edits the last ")
     }
 }
 
@@ -326,4 +326,18 @@ pub const COMPACTED_STATE: &str = "── state block (built by tooloop, appende
 /// `/agents N` for an agent this session has not started.
 pub fn no_such_subagent(n: &str) -> String {
     format!("no subagent #{n} in this session (/agents lists them)")
+}
+
+/// ↑ took a queued prompt back into the input.
+pub const QUEUED_EDITING: &str = " queued prompt back in the input: Enter queues it, Esc drops it ";
+pub const QUEUED_REMOVED: &str = " queued prompt removed ";
+
+/// Tab after `@` found nothing.
+pub fn no_path_matches(partial: &str) -> String {
+    format!(" no file in the workspace starts with {partial:?} ")
+}
+
+/// A command file with nothing in it.
+pub fn empty_command_file(name: &str, path: &str) -> String {
+    format!("/{name}: {path} holds no prompt")
 }

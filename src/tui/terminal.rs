@@ -107,6 +107,40 @@ pub fn restore() {
     let _ = disable_raw_mode();
 }
 
+/// Gives the terminal back for a while (an editor runs on it): the modes in use, for
+/// [`resume`]. The caller has dropped its event stream, so no key is read from under the
+/// program that now owns the terminal.
+pub fn suspend() -> u8 {
+    let modes = MODES.load(Ordering::SeqCst);
+    restore();
+    modes
+}
+
+/// Full screen again after [`suspend`], with the same modes; the caller redraws everything.
+pub fn resume(modes: u8) -> io::Result<()> {
+    enable_raw_mode()?;
+    ACTIVE.store(true, Ordering::SeqCst);
+    let mut out = io::stdout();
+    execute!(
+        out,
+        EnterAlternateScreen,
+        EnableBracketedPaste,
+        cursor::Hide
+    )?;
+    out.write_all(ALTERNATE_SCROLL_ON.as_bytes())?;
+    if modes & MODE_KEYBOARD != 0 {
+        execute!(
+            out,
+            PushKeyboardEnhancementFlags(KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES)
+        )?;
+    }
+    if modes & MODE_MOUSE != 0 {
+        execute!(out, EnableMouseCapture)?;
+    }
+    MODES.store(modes, Ordering::SeqCst);
+    out.flush()
+}
+
 fn install_panic_hook() {
     static INSTALLED: AtomicBool = AtomicBool::new(false);
     if INSTALLED.swap(true, Ordering::SeqCst) {

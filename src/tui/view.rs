@@ -81,6 +81,7 @@ fn layout(app: &mut App, area: Rect, now: Instant) -> Frame3 {
         pane.layout(*rect, &ctx(false));
     }
     if input.height > 0 {
+        app.sync_menu();
         let note = if !app.queued.is_empty() {
             Some(strings::queued(app.queued.len()))
         } else {
@@ -123,6 +124,13 @@ fn render(app: &App, f: &mut Frame, frame: &Frame3, now: Instant) {
         app.input.draw(f, frame.input);
     }
     app.steering.draw_todos(f, frame.todos, &app.theme);
+    // The `/` or `@` menu sits on the rows above the input, over whatever is there.
+    if let Some(menu) = &app.compose.menu
+        && app.focus == Focus::Input
+        && frame.input.height > 0
+    {
+        menu.draw(f, frame.input, &app.theme);
+    }
     let view = status_view(app, now);
     status_bar::draw(f, frame.status, &view, &app.theme);
     app.approvals

@@ -102,7 +102,7 @@ pub fn recording_load(data: &[u8]) {
         }
     };
     for entry in &rec.entries {
-        let _ = entry.kind.to_event();
+        let _ = entry.kind.event();
     }
     let _ = rec.header();
     let timeline = tooloop::replay::timeline(&rec.entries);

@@ -20,7 +20,7 @@ use tooloop::agent::INTERRUPT_MARKER;
 use tooloop::agent::assembler::{Assembler, Completed};
 use tooloop::message::{ContentBlock, HistoryCheck, Message, validate_history};
 use tooloop::provider::StreamEvent;
-use tooloop::provider::anthropic_stream::Decoder;
+use tooloop::provider::anthropic::stream::Decoder;
 use tooloop::provider::openai::body::{Framing, decode};
 
 use super::MAX_INPUT;

@@ -88,6 +88,7 @@ pub mod bin;
 pub mod extensions;
 pub mod images;
 pub mod openai;
+pub mod openai_history;
 pub mod reply;
 pub mod server;
 pub mod stream;

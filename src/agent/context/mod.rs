@@ -51,7 +51,7 @@ impl Default for ContextSettings {
 }
 
 /// Why a compaction ran.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Trigger {
     Auto,
@@ -73,7 +73,7 @@ impl Trigger {
 }
 
 /// A finished compaction, for front ends and transcripts.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct Compaction {
     pub trigger: Trigger,
     pub pre_tokens: u64,
@@ -81,15 +81,18 @@ pub struct Compaction {
     pub messages_before: usize,
     pub messages_after: usize,
     /// The summary text (empty for micro-compaction).
+    #[serde(default)]
     pub summary: String,
     /// The state block tooloop appended after the summary (empty for micro-compaction).
+    #[serde(default)]
     pub state: String,
-    /// What the state block carried over.
+    /// What the state block carried over (recordings from before state blocks have none).
+    #[serde(default)]
     pub kept: state_block::Kept,
 }
 
 /// How full the window is and what the session cost so far.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct ContextStatus {
     pub context_tokens: u64,
     pub window: u64,

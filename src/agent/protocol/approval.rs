@@ -2,13 +2,13 @@
 //! (tools answer it, the events carry it, front ends draw it without knowing tool or field
 //! names) and the user's decision.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::permission::mode::ApprovalMode;
 
 /// What a tool call would do, shown before the user approves it. Tools answer it
 /// (`Tool::preview`); front ends draw it without knowing tool or field names.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Preview {
     /// A shell command line; `note` is a detail such as its timeout.

@@ -3,10 +3,11 @@
 
 pub mod approval;
 pub mod status;
+pub mod wire;
 
 use std::sync::Arc;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 // Every type an event or a command carries lives here (approval.rs, status.rs) or in a
@@ -25,6 +26,9 @@ use status::ServerStatus;
 pub enum AgentCommand {
     /// Run one prompt to the end of the loop.
     Submit { text: String },
+    /// `!command`: run a shell command in the workspace for the user; its output joins
+    /// the conversation for the model. Ends with Done like a prompt; Abort stops it.
+    Shell { command: String },
     /// Stop the turn in progress (Ctrl+C). History stays valid.
     Abort,
     /// The user's answer to a [`AgentEvent::PermissionRequest`].
@@ -58,7 +62,7 @@ pub enum AgentCommand {
 }
 
 /// Why a prompt's loop ended (DESIGN.md §3).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Terminal {
     Completed,
@@ -104,7 +108,7 @@ impl Terminal {
 }
 
 /// Why the loop went round again (recorded so tests can assert which path ran).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Transition {
     NextTurn,
@@ -121,7 +125,13 @@ pub enum Transition {
 }
 
 /// Everything the agent tells its front ends. Times are taken by the front end on receipt.
-#[derive(Clone, Debug, PartialEq)]
+///
+/// The one event vocabulary: the same type crosses the channel, is written line by line by
+/// `--record` (src/recording, its serde form as it is, `"type"` first) and becomes
+/// stream-json's lines (src/headless/stream_json.rs renames and trims the same form). A new
+/// event is one variant here; [`wire`] keeps the written shape older recordings have.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
 pub enum AgentEvent {
     /// A prompt was accepted and its loop begins.
     PromptStart {
@@ -132,7 +142,9 @@ pub enum AgentEvent {
         turn: u32,
     },
     /// A request is sent; `body` is what goes over the wire, minus credentials: the very
-    /// bytes sent, shared (parse them with `body.json()` only to show them).
+    /// bytes sent, shared (parse them with `body.json()` only to show them). Written as
+    /// `request` with the body as JSON and its size.
+    #[serde(rename = "request", with = "wire::request")]
     RequestStart {
         turn: u32,
         attempt: u32,
@@ -172,6 +184,7 @@ pub enum AgentEvent {
         /// One line about the input, phrased by the tool ("src/main.rs", "ls -la").
         summary: String,
         /// What the call would change, if the tool can show it.
+        #[serde(default)]
         preview: Option<Preview>,
     },
     /// The tool waits for the user's consent.
@@ -180,8 +193,10 @@ pub enum AgentEvent {
         tool: String,
         input: Value,
         summary: String,
+        #[serde(default)]
         preview: Option<Preview>,
         /// Why it asks, and what "always allow" would write.
+        #[serde(default)]
         why: AskWhy,
     },
     /// Consent was decided (by the user, a mode or a rule).
@@ -190,6 +205,7 @@ pub enum AgentEvent {
         name: String,
         allowed: bool,
         /// The rule (and its file) that decided, when one did.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         rule: Option<RuleRef>,
     },
     ToolStart {
@@ -215,17 +231,21 @@ pub enum AgentEvent {
         turn: u32,
         stop_reason: Option<String>,
     },
-    /// A raw SSE event of the current response (for the JSON pane).
+    /// A raw SSE event of the current response (for the JSON pane). A recording adds its
+    /// time since the request started (`req_ms`).
+    #[serde(rename = "sse")]
     RawSse {
         event: std::borrow::Cow<'static, str>,
         data: String,
     },
     /// Token counts for the whole prompt so far.
+    #[serde(with = "wire::usage")]
     Usage(Usage),
     /// history[index] is now `message`, exactly as it will be sent: an append when index is
     /// the old length, else the last message was extended (a prompt after an interruption).
     Message {
         index: usize,
+        #[serde(with = "wire::arc")]
         message: Arc<Message>,
     },
     /// Something the user should know (max_turns reached, a fallback model, …).
@@ -248,6 +268,7 @@ pub enum AgentEvent {
     },
     /// The history was replaced (new conversation or resumed session).
     HistoryReset {
+        #[serde(with = "wire::arc_vec")]
         messages: Vec<Arc<Message>>,
         /// tool_use id → the tool's one-line summary of its input, for redrawing the calls.
         summaries: std::collections::HashMap<String, String>,
@@ -277,6 +298,7 @@ pub enum AgentEvent {
         messages: Vec<Message>,
     },
     /// Context use and cost, before each request and after each response.
+    #[serde(with = "wire::status")]
     Context(crate::agent::context::ContextStatus),
     /// A hook started (`id` is made up for the timeline: `hook-N`).
     HookStart {
@@ -294,6 +316,7 @@ pub enum AgentEvent {
         todos: Vec<crate::todo::TodoItem>,
     },
     /// An MCP server's state changed (stream-json's `mcp` line once it is ready or failed).
+    #[serde(with = "wire::status")]
     Mcp(ServerStatus),
     /// The approval mode changed (Shift+Tab, `/approval`, an approved plan).
     ApprovalChanged {
@@ -305,32 +328,38 @@ pub enum AgentEvent {
     },
     /// A background job started, wrote output (at most twice a second), ended, or was
     /// listed from a resumed transcript.
+    #[serde(with = "wire::event")]
     Background(JobEvent),
     /// The prompt's loop ended.
+    #[serde(with = "wire::summary")]
     Done(TurnSummary),
     /// A `task` call started a subagent (DESIGN.md §12).
+    #[serde(with = "wire::info")]
     AgentStart(AgentInfo),
     /// A subagent's loop ended.
+    #[serde(with = "wire::report")]
     AgentEnd(AgentReport),
     /// An event of a subagent's loop, as the subagent sent it: front ends tell its lane by
     /// `agent_id`. Tool and permission ids inside are the subagent's own; a permission
     /// reply names [`scoped_id`]`(agent_id, id)`.
     Subagent {
+        #[serde(with = "wire::arc_str")]
         agent_id: Arc<str>,
+        #[serde(with = "wire::arc_str")]
         parent_tool_use_id: Arc<str>,
         event: Box<AgentEvent>,
     },
 }
 
 /// Who a subagent is: `agent_start`.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct AgentInfo {
     /// `a1`, `a2`, … in the order they started in this session.
     pub agent_id: String,
     /// The `task` call that started it.
     pub parent_tool_use_id: String,
     /// The agent that made that call (None: the top-level agent).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parent_agent_id: Option<String>,
     /// The definition's name (`general`, `explore`, a file's `name`).
     pub agent: String,
@@ -339,7 +368,7 @@ pub struct AgentInfo {
 }
 
 /// How a subagent's loop ended: `agent_end`, and one entry of `result.agents`.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct AgentReport {
     pub agent_id: String,
     pub parent_tool_use_id: String,
@@ -387,12 +416,13 @@ pub struct AskWhy {
 }
 
 /// The end of one prompt's loop: what `result` prints in headless mode.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TurnSummary {
     pub reason: Terminal,
     pub turns: u32,
     pub usage: Usage,
     pub text: String,
+    #[serde(default)]
     pub transitions: Vec<Transition>,
     pub error: Option<String>,
     /// The session's cost so far in USD; None when the model's prices are unknown.
@@ -402,7 +432,7 @@ pub struct TurnSummary {
 }
 
 /// How a tool call ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ToolOutcome {
     Ok,

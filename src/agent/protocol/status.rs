@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 /// A configured MCP server's state.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ServerState {
     Starting,
@@ -13,7 +13,7 @@ pub enum ServerState {
 }
 
 /// What front ends show of a server (`/mcp`, the status bar, stream-json `mcp` lines).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ServerStatus {
     pub server: String,
     pub state: ServerState,

@@ -1,6 +1,7 @@
 //! The chat completions request body, serialized straight from the canonical history (no
-//! `Value` tree): the same wire shape as [`super::convert::to_openai_messages`], which stays
-//! the reference (a test holds the two equal).
+//! `Value` tree). The only place the canonical history becomes OpenAI messages; what a round
+//! trip keeps is checked in tests/openai_messages.rs (tests/support/openai_history.rs reads
+//! them back).
 //!
 //! Field order is fixed by the structs below, `messages` last, so consecutive bodies are
 //! byte-identical up to the newest messages.
@@ -10,10 +11,31 @@ use std::borrow::Cow;
 use serde::Serialize;
 use serde::ser::{SerializeSeq, Serializer};
 
-use super::convert::{tool_result_content, with_images_note};
 use crate::message::{ContentBlock, ImageSource, Message, Role};
 use crate::provider::request::{Messages, Request, RequestBody, size_hint};
 use crate::provider::{ReasoningEcho, ToolSpec};
+
+/// The prefix that marks a tool message as a failed tool (OpenAI has no is_error flag).
+pub const ERROR_PREFIX: &str = "Error: ";
+
+/// A tool result as an OpenAI `tool` message's content: a failed result says so in its
+/// text (once).
+fn tool_result_content(content: &str, is_error: bool) -> Cow<'_, str> {
+    if is_error && !content.starts_with(ERROR_PREFIX) {
+        Cow::Owned(format!("{ERROR_PREFIX}{content}"))
+    } else {
+        Cow::Borrowed(content)
+    }
+}
+
+/// A tool message's text when the result's images follow in a user message.
+fn with_images_note(content: &str) -> String {
+    if content.is_empty() {
+        "[image attached below]".to_string()
+    } else {
+        format!("{content}\n[image attached below]")
+    }
+}
 
 #[derive(Serialize)]
 struct Body<'a> {
@@ -334,7 +356,6 @@ fn user<S: SerializeSeq>(message: &Message, seq: &mut S) -> Result<(), S::Error>
 mod tests {
     use super::*;
     use crate::provider::ModelRequest;
-    use crate::provider::openai::convert::{to_openai_messages, to_openai_tools};
     use serde_json::{Value, json};
 
     fn tool_use(id: &str, input: Value) -> ContentBlock {
@@ -375,7 +396,7 @@ mod tests {
     }
 
     #[test]
-    fn typed_body_equals_the_value_conversion() {
+    fn body_fields_and_the_messages_wire_shape() {
         for (system, tools, dp, completion) in [
             ("sys", true, true, false),
             ("", true, false, true),
@@ -400,10 +421,26 @@ mod tests {
             };
             let body = encode(&req.as_request(), completion, 0, ReasoningEcho::Never);
             let got = body.json();
+            let messages = got["messages"].as_array().expect("messages");
+            let first = usize::from(!system.is_empty());
+            if first == 1 {
+                assert_eq!(messages[0], json!({"role": "system", "content": "sys"}));
+            }
+            // Thinking is dropped, texts join, tool calls carry their input as a string.
             assert_eq!(
-                got["messages"],
-                Value::Array(to_openai_messages(&req.system, &req.messages))
+                messages[first + 1],
+                json!({"role": "assistant", "content": "Reading both.\nSecond line.",
+                       "tool_calls": [
+                    {"id": "c1", "type": "function",
+                     "function": {"name": "read_file", "arguments": "{\"path\":\"a\"}"}},
+                    {"id": "c2", "type": "function",
+                     "function": {"name": "read_file",
+                                  "arguments": "{\"path\":\"b\",\"limit\":3}"}}]})
             );
+            // A failed result says so once.
+            assert_eq!(messages[first + 3]["content"], "Error: no such file");
+            assert_eq!(messages[first + 4]["content"], "Error: already");
+            assert_eq!(messages.len(), first + 10);
             let limit = if completion {
                 "max_completion_tokens"
             } else {
@@ -413,7 +450,7 @@ mod tests {
             let keys = 5 + tools as usize + (tools && dp) as usize;
             assert_eq!(got.as_object().map(|o| o.len()), Some(keys));
             if tools {
-                assert_eq!(got["tools"], Value::Array(to_openai_tools(&req.tools)));
+                assert_eq!(got["tools"][0]["function"]["name"], "glob");
             }
             assert_eq!(
                 body,

@@ -1,6 +1,8 @@
 //! The prompt input: tui-textarea plus prompt history recall and paste hygiene.
 
 pub mod history_search;
+pub mod mention_complete;
+pub mod menu;
 pub mod prompt_history;
 
 use crossterm::event::KeyEvent;
@@ -81,13 +83,19 @@ impl Input {
         self.pastes.clear();
     }
 
-    /// Takes the text for sending and remembers it for Up recall.
-    pub fn take(&mut self) -> String {
+    /// The text as it would be sent: collapsed pastes expanded (a placeholder the user
+    /// edited stays as typed).
+    pub fn full_text(&self) -> String {
         let mut text = self.text();
-        // Collapsed pastes go out whole (a placeholder the user edited stays as typed).
         for (placeholder, pasted) in &self.pastes {
             text = text.replacen(placeholder.as_str(), pasted, 1);
         }
+        text
+    }
+
+    /// Takes the text for sending and remembers it for Up recall.
+    pub fn take(&mut self) -> String {
+        let text = self.full_text();
         if self.history.last() != Some(&text) {
             self.history.push(text.clone());
             if let Some(path) = &self.history_file {
@@ -198,6 +206,22 @@ impl Input {
         let path = image.path.display().to_string().replace('\'', "");
         self.textarea.insert_str(format!("{label} "));
         self.pastes.push((label, format!("'{path}'")));
+    }
+
+    /// The caret's line up to the caret (what Tab completes).
+    pub fn line_before_caret(&self) -> String {
+        let (row, col) = self.textarea.cursor();
+        let line = self.textarea.lines().get(row).map_or("", String::as_str);
+        line.chars().take(col).collect()
+    }
+
+    /// Replaces the `n` characters before the caret with `with` (a completion).
+    pub fn replace_before_caret(&mut self, n: usize, with: &str) {
+        self.recall = None;
+        for _ in 0..n {
+            self.textarea.delete_char();
+        }
+        self.textarea.insert_str(with);
     }
 
     pub fn key(&mut self, key: KeyEvent) {

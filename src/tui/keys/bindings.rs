@@ -237,6 +237,13 @@ pub const BINDINGS: &[Binding] = &[
     bind(Input, &[ctrl('z')], "Ctrl+Z", Action::Undo, "undo an edit"),
     bind(
         Input,
+        &[ctrl('g')],
+        "Ctrl+G",
+        Action::ExternalEditor,
+        "edit the input in $EDITOR (else $VISUAL, vi)",
+    ),
+    bind(
+        Input,
         &[ctrl('r')],
         "Ctrl+R",
         Action::HistorySearch,

@@ -70,6 +70,8 @@ pub enum Action {
     CycleApproval,
     /// Ctrl+T: fold or unfold the todo list.
     ToggleTodos,
+    /// Ctrl+G: edit the input in $EDITOR.
+    ExternalEditor,
 }
 
 /// Where a binding applies. Modals see keys first, then global keys, then the focused pane.

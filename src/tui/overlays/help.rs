@@ -20,6 +20,33 @@ fn scope_title(scope: Scope) -> &'static str {
     }
 }
 
+/// What the input reads in what is typed (update/compose.rs, the agent's mentions and
+/// `!` commands), as the help lists it.
+pub const TYPED: &[(&str, &str)] = &[
+    (
+        "/",
+        "a menu of commands as you type: Up/Down pick, Tab or Enter complete, Esc closes",
+    ),
+    (
+        "/NAME ARGS",
+        "the prompt in .tooloop/commands/NAME.md (or .claude/commands/, or commands/ in \
+         the config directory), $ARGUMENTS replaced by ARGS",
+    ),
+    (
+        "@path",
+        "attach a file (its text, headed with its path) or a directory (its listing); \
+         Tab completes",
+    ),
+    (
+        "!command",
+        "run a shell command in the workspace; the model reads it and its output",
+    ),
+    (
+        "Up during a turn",
+        "on an empty input: take the last queued prompt back to edit (Esc drops it)",
+    ),
+];
+
 /// A slash command as the help lists it: name (without the slash), arguments, what it does.
 pub type CommandRow = (&'static str, &'static str, &'static str);
 
@@ -48,6 +75,21 @@ pub fn lines(theme: &Theme, commands: &[CommandRow]) -> Vec<Line<'static>> {
                 Span::styled(b.help, theme.dim),
             ]));
         }
+    }
+    out.push(Line::default());
+    out.push(Line::styled(
+        "typed in the input",
+        theme.accent.add_modifier(Modifier::BOLD),
+    ));
+    let typed_w = TYPED.iter().map(|(t, _)| t.len()).max().unwrap_or(8);
+    for (typed, help) in TYPED {
+        out.push(Line::from(vec![
+            Span::styled(
+                format!("  {typed:<typed_w$}  "),
+                theme.text.add_modifier(Modifier::BOLD),
+            ),
+            Span::styled(*help, theme.dim),
+        ]));
     }
     out.push(Line::default());
     out.push(Line::styled(

@@ -77,6 +77,10 @@ impl Cell {
         )
     }
 
+    pub fn is_expanded(&self) -> bool {
+        self.expanded
+    }
+
     pub fn toggle(&mut self) {
         self.expanded = !self.expanded;
         self.invalidate();

@@ -170,6 +170,17 @@ impl Conversation {
         }
     }
 
+    /// Opens a tool call's line to show its output (the user's own `!command`).
+    pub fn expand_tool(&mut self, id: &str) {
+        if let Some(&i) = self.tools.get(id)
+            && let Some(cell) = self.cells.get_mut(i)
+            && !cell.is_expanded()
+        {
+            cell.toggle();
+            self.dirty.push(i);
+        }
+    }
+
     /// Whether a tool call has a line here.
     pub fn shows_tool(&self, id: &str) -> bool {
         self.tools.contains_key(id)

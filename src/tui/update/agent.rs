@@ -82,6 +82,10 @@ impl App {
                     .upsert(&id, &name, &summary, ToolState::Queued, now);
                 self.tool_calls.update(&id, |c| c.queued_at = now);
                 self.show_tool(&id);
+                // The user's own `!command` shows its output as it comes.
+                if id.starts_with(crate::agent::shell_command::ID_PREFIX) {
+                    self.conversation.expand_tool(&id);
+                }
             }
             AgentEvent::PermissionRequest {
                 id,
@@ -379,6 +383,15 @@ impl App {
                         });
                     } else if text == INTERRUPT_MARKER {
                         self.conversation.push(CellKind::Interrupted);
+                    } else if let Some(label) = crate::agent::mentions::replay_label(text) {
+                        // An `@file` block: one line, not the file.
+                        self.conversation.push(CellKind::Notice(label));
+                    } else if let Some((command, output)) =
+                        crate::agent::shell_command::replay(text)
+                    {
+                        self.tools.begin_group(&command);
+                        self.conversation.push(CellKind::User(command));
+                        self.conversation.push(CellKind::Notice(output));
                     } else {
                         self.tools.begin_group(text);
                         self.conversation.push(CellKind::User(text.clone()));

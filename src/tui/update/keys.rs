@@ -59,11 +59,12 @@ impl App {
             self.approval_key(key, global, now, prev_key);
             return;
         }
-        if global == Some(Action::FocusNext) && self.focus == Focus::Input && self.complete(now) {
-            return;
-        }
         // Ctrl+R takes every key until it ends (Esc and Ctrl+C end it, not the turn).
         if self.focus == Focus::Input && self.input.is_searching() && self.input.search_key(key) {
+            return;
+        }
+        // The `/` menu, `@` completion, queued prompts and Ctrl+G (update/compose.rs).
+        if self.focus == Focus::Input && !self.input.is_searching() && self.compose_key(key, now) {
             return;
         }
         if let Some(action) = global {
@@ -74,6 +75,8 @@ impl App {
             Focus::Input => self.input_key(key, now),
             _ => self.pane_key(key),
         }
+        // The menu follows the text the key left (not only the next frame).
+        self.sync_menu();
     }
 
     /// A key while a question is open. Ctrl+C still aborts the turn. Letters always go to
@@ -160,25 +163,6 @@ impl App {
         }
     }
 
-    /// Tab on a partly typed `/command`: completes it, or lists the candidates.
-    fn complete(&mut self, now: Instant) -> bool {
-        let text = self.input.text();
-        let found = crate::tui::update::slash::completions(&text);
-        match found.as_slice() {
-            [] => return false,
-            [one] => self.input.set_text(&format!("/{} ", one.name)),
-            many => {
-                let names: Vec<String> = many.iter().map(|c| format!("/{}", c.name)).collect();
-                let common = common_prefix(&names);
-                if common.len() > text.len() {
-                    self.input.set_text(&common);
-                }
-                self.note = Some((names.join("  "), now + crate::tui::app::NOTE_WINDOW));
-            }
-        }
-        true
-    }
-
     fn interrupt(&mut self, now: Instant) {
         if self.turn.busy {
             self.abort();
@@ -261,7 +245,7 @@ impl App {
         }
     }
 
-    fn input_key(&mut self, key: KeyEvent, now: Instant) {
+    pub(super) fn input_key(&mut self, key: KeyEvent, now: Instant) {
         if key.code == KeyCode::Char('?') && self.input.is_empty() {
             self.open_help();
             return;
@@ -408,21 +392,6 @@ impl App {
         self.conversation.push(cell(text));
         self.conversation.scroll.bottom();
     }
-}
-
-fn common_prefix(names: &[String]) -> String {
-    let first = names.first().map(String::as_str).unwrap_or("");
-    let mut end = first.len();
-    for n in names {
-        end = end.min(
-            first
-                .char_indices()
-                .zip(n.chars())
-                .find(|((_, a), b)| a != b)
-                .map_or(end.min(n.len()), |((i, _), _)| i),
-        );
-    }
-    first[..end].to_string()
 }
 
 impl App {

@@ -1,11 +1,13 @@
 //! The controller: everything that changes the App. Agent events (agent.rs), keys, paste and
-//! mouse (keys.rs), slash commands (slash.rs), and the App's side of each overlay and pane
+//! mouse (keys.rs), the input's menu, `@` completion and editor (compose.rs), slash
+//! commands (slash.rs), and the App's side of each overlay and pane
 //! answer (rewind.rs, sessions.rs, bars.rs, clipboard.rs, extensions.rs). Panes and overlays
 //! return what happened; the files here decide what it means.
 
 pub mod agent;
 pub mod bars;
 pub mod clipboard;
+pub mod compose;
 pub mod extensions;
 pub mod jobs;
 pub mod keys;

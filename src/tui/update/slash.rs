@@ -148,6 +148,8 @@ pub fn run(app: &mut App, text: &str, now: Instant) -> bool {
     let args = text.trim_start()[word.len() + 1..].trim();
     match COMMANDS.iter().find(|c| c.name == word) {
         Some(cmd) => (cmd.run)(app, args, now),
+        // A command from a file (`.tooloop/commands/NAME.md`) sends its prompt.
+        None if app.run_file_command(word, args) => {}
         None => app
             .conversation
             .push(CellKind::Error(strings::unknown_command(word, &names()))),

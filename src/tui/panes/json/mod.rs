@@ -3,7 +3,10 @@
 //! call opened from a timeline bar. Each message / event is a segment rendered and wrapped once.
 
 pub mod lines;
+mod segment;
 pub mod stepper;
+
+pub use segment::JsonView;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -23,87 +26,13 @@ use crate::tui::panes::{EventState, Pane, PaneContext, scroll_key};
 use crate::tui::strings;
 use crate::tui::text::json_view;
 use crate::tui::text::sanitize::sanitize;
-use crate::tui::text::wrap::wrap;
 use crate::tui::theme::Theme;
 use lines::{diff_lines, http_error_lines, message_lines, sse_lines};
+use segment::{Segment, StepSegs};
 use stepper::Stepper;
 
 /// Raw events kept for one response; a runaway stream must not eat the memory.
 const MAX_SSE_EVENTS: usize = 20_000;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum JsonView {
-    History,
-    Request,
-    Sse,
-    /// One tool call's input and output, opened from a timeline bar (not in the F3 cycle).
-    Tool,
-}
-
-impl JsonView {
-    pub const ALL: [JsonView; 3] = [JsonView::History, JsonView::Request, JsonView::Sse];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            JsonView::History => "history",
-            JsonView::Request => "request",
-            JsonView::Sse => "sse",
-            JsonView::Tool => "tool",
-        }
-    }
-
-    fn index(self) -> usize {
-        match self {
-            JsonView::History => 0,
-            JsonView::Request => 1,
-            JsonView::Sse => 2,
-            JsonView::Tool => 3,
-        }
-    }
-
-    pub fn next(self) -> Self {
-        match self {
-            JsonView::Tool => JsonView::History,
-            v => JsonView::ALL[(v.index() + 1) % 3],
-        }
-    }
-
-    pub fn prev(self) -> Self {
-        match self {
-            JsonView::Tool => JsonView::Sse,
-            v => JsonView::ALL[(v.index() + 2) % 3],
-        }
-    }
-}
-
-/// Logical lines plus their wrapped form at one width.
-struct Segment {
-    logical: Vec<Line<'static>>,
-    wrapped: Option<(u16, Vec<Line<'static>>)>,
-}
-
-impl Segment {
-    fn new(logical: Vec<Line<'static>>) -> Self {
-        Segment {
-            logical,
-            wrapped: None,
-        }
-    }
-
-    fn prepare(&mut self, width: u16) {
-        if !matches!(&self.wrapped, Some((w, _)) if *w == width) {
-            self.wrapped = Some((width, wrap(&self.logical, width)));
-        }
-    }
-
-    /// The lines wrapped by the last `prepare`.
-    fn lines(&self) -> &[Line<'static>] {
-        self.wrapped
-            .as_ref()
-            .map(|(_, l)| l.as_slice())
-            .unwrap_or(&[])
-    }
-}
 
 pub struct JsonPane {
     pub view: JsonView,
@@ -550,12 +479,4 @@ impl Pane for JsonPane {
     fn scroll(&mut self) -> &mut Scroll {
         JsonPane::scroll(self)
     }
-}
-
-/// The stepper's parts for the request and sse views.
-struct StepSegs {
-    headline: Option<Segment>,
-    body: Option<Segment>,
-    /// The events of an older request (the live ones are the pane's own).
-    sse: Option<Vec<Segment>>,
 }

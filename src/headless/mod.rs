@@ -12,6 +12,9 @@ use crate::cli::OutputFormat;
 use crate::config::Config;
 use crate::engine::{self, EngineError, FrontEnd};
 
+mod stream_json;
+pub use stream_json::{Sandboxed, event_line, stream_json};
+
 /// How long the agent task may take to stop after the result (it is idle by then).
 const STOP_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
 
@@ -200,27 +203,6 @@ fn exit_watchdog(limit: std::time::Duration, code: i32) {
         });
 }
 
-/// Which tools' `tool_end` lines carry `sandbox`, and its value.
-pub struct Sandboxed<'a> {
-    pub label: &'a str,
-    pub tools: Vec<String>,
-}
-
-/// The stream-json line for `event` (without `t_ms`), as this run prints it; `tooloop replay`
-/// prints recorded events through the same function.
-pub fn event_line(event: &AgentEvent, sandbox: &Sandboxed<'_>) -> Option<Value> {
-    let mut line = stream_json(event)?;
-    if let Value::Object(map) = &mut line
-        && let (_, AgentEvent::ToolEnd { name, .. }) = event.unwrapped()
-        && sandbox.tools.contains(name)
-    {
-        // Headless never re-runs outside the sandbox (nobody can approve it), so every
-        // such call ran under the run's sandbox.
-        map.insert("sandbox".into(), json!(sandbox.label));
-    }
-    Some(line)
-}
-
 fn print_event(event: &AgentEvent, format: OutputFormat, start: Instant, sandbox: &Sandboxed<'_>) {
     use crate::safe_output::{for_stderr, json_line};
     // A server that failed is a config problem the user must see in every format.
@@ -260,145 +242,6 @@ fn print_event(event: &AgentEvent, format: OutputFormat, start: Instant, sandbox
             }
         }
     }
-}
-
-/// The stream-json line for an event, if it has one.
-pub fn stream_json(event: &AgentEvent) -> Option<Value> {
-    Some(match event {
-        AgentEvent::TurnStart { turn } => json!({"type": "turn_start", "turn": turn}),
-        AgentEvent::RequestStart {
-            turn,
-            attempt,
-            model,
-            ..
-        } => {
-            json!({"type": "request_start", "turn": turn, "attempt": attempt, "model": model})
-        }
-        AgentEvent::Retry {
-            attempt,
-            delay_ms,
-            error,
-        } => json!({"type": "retry", "attempt": attempt, "delay_ms": delay_ms, "error": error}),
-        AgentEvent::TextDelta { text } => json!({"type": "text_delta", "text": text}),
-        AgentEvent::ThinkingDelta { text } => json!({"type": "thinking_delta", "text": text}),
-        AgentEvent::ToolUse {
-            id,
-            name,
-            input,
-            safe,
-            summary,
-            ..
-        } => json!({
-            "type": "tool_use", "id": id, "name": name, "input": input, "safe": safe,
-            "summary": summary,
-        }),
-        AgentEvent::ToolStart { id, name } => json!({"type": "tool_start", "id": id, "name": name}),
-        AgentEvent::ToolProgress { id, chunk } => {
-            json!({"type": "tool_progress", "id": id, "chunk": chunk})
-        }
-        AgentEvent::ToolEnd {
-            id,
-            name,
-            is_error,
-            outcome,
-            duration_ms,
-            output,
-        } => json!({
-            "type": "tool_end", "id": id, "name": name, "is_error": is_error,
-            "outcome": outcome.as_str(), "duration_ms": duration_ms,
-            "output": shorten(output, 2000),
-        }),
-        AgentEvent::Permission {
-            id,
-            name,
-            allowed,
-            rule,
-        } => {
-            let mut line = json!({
-                "type": "permission", "id": id, "name": name,
-                "decision": if *allowed { "allow" } else { "deny" },
-            });
-            if let (Some(r), Value::Object(map)) = (rule, &mut line) {
-                map.insert("rule".into(), json!(r.rule));
-                map.insert("source".into(), json!(r.source));
-            }
-            line
-        }
-        AgentEvent::ApprovalChanged { mode } => json!({"type": "approval", "mode": mode}),
-        AgentEvent::StreamEnd { turn, stop_reason } => {
-            json!({"type": "stream_end", "turn": turn, "stop_reason": stop_reason})
-        }
-        // `index`: its place in history (a line with an index seen before replaces that
-        // message: a prompt merged into an interrupted one).
-        AgentEvent::Message { index, message } => {
-            json!({"type": "message", "index": index, "message": &**message})
-        }
-        AgentEvent::Notice { text } => json!({"type": "notice", "text": text}),
-        AgentEvent::ServerBlock { block } => json!({"type": "server_tool", "block": block}),
-        AgentEvent::Discarded { reason } => json!({"type": "discarded", "reason": reason}),
-        AgentEvent::Error { message } => json!({"type": "error", "message": message}),
-        AgentEvent::HookEnd { report, .. } => json!({
-            "type": "hook", "event": report.event, "command": report.command,
-            "exit": report.exit, "duration_ms": report.duration_ms,
-            "decision": report.decision, "reason": report.reason,
-        }),
-        AgentEvent::Todos { todos } => json!({"type": "todo", "todos": todos}),
-        // Starting is the TUI's "starting…"; scripts get one line per server when it is
-        // ready or failed (and again if it fails later).
-        AgentEvent::Mcp(s) if s.state != crate::agent::protocol::status::ServerState::Starting => {
-            json!({
-                "type": "mcp", "server": s.server, "state": s.state,
-                "tools": s.tools, "error": s.error,
-            })
-        }
-        // Micro-compaction is not a `compact` in CLI.md's sense (no summary, same messages).
-        AgentEvent::Background(e) => return e.stream_json(),
-        AgentEvent::Compacted { info, .. } if info.trigger != Trigger::Micro => json!({
-            "type": "compact", "trigger": info.trigger,
-            "pre_tokens": info.pre_tokens, "post_tokens": info.post_tokens,
-            "messages_before": info.messages_before, "messages_after": info.messages_after,
-            "kept": info.kept,
-        }),
-        AgentEvent::AgentStart(info) => {
-            let mut v = json!({"type": "agent_start"});
-            merge(&mut v, json!(info));
-            v
-        }
-        AgentEvent::AgentEnd(report) => {
-            let mut v = json!({"type": "agent_end"});
-            merge(&mut v, json!(report));
-            v
-        }
-        // The subagent's own line, with whose it is (CLI.md).
-        AgentEvent::Subagent {
-            agent_id,
-            parent_tool_use_id,
-            event,
-        } => {
-            let mut v = stream_json(event)?;
-            merge(
-                &mut v,
-                json!({"agent_id": &**agent_id, "parent_tool_use_id": &**parent_tool_use_id}),
-            );
-            v
-        }
-        _ => return None,
-    })
-}
-
-/// `extra`'s fields added to the object `v`.
-fn merge(v: &mut Value, extra: Value) {
-    if let (Value::Object(map), Value::Object(more)) = (v, extra) {
-        map.extend(more);
-    }
-}
-
-fn shorten(s: &str, max: usize) -> String {
-    if s.len() <= max {
-        return s.to_string();
-    }
-    let end = crate::text::floor_boundary(s, max);
-    format!("{}… [{} more bytes]", &s[..end], s.len() - end)
 }
 
 /// What `result` carries besides the summary when it applies (CLI.md).

@@ -9,8 +9,9 @@ use std::collections::VecDeque;
 use futures::{Stream, StreamExt};
 use serde_json::Value;
 
-use super::sse::{SseParser, SseRecord};
-use super::{BlockKind, EventStream, ProviderError, StreamEvent, Usage};
+use super::events::{WireDelta, delta_field, is_known, usage};
+use crate::provider::sse::{SseParser, SseRecord};
+use crate::provider::{BlockKind, EventStream, ProviderError, StreamEvent, Usage};
 
 /// What the decoder remembers of an open block: only its kind (the assembler keeps the
 /// content), to route deltas and to reject ones for blocks that never started.
@@ -392,83 +393,11 @@ enum BlockError {
     MissingIndex,
 }
 
-/// The field that carries a delta's payload.
-fn delta_field(kind: &str) -> &'static str {
-    match kind {
-        "text_delta" => "text",
-        "thinking_delta" => "thinking",
-        "signature_delta" => "signature",
-        "input_json_delta" => "partial_json",
-        _ => "",
-    }
-}
-
-/// A content_block_delta event, for the typed fast path. Unknown fields are ignored, as
-/// in the `Value` path; a field of the wrong type fails the parse and falls back to it.
-#[derive(serde::Deserialize)]
-struct WireDelta<'a> {
-    #[serde(rename = "type", borrow)]
-    ty: std::borrow::Cow<'a, str>,
-    index: usize,
-    #[serde(borrow)]
-    delta: WireDeltaBody<'a>,
-}
-
-#[derive(serde::Deserialize)]
-struct WireDeltaBody<'a> {
-    #[serde(rename = "type", borrow)]
-    ty: std::borrow::Cow<'a, str>,
-    text: Option<String>,
-    thinking: Option<String>,
-    signature: Option<String>,
-    partial_json: Option<String>,
-}
-
-impl<'a> WireDeltaBody<'a> {
-    /// The kind and its payload ("" when absent, like `as_str().unwrap_or("")`).
-    fn field(self) -> (std::borrow::Cow<'a, str>, String) {
-        let value = match self.ty.as_ref() {
-            "text_delta" => self.text,
-            "thinking_delta" => self.thinking,
-            "signature_delta" => self.signature,
-            "input_json_delta" => self.partial_json,
-            _ => None,
-        };
-        (self.ty, value.unwrap_or_default())
-    }
-}
-
-fn is_known(name: &str) -> bool {
-    matches!(
-        name,
-        "message_start"
-            | "content_block_start"
-            | "content_block_delta"
-            | "content_block_stop"
-            | "message_delta"
-            | "message_stop"
-            | "error"
-    )
-}
-
 fn index(v: &Value) -> Result<usize, BlockError> {
     v["index"]
         .as_u64()
         .map(|i| i as usize)
         .ok_or(BlockError::MissingIndex)
-}
-
-fn usage(u: &Value) -> Usage {
-    let n = |k: &str| u[k].as_u64().unwrap_or(0);
-    Usage {
-        input_tokens: n("input_tokens"),
-        output_tokens: n("output_tokens"),
-        cache_read_tokens: n("cache_read_input_tokens"),
-        cache_write_tokens: n("cache_creation_input_tokens"),
-        web_search_requests: u["server_tool_use"]["web_search_requests"]
-            .as_u64()
-            .unwrap_or(0),
-    }
 }
 
 /// Drives a [`Decoder`] from a body stream. A read error mid-body is `Interrupted`.
@@ -500,5 +429,5 @@ where
 }
 
 #[cfg(test)]
-#[path = "anthropic_stream_tests.rs"]
+#[path = "stream_tests.rs"]
 mod tests;

@@ -19,9 +19,9 @@ use serde::Serialize;
 use serde::ser::{SerializeSeq, Serializer};
 use serde_json::{Value, json};
 
-use super::request::{Messages, Request};
-use super::{SystemPrompt, ToolSpec};
 use crate::message::{ContentBlock, Message, Role};
+use crate::provider::request::{Messages, Request};
+use crate::provider::{SystemPrompt, ToolSpec};
 
 /// The API's limit on `cache_control` blocks per request.
 pub const MAX_BREAKPOINTS: usize = 4;

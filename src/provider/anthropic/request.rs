@@ -6,12 +6,10 @@
 
 use serde::Serialize;
 
-use super::anthropic_cache::{
-    Breakpoints, CachedMessages, CachedTools, System, marked_block, write_marked,
-};
-use super::message_json::MessageJson;
-use super::reasoning::Reasoning;
-use super::request::{Messages, Request, RequestBody, size_hint};
+use super::cache::{Breakpoints, CachedMessages, CachedTools, System, marked_block, write_marked};
+use crate::provider::message_json::MessageJson;
+use crate::provider::reasoning::Reasoning;
+use crate::provider::request::{Messages, Request, RequestBody, size_hint};
 
 #[derive(Serialize)]
 struct Body<'a> {
@@ -39,7 +37,7 @@ struct ToolChoice {
 }
 
 /// The body for `req`; `last_len` (the previous body's size) sizes the buffer. With `cache`,
-/// the body carries prompt-caching breakpoints (see `anthropic_cache.rs`). The reference
+/// the body carries prompt-caching breakpoints (see `cache.rs`). The reference
 /// [`encode_kept`] is checked against.
 #[cfg(test)]
 pub fn encode(req: &Request<'_>, last_len: usize, cache: bool) -> RequestBody {
