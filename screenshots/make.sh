@@ -71,7 +71,8 @@ send -l 'list files, find TODO and run `sleep 2 && echo done`'
 send Enter
 wait_for "allow bash?"
 shot approval
-send y
+sleep 0.5 # the box takes no answer in its first 400 ms (keys typed ahead go to the input)
+send Enter
 wait_status "running 1 tool"
 sleep 1.2
 shot tools

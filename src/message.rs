@@ -191,6 +191,12 @@ impl History {
         self.0.last_mut()
     }
 
+    /// Takes the last message out (a prompt the model never answered, before the next one
+    /// takes its place).
+    pub fn pop(&mut self) -> Option<std::sync::Arc<Message>> {
+        self.0.pop()
+    }
+
     /// The shared messages, for a front end or a request.
     /// The messages to rewrite in place (compaction): change one with `Arc::make_mut`, which
     /// copies it only if a request or the front end still holds it.

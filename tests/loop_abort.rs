@@ -229,3 +229,52 @@ async fn abort_during_a_retry_wait_ends_it_at_once() {
     assert_eq!(done_at, 1000);
     next_prompt_works(&mut h).await;
 }
+
+/// After an abort the next prompt joins the marker's user message; if that prompt's request
+/// fails, the prompt after it replaces only the failed words: the marker (and the answered
+/// tool results before it) stay.
+#[tokio::test(start_paused = true)]
+async fn a_failed_prompt_after_an_abort_leaves_the_marker_in_place() {
+    let replies = vec![
+        ReplyBuilder::new()
+            .text(10, "Looking.")
+            .tool(20, 100, "t1", "wait", json!({"tag": "a"}))
+            .end(120, "tool_use"),
+    ];
+    let mut h = harness(replies, &[("wait", true, 1000)], ToolExec::Streaming);
+    let s = h.agent.run_prompt("hello", &abort_at(300)).await;
+    assert!(s.reason.is_aborted(), "{:?}", s.reason);
+    let before = h.agent.history.last().expect("marker").content.clone();
+    h.provider.push(Reply::Fail(
+        Duration::ZERO,
+        ProviderError::Http {
+            status: 404,
+            error_type: Some("not_found_error".into()),
+            message: "no such model".into(),
+            retry_after: None,
+            should_retry: None,
+            body: String::new(),
+        },
+    ));
+    let s = h
+        .agent
+        .run_prompt("failed words", &CancellationToken::new())
+        .await;
+    assert_eq!(s.reason, Terminal::ModelError);
+    h.provider
+        .push(ReplyBuilder::new().text(10, "ok").end(20, "end_turn"));
+    let s = h
+        .agent
+        .run_prompt("next words", &CancellationToken::new())
+        .await;
+    assert_eq!(s.reason, Terminal::Completed, "{:?}", s.error);
+    h.settle().await;
+    let asked = &h.agent.history[h.agent.history.len() - 2].content;
+    assert_eq!(
+        &asked[..before.len()],
+        &before[..],
+        "the marker and results stay"
+    );
+    assert_eq!(asked[before.len()..], [ContentBlock::text("next words")]);
+    h.assert_valid();
+}

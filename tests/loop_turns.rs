@@ -368,3 +368,37 @@ async fn falling_back_mid_stream_discards_the_partial_text_of_the_failed_attempt
     assert_eq!(s.text, "fresh");
     h.assert_valid();
 }
+
+/// A prompt whose request failed is not sent again with the next one: the next prompt takes
+/// its place in the history (roles still alternate); one that got an answer stays.
+#[tokio::test(start_paused = true)]
+async fn a_failed_prompt_is_replaced_by_the_next_one() {
+    let replies = vec![
+        Reply::Fail(Duration::ZERO, http(404, "not_found_error", None)),
+        Reply::Fail(Duration::ZERO, http(401, "authentication_error", None)),
+        text_reply("answered"),
+        text_reply("answered too"),
+    ];
+    let mut h = harness(replies, &[], ToolExec::Streaming);
+    for prompt in ["hello 404", "hello 401"] {
+        let s = h.agent.run_prompt(prompt, &CancellationToken::new()).await;
+        assert_eq!(s.reason, Terminal::ModelError);
+    }
+    h.agent.run_prompt("hi", &CancellationToken::new()).await;
+    h.agent
+        .run_prompt("and more", &CancellationToken::new())
+        .await;
+    h.settle().await;
+    let texts: Vec<String> = h.agent.history.iter().map(|m| m.text()).collect();
+    assert_eq!(texts, vec!["hi", "answered", "and more", "answered too"]);
+    let sent: Vec<String> = h.provider.requests()[1..]
+        .iter()
+        .map(|r| r[0].text())
+        .collect();
+    assert_eq!(
+        sent,
+        vec!["hello 401", "hi", "hi"],
+        "no failed prompt is sent again"
+    );
+    h.assert_valid();
+}

@@ -255,7 +255,7 @@ fn recording_with_an_approval() -> (tempfile::TempDir, PathBuf) {
     pane.tmux(&["send-keys", "-t", "0", "Enter"]);
     pane.wait_for("the question", |s| s.contains("allow bash?"));
     std::thread::sleep(Duration::from_millis(1200));
-    pane.tmux(&["send-keys", "-t", "0", "y"]);
+    pane.tmux(&["send-keys", "-t", "0", "Enter"]);
     pane.wait_for("the answer", |s| s.contains("Looked fine."));
     drop(pane);
     let rec = find(dir.path(), ".record").pop().expect("a recording");
@@ -271,11 +271,11 @@ fn a_replayed_approval_shows_and_closes_on_the_recorded_answer() {
     let file = std::fs::read_to_string(&rec).expect("recording");
     assert!(file.contains("\"type\":\"permission_request\""), "{file}");
 
-    // At the recorded pace: the modal opens, y does not answer it, the recorded answer
+    // At the recorded pace: the modal opens, Enter does not answer it, the recorded answer
     // closes it about 1.2 s later and says so.
     let pane = Pane::start("approve", &format!("replay '{}'", rec.display()));
     pane.wait_for("the recorded question", |s| s.contains("allow bash?"));
-    pane.tmux(&["send-keys", "-t", "0", "y"]);
+    pane.tmux(&["send-keys", "-t", "0", "Enter"]);
     let done = pane.wait_for("the end of the replay", |s| s.contains("replay finished"));
     let line = done
         .lines()
@@ -306,12 +306,12 @@ fn a_replayed_approval_shows_and_closes_on_the_recorded_answer() {
         pane.space(1);
         std::thread::sleep(Duration::from_millis(60));
     }
-    pane.tmux(&["send-keys", "-t", "0", "y"]);
-    pane.tmux(&["send-keys", "-t", "0", "n"]);
+    pane.tmux(&["send-keys", "-t", "0", "Enter"]);
+    pane.tmux(&["send-keys", "-t", "0", "Escape"]);
     std::thread::sleep(Duration::from_millis(400));
     assert!(
         pane.screen().contains("allow bash?"),
-        "y / n do not answer a recorded question:\n{}",
+        "Enter / Esc do not answer a recorded question:\n{}",
         pane.screen()
     );
     // The box shows no keys to answer it, and the status bar none to send.

@@ -107,13 +107,13 @@ fn shift_tab_cycles_and_a_long_plan_scrolls_and_approving_switches_the_mode_at_8
     eprintln!("80x24 plan box:\n{boxed}");
     assert!(!boxed.contains("step number 30"), "{boxed}");
     std::thread::sleep(PAST_GUARD);
-    for _ in 0..30 {
-        s.keys(&["Down"]);
+    for _ in 0..3 {
+        s.keys(&["PageDown"]);
     }
     let scrolled = s.wait_for("the end of the plan", |x| x.contains("step number 40"));
     eprintln!("80x24 scrolled:\n{scrolled}");
     std::thread::sleep(PAST_GUARD);
-    s.keys(&["y"]);
+    s.keys(&["Enter"]);
     let after = s.wait_for("approved: auto-edit and the answer", |x| {
         Tmux::status_line(x).contains("⏵ auto-edit") && x.contains("carrying it out")
     });
@@ -160,7 +160,7 @@ fn always_allow_sticks_for_a_later_headless_run_and_todos_list_at_200x50() {
     s.wait_for("ready", |x| Tmux::status_line(x).contains("⏵ ask"));
     s.send_line("run the tests");
     let asked = s.wait_for("the approval box proposing the prefix", |x| {
-        x.contains("always allow `cargo test:*` in this project")
+        x.contains("3. Yes, and always allow bash(cargo test:*) in this project")
     });
     eprintln!("200x50 approval:\n{asked}");
     // The todo list, unfolded on a tall terminal, with its marks.
@@ -171,7 +171,8 @@ fn always_allow_sticks_for_a_later_headless_run_and_todos_list_at_200x50() {
         "{asked}"
     );
     std::thread::sleep(PAST_GUARD);
-    s.keys(&["p"]);
+    s.keys(&["3"]);
+    s.keys(&["Enter"]);
     s.wait_for("the editable rule", |x| x.contains("bash(cargo test:*"));
     s.keys(&["Enter"]);
     s.wait_for("the answer", |x| x.contains("tests ran"));

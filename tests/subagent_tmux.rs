@@ -95,7 +95,7 @@ fn three_children_their_approval_and_rows_at_200x50() {
     let screen = t.wait_for("the children's rows", |s| s.matches("↳ glob").count() == 2);
     assert!(screen.contains("explore #"), "{screen}");
     std::thread::sleep(Duration::from_millis(500));
-    t.keys(&["y"]);
+    t.keys(&["Enter"]);
     let done = t.wait_for("the end", |s| s.contains("All three reported back."));
     assert!(done.contains("↳ bash"), "{done}");
     println!("{done}");

@@ -63,8 +63,16 @@ async fn keys_typed_as_the_modal_opens_go_to_the_input_not_the_question() {
         "and say y",
         "the typing went to the input"
     );
-    // A deliberate key after a pause answers.
-    app.on_key(key(KeyCode::Char('y')), t + ms(600));
+    // A letter never answers, even after a pause (a lone `h`): it is typing.
+    app.on_key(key(KeyCode::Char('h')), t + ms(600));
+    assert_eq!(app.take_commands(), vec![]);
+    assert_eq!(
+        app.input.text(),
+        "and say yh",
+        "the lone letter is not lost"
+    );
+    // Enter after a pause confirms the chosen answer (1. Yes).
+    app.on_key(key(KeyCode::Enter), t + ms(1200));
     assert_eq!(
         app.take_commands(),
         vec![AgentCommand::PermissionReply {
@@ -73,13 +81,14 @@ async fn keys_typed_as_the_modal_opens_go_to_the_input_not_the_question() {
         }]
     );
     // The second question in the queue gets its own guard time.
+    let t = t + ms(600);
     ask(&mut app, "b2", t + ms(700));
     ask(&mut app, "b3", t + ms(700));
-    app.on_key(key(KeyCode::Char('y')), t + ms(1400));
+    app.on_key(key(KeyCode::Enter), t + ms(1400));
     assert_eq!(app.take_commands().len(), 1);
-    app.on_key(key(KeyCode::Char('y')), t + ms(1500));
+    app.on_key(key(KeyCode::Enter), t + ms(1500));
     assert_eq!(app.take_commands(), vec![], "b3 just appeared");
-    app.on_key(key(KeyCode::Char('n')), t + ms(2000));
+    app.on_key(key(KeyCode::Esc), t + ms(2000));
     assert_eq!(app.take_commands().len(), 1);
 }
 
@@ -89,7 +98,8 @@ async fn a_session_grant_shows_in_the_status_bar_and_permissions_revokes_it() {
     let t0 = Instant::now();
     start_turn(&mut app, t0);
     ask(&mut app, "b1", t0);
-    app.on_key(key(KeyCode::Char('a')), t0 + ms(1000));
+    app.on_key(key(KeyCode::Char('2')), t0 + ms(1000));
+    app.on_key(key(KeyCode::Enter), t0 + ms(1500));
     assert_eq!(
         app.take_commands(),
         vec![AgentCommand::PermissionReply {
@@ -129,7 +139,10 @@ async fn deny_with_a_typed_reason_and_the_row_says_denied() {
     start_turn(&mut app, t0);
     ask(&mut app, "b1", t0);
     let t = t0 + ms(1000);
-    app.on_key(key(KeyCode::Char('r')), t);
+    // The last answer: "No, tell the model what to do differently".
+    app.on_key(key(KeyCode::Down), t);
+    app.on_key(key(KeyCode::Down), t + ms(10));
+    app.on_key(key(KeyCode::Enter), t + ms(500));
     assert_eq!(app.take_commands(), vec![]);
     // The reason is typed in the modal: letters that would answer are text now.
     let mut k = t + ms(1000);
@@ -140,7 +153,7 @@ async fn deny_with_a_typed_reason_and_the_row_says_denied() {
     app.on_key(key(KeyCode::Backspace), k);
     app.on_key(key(KeyCode::Char('t')), k + ms(100));
     let screen = render_text(&mut app, 80, 24, k);
-    assert!(screen.contains("reason"), "{screen}");
+    assert!(screen.contains("what to do differently"), "{screen}");
     app.on_key(key(KeyCode::Enter), k + ms(200));
     assert_eq!(
         app.take_commands(),
@@ -190,7 +203,7 @@ async fn a_long_preview_scrolls_and_says_how_much_is_unseen() {
     let screen = render_text(&mut app, 80, 24, t + ms(5000));
     assert!(screen.contains("line 119"), "{screen}");
     assert!(screen.contains("above"), "{screen}");
-    assert!(screen.contains("y allow once"), "{screen}");
+    assert!(screen.contains("❯ 1. Yes"), "{screen}");
     assert_eq!(app.take_commands(), vec![], "scrolling answers nothing");
 }
 
@@ -207,4 +220,35 @@ async fn esc_in_a_focused_pane_returns_focus_and_does_not_abort() {
     assert_eq!(app.take_commands(), vec![], "Esc in a pane only goes back");
     app.on_key(key(KeyCode::Esc), now);
     assert_eq!(app.take_commands(), vec![AgentCommand::Abort]);
+}
+
+/// A digit chooses, Enter confirms, however quickly one follows the other; but the same keys
+/// typed in a burst of writing go to the input (Enter then queues what was typed).
+#[tokio::test(start_paused = true)]
+async fn a_digit_then_a_quick_enter_answers_but_typed_ones_do_not() {
+    let mut app = app();
+    let t0 = Instant::now();
+    start_turn(&mut app, t0);
+    ask(&mut app, "b1", t0);
+    let t = t0 + ms(2000);
+    app.on_key(key(KeyCode::Char('2')), t);
+    app.on_key(key(KeyCode::Enter), t + ms(30));
+    assert_eq!(
+        app.take_commands(),
+        vec![AgentCommand::PermissionReply {
+            id: "b1".into(),
+            decision: Decision::AllowForSession
+        }]
+    );
+    ask(&mut app, "b2", t + ms(100));
+    let mut k = t + ms(2000);
+    for c in "yes 2".chars() {
+        app.on_key(key(KeyCode::Char(c)), k);
+        k += ms(80);
+    }
+    app.on_key(key(KeyCode::Enter), k);
+    assert_eq!(app.take_commands(), vec![], "typing never answers");
+    assert!(app.approvals.is_open());
+    assert_eq!(app.queued.len(), 1, "the typed Enter queued the prompt");
+    assert_eq!(app.queued[0], "yes 2");
 }

@@ -182,12 +182,13 @@ async fn retries_are_one_line_each_counted_from_one_and_the_final_error_shows_on
     assert_eq!(retry_rows, 3, "one row per retry at 80 columns:\n{screen}");
     let whole = texts.iter().filter(|t| t.contains("127.0.0.1:9")).count();
     assert_eq!(whole, 1, "the final error once: {texts:?}");
-    // The failed prompt says it failed and what happens to it.
+    // The failed prompt says it was not sent, and waits in the input.
     let last = texts.last().expect("an end line");
     assert!(
-        last.contains("model_error") && last.contains("the prompt failed"),
+        last.contains("model_error") && last.contains("not sent"),
         "{last}"
     );
+    assert_eq!(app.input.text(), "hello");
 }
 
 #[tokio::test(start_paused = true)]

@@ -117,13 +117,13 @@ fn mcp_tools_and_hooks_in_the_tui() {
     assert!(s.contains("hook pre_tool_use"), "{s}");
     assert!(hook_log.exists(), "the hook ran");
 
-    // Unsafe: the approval modal asks, and `y` (after the guard time) runs it.
+    // Unsafe: the approval modal asks, and Enter (after the guard time) confirms "1. Yes".
     t.send("write a note");
     t.wait_text("mcp__fx__write_note");
     let s = t.wait_text("allow");
     assert!(s.contains("mcp__fx__write_note"), "{s}");
     std::thread::sleep(Duration::from_millis(800));
-    t.tmux(&["send-keys", "-t", "0", "y"]);
+    t.tmux(&["send-keys", "-t", "0", "Enter"]);
     t.wait_text("note written");
     assert_eq!(
         std::fs::read_to_string(t.workspace.join("note.txt")).unwrap(),

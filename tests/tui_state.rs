@@ -191,13 +191,21 @@ fn ask(app: &mut App, id: &str, now: Instant) {
 
 #[tokio::test(start_paused = true)]
 async fn approval_keys_answer_the_question() {
-    let cases = [
-        (key(KeyCode::Char('y')), Decision::AllowOnce),
-        (key(KeyCode::Char('a')), Decision::AllowForSession),
-        (key(KeyCode::Char('n')), Decision::Deny { reason: None }),
-        (key(KeyCode::Esc), Decision::Deny { reason: None }),
+    let cases: [(&[KeyCode], Decision); 5] = [
+        (&[KeyCode::Enter], Decision::AllowOnce),
+        (
+            &[KeyCode::Char('2'), KeyCode::Enter],
+            Decision::AllowForSession,
+        ),
+        (&[KeyCode::Down, KeyCode::Enter], Decision::AllowForSession),
+        (&[KeyCode::Esc], Decision::Deny { reason: None }),
+        // "No, tell the model…" with nothing typed is a plain denial.
+        (
+            &[KeyCode::Char('3'), KeyCode::Enter, KeyCode::Enter],
+            Decision::Deny { reason: None },
+        ),
     ];
-    for (k, decision) in cases {
+    for (keys, decision) in cases {
         let mut app = app();
         let now = Instant::now();
         start_turn(&mut app, now);
@@ -210,12 +218,16 @@ async fn approval_keys_answer_the_question() {
             None,
             "nothing animates while the question waits"
         );
-        // After the guard time, other keys neither answer nor reach the input.
+        // After the guard time, a letter answers nothing: it goes to the input.
         let later = now + Duration::from_secs(1);
-        app.on_key(key(KeyCode::Char('x')), later);
+        app.on_key(key(KeyCode::Char('y')), later);
         assert_eq!(app.take_commands(), vec![]);
-        assert!(app.input.is_empty());
-        app.on_key(k, later + Duration::from_secs(1));
+        assert_eq!(app.input.text(), "y");
+        let mut t = later;
+        for &k in keys {
+            t += Duration::from_secs(1);
+            app.on_key(key(k), t);
+        }
         assert_eq!(
             app.take_commands(),
             vec![AgentCommand::PermissionReply {

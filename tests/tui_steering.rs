@@ -52,7 +52,7 @@ async fn the_plan_box_has_three_answers() {
     let mut app = live_app();
     start_turn(&mut app, t0);
     ask_plan(&mut app, "p1", t0);
-    app.on_key(key(KeyCode::Char('y')), later(1000));
+    app.on_key(key(KeyCode::Enter), later(1000));
     assert_eq!(
         reply(&mut app),
         Decision::ApprovePlan {
@@ -60,7 +60,8 @@ async fn the_plan_box_has_three_answers() {
         }
     );
     ask_plan(&mut app, "p2", later(2000));
-    app.on_key(key(KeyCode::Char('a')), later(3000));
+    app.on_key(key(KeyCode::Char('2')), later(3000));
+    app.on_key(key(KeyCode::Enter), later(3500));
     assert_eq!(
         reply(&mut app),
         Decision::ApprovePlan {
@@ -68,7 +69,8 @@ async fn the_plan_box_has_three_answers() {
         }
     );
     ask_plan(&mut app, "p3", later(4000));
-    app.on_key(key(KeyCode::Char('r')), later(5000));
+    app.on_key(key(KeyCode::Char('3')), later(5000));
+    app.on_key(key(KeyCode::Enter), later(5050));
     for (i, c) in "先写测试".chars().enumerate() {
         app.on_key(key(KeyCode::Char(c)), later(5100 + i as u64 * 50));
     }
@@ -101,7 +103,8 @@ async fn always_allow_sends_the_edited_rule_and_lists_it() {
         },
         t0,
     );
-    app.on_key(key(KeyCode::Char('p')), later(1000));
+    app.on_key(key(KeyCode::Char('3')), later(1000));
+    app.on_key(key(KeyCode::Enter), later(1050));
     assert_eq!(app.approvals.rule_edit.as_deref(), Some("cargo test:*"));
     // Narrow it to `cargo:*`: delete " test:*", type ":*".
     for i in 0..7 {

@@ -199,7 +199,7 @@ fn bash_asks_for_approval_in_a_modal() {
     t.keys(&["Enter"]);
     let s = t.wait_text("allow bash?");
     assert!(s.contains("$ echo hello-from-bash"), "{s}");
-    assert!(s.contains("y allow once"), "{s}");
+    assert!(s.contains("❯ 1. Yes"), "{s}");
     assert!(
         Tmux::status_line(&s).contains("waiting for approval"),
         "{s}"
@@ -209,7 +209,7 @@ fn bash_asks_for_approval_in_a_modal() {
     std::thread::sleep(
         tooloop::tui::overlays::approval::GUARD + tooloop::tui::overlays::approval::BURST_GAP,
     );
-    t.keys(&["y"]);
+    t.keys(&["Enter"]);
     let s = t.wait_for("the approved call to finish", |s| {
         !s.contains("allow bash?") && Tmux::status_line(s).contains("idle")
     });
@@ -432,8 +432,10 @@ fn sessions_picker_resumes_an_earlier_session() {
     t.send_line("/new");
     t.wait_text("new conversation");
     t.send_line("/sessions");
-    let picker = t.wait_text("Enter resume");
-    assert!(picker.contains("现在几点 what time is it"), "{picker}");
+    // The picker reads the sessions in the background ("reading the saved sessions…").
+    t.wait_for("the listed session", |s| {
+        s.contains("Enter resume") && s.contains("现在几点 what time is it")
+    });
     t.keys(&["Enter"]);
     let s = t.wait_for("the resumed conversation", |s| {
         s.contains("› 现在几点 what time is it") && !s.contains("Enter resume")
@@ -451,4 +453,42 @@ fn sessions_picker_resumes_an_earlier_session() {
     t.wait_for("the next answer", |s| {
         s.matches("Anything else?").count() >= 2
     });
+}
+
+/// After `/new` with nothing sent there is no new session on disk: the exit hint must not
+/// name it (issue 29). Any `--resume ID` printed names a saved session.
+#[test]
+fn the_exit_hint_names_only_a_saved_session() {
+    if !have_tmux() {
+        return;
+    }
+    let t = Tui::start("exit-hint", "");
+    t.wait_text("approval ask");
+    t.send_line("list files");
+    t.wait_for("the answer", |s| {
+        s.contains("Anything else?") && Tmux::status_line(s).contains("idle")
+    });
+    t.send_line("/new");
+    t.wait_text("new conversation");
+    t.keys(&["C-d"]);
+    let s = t.wait_text("EXITED:0");
+    let home = t.workspace.parent().expect("dir").join("home");
+    let saved = |id: &str| {
+        let found = Command::new("find")
+            .arg(&home)
+            .args(["-name", &format!("*{id}*.jsonl")])
+            .output()
+            .expect("find");
+        !String::from_utf8_lossy(&found.stdout).trim().is_empty()
+    };
+    for id in s
+        .split("tooloop --resume ")
+        .skip(1)
+        .filter_map(|rest| rest.split_whitespace().next())
+    {
+        assert!(
+            saved(id),
+            "the hint names session {id}, which was never saved:\n{s}"
+        );
+    }
 }

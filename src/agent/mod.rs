@@ -19,6 +19,7 @@ pub mod shell_command;
 pub mod subagent;
 pub mod task;
 mod tool_call;
+mod unanswered;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -95,6 +96,9 @@ pub struct Agent {
     /// The plan `exit_plan_mode` handed over in this reply, if any (headless plan mode ends
     /// the run with it).
     pub plan: crate::tools::exit_plan_mode::PlanSlot,
+    /// The last prompt's message, kept only while the model has not answered it
+    /// (unanswered.rs): the next prompt replaces it instead of joining it.
+    unanswered: unanswered::PromptSlot,
 }
 
 impl Agent {
@@ -114,6 +118,7 @@ impl Agent {
             todos: crate::todo::TodoList::new(),
             todos_recorded: 0,
             plan: Default::default(),
+            unanswered: Default::default(),
         }
     }
 

@@ -81,6 +81,7 @@ impl Agent {
             r.prompt_start(prompt, &model);
         }
         let summary = run(self, prompt, cancel).await;
+        self.prompt_ended(&summary);
         if let Some(r) = &mut self.observer {
             r.prompt_end(&summary);
         }
@@ -136,7 +137,9 @@ async fn run(agent: &mut Agent, prompt: &str, cancel: &CancellationToken) -> Tur
             .map(|source| ContentBlock::Image { source }),
     );
     job_notices::append(&agent.exec.jobs, &mut message.content);
+    let kept = agent.take_unanswered();
     agent.push(message);
+    agent.prompt_pushed(kept);
     // The user's words as typed, for the state block (not the hooks' additions).
     agent.facts.record_request(prompt);
     extensions::join_mcp_tools(agent, cancel).await;

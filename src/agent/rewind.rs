@@ -47,6 +47,13 @@ impl Agent {
                 self.exec.workspace.root(),
             );
             self.replace_history(history);
+            // How the kept calls ended (cancelled, denied, their durations), as a resume sends
+            // it: without it a front end could only guess from `is_error`.
+            if !loaded.timings.is_empty() {
+                self.exec.events.send(AgentEvent::ToolTimings {
+                    timings: loaded.timings.clone(),
+                });
+            }
             self.exec.events.send(AgentEvent::HistoryReset {
                 messages: self.history.to_vec(),
                 summaries: self.exec.registry.summaries(&self.history),

@@ -244,7 +244,7 @@ async fn ask_consent(
                 tool: name.to_string(),
                 input: input.clone(),
                 summary: tool.summary(input),
-                preview: tool.preview(input),
+                preview: tool.preview_in(input, &env.workspace),
                 why: AskWhy {
                     rule: decided.rule.clone(),
                     guarded: decided.guarded.clone(),

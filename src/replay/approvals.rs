@@ -91,18 +91,13 @@ impl OpenQuestions {
         }
     }
 
-    /// Whether `key` would answer an open question (y, a, n, r, Esc): such keys are not the
+    /// Whether `key` would answer an open question (Enter, Esc, a digit): such keys are not the
     /// viewer's to press in a replay. Scrolling a long preview still works.
     pub fn blocks(&self, key: &crossterm::event::KeyEvent) -> bool {
         self.0.load(Ordering::Relaxed) > 0
             && matches!(
                 action_for(key, Scope::Approval, false),
-                Some(
-                    Action::AllowOnce
-                        | Action::AllowSession
-                        | Action::Deny
-                        | Action::DenyWithReason
-                )
+                Some(Action::Submit | Action::Deny | Action::PickChoice)
             )
     }
 }
@@ -179,11 +174,13 @@ mod tests {
     #[test]
     fn answer_keys_are_held_back_while_a_question_is_open() {
         let q = OpenQuestions::default();
-        let y = KeyEvent::new(KeyCode::Char('y'), KeyModifiers::NONE);
-        let up = KeyEvent::new(KeyCode::Up, KeyModifiers::NONE);
-        assert!(!q.blocks(&y), "no question open: y is typing");
+        let y = KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE);
+        let up = KeyEvent::new(KeyCode::PageUp, KeyModifiers::NONE);
+        let two = KeyEvent::new(KeyCode::Char('2'), KeyModifiers::NONE);
+        assert!(!q.blocks(&y), "no question open: Enter is the input's");
         q.follow(&asked("a"));
         assert!(q.blocks(&y));
+        assert!(q.blocks(&two));
         assert!(!q.blocks(&up), "a long preview still scrolls");
         q.follow(&decided("a", true));
         assert!(!q.blocks(&y));

@@ -143,7 +143,7 @@ pub async fn run(
                 }
                 false
             }
-            // y / a / n / r / Esc would answer a question answered long ago.
+            // Enter / Esc / a digit would answer a question answered long ago.
             Ok(Event::Key(k)) if questions.blocks(k) => {
                 if !told && k.kind == KeyEventKind::Press {
                     told = true;

@@ -8,6 +8,7 @@ use similar::TextDiff;
 
 use super::args::{flag, one_line, optional_str, path_field, required_str};
 use super::atomic::write_atomic;
+use super::replacement::Replacement;
 use super::text::{MAX_TEXT_FILE_BYTES, as_text};
 use super::{Effect, Tool, ToolContext, ToolOutput};
 use crate::agent::protocol::approval::Preview;
@@ -56,6 +57,19 @@ impl Tool for EditFile {
             unified_diff: string_diff(old, new),
             note: flag(input, "replace_all").then(|| "(every occurrence)".to_string()),
         })
+    }
+    fn preview_in(&self, input: &Value, workspace: &super::Workspace) -> Option<Preview> {
+        let path = optional_str(input, "path").unwrap_or("");
+        let old = optional_str(input, "old_string").unwrap_or("");
+        let new = optional_str(input, "new_string").unwrap_or("");
+        match super::file_preview::edit(workspace, path, old, new, flag(input, "replace_all")) {
+            Some(unified_diff) => Some(Preview::Diff {
+                path: path.to_string(),
+                unified_diff,
+                note: flag(input, "replace_all").then(|| "(every occurrence)".to_string()),
+            }),
+            None => self.preview(input),
+        }
     }
     fn summary(&self, input: &Value) -> String {
         let path = one_line(optional_str(input, "path").unwrap_or("?"), 60);
@@ -172,46 +186,6 @@ fn edit(
         "Edited {shown}: replaced {what}{endings}\n{}",
         cut_diff(&diff)
     ))
-}
-
-/// What to search and replace. A file that uses CRLF throughout is edited in a \n view
-/// (so old_string written with \n matches) and written back with CRLF. A file with mixed
-/// endings is matched as it is, or — when that fails — with old_string's \n taken as \r\n.
-struct Replacement {
-    content: String,
-    old: String,
-    new: String,
-    crlf: bool,
-}
-
-impl Replacement {
-    fn plan(text: &str, old: &str, new: &str) -> Self {
-        let lf = text.matches('\n').count();
-        let crlf = text.matches("\r\n").count();
-        if crlf > 0 && crlf == lf {
-            return Replacement {
-                content: text.replace("\r\n", "\n"),
-                old: old.replace("\r\n", "\n"),
-                new: new.replace("\r\n", "\n"),
-                crlf: true,
-            };
-        }
-        let as_crlf = |s: &str| s.replace("\r\n", "\n").replace('\n', "\r\n");
-        if crlf > 0 && !text.contains(old) && text.contains(&as_crlf(old)) {
-            return Replacement {
-                content: text.to_string(),
-                old: as_crlf(old),
-                new: as_crlf(new),
-                crlf: false,
-            };
-        }
-        Replacement {
-            content: text.to_string(),
-            old: old.to_string(),
-            new: new.to_string(),
-            crlf: false,
-        }
-    }
 }
 
 fn cut_diff(diff: &str) -> String {

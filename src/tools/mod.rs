@@ -7,6 +7,7 @@ pub mod bash_background;
 pub mod bash_output;
 pub mod edit_file;
 pub mod exit_plan_mode;
+mod file_preview;
 pub mod get_current_time;
 pub mod glob;
 pub mod grep;
@@ -16,6 +17,7 @@ pub mod list_dir;
 pub mod output;
 pub mod process;
 pub mod read_file;
+mod replacement;
 pub mod schema;
 pub mod text;
 pub mod todo_write;
@@ -165,6 +167,11 @@ pub trait Tool: Send + Sync {
     /// input as JSON).
     fn preview(&self, _input: &Value) -> Option<Preview> {
         None
+    }
+    /// The preview with the workspace at hand: a tool that changes a file shows the change
+    /// against what is on disk (the approval question). Default: `preview`.
+    fn preview_in(&self, input: &Value, _workspace: &Workspace) -> Option<Preview> {
+        self.preview(input)
     }
     /// The executor's hard limit for this call (a tool may enforce a tighter one itself).
     /// None: the executor's default (`[tools] timeout_secs`, else [`DEFAULT_TOOL_TIMEOUT`]).
@@ -374,6 +381,12 @@ impl ToolRegistry {
     /// The approval preview of a call, if its tool has one.
     pub fn preview(&self, name: &str, input: &Value) -> Option<Preview> {
         self.get(name).and_then(|r| r.tool.preview(input))
+    }
+
+    /// The approval preview against the files in `workspace` (a diff of what is there).
+    pub fn preview_in(&self, name: &str, input: &Value, workspace: &Workspace) -> Option<Preview> {
+        self.get(name)
+            .and_then(|r| r.tool.preview_in(input, workspace))
     }
 
     pub fn specs(&self) -> Vec<ToolSpec> {

@@ -44,6 +44,11 @@ impl Tool for WriteFile {
             content: optional_str(input, "content").unwrap_or("").to_string(),
         })
     }
+    fn preview_in(&self, input: &Value, workspace: &super::Workspace) -> Option<Preview> {
+        let path = optional_str(input, "path").unwrap_or("");
+        let content = optional_str(input, "content").unwrap_or("");
+        super::file_preview::overwrite(workspace, path, content).or_else(|| self.preview(input))
+    }
     fn summary(&self, input: &Value) -> String {
         let path = one_line(optional_str(input, "path").unwrap_or("?"), 60);
         match optional_str(input, "content") {

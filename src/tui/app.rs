@@ -60,6 +60,9 @@ pub struct TurnState {
     pub abort_requested: bool,
     /// The last error shown for this prompt (the end line does not repeat it).
     pub last_error: Option<String>,
+    /// The running prompt's text until the model answers it: if its request fails, the
+    /// text goes back into the input (the agent drops it from the history then).
+    pub unanswered: Option<String>,
 }
 
 /// What the UI shows about this run that never changes.

@@ -110,22 +110,28 @@ where
         };
         tokio::select! {
             ev = input.next() => {
-                let now = Instant::now();
-                match ev {
-                    Some(Ok(Event::Key(k))) => app.on_key(k, now),
-                    Some(Ok(Event::Paste(s))) => app.on_paste(&s),
-                    Some(Ok(Event::Mouse(m))) => app.on_mouse(m),
-                    Some(Ok(Event::FocusGained)) => app.notify.focused = true,
-                    Some(Ok(Event::FocusLost)) => app.notify.focused = false,
-                    Some(Ok(Event::Resize(..))) => {
-                        app.on_resize();
-                        terminal.resized()?;
+                if let Some(exit) = on_input(terminal, app, ev)? {
+                    return Ok(exit);
+                }
+                // Everything the terminal already delivered is handled before the next
+                // frame: a burst (3,000 characters typed by an input method, a paste without
+                // bracketed paste) then costs one frame, and the Enter after it sees all of it.
+                // Polled with this task's own waker, so a Pending still wakes the loop.
+                let mut n = 1;
+                while n < MAX_DRAIN {
+                    let ready = std::future::poll_fn(|cx| {
+                        std::task::Poll::Ready(input.poll_next_unpin(cx))
+                    })
+                    .await;
+                    let std::task::Poll::Ready(ev) = ready else { break };
+                    if let Some(exit) = on_input(terminal, app, ev)? {
+                        return Ok(exit);
                     }
-                    Some(Err(e)) => {
-                        tracing::warn!("terminal input: {e}");
-                        return Ok(Exit::InputClosed);
+                    // Keys after a quit or Ctrl+G stay queued (the editor gets them).
+                    if app.should_quit || app.compose.editor_requested {
+                        break;
                     }
-                    None => return Ok(Exit::InputClosed),
+                    n += 1;
                 }
                 dirty = true;
             }
@@ -189,6 +195,32 @@ where
             (a, b) => a.or(b),
         };
     }
+}
+
+/// Applies one terminal event; Some when the input has ended.
+fn on_input<S: Screen>(
+    terminal: &mut S,
+    app: &mut App,
+    ev: Option<std::io::Result<Event>>,
+) -> std::io::Result<Option<Exit>> {
+    let now = Instant::now();
+    match ev {
+        Some(Ok(Event::Key(k))) => app.on_key(k, now),
+        Some(Ok(Event::Paste(s))) => app.on_paste(&s),
+        Some(Ok(Event::Mouse(m))) => app.on_mouse(m),
+        Some(Ok(Event::FocusGained)) => app.notify.focused = true,
+        Some(Ok(Event::FocusLost)) => app.notify.focused = false,
+        Some(Ok(Event::Resize(..))) => {
+            app.on_resize();
+            terminal.resized()?;
+        }
+        Some(Err(e)) => {
+            tracing::warn!("terminal input: {e}");
+            return Ok(Some(Exit::InputClosed));
+        }
+        None => return Ok(Some(Exit::InputClosed)),
+    }
+    Ok(None)
 }
 
 /// Draws one frame inside a synchronized update so the terminal never shows half of it.

@@ -187,8 +187,14 @@ pub async fn run(
     // on cancel); the process exits either way.
     control.stop(std::time::Duration::from_secs(2)).await;
     tracing::info!("tui exits: {result:?}");
-    // On a quit the user chose, say how to come back (never to a terminal that is gone).
-    if let (Ok(Exit::Quit), Some(id)) = (&result, &app.info.session) {
+    // On a quit the user chose, say how to come back (never to a terminal that is gone),
+    // only to a session that was saved: after /new with nothing sent there is none yet.
+    let saved = app
+        .info
+        .session_handle
+        .as_ref()
+        .is_none_or(|h| h.path().is_file());
+    if let (Ok(Exit::Quit), Some(id), true) = (&result, &app.info.session, saved) {
         use std::io::Write;
         let _ = writeln!(std::io::stdout(), "{}", strings::resume_hint(id));
     }

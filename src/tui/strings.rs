@@ -34,27 +34,30 @@ pub const STATE_IDLE: &str = "idle";
 pub const STATE_STREAMING: &str = "streaming";
 pub const STATE_WORKING: &str = "working";
 pub const STATE_APPROVAL: &str = "waiting for approval";
-pub const APPROVAL_KEYS: &str =
-    "y allow once · a allow for this session · n / Esc deny · r deny with a reason";
-pub const DENY_REASON: &str = "reason (Enter deny · Esc back): ";
+pub const DENY_REASON: &str = "what to do differently (Enter deny · Esc back): ";
 pub const PLAN_FEEDBACK: &str = "what to change (Enter: keep planning · Esc back): ";
 pub const PLAN_TITLE: &str = " the plan: approve? ";
-pub const PLAN_KEYS: &str = "y approve, go on in auto-edit · a approve, go on in ask · \
-     r keep planning, with feedback · n keep planning · ↑/↓ scroll";
+pub const CHOICE_YES: &str = "Yes";
+pub const CHOICE_NO: &str = "No, tell the model what to do differently";
+pub const PLAN_YES_AUTO_EDIT: &str = "Yes, and go on in auto-edit";
+pub const PLAN_YES_ASK: &str = "Yes, and go on asking before each change";
+pub const PLAN_NO: &str = "No, keep planning: tell the model what to change";
 
-/// The approval keys, with "always allow" when a rule can be proposed.
 /// The approval box's key line in a replay: nothing here answers a recorded question.
 pub const REPLAY_APPROVAL: &str =
     "recorded question: the recorded answer closes it (--step: Space plays on)";
 
-pub fn approval_keys(prefix: Option<&str>) -> String {
-    match prefix {
-        Some(p) => format!(
-            "y allow once · a allow for this session · p always allow `{p}` in this project · \
-             n / Esc deny · r deny with a reason"
-        ),
-        None => APPROVAL_KEYS.to_string(),
-    }
+pub fn choice_session(tool: &str) -> String {
+    format!("Yes, and don't ask again for {tool} this session")
+}
+
+pub fn choice_rule(tool: &str, inside: &str) -> String {
+    format!("Yes, and always allow {tool}({inside}) in this project")
+}
+
+/// The keys under the answers (`n` answers are numbered 1…n).
+pub fn choice_keys(n: usize) -> String {
+    format!("↑/↓ or 1–{n} choose · Enter confirm · Esc deny · PgUp/PgDn scroll")
 }
 
 pub fn rule_edit(tool: &str) -> String {
@@ -164,8 +167,8 @@ pub fn ended(reason: &str, error: Option<&str>, unanswered: bool) -> String {
     s
 }
 
-pub const PROMPT_KEPT: &str =
-    " · the prompt failed: it stays in the conversation and is sent along with your next one";
+pub const PROMPT_KEPT: &str = " · not sent: the prompt is back in the input (Enter sends it \
+     again; a new prompt replaces it)";
 
 pub const PERMISSIONS_USAGE: &str =
     "usage: /permissions (list) · /permissions revoke TOOL · /permissions revoke all";

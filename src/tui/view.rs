@@ -9,7 +9,7 @@ use ratatui::widgets::Block;
 use tokio::time::Instant;
 
 use super::app::{App, Areas, Focus};
-use super::keys::{self, BUSY_HINTS, Hint, IDLE_HINTS};
+use super::keys::{self, APPROVAL_HINTS, BUSY_HINTS, Hint, IDLE_HINTS};
 use super::overlays::help;
 use super::panes::status_bar::{self, StatusView};
 use super::panes::{Pane, PaneContext};
@@ -252,6 +252,8 @@ fn focus_note(app: &App) -> Option<String> {
 fn status_view<'a>(app: &'a App, now: Instant) -> StatusView<'a> {
     let table: &[Hint] = if app.info.replay {
         keys::REPLAY_HINTS
+    } else if app.approvals.is_open() {
+        APPROVAL_HINTS
     } else if app.turn.busy {
         BUSY_HINTS
     } else {

@@ -18,6 +18,8 @@ use crate::agent::protocol::approval::Decision;
 use crate::agent::protocol::approval::Preview;
 use crate::permission::ApprovalMode;
 use crate::tui::keys::Action;
+use crate::tui::overlays::approval_choices::{self, Choice};
+use crate::tui::overlays::approval_diff;
 use crate::tui::strings;
 use crate::tui::text::json_view;
 use crate::tui::text::sanitize::sanitize;
@@ -61,6 +63,8 @@ pub struct Approvals {
     /// A replay: questions are recorded ones, answered by the recording, so the box shows no
     /// keys to answer them.
     pub replay: bool,
+    /// The answer Enter confirms (an index into `choices()`).
+    pub selected: usize,
 }
 
 impl Approvals {
@@ -68,6 +72,7 @@ impl Approvals {
         if self.queue.is_empty() {
             self.shown_at = Some(now);
             self.scroll = 0;
+            self.selected = 0;
         }
         self.queue.push_back(req);
     }
@@ -84,6 +89,7 @@ impl Approvals {
         self.reason = None;
         self.rule_edit = None;
         self.scroll = 0;
+        self.selected = 0;
         self.shown_at = (!self.queue.is_empty()).then_some(now);
     }
 
@@ -111,29 +117,55 @@ impl Approvals {
         self.shown_at = None;
     }
 
-    /// The reply for an approval key, or None if the key means nothing here. A plan
-    /// (`exit_plan_mode`) reads y as "approve, go on in auto-edit", a as "approve, go on in
-    /// ask", and n / r as "keep planning" (r with typed feedback).
+    /// The answers the question in front offers.
+    pub fn choices(&self) -> Vec<Choice> {
+        self.current().map_or_else(Vec::new, |req| {
+            approval_choices::choices(is_plan(req), suggested_inside(req).is_some())
+        })
+    }
+
+    /// Chooses answer `n` (1-based, as numbered on screen); a number not listed does nothing.
+    pub fn pick(&mut self, n: usize) {
+        if (1..=self.choices().len()).contains(&n) {
+            self.selected = n - 1;
+        }
+    }
+
+    /// The reply for an approval action, or None if it only moved the choice or the preview,
+    /// or opened an editor. Enter confirms the chosen answer: a plan reads "Yes" as "approve,
+    /// go on in auto-edit" and "Yes, and don't ask again" as "approve, go on asking"; "No"
+    /// opens the line where the user says what to do differently (empty: a plain denial).
     pub fn answer(&mut self, action: Action, now: Instant) -> Option<AgentCommand> {
         let plan = self.current().is_some_and(is_plan);
+        let last = self.choices().len().saturating_sub(1);
         let decision = match action {
-            Action::AllowOnce if plan => Decision::ApprovePlan {
-                mode: ApprovalMode::AutoEdit,
+            Action::Submit => match self.choices().get(self.selected)? {
+                Choice::AllowOnce if plan => Decision::ApprovePlan {
+                    mode: ApprovalMode::AutoEdit,
+                },
+                Choice::AllowSession if plan => Decision::ApprovePlan {
+                    mode: ApprovalMode::Ask,
+                },
+                Choice::AllowOnce => Decision::AllowOnce,
+                Choice::AllowSession => Decision::AllowForSession,
+                Choice::AllowRule => {
+                    self.rule_edit = self.current().and_then(suggested_inside);
+                    return None;
+                }
+                Choice::DenyWithReason => {
+                    self.reason = Some(String::new());
+                    return None;
+                }
             },
-            Action::AllowSession if plan => Decision::ApprovePlan {
-                mode: ApprovalMode::Ask,
-            },
-            Action::AllowOnce => Decision::AllowOnce,
-            Action::AllowSession => Decision::AllowForSession,
             Action::Deny => Decision::Deny {
                 reason: self.reason.take().filter(|r| !r.trim().is_empty()),
             },
-            Action::DenyWithReason => {
-                self.reason = Some(String::new());
+            Action::PrevItem => {
+                self.selected = self.selected.saturating_sub(1);
                 return None;
             }
-            Action::AllowRule => {
-                self.rule_edit = self.current().and_then(suggested_inside);
+            Action::NextItem => {
+                self.selected = (self.selected + 1).min(last);
                 return None;
             }
             Action::ScrollUp => {
@@ -189,7 +221,11 @@ impl Approvals {
         let Some(req) = self.current() else { return };
         if area.width < 8 || area.height < 4 {
             // Too small for a box: one line that still says what is asked and how to answer.
-            let keys = if self.replay { "(recorded)" } else { "y/a/n" };
+            let keys = if self.replay {
+                "(recorded)"
+            } else {
+                "Enter/Esc"
+            };
             let line = Line::styled(
                 format!("allow {}? {keys}", sanitize(&req.tool)),
                 theme.accent,
@@ -219,13 +255,23 @@ impl Approvals {
                 Span::styled(format!("{}▏)", sanitize(rule)), theme.text),
             ]),
             (None, None) if self.replay => Line::styled(strings::REPLAY_APPROVAL, bold),
-            (None, None) if is_plan(req) => Line::styled(strings::PLAN_KEYS, bold),
-            (None, None) => Line::styled(
-                strings::approval_keys(suggested_inside(req).as_deref().map(sanitize).as_deref()),
-                bold,
-            ),
+            (None, None) => Line::default(),
         };
-        let footer = wrap(&[footer], inner_w);
+        // No editor open: the numbered answers, the chosen one marked (a replay's recorded
+        // question has none: the recording answers it).
+        let footer = if !self.replay && self.reason.is_none() && self.rule_edit.is_none() {
+            approval_choices::lines(
+                &self.choices(),
+                self.selected,
+                is_plan(req),
+                &req.tool,
+                suggested_inside(req).as_deref(),
+                theme,
+            )
+        } else {
+            vec![footer]
+        };
+        let footer = wrap(&footer, inner_w);
         let h = (body.len() as u16 + footer.len() as u16 + 3)
             .min(area.height.saturating_sub(2))
             .max(4);
@@ -308,11 +354,19 @@ fn body_lines(req: &ApprovalRequest, theme: &Theme) -> Vec<Line<'static>> {
             unified_diff,
             note,
         }) => {
-            out.push(Line::styled(sanitize(path), theme.accent));
-            out.extend(diff_lines(unified_diff, theme));
-            if let Some(note) = note {
-                out.push(Line::styled(sanitize(note), theme.dim));
+            // The note heads the diff; one that names the file (`overwrites notes.md (4
+            // lines)`) stands for the path line.
+            match note {
+                Some(note) if !path.is_empty() && note.contains(path.as_str()) => {
+                    out.push(Line::styled(sanitize(note), theme.accent))
+                }
+                Some(note) => {
+                    out.push(Line::styled(sanitize(path), theme.accent));
+                    out.push(Line::styled(sanitize(note), theme.dim));
+                }
+                None => out.push(Line::styled(sanitize(path), theme.accent)),
             }
+            out.extend(approval_diff::lines(unified_diff, theme));
         }
         Some(Preview::NewFile { path, content }) => {
             let content = sanitize(content);
@@ -333,43 +387,12 @@ fn body_lines(req: &ApprovalRequest, theme: &Theme) -> Vec<Line<'static>> {
     out
 }
 
-/// A unified diff's body, one styled line per change. File headers (before the first hunk)
-/// and hunk markers are left out: the path is the first line already.
-fn diff_lines(diff: &str, theme: &Theme) -> Vec<Line<'static>> {
-    let mut in_hunk = false;
-    let mut out = Vec::new();
-    for l in diff.lines() {
-        if l.starts_with("@@") {
-            in_hunk = true;
-            continue;
-        }
-        if !in_hunk || l.starts_with('\\') {
-            continue;
-        }
-        let (sign, st) = match l.chars().next() {
-            Some('-') => ("-", theme.error),
-            Some('+') => ("+", theme.ok),
-            _ => (" ", theme.dim),
-        };
-        let text = l.get(1..).unwrap_or("");
-        out.push(Line::styled(format!("{sign} {}", sanitize(text)), st));
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn text(lines: &[Line<'static>]) -> Vec<String> {
         lines.iter().map(|l| l.to_string()).collect()
-    }
-
-    #[test]
-    fn diff_lines_skip_headers_but_keep_changed_lines_that_look_like_them() {
-        let diff = "--- a/x.sql\n+++ b/x.sql\n@@ -1,2 +1,2 @@\n--- old comment\n+++ new comment\n keep\n\\ No newline at end of file\n";
-        let got = text(&diff_lines(diff, &Theme::default()));
-        assert_eq!(got, vec!["- -- old comment", "+ ++ new comment", "  keep"]);
     }
 
     #[test]

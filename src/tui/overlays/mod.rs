@@ -3,6 +3,8 @@
 //! (a `Step`, a decision); the controller in `update/` acts on it. None imports app.rs.
 
 pub mod approval;
+pub mod approval_choices;
+pub mod approval_diff;
 pub mod help;
 pub mod modal_box;
 pub mod rewind;

@@ -33,6 +33,7 @@ impl App {
             AgentEvent::PromptStart { text } => {
                 self.turn.busy = true;
                 self.turn.last_error = None;
+                self.turn.unanswered = Some(text.clone());
                 self.tools.prompt_started(now);
                 self.tools.begin_group(&text);
                 self.conversation.push(CellKind::User(text));
@@ -145,6 +146,9 @@ impl App {
             AgentEvent::RawSse { event, data } => self.json.push_sse(&event, &data),
             AgentEvent::Usage(u) => self.turn.usage = u,
             AgentEvent::Message { index, message } => {
+                if message.role == Role::Assistant {
+                    self.turn.unanswered = None;
+                }
                 self.show_sources(index, &message);
                 self.json.set_message(index, message)
             }
@@ -172,7 +176,20 @@ impl App {
                 }
                 self.turn.turn = 0;
                 self.turn.usage = Default::default();
-                let timings = std::mem::take(&mut self.timings);
+                let mut timings = std::mem::take(&mut self.timings);
+                // A rewind, /undo or /fork brings back calls this screen already showed: where
+                // the reset carries no timing for them, their last known end (cancelled,
+                // denied, with its duration) stands, not a guess from `is_error`.
+                for m in &messages {
+                    for block in &m.content {
+                        if let ContentBlock::ToolUse { id, .. } = block
+                            && !timings.contains_key(id)
+                            && let Some(t) = self.tool_calls.get(id).and_then(known_timing)
+                        {
+                            timings.insert(id.clone(), t);
+                        }
+                    }
+                }
                 for m in &messages {
                     self.replay(m, &summaries, &timings, now);
                 }
@@ -292,13 +309,25 @@ impl App {
             // The error was shown as it happened: the end line does not repeat it.
             let shown = summary.error.is_some() && summary.error == self.turn.last_error;
             let error = summary.error.as_deref().filter(|_| !shown);
-            let unanswered = matches!(
+            let failed = matches!(
                 summary.reason,
                 Terminal::ModelError | Terminal::PromptTooLong
             );
-            let text = strings::ended(summary.reason.as_str(), error, unanswered);
+            let unanswered = self.turn.unanswered.take().filter(|_| failed);
+            let text = strings::ended(summary.reason.as_str(), error, unanswered.is_some());
             self.conversation.push(CellKind::Error(text));
+            if let Some(prompt) = unanswered {
+                // Not sent: the text waits in the input, ahead of anything queued or typed,
+                // and nothing starts on its own (the next request would likely fail too).
+                let mut parts = vec![prompt];
+                parts.extend(self.queued.drain(..));
+                if !self.input.is_empty() {
+                    parts.push(self.input.text());
+                }
+                self.input.set_text(&parts.join("\n"));
+            }
         }
+        self.turn.unanswered = None;
         self.turn.last_error = None;
         self.turn.abort_requested = false;
         if summary.reason.is_aborted() && !self.queued.is_empty() {
@@ -422,4 +451,22 @@ impl App {
             }
         }
     }
+}
+
+/// The timing a finished call shown on screen stands for (its outcome and duration), for a
+/// history reset that brings it back; None while it has not ended.
+fn known_timing(c: &crate::tui::tool_calls::ToolCall) -> Option<ToolTiming> {
+    let outcome = match c.state {
+        ToolState::Ok => "ok",
+        ToolState::Error => "error",
+        ToolState::Cancelled => "cancelled",
+        ToolState::Denied => "denied",
+        _ => return None,
+    };
+    Some(ToolTiming {
+        id: c.id.clone(),
+        outcome: outcome.into(),
+        started: None,
+        duration_ms: c.duration_ms.unwrap_or(0),
+    })
 }

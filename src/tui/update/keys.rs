@@ -75,9 +75,9 @@ impl App {
         self.sync_menu();
     }
 
-    /// A key while a question is open. Ctrl+C still aborts the turn. Keys typed just after
-    /// the question appeared, or in a burst of typing, were meant for the input and go
-    /// there; only a deliberate key answers.
+    /// A key while a question is open. Ctrl+C still aborts the turn. Letters always go to
+    /// the input; the answer keys (↑/↓, digits, Enter, Esc) typed just after the question
+    /// appeared, or in a burst of typing, were meant for the input and go there too.
     fn approval_key(
         &mut self,
         key: KeyEvent,
@@ -131,24 +131,31 @@ impl App {
             return;
         }
         let action = action_for(&key, Scope::Approval, self.info.shift_enter);
-        // Scrolling answers nothing: holding ↓ through a long plan is not a burst to refuse.
-        if let Some(
-            a @ (Action::ScrollUp | Action::ScrollDown | Action::PageUp | Action::PageDown),
-        ) = action
-        {
-            self.approvals.answer(a, now);
-            return;
-        }
-        if !self.approvals.accepts_key(now, prev_key) {
-            if global.is_none() && self.focus == Focus::Input {
-                self.input_key(key, now);
+        match action {
+            // Moving the choice or the preview answers nothing: holding ↓ through a long plan
+            // is not a burst to refuse. A key the box took is not typing either: "2" then
+            // a quick Enter is no burst, so it does not count as the previous key.
+            Some(a @ (Action::PrevItem | Action::NextItem | Action::PageUp | Action::PageDown)) => {
+                self.last_key_at = prev_key;
+                self.approvals.answer(a, now);
             }
-            return;
-        }
-        if let Some(a) = action
-            && let Some(cmd) = self.approvals.answer(a, now)
-        {
-            self.send(cmd);
+            // Enter, Esc and digits answer only when deliberate: not just after the question
+            // appeared, not inside a burst of typing. Then they were meant for the input.
+            Some(a) if self.approvals.accepts_key(now, prev_key) => {
+                self.last_key_at = prev_key;
+                if a == Action::PickChoice {
+                    if let KeyCode::Char(d) = key.code {
+                        self.approvals.pick(d.to_digit(10).unwrap_or(0) as usize);
+                    }
+                } else if let Some(cmd) = self.approvals.answer(a, now) {
+                    self.send(cmd);
+                }
+            }
+            // Everything else (letters above all, even a lone one after a pause) is typing
+            // for the input, which stays visible under the box. Global keys (Tab, F-keys)
+            // do nothing while the question waits.
+            _ if global.is_none() => self.input_key(key, now),
+            _ => {}
         }
     }
 

@@ -79,6 +79,12 @@ impl BarSelection {
         bars.into_iter().map(|(_, b)| b).collect()
     }
 
+    /// Forgets the picked bar (a new prompt starts: its timeline has other bars).
+    pub fn clear(&mut self) {
+        self.selected = None;
+        self.armed = false;
+    }
+
     /// Moves the selection by `delta` bars; with none selected, either key picks the newest.
     pub fn step(&mut self, bars: &[Bar], delta: i64) {
         let Some(last) = bars.len().checked_sub(1) else {

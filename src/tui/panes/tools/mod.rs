@@ -79,6 +79,8 @@ impl ToolsPane {
         self.session_start.get_or_insert(now);
         self.streams.clear();
         self.open_streams = 0;
+        // A bar picked during an earlier prompt is not on this prompt's timeline.
+        self.bars.clear();
         if self.rows.len() > MAX_ROWS {
             let cut = self.rows.len() - MAX_ROWS;
             self.rows.drain(..cut);
@@ -478,27 +480,4 @@ fn row_line(
 }
 
 #[cfg(test)]
-mod session_timeline_tests {
-    use super::*;
-    use std::time::Duration;
-
-    #[test]
-    fn t_switches_to_every_stream_of_the_session() {
-        let mut p = ToolsPane::default();
-        let t0 = Instant::now();
-        p.prompt_started(t0);
-        p.stream_started(t0);
-        p.stream_ended(t0 + Duration::from_millis(100));
-        p.prompt_started(t0 + Duration::from_secs(1));
-        p.stream_started(t0 + Duration::from_secs(1));
-        assert_eq!(p.streams.len(), 1, "this prompt's streams only");
-        assert_eq!(p.session_streams.len(), 2, "the session keeps every stream");
-        assert_eq!(p.session_start, Some(t0));
-        assert_eq!(p.handle(Action::ToggleTimeline), EventState::Consumed);
-        assert!(p.whole_session);
-        p.handle(Action::ToggleTimeline);
-        assert!(!p.whole_session);
-        p.reset();
-        assert!(p.session_streams.is_empty() && p.session_start.is_none());
-    }
-}
+mod session_timeline_tests;

@@ -1,0 +1,180 @@
+//! End to end, what a user types in a real terminal (tmux) on the demo model: fast input
+//! that arrives in one burst, the approval box that only a deliberate act answers, and a
+//! timeline bar picked with ← that ends with its prompt.
+//! Without tmux each test is skipped visibly, or fails under CI (tests/env_support).
+
+#[path = "tui_support/tmux.rs"]
+mod tmux;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use tmux::Tmux;
+
+/// tooloop on the demo model in a pane of its own, in a workspace with one file.
+struct Tui {
+    t: Tmux,
+    dir: tempfile::TempDir,
+    workspace: PathBuf,
+}
+
+impl std::ops::Deref for Tui {
+    type Target = Tmux;
+    fn deref(&self) -> &Tmux {
+        &self.t
+    }
+}
+
+impl Tui {
+    fn start(name: &str, width: u16, height: u16) -> Tui {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let home = dir.path().join("home");
+        let workspace = dir.path().join("ws");
+        std::fs::create_dir_all(&home).expect("home");
+        std::fs::create_dir_all(&workspace).expect("ws");
+        std::fs::write(workspace.join("notes.md"), "one\ntwo\nthree\nfour\n").expect("write");
+        let bin = env!("CARGO_BIN_EXE_tooloop");
+        let script = format!(
+            "cd '{ws}' && '{bin}' --workspace '{ws}'; echo EXITED:\\$?; sleep 600",
+            ws = workspace.display()
+        );
+        let command = format!(
+            "env -u ANTHROPIC_API_KEY -u OPENAI_API_KEY -u ANTHROPIC_BASE_URL -u OPENAI_BASE_URL \
+             {} bash -c \"{script}\"",
+            tmux::isolated_home(&home)
+        );
+        let t = Tmux::start(name, width, height, &command)
+            .with_timing(Duration::from_secs(20), Duration::from_millis(100));
+        Tui { t, dir, workspace }
+    }
+
+    /// Whether some file under the test's home (the saved session) contains `needle`.
+    fn saved(&self, needle: &str) -> bool {
+        fn walk(dir: &Path, needle: &str) -> bool {
+            let Ok(entries) = std::fs::read_dir(dir) else {
+                return false;
+            };
+            entries.flatten().any(|e| {
+                let p = e.path();
+                if p.is_dir() {
+                    walk(&p, needle)
+                } else {
+                    std::fs::read_to_string(&p).is_ok_and(|s| s.contains(needle))
+                }
+            })
+        }
+        walk(&self.dir.path().join("home"), needle)
+    }
+}
+
+/// 3,000 characters arriving at once (a terminal without bracketed paste, an input method's
+/// commit) are all read before the next key: the Enter right after them sends all of them.
+#[test]
+fn a_burst_of_three_thousand_characters_is_sent_whole_by_the_next_enter() {
+    if !tmux::available() {
+        return;
+    }
+    let t = Tui::start("burst", 200, 50);
+    t.wait_text("Ask something");
+    let text: String = (0..300).map(|i| format!("w{:03}-abcd ", i)).collect();
+    assert_eq!(text.len(), 3_000);
+    let text = text.trim_end().to_string();
+    t.type_text(&text);
+    t.keys(&["Enter"]);
+    t.wait_for("the answer", |s| {
+        s.contains("› w000-abcd") && Tmux::status_line(s).contains("idle")
+    });
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while !t.saved(&text) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the session does not hold the whole prompt; screen:\n{}",
+            t.screen()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let _ = &t.workspace;
+}
+
+/// The input line (the one above the status bar).
+fn input_line(screen: &str) -> String {
+    let lines: Vec<&str> = screen.lines().filter(|l| !l.trim().is_empty()).collect();
+    lines
+        .len()
+        .checked_sub(2)
+        .map(|i| lines[i].trim().to_string())
+        .unwrap_or_default()
+}
+
+/// Letters never answer the approval box: `yay好` typed after the question opened and a
+/// lone `h` after a pause both land in the input; Enter confirms the chosen "1. Yes".
+#[test]
+fn a_stray_letter_goes_to_the_input_and_only_enter_answers() {
+    if !tmux::available() {
+        return;
+    }
+    let t = Tui::start("stray", 80, 24);
+    t.wait_text("Ask something");
+    t.send_line("run `echo stray-ok`");
+    let s = t.wait_text("allow bash?");
+    assert!(s.contains("❯ 1. Yes"), "{s}");
+    assert!(
+        s.contains("No, tell the model what to do differently"),
+        "{s}"
+    );
+    let settle =
+        tooloop::tui::overlays::approval::GUARD + tooloop::tui::overlays::approval::BURST_GAP;
+    std::thread::sleep(settle);
+    t.type_text("yay好");
+    let s = t.wait_for("the letters in the input", |s| {
+        input_line(s).contains("yay好")
+    });
+    assert!(s.contains("allow bash?"), "a letter answered the box:\n{s}");
+    std::thread::sleep(settle);
+    t.type_text("h");
+    let s = t.wait_for("the lone letter in the input", |s| {
+        input_line(s).contains("yay好h")
+    });
+    assert!(s.contains("allow bash?"), "{s}");
+    std::thread::sleep(settle);
+    t.keys(&["Enter"]);
+    let s = t.wait_for("the approved call to finish", |s| {
+        !s.contains("allow bash?") && Tmux::status_line(s).contains("idle")
+    });
+    assert!(s.contains("exit code 0"), "{s}");
+    assert!(
+        input_line(&s).contains("yay好h"),
+        "the typing is kept:\n{s}"
+    );
+}
+
+/// A timeline bar picked during one prompt is forgotten when the next prompt starts: the
+/// title does not keep `request N · Enter: open in JSON` (issue 29).
+#[test]
+fn the_timeline_selection_ends_with_its_prompt() {
+    if !tmux::available() {
+        return;
+    }
+    let t = Tui::start("bars", 120, 40);
+    t.wait_text("Ask something");
+    t.send_line("list files");
+    t.wait_for("the answer", |s| {
+        s.contains("Anything else?") && Tmux::status_line(s).contains("idle")
+    });
+    t.keys(&["Tab", "Tab"]);
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while !t.screen().contains("Enter: open in JSON") {
+        assert!(std::time::Instant::now() < deadline, "{}", t.screen());
+        t.keys(&["Left"]);
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    t.keys(&["Escape"]);
+    t.send_line("what time is it");
+    let s = t.wait_for("the second answer", |s| {
+        s.matches("Anything else?").count() >= 2 && Tmux::status_line(s).contains("idle")
+    });
+    assert!(
+        !s.contains("Enter: open in JSON") && !s.contains("Enter: input and output"),
+        "the old selection stayed:\n{s}"
+    );
+}
