@@ -43,7 +43,10 @@ fn web_search_shows_its_query_results_and_cited_source_at_80x24() {
     server.enqueue(search_reply(
         "東京 tech news",
         &[
-            ("Apple Ginza reopens", "https://www.apple.com/newsroom/ginza"),
+            (
+                "Apple Ginza reopens",
+                "https://www.apple.com/newsroom/ginza",
+            ),
             ("Tech news today", "https://news.example/today"),
         ],
         "Apple Ginza reopened on September 26.",
@@ -61,7 +64,10 @@ fn web_search_shows_its_query_results_and_cited_source_at_80x24() {
     let screen = t.wait_for("the answer", |s| s.contains("September 26"));
     println!("{screen}");
     assert!(screen.contains("東京 tech news"), "the query:\n{screen}");
-    assert!(screen.contains("Apple Ginza reopens"), "a result title:\n{screen}");
+    assert!(
+        screen.contains("Apple Ginza reopens"),
+        "a result title:\n{screen}"
+    );
     assert!(
         screen.contains("apple.com/newsroom/ginza"),
         "the cited URL:\n{screen}"

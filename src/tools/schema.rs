@@ -97,7 +97,10 @@ mod tests {
     #[tokio::test]
     async fn built_in_schemas_compile_on_first_use_or_when_warmed() {
         let v = Arc::new(Validator::lazy(&json!({"type": "object"})));
-        assert!(v.compiled.get().is_none(), "nothing compiled at registration");
+        assert!(
+            v.compiled.get().is_none(),
+            "nothing compiled at registration"
+        );
         v.warm();
         for _ in 0..500 {
             if v.compiled.get().is_some() {
@@ -108,7 +111,10 @@ mod tests {
         assert!(matches!(v.compiled.get(), Some(Ok(_))), "warm compiled it");
         // A schema that does not compile is the call's error, not a panic.
         let bad = Validator::lazy(&json!({"type": 12}));
-        let e = bad.validate(&json!({})).expect_err("bad schema").to_string();
+        let e = bad
+            .validate(&json!({}))
+            .expect_err("bad schema")
+            .to_string();
         assert!(e.contains("does not compile"), "{e}");
     }
 

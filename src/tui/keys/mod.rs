@@ -7,7 +7,8 @@ mod hints;
 
 pub use bindings::{BINDINGS, Binding, Key};
 pub use hints::{
-    APPROVAL_HINTS, BUSY_HINTS, Hint, IDLE_HINTS, REPLAY_HINTS, SCROLL_HINTS, TOOLS_HINTS, hint, hint_label,
+    APPROVAL_HINTS, BUSY_HINTS, Hint, IDLE_HINTS, REPLAY_HINTS, SCROLL_HINTS, TOOLS_HINTS, hint,
+    hint_label,
 };
 
 use KeyCode::{Char, Enter};
