@@ -146,7 +146,12 @@ pub fn search_events(
         json!({"type": "server_tool_use", "id": id, "name": "web_search", "input": {}}),
     ));
     let input = json!({"query": query}).to_string();
-    let (a, b) = input.split_at(input.len() / 2);
+    // Cut in the middle, at a char boundary (a query may be Chinese or Japanese).
+    let mut mid = input.len() / 2;
+    while !input.is_char_boundary(mid) {
+        mid -= 1;
+    }
+    let (a, b) = input.split_at(mid);
     ev.push(delta(
         0,
         json!({"type": "input_json_delta", "partial_json": ""}),

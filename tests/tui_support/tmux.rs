@@ -86,6 +86,13 @@ impl Tmux {
         self.tmux(&["send-keys", "-t", "0", "-l", text]);
     }
 
+    /// Text as a terminal pastes it (bracketed, where the program asked for that): what a
+    /// drag and drop of a file onto the terminal sends.
+    pub fn paste(&self, text: &str) {
+        self.tmux(&["set-buffer", "--", text]);
+        self.tmux(&["paste-buffer", "-p", "-t", "0"]);
+    }
+
     /// Literal text, then Enter.
     pub fn send_line(&self, text: &str) {
         self.type_text(text);
