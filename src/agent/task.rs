@@ -197,33 +197,9 @@ async fn shell(
     queued: &mut VecDeque<String>,
 ) -> bool {
     let cancel = CancellationToken::new();
-    let mut shutdown = false;
-    let policy = agent.exec.policy.clone();
-    let (jobs, events) = (agent.exec.jobs.clone(), agent.exec.events.clone());
+    let side = Side::of(agent);
     let work = super::shell_command::run(agent, command, &cancel);
-    tokio::pin!(work);
-    loop {
-        tokio::select! {
-            _ = &mut work => break,
-            cmd = rx.recv() => match cmd {
-                Some(AgentCommand::Abort) => cancel.cancel(),
-                Some(AgentCommand::Submit { text }) => queued.push_back(text),
-                Some(AgentCommand::PermissionReply { id, decision }) => policy.reply(&id, decision),
-                Some(AgentCommand::RevokeSessionGrant { tool }) => policy.revoke(&tool),
-                Some(AgentCommand::SetApproval { mode }) => {
-                    policy.set_mode(mode);
-                    events.send(AgentEvent::ApprovalChanged { mode });
-                }
-                Some(AgentCommand::KillJob { id }) => kill_job_in(&jobs, &events, id),
-                Some(AgentCommand::Shutdown) | None => {
-                    cancel.cancel();
-                    shutdown = true;
-                }
-                Some(_) => {}
-            },
-        }
-    }
-    shutdown
+    side.while_working(work, &cancel, rx, queued).await
 }
 
 /// A manual compaction; Abort cancels it (history unchanged). True if the agent must stop.
@@ -234,30 +210,65 @@ async fn compact(
     queued: &mut VecDeque<String>,
 ) -> bool {
     let cancel = CancellationToken::new();
-    let mut shutdown = false;
-    let policy = agent.exec.policy.clone();
-    let (jobs, events) = (agent.exec.jobs.clone(), agent.exec.events.clone());
+    let side = Side::of(agent);
     let work = super::context::prepare::manual(agent, instructions.as_deref(), &cancel);
-    tokio::pin!(work);
-    loop {
-        tokio::select! {
-            _ = &mut work => break,
-            cmd = rx.recv() => match cmd {
-                Some(AgentCommand::Abort) => cancel.cancel(),
-                Some(AgentCommand::Submit { text }) => queued.push_back(text),
-                Some(AgentCommand::RevokeSessionGrant { tool }) => policy.revoke(&tool),
-                Some(AgentCommand::SetApproval { mode }) => {
-                    policy.set_mode(mode);
-                    events.send(AgentEvent::ApprovalChanged { mode });
-                }
-                Some(AgentCommand::KillJob { id }) => kill_job_in(&jobs, &events, id),
-                Some(AgentCommand::Shutdown) | None => {
-                    cancel.cancel();
-                    shutdown = true;
-                }
-                Some(_) => {}
-            },
+    side.while_working(work, &cancel, rx, queued).await
+}
+
+/// What answers commands while the agent itself is busy with a `!command` or a compaction.
+struct Side {
+    policy: std::sync::Arc<crate::permission::PermissionPolicy>,
+    jobs: std::sync::Arc<crate::background::Jobs>,
+    events: super::events::EventSink,
+}
+
+impl Side {
+    fn of(agent: &Agent) -> Self {
+        Side {
+            policy: agent.exec.policy.clone(),
+            jobs: agent.exec.jobs.clone(),
+            events: agent.exec.events.clone(),
         }
     }
-    shutdown
+
+    /// Runs `work` while still taking commands: Abort cancels it, prompts queue, questions
+    /// (a sandbox escalation) are answered, modes change and jobs stop. True if the agent
+    /// must stop.
+    async fn while_working<T>(
+        self,
+        work: impl std::future::Future<Output = T>,
+        cancel: &CancellationToken,
+        rx: &mut mpsc::UnboundedReceiver<AgentCommand>,
+        queued: &mut VecDeque<String>,
+    ) -> bool {
+        let Side {
+            policy,
+            jobs,
+            events,
+        } = self;
+        let mut shutdown = false;
+        tokio::pin!(work);
+        loop {
+            tokio::select! {
+                _ = &mut work => break,
+                cmd = rx.recv() => match cmd {
+                    Some(AgentCommand::Abort) => cancel.cancel(),
+                    Some(AgentCommand::Submit { text }) => queued.push_back(text),
+                    Some(AgentCommand::PermissionReply { id, decision }) => policy.reply(&id, decision),
+                    Some(AgentCommand::RevokeSessionGrant { tool }) => policy.revoke(&tool),
+                    Some(AgentCommand::SetApproval { mode }) => {
+                        policy.set_mode(mode);
+                        events.send(AgentEvent::ApprovalChanged { mode });
+                    }
+                    Some(AgentCommand::KillJob { id }) => kill_job_in(&jobs, &events, id),
+                    Some(AgentCommand::Shutdown) | None => {
+                        cancel.cancel();
+                        shutdown = true;
+                    }
+                    Some(_) => {}
+                },
+            }
+        }
+        shutdown
+    }
 }

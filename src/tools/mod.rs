@@ -230,6 +230,10 @@ pub struct Registered {
 #[derive(Default)]
 pub struct ToolRegistry {
     tools: BTreeMap<String, Registered>,
+    /// The specs as every request offers them, and their JSON size, made once: each tool's
+    /// schema is a `json!` tree built anew per call, and every request asked for them twice
+    /// (the context estimate and the body). A registry never changes once in use.
+    specs: std::sync::OnceLock<(Vec<ToolSpec>, usize)>,
 }
 
 impl ToolRegistry {
@@ -293,6 +297,7 @@ impl ToolRegistry {
             return Err(RegistryError::Duplicate(name));
         }
         self.tools.insert(name, Registered { tool, validator });
+        self.specs = std::sync::OnceLock::new();
         Ok(())
     }
 
@@ -390,14 +395,33 @@ impl ToolRegistry {
     }
 
     pub fn specs(&self) -> Vec<ToolSpec> {
-        self.tools
-            .values()
-            .map(|r| ToolSpec {
-                name: r.tool.name().to_string(),
-                description: r.tool.description().to_string(),
-                input_schema: r.tool.input_schema(),
-            })
-            .collect()
+        self.spec_list().to_vec()
+    }
+
+    /// The specs, made once per registry.
+    pub fn spec_list(&self) -> &[ToolSpec] {
+        &self.cached_specs().0
+    }
+
+    /// Bytes of the specs as JSON (what the context estimate counts), measured once.
+    pub fn specs_json_len(&self) -> usize {
+        self.cached_specs().1
+    }
+
+    fn cached_specs(&self) -> &(Vec<ToolSpec>, usize) {
+        self.specs.get_or_init(|| {
+            let specs: Vec<ToolSpec> = self
+                .tools
+                .values()
+                .map(|r| ToolSpec {
+                    name: r.tool.name().to_string(),
+                    description: r.tool.description().to_string(),
+                    input_schema: r.tool.input_schema(),
+                })
+                .collect();
+            let len = serde_json::to_vec(&specs).map_or(0, |v| v.len());
+            (specs, len)
+        })
     }
 }
 

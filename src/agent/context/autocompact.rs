@@ -37,7 +37,7 @@ pub async fn compact(
     cancel: &CancellationToken,
 ) -> Result<(Compaction, Usage), CompactError> {
     let limits = agent.context.limits(model, agent.settings.max_tokens);
-    let fixed = estimate::fixed(&agent.settings.system, &agent.exec.registry.specs());
+    let fixed = estimate::fixed(&agent.settings.system, &agent.exec.registry);
     let pre_tokens = agent.context.context_tokens(fixed, &agent.history);
     if agent.history.is_empty() {
         return Err(CompactError::NothingToCompact {

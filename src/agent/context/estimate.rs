@@ -3,7 +3,6 @@
 //! after a compaction; the API's own count corrects it on the next response.
 
 use crate::message::{ContentBlock, Message};
-use crate::provider::ToolSpec;
 
 pub const BYTES_PER_TOKEN: u64 = 4;
 
@@ -20,8 +19,8 @@ pub fn messages<M: std::borrow::Borrow<Message>>(messages: &[M]) -> u64 {
 }
 
 /// Tokens of the part every request repeats: system prompt and tool definitions.
-pub fn fixed(system: &str, tools: &[ToolSpec]) -> u64 {
-    bytes(system.len()) + bytes(serde_json::to_vec(tools).map_or(0, |v| v.len()))
+pub fn fixed(system: &str, tools: &crate::tools::ToolRegistry) -> u64 {
+    bytes(system.len()) + bytes(tools.specs_json_len())
 }
 
 /// What an image costs, roughly: the API bills width × height / 750 tokens and scales

@@ -30,7 +30,7 @@ pub async fn prepare(
 ) -> Prepared {
     let mut usage = Usage::default();
     let limits = agent.context.limits(model, agent.settings.max_tokens);
-    let fixed = estimate::fixed(&agent.settings.system, &agent.exec.registry.specs());
+    let fixed = estimate::fixed(&agent.settings.system, &agent.exec.registry);
     let mut tokens = agent.context.context_tokens(fixed, &agent.history);
 
     // Micro-compaction only when it frees a tenth of the window (it rewrites the cache).
@@ -175,7 +175,7 @@ fn blocking(
 pub fn after_response(agent: &mut Agent, model: &str, usage: Usage, sent_len: usize) {
     agent.context.record_usage(model, usage, sent_len);
     let limits = agent.context.limits(model, agent.settings.max_tokens);
-    let fixed = estimate::fixed(&agent.settings.system, &agent.exec.registry.specs());
+    let fixed = estimate::fixed(&agent.settings.system, &agent.exec.registry);
     let tokens = agent.context.context_tokens(fixed, &agent.history);
     agent.exec.events.send(AgentEvent::Context(
         agent.context.status(tokens, limits.window),
@@ -185,7 +185,7 @@ pub fn after_response(agent: &mut Agent, model: &str, usage: Usage, sent_len: us
 /// The current context estimate and window, for the end-of-prompt result.
 pub fn current(agent: &Agent, model: &str) -> (u64, u64) {
     let limits = agent.context.limits(model, agent.settings.max_tokens);
-    let fixed = estimate::fixed(&agent.settings.system, &agent.exec.registry.specs());
+    let fixed = estimate::fixed(&agent.settings.system, &agent.exec.registry);
     (
         agent.context.context_tokens(fixed, &agent.history),
         limits.window,

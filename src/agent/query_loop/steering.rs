@@ -9,11 +9,14 @@ use crate::provider::ToolSpec;
 /// The tools of the next request: `exit_plan_mode` only in plan mode.
 pub(super) fn offered_tools(agent: &Agent) -> Vec<ToolSpec> {
     let plan = agent.exec.policy.mode() == ApprovalMode::Plan;
-    let mut specs = agent.exec.registry.specs();
-    if !plan {
-        specs.retain(|s| s.name != EXIT_PLAN_MODE);
-    }
-    specs
+    agent
+        .exec
+        .registry
+        .spec_list()
+        .iter()
+        .filter(|s| plan || s.name != EXIT_PLAN_MODE)
+        .cloned()
+        .collect()
 }
 
 /// The plan `exit_plan_mode` handed over in the reply just closed, when the run must end
