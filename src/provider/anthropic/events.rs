@@ -7,6 +7,9 @@ use serde_json::Value;
 use crate::provider::Usage;
 
 /// The field that carries a delta's payload.
+// `#[inline]` on the helpers of the per-event path: they sit in another module (another
+// codegen unit) than the decoder that calls them for every event.
+#[inline]
 pub(super) fn delta_field(kind: &str) -> &'static str {
     match kind {
         "text_delta" => "text",
@@ -40,6 +43,7 @@ pub(super) struct WireDeltaBody<'a> {
 
 impl<'a> WireDeltaBody<'a> {
     /// The kind and its payload ("" when absent, like `as_str().unwrap_or("")`).
+    #[inline]
     pub(super) fn field(self) -> (std::borrow::Cow<'a, str>, String) {
         let value = match self.ty.as_ref() {
             "text_delta" => self.text,
@@ -52,6 +56,7 @@ impl<'a> WireDeltaBody<'a> {
     }
 }
 
+#[inline]
 pub(super) fn is_known(name: &str) -> bool {
     matches!(
         name,
