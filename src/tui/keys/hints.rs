@@ -23,6 +23,14 @@ pub const fn hint(action: Action, scope: Scope, what: &'static str) -> Hint {
     }
 }
 
+/// Ctrl+C twice quits (idle, and in a replay).
+const QUIT_TWICE: Hint = Hint {
+    action: Action::Interrupt,
+    scope: Global,
+    what: "quit",
+    twice: true,
+};
+
 /// Hints while a turn runs, most useful first (the status bar shows as many as fit).
 pub const BUSY_HINTS: &[Hint] = &[
     hint(Action::Interrupt, Global, "abort"),
@@ -47,12 +55,7 @@ pub const REPLAY_HINTS: &[Hint] = &[
     hint(Action::ToggleJson, Global, "JSON"),
     hint(Action::FocusNext, Global, "focus"),
     hint(Action::Help, Global, "help"),
-    Hint {
-        action: Action::Interrupt,
-        scope: Global,
-        what: "quit",
-        twice: true,
-    },
+    QUIT_TWICE,
 ];
 
 /// Hints while idle.
@@ -62,15 +65,9 @@ pub const IDLE_HINTS: &[Hint] = &[
     hint(Action::ToggleJson, Global, "JSON"),
     hint(Action::FocusNext, Global, "focus"),
     hint(Action::Help, Global, "help"),
-    Hint {
-        action: Action::Interrupt,
-        scope: Global,
-        what: "quit",
-        twice: true,
-    },
+    QUIT_TWICE,
 ];
 
-/// The hints of a scrolling pane: scroll, then back to the input.
 /// The tools pane: its own keys first, then scrolling.
 pub const TOOLS_HINTS: &[Hint] = &[
     // The timeline's title says "Enter: open in JSON" once a bar is picked.
@@ -81,6 +78,7 @@ pub const TOOLS_HINTS: &[Hint] = &[
     hint(Action::Cancel, Global, "back"),
 ];
 
+/// The hints of a scrolling pane: scroll, then back to the input.
 pub const SCROLL_HINTS: &[Hint] = &[
     hint(Action::ScrollUp, Pane, "scroll"),
     hint(Action::PageUp, Pane, "page"),
