@@ -108,6 +108,20 @@ fn regression_markdown_wrap_width_byte() {
     }
 }
 
+/// markdown_wrap, crash 8 (`fuzz/crashes/markdown_wrap-hangul-choseong-pair`, 54 s into its
+/// run): two Hangul leading consonants are one four-column cluster; in a 5-column pane a
+/// quote's continuation line put it after "│ " (six columns) and ratatui dropped it.
+/// Fixed: no hanging indent when it leaves less room than the widest cluster.
+#[test]
+fn regression_markdown_wrap_cluster_wider_than_the_room_after_a_quote_bar() {
+    text::markdown_wrap(include_bytes!(
+        "../fuzz/crashes/markdown_wrap-hangul-choseong-pair"
+    ));
+    // The same, small: width byte 4 is a 5-column pane.
+    text::markdown_wrap("\u{4}> ab \u{1100}\u{1151} cd".as_bytes());
+    text::markdown_wrap("\u{4}- ab \u{1100}\u{1151} cd".as_bytes());
+}
+
 /// bash_rules (seed `redirect_0`, before any fuzzing): the exact-rule path, the one way a
 /// guarded delete runs without asking, matched a command's words and ignored its output
 /// redirection: `bash(rm -r /tmp/scratch)` let `rm -r /tmp/scratch > ~/.bashrc` run.

@@ -117,8 +117,15 @@ fn wrap_line_into(line: &Line<'static>, width: u16, out: &mut Vec<Line<'static>>
 
     let prefix_len = hanging_prefix_len(&cells);
     let prefix_width: usize = cells[..prefix_len].iter().map(|c| c.width).sum();
-    // A hanging indent wider than half the line would leave too little room for text.
-    let hanging = prefix_len > 0 && prefix_width * 2 <= width;
+    // A hanging indent wider than half the line would leave too little room for text, and
+    // one that leaves less room than the widest cluster would push that cluster past the
+    // edge of a continuation line (ratatui then drops it): both lines wrap unindented.
+    let widest = cells[prefix_len..]
+        .iter()
+        .map(|c| c.width)
+        .max()
+        .unwrap_or(0);
+    let hanging = prefix_len > 0 && prefix_width * 2 <= width && prefix_width + widest <= width;
 
     let mut b = Builder {
         line,
@@ -472,5 +479,22 @@ mod tests {
         let out = wrap(&[table_row], 5);
         assert_eq!(texts(&out), ["❤\u{fe0f}❤\u{fe0f}…"]);
         assert!(drawn_width(&out[0]) <= 5);
+    }
+
+    /// Found by the markdown_wrap fuzz target (FUZZING.md, crash 8): two Hangul leading
+    /// consonants form one four-column cluster, which fits a 5-column pane but not the
+    /// three columns a quote's "│ " leaves; placed after the bar anyway, it overflowed.
+    #[test]
+    fn a_cluster_wider_than_the_room_after_the_indent_wraps_unindented() {
+        let line = Line::from(vec![Span::raw("│ "), Span::raw("ab \u{1100}\u{1151} cd")]);
+        let out = wrap(&[line], 5);
+        assert!(out.iter().all(|l| drawn_width(l) <= 5), "{:?}", texts(&out));
+        assert_eq!(texts(&out), ["│ ab", "\u{1100}\u{1151}", "cd"]);
+        // With room for it the bar still repeats.
+        let line = Line::from(vec![Span::raw("│ "), Span::raw("ab \u{1100}\u{1151} cd")]);
+        assert_eq!(
+            texts(&wrap(&[line], 6)),
+            ["│ ab", "│ \u{1100}\u{1151}", "│ cd"]
+        );
     }
 }
