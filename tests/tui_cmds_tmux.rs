@@ -88,9 +88,12 @@ fn write_config(home: &Path, text: &str) {
 fn turn_while_away(t: &Tui) -> bool {
     t.tmux(&["set-option", "-g", "focus-events", "on"]);
     t.wait_text("Ask something");
-    t.send_line("what time is it");
+    t.type_text("what time is it");
     t.tmux(&["new-window", "-d", "sleep 600"]);
     t.tmux(&["select-window", "-t", ":1"]);
+    // Enter only now: the focus-out tmux wrote to window 0's terminal comes before it, so
+    // a turn that ends fast (a loaded machine, a quick model) still ends unfocused.
+    t.tmux(&["send-keys", "-t", ":0", "Enter"]);
     // capture-pane of window 0 while window 1 is the active one.
     t.wait_for("the turn ends in window 0", |_| {
         t.tmux(&["capture-pane", "-p", "-t", ":0"])
