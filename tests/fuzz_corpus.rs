@@ -122,6 +122,20 @@ fn regression_markdown_wrap_cluster_wider_than_the_room_after_a_quote_bar() {
     text::markdown_wrap("\u{4}- ab \u{1100}\u{1151} cd".as_bytes());
 }
 
+/// markdown_wrap, crash 9 (`fuzz/crashes/markdown_wrap-space-spacing-mark`, 13 minutes
+/// into its fourth run): a space and the Khmer spacing mark U+17C5 are one two-column
+/// cluster; the wrapper broke the line at that space and dropped it, and the mark, drawn
+/// alone one column wide, overflowed a 3-column pane. Fixed: wrap points are whole
+/// clusters of spaces.
+#[test]
+fn regression_markdown_wrap_space_joined_to_a_spacing_mark() {
+    text::markdown_wrap(include_bytes!(
+        "../fuzz/crashes/markdown_wrap-space-spacing-mark"
+    ));
+    // The same, small: width byte 2 is a 3-column pane.
+    text::markdown_wrap("\u{2}ab \u{17c5}\u{1851}\u{fffd}\u{fffd}".as_bytes());
+}
+
 /// bash_rules (seed `redirect_0`, before any fuzzing): the exact-rule path, the one way a
 /// guarded delete runs without asking, matched a command's words and ignored its output
 /// redirection: `bash(rm -r /tmp/scratch)` let `rm -r /tmp/scratch > ~/.bashrc` run.

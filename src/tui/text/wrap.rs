@@ -74,12 +74,16 @@ fn cut(line: &Line<'static>, width: usize) -> Line<'static> {
 }
 
 /// One char of the input line with its display width and the span it came from. The first
-/// char of a grapheme cluster carries the cluster's width, the others zero.
+/// char of a grapheme cluster carries the cluster's width, the others zero; `space` is the
+/// cluster's, so a wrap point never splits one (a space followed by a spacing mark such as
+/// U+17C5 is one two-column cluster: dropping the space at a break left the mark to be
+/// drawn alone, one column wider than counted — fuzz crash 9).
 #[derive(Clone, Copy)]
 struct Cell {
     ch: char,
     width: usize,
     span: usize,
+    space: bool,
 }
 
 /// Marks a line that must stay on one row (a table row: broken across rows its columns no
@@ -106,10 +110,12 @@ fn wrap_line_into(line: &Line<'static>, width: u16, out: &mut Vec<Line<'static>>
         .flat_map(|(span, s)| {
             s.content.graphemes(true).flat_map(move |g| {
                 let width = g.width();
+                let space = g.chars().all(is_space);
                 g.chars().enumerate().map(move |(i, ch)| Cell {
                     ch,
                     width: if i == 0 { width } else { 0 },
                     span,
+                    space,
                 })
             })
         })
@@ -158,7 +164,7 @@ fn wrap_line_into(line: &Line<'static>, width: u16, out: &mut Vec<Line<'static>>
 
     let mut pending: Option<(usize, usize, usize)> = None; // whitespace run: start, end, width
     while i < cells.len() {
-        let is_space = is_space(cells[i].ch);
+        let is_space = cells[i].space;
         let end = run_end(&cells, i, is_space);
         let run_width: usize = cells[i..end].iter().map(|c| c.width).sum();
         if is_space {
@@ -193,7 +199,7 @@ fn wrap_line_into(line: &Line<'static>, width: u16, out: &mut Vec<Line<'static>>
 fn run_end(cells: &[Cell], start: usize, spaces: bool) -> usize {
     cells[start..]
         .iter()
-        .position(|c| is_space(c.ch) != spaces)
+        .position(|c| c.space != spaces)
         .map_or(cells.len(), |p| start + p)
 }
 
@@ -495,6 +501,22 @@ mod tests {
         assert_eq!(
             texts(&wrap(&[line], 6)),
             ["│ ab", "│ \u{1100}\u{1151}", "│ cd"]
+        );
+    }
+
+    /// Found by the markdown_wrap fuzz target (FUZZING.md, crash 9): a space and the
+    /// Khmer spacing mark U+17C5 after it are one two-column cluster. Taken for a wrap
+    /// point, the space was dropped and the mark began the next line alone, where it is
+    /// drawn one column wide, not the zero it was counted: the line overflowed.
+    #[test]
+    fn a_space_joined_to_a_mark_is_not_a_wrap_point() {
+        let s = "ab \u{17c5}\u{1851}cd";
+        let out = wrap(&[Line::from(s)], 3);
+        assert!(out.iter().all(|l| drawn_width(l) <= 3), "{:?}", texts(&out));
+        assert_eq!(
+            texts(&out).concat(),
+            s,
+            "nothing dropped: the space is content"
         );
     }
 }
