@@ -1,12 +1,12 @@
 //! What this machine offers the tests that need it (Landlock for the sandbox tests, tmux for
-//! the TUI end-to-end tests), and the gate those tests share (`tests/env_support`): under
+//! the TUI end-to-end tests), and the gate those tests share (`tests/support/env.rs`): under
 //! `CI=true` or `TOOLOOP_REQUIRE_ALL=1` a missing capability fails the test naming it;
 //! elsewhere the test is skipped with a visible `SKIPPED` line.
 //!
 //! `.ci/run` runs the first two tests up front (`--nocapture`) so the log says which Landlock
 //! ABI the sandbox tests ran against before anything else is built.
 
-#[path = "env_support/mod.rs"]
+#[path = "support/env.rs"]
 mod env_support;
 
 use std::process::{Command, Output};

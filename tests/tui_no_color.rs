@@ -15,6 +15,7 @@ use tooloop::tui::app::{App, RunInfo};
 use tooloop::tui::theme::{self, Theme};
 use tooloop::tui::view;
 
+#[path = "support/tui/mod.rs"]
 mod tui_support;
 use tui_support::{permission_request, tool_use};
 

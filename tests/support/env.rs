@@ -11,8 +11,8 @@
 //!   (the probe is not run): how tests/environment.rs checks this gate, and how to see what
 //!   CI would say on a machine that has them. Only test support reads it; tooloop never does.
 //!
-//! Included by path (`#[path = "env_support/mod.rs"] mod env_support;`) or as `mod
-//! env_support;`, so a test binary gets only this file.
+//! `support::env` in the suite; tests/environment.rs, its own binary, includes this file by
+//! path.
 #![allow(dead_code)]
 
 use std::io::Write;

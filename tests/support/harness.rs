@@ -1,5 +1,7 @@
-//! In-process harness for loop and executor tests: an Agent over the scripted provider,
-//! test tools with known durations, and an event recorder with (virtual) timestamps.
+//! In-process agents under tokio's paused clock: an Agent over the scripted provider, test
+//! tools with known durations, and an event recorder with (virtual) timestamps. `harness`
+//! builds one agent (loop and executor tests); `Setup` builds a parent whose registry holds
+//! the `task` tool, its children answered by a responder (subagent tests).
 #![allow(dead_code)]
 
 use std::sync::{Arc, Mutex};
@@ -10,14 +12,16 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
+use tooloop::agent::context::{ContextSettings, ContextState};
 use tooloop::agent::events::EventSink;
 use tooloop::agent::exec_env::ExecEnv;
-use tooloop::agent::protocol::AgentEvent;
+use tooloop::agent::protocol::{AgentEvent, AgentReport};
+use tooloop::agent::subagent::{AgentDefinition, AgentLimits, Subagents, definitions};
 use tooloop::agent::{Agent, LoopSettings};
 use tooloop::cli::ToolExec;
-use tooloop::message::validate_history;
+use tooloop::message::{Message, validate_history};
 use tooloop::permission::ApprovalMode;
-use tooloop::provider::scripted::{Reply, ScriptedProvider};
+use tooloop::provider::scripted::{Reply, Responder, ScriptedProvider};
 use tooloop::tools::{Effect, Tool, ToolContext, ToolOutput, ToolRegistry, Workspace};
 
 /// A tool that takes `ms` of (virtual) time and counts its runs.
@@ -79,19 +83,7 @@ pub fn harness(
     strategy: ToolExec,
 ) -> Harness {
     let runs: Arc<Mutex<Vec<String>>> = Arc::default();
-    let mut registry = ToolRegistry::new();
-    for (name, safe, ms) in tools {
-        registry.register(Arc::new(SleepTool {
-            name,
-            effect: if *safe {
-                Effect::ReadOnly
-            } else {
-                Effect::Exec
-            },
-            ms: *ms,
-            runs: runs.clone(),
-        }));
-    }
+    let registry = sleep_tools(tools, &runs);
     let dir = tempfile::tempdir().expect("tempdir");
     let (sink, rx) = EventSink::channel();
     let start = Instant::now();
@@ -113,6 +105,25 @@ pub fn harness(
     }
 }
 
+/// `tools`: (name, read-only, duration ms), each a `SleepTool` logging its runs in `runs`.
+fn sleep_tools(tools: &[(&'static str, bool, u64)], runs: &Arc<Mutex<Vec<String>>>) -> ToolRegistry {
+    let mut registry = ToolRegistry::new();
+    for (name, read_only, ms) in tools {
+        registry.register(Arc::new(SleepTool {
+            name,
+            effect: if *read_only {
+                Effect::ReadOnly
+            } else {
+                Effect::Exec
+            },
+            ms: *ms,
+            runs: runs.clone(),
+        }));
+    }
+    registry
+}
+
+/// Every event from `rx` with its (virtual) ms since `start`.
 fn record(
     mut rx: mpsc::UnboundedReceiver<AgentEvent>,
     start: Instant,
@@ -128,16 +139,32 @@ fn record(
     log
 }
 
+/// Lets the recorder task drain what was sent so far.
+async fn settle() {
+    for _ in 0..20 {
+        tokio::task::yield_now().await;
+    }
+}
+
+fn events(log: &Mutex<Vec<(u64, AgentEvent)>>) -> Vec<(u64, AgentEvent)> {
+    log.lock().expect("log").clone()
+}
+
+/// The agent's final history and every request the provider saw are valid (DESIGN.md §4).
+fn assert_agent_valid(agent: &Agent, provider: &ScriptedProvider) {
+    validate_history(&agent.history).expect("the agent's final history is valid");
+    for (i, req) in provider.requests().iter().enumerate() {
+        validate_history(req).unwrap_or_else(|e| panic!("request {i} was invalid: {e}"));
+    }
+}
+
 impl Harness {
-    /// Lets the recorder task drain what was sent so far.
     pub async fn settle(&self) {
-        for _ in 0..10 {
-            tokio::task::yield_now().await;
-        }
+        settle().await
     }
 
     pub fn events(&self) -> Vec<(u64, AgentEvent)> {
-        self.events.lock().expect("log").clone()
+        events(&self.events)
     }
 
     /// (id → ms) of every ToolStart.
@@ -169,11 +196,156 @@ impl Harness {
             .collect()
     }
 
-    /// Every request the provider saw and the final history must be valid.
     pub fn assert_valid(&self) {
-        validate_history(&self.agent.history).expect("final history is valid");
-        for (i, req) in self.provider.requests().iter().enumerate() {
-            validate_history(req).unwrap_or_else(|e| panic!("request {i} was invalid: {e}"));
+        assert_agent_valid(&self.agent, &self.provider)
+    }
+}
+
+pub struct Tree {
+    pub agent: Agent,
+    pub provider: ScriptedProvider,
+    pub events: Arc<Mutex<Vec<(u64, AgentEvent)>>>,
+    pub runs: Arc<Mutex<Vec<String>>>,
+    pub hub: Arc<Subagents>,
+    _dir: tempfile::TempDir,
+}
+
+pub struct Setup {
+    /// The parent's replies, in order.
+    pub replies: Vec<Reply>,
+    /// Answers the children's requests (and any request it recognizes).
+    pub responder: Responder,
+    /// (name, read-only, ms).
+    pub tools: Vec<(&'static str, bool, u64)>,
+    pub limits: AgentLimits,
+    pub extra_definitions: Vec<AgentDefinition>,
+    pub approval: ApprovalMode,
+    pub context: ContextSettings,
+}
+
+impl Setup {
+    pub fn new(replies: Vec<Reply>, responder: Responder) -> Self {
+        Setup {
+            replies,
+            responder,
+            tools: vec![("wait", true, 1000)],
+            limits: AgentLimits::default(),
+            extra_definitions: Vec::new(),
+            approval: ApprovalMode::Yolo,
+            context: ContextSettings::default(),
         }
     }
+
+    pub fn build(self) -> Tree {
+        let runs: Arc<Mutex<Vec<String>>> = Arc::default();
+        let registry = sleep_tools(&self.tools, &runs);
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (sink, rx) = EventSink::channel();
+        let events = record(rx, Instant::now());
+        let provider = ScriptedProvider::new(self.replies).with_responder(self.responder);
+        let workspace = Workspace::new(dir.path(), false).expect("workspace");
+        let mut exec =
+            ExecEnv::with_defaults(registry, workspace, sink.clone()).with_approval(self.approval);
+        let settings = LoopSettings::default();
+        let mut defs = definitions::builtin();
+        defs.extend(self.extra_definitions);
+        let hub = Subagents::new(
+            Arc::new(provider.clone()),
+            settings.clone(),
+            self.context.clone(),
+            exec.clone(),
+            defs,
+            self.limits,
+            None,
+        );
+        let context = ContextState::new(self.context);
+        exec.registry = Arc::new(hub.with_task_tool(&exec.registry, context.ledger.clone(), sink));
+        let mut agent = Agent::new(Arc::new(provider.clone()), exec, settings);
+        agent.context = context;
+        Tree {
+            agent,
+            provider,
+            events,
+            runs,
+            hub,
+            _dir: dir,
+        }
+    }
+}
+
+impl Tree {
+    pub async fn settle(&self) {
+        settle().await
+    }
+
+    pub fn events(&self) -> Vec<(u64, AgentEvent)> {
+        events(&self.events)
+    }
+
+    /// (agent id or "" for the parent, time) of every RequestStart.
+    pub fn request_times(&self) -> Vec<(String, u64)> {
+        self.events()
+            .into_iter()
+            .filter_map(|(t, e)| match e {
+                AgentEvent::RequestStart { .. } => Some((String::new(), t)),
+                AgentEvent::Subagent {
+                    agent_id, event, ..
+                } if matches!(*event, AgentEvent::RequestStart { .. }) => {
+                    Some((agent_id.to_string(), t))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Each child's messages, from its Message events, by agent id.
+    pub fn child_histories(&self) -> Vec<(String, Vec<Message>)> {
+        let mut out: Vec<(String, Vec<Message>)> = Vec::new();
+        for (_, e) in self.events() {
+            if let AgentEvent::Subagent {
+                agent_id, event, ..
+            } = e
+                && let AgentEvent::Message { index, message } = *event
+            {
+                let pos = match out.iter().position(|(id, _)| **id == *agent_id) {
+                    Some(p) => p,
+                    None => {
+                        out.push((agent_id.to_string(), Vec::new()));
+                        out.len() - 1
+                    }
+                };
+                let h = &mut out[pos].1;
+                if index < h.len() {
+                    h[index] = Message::clone(&message);
+                } else {
+                    h.push(Message::clone(&message));
+                }
+            }
+        }
+        out
+    }
+
+    pub fn reports(&self) -> Vec<AgentReport> {
+        self.events()
+            .into_iter()
+            .filter_map(|(_, e)| match e {
+                AgentEvent::AgentEnd(r) => Some(r),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The parent's history, every request the provider saw and every child's history
+    /// are valid (DESIGN.md §4).
+    pub fn assert_valid(&self) {
+        assert_agent_valid(&self.agent, &self.provider);
+        for (id, h) in self.child_histories() {
+            validate_history(&h).unwrap_or_else(|e| panic!("child {id}'s history: {e}"));
+        }
+    }
+}
+
+/// The text of the first user message of a request (a child's prompt).
+pub fn first_prompt(messages: &[Message]) -> String {
+    messages.first().map(|m| m.text()).unwrap_or_default()
 }

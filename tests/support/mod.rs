@@ -1,6 +1,18 @@
-//! Shared test support: a mock model server and a runner for the real binary.
+//! Shared test support: a mock model server and a runner for the real binary, and one
+//! submodule per kind of harness (below).
 //!
-//! Use it from an integration test with `mod support;` and `use support::*;`.
+//! Use it from a test under `suite/` with `use crate::support;` and `use support::*;`.
+//!
+//! ## Harnesses
+//! - `harness`: an in-process Agent (or a parent with subagents, `Setup`) over the scripted
+//!   provider under tokio's paused clock, every event recorded with its virtual time.
+//! - `compaction`: the engine over the mock in a small context window.
+//! - `permissions`: the executor with a policy and scripted approvals.
+//! - `session`: a sandboxed HOME and the binary's saved sessions.
+//! - `tui`: an App, keys and a started turn, without a terminal; `tui::demo_engine`.
+//! - `tmux`: the real binary in a private tmux server. `env`: the gate for tests that need
+//!   Landlock or tmux.
+//! - `fuzz`: the fuzz targets' checks, run over their corpora and seeds.
 //!
 //! ## Mock server (`server.rs`, replies in `reply.rs`)
 //! - `let server = MockServer::start();` — real HTTP/1.1 on 127.0.0.1 (random port), on its
@@ -85,13 +97,21 @@ pub mod anthropic_cache;
 pub mod anthropic_thinking;
 pub mod anthropic_validate;
 pub mod bin;
+pub mod compaction;
+pub mod env;
 pub mod extensions;
+pub mod fuzz;
+pub mod harness;
 pub mod images;
 pub mod openai;
 pub mod openai_history;
+pub mod permissions;
 pub mod reply;
 pub mod server;
+pub mod session;
 pub mod stream;
+pub mod tmux;
+pub mod tui;
 pub mod web_search;
 
 pub use anthropic::{

@@ -1,22 +1,17 @@
-//! The one tmux harness of the end-to-end TUI tests (tui_tmux, replay_tmux,
-//! tui_extensions_tmux): a private tmux server per test, keys in, `capture-pane` out, polled
-//! against a deadline (nothing waits on a fixed sleep), killed on drop.
-//!
-//! Included by path (`#[path = "tui_support/tmux.rs"] mod tmux;`), so a test binary gets only
-//! this file.
-#![allow(dead_code)]
+//! The one tmux harness of the end-to-end TUI tests (suite/tmux/): a private tmux server per
+//! test, keys in, `capture-pane` out, polled against a deadline (nothing waits on a fixed
+//! sleep), killed on drop.
 
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-#[path = "../env_support/mod.rs"]
-mod env_support;
+use super::env;
 
 /// True when tmux runs here. Without it the test is skipped visibly, or fails under CI
-/// (`env_support::require`).
+/// (`env::require`).
 pub fn available() -> bool {
-    env_support::tmux()
+    env::tmux()
 }
 
 /// `HOME=… XDG_*=…` under `home`, for a command line: the run reads and writes nothing of

@@ -2,14 +2,13 @@
 //! next request (checked like the real API: every tool_use answered, roles alternating) is
 //! accepted, and the interrupted tool's process is gone.
 
-mod session_support;
-mod support;
+use crate::support;
 
 use std::io::{BufRead, BufReader};
 use std::process::Stdio;
 
 use serde_json::{Value, json};
-use session_support::Sandbox;
+use support::session::Sandbox;
 use support::{MockServer, ReplyBuilder, text_reply};
 
 fn spawn_turn(

@@ -1,11 +1,11 @@
 //! The StreamingToolExecutor's schedule under tokio's paused clock: exact start times.
 
-mod loop_support;
+use crate::support;
 
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use loop_support::harness;
+use support::harness::harness;
 use tooloop::agent::protocol::Terminal;
 use tooloop::cli::ToolExec;
 use tooloop::message::{ContentBlock, Role};

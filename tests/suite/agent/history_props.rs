@@ -4,11 +4,11 @@
 //! the loop sends and the history it leaves pass `validate_history`, and a next prompt
 //! still works. The real Agent over the scripted provider, under tokio's paused clock.
 
-mod loop_support;
+use crate::support;
 
 use std::time::Duration;
 
-use loop_support::harness;
+use support::harness::harness;
 use proptest::prelude::*;
 use tokio_util::sync::CancellationToken;
 use tooloop::cli::ToolExec;

@@ -2,7 +2,7 @@
 //! does): read_file on a picture, `@file` in a prompt, the 5 MB limit, and how
 //! OpenAI-compatible APIs get them (tool messages cannot carry images).
 
-mod support;
+use crate::support;
 
 use serde_json::{Value, json};
 use support::images::PNG;

@@ -3,7 +3,7 @@
 //! command and output reach the model with the next prompt (history stays valid: the
 //! mock checks every request as the API would). The engine the TUI uses, over the mock.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 

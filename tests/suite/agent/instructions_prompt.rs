@@ -3,7 +3,7 @@
 //! no AGENTS.md, the user's own AGENTS.md first), each its own text block, capped, and the
 //! same bytes on every turn.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 

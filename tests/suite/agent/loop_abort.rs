@@ -1,14 +1,14 @@
 //! Abort at every phase of a turn: history stays valid, every tool_use is answered, and the
 //! next prompt succeeds against a provider that validates like the API.
 
-mod loop_support;
+use crate::support;
 
 use std::time::Duration;
 
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use loop_support::{Harness, harness};
+use support::harness::{Harness, harness};
 use tooloop::agent::INTERRUPT_MARKER;
 use tooloop::agent::protocol::Terminal;
 use tooloop::cli::ToolExec;

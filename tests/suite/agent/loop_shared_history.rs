@@ -1,14 +1,14 @@
 //! The history is shared, not copied: the front end gets the agent's own messages, and each
 //! request is encoded once — the bytes the provider sends are the bytes the JSON pane gets.
 
-mod loop_support;
+use crate::support;
 
 use std::sync::Arc;
 
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use loop_support::harness;
+use support::harness::harness;
 use tooloop::agent::protocol::{AgentEvent, Terminal};
 use tooloop::cli::ToolExec;
 use tooloop::provider::scripted::ReplyBuilder;

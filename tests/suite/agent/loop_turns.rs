@@ -1,14 +1,14 @@
 //! The query loop's paths: follow-up, max_turns, max_tokens recovery, retries before the
 //! first byte, failures mid-stream, model fallback. Every test checks the invariants.
 
-mod loop_support;
+use crate::support;
 
 use std::time::Duration;
 
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use loop_support::harness;
+use support::harness::harness;
 use tooloop::agent::protocol::{AgentEvent, Terminal, Transition};
 use tooloop::agent::query_loop::MAX_TOKENS_RESUME;
 use tooloop::cli::ToolExec;

@@ -3,7 +3,7 @@
 //! `todo` line, a list with two items in progress is an error result that changes nothing,
 //! `result.todos` holds the list, and a resumed session shows it again.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 

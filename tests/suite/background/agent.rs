@@ -2,7 +2,7 @@
 //! turn and leaves the job running, `/new` keeps the job list, and the registry names the
 //! running jobs for the compaction summary. The engine the TUI uses, over the mock model.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::time::Duration;

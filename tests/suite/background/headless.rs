@@ -4,7 +4,7 @@
 //! that ended between turns is announced once, and no job process outlives tooloop —
 //! whether the run ends, or SIGINT, SIGTERM or SIGHUP ends it.
 
-mod support;
+use crate::support;
 
 use std::time::{Duration, Instant};
 

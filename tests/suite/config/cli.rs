@@ -1,8 +1,8 @@
 //! `tooloop config path|init` and config file errors through the real binary.
 
-mod session_support;
+use crate::support;
 
-use session_support::Sandbox;
+use support::session::Sandbox;
 
 #[test]
 fn config_path_names_the_file_the_logs_and_the_sessions() {
@@ -52,7 +52,7 @@ fn config_init_writes_a_default_once() {
     assert_eq!(run.code, 0, "{}", run.stderr);
 }
 
-fn run_with_config(text: &str) -> (Sandbox, session_support::Run) {
+fn run_with_config(text: &str) -> (Sandbox, support::session::Run) {
     let sb = Sandbox::new();
     std::fs::create_dir_all(sb.config_file().parent().expect("dir")).expect("mkdir");
     std::fs::write(sb.config_file(), text).expect("write");

@@ -2,7 +2,7 @@
 //! The per-turn curve printed here is the BENCHMARKS.md figure:
 //! `cargo test --test context_cache -- --nocapture`.
 
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

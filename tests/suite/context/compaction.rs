@@ -1,6 +1,6 @@
 //! Compaction end to end: the real binary, headless, against the mock's context window.
 
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -7,8 +7,7 @@
 //! `/compact` on a short conversation changes nothing and says so; a pre_compact hook adds
 //! instructions or denies a manual compaction.
 
-mod compaction_support;
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -20,7 +19,7 @@ use tooloop::agent::protocol::{AgentCommand, AgentEvent, Terminal};
 use tooloop::message::validate_history;
 use tooloop::provider::anthropic::AnthropicProvider;
 
-use compaction_support::*;
+use support::compaction::*;
 use support::*;
 
 const POOR_SUMMARY: &str = "The user is working on some files.";

@@ -4,8 +4,7 @@
 //! state block of the new context. A plan the user sent back is not carried: it was never
 //! approved.
 
-mod compaction_support;
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -18,7 +17,7 @@ use tooloop::message::validate_history;
 use tooloop::permission::ApprovalMode;
 use tooloop::provider::anthropic::AnthropicProvider;
 
-use compaction_support::*;
+use support::compaction::*;
 use support::*;
 
 const PLAN: &str =

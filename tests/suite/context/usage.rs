@@ -1,7 +1,7 @@
 //! Cache accounting through both providers' real HTTP paths, and the agent's cost and
 //! context events (in process, against the mock).
 
-mod support;
+use crate::support;
 
 use futures::StreamExt;
 use serde_json::json;

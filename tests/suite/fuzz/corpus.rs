@@ -3,11 +3,11 @@
 //! found (one named test per crash, its minimized input inline), so CI keeps them fixed
 //! without running a fuzzer. FUZZING.md lists the crashes and their fixes.
 
-mod fuzz_support;
+use crate::support;
 
 use std::path::Path;
 
-use fuzz_support::{files, rules, sse, text, tools};
+use support::fuzz::{files, rules, sse, text, tools};
 
 /// Runs `check` over every file in fuzz/corpus/`target`, naming the file that fails.
 fn corpus(target: &str, check: fn(&[u8])) {
@@ -115,7 +115,7 @@ fn regression_markdown_wrap_width_byte() {
 #[test]
 fn regression_markdown_wrap_cluster_wider_than_the_room_after_a_quote_bar() {
     text::markdown_wrap(include_bytes!(
-        "../fuzz/crashes/markdown_wrap-hangul-choseong-pair"
+        "../../../fuzz/crashes/markdown_wrap-hangul-choseong-pair"
     ));
     // The same, small: width byte 4 is a 5-column pane.
     text::markdown_wrap("\u{4}> ab \u{1100}\u{1151} cd".as_bytes());
@@ -130,7 +130,7 @@ fn regression_markdown_wrap_cluster_wider_than_the_room_after_a_quote_bar() {
 #[test]
 fn regression_markdown_wrap_space_joined_to_a_spacing_mark() {
     text::markdown_wrap(include_bytes!(
-        "../fuzz/crashes/markdown_wrap-space-spacing-mark"
+        "../../../fuzz/crashes/markdown_wrap-space-spacing-mark"
     ));
     // The same, small: width byte 2 is a 3-column pane.
     text::markdown_wrap("\u{2}ab \u{17c5}\u{1851}\u{fffd}\u{fffd}".as_bytes());

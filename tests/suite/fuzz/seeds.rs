@@ -3,7 +3,7 @@
 //! like. Run by hand before fuzzing a new target (FUZZING.md); ignored in the ordinary
 //! suite, which replays the minimized corpora instead (tests/fuzz_corpus.rs).
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 

@@ -1,6 +1,6 @@
 //! The real binary, headless, against the mock Anthropic server.
 
-mod support;
+use crate::support;
 
 use serde_json::{Value, json};
 use support::*;

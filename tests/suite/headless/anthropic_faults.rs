@@ -1,7 +1,7 @@
 //! Mid-stream faults from the Anthropic wire, through the real binary: never reported as
 //! success, the history stays valid, and a retry recovers.
 
-mod support;
+use crate::support;
 
 use serde_json::json;
 use support::*;

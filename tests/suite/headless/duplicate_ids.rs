@@ -1,7 +1,7 @@
 //! Model output is untrusted: a reply that reuses a tool_use id (within the reply, or one
 //! from an earlier turn) must not break the history or crash; the duplicates get fresh ids.
 
-mod support;
+use crate::support;
 
 use serde_json::json;
 use support::*;

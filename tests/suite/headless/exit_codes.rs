@@ -2,7 +2,7 @@
 //! 2 for bad usage or config): `-c` with no saved session, `--resume` of a session another
 //! tooloop has open. The TUI fails before it touches the terminal, so no tty is needed.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 

@@ -1,7 +1,7 @@
 //! Headless output that can't be turned against a terminal, and SIGINT that always ends in
 //! a result line: the real binary against the mock Anthropic server.
 
-mod support;
+use crate::support;
 
 use std::time::{Duration, Instant};
 

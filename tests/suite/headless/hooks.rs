@@ -2,7 +2,7 @@
 //! Each event allowing and blocking, the stop hook's continuation cap, `"stop"`, and a
 //! hanging hook killed at its timeout.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

@@ -1,7 +1,7 @@
 //! `tooloop -p … --provider openai` end to end: the real binary runs a multi-tool loop
 //! against the mock's OpenAI route, and every request it sends is checked like the API would.
 
-mod support;
+use crate::support;
 
 use serde_json::{Value, json};
 use support::openai as oa;

@@ -2,7 +2,7 @@
 //! context, and a positional PROMPT starts the TUI with it sent (tests/tui_tmux.rs drives that
 //! one in a terminal; here only its clash with -p).
 
-mod support;
+use crate::support;
 
 use support::*;
 

@@ -3,7 +3,7 @@
 //! model calls `exit_plan_mode`; rules from each of the three files decide, and their
 //! `permission` lines name the rule and its file.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 

@@ -3,7 +3,7 @@
 //! errors, images, a crash mid-call with restarts, cancellation reaching the server, and
 //! servers that fail to start.
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

@@ -1,7 +1,7 @@
 //! MCP servers from config.toml, end to end: the real binary, headless, against the mock
 //! model and the real fixture server (tests/support/mcp_fixture.rs, stdio and HTTP).
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

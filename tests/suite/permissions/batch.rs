@@ -2,7 +2,7 @@
 //! overlap, a failing bash cancels its queued siblings (unless --no-sibling-abort), and an
 //! abort while bash runs kills its whole process group.
 
-mod permissions_support;
+use crate::support;
 
 use std::fs;
 use std::time::Duration;
@@ -11,7 +11,7 @@ use serde_json::json;
 use tooloop::agent::protocol::{AgentEvent, ToolOutcome};
 use tooloop::permission::ApprovalMode;
 
-use permissions_support::{Answer, Harness, never_asked};
+use support::permissions::{Answer, Harness, never_asked};
 
 #[tokio::test]
 async fn three_bash_calls_in_one_reply_never_overlap() {
@@ -175,7 +175,7 @@ async fn abort_during_bash_kills_its_group_through_the_executor() {
         }
     };
     assert!(
-        !permissions_support::live_in_group(pgid).is_empty(),
+        !support::permissions::live_in_group(pgid).is_empty(),
         "the command runs"
     );
     cancel.cancel();
@@ -208,5 +208,5 @@ async fn abort_during_bash_kills_its_group_through_the_executor() {
             ("t2".to_string(), ToolOutcome::Cancelled)
         ]
     );
-    assert_eq!(permissions_support::live_in_group(pgid), Vec::<i32>::new());
+    assert_eq!(support::permissions::live_in_group(pgid), Vec::<i32>::new());
 }

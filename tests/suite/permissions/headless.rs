@@ -1,7 +1,7 @@
 //! One headless run per approval mode through the real binary against the mock Anthropic
 //! server: the `permission` lines, the tool results the model gets back, and the disk.
 
-mod support;
+use crate::support;
 
 use serde_json::{Value, json};
 use support::*;

@@ -1,7 +1,7 @@
 //! Each approval mode × each mutating tool, through the real executor: who is asked, what
 //! runs, and that a refusal leaves the disk untouched.
 
-mod permissions_support;
+use crate::support;
 
 use std::fs;
 
@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use tooloop::agent::protocol::approval::Decision;
 use tooloop::permission::ApprovalMode;
 
-use permissions_support::{Answer, Harness, allow_once, deny, never_asked};
+use support::permissions::{Answer, Harness, allow_once, deny, never_asked};
 
 /// A call of each mutating tool and a check of its side effect.
 fn calls() -> Vec<(&'static str, Value, &'static str)> {

@@ -1,6 +1,6 @@
 //! The Anthropic provider's HTTP side: what it sends, and every error it can type.
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

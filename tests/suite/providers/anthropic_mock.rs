@@ -1,6 +1,6 @@
 //! The mock server itself: validation with the API's wording, recording, chunked SSE.
 
-mod support;
+use crate::support;
 
 use serde_json::{Value, json};
 use support::*;

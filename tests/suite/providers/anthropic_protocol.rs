@@ -1,6 +1,6 @@
 //! The Anthropic stream protocol over real HTTP: every edge case of the Messages API SSE.
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

@@ -2,7 +2,7 @@
 //! tried, and a refused connection is retried twice, not for a minute. Counted in attempts
 //! (request_start / retry lines), not in wall-clock time.
 
-mod support;
+use crate::support;
 
 use support::*;
 

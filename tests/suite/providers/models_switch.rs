@@ -3,7 +3,7 @@
 //! transcript names the model of every prompt, and a model the API does not know ends the
 //! prompt with a message naming it, without retries.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::sync::Arc;

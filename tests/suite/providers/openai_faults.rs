@@ -1,7 +1,7 @@
 //! Faults on the OpenAI wire, through the real binary: never reported as success, every
 //! request after them passes the OpenAI validation, no tool runs twice.
 
-mod support;
+use crate::support;
 
 use serde_json::Value;
 use support::openai as oa;

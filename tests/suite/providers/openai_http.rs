@@ -1,7 +1,7 @@
 //! The OpenAI provider's HTTP side against the mock: what it sends, how errors come back,
 //! and the mock's own validation (it must refuse what the real API refuses).
 
-mod support;
+use crate::support;
 
 use futures::StreamExt;
 use serde_json::{Value, json};

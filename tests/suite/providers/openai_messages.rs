@@ -2,7 +2,7 @@
 //! of message (checked against the API's format) and a round trip back through
 //! `support::openai_history` that loses nothing the canonical history needs.
 
-mod support;
+use crate::support;
 
 use serde_json::{Value, json};
 use support::openai_history::from_openai_messages;

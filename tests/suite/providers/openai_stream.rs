@@ -1,7 +1,7 @@
 //! The OpenAI provider's stream against the mock server: text, reasoning, usage, stop
 //! reasons, framing, and the ways a stream can end.
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

@@ -1,7 +1,7 @@
 //! How servers cut tool calls into fragments, against the mock over real HTTP: every rule of
 //! `provider/openai/tool_calls.rs`, and that a call is handed on as soon as it is complete.
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

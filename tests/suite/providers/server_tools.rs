@@ -2,7 +2,7 @@
 //! server-side web search and its blocks sent back unchanged, `pause_turn`, DeepSeek's
 //! reasoning round trip, a gateway's 404, and `--web-search` refused where it cannot work.
 
-mod support;
+use crate::support;
 
 use serde_json::{Value, json};
 use support::openai as oa;

@@ -3,14 +3,13 @@
 //! Every test needs Landlock: `env_support` skips it visibly where the kernel has none, and
 //! fails it under CI.
 
-#[path = "env_support/mod.rs"]
-mod env_support;
+use crate::support;
 
 use std::net::TcpListener;
 use std::path::Path;
 use std::sync::Arc;
 
-use env_support::{landlock, landlock_abi};
+use support::env::{landlock, landlock_abi};
 use serde_json::json;
 use tooloop::sandbox::{CallSandbox, SandboxMode, resolve};
 use tooloop::tools::bash::Bash;

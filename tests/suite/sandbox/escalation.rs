@@ -3,14 +3,12 @@
 //! The real executor and bash tool. Needs Landlock: `env_support` skips visibly where the
 //! kernel has none, and fails under CI.
 
-#[path = "env_support/mod.rs"]
-mod env_support;
-mod permissions_support;
+use crate::support;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use permissions_support::{Answer, Harness, never_asked};
+use support::permissions::{Answer, Harness, never_asked};
 use serde_json::json;
 use tooloop::agent::protocol::AgentEvent;
 use tooloop::agent::protocol::approval::Decision;
@@ -20,7 +18,7 @@ use tooloop::sandbox::{DENIED_KEY, SandboxMode, resolve};
 /// A harness whose bash runs under workspace-write, in auto-edit mode (so the first
 /// question is never asked: approval follows the sandbox).
 fn sandboxed(interactive: bool) -> Option<Harness> {
-    env_support::landlock()?;
+    support::env::landlock()?;
     let mut h = Harness::new(ApprovalMode::AutoEdit, interactive);
     let mut policy = PermissionPolicy::new(ApprovalMode::AutoEdit, &[], interactive);
     policy.set_sandboxed(&["bash"]);

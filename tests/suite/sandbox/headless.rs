@@ -4,13 +4,11 @@
 //! writes its transcript). Needs Landlock: `env_support` skips visibly where the kernel has
 //! none, and fails under CI.
 
-#[path = "env_support/mod.rs"]
-mod env_support;
-mod support;
+use crate::support;
 
 use std::net::TcpListener;
 
-use env_support::landlock;
+use support::env::landlock;
 use serde_json::{Value, json};
 use support::*;
 
@@ -163,7 +161,7 @@ fn read_only_refuses_a_workspace_write() {
 
 #[test]
 fn tcp_to_loopback_is_blocked_until_sandbox_network() {
-    if env_support::landlock_abi(4, "TCP rules").is_none() {
+    if support::env::landlock_abi(4, "TCP rules").is_none() {
         return;
     }
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();

@@ -1,13 +1,13 @@
 //! Crash consistency: kill -9 a real run mid-turn, tear the last line, leave a tool call
 //! unanswered; --continue must load what is there and go on with a valid history.
 
-mod session_support;
+use crate::support;
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::Stdio;
 
 use serde_json::{Value, json};
-use session_support::Sandbox;
+use support::session::Sandbox;
 use tooloop::message::{ContentBlock, Message, Role};
 use tooloop::session::load::{self, INTERRUPTED_TOOL};
 

@@ -1,8 +1,8 @@
 //! Sessions through the real binary: write, continue, resume, list, --no-session, modes.
 
-mod session_support;
+use crate::support;
 
-use session_support::{Sandbox, session_id};
+use support::session::{Sandbox, session_id};
 use tooloop::session::load;
 
 #[test]

@@ -2,14 +2,13 @@
 //! messages (and the mock validates it like the API), a run killed while waiting for the
 //! model resumes into a request the API accepts, and the key reaches no file.
 
-mod session_support;
-mod support;
+use crate::support;
 
 use std::io::{BufRead, BufReader};
 use std::process::Stdio;
 
 use serde_json::{Value, json};
-use session_support::Sandbox;
+use support::session::Sandbox;
 use support::{MockServer, Reply, text_reply, tool_reply};
 
 const KEY: &str = "sk-secret-test";
@@ -19,7 +18,7 @@ fn anthropic(
     server: &MockServer,
     prompt: &str,
     extra: &[&str],
-) -> session_support::Run {
+) -> support::session::Run {
     let base = server.anthropic_base();
     let out = sb
         .cmd()
@@ -36,7 +35,7 @@ fn anthropic(
         .args(extra)
         .output()
         .expect("runs");
-    session_support::Run::from(out)
+    support::session::Run::from(out)
 }
 
 /// Each message as JSON, without the prompt-cache markers (wire detail, not history).

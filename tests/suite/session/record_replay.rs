@@ -2,7 +2,7 @@
 //! mid-stream) is recorded beside its transcript and replayed offline; the replay prints the
 //! very lines the run printed, at the recorded pace.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

@@ -9,7 +9,7 @@
 //! `cargo test --test recording_compat -- --ignored make_fixtures` writes them again — only
 //! worth doing for a new format version, since the point is that they are old.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 

@@ -3,15 +3,14 @@
 //! byte for byte (and modes), cuts the conversation, and the next prompt is accepted; a
 //! file changed by hand is a conflict and left alone; a fork leaves its parent untouched.
 
-mod session_support;
-mod support;
+use crate::support;
 
 use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 use serde_json::{Value, json};
-use session_support::{Sandbox, session_id};
+use support::session::{Sandbox, session_id};
 use support::{MockServer, text_reply, tool_reply};
 use tooloop::message::{Message, validate_history};
 
@@ -20,7 +19,7 @@ fn anthropic(
     server: &MockServer,
     prompt: &str,
     extra: &[&str],
-) -> session_support::Run {
+) -> support::session::Run {
     let base = server.anthropic_base();
     let out = sb
         .cmd()
@@ -37,7 +36,7 @@ fn anthropic(
         .args(extra)
         .output()
         .expect("runs");
-    let run = session_support::Run::from(out);
+    let run = support::session::Run::from(out);
     assert_eq!(run.code, 0, "{prompt}: {}", run.stderr);
     run
 }

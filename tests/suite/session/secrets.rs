@@ -1,8 +1,8 @@
 //! The API key never reaches a file tooloop writes: transcripts, logs, config.
 
-mod session_support;
+use crate::support;
 
-use session_support::Sandbox;
+use support::session::Sandbox;
 
 const KEY: &str = "sk-secret-test";
 

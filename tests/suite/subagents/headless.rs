@@ -4,7 +4,7 @@
 //! lines, an agent file with a restricted tool list, and SIGINT with children running shell
 //! commands (valid histories, no process left).
 
-mod support;
+use crate::support;
 
 use std::io::{BufRead, BufReader};
 use std::process::Stdio;

@@ -1,7 +1,7 @@
 //! Subagents under the paused clock: abort of the whole tree at many points, approvals
 //! through the parent's policy, turn limits, budgets covering the tree, depth.
 
-mod subagent_support;
+use crate::support;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -9,7 +9,7 @@ use std::time::Duration;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use subagent_support::{Setup, first_prompt};
+use support::harness::{Setup, first_prompt};
 use tooloop::agent::INTERRUPT_MARKER;
 use tooloop::agent::protocol::approval::Decision;
 use tooloop::agent::protocol::{AgentEvent, Terminal, scoped_id};

@@ -2,14 +2,14 @@
 //! parent's reply completes three `task` blocks at 200/500/800 ms and ends at 1200 ms; each
 //! child makes one 1 s read-only call and answers. Exact times, not sleeps.
 
-mod subagent_support;
+use crate::support;
 
 use std::sync::Arc;
 
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use subagent_support::{Setup, first_prompt};
+use support::harness::{Setup, first_prompt};
 use tooloop::agent::protocol::Terminal;
 use tooloop::message::{ContentBlock, Role};
 use tooloop::provider::scripted::{Reply, ReplyBuilder};

@@ -2,14 +2,13 @@
 //! thinking block. The next request must be one the API accepts (the mock checks the
 //! thinking rules with the API's wording).
 
-mod session_support;
-mod support;
+use crate::support;
 
 use std::io::{BufRead, BufReader};
 use std::process::Stdio;
 
 use serde_json::{Value, json};
-use session_support::Sandbox;
+use support::session::Sandbox;
 use support::anthropic_thinking::sign;
 use support::*;
 

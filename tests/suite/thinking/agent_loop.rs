@@ -2,7 +2,7 @@
 //! for thinking, every thinking block goes back exactly as it came (signature included), and
 //! tooloop never trips the API's thinking rules, also after a retry or a max_tokens cut.
 
-mod support;
+use crate::support;
 
 use serde_json::{Value, json};
 use support::anthropic_thinking::sign;

@@ -5,7 +5,7 @@
 //! `validate_history`, no kept assistant message ends in thinking, and the mock accepted
 //! every request (it refuses dropped, edited or trailing thinking with the API's wording).
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::sync::Arc;

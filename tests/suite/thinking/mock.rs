@@ -1,6 +1,6 @@
 //! The mock refuses what the Messages API refuses about extended thinking, with its words.
 
-mod support;
+use crate::support;
 
 use serde_json::{Value, json};
 use support::anthropic_thinking::{redacted_data, sign};

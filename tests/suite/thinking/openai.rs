@@ -1,7 +1,7 @@
 //! `--reasoning-effort` on OpenAI-compatible servers: sent only when asked, and a server that
 //! refuses the field is reported clearly, once (no retries).
 
-mod support;
+use crate::support;
 
 use support::openai as oa;
 use support::{MockServer, Recorded, Reply, Route, Run, Tooloop};

@@ -2,7 +2,7 @@
 //! collapsed to one line once the answer starts, opened again with Enter; interleaved
 //! thinking keeps its place between tool calls.
 
-mod tui_support;
+use crate::support;
 
 use crossterm::event::KeyCode;
 use ratatui::Terminal;
@@ -13,7 +13,7 @@ use tooloop::agent::protocol::AgentEvent;
 use tooloop::tui::app::App;
 use tooloop::tui::panes::cells::CellKind;
 use tooloop::tui::view;
-use tui_support::*;
+use support::tui::*;
 
 fn screen(app: &mut App, w: u16, h: u16, now: Instant) -> String {
     let mut t = Terminal::new(TestBackend::new(w, h)).expect("terminal");

@@ -4,15 +4,13 @@
 //! once the terminal is gone (the tmux server killed) — also one that ignores SIGTERM and
 //! forked a child. Skipped (with a message) when tmux is not installed.
 
-mod support;
-#[path = "tui_support/tmux.rs"]
-mod tmux;
+use crate::support;
 
 use std::time::{Duration, Instant};
 
 use serde_json::json;
 use support::*;
-use tmux::Tmux;
+use support::tmux::Tmux;
 
 /// Live processes whose command line contains `needle`.
 fn pgrep(needle: &str) -> Vec<u32> {
@@ -54,7 +52,7 @@ fn start(name: &str, server: &MockServer, width: u16, height: u16) -> (Tmux, tem
     );
     let command = format!(
         "env ANTHROPIC_API_KEY=sk-ant-tmux {} bash -c \"{script}\"",
-        tmux::isolated_home(&home)
+        support::tmux::isolated_home(&home)
     );
     let t = Tmux::start(&format!("bg-{name}"), width, height, &command)
         .with_timing(Duration::from_secs(30), Duration::from_millis(100));
@@ -63,7 +61,7 @@ fn start(name: &str, server: &MockServer, width: u16, height: u16) -> (Tmux, tem
 
 #[test]
 fn jobs_are_live_rows_and_none_survives_the_terminal() {
-    if !tmux::available() {
+    if !support::tmux::available() {
         return;
     }
     let mark = 4_000_000 + fastrand::u32(..1_000_000);
@@ -137,7 +135,7 @@ fn jobs_are_live_rows_and_none_survives_the_terminal() {
 
 #[test]
 fn a_job_row_fits_80x24_with_chinese_output() {
-    if !tmux::available() {
+    if !support::tmux::available() {
         return;
     }
     let server = MockServer::start();

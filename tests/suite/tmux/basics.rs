@@ -2,14 +2,13 @@
 //! polls `capture-pane` against a deadline; nothing waits on a fixed sleep.
 //! Without tmux each test is skipped visibly, or fails under CI (tests/env_support).
 
-#[path = "tui_support/tmux.rs"]
-mod tmux;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use tmux::Tmux;
+use support::tmux::Tmux;
 
 const DEADLINE: Duration = Duration::from_secs(20);
 const POLL: Duration = Duration::from_millis(100);
@@ -29,7 +28,7 @@ impl std::ops::Deref for Tui {
 }
 
 fn have_tmux() -> bool {
-    tmux::available()
+    support::tmux::available()
 }
 
 impl Tui {
@@ -64,7 +63,7 @@ impl Tui {
         let command = format!(
             "env -u ANTHROPIC_API_KEY -u OPENAI_API_KEY -u ANTHROPIC_BASE_URL -u OPENAI_BASE_URL \
              {} bash -c \"{script}\"",
-            tmux::isolated_home(&home)
+            support::tmux::isolated_home(&home)
         );
         let t = Tmux::start(name, 120, 40, &command).with_timing(DEADLINE, POLL);
         Tui {

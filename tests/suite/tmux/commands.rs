@@ -2,13 +2,12 @@
 //! screen, the resume notice, `/status` and `/quit`. Each test polls `capture-pane` against
 //! a deadline; without tmux each is skipped visibly, or fails under CI (tests/env_support).
 
-#[path = "tui_support/tmux.rs"]
-mod tmux;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use tmux::Tmux;
+use support::tmux::Tmux;
 
 /// tooloop in a `w`×`h` pane, HOME and workspace of its own, `env` and `args` added.
 struct Tui {
@@ -58,7 +57,7 @@ impl Tui {
         let command = format!(
             "env -u ANTHROPIC_API_KEY -u OPENAI_API_KEY -u ANTHROPIC_BASE_URL -u OPENAI_BASE_URL \
              -u TERM_PROGRAM -u KITTY_WINDOW_ID {} {env} bash -c \"{script}\"",
-            tmux::isolated_home(&home)
+            support::tmux::isolated_home(&home)
         );
         let t = Tmux::start(name, w, h, &command)
             .with_timing(Duration::from_secs(20), Duration::from_millis(100));
@@ -112,7 +111,7 @@ fn turn_while_away(t: &Tui) -> bool {
 
 #[test]
 fn a_turn_that_ends_unfocused_rings_the_bell() {
-    if !tmux::available() {
+    if !support::tmux::available() {
         return;
     }
     let t = Tui::start("notify", (100, 30), "", "");
@@ -124,7 +123,7 @@ fn a_turn_that_ends_unfocused_rings_the_bell() {
 
 #[test]
 fn notify_off_never_rings() {
-    if !tmux::available() {
+    if !support::tmux::available() {
         return;
     }
     let (dir, home, ws) = dirs();
@@ -135,7 +134,7 @@ fn notify_off_never_rings() {
 
 #[test]
 fn a_wrong_base_url_is_named_on_screen_and_fails_in_seconds() {
-    if !tmux::available() {
+    if !support::tmux::available() {
         return;
     }
     let port = std::net::TcpListener::bind("127.0.0.1:0")
@@ -170,7 +169,7 @@ fn a_wrong_base_url_is_named_on_screen_and_fails_in_seconds() {
 
 #[test]
 fn continue_names_the_session_and_the_provider_then_status_and_quit() {
-    if !tmux::available() {
+    if !support::tmux::available() {
         return;
     }
     let first = Tui::start("resume-1", (120, 40), "", "");
@@ -214,7 +213,7 @@ fn continue_names_the_session_and_the_provider_then_status_and_quit() {
 
 #[test]
 fn with_mouse_a_click_focuses_the_tools_pane() {
-    if !tmux::available() {
+    if !support::tmux::available() {
         return;
     }
     let t = Tui::start("mouse", (120, 30), "", "--no-session --mouse");

@@ -3,16 +3,14 @@
 //! unasked, an unsafe one opens the approval modal, and hooks are rows on the tools pane.
 //! Without tmux each test is skipped visibly, or fails under CI (tests/env_support).
 
-mod support;
-#[path = "tui_support/tmux.rs"]
-mod tmux;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde_json::json;
 use support::*;
-use tmux::Tmux;
+use support::tmux::Tmux;
 
 const DEADLINE: Duration = Duration::from_secs(30);
 
@@ -32,7 +30,7 @@ impl std::ops::Deref for Screen {
 
 impl Screen {
     fn start(name: &str, server: &MockServer, config: &str) -> Option<Screen> {
-        if !tmux::available() {
+        if !support::tmux::available() {
             return None;
         }
         let dir = tempfile::tempdir().unwrap();
@@ -52,7 +50,7 @@ impl Screen {
         );
         let command = format!(
             "env ANTHROPIC_API_KEY=sk-ant-tmux {} bash -c \"{script}\"",
-            tmux::isolated_home(&home)
+            support::tmux::isolated_home(&home)
         );
         let t = Tmux::start(&format!("ext-{name}"), 120, 40, &command)
             .with_timing(DEADLINE, Duration::from_millis(100));

@@ -2,13 +2,12 @@
 //! typed, commands from files included, no stale hint after a completion), Tab after `@`,
 //! Ctrl+G through $EDITOR, a `!command`, all with Chinese text. The offline demo model.
 
-#[path = "tui_support/tmux.rs"]
-mod tmux;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use tmux::Tmux;
+use support::tmux::Tmux;
 
 /// tooloop at 80×24 in a workspace of its own, with a command file and an editor script.
 struct Tui {
@@ -65,7 +64,7 @@ impl Tui {
             "env -u ANTHROPIC_API_KEY -u OPENAI_API_KEY -u ANTHROPIC_BASE_URL -u OPENAI_BASE_URL \
              -u VISUAL EDITOR='{}' {} bash -c \"{script}\"",
             editor.display(),
-            tmux::isolated_home(&home)
+            support::tmux::isolated_home(&home)
         );
         let t = Tmux::start(name, 80, 24, &command)
             .with_timing(Duration::from_secs(20), Duration::from_millis(100));
@@ -103,7 +102,7 @@ impl Tui {
 
 #[test]
 fn the_slash_menu_filters_completes_and_leaves_no_stale_hint() {
-    if !tmux::available() {
+    if !support::tmux::available() {
         eprintln!("skipped: no tmux");
         return;
     }
@@ -150,7 +149,7 @@ fn the_slash_menu_filters_completes_and_leaves_no_stale_hint() {
 
 #[test]
 fn tab_after_at_completes_workspace_paths() {
-    if !tmux::available() {
+    if !support::tmux::available() {
         eprintln!("skipped: no tmux");
         return;
     }
@@ -177,7 +176,7 @@ fn tab_after_at_completes_workspace_paths() {
 
 #[test]
 fn ctrl_g_edits_the_input_in_the_editor() {
-    if !tmux::available() {
+    if !support::tmux::available() {
         eprintln!("skipped: no tmux");
         return;
     }
@@ -196,7 +195,7 @@ fn ctrl_g_edits_the_input_in_the_editor() {
 
 #[test]
 fn a_bang_command_runs_and_shows_its_output() {
-    if !tmux::available() {
+    if !support::tmux::available() {
         eprintln!("skipped: no tmux");
         return;
     }
@@ -209,7 +208,7 @@ fn a_bang_command_runs_and_shows_its_output() {
 
 #[test]
 fn up_takes_a_queued_prompt_back_and_ctrl_c_stops_a_bang_command() {
-    if !tmux::available() {
+    if !support::tmux::available() {
         eprintln!("skipped: no tmux");
         return;
     }

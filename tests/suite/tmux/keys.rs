@@ -3,13 +3,12 @@
 //! timeline bar picked with ← that ends with its prompt.
 //! Without tmux each test is skipped visibly, or fails under CI (tests/env_support).
 
-#[path = "tui_support/tmux.rs"]
-mod tmux;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use tmux::Tmux;
+use support::tmux::Tmux;
 
 /// tooloop on the demo model in a pane of its own, in a workspace with one file.
 struct Tui {
@@ -41,7 +40,7 @@ impl Tui {
         let command = format!(
             "env -u ANTHROPIC_API_KEY -u OPENAI_API_KEY -u ANTHROPIC_BASE_URL -u OPENAI_BASE_URL \
              {} bash -c \"{script}\"",
-            tmux::isolated_home(&home)
+            support::tmux::isolated_home(&home)
         );
         let t = Tmux::start(name, width, height, &command)
             .with_timing(Duration::from_secs(20), Duration::from_millis(100));
@@ -71,7 +70,7 @@ impl Tui {
 /// commit) are all read before the next key: the Enter right after them sends all of them.
 #[test]
 fn a_burst_of_three_thousand_characters_is_sent_whole_by_the_next_enter() {
-    if !tmux::available() {
+    if !support::tmux::available() {
         return;
     }
     let t = Tui::start("burst", 200, 50);
@@ -110,7 +109,7 @@ fn input_line(screen: &str) -> String {
 /// lone `h` after a pause both land in the input; Enter confirms the chosen "1. Yes".
 #[test]
 fn a_stray_letter_goes_to_the_input_and_only_enter_answers() {
-    if !tmux::available() {
+    if !support::tmux::available() {
         return;
     }
     let t = Tui::start("stray", 80, 24);
@@ -152,7 +151,7 @@ fn a_stray_letter_goes_to_the_input_and_only_enter_answers() {
 /// title does not keep `request N · Enter: open in JSON` (issue 29).
 #[test]
 fn the_timeline_selection_ends_with_its_prompt() {
-    if !tmux::available() {
+    if !support::tmux::available() {
         return;
     }
     let t = Tui::start("bars", 120, 40);

@@ -2,16 +2,14 @@
 //! cannot show: the approval box of file changes (a diff against what is on disk) and a
 //! prompt whose request failed. Skipped (with a message) when tmux is not installed.
 
-mod support;
-#[path = "tui_support/tmux.rs"]
-mod tmux;
+use crate::support;
 
 use std::path::PathBuf;
 use std::time::Duration;
 
 use serde_json::json;
 use support::*;
-use tmux::Tmux;
+use support::tmux::Tmux;
 
 const DEADLINE: Duration = Duration::from_secs(30);
 /// The approval box takes no answer for 400 ms after it opens.
@@ -39,7 +37,7 @@ impl Screen {
         server: &MockServer,
         files: &[(&str, &str)],
     ) -> Option<Screen> {
-        if !tmux::available() {
+        if !support::tmux::available() {
             return None;
         }
         let dir = tempfile::tempdir().expect("dir");
@@ -59,7 +57,7 @@ impl Screen {
         );
         let command = format!(
             "env ANTHROPIC_API_KEY=sk-ant-tmux {} bash -c \"{script}\"",
-            tmux::isolated_home(&home)
+            support::tmux::isolated_home(&home)
         );
         let t = Tmux::start(&format!("mock-{name}"), w, h, &command)
             .with_timing(DEADLINE, Duration::from_millis(100));

@@ -2,10 +2,8 @@
 //! result titles and URLs as compact lines, the cited source under the reply, a pasted image
 //! path shown as `[image NAME SIZE]` and sent as an image block, and `read_file` on a picture.
 
-mod support;
+use crate::support;
 
-#[path = "tui_support/tmux.rs"]
-mod tmux;
 
 use std::time::Duration;
 
@@ -13,14 +11,14 @@ use serde_json::json;
 use support::images::PNG;
 use support::web_search::search_reply;
 use support::{MockServer, text_reply, tool_reply, tool_results};
-use tmux::Tmux;
+use support::tmux::Tmux;
 
 fn command(server: &MockServer, home: &std::path::Path, extra: &str) -> String {
     format!(
         "cd '{}' && {} ANTHROPIC_API_KEY=test-key {} --provider anthropic --base-url {} \
          --model claude-sonnet-4-5 --no-session {extra}",
         home.display(),
-        tmux::isolated_home(home),
+        support::tmux::isolated_home(home),
         env!("CARGO_BIN_EXE_tooloop"),
         server.anthropic_base()
     )
@@ -28,7 +26,7 @@ fn command(server: &MockServer, home: &std::path::Path, extra: &str) -> String {
 
 #[test]
 fn web_search_shows_its_query_results_and_cited_source_at_80x24() {
-    if !tmux::available() {
+    if !support::tmux::available() {
         return;
     }
     let server = MockServer::start();
@@ -74,7 +72,7 @@ fn web_search_shows_its_query_results_and_cited_source_at_80x24() {
 
 #[test]
 fn a_pasted_image_path_and_read_file_on_a_picture_at_80x24() {
-    if !tmux::available() {
+    if !support::tmux::available() {
         return;
     }
     let home = tempfile::tempdir().expect("home");

@@ -3,21 +3,19 @@
 //! event per Space. Without tmux each test is skipped visibly, or fails under CI
 //! (tests/env_support).
 
-mod support;
-#[path = "tui_support/tmux.rs"]
-mod tmux;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use serde_json::json;
 use support::*;
-use tmux::Tmux;
+use support::tmux::Tmux;
 
 const DEADLINE: Duration = Duration::from_secs(20);
 
 fn have_tmux() -> bool {
-    tmux::available()
+    support::tmux::available()
 }
 
 /// tooloop with `args` in an 80×24 pane, colours off.
@@ -181,7 +179,7 @@ fn start_live(name: &str, home: &Path, base: &str) -> Pane {
         "cd '{h}' && env -u OPENAI_API_KEY -u ANTHROPIC_BASE_URL NO_COLOR=1 {env} \
          ANTHROPIC_API_KEY=k-test '{bin}' --workspace '{h}' --provider anthropic \
          --base-url '{base}' --model claude-mock --record; echo EXITED:$?; sleep 600",
-        env = tmux::isolated_home(home)
+        env = support::tmux::isolated_home(home)
     );
     let t = Tmux::start(&format!("replay-{name}"), 120, 40, &command)
         .with_timing(DEADLINE, Duration::from_millis(50));

@@ -4,16 +4,14 @@
 //! switches the mode, and "always allow" writes a rule a later headless run obeys.
 //! Skipped (with a message) when tmux is not installed.
 
-mod support;
-#[path = "tui_support/tmux.rs"]
-mod tmux;
+use crate::support;
 
 use std::path::PathBuf;
 use std::time::Duration;
 
 use serde_json::json;
 use support::*;
-use tmux::Tmux;
+use support::tmux::Tmux;
 
 const DEADLINE: Duration = Duration::from_secs(30);
 /// The approval box ignores keys for 400 ms after it opens (typed-ahead keys never answer).
@@ -34,7 +32,7 @@ impl std::ops::Deref for Screen {
 
 impl Screen {
     fn start(name: &str, w: u16, h: u16, server: &MockServer, args: &str) -> Option<Screen> {
-        if !tmux::available() {
+        if !support::tmux::available() {
             return None;
         }
         let dir = tempfile::tempdir().expect("dir");
@@ -51,7 +49,7 @@ impl Screen {
         );
         let command = format!(
             "env ANTHROPIC_API_KEY=sk-ant-tmux {} bash -c \"{script}\"",
-            tmux::isolated_home(&home)
+            support::tmux::isolated_home(&home)
         );
         let t = Tmux::start(&format!("steer-{name}"), w, h, &command)
             .with_timing(DEADLINE, Duration::from_millis(100));

@@ -2,16 +2,14 @@
 //! rows and lanes in the tools pane, a child's approval titled with the agent, the child's
 //! read-only conversation, and Ctrl+C stopping the tree.
 
-mod support;
+use crate::support;
 
-#[path = "tui_support/tmux.rs"]
-mod tmux;
 
 use std::time::Duration;
 
 use serde_json::{Value, json};
 use support::{MockServer, Recorded, ReplyBuilder};
-use tmux::Tmux;
+use support::tmux::Tmux;
 
 fn prompt_of(req: &Recorded) -> String {
     let first = &req.body["messages"][0]["content"];
@@ -71,7 +69,7 @@ fn command(server: &MockServer, home: &std::path::Path) -> String {
         "cd '{}' && {} ANTHROPIC_API_KEY=test-key {} --provider anthropic --base-url {} \
          --no-session",
         home.display(),
-        tmux::isolated_home(home),
+        support::tmux::isolated_home(home),
         env!("CARGO_BIN_EXE_tooloop"),
         server.anthropic_base()
     )
@@ -79,7 +77,7 @@ fn command(server: &MockServer, home: &std::path::Path) -> String {
 
 #[test]
 fn three_children_their_approval_and_rows_at_200x50() {
-    if !tmux::available() {
+    if !support::tmux::available() {
         return;
     }
     let server = MockServer::start();
@@ -135,7 +133,7 @@ fn three_children_their_approval_and_rows_at_200x50() {
 
 #[test]
 fn ctrl_c_stops_every_child_at_80x24() {
-    if !tmux::available() {
+    if !support::tmux::available() {
         return;
     }
     let server = MockServer::start();

@@ -12,8 +12,8 @@ use tooloop::tui::app::{App, Focus};
 use tooloop::tui::panes::cells::CellKind;
 use tooloop::tui::tool_calls::ToolState;
 
-mod tui_support;
-use tui_support::*;
+use crate::support;
+use support::tui::*;
 
 fn ask(app: &mut App, id: &str, now: Instant) {
     app.on_agent(tool_use(id, "bash", json!({"command": "ls -la"})), now);

@@ -1,13 +1,13 @@
 //! The TUI's conversation-level commands without a terminal: new conversation (Ctrl+N,
 //! `/new`), the session id in the status bar, a discarded attempt.
 
-mod tui_support;
+use crate::support;
 
 use crossterm::event::KeyCode;
 use tokio::time::Instant;
 use tooloop::agent::protocol::{AgentCommand, AgentEvent, Terminal};
 use tooloop::tui::panes::cells::CellKind;
-use tui_support::*;
+use support::tui::*;
 
 #[tokio::test(start_paused = true)]
 async fn ctrl_n_starts_a_new_conversation_when_idle() {

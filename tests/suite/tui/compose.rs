@@ -2,14 +2,14 @@
 //! `!command`, `@` completion, queued prompts taken back, Ctrl+G. Keys in, the App's
 //! state and the commands it sends out.
 
-mod tui_support;
+use crate::support;
 
 use crossterm::event::KeyCode;
 use tokio::time::Instant;
 use tooloop::agent::protocol::{AgentCommand, Terminal};
 use tooloop::tui::app::{App, RunInfo};
 use tooloop::tui::panes::cells::CellKind;
-use tui_support::*;
+use support::tui::*;
 
 /// A live App (its approval mode is known) in `workspace`.
 fn app_in(workspace: &std::path::Path) -> App {

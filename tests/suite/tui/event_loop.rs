@@ -2,7 +2,7 @@
 //! times a second, once the turn is over nothing wakes the loop (idle = no frames), and a key
 //! is drawn at once unless a frame was drawn in the last slot.
 
-mod tui_support;
+use crate::support;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -16,7 +16,7 @@ use tooloop::agent::protocol::{AgentCommand, AgentEvent, Terminal as Reason};
 use tooloop::tui::app::App;
 use tooloop::tui::event_loop::{self, Exit, Screen};
 use tooloop::tui::view;
-use tui_support::*;
+use support::tui::*;
 
 /// Draws into a TestBackend and records when each frame was drawn (ms since start).
 struct Recording {

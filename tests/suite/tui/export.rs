@@ -2,14 +2,14 @@
 //! does: with a transcript the two write the same Markdown; without one (`--no-session`)
 //! the TUI keeps what the compaction replaced itself. A real engine on the demo model.
 
-mod tui_support;
+use crate::support;
 
 use crossterm::event::KeyCode;
 use tokio::time::Instant;
 use tooloop::agent::protocol::{AgentCommand, AgentEvent};
 use tooloop::tui::app::App;
-use tui_support::demo_engine::{config, start, until};
-use tui_support::*;
+use support::tui::demo_engine::{config, start, until};
+use support::tui::*;
 
 /// The first prompt as an export shows it: a user message of its own.
 const FIRST: &str = "## User\n\n列出文件 list files\n";

@@ -1,7 +1,7 @@
 //! `/status`, `/cost`, `/init` and `/quit`: state tests on the App, drawn at 80×24 and
 //! 200×50.
 
-mod tui_support;
+use crate::support;
 
 use crossterm::event::KeyCode;
 use tokio::time::Instant;
@@ -10,7 +10,7 @@ use tooloop::agent::protocol::{AgentEvent, Terminal, TurnSummary};
 use tooloop::provider::Usage;
 use tooloop::tui::app::App;
 use tooloop::tui::panes::cells::CellKind;
-use tui_support::*;
+use support::tui::*;
 
 fn command(app: &mut App, text: &str) {
     let now = Instant::now();

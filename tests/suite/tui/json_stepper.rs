@@ -14,8 +14,8 @@ use tooloop::provider::RequestBody;
 use tooloop::tui::app::{App, Focus};
 use tooloop::tui::panes::json::JsonView;
 
-mod tui_support;
-use tui_support::*;
+use crate::support;
+use support::tui::*;
 
 fn body(marker: &str, messages: usize) -> Arc<RequestBody> {
     let mut m: Vec<_> = (1..messages)

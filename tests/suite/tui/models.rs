@@ -2,7 +2,7 @@
 //! the status bar once the agent confirms), a switch typed during a turn, and prompts that
 //! only start with "/model".
 
-mod tui_support;
+use crate::support;
 
 use crossterm::event::KeyCode;
 use ratatui::Terminal;
@@ -11,7 +11,7 @@ use tokio::time::Instant;
 use tooloop::agent::protocol::{AgentCommand, AgentEvent, Terminal as End};
 use tooloop::tui::panes::cells::CellKind;
 use tooloop::tui::view;
-use tui_support::*;
+use support::tui::*;
 
 fn enter(app: &mut tooloop::tui::app::App, text: &str, now: Instant) {
     type_text(app, text, now);

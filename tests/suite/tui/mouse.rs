@@ -2,13 +2,13 @@
 //! pointer, and a modal keeps the mouse from the panes below it. On the App, with the areas
 //! of a real frame (200×50: conversation, tools and JSON side by side).
 
-mod tui_support;
+use crate::support;
 
 use crossterm::event::{KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 use tokio::time::Instant;
 use tooloop::tui::app::{App, Focus};
 use tooloop::tui::update::mouse::pane_at;
-use tui_support::*;
+use support::tui::*;
 
 fn mouse(kind: MouseEventKind, (column, row): (u16, u16)) -> MouseEvent {
     MouseEvent {

@@ -2,7 +2,7 @@
 //! timers are exact. Regenerate after an intended change: `INSTA_UPDATE=always cargo test
 //! --test tui_render` (then review `git diff tests/snapshots`).
 
-mod tui_support;
+use crate::support;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -16,7 +16,7 @@ use tooloop::message::{ContentBlock, Message};
 use tooloop::provider::Usage;
 use tooloop::tui::app::{App, RunInfo};
 use tooloop::tui::view;
-use tui_support::{feed, permission_request, start, text};
+use support::tui::{feed, permission_request, start, text};
 
 fn app() -> App {
     App::new(RunInfo {

@@ -3,7 +3,7 @@
 //! must stay in sight. Regenerate after an intended change: `INSTA_UPDATE=always cargo test
 //! --test tui_render_80x24` (then review `git diff tests/snapshots`).
 
-mod tui_support;
+use crate::support;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -12,7 +12,7 @@ use serde_json::json;
 use tokio::time::Instant;
 use tooloop::agent::protocol::{AgentEvent, Terminal, ToolOutcome};
 use tooloop::tui::app::App;
-use tui_support::*;
+use support::tui::*;
 
 fn prompt(app: &mut App, text: &str, now: Instant) {
     app.turn.busy = true;

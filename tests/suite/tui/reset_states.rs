@@ -2,14 +2,14 @@
 //! then rewind) keeps how they ended: a cancelled call stays cancelled, a denied one denied,
 //! each with its duration, even when the reset carries no timings for them (issue 29).
 
-mod tui_support;
+use crate::support;
 
 use serde_json::json;
 use tokio::time::Instant;
 use tooloop::agent::protocol::{AgentEvent, Terminal, ToolOutcome};
 use tooloop::message::{ContentBlock, Message};
 use tooloop::tui::tool_calls::ToolState;
-use tui_support::*;
+use support::tui::*;
 
 fn call(id: &str, command: &str) -> ContentBlock {
     ContentBlock::ToolUse {

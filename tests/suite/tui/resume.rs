@@ -2,7 +2,7 @@
 //! transcript keeps each call's duration and outcome beside its result, and the TUI's
 //! rows show them. Old transcripts (without them) still load.
 
-mod tui_support;
+use crate::support;
 
 use std::path::Path;
 use std::time::Duration;
@@ -13,8 +13,8 @@ use tooloop::message::validate_history;
 use tooloop::session::load;
 use tooloop::tui::app::App;
 use tooloop::tui::tool_calls::ToolState;
-use tui_support::demo_engine::{config, start, until};
-use tui_support::*;
+use support::tui::demo_engine::{config, start, until};
+use support::tui::*;
 
 #[tokio::test]
 async fn a_resumed_session_shows_each_calls_recorded_duration_and_outcome() {

@@ -2,7 +2,7 @@
 //! chosen one in the running TUI through AgentCommand::Resume (the `--resume` loading), Esc
 //! closes. State tests on the App, and the agent side through the real engine.
 
-mod tui_support;
+use crate::support;
 
 use std::path::Path;
 use std::time::Duration;
@@ -14,8 +14,8 @@ use tooloop::agent::protocol::{AgentCommand, AgentEvent, Terminal};
 use tooloop::message::validate_history;
 use tooloop::session::{Transcript, load};
 use tooloop::tui::app::App;
-use tui_support::demo_engine::{config, start, until};
-use tui_support::*;
+use support::tui::demo_engine::{config, start, until};
+use support::tui::*;
 
 /// An App whose live session is a new one in `dir`, in workspace "/w".
 fn app_in(dir: &Path) -> App {

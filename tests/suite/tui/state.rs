@@ -13,8 +13,8 @@ use tooloop::tui::panes::cells::CellKind;
 use tooloop::tui::panes::json::JsonView;
 use tooloop::tui::tool_calls::ToolState;
 
-mod tui_support;
-use tui_support::*;
+use crate::support;
+use support::tui::*;
 
 #[tokio::test(start_paused = true)]
 async fn enter_sends_and_ctrl_c_while_busy_aborts() {

@@ -12,8 +12,8 @@ use tooloop::agent::protocol::{AgentCommand, AgentEvent, AskWhy};
 use tooloop::permission::ApprovalMode;
 use tooloop::tui::app::{App, RunInfo};
 
-mod tui_support;
-use tui_support::*;
+use crate::support;
+use support::tui::*;
 
 fn live_app() -> App {
     App::new(RunInfo {

@@ -3,7 +3,7 @@
 //! focused) opens them. Snapshots at 80×24 and 200×50. Regenerate after an intended change:
 //! `INSTA_UPDATE=always cargo test --test tui_tool_groups`.
 
-mod tui_support;
+use crate::support;
 
 use std::time::Duration;
 
@@ -12,7 +12,7 @@ use serde_json::json;
 use tokio::time::Instant;
 use tooloop::agent::protocol::{AgentEvent, Terminal, ToolOutcome};
 use tooloop::tui::app::{App, Focus};
-use tui_support::*;
+use support::tui::*;
 
 fn prompt(app: &mut App, text: &str, now: Instant) {
     app.turn.busy = true;

@@ -1,0 +1,13 @@
+//! The agent loop in process: turns, aborts, the executor's schedule, history invariants.
+
+mod abort_then_continue;
+mod executor_timing;
+mod history_props;
+mod images;
+mod input_mentions_shell;
+mod instructions_prompt;
+mod loop_abort;
+mod loop_shared_history;
+mod loop_turns;
+mod rewind;
+mod steering_todo;

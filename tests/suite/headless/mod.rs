@@ -1,0 +1,13 @@
+//! The real binary in `-p` mode against the mock server.
+
+mod anthropic;
+mod anthropic_faults;
+mod demo;
+mod duplicate_ids;
+mod exit_codes;
+mod hardening;
+mod hooks;
+mod openai;
+mod prompt_input;
+mod readme_examples;
+mod steering;

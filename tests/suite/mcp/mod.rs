@@ -1,0 +1,4 @@
+//! MCP servers: the client and headless runs with the fixture server.
+
+mod client;
+mod headless;

@@ -1,0 +1,5 @@
+//! Subagents: limits, timing under the paused clock, headless runs.
+
+mod headless;
+mod limits;
+mod timing;
