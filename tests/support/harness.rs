@@ -106,7 +106,10 @@ pub fn harness(
 }
 
 /// `tools`: (name, read-only, duration ms), each a `SleepTool` logging its runs in `runs`.
-fn sleep_tools(tools: &[(&'static str, bool, u64)], runs: &Arc<Mutex<Vec<String>>>) -> ToolRegistry {
+fn sleep_tools(
+    tools: &[(&'static str, bool, u64)],
+    runs: &Arc<Mutex<Vec<String>>>,
+) -> ToolRegistry {
     let mut registry = ToolRegistry::new();
     for (name, read_only, ms) in tools {
         registry.register(Arc::new(SleepTool {

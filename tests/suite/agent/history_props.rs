@@ -8,8 +8,8 @@ use crate::support;
 
 use std::time::Duration;
 
-use support::harness::harness;
 use proptest::prelude::*;
+use support::harness::harness;
 use tokio_util::sync::CancellationToken;
 use tooloop::cli::ToolExec;
 use tooloop::message::validate_history;

@@ -9,8 +9,8 @@ use std::net::TcpListener;
 use std::path::Path;
 use std::sync::Arc;
 
-use support::env::{landlock, landlock_abi};
 use serde_json::json;
+use support::env::{landlock, landlock_abi};
 use tooloop::sandbox::{CallSandbox, SandboxMode, resolve};
 use tooloop::tools::bash::Bash;
 use tooloop::tools::{Tool, ToolContext, ToolOutput, Workspace};

@@ -8,8 +8,8 @@ use crate::support;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use support::permissions::{Answer, Harness, never_asked};
 use serde_json::json;
+use support::permissions::{Answer, Harness, never_asked};
 use tooloop::agent::protocol::AgentEvent;
 use tooloop::agent::protocol::approval::Decision;
 use tooloop::permission::{ApprovalMode, PermissionPolicy};

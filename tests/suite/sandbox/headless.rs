@@ -8,8 +8,8 @@ use crate::support;
 
 use std::net::TcpListener;
 
-use support::env::landlock;
 use serde_json::{Value, json};
+use support::env::landlock;
 use support::*;
 
 /// One bash call per command, in one reply, then "done". Returns the run and what the model

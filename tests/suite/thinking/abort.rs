@@ -8,8 +8,8 @@ use std::io::{BufRead, BufReader};
 use std::process::Stdio;
 
 use serde_json::{Value, json};
-use support::session::Sandbox;
 use support::anthropic_thinking::sign;
+use support::session::Sandbox;
 use support::*;
 
 fn spawn_turn(

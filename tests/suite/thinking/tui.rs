@@ -8,12 +8,12 @@ use crossterm::event::KeyCode;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use serde_json::json;
+use support::tui::*;
 use tokio::time::Instant;
 use tooloop::agent::protocol::AgentEvent;
 use tooloop::tui::app::App;
 use tooloop::tui::panes::cells::CellKind;
 use tooloop::tui::view;
-use support::tui::*;
 
 fn screen(app: &mut App, w: u16, h: u16, now: Instant) -> String {
     let mut t = Terminal::new(TestBackend::new(w, h)).expect("terminal");

@@ -9,8 +9,8 @@ use crate::support;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use support::*;
 use support::tmux::Tmux;
+use support::*;
 
 /// Live processes whose command line contains `needle`.
 fn pgrep(needle: &str) -> Vec<u32> {

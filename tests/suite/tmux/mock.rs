@@ -8,8 +8,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use serde_json::json;
-use support::*;
 use support::tmux::Tmux;
+use support::*;
 
 const DEADLINE: Duration = Duration::from_secs(30);
 /// The approval box takes no answer for 400 ms after it opens.

@@ -4,14 +4,13 @@
 
 use crate::support;
 
-
 use std::time::Duration;
 
 use serde_json::json;
 use support::images::PNG;
+use support::tmux::Tmux;
 use support::web_search::search_reply;
 use support::{MockServer, text_reply, tool_reply, tool_results};
-use support::tmux::Tmux;
 
 fn command(server: &MockServer, home: &std::path::Path, extra: &str) -> String {
     format!(

@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use support::*;
 use support::tmux::Tmux;
+use support::*;
 
 const DEADLINE: Duration = Duration::from_secs(20);
 

@@ -10,8 +10,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use serde_json::json;
-use support::*;
 use support::tmux::Tmux;
+use support::*;
 
 const DEADLINE: Duration = Duration::from_secs(30);
 /// The approval box ignores keys for 400 ms after it opens (typed-ahead keys never answer).

@@ -4,12 +4,11 @@
 
 use crate::support;
 
-
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use support::{MockServer, Recorded, ReplyBuilder};
 use support::tmux::Tmux;
+use support::{MockServer, Recorded, ReplyBuilder};
 
 fn prompt_of(req: &Recorded) -> String {
     let first = &req.body["messages"][0]["content"];

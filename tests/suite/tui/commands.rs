@@ -4,10 +4,10 @@
 use crate::support;
 
 use crossterm::event::KeyCode;
+use support::tui::*;
 use tokio::time::Instant;
 use tooloop::agent::protocol::{AgentCommand, AgentEvent, Terminal};
 use tooloop::tui::panes::cells::CellKind;
-use support::tui::*;
 
 #[tokio::test(start_paused = true)]
 async fn ctrl_n_starts_a_new_conversation_when_idle() {

@@ -5,11 +5,11 @@
 use crate::support;
 
 use crossterm::event::KeyCode;
+use support::tui::*;
 use tokio::time::Instant;
 use tooloop::agent::protocol::{AgentCommand, Terminal};
 use tooloop::tui::app::{App, RunInfo};
 use tooloop::tui::panes::cells::CellKind;
-use support::tui::*;
 
 /// A live App (its approval mode is known) in `workspace`.
 fn app_in(workspace: &std::path::Path) -> App {

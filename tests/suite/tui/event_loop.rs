@@ -10,13 +10,13 @@ use std::time::Duration;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use serde_json::json;
+use support::tui::*;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tooloop::agent::protocol::{AgentCommand, AgentEvent, Terminal as Reason};
 use tooloop::tui::app::App;
 use tooloop::tui::event_loop::{self, Exit, Screen};
 use tooloop::tui::view;
-use support::tui::*;
 
 /// Draws into a TestBackend and records when each frame was drawn (ms since start).
 struct Recording {

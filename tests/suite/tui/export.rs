@@ -5,11 +5,11 @@
 use crate::support;
 
 use crossterm::event::KeyCode;
+use support::tui::demo_engine::{config, start, until};
+use support::tui::*;
 use tokio::time::Instant;
 use tooloop::agent::protocol::{AgentCommand, AgentEvent};
 use tooloop::tui::app::App;
-use support::tui::demo_engine::{config, start, until};
-use support::tui::*;
 
 /// The first prompt as an export shows it: a user message of its own.
 const FIRST: &str = "## User\n\n列出文件 list files\n";

@@ -4,13 +4,13 @@
 use crate::support;
 
 use crossterm::event::KeyCode;
+use support::tui::*;
 use tokio::time::Instant;
 use tooloop::agent::context::ContextStatus;
 use tooloop::agent::protocol::{AgentEvent, Terminal, TurnSummary};
 use tooloop::provider::Usage;
 use tooloop::tui::app::App;
 use tooloop::tui::panes::cells::CellKind;
-use support::tui::*;
 
 fn command(app: &mut App, text: &str) {
     let now = Instant::now();

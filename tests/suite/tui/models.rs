@@ -7,11 +7,11 @@ use crate::support;
 use crossterm::event::KeyCode;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
+use support::tui::*;
 use tokio::time::Instant;
 use tooloop::agent::protocol::{AgentCommand, AgentEvent, Terminal as End};
 use tooloop::tui::panes::cells::CellKind;
 use tooloop::tui::view;
-use support::tui::*;
 
 fn enter(app: &mut tooloop::tui::app::App, text: &str, now: Instant) {
     type_text(app, text, now);

@@ -5,10 +5,10 @@
 use crate::support;
 
 use crossterm::event::{KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
+use support::tui::*;
 use tokio::time::Instant;
 use tooloop::tui::app::{App, Focus};
 use tooloop::tui::update::mouse::pane_at;
-use support::tui::*;
 
 fn mouse(kind: MouseEventKind, (column, row): (u16, u16)) -> MouseEvent {
     MouseEvent {

@@ -10,13 +10,13 @@ use std::time::Duration;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use serde_json::json;
+use support::tui::{feed, permission_request, start, text};
 use tokio::time::Instant;
 use tooloop::agent::protocol::{AgentEvent, Terminal as Reason, ToolOutcome, TurnSummary};
 use tooloop::message::{ContentBlock, Message};
 use tooloop::provider::Usage;
 use tooloop::tui::app::{App, RunInfo};
 use tooloop::tui::view;
-use support::tui::{feed, permission_request, start, text};
 
 fn app() -> App {
     App::new(RunInfo {

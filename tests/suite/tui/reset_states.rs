@@ -5,11 +5,11 @@
 use crate::support;
 
 use serde_json::json;
+use support::tui::*;
 use tokio::time::Instant;
 use tooloop::agent::protocol::{AgentEvent, Terminal, ToolOutcome};
 use tooloop::message::{ContentBlock, Message};
 use tooloop::tui::tool_calls::ToolState;
-use support::tui::*;
 
 fn call(id: &str, command: &str) -> ContentBlock {
     ContentBlock::ToolUse {

@@ -7,14 +7,14 @@ use crate::support;
 use std::path::Path;
 use std::time::Duration;
 
+use support::tui::demo_engine::{config, start, until};
+use support::tui::*;
 use tokio::time::Instant;
 use tooloop::agent::protocol::{AgentCommand, AgentEvent};
 use tooloop::message::validate_history;
 use tooloop::session::load;
 use tooloop::tui::app::App;
 use tooloop::tui::tool_calls::ToolState;
-use support::tui::demo_engine::{config, start, until};
-use support::tui::*;
 
 #[tokio::test]
 async fn a_resumed_session_shows_each_calls_recorded_duration_and_outcome() {

@@ -8,14 +8,14 @@ use std::path::Path;
 use std::time::Duration;
 
 use crossterm::event::KeyCode;
+use support::tui::demo_engine::{config, start, until};
+use support::tui::*;
 use tokio::time::Instant;
 use tooloop::agent::events::EventSink;
 use tooloop::agent::protocol::{AgentCommand, AgentEvent, Terminal};
 use tooloop::message::validate_history;
 use tooloop::session::{Transcript, load};
 use tooloop::tui::app::App;
-use support::tui::demo_engine::{config, start, until};
-use support::tui::*;
 
 /// An App whose live session is a new one in `dir`, in workspace "/w".
 fn app_in(dir: &Path) -> App {

@@ -9,10 +9,10 @@ use std::time::Duration;
 
 use crossterm::event::KeyCode;
 use serde_json::json;
+use support::tui::*;
 use tokio::time::Instant;
 use tooloop::agent::protocol::{AgentEvent, Terminal, ToolOutcome};
 use tooloop::tui::app::{App, Focus};
-use support::tui::*;
 
 fn prompt(app: &mut App, text: &str, now: Instant) {
     app.turn.busy = true;
