@@ -1,16 +1,15 @@
 //! Snapshots of whole frames rendered into ratatui's TestBackend, with virtual time so the
 //! timers are exact. Regenerate after an intended change: `INSTA_UPDATE=always cargo test
-//! --test tui_render` (then review `git diff tests/snapshots`).
+//! --test all -- suite::tui::render::` (then review `git diff tests/suite/tui/snapshots`).
 
 use crate::support;
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use serde_json::json;
-use support::tui::{feed, permission_request, start, text};
+use support::tui::{feed, permission_request, prompt, start, text, tool_use};
 use tokio::time::Instant;
 use tooloop::agent::protocol::{AgentEvent, Terminal as Reason, ToolOutcome, TurnSummary};
 use tooloop::message::{ContentBlock, Message};
@@ -32,38 +31,6 @@ fn render(app: &mut App, w: u16, h: u16, now: Instant) -> Terminal<TestBackend> 
     let mut terminal = Terminal::new(TestBackend::new(w, h)).expect("terminal");
     terminal.draw(|f| view::draw(app, f, now)).expect("draw");
     terminal
-}
-
-fn prompt(app: &mut App, text: &str, now: Instant) {
-    app.turn.busy = true;
-    feed(
-        app,
-        now,
-        vec![
-            AgentEvent::PromptStart { text: text.into() },
-            AgentEvent::TurnStart { turn: 1 },
-            AgentEvent::RequestStart {
-                turn: 1,
-                attempt: 1,
-                model: "tooloop-demo".into(),
-                body: Arc::new(
-                    json!({"model": "tooloop-demo", "max_tokens": 8192, "messages": []}).into(),
-                ),
-            },
-        ],
-    );
-}
-
-fn tool_use(id: &str, name: &str, input: serde_json::Value) -> AgentEvent {
-    let registry = tooloop::tools::ToolRegistry::builtin();
-    AgentEvent::ToolUse {
-        id: id.into(),
-        name: name.into(),
-        summary: registry.summary(name, &input),
-        preview: registry.preview(name, &input),
-        input,
-        safe: true,
-    }
 }
 
 #[tokio::test(start_paused = true)]

@@ -1,34 +1,16 @@
 //! 80×24 is a first-class layout: one snapshot per state at that size (tools running, the
 //! timeline, an approval, the JSON pane, an error, Chinese text), plus assertions on what
 //! must stay in sight. Regenerate after an intended change: `INSTA_UPDATE=always cargo test
-//! --test tui_render_80x24` (then review `git diff tests/snapshots`).
+//! --test all -- suite::tui::render_80x24::` (then review `git diff tests/suite/tui/snapshots`).
 
 use crate::support;
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::json;
 use support::tui::*;
 use tokio::time::Instant;
 use tooloop::agent::protocol::{AgentEvent, Terminal, ToolOutcome};
-use tooloop::tui::app::App;
-
-fn prompt(app: &mut App, text: &str, now: Instant) {
-    app.turn.busy = true;
-    for e in [
-        AgentEvent::PromptStart { text: text.into() },
-        AgentEvent::TurnStart { turn: 1 },
-        AgentEvent::RequestStart {
-            turn: 1,
-            attempt: 1,
-            model: "tooloop-demo".into(),
-            body: Arc::new(json!({"model": "tooloop-demo", "messages": []}).into()),
-        },
-    ] {
-        app.on_agent(e, now);
-    }
-}
 
 /// Rows of the timeline: lines that start with a tool's label (the list's rows start with
 /// a state icon).

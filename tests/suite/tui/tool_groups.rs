@@ -1,7 +1,7 @@
 //! The tools pane groups its rows by prompt: a header per prompt above its calls, the
 //! current prompt's group open, older ones closed to their header until Enter (tools pane
 //! focused) opens them. Snapshots at 80×24 and 200×50. Regenerate after an intended change:
-//! `INSTA_UPDATE=always cargo test --test tui_tool_groups`.
+//! `INSTA_UPDATE=always cargo test --test all -- suite::tui::tool_groups::`.
 
 use crate::support;
 

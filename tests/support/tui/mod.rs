@@ -64,6 +64,28 @@ pub fn start_turn(app: &mut App, now: Instant) {
 }
 
 /// Applies `events` in order, all at `now`.
+/// A prompt sent and its first request under way: the busy App of a running turn.
+pub fn prompt(app: &mut App, text: &str, now: Instant) {
+    app.turn.busy = true;
+    feed(
+        app,
+        now,
+        vec![
+            AgentEvent::PromptStart { text: text.into() },
+            AgentEvent::TurnStart { turn: 1 },
+            AgentEvent::RequestStart {
+                turn: 1,
+                attempt: 1,
+                model: "tooloop-demo".into(),
+                body: std::sync::Arc::new(
+                    serde_json::json!({"model": "tooloop-demo", "max_tokens": 8192, "messages": []})
+                        .into(),
+                ),
+            },
+        ],
+    );
+}
+
 pub fn feed(app: &mut App, now: Instant, events: Vec<AgentEvent>) {
     for e in events {
         app.on_agent(e, now);
