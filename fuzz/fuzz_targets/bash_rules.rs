@@ -1,7 +1,7 @@
-//! `cargo +nightly fuzz run bash_rules`: the checks are in tests/fuzz_support (FUZZING.md).
+//! `cargo +nightly fuzz run bash_rules`: the checks are in tests/support/fuzz (FUZZING.md).
 #![no_main]
 
-#[path = "../../tests/fuzz_support/mod.rs"]
+#[path = "../../tests/support/fuzz/mod.rs"]
 mod fuzz_support;
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| fuzz_support::rules::bash_rules(data));

@@ -1,6 +1,6 @@
 //! The chat completions request body, serialized straight from the canonical history (no
 //! `Value` tree). The only place the canonical history becomes OpenAI messages; what a round
-//! trip keeps is checked in tests/openai_messages.rs (tests/support/openai_history.rs reads
+//! trip keeps is checked in tests/suite/providers/openai_messages.rs (tests/support/openai_history.rs reads
 //! them back).
 //!
 //! Field order is fixed by the structs below, `messages` last, so consecutive bodies are

@@ -1,6 +1,6 @@
 //! Prompt caching end to end: the real binary, headless, against the mock's cache rules.
 //! The per-turn curve printed here is the BENCHMARKS.md figure:
-//! `cargo test --test context_cache -- --nocapture`.
+//! `cargo test --test all suite::context::cache -- --nocapture`.
 
 use crate::support;
 

@@ -1,4 +1,4 @@
-//! The fuzz targets' checks (tests/fuzz_support) run by the ordinary test suite, on stable:
+//! The fuzz targets' checks (tests/support/fuzz) run by the ordinary test suite, on stable:
 //! over every committed corpus file in fuzz/corpus/TARGET/, and over each crash a fuzzer
 //! found (one named test per crash, its minimized input inline), so CI keeps them fixed
 //! without running a fuzzer. FUZZING.md lists the crashes and their fixes.

@@ -1,7 +1,7 @@
 //! Writes the fuzzers' seed inputs (fuzz/seeds/TARGET/) from the same builders the tests
 //! use for the mock server's replies, so the fuzzers start from what a real stream looks
 //! like. Run by hand before fuzzing a new target (FUZZING.md); ignored in the ordinary
-//! suite, which replays the minimized corpora instead (tests/fuzz_corpus.rs).
+//! suite, which replays the minimized corpora instead (tests/suite/fuzz/corpus.rs).
 
 use crate::support;
 

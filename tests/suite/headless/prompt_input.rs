@@ -1,5 +1,5 @@
 //! Ways to hand tooloop a prompt besides typing it: text piped into `-p` joins the prompt as
-//! context, and a positional PROMPT starts the TUI with it sent (tests/tui_tmux.rs drives that
+//! context, and a positional PROMPT starts the TUI with it sent (tests/suite/tmux/basics.rs drives that
 //! one in a terminal; here only its clash with -p).
 
 use crate::support;

@@ -103,7 +103,7 @@ fn headless_ask_denies_every_change() {
 
 #[test]
 fn headless_auto_edit_writes_files_but_denies_bash() {
-    // Without a sandbox; with one, auto-edit runs bash too (tests/sandbox_headless.rs).
+    // Without a sandbox; with one, auto-edit runs bash too (tests/suite/sandbox/headless.rs).
     let (run, server) = run("auto-edit", &["--sandbox", "off"]);
     let results = finished(&run, &server);
     assert_eq!(

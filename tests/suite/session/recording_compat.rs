@@ -6,8 +6,9 @@
 //! re-serializes to the JSON it was written as, and `tooloop replay -p` prints the very
 //! stream-json lines the original run printed (saved beside it as NAME.stream.jsonl).
 //!
-//! `cargo test --test recording_compat -- --ignored make_fixtures` writes them again — only
-//! worth doing for a new format version, since the point is that they are old.
+//! `cargo test --test all suite::session::recording_compat::make_fixtures -- --ignored`
+//! writes them again — only worth doing for a new format version, since the point is that
+//! they are old.
 
 use crate::support;
 

@@ -1,6 +1,6 @@
 //! End to end: the real binary in a real terminal (tmux), on the offline demo model. Each test
 //! polls `capture-pane` against a deadline; nothing waits on a fixed sleep.
-//! Without tmux each test is skipped visibly, or fails under CI (tests/env_support).
+//! Without tmux each test is skipped visibly, or fails under CI (tests/support/env.rs).
 
 use crate::support;
 

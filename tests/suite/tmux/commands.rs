@@ -1,6 +1,6 @@
 //! End to end in tmux: the bell when a turn ends unfocused, the base URL and its errors on
 //! screen, the resume notice, `/status` and `/quit`. Each test polls `capture-pane` against
-//! a deadline; without tmux each is skipped visibly, or fails under CI (tests/env_support).
+//! a deadline; without tmux each is skipped visibly, or fails under CI (tests/support/env.rs).
 
 use crate::support;
 

@@ -1,7 +1,7 @@
 //! MCP tools and hooks in the real TUI (tmux), against the mock model and the real fixture
 //! MCP server: the status bar and `/mcp` show the servers, a read-only MCP tool runs
 //! unasked, an unsafe one opens the approval modal, and hooks are rows on the tools pane.
-//! Without tmux each test is skipped visibly, or fails under CI (tests/env_support).
+//! Without tmux each test is skipped visibly, or fails under CI (tests/support/env.rs).
 
 use crate::support;
 

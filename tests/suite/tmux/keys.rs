@@ -1,7 +1,7 @@
 //! End to end, what a user types in a real terminal (tmux) on the demo model: fast input
 //! that arrives in one burst, the approval box that only a deliberate act answers, and a
 //! timeline bar picked with ← that ends with its prompt.
-//! Without tmux each test is skipped visibly, or fails under CI (tests/env_support).
+//! Without tmux each test is skipped visibly, or fails under CI (tests/support/env.rs).
 
 use crate::support;
 

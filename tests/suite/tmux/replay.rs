@@ -1,7 +1,7 @@
 //! `tooloop replay` in a real terminal (tmux, 80×24): a run recorded against the mock is
 //! played back offline; tool rows end with their recorded durations, and `--step` plays one
 //! event per Space. Without tmux each test is skipped visibly, or fails under CI
-//! (tests/env_support).
+//! (tests/support/env.rs).
 
 use crate::support;
 

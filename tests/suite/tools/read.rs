@@ -111,7 +111,7 @@ async fn read_file_default_limit_is_2000_lines_and_long_lines_are_cut() {
 #[tokio::test]
 async fn read_file_refuses_binary_non_utf8_huge_and_directories() {
     let (d, ctx) = workspace();
-    // Binary that is no image (PNG, JPEG, GIF and WebP files are images: tests/images.rs).
+    // Binary that is no image (PNG, JPEG, GIF and WebP files are images: tests/suite/agent/images.rs).
     write(d.path(), "blob.bin", b"\x7fELF\x02\x01\x01\0\0\0\0\0");
     write(d.path(), "latin1.txt", b"caf\xe9\n");
     write(d.path(), "sub/x", "x");

@@ -1,5 +1,5 @@
 //! The checks behind every fuzz target (`fuzz/fuzz_targets/*.rs`), shared with the ordinary
-//! test suite: each target is one call into this module, and `tests/fuzz_corpus.rs` runs
+//! test suite: each target is one call into this module, and `tests/suite/fuzz/corpus.rs` runs
 //! the same functions over the committed corpora and over every crash the fuzzers found,
 //! so CI keeps them fixed without running a fuzzer.
 //!
