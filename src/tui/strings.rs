@@ -60,6 +60,12 @@ pub fn choice_keys(n: usize) -> String {
     format!("↑/↓ or 1–{n} choose · Enter confirm · Esc deny · PgUp/PgDn scroll")
 }
 
+/// Enter after letters typed while the box was open: those went to the input, so Enter does
+/// not confirm until a deliberate choice.
+pub fn must_choose(n: usize) -> String {
+    format!("Letters went to the input: choose with ↑/↓ or 1–{n}, then Enter")
+}
+
 pub fn rule_edit(tool: &str) -> String {
     format!("always allow in this project (Enter save · Esc back): {tool}(")
 }

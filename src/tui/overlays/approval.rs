@@ -65,6 +65,12 @@ pub struct Approvals {
     pub replay: bool,
     /// The answer Enter confirms (an index into `choices()`).
     pub selected: usize,
+    /// Letters that went to the input since the question appeared or since the last
+    /// deliberate choice (↑/↓, a digit). While Some, Enter does not confirm: a person used to
+    /// y/n prompts types `n` Enter and must not get "1. Yes".
+    pub typed: Option<String>,
+    /// Enter came after such letters: the box asks for an explicit choice.
+    pub must_choose: bool,
 }
 
 impl Approvals {
@@ -73,6 +79,8 @@ impl Approvals {
             self.shown_at = Some(now);
             self.scroll = 0;
             self.selected = 0;
+            self.typed = None;
+            self.must_choose = false;
         }
         self.queue.push_back(req);
     }
@@ -80,7 +88,7 @@ impl Approvals {
     /// Whether a key at `now` may answer: not within the guard time after the question
     /// appeared, and not while keys arrive in a burst (`prev_key` is the key before).
     pub fn accepts_key(&self, now: Instant, prev_key: Option<Instant>) -> bool {
-        let settled = self.shown_at.is_none_or(|t| now >= t + GUARD);
+        let settled = self.settled(now);
         let burst = prev_key.is_some_and(|t| now.saturating_duration_since(t) < BURST_GAP);
         settled && !burst
     }
@@ -90,6 +98,8 @@ impl Approvals {
         self.rule_edit = None;
         self.scroll = 0;
         self.selected = 0;
+        self.typed = None;
+        self.must_choose = false;
         self.shown_at = (!self.queue.is_empty()).then_some(now);
     }
 
@@ -115,6 +125,41 @@ impl Approvals {
         self.reason = None;
         self.rule_edit = None;
         self.shown_at = None;
+        self.typed = None;
+        self.must_choose = false;
+    }
+
+    /// A key that went to the input while the question waits: letters count as typing.
+    pub fn note_typed(&mut self, code: crossterm::event::KeyCode) {
+        use crossterm::event::KeyCode;
+        match code {
+            KeyCode::Char(c) => self.typed.get_or_insert_with(String::new).push(c),
+            KeyCode::Backspace => {
+                if let Some(t) = self.typed.as_mut() {
+                    t.pop();
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Whether the letters typed since the question appeared say no (`n`, `no`): Enter
+    /// after them denies, the safe reading of a y/n habit.
+    pub fn typed_no(&self) -> bool {
+        self.typed
+            .as_deref()
+            .is_some_and(|t| matches!(t.trim().to_lowercase().as_str(), "n" | "no"))
+    }
+
+    /// Whether a key at `now` is past the guard time after the question appeared.
+    pub fn settled(&self, now: Instant) -> bool {
+        self.shown_at.is_none_or(|t| now >= t + GUARD)
+    }
+
+    /// A deliberate choice (↑/↓, a digit): Enter confirms again.
+    fn chose(&mut self) {
+        self.typed = None;
+        self.must_choose = false;
     }
 
     /// The answers the question in front offers.
@@ -128,6 +173,7 @@ impl Approvals {
     pub fn pick(&mut self, n: usize) {
         if (1..=self.choices().len()).contains(&n) {
             self.selected = n - 1;
+            self.chose();
         }
     }
 
@@ -139,6 +185,11 @@ impl Approvals {
         let plan = self.current().is_some_and(is_plan);
         let last = self.choices().len().saturating_sub(1);
         let decision = match action {
+            // Letters typed since the question appeared: Enter asks for an explicit choice.
+            Action::Submit if self.typed.is_some() => {
+                self.must_choose = true;
+                return None;
+            }
             Action::Submit => match self.choices().get(self.selected)? {
                 Choice::AllowOnce if plan => Decision::ApprovePlan {
                     mode: ApprovalMode::AutoEdit,
@@ -162,10 +213,12 @@ impl Approvals {
             },
             Action::PrevItem => {
                 self.selected = self.selected.saturating_sub(1);
+                self.chose();
                 return None;
             }
             Action::NextItem => {
                 self.selected = (self.selected + 1).min(last);
+                self.chose();
                 return None;
             }
             Action::ScrollUp => {
@@ -260,14 +313,21 @@ impl Approvals {
         // No editor open: the numbered answers, the chosen one marked (a replay's recorded
         // question has none: the recording answers it).
         let footer = if !self.replay && self.reason.is_none() && self.rule_edit.is_none() {
-            approval_choices::lines(
+            let mut lines = approval_choices::lines(
                 &self.choices(),
                 self.selected,
                 is_plan(req),
                 &req.tool,
                 suggested_inside(req).as_deref(),
                 theme,
-            )
+            );
+            if self.must_choose {
+                lines.push(Line::styled(
+                    strings::must_choose(self.choices().len()),
+                    theme.warning.add_modifier(Modifier::BOLD),
+                ));
+            }
+            lines
         } else {
             vec![footer]
         };
