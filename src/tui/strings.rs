@@ -51,8 +51,9 @@ pub fn choice_session(tool: &str) -> String {
     format!("Yes, and don't ask again for {tool} this session")
 }
 
-pub fn choice_rule(tool: &str, inside: &str) -> String {
-    format!("Yes, and always allow {tool}({inside}) in this project")
+/// `rules`: the proposed list (`bash(sleep:*), bash(ls:*)`).
+pub fn choice_rule(rules: &str) -> String {
+    format!("Yes, and always allow {rules} in this project")
 }
 
 /// The keys under the answers (`n` answers are numbered 1…n).
@@ -66,9 +67,7 @@ pub fn must_choose(n: usize) -> String {
     format!("Letters went to the input: choose with ↑/↓ or 1–{n}, then Enter")
 }
 
-pub fn rule_edit(tool: &str) -> String {
-    format!("always allow in this project (Enter save · Esc back): {tool}(")
-}
+pub const RULE_EDIT: &str = "always allow in this project (Enter save · Esc back): ";
 
 pub fn asked_by_rule(rule: &str, source: &str) -> String {
     format!("asks because of the rule ask `{rule}` in {source}")

@@ -58,7 +58,7 @@ pub struct Approvals {
     pub session_grants: BTreeSet<String>,
     /// Lines the body is scrolled down by.
     pub scroll: usize,
-    /// "Always allow": the rule's inside (`cargo test:*`) being edited, or None.
+    /// "Always allow": the rules (`bash(sleep:*), bash(ls:*)`) being edited, or None.
     pub rule_edit: Option<String>,
     /// A replay: questions are recorded ones, answered by the recording, so the box shows no
     /// keys to answer them.
@@ -165,7 +165,7 @@ impl Approvals {
     /// The answers the question in front offers.
     pub fn choices(&self) -> Vec<Choice> {
         self.current().map_or_else(Vec::new, |req| {
-            approval_choices::choices(is_plan(req), suggested_inside(req).is_some())
+            approval_choices::choices(is_plan(req), req.why.suggestion.is_some())
         })
     }
 
@@ -200,7 +200,7 @@ impl Approvals {
                 Choice::AllowOnce => Decision::AllowOnce,
                 Choice::AllowSession => Decision::AllowForSession,
                 Choice::AllowRule => {
-                    self.rule_edit = self.current().and_then(suggested_inside);
+                    self.rule_edit = self.current().and_then(|r| r.why.suggestion.clone());
                     return None;
                 }
                 Choice::DenyWithReason => {
@@ -250,13 +250,16 @@ impl Approvals {
         })
     }
 
-    /// Enter while editing "always allow": the reply, and the rule as it will be written
-    /// (None when the edit is empty or does not follow the rule grammar: editing goes on).
-    pub fn answer_rule(&mut self, now: Instant) -> Option<(AgentCommand, String)> {
-        let inside = self.rule_edit.as_deref()?.trim().to_string();
+    /// Enter while editing "always allow": the reply, and the rules as they will be
+    /// written (None when the edit is empty, a rule does not follow the grammar or names
+    /// another tool: editing goes on).
+    pub fn answer_rule(&mut self, now: Instant) -> Option<(AgentCommand, Vec<String>)> {
+        let rules = crate::permission::suggest::split(self.rule_edit.as_deref()?);
         let req = self.current()?;
-        let rule = format!("{}({inside})", req.tool);
-        if inside.is_empty() || crate::permission::rules::Rule::parse(&rule).is_err() {
+        let prefix = format!("{}(", req.tool);
+        let valid =
+            |r: &String| r.starts_with(&prefix) && crate::permission::rules::Rule::parse(r).is_ok();
+        if rules.is_empty() || !rules.iter().all(valid) {
             return None;
         }
         let req = self.queue.pop_front()?;
@@ -264,9 +267,11 @@ impl Approvals {
         Some((
             AgentCommand::PermissionReply {
                 id: req.id,
-                decision: Decision::AllowRule { rule: rule.clone() },
+                decision: Decision::AllowRule {
+                    rule: rules.join(", "),
+                },
             },
-            rule,
+            rules,
         ))
     }
 
@@ -304,8 +309,8 @@ impl Approvals {
                 Span::styled(format!("{}▏", sanitize(r)), theme.text),
             ]),
             (None, Some(rule)) => Line::from(vec![
-                Span::styled(strings::rule_edit(&sanitize(&req.tool)), bold),
-                Span::styled(format!("{}▏)", sanitize(rule)), theme.text),
+                Span::styled(strings::RULE_EDIT, bold),
+                Span::styled(format!("{}▏", sanitize(rule)), theme.text),
             ]),
             (None, None) if self.replay => Line::styled(strings::REPLAY_APPROVAL, bold),
             (None, None) => Line::default(),
@@ -318,7 +323,7 @@ impl Approvals {
                 self.selected,
                 is_plan(req),
                 &req.tool,
-                suggested_inside(req).as_deref(),
+                req.why.suggestion.as_deref(),
                 theme,
             );
             if self.must_choose {
@@ -373,13 +378,6 @@ impl Approvals {
 
 fn is_plan(req: &ApprovalRequest) -> bool {
     matches!(req.preview, Some(Preview::Plan { .. }))
-}
-
-/// The inside of the proposed rule (`cargo test:*` of `bash(cargo test:*)`).
-fn suggested_inside(req: &ApprovalRequest) -> Option<String> {
-    let s = req.why.suggestion.as_deref()?;
-    let open = s.find('(')?;
-    s[open + 1..].strip_suffix(')').map(str::to_string)
 }
 
 fn body_lines(req: &ApprovalRequest, theme: &Theme) -> Vec<Line<'static>> {

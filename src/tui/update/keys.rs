@@ -99,14 +99,16 @@ impl App {
                 }
                 KeyCode::Esc => self.approvals.rule_edit = None,
                 KeyCode::Enter => {
-                    if let Some((cmd, rule)) = self.approvals.answer_rule(now) {
+                    if let Some((cmd, rules)) = self.approvals.answer_rule(now) {
                         self.send(cmd);
-                        if let Ok(r) = crate::permission::rules::Rule::parse(&rule) {
-                            self.steering.rules.push(
-                                crate::permission::rules::RuleKind::Allow,
-                                r,
-                                crate::permission::settings::LOCAL_SOURCE,
-                            );
+                        for rule in rules {
+                            if let Ok(r) = crate::permission::rules::Rule::parse(&rule) {
+                                self.steering.rules.push(
+                                    crate::permission::rules::RuleKind::Allow,
+                                    r,
+                                    crate::permission::settings::LOCAL_SOURCE,
+                                );
+                            }
                         }
                     }
                 }
