@@ -172,6 +172,16 @@ pub fn ended(reason: &str, error: Option<&str>, unanswered: bool) -> String {
     s
 }
 
+/// A resumed session's last prompt, whose request had failed.
+pub fn resumed_not_sent(prompt: &str) -> String {
+    let first = prompt.lines().next().unwrap_or("");
+    format!(
+        "not sent: the last prompt ({}) failed before it reached the model; it is back in the \
+         input (Enter sends it)",
+        crate::text::ellipsize(first, 40)
+    )
+}
+
 pub const PROMPT_KEPT: &str = " · not sent: the prompt is back in the input (Enter sends it \
      again; a new prompt replaces it)";
 
