@@ -203,6 +203,12 @@ async fn a_long_preview_scrolls_and_says_how_much_is_unseen() {
     app.on_agent(permission_request("w1", "write_file", input), t0);
     let screen = render_text(&mut app, 80, 24, t0);
     assert!(screen.contains("more lines"), "{screen}");
+    // ↑/↓ choose an answer here: the hint names only the keys that scroll (issue 41,
+    // item 12).
+    assert!(
+        screen.contains("(PgUp/PgDn scroll)") && !screen.contains("↑/↓ PgUp"),
+        "{screen}"
+    );
     assert!(!screen.contains("line 119"), "{screen}");
     let t = t0 + ms(1000);
     for i in 0..12 {
@@ -316,5 +322,33 @@ async fn n_then_enter_denies_and_no_typed_letter_leads_to_approval() {
             id: "b4".into(),
             decision: Decision::Deny { reason: None }
         }]
+    );
+}
+
+/// Issue 41, item 13: `/permissions` says what the approval mode does; in yolo it said
+/// "tools that change things ask first".
+#[tokio::test(start_paused = true)]
+async fn permissions_says_what_the_approval_mode_does() {
+    let mut app = app();
+    let t = Instant::now();
+    type_text(&mut app, "/permissions", t);
+    app.on_key(key(KeyCode::Enter), t);
+    assert!(
+        last_notice(&app).contains("ask first"),
+        "{}",
+        last_notice(&app)
+    );
+    app.on_agent(
+        AgentEvent::ApprovalChanged {
+            mode: tooloop::permission::ApprovalMode::Yolo,
+        },
+        t,
+    );
+    type_text(&mut app, "/permissions", t);
+    app.on_key(key(KeyCode::Enter), t);
+    let text = last_notice(&app);
+    assert!(
+        text.contains("yolo") && !text.contains("ask first"),
+        "{text}"
     );
 }

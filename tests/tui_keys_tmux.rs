@@ -219,3 +219,30 @@ fn the_timeline_selection_ends_with_its_prompt() {
         "the old selection stayed:\n{s}"
     );
 }
+
+/// Issue 41, item 15: the timeline's title says "Enter: open in JSON" only while the tools
+/// pane has the focus; after Esc (focus back to the input) Enter would send a prompt.
+#[test]
+fn the_timeline_title_drops_its_enter_hint_when_the_focus_leaves() {
+    if !tmux::available() {
+        return;
+    }
+    let t = Tui::start("bars-focus", 120, 40);
+    t.wait_text("Ask something");
+    t.send_line("list files");
+    t.wait_for("the answer", |s| {
+        s.contains("Anything else?") && Tmux::status_line(s).contains("idle")
+    });
+    t.keys(&["Tab", "Tab"]);
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while !t.screen().contains("Enter: open in JSON") {
+        assert!(std::time::Instant::now() < deadline, "{}", t.screen());
+        t.keys(&["Left"]);
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    t.keys(&["Escape"]);
+    let s = t.wait_for("the title without the hint", |s| {
+        !s.contains("Enter: open in JSON")
+    });
+    assert!(s.contains("timeline"), "{s}");
+}

@@ -80,9 +80,11 @@ pub fn guarded_delete(target: &str) -> String {
     )
 }
 
-pub fn more_lines(above: usize, below: usize) -> String {
+/// `keys`: the keys that scroll this box, and only those (issue 41, item 12: the approval
+/// and plan boxes said ↑/↓ scroll, where they choose an answer).
+pub fn more_lines(above: usize, below: usize, keys: &str) -> String {
     match (above, below) {
-        (0, b) => format!("↓ {b} more lines (↑/↓ PgUp/PgDn scroll)"),
+        (0, b) => format!("↓ {b} more lines ({keys} scroll)"),
         (a, 0) => format!("↑ {a} lines above"),
         (a, b) => format!("↑ {a} above · ↓ {b} more lines"),
     }
@@ -192,9 +194,27 @@ pub fn unknown_command(word: &str, known: &str) -> String {
     format!("unknown command /{word} (not sent to the model); commands: {known}")
 }
 
-pub fn session_grants(tools: &std::collections::BTreeSet<String>) -> String {
+/// What the approval mode does to a tool that changes things, for `/permissions` (issue 41,
+/// item 13: in yolo it said "tools that change things ask first").
+pub fn mode_effect(mode: crate::permission::ApprovalMode) -> &'static str {
+    use crate::permission::ApprovalMode as M;
+    match mode {
+        M::Ask => "tools that change things ask first",
+        M::AutoEdit => "file edits in the workspace run unasked; other changes ask first",
+        M::Plan => "plan mode: only read-only tools run until the plan is approved",
+        M::Yolo => {
+            "yolo: every tool runs unasked (ask/deny rules and the delete guard still apply)"
+        }
+        M::ReadOnly => "read-only: tools that change things are refused without asking",
+    }
+}
+
+pub fn session_grants(
+    tools: &std::collections::BTreeSet<String>,
+    mode: crate::permission::ApprovalMode,
+) -> String {
     if tools.is_empty() {
-        "no tool is allowed for this session; tools that change things ask first".into()
+        format!("no tool is allowed for this session; {}", mode_effect(mode))
     } else {
         let list: Vec<&str> = tools.iter().map(String::as_str).collect();
         format!(

@@ -365,7 +365,10 @@ impl Approvals {
             let top = self.scroll.min(body.len() - window);
             let below = body.len() - window - top;
             let mut shown: Vec<Line> = body.drain(top..top + window).collect();
-            shown.push(Line::styled(strings::more_lines(top, below), theme.dim));
+            shown.push(Line::styled(
+                strings::more_lines(top, below, "PgUp/PgDn"),
+                theme.dim,
+            ));
             body = shown;
         }
         body.push(Line::default());

@@ -378,9 +378,13 @@ impl Pane for ToolsPane {
             let title_h = u16::from(self.timeline_titled);
             let [title, body] =
                 Layout::vertical([Constraint::Length(title_h), Constraint::Min(0)]).areas(tl);
-            let picked = self
-                .bars
-                .title(|id| ctx.tool_calls.get(id).map(|c| sanitize(&c.name)));
+            // "Enter: open in JSON" only while Enter reaches the pane (issue 41, item 15).
+            let picked = focused
+                .then(|| {
+                    self.bars
+                        .title(|id| ctx.tool_calls.get(id).map(|c| sanitize(&c.name)))
+                })
+                .flatten();
             let label = match &picked {
                 Some(t) => t.as_str(),
                 None if self.whole_session => "── timeline: whole session (t: this prompt) ──",
