@@ -90,6 +90,11 @@ pub fn more_lines(above: usize, below: usize, keys: &str) -> String {
     }
 }
 
+/// The tools list's first line when rows are hidden above it.
+pub fn more_above(n: usize) -> String {
+    format!("↑ {n} more")
+}
+
 pub fn queued(n: usize) -> String {
     if n == 1 {
         " queued: 1 prompt — sends when this turn ends · ↑ edits it ".to_string()

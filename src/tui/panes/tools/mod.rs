@@ -59,6 +59,8 @@ pub struct ToolsPane {
     pub scroll: Scroll,
     /// Set by `layout`: the list's visible rows and the timeline's height.
     window: (usize, usize),
+    /// Rows of the list hidden above the window; its first line then says so ("↑ N more").
+    more_above: usize,
     list_h: u16,
     timeline_h: u16,
     /// Whether the timeline has room for its title row.
@@ -212,16 +214,24 @@ impl ToolsPane {
         }
         let (start, end) = self.window;
         let items = self.groups.items();
+        let mark = (self.more_above > 0).then(|| {
+            (
+                Line::styled(strings::more_above(self.more_above), theme.dim),
+                None,
+            )
+        });
         // (left part, right-aligned timer) per visible item; a header has no timer.
-        let rows = items[start.min(items.len())..end.min(items.len())]
-            .iter()
-            .filter_map(|item| match *item {
-                Item::Header(g) => Some((self.groups.header(g, area.width, theme), None)),
-                Item::Call(r) => self.rows.get(r).and_then(|id| calls.get(id)).map(|c| {
-                    let (left, right) = row_line(c, area.width, now, theme);
-                    (left, Some(right))
+        let rows = mark.into_iter().chain(
+            items[start.min(items.len())..end.min(items.len())]
+                .iter()
+                .filter_map(|item| match *item {
+                    Item::Header(g) => Some((self.groups.header(g, area.width, theme), None)),
+                    Item::Call(r) => self.rows.get(r).and_then(|id| calls.get(id)).map(|c| {
+                        let (left, right) = row_line(c, area.width, now, theme);
+                        (left, Some(right))
+                    }),
                 }),
-            });
+        );
         draw_lines(f, area, rows);
     }
 
@@ -342,7 +352,15 @@ impl Pane for ToolsPane {
         };
         self.timeline_titled = self.timeline_h > body;
         self.list_h = (lines.max(1) as u16).min(inner_h - self.timeline_h);
-        self.window = self.scroll.window(lines, self.list_h as usize);
+        let h = self.list_h as usize;
+        self.window = self.scroll.window(lines, h);
+        // Rows hidden above get a line that says so (issue 41, item 16: at 80x24 they
+        // vanished without a mark): it takes the window's top row.
+        self.more_above = 0;
+        if self.window.0 > 0 && h >= 2 {
+            self.window = self.scroll.window(lines, h - 1);
+            self.more_above = self.window.0;
+        }
     }
 
     fn draw(&self, f: &mut Frame, area: Rect, ctx: &PaneContext) {
