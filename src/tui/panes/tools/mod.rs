@@ -59,7 +59,9 @@ pub struct ToolsPane {
     pub scroll: Scroll,
     /// Set by `layout`: the list's visible rows and the timeline's height.
     window: (usize, usize),
-    /// Rows of the list hidden above the window; its first line then says so ("↑ N more").
+    /// Rows of the list hidden above the window: the pane's top border says so ("↑ N more";
+    /// issue 41, item 16: at 80x24 they vanished without a mark). On the border, not in a
+    /// row: a two-row list keeps both its running calls.
     more_above: usize,
     list_h: u16,
     timeline_h: u16,
@@ -214,24 +216,16 @@ impl ToolsPane {
         }
         let (start, end) = self.window;
         let items = self.groups.items();
-        let mark = (self.more_above > 0).then(|| {
-            (
-                Line::styled(strings::more_above(self.more_above), theme.dim),
-                None,
-            )
-        });
         // (left part, right-aligned timer) per visible item; a header has no timer.
-        let rows = mark.into_iter().chain(
-            items[start.min(items.len())..end.min(items.len())]
-                .iter()
-                .filter_map(|item| match *item {
-                    Item::Header(g) => Some((self.groups.header(g, area.width, theme), None)),
-                    Item::Call(r) => self.rows.get(r).and_then(|id| calls.get(id)).map(|c| {
-                        let (left, right) = row_line(c, area.width, now, theme);
-                        (left, Some(right))
-                    }),
+        let rows = items[start.min(items.len())..end.min(items.len())]
+            .iter()
+            .filter_map(|item| match *item {
+                Item::Header(g) => Some((self.groups.header(g, area.width, theme), None)),
+                Item::Call(r) => self.rows.get(r).and_then(|id| calls.get(id)).map(|c| {
+                    let (left, right) = row_line(c, area.width, now, theme);
+                    (left, Some(right))
                 }),
-        );
+            });
         draw_lines(f, area, rows);
     }
 
@@ -352,15 +346,8 @@ impl Pane for ToolsPane {
         };
         self.timeline_titled = self.timeline_h > body;
         self.list_h = (lines.max(1) as u16).min(inner_h - self.timeline_h);
-        let h = self.list_h as usize;
-        self.window = self.scroll.window(lines, h);
-        // Rows hidden above get a line that says so (issue 41, item 16: at 80x24 they
-        // vanished without a mark): it takes the window's top row.
-        self.more_above = 0;
-        if self.window.0 > 0 && h >= 2 {
-            self.window = self.scroll.window(lines, h - 1);
-            self.more_above = self.window.0;
-        }
+        self.window = self.scroll.window(lines, self.list_h as usize);
+        self.more_above = self.window.0;
     }
 
     fn draw(&self, f: &mut Frame, area: Rect, ctx: &PaneContext) {
@@ -376,6 +363,12 @@ impl Pane for ToolsPane {
             .title(Span::styled(strings::TOOLS_TITLE, border));
         let inner = block.inner(area);
         f.render_widget(block, area);
+        let mark = format!(" {} ", strings::more_above(self.more_above));
+        let mark_w = mark.chars().count() as u16;
+        if self.more_above > 0 && area.height > 0 && area.width > mark_w + 12 {
+            f.buffer_mut()
+                .set_string(area.right() - mark_w - 1, area.y, &mark, theme.dim);
+        }
         if inner.height == 0 || inner.width == 0 {
             return;
         }
