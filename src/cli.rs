@@ -44,7 +44,8 @@ pub struct Cli {
     #[arg(value_name = "PROMPT", conflicts_with = "prompt")]
     pub initial_prompt: Option<String>,
 
-    /// anthropic | openai | demo (default: by which API key is set, else demo).
+    /// anthropic | openai | deepseek | mistral | demo (default: by which API key is set,
+    /// else demo).
     #[arg(long, value_enum)]
     pub provider: Option<ProviderKind>,
 

@@ -11,6 +11,7 @@ pub mod mode;
 pub mod rules;
 pub mod settings;
 pub mod shell;
+pub mod suggest;
 
 use crate::agent::protocol::approval::Decision;
 use std::collections::{HashMap, HashSet};
@@ -51,8 +52,9 @@ pub struct PermissionPolicy {
     /// `.tooloop/settings.local.toml` of the workspace ("always allow" writes there).
     local_settings: Option<PathBuf>,
     home: Option<PathBuf>,
-    /// What went wrong answering (a rule that could not be saved), for the front end.
-    notices: Mutex<Vec<String>>,
+    /// What answering did or what went wrong (a rule saved, one that could not be), for
+    /// the front end: (text, whether it is a problem).
+    notices: Mutex<Vec<(String, bool)>>,
     pre_approved: HashSet<String>,
     session_approved: Mutex<HashSet<String>>,
     /// False in headless mode: nobody can answer, so `Ask` means deny.
@@ -127,8 +129,9 @@ impl PermissionPolicy {
         v
     }
 
-    /// Notices from answering (a rule that could not be saved); drained.
-    pub fn take_notices(&self) -> Vec<String> {
+    /// Notices from answering (a rule saved, or one that could not be: then `true`);
+    /// drained.
+    pub fn take_notices(&self) -> Vec<(String, bool)> {
         self.notices
             .lock()
             .map(|mut n| std::mem::take(&mut *n))
@@ -276,25 +279,46 @@ impl PermissionPolicy {
 }
 
 impl PermissionPolicy {
-    /// "Always allow … in this project": the rule holds at once and is appended to
-    /// `.tooloop/settings.local.toml` for later sessions. A rule that does not parse or
-    /// cannot be saved still allowed this call; the notice says what went wrong.
-    fn add_local_rule(&self, text: &str) {
-        let rule = match rules::Rule::parse(text) {
-            Ok(r) => r,
-            Err(e) => return self.notice(e.to_string()),
-        };
-        let Some(path) = &self.local_settings else {
-            return self.notice(format!(
-                "rule `{text}` not saved: this run has no project settings file"
-            ));
-        };
-        if let Ok(mut r) = self.rules.write() {
-            r.push(rules::RuleKind::Allow, rule, settings::LOCAL_SOURCE);
+    /// "Always allow … in this project": the rules (a list, `bash(sleep:*), bash(ls:*)`)
+    /// hold at once and are appended to `.tooloop/settings.local.toml` for later sessions;
+    /// a notice names the file. A rule that does not parse or cannot be saved still allowed
+    /// this call; the notice says what went wrong.
+    fn add_local_rule(&self, list: &str) {
+        let mut saved = Vec::new();
+        for text in suggest::split(list) {
+            let rule = match rules::Rule::parse(&text) {
+                Ok(r) => r,
+                Err(e) => {
+                    self.notice(e.to_string());
+                    continue;
+                }
+            };
+            let Some(path) = &self.local_settings else {
+                self.notice(format!(
+                    "rule `{text}` not saved: this run has no project settings file"
+                ));
+                continue;
+            };
+            if let Ok(mut r) = self.rules.write() {
+                r.push(rules::RuleKind::Allow, rule, settings::LOCAL_SOURCE);
+            }
+            match settings::append_allow(path, &text) {
+                Ok(()) => saved.push(format!("`{text}`")),
+                Err(e) => self.notice(format!(
+                    "rule `{text}` holds for this session but was not saved: {e}"
+                )),
+            }
         }
-        if let Err(e) = settings::append_allow(path, text) {
-            self.notice(format!(
-                "rule `{text}` holds for this session but was not saved: {e}"
+        if let (false, Some(path)) = (saved.is_empty(), &self.local_settings)
+            && let Ok(mut n) = self.notices.lock()
+        {
+            n.push((
+                format!(
+                    "always allowed {} (saved to {})",
+                    saved.join(", "),
+                    path.display()
+                ),
+                false,
             ));
         }
     }
@@ -302,7 +326,7 @@ impl PermissionPolicy {
     fn notice(&self, text: String) {
         tracing::warn!("{text}");
         if let Ok(mut n) = self.notices.lock() {
-            n.push(text);
+            n.push((text, true));
         }
     }
 }

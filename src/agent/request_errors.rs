@@ -19,7 +19,7 @@ pub fn explain(e: &ProviderError, model: &str) -> Option<String> {
         // model is more likely a wrong base URL, which the plain error says better.
         404 if lower.contains("model") && !lower.contains("--base-url") => Some(format!(
             "the provider does not know the model {model:?} ({e}); pick another with --model \
-             or /model (`tooloop models` lists the known ones)"
+             or /model (`tooloop models` lists the known ones), or check --base-url"
         )),
         400 if lower.contains("reasoning_effort") => Some(format!(
             "the server refused reasoning_effort for {model:?} ({e}); run without \

@@ -14,7 +14,7 @@ use super::protocol::AskWhy;
 use super::protocol::{AgentEvent, ToolOutcome};
 use crate::hooks::HookEvent;
 use crate::permission::decide::{Call as PermissionCall, EXIT_PLAN_MODE};
-use crate::permission::rules::{RuleRef, suggest_prefix};
+use crate::permission::rules::RuleRef;
 use crate::permission::{Consent, Verdict};
 use crate::tools::{Effect, Tool, ToolContext, ToolOutput};
 
@@ -235,7 +235,7 @@ async fn ask_consent(
             let rx = env.policy.register(&question);
             let suggestion = match (&command, &decided.guarded, name == EXIT_PLAN_MODE) {
                 (Some(c), None, false) => {
-                    suggest_prefix(c).map(|prefix| format!("{name}({prefix})"))
+                    crate::permission::suggest::rules_for(name, c, &env.policy.rules())
                 }
                 _ => None,
             };
@@ -253,8 +253,12 @@ async fn ask_consent(
             });
             let mode_before = env.policy.mode();
             let consent = env.policy.wait(&question, name, rx, token).await;
-            for text in env.policy.take_notices() {
-                env.events.send(AgentEvent::Error { message: text });
+            for (text, problem) in env.policy.take_notices() {
+                env.events.send(if problem {
+                    AgentEvent::Error { message: text }
+                } else {
+                    AgentEvent::Notice { text }
+                });
             }
             let mode = env.policy.mode();
             if mode != mode_before {

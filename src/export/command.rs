@@ -79,9 +79,12 @@ fn write(output: Option<&Path>, text: &str) -> Result<(), String> {
         Some(path) => std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display())),
         None => {
             let mut out = std::io::stdout().lock();
-            out.write_all(text.as_bytes())
-                .and_then(|()| out.flush())
-                .map_err(|e| e.to_string())
+            match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+                // `tooloop export ID | head`: the reader had enough; exit quietly, as
+                // other CLI tools do (issue 41, item 19).
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+                r => r.map_err(|e| e.to_string()),
+            }
         }
     }
 }

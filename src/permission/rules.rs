@@ -333,6 +333,12 @@ impl RuleSet {
         }
     }
 
+    /// Whether an allow rule covers one simple command's words (`git status --short`).
+    pub fn allows_words(&self, tool: &str, words: &[String]) -> bool {
+        self.of(RuleKind::Allow)
+            .any(|r| r.rule.matches_command(tool, words))
+    }
+
     /// An allow rule that names this exact command (`bash(rm -rf build)`): the only thing
     /// that lets a guarded delete run without asking.
     pub fn allows_exactly(&self, call: &CallFacts<'_>, raw: &str) -> Option<&SourcedRule> {
@@ -403,24 +409,27 @@ fn inside(root: &Path, home: Option<&Path>, t: &str) -> bool {
     !t.contains('$') && !other_home && normalize(root, home, t).relative.is_some()
 }
 
-/// The rule "always allow" proposes for a command: its first word, and the second when it
-/// reads like a subcommand (`cargo test:*`, `git status:*`, `ls:*`). None when no rule could
-/// ever match it (a substitution, nothing to run).
+/// The rule "always allow" proposes for a command's first part (see `suggest` for the
+/// whole command): its first word, and the second when it reads like a subcommand
+/// (`cargo test:*`, `git status:*`, `ls:*`; not `sleep 2`). None when no rule could ever
+/// match it (a substitution, nothing to run).
 pub fn suggest_prefix(command: &str) -> Option<String> {
     let parsed = shell::parse(command);
     if parsed.substitution || !parsed.complete {
         return None;
     }
-    let first = parsed.commands.first()?;
-    let words = shell::command_words(first);
+    prefix_of(shell::command_words(parsed.commands.first()?))
+}
+
+/// The rule's inside for one simple command's words (`cargo test:*`).
+pub fn prefix_of(words: &[String]) -> Option<String> {
     let head = words.first()?;
     let mut prefix = vec![head.as_str()];
     if let Some(second) = words.get(1)
-        && !second.is_empty()
+        && second.starts_with(|c: char| c.is_ascii_alphabetic())
         && second
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == ':')
-        && !second.starts_with('-')
     {
         prefix.push(second);
     }

@@ -137,10 +137,14 @@ impl Exchange {
             message,
             ..
         } = &mut err
-            && let Some(m) =
-                super::not_found::explain(self.endpoint.as_str(), model, &text, self.api.base_hint)
         {
-            *message = m;
+            *message = super::not_found::explain(
+                self.endpoint.as_str(),
+                model,
+                &text,
+                message,
+                self.api.base_hint,
+            );
         }
         Err(err)
     }

@@ -1,22 +1,27 @@
-//! A 404 that is not the API's own error: a gateway or proxy answering `Not Found` (plain
-//! text, HTML, nothing) for a path it does not serve. That almost always means the base URL
-//! is wrong, so the message names the URL asked and the model, and where to fix it.
+//! Every 404 on the messages endpoint names the URL asked and the model, and where to fix
+//! each: a gateway or proxy answering `Not Found` (plain text, HTML, nothing, or an
+//! Anthropic-shaped `not_found_error` "Not Found") almost always means a wrong base URL; the
+//! API's own "model: NAME" means an unknown model (`agent::request_errors` says so).
 
-/// The message for a 404 whose `body` is not a JSON error; None for the API's own 404s
-/// (an unknown model, which `agent::request_errors` explains).
-pub fn explain(url: &str, model: &str, body: &str, hint: &str) -> Option<String> {
-    if serde_json::from_str::<serde_json::Value>(body).is_ok_and(|v| v.is_object()) {
-        return None;
+/// The message for a 404. `message` is what the body said (its JSON error message, or the
+/// body itself); `body` is the raw text, to tell JSON from the rest.
+pub fn explain(url: &str, model: &str, body: &str, message: &str, hint: &str) -> String {
+    let json = serde_json::from_str::<serde_json::Value>(body).is_ok_and(|v| v.is_object());
+    if json && message.to_lowercase().contains("model") {
+        // The API does not know the model: request_errors names it and /model; the URL
+        // says which server answered.
+        return format!("{message} (at {url})");
     }
-    let said = crate::text::ellipsize(body.trim(), 120);
+    let said = crate::text::ellipsize(message.trim(), 120);
     let said = if said.is_empty() {
         "Not Found".to_string()
     } else {
         said
     };
-    Some(format!(
-        "{said} — nothing answers at {url} (model {model:?}); check --base-url ({hint})"
-    ))
+    format!(
+        "{said} — nothing answers at {url} (model {model:?}); check --base-url ({hint}) or \
+         the model (--model, /model)"
+    )
 }
 
 #[cfg(test)]
@@ -29,19 +34,29 @@ mod tests {
             "http://gw.local/v1/messages",
             "claude-sonnet-4-5",
             "Not Found",
+            "Not Found",
             "the API root",
-        )
-        .expect("explained");
+        );
         assert!(m.contains("http://gw.local/v1/messages"), "{m}");
         assert!(
             m.contains("\"claude-sonnet-4-5\"") && m.contains("--base-url"),
             "{m}"
         );
         assert!(
-            explain("u", "m", "", "h").is_some_and(|m| m.starts_with("Not Found")),
+            explain("u", "m", "", "", "h").starts_with("Not Found"),
             "an empty body"
         );
+        // An Anthropic-shaped gateway 404 (issue 41, item 6): the model, the URL, both fixes.
+        let gw = r#"{"type":"error","error":{"type":"not_found_error","message":"Not Found"}}"#;
+        let m = explain("http://gw.local/v1/messages", "m1", gw, "Not Found", "h");
+        assert!(
+            m.contains("http://gw.local/v1/messages")
+                && m.contains("\"m1\"")
+                && m.contains("--base-url")
+                && m.contains("/model"),
+            "{m}"
+        );
         let api = r#"{"type":"error","error":{"type":"not_found_error","message":"model: x"}}"#;
-        assert_eq!(explain("u", "m", api, "h"), None);
+        assert_eq!(explain("u", "m", api, "model: x", "h"), "model: x (at u)");
     }
 }

@@ -21,7 +21,7 @@ use crate::provider::{RequestBody, Usage};
 
 /// How many variants [`E`] has. A new variant needs an arm in [`variant`] (the match is
 /// exhaustive) with the next number, this count raised, and an example in [`examples`].
-const VARIANTS: usize = 39;
+const VARIANTS: usize = 40;
 
 fn variant(e: &E) -> usize {
     match e {
@@ -65,6 +65,7 @@ fn variant(e: &E) -> usize {
         E::Subagent { .. } => 36,
         E::ApprovalChanged { .. } => 37,
         E::PlanReady { .. } => 38,
+        E::PromptNotSent { .. } => 39,
     }
 }
 
@@ -108,6 +109,9 @@ fn examples() -> Vec<E> {
         },
         E::PlanReady {
             plan: "# Plan\n1. 读".into(),
+        },
+        E::PromptNotSent {
+            text: "你好 hello".into(),
         },
         E::Todos {
             todos: vec![crate::todo::TodoItem {

@@ -39,6 +39,8 @@ pub struct Loaded {
     pub agents: Vec<ChildHistory>,
     /// The provider (None in older transcripts) and model of the last prompt.
     pub last_run: Option<(Option<String>, String)>,
+    /// How the last prompt ended (`model_error`, `completed`…); None if it never ended.
+    pub last_end: Option<String>,
 }
 
 /// A subagent's conversation as its transcript records kept it.
@@ -82,6 +84,7 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Loaded, SessionError> {
     let mut jobs: Vec<crate::background::JobInfo> = Vec::new();
     let mut todos = Vec::new();
     let mut last_run = None;
+    let mut last_end = None;
     let mut offset = 0usize;
     let mut line_no = 0usize;
     while offset < bytes.len() {
@@ -143,9 +146,13 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Loaded, SessionError> {
             }) => {
                 marks.push(PromptMark::new(&messages, time));
                 prompts.push(prompt);
+                last_end = None;
                 last_run = Some((provider, model));
             }
-            Some(Record::PromptEnd { turns: t, .. }) => {
+            Some(Record::PromptEnd {
+                turns: t, reason, ..
+            }) => {
+                last_end = Some(reason);
                 turns = turns.saturating_add(t);
                 if let Some(m) = marks.last_mut() {
                     m.turns = m.turns.saturating_add(t);
@@ -196,6 +203,7 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Loaded, SessionError> {
         path: path.to_path_buf(),
     })?;
     Ok(Loaded {
+        last_end,
         header,
         messages,
         prompts,

@@ -12,6 +12,7 @@ pub mod rewind_error;
 pub mod store;
 pub mod switch;
 pub mod transcript_line;
+mod unsent;
 pub mod writer;
 
 use std::path::{Path, PathBuf};
@@ -140,6 +141,13 @@ pub(crate) fn attach_with(
         ));
         tracing::warn!(session = %summary.id, tools = n, "repaired unanswered tool calls");
     }
+    // A prompt whose request failed is not sent behind the user's back (unsent.rs).
+    let unsent = unsent::take(
+        &mut messages,
+        loaded.last_end.as_deref(),
+        &loaded.marks,
+        &loaded.prompts,
+    );
     if loaded.header.workspace != workspace {
         notices.push(format!(
             "session {} was recorded in {}; tools now work in {workspace}",
@@ -202,6 +210,9 @@ pub(crate) fn attach_with(
         });
     }
     agent.reset(messages);
+    if let Some(text) = unsent {
+        agent.events().send(AgentEvent::PromptNotSent { text });
+    }
     agent.exec.jobs.adopt_earlier(loaded.jobs);
     agent.facts = facts;
     if !loaded.todos.is_empty() {

@@ -177,7 +177,11 @@ pub fn mode_span(mode: ApprovalMode, theme: &Theme) -> Span<'static> {
 }
 
 /// `/permissions`: the rules by file, then the session's grants.
-pub fn rules_listing(rules: &RuleSet, grants: &std::collections::BTreeSet<String>) -> String {
+pub fn rules_listing(
+    rules: &RuleSet,
+    grants: &std::collections::BTreeSet<String>,
+    mode: crate::permission::ApprovalMode,
+) -> String {
     let mut out = String::new();
     let mut sources: Vec<&str> = Vec::new();
     for r in rules.iter() {
@@ -196,7 +200,7 @@ pub fn rules_listing(rules: &RuleSet, grants: &std::collections::BTreeSet<String
             out.push_str(&format!("  {:<5} {}\n", r.kind.as_str(), r.rule.text));
         }
     }
-    out.push_str(&super::strings::session_grants(grants));
+    out.push_str(&super::strings::session_grants(grants, mode));
     out
 }
 

@@ -51,8 +51,9 @@ pub fn choice_session(tool: &str) -> String {
     format!("Yes, and don't ask again for {tool} this session")
 }
 
-pub fn choice_rule(tool: &str, inside: &str) -> String {
-    format!("Yes, and always allow {tool}({inside}) in this project")
+/// `rules`: the proposed list (`bash(sleep:*), bash(ls:*)`).
+pub fn choice_rule(rules: &str) -> String {
+    format!("Yes, and always allow {rules} in this project")
 }
 
 /// The keys under the answers (`n` answers are numbered 1…n).
@@ -60,9 +61,13 @@ pub fn choice_keys(n: usize) -> String {
     format!("↑/↓ or 1–{n} choose · Enter confirm · Esc deny · PgUp/PgDn scroll")
 }
 
-pub fn rule_edit(tool: &str) -> String {
-    format!("always allow in this project (Enter save · Esc back): {tool}(")
+/// Enter after letters typed while the box was open: those went to the input, so Enter does
+/// not confirm until a deliberate choice.
+pub fn must_choose(n: usize) -> String {
+    format!("Letters went to the input: choose with ↑/↓ or 1–{n}, then Enter")
 }
+
+pub const RULE_EDIT: &str = "always allow in this project (Enter save · Esc back): ";
 
 pub fn asked_by_rule(rule: &str, source: &str) -> String {
     format!("asks because of the rule ask `{rule}` in {source}")
@@ -75,12 +80,19 @@ pub fn guarded_delete(target: &str) -> String {
     )
 }
 
-pub fn more_lines(above: usize, below: usize) -> String {
+/// `keys`: the keys that scroll this box, and only those (issue 41, item 12: the approval
+/// and plan boxes said ↑/↓ scroll, where they choose an answer).
+pub fn more_lines(above: usize, below: usize, keys: &str) -> String {
     match (above, below) {
-        (0, b) => format!("↓ {b} more lines (↑/↓ PgUp/PgDn scroll)"),
+        (0, b) => format!("↓ {b} more lines ({keys} scroll)"),
         (a, 0) => format!("↑ {a} lines above"),
         (a, b) => format!("↑ {a} above · ↓ {b} more lines"),
     }
+}
+
+/// The tools list's first line when rows are hidden above it.
+pub fn more_above(n: usize) -> String {
+    format!("↑ {n} more")
 }
 
 pub fn queued(n: usize) -> String {
@@ -167,6 +179,16 @@ pub fn ended(reason: &str, error: Option<&str>, unanswered: bool) -> String {
     s
 }
 
+/// A resumed session's last prompt, whose request had failed.
+pub fn resumed_not_sent(prompt: &str) -> String {
+    let first = prompt.lines().next().unwrap_or("");
+    format!(
+        "not sent: the last prompt ({}) failed before it reached the model; it is back in the \
+         input (Enter sends it)",
+        crate::text::ellipsize(first, 40)
+    )
+}
+
 pub const PROMPT_KEPT: &str = " · not sent: the prompt is back in the input (Enter sends it \
      again; a new prompt replaces it)";
 
@@ -177,9 +199,27 @@ pub fn unknown_command(word: &str, known: &str) -> String {
     format!("unknown command /{word} (not sent to the model); commands: {known}")
 }
 
-pub fn session_grants(tools: &std::collections::BTreeSet<String>) -> String {
+/// What the approval mode does to a tool that changes things, for `/permissions` (issue 41,
+/// item 13: in yolo it said "tools that change things ask first").
+pub fn mode_effect(mode: crate::permission::ApprovalMode) -> &'static str {
+    use crate::permission::ApprovalMode as M;
+    match mode {
+        M::Ask => "tools that change things ask first",
+        M::AutoEdit => "file edits in the workspace run unasked; other changes ask first",
+        M::Plan => "plan mode: only read-only tools run until the plan is approved",
+        M::Yolo => {
+            "yolo: every tool runs unasked (ask/deny rules and the delete guard still apply)"
+        }
+        M::ReadOnly => "read-only: tools that change things are refused without asking",
+    }
+}
+
+pub fn session_grants(
+    tools: &std::collections::BTreeSet<String>,
+    mode: crate::permission::ApprovalMode,
+) -> String {
     if tools.is_empty() {
-        "no tool is allowed for this session; tools that change things ask first".into()
+        format!("no tool is allowed for this session; {}", mode_effect(mode))
     } else {
         let list: Vec<&str> = tools.iter().map(String::as_str).collect();
         format!(

@@ -163,8 +163,11 @@ impl ContextState {
     }
 
     /// Records a response's usage; `sent_len` is the history length its request carried.
+    /// A response that ran server tools (web search) reports input summed over the API's
+    /// internal iterations (a paused search: ~405k "input" for a 20k context): that is
+    /// cost, not the size of the context, so the next estimate counts what is sent.
     pub fn record_usage(&mut self, model: &str, usage: Usage, sent_len: usize) {
-        self.last = Some((usage, sent_len));
+        self.last = (usage.web_search_requests == 0).then_some((usage, sent_len));
         self.add_cost(model, usage);
     }
 

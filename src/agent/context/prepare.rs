@@ -36,7 +36,14 @@ pub async fn prepare(
     // Micro-compaction only when it frees a tenth of the window (it rewrites the cache).
     tokens = micro(agent, fixed, tokens, limits.threshold, limits.window / 10);
 
-    if tokens > limits.threshold {
+    // A paused server-tool turn (`pause_turn`) ends the history with its assistant message,
+    // which the API continues: a summary would drop it and the model would lose its own
+    // search results. It goes out as it is; a request too long is the reactive path's.
+    let paused = agent
+        .history
+        .last()
+        .is_some_and(|m| m.role == crate::message::Role::Assistant);
+    if tokens > limits.threshold && !paused {
         if agent.context.settings.auto_compact
             && agent.context.auto_failures < super::MAX_AUTO_FAILURES
         {

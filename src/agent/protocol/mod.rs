@@ -252,6 +252,11 @@ pub enum AgentEvent {
     Notice {
         text: String,
     },
+    /// A resumed session's last prompt was never sent (its request failed): it is not in
+    /// the history; front ends offer it again (the TUI puts it back in the input).
+    PromptNotSent {
+        text: String,
+    },
     /// A block the API's server tools produced arrived complete (a web search and its
     /// results, a code execution), verbatim; it stays in the reply's message.
     ServerBlock {

@@ -94,7 +94,7 @@ pub const BINDINGS: &[Binding] = &[
         &[key(Enter)],
         "Enter",
         Action::Submit,
-        "confirm the chosen answer (letters typed meanwhile go to the input)",
+        "confirm the chosen answer (after typing: choose first; n Enter denies)",
     ),
     bind(Approval, &[key(Esc)], "Esc", Action::Deny, "deny this call"),
     bind(

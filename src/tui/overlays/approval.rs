@@ -58,13 +58,19 @@ pub struct Approvals {
     pub session_grants: BTreeSet<String>,
     /// Lines the body is scrolled down by.
     pub scroll: usize,
-    /// "Always allow": the rule's inside (`cargo test:*`) being edited, or None.
+    /// "Always allow": the rules (`bash(sleep:*), bash(ls:*)`) being edited, or None.
     pub rule_edit: Option<String>,
     /// A replay: questions are recorded ones, answered by the recording, so the box shows no
     /// keys to answer them.
     pub replay: bool,
     /// The answer Enter confirms (an index into `choices()`).
     pub selected: usize,
+    /// Letters that went to the input since the question appeared or since the last
+    /// deliberate choice (↑/↓, a digit). While Some, Enter does not confirm: a person used to
+    /// y/n prompts types `n` Enter and must not get "1. Yes".
+    pub typed: Option<String>,
+    /// Enter came after such letters: the box asks for an explicit choice.
+    pub must_choose: bool,
 }
 
 impl Approvals {
@@ -73,6 +79,8 @@ impl Approvals {
             self.shown_at = Some(now);
             self.scroll = 0;
             self.selected = 0;
+            self.typed = None;
+            self.must_choose = false;
         }
         self.queue.push_back(req);
     }
@@ -80,7 +88,7 @@ impl Approvals {
     /// Whether a key at `now` may answer: not within the guard time after the question
     /// appeared, and not while keys arrive in a burst (`prev_key` is the key before).
     pub fn accepts_key(&self, now: Instant, prev_key: Option<Instant>) -> bool {
-        let settled = self.shown_at.is_none_or(|t| now >= t + GUARD);
+        let settled = self.settled(now);
         let burst = prev_key.is_some_and(|t| now.saturating_duration_since(t) < BURST_GAP);
         settled && !burst
     }
@@ -90,6 +98,8 @@ impl Approvals {
         self.rule_edit = None;
         self.scroll = 0;
         self.selected = 0;
+        self.typed = None;
+        self.must_choose = false;
         self.shown_at = (!self.queue.is_empty()).then_some(now);
     }
 
@@ -115,12 +125,47 @@ impl Approvals {
         self.reason = None;
         self.rule_edit = None;
         self.shown_at = None;
+        self.typed = None;
+        self.must_choose = false;
+    }
+
+    /// A key that went to the input while the question waits: letters count as typing.
+    pub fn note_typed(&mut self, code: crossterm::event::KeyCode) {
+        use crossterm::event::KeyCode;
+        match code {
+            KeyCode::Char(c) => self.typed.get_or_insert_with(String::new).push(c),
+            KeyCode::Backspace => {
+                if let Some(t) = self.typed.as_mut() {
+                    t.pop();
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Whether the letters typed since the question appeared say no (`n`, `no`): Enter
+    /// after them denies, the safe reading of a y/n habit.
+    pub fn typed_no(&self) -> bool {
+        self.typed
+            .as_deref()
+            .is_some_and(|t| matches!(t.trim().to_lowercase().as_str(), "n" | "no"))
+    }
+
+    /// Whether a key at `now` is past the guard time after the question appeared.
+    pub fn settled(&self, now: Instant) -> bool {
+        self.shown_at.is_none_or(|t| now >= t + GUARD)
+    }
+
+    /// A deliberate choice (↑/↓, a digit): Enter confirms again.
+    fn chose(&mut self) {
+        self.typed = None;
+        self.must_choose = false;
     }
 
     /// The answers the question in front offers.
     pub fn choices(&self) -> Vec<Choice> {
         self.current().map_or_else(Vec::new, |req| {
-            approval_choices::choices(is_plan(req), suggested_inside(req).is_some())
+            approval_choices::choices(is_plan(req), req.why.suggestion.is_some())
         })
     }
 
@@ -128,6 +173,7 @@ impl Approvals {
     pub fn pick(&mut self, n: usize) {
         if (1..=self.choices().len()).contains(&n) {
             self.selected = n - 1;
+            self.chose();
         }
     }
 
@@ -139,6 +185,11 @@ impl Approvals {
         let plan = self.current().is_some_and(is_plan);
         let last = self.choices().len().saturating_sub(1);
         let decision = match action {
+            // Letters typed since the question appeared: Enter asks for an explicit choice.
+            Action::Submit if self.typed.is_some() => {
+                self.must_choose = true;
+                return None;
+            }
             Action::Submit => match self.choices().get(self.selected)? {
                 Choice::AllowOnce if plan => Decision::ApprovePlan {
                     mode: ApprovalMode::AutoEdit,
@@ -149,7 +200,7 @@ impl Approvals {
                 Choice::AllowOnce => Decision::AllowOnce,
                 Choice::AllowSession => Decision::AllowForSession,
                 Choice::AllowRule => {
-                    self.rule_edit = self.current().and_then(suggested_inside);
+                    self.rule_edit = self.current().and_then(|r| r.why.suggestion.clone());
                     return None;
                 }
                 Choice::DenyWithReason => {
@@ -162,10 +213,12 @@ impl Approvals {
             },
             Action::PrevItem => {
                 self.selected = self.selected.saturating_sub(1);
+                self.chose();
                 return None;
             }
             Action::NextItem => {
                 self.selected = (self.selected + 1).min(last);
+                self.chose();
                 return None;
             }
             Action::ScrollUp => {
@@ -197,13 +250,16 @@ impl Approvals {
         })
     }
 
-    /// Enter while editing "always allow": the reply, and the rule as it will be written
-    /// (None when the edit is empty or does not follow the rule grammar: editing goes on).
-    pub fn answer_rule(&mut self, now: Instant) -> Option<(AgentCommand, String)> {
-        let inside = self.rule_edit.as_deref()?.trim().to_string();
+    /// Enter while editing "always allow": the reply, and the rules as they will be
+    /// written (None when the edit is empty, a rule does not follow the grammar or names
+    /// another tool: editing goes on).
+    pub fn answer_rule(&mut self, now: Instant) -> Option<(AgentCommand, Vec<String>)> {
+        let rules = crate::permission::suggest::split(self.rule_edit.as_deref()?);
         let req = self.current()?;
-        let rule = format!("{}({inside})", req.tool);
-        if inside.is_empty() || crate::permission::rules::Rule::parse(&rule).is_err() {
+        let prefix = format!("{}(", req.tool);
+        let valid =
+            |r: &String| r.starts_with(&prefix) && crate::permission::rules::Rule::parse(r).is_ok();
+        if rules.is_empty() || !rules.iter().all(valid) {
             return None;
         }
         let req = self.queue.pop_front()?;
@@ -211,9 +267,11 @@ impl Approvals {
         Some((
             AgentCommand::PermissionReply {
                 id: req.id,
-                decision: Decision::AllowRule { rule: rule.clone() },
+                decision: Decision::AllowRule {
+                    rule: rules.join(", "),
+                },
             },
-            rule,
+            rules,
         ))
     }
 
@@ -251,8 +309,8 @@ impl Approvals {
                 Span::styled(format!("{}▏", sanitize(r)), theme.text),
             ]),
             (None, Some(rule)) => Line::from(vec![
-                Span::styled(strings::rule_edit(&sanitize(&req.tool)), bold),
-                Span::styled(format!("{}▏)", sanitize(rule)), theme.text),
+                Span::styled(strings::RULE_EDIT, bold),
+                Span::styled(format!("{}▏", sanitize(rule)), theme.text),
             ]),
             (None, None) if self.replay => Line::styled(strings::REPLAY_APPROVAL, bold),
             (None, None) => Line::default(),
@@ -260,14 +318,21 @@ impl Approvals {
         // No editor open: the numbered answers, the chosen one marked (a replay's recorded
         // question has none: the recording answers it).
         let footer = if !self.replay && self.reason.is_none() && self.rule_edit.is_none() {
-            approval_choices::lines(
+            let mut lines = approval_choices::lines(
                 &self.choices(),
                 self.selected,
                 is_plan(req),
                 &req.tool,
-                suggested_inside(req).as_deref(),
+                req.why.suggestion.as_deref(),
                 theme,
-            )
+            );
+            if self.must_choose {
+                lines.push(Line::styled(
+                    strings::must_choose(self.choices().len()),
+                    theme.warning.add_modifier(Modifier::BOLD),
+                ));
+            }
+            lines
         } else {
             vec![footer]
         };
@@ -300,7 +365,10 @@ impl Approvals {
             let top = self.scroll.min(body.len() - window);
             let below = body.len() - window - top;
             let mut shown: Vec<Line> = body.drain(top..top + window).collect();
-            shown.push(Line::styled(strings::more_lines(top, below), theme.dim));
+            shown.push(Line::styled(
+                strings::more_lines(top, below, "PgUp/PgDn"),
+                theme.dim,
+            ));
             body = shown;
         }
         body.push(Line::default());
@@ -313,13 +381,6 @@ impl Approvals {
 
 fn is_plan(req: &ApprovalRequest) -> bool {
     matches!(req.preview, Some(Preview::Plan { .. }))
-}
-
-/// The inside of the proposed rule (`cargo test:*` of `bash(cargo test:*)`).
-fn suggested_inside(req: &ApprovalRequest) -> Option<String> {
-    let s = req.why.suggestion.as_deref()?;
-    let open = s.find('(')?;
-    s[open + 1..].strip_suffix(')').map(str::to_string)
 }
 
 fn body_lines(req: &ApprovalRequest, theme: &Theme) -> Vec<Line<'static>> {

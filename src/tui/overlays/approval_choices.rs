@@ -41,7 +41,7 @@ pub fn label(choice: Choice, plan: bool, tool: &str, rule: Option<&str>) -> Stri
         (Choice::DenyWithReason, true) => strings::PLAN_NO.into(),
         (Choice::AllowOnce, false) => strings::CHOICE_YES.into(),
         (Choice::AllowSession, false) => strings::choice_session(tool),
-        (Choice::AllowRule, _) => strings::choice_rule(tool, rule.unwrap_or("")),
+        (Choice::AllowRule, _) => strings::choice_rule(rule.unwrap_or("")),
         (Choice::DenyWithReason, false) => strings::CHOICE_NO.into(),
     }
 }
@@ -105,7 +105,7 @@ mod tests {
             1,
             false,
             "bash",
-            Some("cargo test:*"),
+            Some("bash(cargo test:*)"),
             &Theme::default(),
         )
         .iter()

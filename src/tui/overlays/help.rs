@@ -141,7 +141,10 @@ pub fn draw(f: &mut Frame, area: Rect, scroll: u16, theme: &Theme, commands: &[C
         let top = (scroll as usize).min(body.len() - window);
         let below = body.len() - window - top;
         let mut shown: Vec<Line> = body.drain(top..top + window).collect();
-        shown.push(Line::styled(strings::more_lines(top, below), theme.dim));
+        shown.push(Line::styled(
+            strings::more_lines(top, below, "↑/↓ PgUp/PgDn"),
+            theme.dim,
+        ));
         body = shown;
     }
     let h = (body.len() as u16 + 2).min(area.height);

@@ -27,7 +27,9 @@ const CHOICES: [&str; 3] = [
     "2  conversation only",
     "3  files only",
 ];
-const CHOOSE_KEYS: &str = "1-3 or ↑↓ Enter · Esc back";
+/// A digit only chooses, as in the approval box; Enter acts (issue 41, item 8: `1` then
+/// Enter used to rewind, then send the restored prompt).
+const CHOOSE_KEYS: &str = "↑/↓ or 1–3 choose · Enter rewind · Esc back";
 const CONFIRM_KEYS: &str = "y overwrite them too · n leave them, restore the rest · Esc back";
 
 #[derive(Clone, Debug, PartialEq)]
@@ -179,7 +181,7 @@ impl RewindOverlay {
                 }
                 KeyCode::Char(c @ '1'..='3') => {
                     self.choice = c as usize - '1' as usize;
-                    self.request()
+                    Step::Stay
                 }
                 KeyCode::Enter => self.request(),
                 _ => Step::Stay,

@@ -153,6 +153,17 @@ impl App {
                 self.json.set_message(index, message)
             }
             AgentEvent::EarlierHistory { messages } => self.earlier = messages,
+            // The same rule as a live failure: the text waits in the input, ahead of what
+            // was typed, and goes only if the user sends it.
+            AgentEvent::PromptNotSent { text } => {
+                self.conversation
+                    .push(CellKind::Error(strings::resumed_not_sent(&text)));
+                let mut parts = vec![text];
+                if !self.input.is_empty() {
+                    parts.push(self.input.text());
+                }
+                self.input.set_text(&parts.join("\n"));
+            }
             AgentEvent::ToolTimings { timings } => self.timings = timings,
             AgentEvent::HistoryReset {
                 messages,

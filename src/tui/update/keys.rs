@@ -77,7 +77,8 @@ impl App {
 
     /// A key while a question is open. Ctrl+C still aborts the turn. Letters always go to
     /// the input; the answer keys (↑/↓, digits, Enter, Esc) typed just after the question
-    /// appeared, or in a burst of typing, were meant for the input and go there too.
+    /// appeared, or in a burst of typing, were meant for the input and go there too. After
+    /// letters, Enter never approves: `n` Enter denies, anything else asks for a choice.
     fn approval_key(
         &mut self,
         key: KeyEvent,
@@ -98,14 +99,16 @@ impl App {
                 }
                 KeyCode::Esc => self.approvals.rule_edit = None,
                 KeyCode::Enter => {
-                    if let Some((cmd, rule)) = self.approvals.answer_rule(now) {
+                    if let Some((cmd, rules)) = self.approvals.answer_rule(now) {
                         self.send(cmd);
-                        if let Ok(r) = crate::permission::rules::Rule::parse(&rule) {
-                            self.steering.rules.push(
-                                crate::permission::rules::RuleKind::Allow,
-                                r,
-                                crate::permission::settings::LOCAL_SOURCE,
-                            );
+                        for rule in rules {
+                            if let Ok(r) = crate::permission::rules::Rule::parse(&rule) {
+                                self.steering.rules.push(
+                                    crate::permission::rules::RuleKind::Allow,
+                                    r,
+                                    crate::permission::settings::LOCAL_SOURCE,
+                                );
+                            }
                         }
                     }
                 }
@@ -131,6 +134,24 @@ impl App {
             return;
         }
         let action = action_for(&key, Scope::Approval, self.info.shift_enter);
+        // `n` or `no` typed since the question appeared, then Enter: the y/n habit says no.
+        // Denying is safe, so a quick Enter counts too (not one inside the guard time: those
+        // letters were typed before the box could be read). The letters were an answer, not
+        // text for the input.
+        if action == Some(Action::Submit)
+            && self.approvals.typed_no()
+            && self.approvals.settled(now)
+        {
+            self.last_key_at = prev_key;
+            let typed = self.approvals.typed.take().unwrap_or_default();
+            if self.input.line_before_caret().ends_with(&typed) {
+                self.input.replace_before_caret(typed.chars().count(), "");
+            }
+            if let Some(cmd) = self.approvals.answer(Action::Deny, now) {
+                self.send(cmd);
+            }
+            return;
+        }
         match action {
             // Moving the choice or the preview answers nothing: holding ↓ through a long plan
             // is not a burst to refuse. A key the box took is not typing either: "2" then
@@ -154,7 +175,16 @@ impl App {
             // Everything else (letters above all, even a lone one after a pause) is typing
             // for the input, which stays visible under the box. Global keys (Tab, F-keys)
             // do nothing while the question waits.
-            _ if global.is_none() => self.input_key(key, now),
+            // Letters typed here make the next Enter ask for an explicit choice.
+            _ if global.is_none() => {
+                if !key
+                    .modifiers
+                    .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
+                {
+                    self.approvals.note_typed(key.code);
+                }
+                self.input_key(key, now)
+            }
             _ => {}
         }
     }

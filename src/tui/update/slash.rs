@@ -225,9 +225,11 @@ fn approval(app: &mut App, args: &str, _now: Instant) {
 fn permissions(app: &mut App, args: &str, _now: Instant) {
     let mut words = args.split_whitespace();
     let text = match (words.next(), words.next()) {
-        (None, _) => {
-            crate::tui::steering::rules_listing(&app.steering.rules, &app.approvals.session_grants)
-        }
+        (None, _) => crate::tui::steering::rules_listing(
+            &app.steering.rules,
+            &app.approvals.session_grants,
+            app.steering.mode,
+        ),
         (Some("revoke"), Some("all")) => {
             let tools: Vec<String> = std::mem::take(&mut app.approvals.session_grants)
                 .into_iter()

@@ -161,7 +161,11 @@ async fn a_prompt_merged_into_an_interrupted_turn_is_rewound_cleanly() {
     app.on_key(key(KeyCode::Esc), now);
     assert!(app.rewind.is_some(), "Esc Esc opens the list");
     app.on_key(key(KeyCode::Enter), now);
+    // A digit only chooses, as in the approval box (issue 41, item 8); Enter acts.
     app.on_key(key(KeyCode::Char('1')), now);
+    assert_eq!(app.take_commands(), vec![], "a digit acted at once");
+    assert!(app.rewind.is_some());
+    app.on_key(key(KeyCode::Enter), now);
     let sent = app.take_commands();
     let req = Request {
         to: 3,

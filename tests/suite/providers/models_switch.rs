@@ -186,11 +186,46 @@ fn an_unknown_model_is_named_and_not_retried() {
     let error = result["error"].as_str().unwrap_or("");
     assert!(
         error.contains("does not know the model \"claude-nonexistent-9\"")
-            && error.contains("/model"),
+            && error.contains("/model")
+            && error.contains(&format!("{base}/v1/messages")),
         "{error}"
     );
     assert_eq!(server.requests().len(), 1, "no retries");
     assert!(run.of_type("retry").is_empty());
+}
+
+/// Issue 41, item 6: a gateway answering 404 with an Anthropic-shaped JSON error
+/// (`not_found_error`, "Not Found") is named with the model and the URL asked, and the two
+/// things to check (`--base-url`, `/model`), like the no-JSON 404.
+#[test]
+fn a_json_404_from_a_gateway_names_the_model_and_the_url() {
+    let server = MockServer::start();
+    server.enqueue(Reply::error(404, "not_found_error", "Not Found"));
+    let base = server.anthropic_base();
+    let run = Tooloop::new(&[
+        "-p",
+        "hi",
+        "--provider",
+        "anthropic",
+        "--base-url",
+        &base,
+        "--model",
+        "claude-sonnet-4-5",
+        "--output-format",
+        "json",
+    ])
+    .env("ANTHROPIC_API_KEY", "test-key")
+    .run();
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    let error = run.result()["error"].as_str().unwrap_or("").to_string();
+    assert!(
+        error.contains("\"claude-sonnet-4-5\"")
+            && error.contains(&format!("{base}/v1/messages"))
+            && error.contains("--base-url")
+            && error.contains("/model"),
+        "{error}"
+    );
+    assert_eq!(server.requests().len(), 1, "a 404 is not retried");
 }
 
 #[test]

@@ -156,3 +156,33 @@ fn killed_while_the_model_is_slow_then_continue_sends_a_valid_request() {
     );
     assert_no_key_anywhere(&sb);
 }
+
+/// Issue 41, item 4: a prompt whose request failed (here a 404), then the run ended, then
+/// `--continue`: the failed prompt is not sent behind the user's back. The next request
+/// carries the earlier exchange and the new prompt alone, as in a live session.
+#[test]
+fn a_prompt_that_failed_is_not_sent_after_a_resume() {
+    let sb = Sandbox::new();
+    let server = MockServer::start();
+    server.enqueue(text_reply("Hello there."));
+    let first = anthropic(&sb, &server, "hello", &[]);
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    server.enqueue(Reply::error(404, "not_found_error", "Not Found"));
+    let failed = anthropic(&sb, &server, "the prompt that failed", &["--continue"]);
+    assert_ne!(failed.code, 0, "{}", failed.stderr);
+    server.enqueue(text_reply("Sure."));
+    let next = anthropic(&sb, &server, "the next prompt", &["--continue"]);
+    assert_eq!(next.code, 0, "{}", next.stderr);
+    let requests = server.accepted();
+    let sent = &requests.last().expect("a request").body["messages"];
+    let all = sent.to_string();
+    assert!(!all.contains("the prompt that failed"), "{sent:#}");
+    let sent = sent.as_array().expect("messages");
+    assert_eq!(
+        sent.len(),
+        3,
+        "hello, its answer, the next prompt: {sent:#?}"
+    );
+    assert_eq!(sent[2]["content"].as_array().map(Vec::len), Some(1));
+    assert_eq!(sent[2]["content"][0]["text"], "the next prompt");
+}

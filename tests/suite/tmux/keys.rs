@@ -106,7 +106,8 @@ fn input_line(screen: &str) -> String {
 }
 
 /// Letters never answer the approval box: `yay好` typed after the question opened and a
-/// lone `h` after a pause both land in the input; Enter confirms the chosen "1. Yes".
+/// lone `h` after a pause both land in the input; the Enter after them asks for a choice
+/// instead of confirming "1. Yes"; the digit 1 then Enter approves.
 #[test]
 fn a_stray_letter_goes_to_the_input_and_only_enter_answers() {
     if !support::tmux::available() {
@@ -137,6 +138,15 @@ fn a_stray_letter_goes_to_the_input_and_only_enter_answers() {
     assert!(s.contains("allow bash?"), "{s}");
     std::thread::sleep(settle);
     t.keys(&["Enter"]);
+    let s = t.wait_text("choose with ↑/↓ or 1–");
+    assert!(
+        s.contains("allow bash?"),
+        "Enter after letters answered:\n{s}"
+    );
+    std::thread::sleep(settle);
+    t.keys(&["1"]);
+    std::thread::sleep(settle);
+    t.keys(&["Enter"]);
     let s = t.wait_for("the approved call to finish", |s| {
         !s.contains("allow bash?") && Tmux::status_line(s).contains("idle")
     });
@@ -145,6 +155,37 @@ fn a_stray_letter_goes_to_the_input_and_only_enter_answers() {
         input_line(&s).contains("yay好h"),
         "the typing is kept:\n{s}"
     );
+}
+
+/// Issue 41, item 0: `n` then Enter, as at a y/n prompt, denies; the command never runs and
+/// the `n` does not stay in the input. Checked at both sizes.
+#[test]
+fn n_then_enter_denies_the_command() {
+    if !tmux::available() {
+        return;
+    }
+    for (w, h) in [(80, 24), (200, 50)] {
+        let t = Tui::start(&format!("n-enter-{w}"), w, h);
+        t.wait_text("Ask something");
+        t.send_line("run `touch made-by-bash`");
+        t.wait_text("allow bash?");
+        let settle =
+            tooloop::tui::overlays::approval::GUARD + tooloop::tui::overlays::approval::BURST_GAP;
+        std::thread::sleep(settle);
+        t.type_text("n");
+        t.wait_for("the n in the input", |s| input_line(s).ends_with('n'));
+        std::thread::sleep(settle);
+        t.keys(&["Enter"]);
+        let s = t.wait_for("the denied call", |s| {
+            !s.contains("allow bash?") && Tmux::status_line(s).contains("idle")
+        });
+        assert!(s.contains("denied"), "{s}");
+        assert!(
+            !t.workspace.join("made-by-bash").exists(),
+            "n Enter ran the command:\n{s}"
+        );
+        assert!(!input_line(&s).ends_with('n'), "{s}");
+    }
 }
 
 /// A timeline bar picked during one prompt is forgotten when the next prompt starts: the
@@ -176,4 +217,31 @@ fn the_timeline_selection_ends_with_its_prompt() {
         !s.contains("Enter: open in JSON") && !s.contains("Enter: input and output"),
         "the old selection stayed:\n{s}"
     );
+}
+
+/// Issue 41, item 15: the timeline's title says "Enter: open in JSON" only while the tools
+/// pane has the focus; after Esc (focus back to the input) Enter would send a prompt.
+#[test]
+fn the_timeline_title_drops_its_enter_hint_when_the_focus_leaves() {
+    if !tmux::available() {
+        return;
+    }
+    let t = Tui::start("bars-focus", 120, 40);
+    t.wait_text("Ask something");
+    t.send_line("list files");
+    t.wait_for("the answer", |s| {
+        s.contains("Anything else?") && Tmux::status_line(s).contains("idle")
+    });
+    t.keys(&["Tab", "Tab"]);
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while !t.screen().contains("Enter: open in JSON") {
+        assert!(std::time::Instant::now() < deadline, "{}", t.screen());
+        t.keys(&["Left"]);
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    t.keys(&["Escape"]);
+    let s = t.wait_for("the title without the hint", |s| {
+        !s.contains("Enter: open in JSON")
+    });
+    assert!(s.contains("timeline"), "{s}");
 }

@@ -157,8 +157,12 @@ fn always_allow_sticks_for_a_later_headless_run_and_todos_list_at_200x50() {
     };
     s.wait_for("ready", |x| Tmux::status_line(x).contains("⏵ ask"));
     s.send_line("run the tests");
-    let asked = s.wait_for("the approval box proposing the prefix", |x| {
-        x.contains("3. Yes, and always allow bash(cargo test:*) in this project")
+    // One rule per part of the command (issue 41, item 2): `bash(cargo test:*)` alone
+    // would never let the whole command run.
+    let asked = s.wait_for("the approval box proposing the prefixes", |x| {
+        x.contains(
+            "3. Yes, and always allow bash(cargo test:*), bash(echo ran-it:*) in this project",
+        )
     });
     eprintln!("200x50 approval:\n{asked}");
     // The todo list, unfolded on a tall terminal, with its marks.

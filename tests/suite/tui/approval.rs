@@ -71,8 +71,15 @@ async fn keys_typed_as_the_modal_opens_go_to_the_input_not_the_question() {
         "and say yh",
         "the lone letter is not lost"
     );
-    // Enter after a pause confirms the chosen answer (1. Yes).
+    // Enter after those letters, even after a pause, does not confirm "1. Yes": the box
+    // asks for an explicit choice (issue 41, item 0).
     app.on_key(key(KeyCode::Enter), t + ms(1200));
+    assert_eq!(app.take_commands(), vec![], "Enter after letters approved");
+    let screen = render_text(&mut app, 100, 30, t + ms(1200));
+    assert!(screen.contains("choose with ↑/↓ or 1–3"), "{screen}");
+    // A deliberate choice (the digit 1), then Enter: approved.
+    app.on_key(key(KeyCode::Char('1')), t + ms(1800));
+    app.on_key(key(KeyCode::Enter), t + ms(2400));
     assert_eq!(
         app.take_commands(),
         vec![AgentCommand::PermissionReply {
@@ -80,6 +87,7 @@ async fn keys_typed_as_the_modal_opens_go_to_the_input_not_the_question() {
             decision: Decision::AllowOnce
         }]
     );
+    let t = t + ms(2400);
     // The second question in the queue gets its own guard time.
     let t = t + ms(600);
     ask(&mut app, "b2", t + ms(700));
@@ -195,6 +203,12 @@ async fn a_long_preview_scrolls_and_says_how_much_is_unseen() {
     app.on_agent(permission_request("w1", "write_file", input), t0);
     let screen = render_text(&mut app, 80, 24, t0);
     assert!(screen.contains("more lines"), "{screen}");
+    // ↑/↓ choose an answer here: the hint names only the keys that scroll (issue 41,
+    // item 12).
+    assert!(
+        screen.contains("(PgUp/PgDn scroll)") && !screen.contains("↑/↓ PgUp"),
+        "{screen}"
+    );
     assert!(!screen.contains("line 119"), "{screen}");
     let t = t0 + ms(1000);
     for i in 0..12 {
@@ -251,4 +265,90 @@ async fn a_digit_then_a_quick_enter_answers_but_typed_ones_do_not() {
     assert!(app.approvals.is_open());
     assert_eq!(app.queued.len(), 1, "the typed Enter queued the prompt");
     assert_eq!(app.queued[0], "yes 2");
+}
+
+/// Issue 41, item 0: a person used to y/n prompts types `n` then Enter. The `n` goes to the
+/// input, and the Enter must not confirm the highlighted "1. Yes": `n` Enter denies (and the
+/// `n` leaves the input), `y` Enter asks for a choice, ↓ then ↑ then Enter approves.
+#[tokio::test(start_paused = true)]
+async fn n_then_enter_denies_and_no_typed_letter_leads_to_approval() {
+    let mut app = app();
+    let t0 = Instant::now();
+    start_turn(&mut app, t0);
+    ask(&mut app, "b1", t0);
+    app.on_key(key(KeyCode::Char('n')), t0 + ms(1000));
+    app.on_key(key(KeyCode::Enter), t0 + ms(1100));
+    assert_eq!(
+        app.take_commands(),
+        vec![AgentCommand::PermissionReply {
+            id: "b1".into(),
+            decision: Decision::Deny { reason: None }
+        }],
+        "n then Enter (a quick one too) denies"
+    );
+    assert_eq!(app.input.text(), "", "the n was an answer, not input");
+    assert!(app.queued.is_empty());
+    // `y` then Enter: never an approval, whatever the pauses.
+    ask(&mut app, "b2", t0 + ms(2000));
+    app.on_key(key(KeyCode::Char('y')), t0 + ms(3000));
+    app.on_key(key(KeyCode::Enter), t0 + ms(4000));
+    app.on_key(key(KeyCode::Enter), t0 + ms(5000));
+    assert_eq!(app.take_commands(), vec![], "y Enter approved");
+    assert!(app.approvals.is_open());
+    // Letters, then a deliberate ↓ ↑ (back to 1. Yes), then Enter: approved.
+    app.on_key(key(KeyCode::Down), t0 + ms(6000));
+    app.on_key(key(KeyCode::Up), t0 + ms(6500));
+    app.on_key(key(KeyCode::Enter), t0 + ms(7000));
+    assert_eq!(
+        app.take_commands(),
+        vec![AgentCommand::PermissionReply {
+            id: "b2".into(),
+            decision: Decision::AllowOnce
+        }]
+    );
+    // A new question forgets the letters typed for the last one: a plain Enter approves.
+    ask(&mut app, "b3", t0 + ms(8000));
+    app.on_key(key(KeyCode::Enter), t0 + ms(9000));
+    assert_eq!(app.take_commands().len(), 1);
+    // `no` typed, then Enter: denied too.
+    ask(&mut app, "b4", t0 + ms(10000));
+    for (i, c) in "no".chars().enumerate() {
+        app.on_key(key(KeyCode::Char(c)), t0 + ms(11000 + 100 * i as u64));
+    }
+    app.on_key(key(KeyCode::Enter), t0 + ms(12000));
+    assert_eq!(
+        app.take_commands(),
+        vec![AgentCommand::PermissionReply {
+            id: "b4".into(),
+            decision: Decision::Deny { reason: None }
+        }]
+    );
+}
+
+/// Issue 41, item 13: `/permissions` says what the approval mode does; in yolo it said
+/// "tools that change things ask first".
+#[tokio::test(start_paused = true)]
+async fn permissions_says_what_the_approval_mode_does() {
+    let mut app = app();
+    let t = Instant::now();
+    type_text(&mut app, "/permissions", t);
+    app.on_key(key(KeyCode::Enter), t);
+    assert!(
+        last_notice(&app).contains("ask first"),
+        "{}",
+        last_notice(&app)
+    );
+    app.on_agent(
+        AgentEvent::ApprovalChanged {
+            mode: tooloop::permission::ApprovalMode::Yolo,
+        },
+        t,
+    );
+    type_text(&mut app, "/permissions", t);
+    app.on_key(key(KeyCode::Enter), t);
+    let text = last_notice(&app);
+    assert!(
+        text.contains("yolo") && !text.contains("ask first"),
+        "{text}"
+    );
 }

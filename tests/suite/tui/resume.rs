@@ -190,3 +190,70 @@ async fn a_denied_call_is_still_denied_when_resumed() {
     let screen = render_text(&mut app, 80, 24, now);
     assert!(screen.contains("denied"), "{screen}");
 }
+
+/// Issue 41, item 4: a prompt that failed ("not sent"), then the TUI closed, then
+/// `--resume`: the prompt is not an ordinary prompt of the history; it is back in the
+/// input, marked not sent, as in a live session.
+#[tokio::test]
+async fn a_failed_prompt_comes_back_into_the_input_when_resumed() {
+    use serde_json::json;
+    let tmp = tempfile::tempdir().expect("tmp");
+    let dir = tmp.path().join("tooloop/sessions");
+    let id = "cccc0003";
+    let usage = json!({"input_tokens": 0, "output_tokens": 0});
+    let lines = [
+        header(id),
+        json!({"type":"prompt_start","time":"2026-12-01T06:30:13Z","prompt":"hello","model":"m"})
+            .to_string(),
+        json!({"type":"message","index":0,"message":{"role":"user",
+               "content":[{"type":"text","text":"hello"}]}})
+        .to_string(),
+        json!({"type":"message","index":1,"message":{"role":"assistant",
+               "content":[{"type":"text","text":"Hi."}]}})
+        .to_string(),
+        json!({"type":"prompt_end","time":"2026-12-01T06:30:14Z","reason":"completed",
+               "turns":1,"usage":usage})
+        .to_string(),
+        json!({"type":"prompt_start","time":"2026-12-01T06:30:15Z","prompt":"写个测试 please",
+               "model":"m"})
+        .to_string(),
+        json!({"type":"message","index":2,"message":{"role":"user",
+               "content":[{"type":"text","text":"写个测试 please"}]}})
+        .to_string(),
+        json!({"type":"prompt_end","time":"2026-12-01T06:30:16Z","reason":"model_error",
+               "turns":1,"usage":usage,"error":"connection refused"})
+        .to_string(),
+    ];
+    std::fs::create_dir_all(&dir).expect("dir");
+    std::fs::write(
+        dir.join(format!("20261201T063012Z-{id}.jsonl")),
+        lines.join("\n") + "\n",
+    )
+    .expect("write");
+    let cfg = config(tmp.path(), &["--resume", id]);
+    let mut engine = start(&cfg, &dir);
+    let events = until(&mut engine.events, |e| {
+        matches!(e, AgentEvent::PromptNotSent { .. })
+    })
+    .await;
+    engine
+        .control
+        .stop(Duration::from_secs(10))
+        .await
+        .expect("the agent stops");
+    let reset = events.iter().find_map(|e| match e {
+        AgentEvent::HistoryReset { messages, .. } => Some(messages.len()),
+        _ => None,
+    });
+    assert_eq!(reset, Some(2), "the failed prompt is not in the history");
+    let mut app = app();
+    let now = Instant::now();
+    for e in events {
+        app.on_agent(e, now);
+    }
+    assert_eq!(app.input.text(), "写个测试 please");
+    for (w, h) in [(80, 24), (200, 50)] {
+        let screen = render_text(&mut app, w, h, now);
+        assert!(screen.contains("not sent"), "{w}x{h}:\n{screen}");
+    }
+}

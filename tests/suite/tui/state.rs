@@ -191,8 +191,10 @@ fn ask(app: &mut App, id: &str, now: Instant) {
 
 #[tokio::test(start_paused = true)]
 async fn approval_keys_answer_the_question() {
+    // Every case types a stray `y` first, so Enter alone would only ask for a choice
+    // (issue 41, item 0): the answer is always a deliberate one.
     let cases: [(&[KeyCode], Decision); 5] = [
-        (&[KeyCode::Enter], Decision::AllowOnce),
+        (&[KeyCode::Char('1'), KeyCode::Enter], Decision::AllowOnce),
         (
             &[KeyCode::Char('2'), KeyCode::Enter],
             Decision::AllowForSession,

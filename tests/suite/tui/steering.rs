@@ -105,13 +105,17 @@ async fn always_allow_sends_the_edited_rule_and_lists_it() {
     );
     app.on_key(key(KeyCode::Char('3')), later(1000));
     app.on_key(key(KeyCode::Enter), later(1050));
-    assert_eq!(app.approvals.rule_edit.as_deref(), Some("cargo test:*"));
-    // Narrow it to `cargo:*`: delete " test:*", type ":*".
-    for i in 0..7 {
+    assert_eq!(
+        app.approvals.rule_edit.as_deref(),
+        Some("bash(cargo test:*)")
+    );
+    // Narrow it to `cargo:*`: delete " test:*)", type ":*)".
+    for i in 0..8 {
         app.on_key(key(KeyCode::Backspace), later(1100 + i * 10));
     }
-    app.on_key(key(KeyCode::Char(':')), later(1200));
-    app.on_key(key(KeyCode::Char('*')), later(1210));
+    for (i, c) in ":*)".chars().enumerate() {
+        app.on_key(key(KeyCode::Char(c)), later(1200 + i as u64 * 10));
+    }
     app.on_key(key(KeyCode::Enter), later(1300));
     assert_eq!(
         reply(&mut app),

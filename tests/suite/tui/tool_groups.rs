@@ -158,3 +158,44 @@ async fn a_resumed_history_is_grouped_by_its_prompts() {
     assert!(s.contains("▾ prompt 3 · once more · 1 tool"), "{s}");
     assert!(s.contains("▸ prompt 2"), "{s}");
 }
+
+/// Issue 41, item 16: at 80×24 a prompt with more calls than the list shows hides the rows
+/// above with a mark that says how many ("↑ N more"), instead of dropping them silently.
+#[tokio::test(start_paused = true)]
+async fn rows_hidden_above_are_counted_at_80x24() {
+    let mut app = app();
+    let t0 = Instant::now();
+    prompt(&mut app, "read them all", t0);
+    for i in 0..12 {
+        call(
+            &mut app,
+            &format!("r{i}"),
+            "read_file",
+            json!({"path": format!("file{i}.rs")}),
+            t0,
+            100,
+        );
+    }
+    let whole = render_text(&mut app, 80, 24, t0 + Duration::from_secs(2));
+    // The tools pane: from its title down.
+    let screen = whole
+        .split_once(" tools ─")
+        .map(|(_, pane)| pane.to_string())
+        .unwrap_or_else(|| panic!("no tools pane:\n{whole}"));
+    let mark = screen
+        .lines()
+        .find(|l| l.contains("↑ ") && l.contains(" more"))
+        .unwrap_or_else(|| panic!("no ↑ N more mark:\n{whole}"));
+    let n: usize = mark
+        .split("↑ ")
+        .nth(1)
+        .and_then(|s| s.split(' ').next())
+        .and_then(|s| s.parse().ok())
+        .expect("a count");
+    let shown = (0..12)
+        .filter(|i| screen.contains(&format!("file{i}.rs")))
+        .count();
+    // The prompt's header and its 12 calls: what is not shown is counted.
+    assert_eq!(n + shown, 13, "{whole}");
+    assert!(screen.contains("file11.rs"), "the newest stays:\n{whole}");
+}

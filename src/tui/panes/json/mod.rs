@@ -278,11 +278,20 @@ impl JsonPane {
         serde_json::to_string_pretty(&value).unwrap_or_default()
     }
 
-    /// Writes the current view to `dir` and returns the path.
+    /// Writes the current view to `dir` and returns the path. Owner-only (0600), like
+    /// transcripts: requests and tool output may hold what the user keeps private.
     pub fn save(&self, dir: &Path, stamp: &str) -> Result<PathBuf, (PathBuf, std::io::Error)> {
         let path = dir.join(format!("{}-{stamp}.json", self.view.name()));
         std::fs::create_dir_all(dir)
-            .and_then(|_| std::fs::write(&path, self.export()))
+            .and_then(|_| {
+                let mut opts = std::fs::OpenOptions::new();
+                opts.write(true).create(true).truncate(true);
+                #[cfg(unix)]
+                std::os::unix::fs::OpenOptionsExt::mode(&mut opts, 0o600);
+                let mut file = opts.open(&path)?;
+                crate::paths::set_mode(&path, 0o600)?;
+                std::io::Write::write_all(&mut file, self.export().as_bytes())
+            })
             .map(|_| path.clone())
             .map_err(|e| (path, e))
     }

@@ -59,6 +59,10 @@ pub struct ToolsPane {
     pub scroll: Scroll,
     /// Set by `layout`: the list's visible rows and the timeline's height.
     window: (usize, usize),
+    /// Rows of the list hidden above the window: the pane's top border says so ("↑ N more";
+    /// issue 41, item 16: at 80x24 they vanished without a mark). On the border, not in a
+    /// row: a two-row list keeps both its running calls.
+    more_above: usize,
     list_h: u16,
     timeline_h: u16,
     /// Whether the timeline has room for its title row.
@@ -343,6 +347,7 @@ impl Pane for ToolsPane {
         self.timeline_titled = self.timeline_h > body;
         self.list_h = (lines.max(1) as u16).min(inner_h - self.timeline_h);
         self.window = self.scroll.window(lines, self.list_h as usize);
+        self.more_above = self.window.0;
     }
 
     fn draw(&self, f: &mut Frame, area: Rect, ctx: &PaneContext) {
@@ -358,6 +363,12 @@ impl Pane for ToolsPane {
             .title(Span::styled(strings::TOOLS_TITLE, border));
         let inner = block.inner(area);
         f.render_widget(block, area);
+        let mark = format!(" {} ", strings::more_above(self.more_above));
+        let mark_w = mark.chars().count() as u16;
+        if self.more_above > 0 && area.height > 0 && area.width > mark_w + 12 {
+            f.buffer_mut()
+                .set_string(area.right() - mark_w - 1, area.y, &mark, theme.dim);
+        }
         if inner.height == 0 || inner.width == 0 {
             return;
         }
@@ -378,9 +389,13 @@ impl Pane for ToolsPane {
             let title_h = u16::from(self.timeline_titled);
             let [title, body] =
                 Layout::vertical([Constraint::Length(title_h), Constraint::Min(0)]).areas(tl);
-            let picked = self
-                .bars
-                .title(|id| ctx.tool_calls.get(id).map(|c| sanitize(&c.name)));
+            // "Enter: open in JSON" only while Enter reaches the pane (issue 41, item 15).
+            let picked = focused
+                .then(|| {
+                    self.bars
+                        .title(|id| ctx.tool_calls.get(id).map(|c| sanitize(&c.name)))
+                })
+                .flatten();
             let label = match &picked {
                 Some(t) => t.as_str(),
                 None if self.whole_session => "── timeline: whole session (t: this prompt) ──",
