@@ -9,5 +9,6 @@ mod hardening;
 mod hooks;
 mod openai;
 mod prompt_input;
+mod quiet_pipe;
 mod readme_examples;
 mod steering;

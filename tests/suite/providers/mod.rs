@@ -10,5 +10,6 @@ mod openai_http;
 mod openai_messages;
 mod openai_stream;
 mod openai_tool_calls;
+mod pause_turn_context;
 mod recorded_streams;
 mod server_tools;

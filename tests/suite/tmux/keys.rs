@@ -161,7 +161,7 @@ fn a_stray_letter_goes_to_the_input_and_only_enter_answers() {
 /// the `n` does not stay in the input. Checked at both sizes.
 #[test]
 fn n_then_enter_denies_the_command() {
-    if !tmux::available() {
+    if !support::tmux::available() {
         return;
     }
     for (w, h) in [(80, 24), (200, 50)] {
@@ -223,7 +223,7 @@ fn the_timeline_selection_ends_with_its_prompt() {
 /// pane has the focus; after Esc (focus back to the input) Enter would send a prompt.
 #[test]
 fn the_timeline_title_drops_its_enter_hint_when_the_focus_leaves() {
-    if !tmux::available() {
+    if !support::tmux::available() {
         return;
     }
     let t = Tui::start("bars-focus", 120, 40);

@@ -10,7 +10,7 @@ use tooloop::agent::protocol::approval::Decision;
 use tooloop::permission::ApprovalMode;
 use tooloop::permission::rules::{Rule, RuleKind, RuleSet};
 
-mod permissions_support;
+use crate::support::permissions as permissions_support;
 use permissions_support::*;
 
 /// A harness asking for bash, with `allow` already in the user's config.

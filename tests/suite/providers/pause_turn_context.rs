@@ -5,7 +5,7 @@
 //! model's whole window). The continuation request must carry the paused message back as
 //! it is, and no summary request may run: that usage is not the size of the context.
 
-mod support;
+use crate::support;
 
 use serde_json::Value;
 use support::web_search::sealed;

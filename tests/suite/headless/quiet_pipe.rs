@@ -6,7 +6,7 @@ use std::process::Command;
 
 use tokio::time::Instant;
 
-mod tui_support;
+use crate::support::tui as tui_support;
 
 /// A transcript whose export is far larger than a pipe's buffer, so `head` closes the pipe
 /// while tooloop is still writing.
