@@ -14,13 +14,13 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
-use crate::agent::events::EventSink;
 use crate::agent::exec_env::ExecEnv;
-use crate::agent::protocol::{AgentCommand, AgentEvent};
 use crate::agent::subagent::Subagents;
 use crate::agent::{Agent, LoopSettings};
 use crate::config::Config;
 use crate::permission::PermissionPolicy;
+use crate::protocol::events::EventSink;
+use crate::protocol::{AgentCommand, AgentEvent};
 use crate::provider::Provider;
 use crate::session::{SessionError, SessionInfo};
 use crate::tools::{ToolRegistry, Workspace};
@@ -206,7 +206,7 @@ pub fn start_with(
                 &info.parent_tool_use_id,
                 &info.agent,
             )
-            .map(|t| Box::new(t) as Box<dyn crate::agent::history_observer::HistoryObserver>)
+            .map(|t| Box::new(t) as Box<dyn crate::protocol::history_observer::HistoryObserver>)
         }));
     }
     // The trace's clock starts when the agent is ready, as headless output's t_ms does.
@@ -407,7 +407,7 @@ fn sandbox_for_run(
     );
     if let Some(text) = resolved.notice {
         tracing::warn!("{text}");
-        events.send(crate::agent::protocol::AgentEvent::Notice { text });
+        events.send(crate::protocol::AgentEvent::Notice { text });
     }
     resolved.policy
 }

@@ -115,7 +115,7 @@ fn the_protocol_is_a_leaf() {
     let graph = Graph::read();
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
-    collect(&root.join("src/agent/protocol"), &mut files);
+    collect(&root.join("src/protocol"), &mut files);
     let protocol: Vec<String> = files.iter().map(|f| rel_path(root, f)).collect();
     assert!(protocol.len() >= 3, "the protocol's files: {protocol:?}");
     let mut seen = BTreeSet::new();
@@ -142,7 +142,7 @@ fn the_protocol_is_a_leaf() {
         .iter()
         .filter(|f| above.iter().any(|a| f.starts_with(a)))
         .collect();
-    assert!(bad.is_empty(), "src/agent/protocol/ reaches {bad:?}");
+    assert!(bad.is_empty(), "src/protocol/ reaches {bad:?}");
     for file in &protocol {
         let text = std::fs::read_to_string(root.join(file)).expect("a protocol file");
         let reexports: Vec<&str> = text

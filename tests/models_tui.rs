@@ -8,7 +8,7 @@ use crossterm::event::KeyCode;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use tokio::time::Instant;
-use tooloop::agent::protocol::{AgentCommand, AgentEvent, Terminal as End};
+use tooloop::protocol::{AgentCommand, AgentEvent, Terminal as End};
 use tooloop::tui::panes::cells::CellKind;
 use tooloop::tui::view;
 use tui_support::*;

@@ -9,7 +9,7 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use serde_json::json;
 use tokio::time::Instant;
-use tooloop::agent::protocol::AgentEvent;
+use tooloop::protocol::AgentEvent;
 use tooloop::tui::app::App;
 use tooloop::tui::panes::cells::CellKind;
 use tooloop::tui::view;

@@ -6,7 +6,7 @@ mod tui_support;
 
 use crossterm::event::KeyCode;
 use tokio::time::Instant;
-use tooloop::agent::protocol::{AgentCommand, Terminal};
+use tooloop::protocol::{AgentCommand, Terminal};
 use tooloop::tui::app::{App, RunInfo};
 use tooloop::tui::panes::cells::CellKind;
 use tui_support::*;

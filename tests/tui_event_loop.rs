@@ -12,7 +12,7 @@ use ratatui::backend::TestBackend;
 use serde_json::json;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
-use tooloop::agent::protocol::{AgentCommand, AgentEvent, Terminal as Reason};
+use tooloop::protocol::{AgentCommand, AgentEvent, Terminal as Reason};
 use tooloop::tui::app::App;
 use tooloop::tui::event_loop::{self, Exit, Screen};
 use tooloop::tui::view;

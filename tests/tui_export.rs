@@ -6,7 +6,7 @@ mod tui_support;
 
 use crossterm::event::KeyCode;
 use tokio::time::Instant;
-use tooloop::agent::protocol::{AgentCommand, AgentEvent};
+use tooloop::protocol::{AgentCommand, AgentEvent};
 use tooloop::tui::app::App;
 use tui_support::demo_engine::{config, start, until};
 use tui_support::*;

@@ -6,7 +6,7 @@ mod tui_support;
 use crossterm::event::KeyCode;
 use tokio::time::Instant;
 use tooloop::agent::context::ContextStatus;
-use tooloop::agent::protocol::{AgentEvent, Terminal, TurnSummary};
+use tooloop::protocol::{AgentEvent, Terminal, TurnSummary};
 use tooloop::provider::Usage;
 use tooloop::tui::app::App;
 use tooloop::tui::panes::cells::CellKind;

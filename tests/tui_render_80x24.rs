@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use serde_json::json;
 use tokio::time::Instant;
-use tooloop::agent::protocol::{AgentEvent, Terminal, ToolOutcome};
+use tooloop::protocol::{AgentEvent, Terminal, ToolOutcome};
 use tooloop::tui::app::App;
 use tui_support::*;
 
@@ -266,8 +266,11 @@ async fn sessions_picker() {
     );
     write_session(&dir, "cccc0003", "/w", "add a --json flag", 2, base + 7_200);
     let mut app = app();
-    let t =
-        tooloop::session::Transcript::create(&dir, "/w", tooloop::agent::events::EventSink::null());
+    let t = tooloop::session::Transcript::create(
+        &dir,
+        "/w",
+        tooloop::protocol::events::EventSink::null(),
+    );
     app.info.session_handle = Some(t.handle());
     app.info.workspace = "/w".into();
     let now = Instant::now();

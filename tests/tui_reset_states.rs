@@ -6,8 +6,8 @@ mod tui_support;
 
 use serde_json::json;
 use tokio::time::Instant;
-use tooloop::agent::protocol::{AgentEvent, Terminal, ToolOutcome};
 use tooloop::message::{ContentBlock, Message};
+use tooloop::protocol::{AgentEvent, Terminal, ToolOutcome};
 use tooloop::tui::tool_calls::ToolState;
 use tui_support::*;
 

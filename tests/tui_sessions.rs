@@ -9,9 +9,9 @@ use std::time::Duration;
 
 use crossterm::event::KeyCode;
 use tokio::time::Instant;
-use tooloop::agent::events::EventSink;
-use tooloop::agent::protocol::{AgentCommand, AgentEvent, Terminal};
 use tooloop::message::validate_history;
+use tooloop::protocol::events::EventSink;
+use tooloop::protocol::{AgentCommand, AgentEvent, Terminal};
 use tooloop::session::{Transcript, load};
 use tooloop::tui::app::App;
 use tui_support::demo_engine::{config, start, until};

@@ -10,7 +10,7 @@ use std::time::Duration;
 use crossterm::event::KeyCode;
 use serde_json::json;
 use tokio::time::Instant;
-use tooloop::agent::protocol::{AgentEvent, Terminal, ToolOutcome};
+use tooloop::protocol::{AgentEvent, Terminal, ToolOutcome};
 use tooloop::tui::app::{App, Focus};
 use tui_support::*;
 

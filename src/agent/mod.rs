@@ -4,13 +4,10 @@ pub mod assembler;
 pub mod attachments;
 mod checkpoints;
 pub mod context;
-pub mod events;
 pub mod exec_env;
 pub mod executor;
-pub mod history_observer;
 pub mod hook_calls;
 pub mod mentions;
-pub mod protocol;
 pub mod query_loop;
 mod request_errors;
 mod rewind;
@@ -25,11 +22,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::message::{ContentBlock, History, HistoryCheck, Message, Role};
+use crate::protocol::AgentEvent;
+use crate::protocol::events::EventSink;
 use crate::provider::retry::RetryPolicy;
 use crate::provider::{Messages, Provider, Reasoning, Request, SystemPrompt, ToolSpec};
-use events::EventSink;
 use exec_env::ExecEnv;
-use protocol::AgentEvent;
 
 /// Request settings that stay the same across turns.
 #[derive(Clone, Debug)]
@@ -78,7 +75,7 @@ pub struct Agent {
     /// Each new message is checked against the one before it (DESIGN.md §4).
     check: HistoryCheck,
     /// Transcript writer, if sessions are on.
-    pub observer: Option<Box<dyn history_observer::HistoryObserver>>,
+    pub observer: Option<Box<dyn crate::protocol::history_observer::HistoryObserver>>,
     /// Context window use, cost and compaction state (DESIGN.md §10).
     pub context: context::ContextState,
     /// What tooloop recorded of the session (requests, files, commands) for the state block

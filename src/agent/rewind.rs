@@ -3,7 +3,7 @@
 //! tells the front ends.
 
 use super::Agent;
-use super::protocol::AgentEvent;
+use crate::protocol::AgentEvent;
 use crate::session::rewind::{self, Outcome, Request};
 use crate::session::rewind_error::RewindError;
 use crate::session::{SessionError, checkpoint_store, load};

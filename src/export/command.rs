@@ -27,7 +27,7 @@ pub fn run(session: &str, format: ExportFormat, output: Option<&Path>) -> i32 {
 
 /// The export of `session` (an id, prefix, transcript or recording path).
 pub fn render(session: &str, format: ExportFormat) -> Result<String, RecordError> {
-    let source = crate::replay::resolve(session)?;
+    let source = crate::recording::source::resolve(session)?;
     let transcript = source
         .transcript
         .as_deref()

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::fmt::Write;
 
 use super::html::escape;
-use crate::agent::protocol::AgentEvent;
+use crate::protocol::AgentEvent;
 use crate::replay::Timed;
 
 const WIDTH: f64 = 960.0;
@@ -226,7 +226,7 @@ fn cut(s: &str, n: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::protocol::{AgentEvent, ToolOutcome};
+    use crate::protocol::{AgentEvent, ToolOutcome};
     use crate::recording::{Entry, Kind};
 
     fn at(t_ms: u64, event: AgentEvent) -> Entry {

@@ -7,10 +7,10 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use crate::agent::context::Trigger;
-use crate::agent::protocol::{AgentCommand, AgentEvent, AgentReport, Terminal, TurnSummary};
 use crate::cli::OutputFormat;
 use crate::config::Config;
 use crate::engine::{self, EngineError, FrontEnd};
+use crate::protocol::{AgentCommand, AgentEvent, AgentReport, Terminal, TurnSummary};
 
 mod stream_json;
 pub use stream_json::{Sandboxed, event_line, stream_json};
@@ -207,7 +207,7 @@ fn print_event(event: &AgentEvent, format: OutputFormat, start: Instant, sandbox
     use crate::safe_output::{for_stderr, json_line};
     // A server that failed is a config problem the user must see in every format.
     if let AgentEvent::Mcp(s) = event
-        && s.state == crate::agent::protocol::status::ServerState::Failed
+        && s.state == crate::protocol::status::ServerState::Failed
     {
         eprintln!(
             "tooloop: MCP server {} failed: {}",

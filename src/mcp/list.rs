@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::{McpManager, ServerConfig};
-use crate::agent::protocol::status::ServerState;
+use crate::protocol::status::ServerState;
 use crate::safe_output::{for_stderr, for_stdout};
 
 pub async fn run(servers: Vec<ServerConfig>, workspace: PathBuf) -> i32 {

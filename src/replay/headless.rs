@@ -14,10 +14,10 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::player::{Pace, Timed, play, timeline};
-use crate::agent::protocol::AgentEvent;
 use crate::cli::OutputFormat;
 use crate::headless::{Sandboxed, event_line, exit_code, result_json};
 use crate::message::Message;
+use crate::protocol::AgentEvent;
 use crate::recording::{Kind, Recording};
 
 /// Plays `recording` to stdout; returns the exit status the original run had (of its last
@@ -122,7 +122,7 @@ impl<'a> Printer<'a> {
         }
     }
 
-    fn result(&self, summary: &crate::agent::protocol::TurnSummary, t_ms: u64) {
+    fn result(&self, summary: &crate::protocol::TurnSummary, t_ms: u64) {
         match self.format {
             OutputFormat::Text => {
                 let mut out = std::io::stdout().lock();

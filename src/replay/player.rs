@@ -6,7 +6,7 @@ use tokio::sync::mpsc;
 use tokio::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 
-use crate::agent::protocol::AgentEvent;
+use crate::protocol::AgentEvent;
 use crate::recording::{Entry, Kind};
 
 /// One event to play: when (ms since the replay's start, on one axis across runs) and the

@@ -30,7 +30,7 @@ pub struct Loaded {
     /// still in the file, shown dimmed above the "compacted" divider.
     pub earlier: Vec<Message>,
     /// How each tool call ran, by tool_use id (transcripts before this was kept have none).
-    pub timings: std::collections::HashMap<String, crate::agent::protocol::status::ToolTiming>,
+    pub timings: std::collections::HashMap<String, crate::protocol::status::ToolTiming>,
     /// The background jobs it recorded, as last seen, in the order they started.
     pub jobs: Vec<crate::background::JobInfo>,
     /// The todo list as last recorded (empty when the session never had one).

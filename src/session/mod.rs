@@ -17,8 +17,8 @@ pub mod writer;
 use std::path::{Path, PathBuf};
 
 use crate::agent::Agent;
-use crate::agent::history_observer::SessionHandle;
-use crate::agent::protocol::AgentEvent;
+use crate::protocol::AgentEvent;
+use crate::protocol::history_observer::SessionHandle;
 pub use error::SessionError;
 pub use store::{SessionSummary, format_table, list};
 pub use writer::Transcript;
@@ -208,7 +208,7 @@ pub(crate) fn attach_with(
         agent.restore_todos(loaded.todos);
     }
     if let Some(m) = &repaired {
-        use crate::agent::history_observer::HistoryObserver;
+        use crate::protocol::history_observer::HistoryObserver;
         t.message(agent.history.len().saturating_sub(1), m);
     }
     let handle = t.handle();

@@ -4,7 +4,7 @@
 //! request stepper name the resumed session.
 
 use crate::agent::Agent;
-use crate::agent::protocol::AgentEvent;
+use crate::protocol::AgentEvent;
 
 use super::{SessionError, SessionMode, attach_with, store};
 

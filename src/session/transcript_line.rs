@@ -3,9 +3,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::agent::history_observer::RewindRecord;
-use crate::agent::protocol::status::ToolTiming;
 use crate::message::Message;
+use crate::protocol::history_observer::RewindRecord;
+use crate::protocol::status::ToolTiming;
 use crate::provider::Usage;
 
 /// Bumped when a change would make old readers misread new files.

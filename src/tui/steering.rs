@@ -11,8 +11,8 @@ use unicode_width::UnicodeWidthStr;
 
 use super::text::sanitize::sanitize;
 use super::theme::Theme;
-use crate::permission::ApprovalMode;
 use crate::permission::rules::RuleSet;
+use crate::protocol::approval_mode::ApprovalMode;
 use crate::todo::{TodoItem, TodoStatus, has_open};
 
 /// Rows from which the todo list shows one line per item (below: one line in all).

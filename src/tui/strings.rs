@@ -271,8 +271,8 @@ pub fn copied(chars: usize) -> String {
     format!("copied {chars} chars")
 }
 
-pub fn approval_changed(mode: crate::permission::ApprovalMode) -> String {
-    use crate::permission::ApprovalMode as M;
+pub fn approval_changed(mode: crate::protocol::approval_mode::ApprovalMode) -> String {
+    use crate::protocol::approval_mode::ApprovalMode as M;
     let what = match mode {
         M::Ask => "changes ask first",
         M::AutoEdit => "edits in the workspace run unasked",

@@ -10,13 +10,13 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
-use tooloop::agent::events::EventSink;
 use tooloop::agent::exec_env::ExecEnv;
-use tooloop::agent::protocol::AgentEvent;
 use tooloop::agent::{Agent, LoopSettings};
 use tooloop::cli::ToolExec;
 use tooloop::message::validate_history;
-use tooloop::permission::ApprovalMode;
+use tooloop::protocol::AgentEvent;
+use tooloop::protocol::approval_mode::ApprovalMode;
+use tooloop::protocol::events::EventSink;
 use tooloop::provider::scripted::{Reply, ScriptedProvider};
 use tooloop::tools::{Effect, Tool, ToolContext, ToolOutput, ToolRegistry, Workspace};
 

@@ -2,7 +2,7 @@
 //! what the reply held, testable without tokio.
 
 use super::super::INTERRUPT_MARKER;
-use super::super::protocol::{Terminal, Transition};
+use crate::protocol::{Terminal, Transition};
 
 /// The meta message that resumes a reply cut by the output token limit.
 pub const MAX_TOKENS_RESUME: &str =

@@ -2,8 +2,8 @@
 //! approval mode, and the end of a headless plan-mode run once the plan is handed over.
 
 use super::super::Agent;
-use crate::permission::ApprovalMode;
 use crate::permission::decide::EXIT_PLAN_MODE;
+use crate::protocol::approval_mode::ApprovalMode;
 use crate::provider::ToolSpec;
 
 /// The tools of the next request: `exit_plan_mode` only in plan mode.

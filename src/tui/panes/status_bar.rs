@@ -26,7 +26,7 @@ pub struct StatusView<'a> {
     /// Tools allowed for the session ("allowed: bash"), shown right after the state.
     pub grants: Option<String>,
     /// The approval mode, in its own colour (None in a replay).
-    pub mode: Option<crate::permission::ApprovalMode>,
+    pub mode: Option<crate::protocol::approval_mode::ApprovalMode>,
     /// `mcp 2/3` when MCP servers are configured.
     pub mcp: Option<String>,
     /// `bg 2` while background jobs run.

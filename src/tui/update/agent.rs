@@ -6,9 +6,9 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use crate::agent::INTERRUPT_MARKER;
-use crate::agent::protocol::status::ToolTiming;
-use crate::agent::protocol::{AgentEvent, Terminal, TurnSummary};
 use crate::message::{ContentBlock, Message, Role};
+use crate::protocol::status::ToolTiming;
+use crate::protocol::{AgentEvent, Terminal, TurnSummary};
 use crate::tui::app::{App, NOTE_WINDOW};
 use crate::tui::overlays::approval::ApprovalRequest;
 use crate::tui::panes::cells::CellKind;

@@ -4,8 +4,8 @@
 
 use serde_json::{Value, json};
 
-use crate::agent::protocol::AgentCommand;
 use crate::background::types::JobInfo;
+use crate::protocol::AgentCommand;
 use crate::tui::app::{App, Focus};
 use crate::tui::keys::Action;
 use crate::tui::panes::cells::CellKind;

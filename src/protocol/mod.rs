@@ -2,6 +2,9 @@
 //! The TUI and headless mode are both front ends on this pair.
 
 pub mod approval;
+pub mod approval_mode;
+pub mod events;
+pub mod history_observer;
 pub mod status;
 pub mod wire;
 
@@ -52,7 +55,7 @@ pub enum AgentCommand {
     /// Switch the approval mode (Shift+Tab, `/approval MODE`); answered with
     /// [`AgentEvent::ApprovalChanged`]. Takes effect at the next decision, mid-turn too.
     SetApproval {
-        mode: crate::permission::mode::ApprovalMode,
+        mode: crate::protocol::approval_mode::ApprovalMode,
     },
     /// End a background job's process group (`/kill b1`); answered with its
     /// `AgentEvent::Background` end, or an Error for an unknown id.
@@ -320,7 +323,7 @@ pub enum AgentEvent {
     Mcp(ServerStatus),
     /// The approval mode changed (Shift+Tab, `/approval`, an approved plan).
     ApprovalChanged {
-        mode: crate::permission::mode::ApprovalMode,
+        mode: crate::protocol::approval_mode::ApprovalMode,
     },
     /// Headless plan mode: the model handed this plan over; the run ends with `plan_ready`.
     PlanReady {

@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::permission::mode::ApprovalMode;
+use crate::protocol::approval_mode::ApprovalMode;
 
 /// What a tool call would do, shown before the user approves it. Tools answer it
 /// (`Tool::preview`); front ends draw it without knowing tool or field names.

@@ -8,10 +8,10 @@ use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
 
-use crate::agent::protocol::status::ToolTiming;
+use crate::protocol::status::ToolTiming;
 
-use crate::agent::protocol::TurnSummary;
 use crate::message::Message;
+use crate::protocol::TurnSummary;
 
 /// Told about every message as it is appended and about each prompt's start and end.
 /// Implementations must not fail the loop: they log their own errors.
