@@ -100,7 +100,7 @@ impl<'a> Printer<'a> {
         if self.format == OutputFormat::Text
             && let AgentEvent::Error { message } | AgentEvent::Notice { text: message } = &t.event
         {
-            eprintln!("tooloop: {}", crate::safe_output::for_stderr(message));
+            eprintln!("tooloop: {}", crate::sanitize::output::for_stderr(message));
         }
         None
     }
@@ -126,7 +126,11 @@ impl<'a> Printer<'a> {
         match self.format {
             OutputFormat::Text => {
                 let mut out = std::io::stdout().lock();
-                let _ = writeln!(out, "{}", crate::safe_output::for_stdout(&summary.text));
+                let _ = writeln!(
+                    out,
+                    "{}",
+                    crate::sanitize::output::for_stdout(&summary.text)
+                );
                 let _ = out.flush();
             }
             OutputFormat::Json | OutputFormat::StreamJson => {
@@ -144,6 +148,6 @@ impl<'a> Printer<'a> {
 
 fn emit(line: &Value) {
     let mut out = std::io::stdout().lock();
-    let _ = writeln!(out, "{}", crate::safe_output::json_line(line));
+    let _ = writeln!(out, "{}", crate::sanitize::output::json_line(line));
     let _ = out.flush();
 }

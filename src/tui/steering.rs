@@ -9,10 +9,10 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use unicode_width::UnicodeWidthStr;
 
-use super::text::sanitize::sanitize;
 use super::theme::Theme;
 use crate::permission::rules::RuleSet;
 use crate::protocol::approval_mode::ApprovalMode;
+use crate::sanitize::sanitize;
 use crate::todo::{TodoItem, TodoStatus, has_open};
 
 /// Rows from which the todo list shows one line per item (below: one line in all).

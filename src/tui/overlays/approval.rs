@@ -17,12 +17,12 @@ use crate::protocol::AgentCommand;
 use crate::protocol::approval::Decision;
 use crate::protocol::approval::Preview;
 use crate::protocol::approval_mode::ApprovalMode;
+use crate::sanitize::sanitize;
 use crate::tui::keys::Action;
 use crate::tui::overlays::approval_choices::{self, Choice};
 use crate::tui::overlays::approval_diff;
 use crate::tui::strings;
 use crate::tui::text::json_view;
-use crate::tui::text::sanitize::sanitize;
 use crate::tui::text::wrap::wrap;
 use crate::tui::theme::Theme;
 

@@ -15,10 +15,10 @@ use ratatui::style::Modifier;
 use ratatui::text::Line;
 use ratatui::widgets::{Clear, Paragraph};
 
+use crate::sanitize::sanitize;
 use crate::session::store::{self, SessionSummary};
 use crate::tui::strings;
 use crate::tui::text::fit::fit;
-use crate::tui::text::sanitize::sanitize;
 use crate::tui::theme::Theme;
 
 const TITLE: &str = " sessions (UTC) ";

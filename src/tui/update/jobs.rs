@@ -102,8 +102,8 @@ fn describe(j: &JobInfo) -> String {
     let pid = j.pid.map(|p| format!(" pid {p}")).unwrap_or_default();
     format!(
         "{} {} — {}{pid}",
-        crate::tui::text::sanitize::sanitize(&j.shell_id),
-        crate::tui::text::sanitize::sanitize(&j.command),
+        crate::sanitize::sanitize(&j.shell_id),
+        crate::sanitize::sanitize(&j.command),
         j.describe_state()
     )
 }
