@@ -20,9 +20,10 @@ use crate::agent::{Agent, LoopSettings};
 use crate::config::Config;
 use crate::permission::PermissionPolicy;
 use crate::protocol::events::EventSink;
+use crate::protocol::session_error::SessionError;
 use crate::protocol::{AgentCommand, AgentEvent};
 use crate::provider::Provider;
-use crate::session::{SessionError, SessionInfo};
+use crate::session::SessionInfo;
 use crate::tools::{ToolRegistry, Workspace};
 use crate::trace::Tap;
 
@@ -290,7 +291,7 @@ fn with_plan_tool(mut exec: ExecEnv, plan: crate::tools::exit_plan_mode::PlanSlo
     use crate::tools::exit_plan_mode::ExitPlanMode;
     if exec
         .registry
-        .get(crate::permission::decide::EXIT_PLAN_MODE)
+        .get(crate::tools::exit_plan_mode::EXIT_PLAN_MODE)
         .is_some()
     {
         return exec;

@@ -5,7 +5,7 @@ mod tui_support;
 
 use crossterm::event::KeyCode;
 use tokio::time::Instant;
-use tooloop::agent::context::ContextStatus;
+use tooloop::protocol::compaction::ContextStatus;
 use tooloop::protocol::{AgentEvent, Terminal, TurnSummary};
 use tooloop::provider::Usage;
 use tooloop::tui::app::App;

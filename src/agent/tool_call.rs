@@ -11,11 +11,13 @@ use tokio_util::sync::CancellationToken;
 use super::exec_env::{ExecEnv, INTERRUPTED};
 use super::hook_calls::{PreTool, post_tool_use, pre_tool_use};
 use crate::hooks::HookEvent;
-use crate::permission::decide::{Call as PermissionCall, EXIT_PLAN_MODE};
-use crate::permission::rules::{RuleRef, suggest_prefix};
+use crate::permission::decide::Call as PermissionCall;
+use crate::permission::rules::suggest_prefix;
 use crate::permission::{Consent, Verdict};
 use crate::protocol::AskWhy;
+use crate::protocol::approval::RuleRef;
 use crate::protocol::{AgentEvent, ToolOutcome};
+use crate::tools::exit_plan_mode::EXIT_PLAN_MODE;
 use crate::tools::{Effect, Tool, ToolContext, ToolOutput};
 
 /// How long a cancelled tool may take to clean up (kill its process group) before the

@@ -151,7 +151,7 @@ impl HistoryObserver for Tracking {
 
     fn compaction(
         &mut self,
-        info: &crate::agent::context::Compaction,
+        info: &crate::protocol::compaction::Compaction,
         history: &[std::sync::Arc<Message>],
     ) {
         self.inner.compaction(info, history);
@@ -190,7 +190,7 @@ impl HistoryObserver for Tracking {
         }
     }
 
-    fn fork(&mut self) -> Result<String, crate::session::error::SessionError> {
+    fn fork(&mut self) -> Result<String, crate::protocol::session_error::SessionError> {
         let parent = self.session();
         let child = self.inner.fork()?;
         let prompts = self.checkpoints.prompts();

@@ -6,10 +6,10 @@ use serde_json::{Value, json};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use crate::agent::context::Trigger;
 use crate::cli::OutputFormat;
 use crate::config::Config;
 use crate::engine::{self, EngineError, FrontEnd};
+use crate::protocol::compaction::Trigger;
 use crate::protocol::{AgentCommand, AgentEvent, AgentReport, Terminal, TurnSummary};
 
 mod stream_json;

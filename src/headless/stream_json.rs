@@ -3,8 +3,8 @@
 
 use serde_json::{Value, json};
 
-use crate::agent::context::Trigger;
 use crate::protocol::AgentEvent;
+use crate::protocol::compaction::Trigger;
 
 /// Which tools' `tool_end` lines carry `sandbox`, and its value.
 pub struct Sandboxed<'a> {
@@ -175,10 +175,10 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::agent::context::Compaction;
     use crate::hooks::{HookDecision, HookEvent, HookReport};
     use crate::message::Message;
-    use crate::permission::rules::RuleRef;
+    use crate::protocol::approval::RuleRef;
+    use crate::protocol::compaction::Compaction;
     use crate::protocol::status::{ServerState, ServerStatus};
     use crate::protocol::{AgentInfo, AgentReport, Terminal, ToolOutcome};
 

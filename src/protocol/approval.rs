@@ -50,3 +50,12 @@ impl Decision {
         !matches!(self, Decision::Deny { .. })
     }
 }
+
+/// The rule that decided, as `permission` lines and the approval box name it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RuleRef {
+    /// The rule as written (`bash(cargo test:*)`).
+    pub rule: String,
+    /// The file it came from, or `session` / `--allow-tool` for grants.
+    pub source: String,
+}

@@ -3,8 +3,10 @@
 
 pub mod approval;
 pub mod approval_mode;
+pub mod compaction;
 pub mod events;
 pub mod history_observer;
+pub mod session_error;
 pub mod status;
 pub mod wire;
 
@@ -19,7 +21,7 @@ use serde_json::Value;
 use crate::background::types::JobEvent;
 use crate::hooks::{HookEvent, HookReport};
 use crate::message::Message;
-use crate::permission::rules::RuleRef;
+use crate::protocol::approval::RuleRef;
 use crate::provider::{RequestBody, Usage};
 use approval::{Decision, Preview};
 use status::ServerStatus;
@@ -297,12 +299,12 @@ pub enum AgentEvent {
     },
     /// The history was compacted; `messages` is what is sent from now on.
     Compacted {
-        info: crate::agent::context::Compaction,
+        info: crate::protocol::compaction::Compaction,
         messages: Vec<Message>,
     },
     /// Context use and cost, before each request and after each response.
     #[serde(with = "wire::status")]
-    Context(crate::agent::context::ContextStatus),
+    Context(crate::protocol::compaction::ContextStatus),
     /// A hook started (`id` is made up for the timeline: `hook-N`).
     HookStart {
         id: String,

@@ -11,10 +11,10 @@ use std::sync::Arc;
 use serde_json::json;
 
 use super::entry::{Entry, Kind};
-use crate::agent::context::{Compaction, ContextStatus, Trigger};
 use crate::hooks::{HookDecision, HookEvent, HookReport};
 use crate::message::{ContentBlock, Message};
 use crate::protocol::approval::Preview;
+use crate::protocol::compaction::{Compaction, ContextStatus, Trigger};
 use crate::protocol::status::{ServerState, ServerStatus};
 use crate::protocol::{AgentEvent as E, Terminal, ToolOutcome, Transition, TurnSummary};
 use crate::provider::{RequestBody, Usage};
@@ -245,7 +245,7 @@ fn examples() -> Vec<E> {
                 messages_after: 3,
                 summary: "what happened".into(),
                 state: "Request 1: \"\"\"go\"\"\"".into(),
-                kept: crate::agent::context::state_block::Kept {
+                kept: crate::protocol::compaction::Kept {
                     requests: 1,
                     files_changed: 2,
                     commands: 3,

@@ -2,7 +2,7 @@
 //! conversation survives quitting and crashing (--continue, --resume ID, `tooloop sessions`).
 
 pub mod child;
-pub mod error;
+
 pub mod fork;
 pub mod load;
 pub mod prompt_marks;
@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use crate::agent::Agent;
 use crate::protocol::AgentEvent;
 use crate::protocol::history_observer::SessionHandle;
-pub use error::SessionError;
+use crate::protocol::session_error::SessionError;
 pub use store::{SessionSummary, format_table, list};
 pub use writer::Transcript;
 

@@ -266,7 +266,11 @@ impl HistoryObserver for Transcript {
         Some(self.handle.clone())
     }
 
-    fn compaction(&mut self, info: &crate::agent::context::Compaction, history: &[Arc<Message>]) {
+    fn compaction(
+        &mut self,
+        info: &crate::protocol::compaction::Compaction,
+        history: &[Arc<Message>],
+    ) {
         self.write(&Record::Compaction {
             time: transcript_line::now_rfc3339(),
             trigger: info.trigger.as_str().to_string(),

@@ -54,7 +54,7 @@ pub struct TurnState {
     /// A `/compact` runs: busy (Ctrl+C aborts it) until its Compacted or Error arrives.
     pub compacting: bool,
     /// Context use and cost, from the agent's last Context event.
-    pub context: Option<crate::agent::context::ContextStatus>,
+    pub context: Option<crate::protocol::compaction::ContextStatus>,
     pub retry_until: Option<Instant>,
     /// Ctrl+C was sent for this prompt (so it is sent once).
     pub abort_requested: bool,

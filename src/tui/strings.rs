@@ -308,7 +308,7 @@ pub fn compacted(trigger: &str, pre_tokens: u64, post_tokens: u64) -> String {
 
 /// What the state block carried: `kept 4 requests, 12 files, todo 3 open`; None when it
 /// carried nothing (a summary from before state blocks).
-pub fn compacted_kept(kept: &crate::agent::context::state_block::Kept) -> Option<String> {
+pub fn compacted_kept(kept: &crate::protocol::compaction::Kept) -> Option<String> {
     let s = |n: usize| if n == 1 { "" } else { "s" };
     let mut parts = Vec::new();
     if kept.requests > 0 {

@@ -11,7 +11,7 @@ use tooloop::config::{Config, Env};
 use tooloop::config_file::{ConfigFileError, FileConfig};
 use tooloop::export::Conversation;
 use tooloop::message::validate_history;
-use tooloop::session::SessionError;
+use tooloop::protocol::session_error::SessionError;
 use tooloop::session::load;
 
 use super::MAX_INPUT;

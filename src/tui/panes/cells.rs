@@ -47,7 +47,7 @@ pub enum CellKind {
         summary: String,
         /// The state block tooloop appended (empty before state blocks existed).
         state: String,
-        kept: crate::agent::context::state_block::Kept,
+        kept: crate::protocol::compaction::Kept,
     },
 }
 

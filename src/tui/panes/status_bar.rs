@@ -19,7 +19,7 @@ pub struct StatusView<'a> {
     pub busy: bool,
     pub turn: u32,
     pub usage: Usage,
-    pub context: Option<&'a crate::agent::context::ContextStatus>,
+    pub context: Option<&'a crate::protocol::compaction::ContextStatus>,
     pub session: Option<&'a str>,
     /// The shell's sandbox mode; empty: not shown.
     pub sandbox: &'a str,
@@ -52,7 +52,7 @@ fn tokens(n: u64) -> String {
 }
 
 /// `ctx 63%` of the window.
-fn context_label(c: &crate::agent::context::ContextStatus) -> String {
+fn context_label(c: &crate::protocol::compaction::ContextStatus) -> String {
     let pct = c
         .context_tokens
         .saturating_mul(100)
@@ -202,7 +202,7 @@ mod tests {
 
     /// The bar at `width` with every optional item and `note`, as text.
     fn bar(width: u16, note: &str) -> String {
-        let context = crate::agent::context::ContextStatus {
+        let context = crate::protocol::compaction::ContextStatus {
             context_tokens: 50_000,
             window: 200_000,
             cost_usd: Some(1.25),

@@ -233,7 +233,7 @@ impl App {
             }
             AgentEvent::Context(status) => self.turn.context = Some(status),
             AgentEvent::Compacted { info, messages } => {
-                if info.trigger != crate::agent::context::Trigger::Micro {
+                if info.trigger != crate::protocol::compaction::Trigger::Micro {
                     self.conversation.push(CellKind::Compacted {
                         trigger: info.trigger.as_str().into(),
                         pre_tokens: info.pre_tokens,
