@@ -187,16 +187,19 @@ pub fn start_with(
     agent.context = context;
     agent.mcp = mcp;
     let session = match &overrides.sessions_dir {
-        Some(dir) => crate::session::attach_in(
+        Some(dir) => crate::agent::attach::attach_in(
             dir,
             &config.session,
             &config.workspace,
             config.fork,
             &mut agent,
         )?,
-        None => {
-            crate::session::attach(&config.session, &config.workspace, config.fork, &mut agent)?
-        }
+        None => crate::agent::attach::attach(
+            &config.session,
+            &config.workspace,
+            config.fork,
+            &mut agent,
+        )?,
     };
     // Children's histories go into the live transcript (it changes with /new and forks).
     if let Some(handle) = agent.observer.as_ref().and_then(|r| r.handle()) {

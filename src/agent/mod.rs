@@ -1,6 +1,7 @@
 //! The agent: owns the conversation and runs the query loop. It never touches the terminal.
 
 pub mod assembler;
+pub mod attach;
 pub mod attachments;
 mod checkpoints;
 pub mod context;
@@ -12,6 +13,7 @@ pub mod query_loop;
 mod request_errors;
 mod rewind;
 mod sandbox_call;
+pub mod session_switch;
 pub mod shell_command;
 pub mod subagent;
 pub mod task;

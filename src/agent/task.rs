@@ -75,7 +75,7 @@ async fn run(mut agent: Agent, mut rx: mpsc::UnboundedReceiver<AgentCommand>) ->
                     continue;
                 }
                 Some(AgentCommand::Resume { id }) => {
-                    if let Err(e) = crate::session::switch::resume(&mut agent, &id) {
+                    if let Err(e) = crate::agent::session_switch::resume(&mut agent, &id) {
                         agent.events().send(AgentEvent::Error {
                             message: format!("cannot resume {id}: {e}"),
                         });

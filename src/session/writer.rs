@@ -15,9 +15,9 @@ use crate::protocol::events::EventSink;
 use crate::protocol::history_observer::HistoryObserver;
 use crate::protocol::{AgentEvent, TurnSummary};
 
-use super::SessionError;
 use super::transcript_line::{self, FORMAT, Header, Record};
 use crate::protocol::history_observer::RewindRecord;
+use crate::protocol::session_error::SessionError;
 use crate::protocol::status::ToolTiming;
 
 /// A message record borrowing the agent's message: serialized exactly like

@@ -39,7 +39,7 @@ pub fn transcript_load(data: &[u8]) {
         Err(e) => panic!("an error that names no line: {e}"),
     };
     assert!(loaded.good_len as usize <= data.len());
-    // What `--resume` does next (session::attach_with): repair, then the history is used.
+    // What `--resume` does next (agent::attach::attach_with): repair, then the history is used.
     let mut messages = std::mem::take(&mut loaded.messages);
     match load::repair(&mut messages) {
         Ok(_) => {
