@@ -9,8 +9,8 @@ use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use loop_support::{Harness, harness};
-use tooloop::agent::INTERRUPT_MARKER;
 use tooloop::cli::ToolExec;
+use tooloop::message::markers::INTERRUPT_MARKER;
 use tooloop::message::{ContentBlock, Role};
 use tooloop::protocol::Terminal;
 use tooloop::provider::ProviderError;

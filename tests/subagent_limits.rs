@@ -10,8 +10,8 @@ use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use subagent_support::{Setup, first_prompt};
-use tooloop::agent::INTERRUPT_MARKER;
 use tooloop::agent::subagent::{AgentDefinition, ToolChoice};
+use tooloop::message::markers::INTERRUPT_MARKER;
 use tooloop::message::{ContentBlock, Message};
 use tooloop::protocol::approval::Decision;
 use tooloop::protocol::approval_mode::ApprovalMode;

@@ -113,5 +113,3 @@ impl ExecEnv {
         self
     }
 }
-
-pub const INTERRUPTED: &str = "interrupted by user";

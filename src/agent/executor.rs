@@ -19,8 +19,9 @@ use crate::message::ContentBlock;
 use crate::protocol::{AgentEvent, ToolOutcome};
 use crate::tools::{ToolOutput, ToolRegistry};
 
-use super::exec_env::{ExecEnv, INTERRUPTED, ToolExec};
+use super::exec_env::{ExecEnv, ToolExec};
 use super::tool_call::Call;
+use crate::message::markers::INTERRUPTED;
 
 /// One finished call, in tool_use order.
 #[derive(Clone, Debug, PartialEq)]

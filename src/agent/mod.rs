@@ -23,7 +23,7 @@ mod unanswered;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::message::{ContentBlock, History, HistoryCheck, Message, Role};
+use crate::message::{History, HistoryCheck, Message, Role};
 use crate::protocol::AgentEvent;
 use crate::protocol::events::EventSink;
 use crate::provider::retry::RetryPolicy;
@@ -275,11 +275,4 @@ impl Agent {
             .map(|m| m.text())
             .unwrap_or_default()
     }
-}
-
-/// The marker left in history after Ctrl+C, so the model knows why it was cut off.
-pub const INTERRUPT_MARKER: &str = "[interrupted by user]";
-
-pub fn interrupt_block() -> ContentBlock {
-    ContentBlock::text(INTERRUPT_MARKER)
 }

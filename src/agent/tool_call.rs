@@ -8,9 +8,10 @@ use serde_json::Value;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::exec_env::{ExecEnv, INTERRUPTED};
+use super::exec_env::ExecEnv;
 use super::hook_calls::{PreTool, post_tool_use, pre_tool_use};
 use crate::hooks::HookEvent;
+use crate::message::markers::INTERRUPTED;
 use crate::permission::decide::Call as PermissionCall;
 use crate::permission::rules::suggest_prefix;
 use crate::permission::{Consent, Verdict};

@@ -6,10 +6,8 @@ use crate::message::{ContentBlock, Message, Role, validate_history};
 
 use super::prompt_marks::PromptMark;
 use super::transcript_line::{self, Header, Record};
+use crate::message::markers::INTERRUPTED_TOOL;
 use crate::protocol::session_error::SessionError;
-
-/// The result of an `interrupted` repair, as the model will read it.
-pub const INTERRUPTED_TOOL: &str = "interrupted: tooloop stopped before this tool finished";
 
 /// A transcript as read from disk.
 #[derive(Debug)]

@@ -1,7 +1,7 @@
 //! What the loop does after a reply was closed: a pure function of how the stream ended and
 //! what the reply held, testable without tokio.
 
-use super::super::INTERRUPT_MARKER;
+use crate::message::markers::INTERRUPT_MARKER;
 use crate::protocol::{Terminal, Transition};
 
 /// The meta message that resumes a reply cut by the output token limit.

@@ -5,7 +5,6 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use crate::agent::INTERRUPT_MARKER;
 use crate::message::{ContentBlock, Message, Role};
 use crate::protocol::status::ToolTiming;
 use crate::protocol::{AgentEvent, Terminal, TurnSummary};
@@ -386,7 +385,7 @@ impl App {
                             state: state.unwrap_or_default().to_string(),
                             kept: Default::default(),
                         });
-                    } else if text == INTERRUPT_MARKER {
+                    } else if crate::message::markers::is_interrupt(text) {
                         self.conversation.push(CellKind::Interrupted);
                     } else if let Some(label) = crate::agent::mentions::replay_label(text) {
                         // An `@file` block: one line, not the file.
