@@ -65,7 +65,9 @@ pub fn render_transcript(
             let svg = match recording {
                 Some(path) => {
                     let rec = crate::recording::read(path).map_err(|e| RecordError::io(path, e))?;
-                    Some(timeline_svg::svg(&crate::replay::timeline(&rec.entries)))
+                    Some(timeline_svg::svg(&crate::recording::timeline::timeline(
+                        &rec.entries,
+                    )))
                 }
                 None => None,
             };

@@ -13,6 +13,7 @@ pub mod reader;
 #[cfg(test)]
 mod roundtrip_tests;
 pub mod source;
+pub mod timeline;
 pub mod writer;
 
 use std::path::{Path, PathBuf};

@@ -7,8 +7,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use super::player::Timed;
 use crate::protocol::AgentEvent;
+use crate::recording::timeline::Timed;
 use crate::tui::keys::{Action, Scope, action_for};
 
 /// The line to show with each recorded answer to a question the user was asked, by tool_use

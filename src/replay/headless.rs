@@ -13,11 +13,12 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::player::{Pace, Timed, play, timeline};
+use super::player::{Pace, play};
 use crate::cli::OutputFormat;
 use crate::headless::{Sandboxed, event_line, exit_code, result_json};
 use crate::message::Message;
 use crate::protocol::AgentEvent;
+use crate::recording::timeline::{Timed, timeline};
 use crate::recording::{Kind, Recording};
 
 /// Plays `recording` to stdout; returns the exit status the original run had (of its last

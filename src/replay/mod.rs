@@ -13,7 +13,7 @@ pub mod player;
 pub mod steps;
 pub mod tui;
 
-pub use player::{Timed, play, timeline};
+pub use player::play;
 
 /// `--speed`: how many times faster than recorded (2 = half the waits).
 pub fn check_speed(speed: f64) -> Result<f64, crate::recording::RecordError> {

@@ -105,7 +105,7 @@ pub fn recording_load(data: &[u8]) {
         let _ = entry.kind.event();
     }
     let _ = rec.header();
-    let timeline = tooloop::replay::timeline(&rec.entries);
+    let timeline = tooloop::recording::timeline::timeline(&rec.entries);
     let _ = tooloop::export::timeline_svg::svg(&timeline);
     let n = tooloop::recording::index::count_requests(&path).expect("readable");
     for ordinal in [0, n.saturating_sub(1), n] {
