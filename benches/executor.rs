@@ -12,11 +12,11 @@ use async_trait::async_trait;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use tooloop::agent::events::EventSink;
 use tooloop::agent::exec_env::ExecEnv;
-use tooloop::agent::protocol::{Terminal, TurnSummary};
 use tooloop::agent::{Agent, LoopSettings};
 use tooloop::message::{ContentBlock, validate_history};
+use tooloop::protocol::events::EventSink;
+use tooloop::protocol::{Terminal, TurnSummary};
 use tooloop::provider::scripted::{Reply, ReplyBuilder, ScriptedProvider};
 use tooloop::tools::{Effect, Tool, ToolContext, ToolOutput, ToolRegistry, Workspace};
 

@@ -24,11 +24,11 @@ use tokio_util::sync::CancellationToken;
 
 use support::{MockServer, Recorded, Reply, ReplyBuilder};
 use tooloop::agent::context::{ContextSettings, ContextState};
-use tooloop::agent::events::EventSink;
 use tooloop::agent::exec_env::ExecEnv;
-use tooloop::agent::protocol::{AgentEvent, Terminal};
 use tooloop::agent::subagent::{AgentLimits, Subagents, definitions};
 use tooloop::agent::{Agent, LoopSettings};
+use tooloop::protocol::events::EventSink;
+use tooloop::protocol::{AgentEvent, Terminal};
 use tooloop::provider::anthropic::AnthropicProvider;
 use tooloop::tools::{ToolRegistry, Workspace};
 

@@ -16,7 +16,7 @@ use ratatui::{TerminalOptions, Viewport};
 use serde_json::json;
 use tokio::time::Instant;
 
-use tooloop::agent::protocol::AgentEvent;
+use tooloop::protocol::AgentEvent;
 use tooloop::tui::app::{App, RunInfo};
 use tooloop::tui::view;
 

@@ -22,11 +22,11 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use support::{MockServer, Reply, ReplyBuilder, SseEvent, text_reply};
-use tooloop::agent::events::EventSink;
 use tooloop::agent::exec_env::ExecEnv;
-use tooloop::agent::protocol::{AgentEvent, Terminal};
 use tooloop::agent::{Agent, LoopSettings};
 use tooloop::cli::ToolExec;
+use tooloop::protocol::events::EventSink;
+use tooloop::protocol::{AgentEvent, Terminal};
 use tooloop::provider::anthropic::AnthropicProvider;
 use tooloop::tools::{ToolRegistry, Workspace};
 use tooloop::trace::TraceRecorder;

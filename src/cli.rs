@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-use crate::permission::ApprovalMode;
+use crate::protocol::approval_mode::ApprovalMode;
 // The executor owns its strategy; the command line only names it.
 pub use crate::agent::exec_env::ToolExec;
 

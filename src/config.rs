@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use crate::cli::{Cli, ProviderKind, ToolExec};
 use crate::config_file::{ConfigFileError, FileConfig, ProviderSection};
-use crate::permission::ApprovalMode;
+use crate::protocol::approval_mode::ApprovalMode;
 use crate::provider::retry::RetryPolicy;
 
 pub const DEFAULT_THEME: &str = "dark";

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use crate::cli::{ProviderKind, ToolExec};
-use crate::permission::ApprovalMode;
+use crate::protocol::approval_mode::ApprovalMode;
 
 /// A config file that cannot be read, parsed or written.
 #[derive(Debug, thiserror::Error)]

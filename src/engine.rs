@@ -14,15 +14,16 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
-use crate::agent::events::EventSink;
 use crate::agent::exec_env::ExecEnv;
-use crate::agent::protocol::{AgentCommand, AgentEvent};
 use crate::agent::subagent::Subagents;
 use crate::agent::{Agent, LoopSettings};
 use crate::config::Config;
 use crate::permission::PermissionPolicy;
+use crate::protocol::events::EventSink;
+use crate::protocol::session_error::SessionError;
+use crate::protocol::{AgentCommand, AgentEvent};
 use crate::provider::Provider;
-use crate::session::{SessionError, SessionInfo};
+use crate::session::SessionInfo;
 use crate::tools::{ToolRegistry, Workspace};
 use crate::trace::Tap;
 
@@ -186,16 +187,19 @@ pub fn start_with(
     agent.context = context;
     agent.mcp = mcp;
     let session = match &overrides.sessions_dir {
-        Some(dir) => crate::session::attach_in(
+        Some(dir) => crate::agent::attach::attach_in(
             dir,
             &config.session,
             &config.workspace,
             config.fork,
             &mut agent,
         )?,
-        None => {
-            crate::session::attach(&config.session, &config.workspace, config.fork, &mut agent)?
-        }
+        None => crate::agent::attach::attach(
+            &config.session,
+            &config.workspace,
+            config.fork,
+            &mut agent,
+        )?,
     };
     // Children's histories go into the live transcript (it changes with /new and forks).
     if let Some(handle) = agent.observer.as_ref().and_then(|r| r.handle()) {
@@ -206,7 +210,7 @@ pub fn start_with(
                 &info.parent_tool_use_id,
                 &info.agent,
             )
-            .map(|t| Box::new(t) as Box<dyn crate::agent::history_observer::HistoryObserver>)
+            .map(|t| Box::new(t) as Box<dyn crate::protocol::history_observer::HistoryObserver>)
         }));
     }
     // The trace's clock starts when the agent is ready, as headless output's t_ms does.
@@ -290,7 +294,7 @@ fn with_plan_tool(mut exec: ExecEnv, plan: crate::tools::exit_plan_mode::PlanSlo
     use crate::tools::exit_plan_mode::ExitPlanMode;
     if exec
         .registry
-        .get(crate::permission::decide::EXIT_PLAN_MODE)
+        .get(crate::tools::exit_plan_mode::EXIT_PLAN_MODE)
         .is_some()
     {
         return exec;
@@ -407,7 +411,7 @@ fn sandbox_for_run(
     );
     if let Some(text) = resolved.notice {
         tracing::warn!("{text}");
-        events.send(crate::agent::protocol::AgentEvent::Notice { text });
+        events.send(crate::protocol::AgentEvent::Notice { text });
     }
     resolved.policy
 }

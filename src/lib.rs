@@ -1,8 +1,8 @@
 //! tooloop: a terminal agent whose tool-calling loop you can watch.
 //!
 //! The data path (DESIGN.md §1): a front end (the TUI or headless mode) sends
-//! [`agent::protocol::AgentCommand`]s to the agent task and receives
-//! [`agent::protocol::AgentEvent`]s; the agent runs the query loop over a
+//! [`protocol::AgentCommand`]s to the agent task and receives
+//! [`protocol::AgentEvent`]s; the agent runs the query loop over a
 //! [`provider::Provider`] and the [`agent::executor::StreamingToolExecutor`].
 
 pub mod agent;
@@ -25,12 +25,14 @@ pub mod model_list;
 pub mod models;
 pub mod paths;
 pub mod permission;
+pub mod process;
 pub mod prompt;
+pub mod protocol;
 pub mod provider;
 pub mod recording;
 pub mod replay;
-pub mod safe_output;
 pub mod sandbox;
+pub mod sanitize;
 pub mod session;
 pub mod text;
 pub mod todo;

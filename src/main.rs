@@ -298,7 +298,7 @@ fn list_agents(cli: &Cli) -> i32 {
             for e in &errors {
                 eprintln!(
                     "tooloop: {}",
-                    tooloop::safe_output::for_stderr(&e.to_string())
+                    tooloop::sanitize::output::for_stderr(&e.to_string())
                 );
             }
             i32::from(!errors.is_empty())

@@ -4,6 +4,7 @@
 //! the TUI and transcripts only ever see these types.
 
 pub mod image;
+pub mod markers;
 pub mod server;
 mod validate;
 mod wire;

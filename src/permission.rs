@@ -3,17 +3,17 @@
 //! Decisions come only from the user side (an [`AgentCommand::PermissionReply`]), from the
 //! mode, or from `--allow-tool`: nothing the model writes can grant anything.
 //!
-//! [`AgentCommand::PermissionReply`]: crate::agent::protocol::AgentCommand::PermissionReply
+//! [`AgentCommand::PermissionReply`]: crate::protocol::AgentCommand::PermissionReply
 
 pub mod decide;
 pub mod delete_guard;
-pub mod mode;
+
 pub mod rules;
 pub mod settings;
 pub mod shell;
 pub mod suggest;
 
-use crate::agent::protocol::approval::Decision;
+use crate::protocol::approval::Decision;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
@@ -23,7 +23,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::tools::Effect;
 
-pub use mode::ApprovalMode;
+use crate::protocol::approval_mode::ApprovalMode;
 
 /// What the policy says before anyone is asked.
 #[derive(Clone, Debug, PartialEq, Eq)]

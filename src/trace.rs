@@ -8,7 +8,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
-use crate::agent::protocol::AgentEvent;
+use crate::protocol::AgentEvent;
 
 const PID: u32 = 1;
 const STREAM_TID: u32 = 1;
@@ -246,7 +246,7 @@ impl Tap {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::protocol::{Terminal, TurnSummary};
+    use crate::protocol::{Terminal, TurnSummary};
     use crate::provider::Usage;
     use std::sync::Arc;
     use std::time::Duration;
@@ -278,7 +278,7 @@ mod tests {
             id: "a".into(),
             name: "read_file".into(),
             is_error: false,
-            outcome: crate::agent::protocol::ToolOutcome::Ok,
+            outcome: crate::protocol::ToolOutcome::Ok,
             duration_ms: 300,
             output: String::new(),
         });

@@ -107,15 +107,152 @@ fn impl_app_only_in_the_controller() {
     );
 }
 
-/// The protocol (AgentCommand / AgentEvent) is a leaf: the types that cross the channel live
-/// in it or below it, so nothing it reaches names the agent itself, a session, a checkpoint
-/// or a front end; and it re-exports nothing (everyone imports a type from where it lives).
+/// The parts of src/ from the ground floor up (DESIGN.md §13): a part is a top-level
+/// folder with its module file (`x/` and `x.rs`) or a top-level file. A file may name only
+/// its own part and the parts listed before it. The binary (main.rs) wires everything and is
+/// not a part.
+const FLOORS: &[&str] = &[
+    // The ground: small leaves everyone may use.
+    "text",
+    "paths",
+    "http",
+    "interrupt",
+    "todo",
+    "logging",
+    // The conversation itself.
+    "message",
+    // Containment, processes and sanitizing.
+    "sandbox",
+    "process",
+    "sanitize",
+    // Providers, and what the protocol's events carry from hooks and background jobs.
+    "provider",
+    "hooks",
+    "background",
+    // The protocol: events, commands, the history observer, the types that cross parts.
+    "protocol",
+    // Tools, consent, MCP, models, prompts.
+    "tools",
+    "permission",
+    "mcp",
+    "models",
+    "prompt",
+    // What observes the agent through the protocol's observer.
+    "checkpoint",
+    "session",
+    "recording",
+    // The agent: loop, executor, context, subagents, and attaching a session.
+    "agent",
+    "trace",
+    "agent_list",
+    // Settings and the engine main builds.
+    "cli",
+    "config_file",
+    "config",
+    "model_list",
+    "engine",
+    // Front ends.
+    "export",
+    "headless",
+    "tui",
+    "replay",
+];
+
+/// Every import runs down the floors: no file names a part above its own, directly or by
+/// re-exporting one (a `pub use crate::…` is an arrow like any other). Every part of src/
+/// is on the list and the list names only parts that exist.
+#[test]
+fn every_import_runs_down_the_floors() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut parts = BTreeSet::new();
+    for entry in std::fs::read_dir(root.join("src"))
+        .expect("read src/")
+        .flatten()
+    {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let part = name.strip_suffix(".rs").unwrap_or(&name).to_string();
+        if part != "lib" && part != "main" {
+            parts.insert(part);
+        }
+    }
+    let listed: BTreeSet<String> = FLOORS.iter().map(|p| p.to_string()).collect();
+    assert_eq!(listed.len(), FLOORS.len(), "a part listed twice in FLOORS");
+    let unlisted: Vec<&String> = parts.difference(&listed).collect();
+    assert!(
+        unlisted.is_empty(),
+        "parts of src/ not on a floor: {unlisted:?}"
+    );
+    let missing: Vec<&String> = listed.difference(&parts).collect();
+    assert!(
+        missing.is_empty(),
+        "FLOORS names parts that do not exist: {missing:?}"
+    );
+    let bad = Graph::read().upward(FLOORS);
+    assert!(
+        bad.is_empty(),
+        "imports that run up the floors (DESIGN.md §13):\n  {}",
+        bad.join("\n  ")
+    );
+}
+
+/// The guard itself: in a small tree of its own, a low part that names a part above it (by
+/// `use`, by a path in code, by `pub use` re-export, or by `super::super::` out of a folder)
+/// is reported; the same tree with the arrows turned down is not.
+#[test]
+fn the_guard_catches_an_upward_import() {
+    let tree = |low: &str, deep: &str| {
+        let dir = tempfile::tempdir().expect("a temporary tree");
+        let write = |rel: &str, text: &str| {
+            let path = dir.path().join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        write("src/lib.rs", "pub mod low;\npub mod high;\npub mod deep;\n");
+        write("src/low.rs", low);
+        write(
+            "src/high/mod.rs",
+            "mod x;\npub use x::X;\nuse crate::low::L;\n",
+        );
+        write(
+            "src/high/x.rs",
+            "pub struct X;\nuse super::super::low::L;\n",
+        );
+        write("src/deep/mod.rs", "pub mod inner;\n");
+        write("src/deep/inner.rs", deep);
+        let graph = Graph::read_from(dir.path());
+        graph.upward(&["low", "deep", "high"])
+    };
+    assert_eq!(
+        tree("pub struct L;\n", "use crate::low::L;\n"),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        tree("pub struct L;\nuse crate::high::x::X;\n", ""),
+        ["src/low.rs (low) -> src/high/x.rs (high)"]
+    );
+    assert_eq!(
+        tree("pub struct L;\npub use crate::high::X;\n", ""),
+        ["src/low.rs (low) -> src/high/mod.rs (high)"]
+    );
+    assert_eq!(
+        tree("pub struct L;\nfn f() { let _ = crate::high::X; }\n", ""),
+        ["src/low.rs (low) -> src/high/mod.rs (high)"]
+    );
+    assert_eq!(
+        tree("pub struct L;\n", "use super::super::high::X;\n"),
+        ["src/deep/inner.rs (deep) -> src/high/mod.rs (high)"]
+    );
+}
+
+/// The protocol (AgentCommand / AgentEvent) sits low: everything it reaches, however
+/// indirectly, lies on its floor or below; and it re-exports nothing (everyone imports a
+/// type from where it lives).
 #[test]
 fn the_protocol_is_a_leaf() {
     let graph = Graph::read();
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
-    collect(&root.join("src/agent/protocol"), &mut files);
+    collect(&root.join("src/protocol"), &mut files);
     let protocol: Vec<String> = files.iter().map(|f| rel_path(root, f)).collect();
     assert!(protocol.len() >= 3, "the protocol's files: {protocol:?}");
     let mut seen = BTreeSet::new();
@@ -125,24 +262,16 @@ fn the_protocol_is_a_leaf() {
             stack.extend(graph.edges.get(&f).into_iter().flatten().cloned());
         }
     }
-    let above = [
-        "src/agent/mod.rs",
-        "src/agent/query_loop",
-        "src/agent/executor.rs",
-        "src/agent/task.rs",
-        "src/session/",
-        "src/checkpoint/",
-        "src/recording/",
-        "src/tui/",
-        "src/headless.rs",
-        "src/engine.rs",
-        "src/replay/",
-    ];
+    let floor = |f: &str| part_of(f).and_then(|p| FLOORS.iter().position(|q| *q == p));
+    let own = FLOORS
+        .iter()
+        .position(|p| *p == "protocol")
+        .expect("protocol on a floor");
     let bad: Vec<&String> = seen
         .iter()
-        .filter(|f| above.iter().any(|a| f.starts_with(a)))
+        .filter(|f| floor(f).is_none_or(|n| n > own))
         .collect();
-    assert!(bad.is_empty(), "src/agent/protocol/ reaches {bad:?}");
+    assert!(bad.is_empty(), "src/protocol/ reaches {bad:?}");
     for file in &protocol {
         let text = std::fs::read_to_string(root.join(file)).expect("a protocol file");
         let reexports: Vec<&str> = text
@@ -310,6 +439,26 @@ impl Graph {
         Graph { edges }
     }
 
+    /// The arrows from a part to one listed after it in `floors` (or not listed), as
+    /// "from (part) -> to (part)".
+    fn upward(&self, floors: &[&str]) -> Vec<String> {
+        let floor = |f: &str| part_of(f).and_then(|p| floors.iter().position(|q| *q == p));
+        let mut bad = Vec::new();
+        for (from, targets) in &self.edges {
+            let Some(here) = floor(from) else { continue };
+            // The crate root only declares the parts; a path that lands on it is a
+            // `super::` out of an inline `mod tests` (the reader sees files, not inline
+            // modules), not an arrow to a part.
+            for to in targets.iter().filter(|t| part_of(t).is_some()) {
+                if floor(to).is_none_or(|there| there > here) {
+                    let name = |f: &str| part_of(f).unwrap_or_default();
+                    bad.push(format!("{from} ({}) -> {to} ({})", name(from), name(to)));
+                }
+            }
+        }
+        bad
+    }
+
     fn arrows<'a>(&'a self, from: &'a str) -> impl Iterator<Item = (&'a String, &'a String)> {
         self.edges
             .iter()
@@ -364,6 +513,15 @@ impl Graph {
             })
             .collect()
     }
+}
+
+/// The part a file belongs to: "src/agent/x.rs" and "src/agent.rs" → "agent"; None for
+/// the crate root (lib.rs, main.rs), which only declares the parts.
+fn part_of(file: &str) -> Option<String> {
+    let inner = file.strip_prefix("src/")?;
+    let first = inner.split('/').next()?;
+    let part = first.strip_suffix(".rs").unwrap_or(first);
+    (part != "lib" && part != "main").then(|| part.to_string())
 }
 
 /// True when one of the two is a module file (`dir/mod.rs`, or `dir.rs` beside a `dir/`)

@@ -10,7 +10,7 @@ use ratatui::backend::TestBackend;
 use ratatui::style::Color;
 use serde_json::json;
 use tokio::time::Instant;
-use tooloop::agent::protocol::AgentEvent;
+use tooloop::protocol::AgentEvent;
 use tooloop::tui::app::{App, RunInfo};
 use tooloop::tui::theme::{self, Theme};
 use tooloop::tui::view;

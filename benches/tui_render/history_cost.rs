@@ -20,7 +20,7 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use tokio::time::Instant;
 
-use tooloop::agent::protocol::AgentEvent;
+use tooloop::protocol::AgentEvent;
 use tooloop::tui::app::App;
 
 const ROUNDS: usize = 400;

@@ -14,7 +14,7 @@ use ratatui::backend::CrosstermBackend;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
-use tooloop::agent::protocol::{AgentCommand, AgentEvent};
+use tooloop::protocol::{AgentCommand, AgentEvent};
 use tooloop::tui::app::App;
 use tooloop::tui::event_loop::{self, Screen};
 use tooloop::tui::view;

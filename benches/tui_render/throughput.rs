@@ -11,7 +11,7 @@ use ratatui::backend::TestBackend;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
-use tooloop::agent::protocol::{AgentCommand, AgentEvent};
+use tooloop::protocol::{AgentCommand, AgentEvent};
 use tooloop::tui::app::App;
 use tooloop::tui::event_loop::{self, Screen};
 use tooloop::tui::panes::cells::CellKind;

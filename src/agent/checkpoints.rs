@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use super::exec_env::ExecEnv;
-use super::protocol::AgentEvent;
+use crate::protocol::AgentEvent;
 
 pub(super) async fn before(env: &ExecEnv, paths: &[PathBuf]) {
     each(env, paths, true).await

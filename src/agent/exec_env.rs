@@ -5,8 +5,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::agent::events::EventSink;
 use crate::permission::PermissionPolicy;
+use crate::protocol::events::EventSink;
 use crate::tools::{ToolRegistry, Workspace};
 
 /// When queued calls start (DESIGN.md §5); `--tool-exec` and `tool_exec` in the config file.
@@ -60,7 +60,7 @@ pub struct ExecEnv {
 /// Background jobs' changes as `AgentEvent::Background` on `events`.
 pub fn job_events(events: &EventSink) -> crate::background::OnChange {
     let events = events.clone();
-    Arc::new(move |e| events.send(crate::agent::protocol::AgentEvent::Background(e)))
+    Arc::new(move |e| events.send(crate::protocol::AgentEvent::Background(e)))
 }
 
 /// No tool runs longer, whatever it asks for: above bash's own 10-minute maximum, so bash
@@ -101,16 +101,15 @@ impl ExecEnv {
     /// policy. A test that wants tools to run unasked says so with [`ExecEnv::with_approval`].
     #[cfg(any(test, feature = "test-support"))]
     pub fn with_defaults(registry: ToolRegistry, workspace: Workspace, events: EventSink) -> Self {
-        let policy = PermissionPolicy::new(crate::permission::ApprovalMode::Ask, &[], true);
+        let policy =
+            PermissionPolicy::new(crate::protocol::approval_mode::ApprovalMode::Ask, &[], true);
         ExecEnv::new(registry, policy, workspace, events)
     }
 
     /// Tests and benchmarks: the same setup under another approval mode (interactive).
     #[cfg(any(test, feature = "test-support"))]
-    pub fn with_approval(mut self, mode: crate::permission::ApprovalMode) -> Self {
+    pub fn with_approval(mut self, mode: crate::protocol::approval_mode::ApprovalMode) -> Self {
         self.policy = Arc::new(PermissionPolicy::new(mode, &[], true));
         self
     }
 }
-
-pub const INTERRUPTED: &str = "interrupted by user";

@@ -15,12 +15,13 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use crate::agent::protocol::{AgentEvent, ToolOutcome};
 use crate::message::ContentBlock;
+use crate::protocol::{AgentEvent, ToolOutcome};
 use crate::tools::{ToolOutput, ToolRegistry};
 
-use super::exec_env::{ExecEnv, INTERRUPTED, ToolExec};
+use super::exec_env::{ExecEnv, ToolExec};
 use super::tool_call::Call;
+use crate::message::markers::INTERRUPTED;
 
 /// One finished call, in tool_use order.
 #[derive(Clone, Debug, PartialEq)]
@@ -47,15 +48,15 @@ impl ToolRun {
     }
 
     /// How it ran, for the transcript (the same duration the ToolEnd event carried).
-    pub fn timing(&self) -> crate::agent::protocol::status::ToolTiming {
+    pub fn timing(&self) -> crate::protocol::status::ToolTiming {
         let started = self.started_at.map(|s| {
             let ago = Instant::now().saturating_duration_since(s);
             let wall = std::time::SystemTime::now()
                 .checked_sub(ago)
                 .unwrap_or(std::time::UNIX_EPOCH);
-            crate::agent::history_observer::rfc3339_ms(wall)
+            crate::protocol::history_observer::rfc3339_ms(wall)
         });
-        crate::agent::protocol::status::ToolTiming {
+        crate::protocol::status::ToolTiming {
             id: self.id.clone(),
             started,
             duration_ms: self

@@ -10,9 +10,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
-use super::events::EventSink;
-use super::protocol::AgentEvent;
 use crate::hooks::{HookDecision, HookEvent, HookOutcome, HookStep, Hooks};
+use crate::protocol::AgentEvent;
+use crate::protocol::events::EventSink;
 use crate::tools::ToolOutput;
 
 /// The hooks of a run and what they said that outlives one call.

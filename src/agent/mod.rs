@@ -1,20 +1,19 @@
 //! The agent: owns the conversation and runs the query loop. It never touches the terminal.
 
 pub mod assembler;
+pub mod attach;
 pub mod attachments;
 mod checkpoints;
 pub mod context;
-pub mod events;
 pub mod exec_env;
 pub mod executor;
-pub mod history_observer;
 pub mod hook_calls;
 pub mod mentions;
-pub mod protocol;
 pub mod query_loop;
 mod request_errors;
 mod rewind;
 mod sandbox_call;
+pub mod session_switch;
 pub mod shell_command;
 pub mod subagent;
 pub mod task;
@@ -24,12 +23,12 @@ mod unanswered;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::message::{ContentBlock, History, HistoryCheck, Message, Role};
+use crate::message::{History, HistoryCheck, Message, Role};
+use crate::protocol::AgentEvent;
+use crate::protocol::events::EventSink;
 use crate::provider::retry::RetryPolicy;
 use crate::provider::{Messages, Provider, Reasoning, Request, SystemPrompt, ToolSpec};
-use events::EventSink;
 use exec_env::ExecEnv;
-use protocol::AgentEvent;
 
 /// Request settings that stay the same across turns.
 #[derive(Clone, Debug)]
@@ -78,7 +77,7 @@ pub struct Agent {
     /// Each new message is checked against the one before it (DESIGN.md §4).
     check: HistoryCheck,
     /// Transcript writer, if sessions are on.
-    pub observer: Option<Box<dyn history_observer::HistoryObserver>>,
+    pub observer: Option<Box<dyn crate::protocol::history_observer::HistoryObserver>>,
     /// Context window use, cost and compaction state (DESIGN.md §10).
     pub context: context::ContextState,
     /// What tooloop recorded of the session (requests, files, commands) for the state block
@@ -276,11 +275,4 @@ impl Agent {
             .map(|m| m.text())
             .unwrap_or_default()
     }
-}
-
-/// The marker left in history after Ctrl+C, so the model knows why it was cut off.
-pub const INTERRUPT_MARKER: &str = "[interrupted by user]";
-
-pub fn interrupt_block() -> ContentBlock {
-    ContentBlock::text(INTERRUPT_MARKER)
 }

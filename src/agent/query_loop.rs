@@ -16,12 +16,13 @@ mod stream_events;
 use futures::StreamExt;
 use tokio_util::sync::CancellationToken;
 
+use super::Agent;
 use super::assembler::{Assembler, Completed};
 use super::context::prepare::{self, Prepared};
 use super::executor::{StreamingToolExecutor, ToolRun};
-use super::protocol::{AgentEvent, Terminal, Transition, TurnSummary};
-use super::{Agent, interrupt_block};
+use crate::message::markers::interrupt_block;
 use crate::message::{ContentBlock, Message, check_ready};
+use crate::protocol::{AgentEvent, Terminal, Transition, TurnSummary};
 use crate::provider::{EventStream, ProviderError, StreamEvent, Usage};
 use decide::{Outcome, Plan, Reply, Step};
 use failure::{fail, is_prompt_too_long};
@@ -465,7 +466,7 @@ fn results_for(asked: &[String], runs: &[ToolRun]) -> Vec<ContentBlock> {
         .iter()
         .map(|id| match runs.iter().find(|r| &r.id == id) {
             Some(run) => run.to_block(),
-            None => ContentBlock::tool_result(id, super::exec_env::INTERRUPTED, true),
+            None => ContentBlock::tool_result(id, crate::message::markers::INTERRUPTED, true),
         })
         .collect()
 }

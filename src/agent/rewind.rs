@@ -3,10 +3,11 @@
 //! tells the front ends.
 
 use super::Agent;
-use super::protocol::AgentEvent;
+use crate::protocol::AgentEvent;
+use crate::protocol::session_error::SessionError;
 use crate::session::rewind::{self, Outcome, Request};
 use crate::session::rewind_error::RewindError;
-use crate::session::{SessionError, checkpoint_store, load};
+use crate::session::{checkpoint_store, load};
 
 impl Agent {
     /// Rewinds to just before prompt `req.to` of this session. The history is replaced by the

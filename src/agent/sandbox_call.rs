@@ -10,9 +10,9 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::agent::exec_env::ExecEnv;
-use crate::agent::protocol::AgentEvent;
-use crate::agent::protocol::approval::Preview;
 use crate::permission::Consent;
+use crate::protocol::AgentEvent;
+use crate::protocol::approval::Preview;
 use crate::sandbox::{AskOutside, CallSandbox, DENIED_KEY};
 
 /// What a session-wide answer is remembered under; no tool has this name, so it never

@@ -12,8 +12,8 @@ use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use super::Agent;
-use super::protocol::{AgentEvent, Terminal, ToolOutcome, TurnSummary};
 use crate::message::Message;
+use crate::protocol::{AgentEvent, Terminal, ToolOutcome, TurnSummary};
 use crate::tools::{Tool, ToolContext, ToolOutput};
 
 /// The ids of these runs' tool lines start so (front ends show their output open).

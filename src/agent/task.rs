@@ -7,7 +7,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use super::Agent;
-use super::protocol::{AgentCommand, AgentEvent};
+use crate::protocol::{AgentCommand, AgentEvent};
 
 /// Runs `agent` until Shutdown or until the command channel closes. Prompts submitted while
 /// a turn runs wait their turn; Abort and permission replies reach the running turn at once.
@@ -26,7 +26,7 @@ fn kill_job(agent: &Agent, id: String) {
 
 fn kill_job_in(
     jobs: &std::sync::Arc<crate::background::Jobs>,
-    events: &super::events::EventSink,
+    events: &crate::protocol::events::EventSink,
     id: String,
 ) {
     let (jobs, events) = (jobs.clone(), events.clone());
@@ -75,7 +75,7 @@ async fn run(mut agent: Agent, mut rx: mpsc::UnboundedReceiver<AgentCommand>) ->
                     continue;
                 }
                 Some(AgentCommand::Resume { id }) => {
-                    if let Err(e) = crate::session::switch::resume(&mut agent, &id) {
+                    if let Err(e) = crate::agent::session_switch::resume(&mut agent, &id) {
                         agent.events().send(AgentEvent::Error {
                             message: format!("cannot resume {id}: {e}"),
                         });
@@ -183,7 +183,7 @@ async fn run(mut agent: Agent, mut rx: mpsc::UnboundedReceiver<AgentCommand>) ->
 }
 
 /// Shift+Tab / `/approval`: the policy decides in `mode` from now on.
-fn set_approval(agent: &Agent, mode: crate::permission::ApprovalMode) {
+fn set_approval(agent: &Agent, mode: crate::protocol::approval_mode::ApprovalMode) {
     agent.exec.policy.set_mode(mode);
     agent.events().send(AgentEvent::ApprovalChanged { mode });
 }
@@ -219,7 +219,7 @@ async fn compact(
 struct Side {
     policy: std::sync::Arc<crate::permission::PermissionPolicy>,
     jobs: std::sync::Arc<crate::background::Jobs>,
-    events: super::events::EventSink,
+    events: crate::protocol::events::EventSink,
 }
 
 impl Side {

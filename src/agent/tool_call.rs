@@ -8,14 +8,16 @@ use serde_json::Value;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::exec_env::{ExecEnv, INTERRUPTED};
+use super::exec_env::ExecEnv;
 use super::hook_calls::{PreTool, post_tool_use, pre_tool_use};
-use super::protocol::AskWhy;
-use super::protocol::{AgentEvent, ToolOutcome};
 use crate::hooks::HookEvent;
-use crate::permission::decide::{Call as PermissionCall, EXIT_PLAN_MODE};
-use crate::permission::rules::RuleRef;
+use crate::message::markers::INTERRUPTED;
+use crate::permission::decide::Call as PermissionCall;
 use crate::permission::{Consent, Verdict};
+use crate::protocol::AskWhy;
+use crate::protocol::approval::RuleRef;
+use crate::protocol::{AgentEvent, ToolOutcome};
+use crate::tools::exit_plan_mode::EXIT_PLAN_MODE;
 use crate::tools::{Effect, Tool, ToolContext, ToolOutput};
 
 /// How long a cancelled tool may take to clean up (kill its process group) before the
@@ -329,8 +331,9 @@ pub fn human_duration(d: Duration) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::protocol::approval::Decision;
-    use crate::permission::{ApprovalMode, PermissionPolicy};
+    use crate::permission::PermissionPolicy;
+    use crate::protocol::approval::Decision;
+    use crate::protocol::approval_mode::ApprovalMode;
 
     /// "Keep planning" with feedback reaches the model as the error result carrying it.
     #[tokio::test]

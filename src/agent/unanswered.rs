@@ -9,8 +9,8 @@
 use std::sync::Arc;
 
 use super::Agent;
-use super::protocol::{Terminal, TurnSummary};
 use crate::message::{Message, Role};
+use crate::protocol::{Terminal, TurnSummary};
 
 /// The user message a prompt went into, and how many blocks it held before (an earlier
 /// interrupted prompt's, say): those stay.

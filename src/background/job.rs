@@ -16,8 +16,8 @@ use super::Shared;
 use super::output::{OutputFile, Read};
 use super::reaper;
 use super::types::{Change, JobInfo, JobState, KilledBy};
+use crate::process::{TERM_GRACE, stop_group};
 use crate::sandbox::Prepared;
-use crate::tools::process::{TERM_GRACE, stop_group};
 
 /// After the shell exits, how long output still written by what it left behind is read.
 const DRAIN_AFTER_EXIT: Duration = Duration::from_millis(200);
@@ -161,7 +161,7 @@ impl Job {
     /// SIGKILL now, without waiting (a drop path).
     pub fn kill_now(&self) {
         if self.state().is_running() {
-            crate::tools::process::kill_group_now(self.pgid);
+            crate::process::kill_group_now(self.pgid);
         }
     }
 }
@@ -176,7 +176,7 @@ pub fn spawn(
     out: std::io::Result<OutputFile>,
     shared: Arc<Shared>,
 ) -> std::io::Result<Arc<Job>> {
-    let (mut cmd, pipe) = crate::tools::process::shell_command(command, dir, sandbox.as_ref())?;
+    let (mut cmd, pipe) = crate::process::shell_command(command, dir, sandbox.as_ref())?;
     let child = cmd.spawn()?;
     drop(cmd);
     let pid = child
@@ -281,7 +281,7 @@ async fn watch(
             }
         }
     }
-    if stopped != crate::tools::process::Stopped::Lingering {
+    if stopped != crate::process::Stopped::Lingering {
         reaper::unregister(job.pgid);
     }
     drop(sandbox);

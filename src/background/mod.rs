@@ -193,7 +193,7 @@ impl Jobs {
     /// already ended.
     pub async fn kill(&self, id: &str, by: KilledBy) -> Result<(bool, JobInfo), JobError> {
         let job = self.find(id).ok_or_else(|| self.unknown(id))?;
-        let killed = job.kill(by, crate::tools::process::TERM_GRACE).await;
+        let killed = job.kill(by, crate::process::TERM_GRACE).await;
         Ok((killed, job.info()))
     }
 

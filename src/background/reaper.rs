@@ -29,7 +29,7 @@ pub fn kill_all_now() -> usize {
         Err(std::sync::TryLockError::WouldBlock) => live().clone(),
     };
     for &pgid in &groups {
-        crate::tools::process::kill_group_now(pgid);
+        crate::process::kill_group_now(pgid);
     }
     groups.len()
 }

@@ -8,10 +8,10 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use super::store::{Entry, Store};
-use crate::agent::history_observer::HistoryObserver;
-use crate::agent::history_observer::RewindRecord;
-use crate::agent::protocol::TurnSummary;
 use crate::message::Message;
+use crate::protocol::TurnSummary;
+use crate::protocol::history_observer::HistoryObserver;
+use crate::protocol::history_observer::RewindRecord;
 
 /// Which session and prompt edits belong to now, shared by the observer (which sees prompts
 /// begin) and the executor (which sees tools run).
@@ -135,7 +135,7 @@ impl HistoryObserver for Tracking {
         self.inner.message(index, message);
     }
 
-    fn tool_runs(&mut self, runs: &[crate::agent::protocol::status::ToolTiming]) {
+    fn tool_runs(&mut self, runs: &[crate::protocol::status::ToolTiming]) {
         self.inner.tool_runs(runs);
     }
 
@@ -151,7 +151,7 @@ impl HistoryObserver for Tracking {
 
     fn compaction(
         &mut self,
-        info: &crate::agent::context::Compaction,
+        info: &crate::protocol::compaction::Compaction,
         history: &[std::sync::Arc<Message>],
     ) {
         self.inner.compaction(info, history);
@@ -178,7 +178,7 @@ impl HistoryObserver for Tracking {
         self.inner.path()
     }
 
-    fn handle(&self) -> Option<crate::agent::history_observer::SessionHandle> {
+    fn handle(&self) -> Option<crate::protocol::history_observer::SessionHandle> {
         self.inner.handle()
     }
 
@@ -190,7 +190,7 @@ impl HistoryObserver for Tracking {
         }
     }
 
-    fn fork(&mut self) -> Result<String, crate::session::error::SessionError> {
+    fn fork(&mut self) -> Result<String, crate::protocol::session_error::SessionError> {
         let parent = self.session();
         let child = self.inner.fork()?;
         let prompts = self.checkpoints.prompts();

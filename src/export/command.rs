@@ -27,7 +27,7 @@ pub fn run(session: &str, format: ExportFormat, output: Option<&Path>) -> i32 {
 
 /// The export of `session` (an id, prefix, transcript or recording path).
 pub fn render(session: &str, format: ExportFormat) -> Result<String, RecordError> {
-    let source = crate::replay::resolve(session)?;
+    let source = crate::recording::source::resolve(session)?;
     let transcript = source
         .transcript
         .as_deref()
@@ -65,7 +65,9 @@ pub fn render_transcript(
             let svg = match recording {
                 Some(path) => {
                     let rec = crate::recording::read(path).map_err(|e| RecordError::io(path, e))?;
-                    Some(timeline_svg::svg(&crate::replay::timeline(&rec.entries)))
+                    Some(timeline_svg::svg(&crate::recording::timeline::timeline(
+                        &rec.entries,
+                    )))
                 }
                 None => None,
             };

@@ -6,8 +6,8 @@ use std::collections::HashMap;
 use std::fmt::Write;
 
 use super::html::escape;
-use crate::agent::protocol::AgentEvent;
-use crate::replay::Timed;
+use crate::protocol::AgentEvent;
+use crate::recording::timeline::Timed;
 
 const WIDTH: f64 = 960.0;
 const LABEL: f64 = 180.0;
@@ -226,7 +226,7 @@ fn cut(s: &str, n: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::protocol::{AgentEvent, ToolOutcome};
+    use crate::protocol::{AgentEvent, ToolOutcome};
     use crate::recording::{Entry, Kind};
 
     fn at(t_ms: u64, event: AgentEvent) -> Entry {
@@ -303,7 +303,7 @@ mod tests {
                 },
             ),
         ];
-        let (rows, bars) = bars(&crate::replay::timeline(&entries));
+        let (rows, bars) = bars(&crate::recording::timeline::timeline(&entries));
         assert_eq!(rows, vec!["model", "glob a"]);
         let classes: Vec<(&str, u64, u64)> = bars.iter().map(|b| (b.class, b.from, b.to)).collect();
         assert_eq!(
@@ -316,7 +316,7 @@ mod tests {
                 ("tool", 51, 90)
             ]
         );
-        let svg = svg(&crate::replay::timeline(&entries));
+        let svg = svg(&crate::recording::timeline::timeline(&entries));
         assert!(svg.starts_with("<svg") && svg.ends_with("</svg>"));
     }
 }

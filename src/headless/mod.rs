@@ -6,11 +6,11 @@ use serde_json::{Value, json};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use crate::agent::context::Trigger;
-use crate::agent::protocol::{AgentCommand, AgentEvent, AgentReport, Terminal, TurnSummary};
 use crate::cli::OutputFormat;
 use crate::config::Config;
 use crate::engine::{self, EngineError, FrontEnd};
+use crate::protocol::compaction::Trigger;
+use crate::protocol::{AgentCommand, AgentEvent, AgentReport, Terminal, TurnSummary};
 
 mod stream_json;
 pub use stream_json::{Sandboxed, event_line, stream_json};
@@ -73,7 +73,7 @@ pub async fn run(
     let start = Instant::now();
     if let Some(notice) = session.and_then(|s| s.notice) {
         for line in notice.lines() {
-            eprintln!("tooloop: {}", crate::safe_output::for_stderr(line));
+            eprintln!("tooloop: {}", crate::sanitize::output::for_stderr(line));
         }
     }
     control.send(AgentCommand::Submit {
@@ -204,10 +204,10 @@ fn exit_watchdog(limit: std::time::Duration, code: i32) {
 }
 
 fn print_event(event: &AgentEvent, format: OutputFormat, start: Instant, sandbox: &Sandboxed<'_>) {
-    use crate::safe_output::{for_stderr, json_line};
+    use crate::sanitize::output::{for_stderr, json_line};
     // A server that failed is a config problem the user must see in every format.
     if let AgentEvent::Mcp(s) = event
-        && s.state == crate::agent::protocol::status::ServerState::Failed
+        && s.state == crate::protocol::status::ServerState::Failed
     {
         eprintln!(
             "tooloop: MCP server {} failed: {}",
@@ -312,9 +312,9 @@ pub fn print_result<H: serde::Serialize + ?Sized>(
         OutputFormat::Text => {
             // A plan-mode run's answer is its plan.
             let text = extra.plan.as_deref().unwrap_or(&summary.text);
-            let _ = writeln!(out, "{}", crate::safe_output::for_stdout(text));
+            let _ = writeln!(out, "{}", crate::sanitize::output::for_stdout(text));
             if let Some(err) = &summary.error {
-                let err = crate::safe_output::for_stderr(err);
+                let err = crate::sanitize::output::for_stderr(err);
                 eprintln!("tooloop: {} ({err})", summary.reason.as_str());
             } else if !matches!(summary.reason, Terminal::Completed | Terminal::PlanReady) {
                 eprintln!("tooloop: stopped: {}", summary.reason.as_str());
@@ -327,7 +327,7 @@ pub fn print_result<H: serde::Serialize + ?Sized>(
             {
                 map.insert("t_ms".into(), json!(start.elapsed().as_millis() as u64));
             }
-            let _ = writeln!(out, "{}", crate::safe_output::json_line(&v));
+            let _ = writeln!(out, "{}", crate::sanitize::output::json_line(&v));
         }
     }
     let _ = out.flush();

@@ -3,8 +3,8 @@
 
 use serde_json::{Value, json};
 
-use crate::agent::context::Trigger;
-use crate::agent::protocol::AgentEvent;
+use crate::protocol::AgentEvent;
+use crate::protocol::compaction::Trigger;
 
 /// Which tools' `tool_end` lines carry `sandbox`, and its value.
 pub struct Sandboxed<'a> {
@@ -31,7 +31,7 @@ pub fn event_line(event: &AgentEvent, sandbox: &Sandboxed<'_>) -> Option<Value> 
 /// `--record` writes), renamed and trimmed to CLI.md's contract by [`project`]. Events that
 /// are for screens and recordings only have no line.
 pub fn stream_json(event: &AgentEvent) -> Option<Value> {
-    use crate::agent::protocol::status::ServerState;
+    use crate::protocol::status::ServerState;
     use AgentEvent as E;
     match event {
         // The subagent's own line, with whose it is (CLI.md).
@@ -175,12 +175,12 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::agent::context::Compaction;
-    use crate::agent::protocol::status::{ServerState, ServerStatus};
-    use crate::agent::protocol::{AgentInfo, AgentReport, Terminal, ToolOutcome};
     use crate::hooks::{HookDecision, HookEvent, HookReport};
     use crate::message::Message;
-    use crate::permission::rules::RuleRef;
+    use crate::protocol::approval::RuleRef;
+    use crate::protocol::compaction::Compaction;
+    use crate::protocol::status::{ServerState, ServerStatus};
+    use crate::protocol::{AgentInfo, AgentReport, Terminal, ToolOutcome};
 
     fn line(e: AgentEvent) -> Option<String> {
         stream_json(&e).map(|v| v.to_string())
@@ -258,7 +258,7 @@ mod tests {
         );
         say(
             AgentEvent::ApprovalChanged {
-                mode: crate::permission::mode::ApprovalMode::AutoEdit,
+                mode: crate::protocol::approval_mode::ApprovalMode::AutoEdit,
             },
             r#"{"type":"approval","mode":"auto-edit"}"#,
         );

@@ -10,7 +10,7 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use crate::tools::process::{group_alive, stop_group};
+use crate::process::{group_alive, stop_group};
 
 /// Most bytes kept of a hook's stdout or stderr; the rest is read and dropped.
 const MAX_CAPTURE: usize = 64 * 1024;

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::{McpManager, ServerConfig};
-use crate::agent::protocol::status::ServerState;
-use crate::safe_output::{for_stderr, for_stdout};
+use crate::protocol::status::ServerState;
+use crate::sanitize::output::{for_stderr, for_stdout};
 
 pub async fn run(servers: Vec<ServerConfig>, workspace: PathBuf) -> i32 {
     if servers.is_empty() {

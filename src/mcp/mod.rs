@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex};
 
 use tokio::task::JoinHandle;
 
-use crate::agent::protocol::status::{ServerState, ServerStatus};
+use crate::protocol::status::{ServerState, ServerStatus};
 use crate::tools::Tool;
 pub use config::{McpConfigError, McpSection, ServerConfig};
 pub use connect::Lookup;

@@ -12,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 use super::config::ServerConfig;
 use super::connect::{Client, Lookup, connect};
 use super::result::to_output;
-use crate::agent::protocol::status::{ServerState, ServerStatus};
+use crate::protocol::status::{ServerState, ServerStatus};
 use crate::tools::ToolOutput;
 
 pub const MAX_RESTARTS: u32 = 3;

@@ -6,14 +6,14 @@
 use std::collections::HashSet;
 use std::path::Path;
 
-use super::rules::{CallFacts, RuleKind, RuleRef, RuleSet};
+use super::rules::{CallFacts, RuleKind, RuleSet};
 use super::{ApprovalMode, Verdict};
+use crate::protocol::approval::RuleRef;
 use crate::tools::Effect;
+use crate::tools::exit_plan_mode::EXIT_PLAN_MODE;
 
 /// The refusal every changing call gets in plan mode (issue 27's wording).
 pub const PLAN_REFUSAL: &str = "plan mode: only read-only tools run until the plan is approved";
-/// The tool that hands a plan to the user; offered only in plan mode.
-pub const EXIT_PLAN_MODE: &str = "exit_plan_mode";
 
 /// One call, as the decision sees it.
 pub struct Call<'a> {

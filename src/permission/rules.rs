@@ -10,9 +10,10 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::shell;
+use crate::protocol::approval::RuleRef;
 
 /// What a matching rule does. deny beats ask beats allow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -31,15 +32,6 @@ impl RuleKind {
             RuleKind::Deny => "deny",
         }
     }
-}
-
-/// The rule that decided, as `permission` lines and the approval box name it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RuleRef {
-    /// The rule as written (`bash(cargo test:*)`).
-    pub rule: String,
-    /// The file it came from, or `session` / `--allow-tool` for grants.
-    pub source: String,
 }
 
 /// A rule that does not follow the grammar.

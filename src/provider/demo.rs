@@ -378,7 +378,7 @@ mod tests {
     fn after_an_interruption_only_the_new_prompt_counts() {
         let merged = Message::user(vec![
             ContentBlock::text("read Cargo.toml"),
-            ContentBlock::text(crate::agent::INTERRUPT_MARKER),
+            ContentBlock::text(crate::message::markers::INTERRUPT_MARKER),
             ContentBlock::text("what time is it"),
         ]);
         assert_eq!(tools_called(vec![merged]), vec!["get_current_time"]);
@@ -390,7 +390,7 @@ mod tests {
         }]);
         let after = Message::user(vec![
             ContentBlock::tool_result("toolu_demo_001", "     1\t[package]", false),
-            ContentBlock::text(crate::agent::INTERRUPT_MARKER),
+            ContentBlock::text(crate::message::markers::INTERRUPT_MARKER),
             ContentBlock::text("what time is it"),
         ]);
         assert_eq!(

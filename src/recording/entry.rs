@@ -7,7 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::agent::protocol::AgentEvent;
+use crate::protocol::AgentEvent;
 
 /// Format version written in the header; readers refuse newer majors.
 pub const VERSION: u32 = 1;

@@ -22,7 +22,7 @@ pub enum RecordError {
         source: std::io::Error,
     },
     #[error(transparent)]
-    Session(#[from] crate::session::SessionError),
+    Session(#[from] crate::protocol::session_error::SessionError),
     #[error(transparent)]
     Paths(#[from] crate::paths::PathsError),
     /// The JSON pane's stepper has no recording to read older requests from.

@@ -8,7 +8,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::entry::{Entry, Kind};
-use crate::agent::protocol::AgentEvent;
+use crate::protocol::AgentEvent;
 
 /// One request as recorded, with what its response streamed.
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -12,6 +12,8 @@ pub mod index;
 pub mod reader;
 #[cfg(test)]
 mod roundtrip_tests;
+pub mod source;
+pub mod timeline;
 pub mod writer;
 
 use std::path::{Path, PathBuf};
@@ -70,17 +72,17 @@ pub fn start(
     format: Option<Format>,
     session: Option<&crate::session::SessionInfo>,
     run: RunInfo<'_>,
-    notices: &crate::agent::events::EventSink,
-    events: tokio::sync::mpsc::UnboundedReceiver<crate::agent::protocol::AgentEvent>,
+    notices: &crate::protocol::events::EventSink,
+    events: tokio::sync::mpsc::UnboundedReceiver<crate::protocol::AgentEvent>,
 ) -> (
-    tokio::sync::mpsc::UnboundedReceiver<crate::agent::protocol::AgentEvent>,
+    tokio::sync::mpsc::UnboundedReceiver<crate::protocol::AgentEvent>,
     Option<RecordTap>,
 ) {
     let Some(format) = format else {
         return (events, None);
     };
     let Some(session) = session else {
-        notices.send(crate::agent::protocol::AgentEvent::Notice {
+        notices.send(crate::protocol::AgentEvent::Notice {
             text: "--record writes beside the session transcript; with --no-session nothing \
                    is recorded"
                 .into(),

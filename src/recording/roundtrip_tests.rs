@@ -11,12 +11,12 @@ use std::sync::Arc;
 use serde_json::json;
 
 use super::entry::{Entry, Kind};
-use crate::agent::context::{Compaction, ContextStatus, Trigger};
-use crate::agent::protocol::approval::Preview;
-use crate::agent::protocol::status::{ServerState, ServerStatus};
-use crate::agent::protocol::{AgentEvent as E, Terminal, ToolOutcome, Transition, TurnSummary};
 use crate::hooks::{HookDecision, HookEvent, HookReport};
 use crate::message::{ContentBlock, Message};
+use crate::protocol::approval::Preview;
+use crate::protocol::compaction::{Compaction, ContextStatus, Trigger};
+use crate::protocol::status::{ServerState, ServerStatus};
+use crate::protocol::{AgentEvent as E, Terminal, ToolOutcome, Transition, TurnSummary};
 use crate::provider::{RequestBody, Usage};
 
 /// How many variants [`E`] has. A new variant needs an arm in [`variant`] (the match is
@@ -105,7 +105,7 @@ fn examples() -> Vec<E> {
         },
         E::TurnStart { turn: 2 },
         E::ApprovalChanged {
-            mode: crate::permission::ApprovalMode::Plan,
+            mode: crate::protocol::approval_mode::ApprovalMode::Plan,
         },
         E::PlanReady {
             plan: "# Plan\n1. 读".into(),
@@ -226,7 +226,7 @@ fn examples() -> Vec<E> {
         E::ToolTimings {
             timings: HashMap::from([(
                 "toolu_1".to_string(),
-                crate::agent::protocol::status::ToolTiming {
+                crate::protocol::status::ToolTiming {
                     id: "toolu_1".into(),
                     started: Some("2026-12-01T20:00:00.123Z".into()),
                     duration_ms: 700,
@@ -249,7 +249,7 @@ fn examples() -> Vec<E> {
                 messages_after: 3,
                 summary: "what happened".into(),
                 state: "Request 1: \"\"\"go\"\"\"".into(),
-                kept: crate::agent::context::state_block::Kept {
+                kept: crate::protocol::compaction::Kept {
                     requests: 1,
                     files_changed: 2,
                     commands: 3,
@@ -311,7 +311,7 @@ fn examples() -> Vec<E> {
             cost_usd: Some(0.5),
             context_tokens: 1234,
         }),
-        E::AgentStart(crate::agent::protocol::AgentInfo {
+        E::AgentStart(crate::protocol::AgentInfo {
             agent_id: "a2".into(),
             parent_tool_use_id: "toolu_7".into(),
             parent_agent_id: Some("a1".into()),
@@ -319,7 +319,7 @@ fn examples() -> Vec<E> {
             description: "find the parser".into(),
             model: "claude-haiku-4-5".into(),
         }),
-        E::AgentEnd(crate::agent::protocol::AgentReport {
+        E::AgentEnd(crate::protocol::AgentReport {
             agent_id: "a2".into(),
             parent_tool_use_id: "toolu_7".into(),
             agent: "explore".into(),

@@ -17,8 +17,8 @@ use tokio::time::Instant;
 
 use super::entry::{Entry, EntryRef, Kind, VERSION};
 use super::{Format, companion_path};
-use crate::agent::history_observer::SessionHandle;
-use crate::agent::protocol::AgentEvent;
+use crate::protocol::AgentEvent;
+use crate::protocol::history_observer::SessionHandle;
 
 /// Where a run's recording goes and what its header says.
 pub struct RecordWriter {

@@ -7,8 +7,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use super::player::Timed;
-use crate::agent::protocol::AgentEvent;
+use crate::protocol::AgentEvent;
+use crate::recording::timeline::Timed;
 use crate::tui::keys::{Action, Scope, action_for};
 
 /// The line to show with each recorded answer to a question the user was asked, by tool_use
@@ -105,7 +105,7 @@ impl OpenQuestions {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::protocol::ToolOutcome;
+    use crate::protocol::ToolOutcome;
     use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
     fn at(at_ms: u64, event: AgentEvent) -> Timed {

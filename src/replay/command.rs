@@ -21,7 +21,7 @@ pub async fn run(cli: &Cli, session: &str, opts: Options) -> i32 {
         Ok(s) => s,
         Err(e) => return fail(e),
     };
-    let source = match super::resolve(session) {
+    let source = match crate::recording::source::resolve(session) {
         Ok(s) => s,
         Err(e) => return fail(e),
     };

@@ -13,11 +13,12 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::player::{Pace, Timed, play, timeline};
-use crate::agent::protocol::AgentEvent;
+use super::player::{Pace, play};
 use crate::cli::OutputFormat;
 use crate::headless::{Sandboxed, event_line, exit_code, result_json};
 use crate::message::Message;
+use crate::protocol::AgentEvent;
+use crate::recording::timeline::{Timed, timeline};
 use crate::recording::{Kind, Recording};
 
 /// Plays `recording` to stdout; returns the exit status the original run had (of its last
@@ -100,7 +101,7 @@ impl<'a> Printer<'a> {
         if self.format == OutputFormat::Text
             && let AgentEvent::Error { message } | AgentEvent::Notice { text: message } = &t.event
         {
-            eprintln!("tooloop: {}", crate::safe_output::for_stderr(message));
+            eprintln!("tooloop: {}", crate::sanitize::output::for_stderr(message));
         }
         None
     }
@@ -122,11 +123,15 @@ impl<'a> Printer<'a> {
         }
     }
 
-    fn result(&self, summary: &crate::agent::protocol::TurnSummary, t_ms: u64) {
+    fn result(&self, summary: &crate::protocol::TurnSummary, t_ms: u64) {
         match self.format {
             OutputFormat::Text => {
                 let mut out = std::io::stdout().lock();
-                let _ = writeln!(out, "{}", crate::safe_output::for_stdout(&summary.text));
+                let _ = writeln!(
+                    out,
+                    "{}",
+                    crate::sanitize::output::for_stdout(&summary.text)
+                );
                 let _ = out.flush();
             }
             OutputFormat::Json | OutputFormat::StreamJson => {
@@ -144,6 +149,6 @@ impl<'a> Printer<'a> {
 
 fn emit(line: &Value) {
     let mut out = std::io::stdout().lock();
-    let _ = writeln!(out, "{}", crate::safe_output::json_line(line));
+    let _ = writeln!(out, "{}", crate::sanitize::output::json_line(line));
     let _ = out.flush();
 }

@@ -10,12 +10,10 @@ pub mod approvals;
 pub mod command;
 pub mod headless;
 pub mod player;
-pub mod source;
 pub mod steps;
 pub mod tui;
 
-pub use player::{Timed, play, timeline};
-pub use source::{Source, resolve};
+pub use player::play;
 
 /// `--speed`: how many times faster than recorded (2 = half the waits).
 pub fn check_speed(speed: f64) -> Result<f64, crate::recording::RecordError> {

@@ -4,7 +4,7 @@
 //! that stands alone (a prompt, a notice, an error, a retry, the end of a turn). Bookkeeping
 //! events (raw SSE, usage, messages, request starts) go with whatever plays around them.
 
-use crate::agent::protocol::AgentEvent;
+use crate::protocol::AgentEvent;
 
 /// What an event belongs to.
 #[derive(Clone, Debug, PartialEq, Eq)]

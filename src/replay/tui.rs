@@ -10,9 +10,10 @@ use futures::StreamExt;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::player::{Pace, play, timeline};
-use crate::agent::protocol::{AgentCommand, AgentEvent, Terminal, TurnSummary};
+use super::player::{Pace, play};
 use crate::config::Config;
+use crate::protocol::{AgentCommand, AgentEvent, Terminal, TurnSummary};
+use crate::recording::timeline::timeline;
 use crate::recording::{Kind, Recording};
 use crate::tui::app::{App, RunInfo};
 use crate::tui::panes::cells::CellKind;

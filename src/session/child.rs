@@ -7,9 +7,9 @@ use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::Path;
 
-use crate::agent::history_observer::HistoryObserver;
-use crate::agent::protocol::TurnSummary;
 use crate::message::Message;
+use crate::protocol::TurnSummary;
+use crate::protocol::history_observer::HistoryObserver;
 
 /// Borrowing twin of `Record::AgentMessage`.
 #[derive(serde::Serialize)]

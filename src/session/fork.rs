@@ -6,9 +6,9 @@ use std::fs::OpenOptions;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use super::error::SessionError;
 use super::load;
 use super::transcript_line::{self, FORMAT, Header, Record};
+use crate::protocol::session_error::SessionError;
 
 /// Writes the fork of the transcript at `parent` into `dir`. Returns the new header, path
 /// and length (everything in it is complete records).

@@ -4,12 +4,10 @@ use std::path::Path;
 
 use crate::message::{ContentBlock, Message, Role, validate_history};
 
-use super::SessionError;
 use super::prompt_marks::PromptMark;
 use super::transcript_line::{self, Header, Record};
-
-/// The result of an `interrupted` repair, as the model will read it.
-pub const INTERRUPTED_TOOL: &str = "interrupted: tooloop stopped before this tool finished";
+use crate::message::markers::INTERRUPTED_TOOL;
+use crate::protocol::session_error::SessionError;
 
 /// A transcript as read from disk.
 #[derive(Debug)]
@@ -30,7 +28,7 @@ pub struct Loaded {
     /// still in the file, shown dimmed above the "compacted" divider.
     pub earlier: Vec<Message>,
     /// How each tool call ran, by tool_use id (transcripts before this was kept have none).
-    pub timings: std::collections::HashMap<String, crate::agent::protocol::status::ToolTiming>,
+    pub timings: std::collections::HashMap<String, crate::protocol::status::ToolTiming>,
     /// The background jobs it recorded, as last seen, in the order they started.
     pub jobs: Vec<crate::background::JobInfo>,
     /// The todo list as last recorded (empty when the session never had one).

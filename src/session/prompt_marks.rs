@@ -3,8 +3,8 @@
 //! builds on loading, so it sits below both.
 
 use super::rewind_error::RewindError;
-use crate::agent::history_observer::RewindRecord;
 use crate::message::{Message, Role};
+use crate::protocol::history_observer::RewindRecord;
 
 /// Where a prompt began in the history.
 #[derive(Clone, Debug, PartialEq)]

@@ -12,10 +12,10 @@ use serde::Serialize;
 
 use super::load::Loaded;
 use super::transcript_line::now_rfc3339;
-use crate::agent::history_observer::RewindRecord;
 use crate::checkpoint::restore;
 use crate::checkpoint::{Entry, Store};
 use crate::message::{ContentBlock, Message, validate_history};
+use crate::protocol::history_observer::RewindRecord;
 use crate::tools::ToolRegistry;
 
 /// One prompt as the rewind list shows it.
@@ -97,7 +97,7 @@ pub fn bash_caveat(bash_since: usize) -> Option<String> {
     }
 }
 
-pub use crate::agent::protocol::RewindRequest as Request;
+pub use crate::protocol::RewindRequest as Request;
 
 impl Request {
     fn parts(&self) -> (bool, bool) {

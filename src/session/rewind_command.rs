@@ -7,8 +7,8 @@ use super::rewind::{Outcome, Request, perform};
 use super::rewind_error::RewindError;
 use super::writer::Transcript;
 use super::{checkpoint_store, load, store};
-use crate::agent::events::EventSink;
-use crate::agent::history_observer::HistoryObserver;
+use crate::protocol::events::EventSink;
+use crate::protocol::history_observer::HistoryObserver;
 
 /// Runs the command against the sessions in `dir`. Ok carries the outcome (the caller prints
 /// it and exits 1 when there were conflicts); Err is a message for stderr.

@@ -2,9 +2,9 @@
 
 use std::path::PathBuf;
 
-use super::SessionError;
 use crate::checkpoint::error::CheckpointError;
 use crate::message::HistoryError;
+use crate::protocol::session_error::SessionError;
 
 #[derive(Debug, thiserror::Error)]
 pub enum RewindError {

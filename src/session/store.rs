@@ -3,8 +3,8 @@
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use super::SessionError;
 use super::load;
+use crate::protocol::session_error::SessionError;
 
 /// One saved session, as `tooloop sessions` shows it.
 #[derive(Clone, Debug)]

@@ -3,9 +3,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::agent::history_observer::RewindRecord;
-use crate::agent::protocol::status::ToolTiming;
 use crate::message::Message;
+use crate::protocol::history_observer::RewindRecord;
+use crate::protocol::status::ToolTiming;
 use crate::provider::Usage;
 
 /// Bumped when a change would make old readers misread new files.
@@ -106,7 +106,7 @@ pub fn apply(
     history: &mut Vec<Message>,
     index: usize,
     message: Message,
-) -> Result<(), super::error::OutOfOrder> {
+) -> Result<(), crate::protocol::session_error::OutOfOrder> {
     if index == history.len() {
         history.push(message);
         Ok(())
@@ -114,7 +114,7 @@ pub fn apply(
         history[index] = message;
         Ok(())
     } else {
-        Err(super::error::OutOfOrder {
+        Err(crate::protocol::session_error::OutOfOrder {
             index,
             len: history.len(),
         })

@@ -10,15 +10,15 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::agent::events::EventSink;
-use crate::agent::history_observer::HistoryObserver;
-use crate::agent::protocol::{AgentEvent, TurnSummary};
 use crate::message::Message;
+use crate::protocol::events::EventSink;
+use crate::protocol::history_observer::HistoryObserver;
+use crate::protocol::{AgentEvent, TurnSummary};
 
-use super::SessionError;
 use super::transcript_line::{self, FORMAT, Header, Record};
-use crate::agent::history_observer::RewindRecord;
-use crate::agent::protocol::status::ToolTiming;
+use crate::protocol::history_observer::RewindRecord;
+use crate::protocol::session_error::SessionError;
+use crate::protocol::status::ToolTiming;
 
 /// A message record borrowing the agent's message: serialized exactly like
 /// `Record::Message`, without copying the message first.
@@ -31,7 +31,7 @@ struct MessageRecord<'a> {
     tools: Vec<ToolTiming>,
 }
 
-use crate::agent::history_observer::SessionHandle;
+use crate::protocol::history_observer::SessionHandle;
 
 pub struct Transcript {
     dir: PathBuf,
@@ -266,7 +266,11 @@ impl HistoryObserver for Transcript {
         Some(self.handle.clone())
     }
 
-    fn compaction(&mut self, info: &crate::agent::context::Compaction, history: &[Arc<Message>]) {
+    fn compaction(
+        &mut self,
+        info: &crate::protocol::compaction::Compaction,
+        history: &[Arc<Message>],
+    ) {
         self.write(&Record::Compaction {
             time: transcript_line::now_rfc3339(),
             trigger: info.trigger.as_str().to_string(),

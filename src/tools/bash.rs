@@ -14,9 +14,9 @@ use tokio::time::{Instant, sleep_until};
 
 use super::args::{flag, one_line, optional_str, optional_u64, required_str};
 use super::output::{HeadTail, Utf8Stream};
-use super::process::{Stopped, TERM_GRACE, group_alive, kill_group_now, shell_command, stop_group};
 use super::{Effect, Tool, ToolContext, ToolOutput};
-use crate::agent::protocol::approval::Preview;
+use crate::process::{Stopped, TERM_GRACE, group_alive, kill_group_now, shell_command, stop_group};
+use crate::protocol::approval::Preview;
 use crate::sandbox::Prepared;
 
 pub const DEFAULT_TIMEOUT_MS: u64 = 120_000;

@@ -11,7 +11,7 @@ use super::atomic::write_atomic;
 use super::replacement::Replacement;
 use super::text::{MAX_TEXT_FILE_BYTES, as_text};
 use super::{Effect, Tool, ToolContext, ToolOutput};
-use crate::agent::protocol::approval::Preview;
+use crate::protocol::approval::Preview;
 
 /// Diffs longer than this many lines are cut (the edit itself is not).
 const MAX_DIFF_LINES: usize = 200;

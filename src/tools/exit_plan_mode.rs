@@ -9,7 +9,9 @@ use async_trait::async_trait;
 use serde_json::{Value, json};
 
 use super::{Effect, Preview, Tool, ToolContext, ToolOutput};
-use crate::permission::decide::EXIT_PLAN_MODE;
+
+/// The tool that hands a plan to the user; offered only in plan mode.
+pub const EXIT_PLAN_MODE: &str = "exit_plan_mode";
 
 /// How the result of an approved plan starts: the session's facts read it from history to
 /// carry the plan through compactions, resumes and rewinds.

@@ -10,7 +10,7 @@ use similar::TextDiff;
 use super::Workspace;
 use super::replacement::Replacement;
 use super::text::as_text;
-use crate::agent::protocol::approval::Preview;
+use crate::protocol::approval::Preview;
 
 /// Files larger than this are not read for a preview (the question must open at once).
 const MAX_PREVIEW_BYTES: u64 = 1 << 20;

@@ -15,7 +15,6 @@ mod html;
 pub mod kill_shell;
 pub mod list_dir;
 pub mod output;
-pub mod process;
 pub mod read_file;
 mod replacement;
 pub mod schema;
@@ -34,8 +33,8 @@ use async_trait::async_trait;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::agent::protocol::approval::Preview;
 use crate::message::{ContentBlock, Message, ToolSpec};
+use crate::protocol::approval::Preview;
 pub use workspace::Workspace;
 
 /// What kind of change a tool makes, for the approval policy.

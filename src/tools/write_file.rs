@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 use super::args::{one_line, optional_str, path_field, required_str};
 use super::atomic::write_atomic;
 use super::{Effect, Tool, ToolContext, ToolOutput};
-use crate::agent::protocol::approval::Preview;
+use crate::protocol::approval::Preview;
 
 pub struct WriteFile;
 

@@ -17,7 +17,7 @@ use super::panes::json::JsonPane;
 use super::panes::tools::ToolsPane;
 use super::theme::Theme;
 use super::tool_calls::ToolCalls;
-use crate::agent::protocol::AgentCommand;
+use crate::protocol::AgentCommand;
 use crate::provider::Usage;
 
 /// How long "press Ctrl+C again to quit" stays armed.
@@ -54,7 +54,7 @@ pub struct TurnState {
     /// A `/compact` runs: busy (Ctrl+C aborts it) until its Compacted or Error arrives.
     pub compacting: bool,
     /// Context use and cost, from the agent's last Context event.
-    pub context: Option<crate::agent::context::ContextStatus>,
+    pub context: Option<crate::protocol::compaction::ContextStatus>,
     pub retry_until: Option<Instant>,
     /// Ctrl+C was sent for this prompt (so it is sent once).
     pub abort_requested: bool,
@@ -81,7 +81,7 @@ pub struct RunInfo {
     /// Where the JSON save key writes.
     pub save_dir: PathBuf,
     /// The live session (its transcript path changes on /new and /fork), for rewinds.
-    pub session_handle: Option<crate::agent::history_observer::SessionHandle>,
+    pub session_handle: Option<crate::protocol::history_observer::SessionHandle>,
     /// The shell's sandbox ("workspace-write", "read-only", "off"); empty: not shown.
     pub sandbox: String,
     /// The workspace root (`/export` writes there; the first screen names it).
@@ -162,10 +162,9 @@ pub struct App {
     /// compactions had), for `/export` without a transcript.
     pub(super) compacted: Vec<crate::message::Message>,
     /// How a resumed session's calls ran, applied by the next HistoryReset.
-    pub(super) timings:
-        std::collections::HashMap<String, crate::agent::protocol::status::ToolTiming>,
+    pub(super) timings: std::collections::HashMap<String, crate::protocol::status::ToolTiming>,
     /// Each configured MCP server's last reported state (status bar, `/mcp`).
-    pub mcp: Vec<crate::agent::protocol::status::ServerStatus>,
+    pub mcp: Vec<crate::protocol::status::ServerStatus>,
     /// The approval mode, the todo list and the permission rules as the agent last said.
     pub steering: super::steering::Steering,
     /// Calls the user back (bell, OSC 9) while the terminal is not focused.
@@ -179,7 +178,8 @@ pub struct App {
 impl App {
     pub fn new(info: RunInfo) -> Self {
         let steering = super::steering::Steering {
-            mode: crate::permission::ApprovalMode::parse(&info.approval).unwrap_or_default(),
+            mode: crate::protocol::approval_mode::ApprovalMode::parse(&info.approval)
+                .unwrap_or_default(),
             rules: info.rules.clone(),
             ..Default::default()
         };
@@ -228,7 +228,7 @@ impl App {
 
     /// A live agent answers (not a replay): Shift+Tab switches its approval mode.
     pub fn is_live(&self) -> bool {
-        crate::permission::ApprovalMode::parse(&self.info.approval).is_some()
+        crate::protocol::approval_mode::ApprovalMode::parse(&self.info.approval).is_some()
     }
 
     pub(super) fn send(&mut self, cmd: AgentCommand) {

@@ -15,7 +15,7 @@ use tokio::time::{Instant, sleep_until};
 use super::app::App;
 use super::terminal::Tui;
 use super::view;
-use crate::agent::protocol::{AgentCommand, AgentEvent};
+use crate::protocol::{AgentCommand, AgentEvent};
 
 /// The shortest gap between two frames (~60 fps).
 pub const FRAME: Duration = Duration::from_micros(16_667);

@@ -9,10 +9,10 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use unicode_width::UnicodeWidthStr;
 
-use super::text::sanitize::sanitize;
 use super::theme::Theme;
-use crate::permission::ApprovalMode;
 use crate::permission::rules::RuleSet;
+use crate::protocol::approval_mode::ApprovalMode;
+use crate::sanitize::sanitize;
 use crate::todo::{TodoItem, TodoStatus, has_open};
 
 /// Rows from which the todo list shows one line per item (below: one line in all).
@@ -180,7 +180,7 @@ pub fn mode_span(mode: ApprovalMode, theme: &Theme) -> Span<'static> {
 pub fn rules_listing(
     rules: &RuleSet,
     grants: &std::collections::BTreeSet<String>,
-    mode: crate::permission::ApprovalMode,
+    mode: crate::protocol::approval_mode::ApprovalMode,
 ) -> String {
     let mut out = String::new();
     let mut sources: Vec<&str> = Vec::new();

@@ -201,8 +201,8 @@ pub fn unknown_command(word: &str, known: &str) -> String {
 
 /// What the approval mode does to a tool that changes things, for `/permissions` (issue 41,
 /// item 13: in yolo it said "tools that change things ask first").
-pub fn mode_effect(mode: crate::permission::ApprovalMode) -> &'static str {
-    use crate::permission::ApprovalMode as M;
+pub fn mode_effect(mode: crate::protocol::approval_mode::ApprovalMode) -> &'static str {
+    use crate::protocol::approval_mode::ApprovalMode as M;
     match mode {
         M::Ask => "tools that change things ask first",
         M::AutoEdit => "file edits in the workspace run unasked; other changes ask first",
@@ -216,7 +216,7 @@ pub fn mode_effect(mode: crate::permission::ApprovalMode) -> &'static str {
 
 pub fn session_grants(
     tools: &std::collections::BTreeSet<String>,
-    mode: crate::permission::ApprovalMode,
+    mode: crate::protocol::approval_mode::ApprovalMode,
 ) -> String {
     if tools.is_empty() {
         format!("no tool is allowed for this session; {}", mode_effect(mode))
@@ -311,8 +311,8 @@ pub fn copied(chars: usize) -> String {
     format!("copied {chars} chars")
 }
 
-pub fn approval_changed(mode: crate::permission::ApprovalMode) -> String {
-    use crate::permission::ApprovalMode as M;
+pub fn approval_changed(mode: crate::protocol::approval_mode::ApprovalMode) -> String {
+    use crate::protocol::approval_mode::ApprovalMode as M;
     let what = match mode {
         M::Ask => "changes ask first",
         M::AutoEdit => "edits in the workspace run unasked",
@@ -348,7 +348,7 @@ pub fn compacted(trigger: &str, pre_tokens: u64, post_tokens: u64) -> String {
 
 /// What the state block carried: `kept 4 requests, 12 files, todo 3 open`; None when it
 /// carried nothing (a summary from before state blocks).
-pub fn compacted_kept(kept: &crate::agent::context::state_block::Kept) -> Option<String> {
+pub fn compacted_kept(kept: &crate::protocol::compaction::Kept) -> Option<String> {
     let s = |n: usize| if n == 1 { "" } else { "s" };
     let mut parts = Vec::new();
     if kept.requests > 0 {

@@ -8,8 +8,8 @@ use tokio::time::Instant;
 
 use std::sync::Arc;
 
-use crate::agent::protocol::{AgentInfo, AgentReport, scoped_id};
 use crate::message::Message;
+use crate::protocol::{AgentInfo, AgentReport, scoped_id};
 
 /// One subagent as the screen shows it.
 #[derive(Clone, Debug)]

@@ -8,7 +8,7 @@ use ratatui::style::{Modifier, Style};
 use tokio::time::Instant;
 
 use super::theme::Theme;
-use crate::agent::protocol::ToolOutcome;
+use crate::protocol::ToolOutcome;
 
 /// Where a tool call is in its life.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -9,10 +9,10 @@ use std::time::Duration;
 use clap::Parser;
 use serde_json::Value;
 use tokio::sync::mpsc;
-use tooloop::agent::protocol::AgentEvent;
 use tooloop::cli::Cli;
 use tooloop::config::{Config, Env};
 use tooloop::config_file::FileConfig;
+use tooloop::protocol::AgentEvent;
 use tooloop::provider::anthropic::AnthropicProvider;
 
 use crate::support::MockServer;

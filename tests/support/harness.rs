@@ -13,14 +13,14 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use tooloop::agent::context::{ContextSettings, ContextState};
-use tooloop::agent::events::EventSink;
 use tooloop::agent::exec_env::ExecEnv;
-use tooloop::agent::protocol::{AgentEvent, AgentReport};
 use tooloop::agent::subagent::{AgentDefinition, AgentLimits, Subagents, definitions};
 use tooloop::agent::{Agent, LoopSettings};
 use tooloop::cli::ToolExec;
 use tooloop::message::{Message, validate_history};
-use tooloop::permission::ApprovalMode;
+use tooloop::protocol::approval_mode::ApprovalMode;
+use tooloop::protocol::events::EventSink;
+use tooloop::protocol::{AgentEvent, AgentReport};
 use tooloop::provider::scripted::{Reply, Responder, ScriptedProvider};
 use tooloop::tools::{Effect, Tool, ToolContext, ToolOutput, ToolRegistry, Workspace};
 

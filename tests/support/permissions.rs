@@ -8,14 +8,15 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
-use tooloop::agent::events::EventSink;
 use tooloop::agent::exec_env::ExecEnv;
 use tooloop::agent::executor::{StreamingToolExecutor, ToolRun};
-use tooloop::agent::protocol::approval::Decision;
-use tooloop::agent::protocol::{AgentEvent, ToolOutcome};
 use tooloop::cli::ToolExec;
 use tooloop::message::{ContentBlock, Message, validate_history};
-use tooloop::permission::{ApprovalMode, PermissionPolicy};
+use tooloop::permission::PermissionPolicy;
+use tooloop::protocol::approval::Decision;
+use tooloop::protocol::approval_mode::ApprovalMode;
+use tooloop::protocol::events::EventSink;
+use tooloop::protocol::{AgentEvent, ToolOutcome};
 use tooloop::tools::{ToolRegistry, Workspace};
 
 /// What the scripted user does when asked.

@@ -13,8 +13,8 @@ use tokio_util::sync::CancellationToken;
 use super::{Compaction, Trigger, estimate, live, state_block, summary_message, summary_request};
 use crate::agent::Agent;
 use crate::agent::hook_calls::{self, PreCompact};
-use crate::agent::protocol::AgentEvent;
 use crate::message::{ContentBlock, Message, Role};
+use crate::protocol::AgentEvent;
 use crate::provider::Usage;
 
 pub use super::compact_error::{CompactError, MIN_SHRINK_PERCENT};

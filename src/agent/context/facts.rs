@@ -164,7 +164,7 @@ impl SessionFacts {
         root: &Path,
     ) {
         // The plan tool is a fact whatever the registry holds (it joins it in plan mode).
-        if name == crate::permission::decide::EXIT_PLAN_MODE {
+        if name == crate::tools::exit_plan_mode::EXIT_PLAN_MODE {
             if !is_error
                 && output.starts_with(crate::tools::exit_plan_mode::APPROVED)
                 && let Some(plan) = input.get("plan").and_then(Value::as_str)

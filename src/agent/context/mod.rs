@@ -18,10 +18,9 @@ pub mod transcript;
 
 use std::sync::Arc;
 
-use serde::Serialize;
-
 use crate::message::Message;
 use crate::models::ModelTable;
+use crate::protocol::compaction::{Compaction, ContextStatus, Trigger};
 use crate::provider::Usage;
 
 /// What the user chose (config and flags).
@@ -48,58 +47,6 @@ impl Default for ContextSettings {
             max_budget_tokens: None,
         }
     }
-}
-
-/// Why a compaction ran.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Trigger {
-    Auto,
-    Reactive,
-    Manual,
-    /// Micro-compaction: old tool results replaced by stubs (no summary).
-    Micro,
-}
-
-impl Trigger {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Trigger::Auto => "auto",
-            Trigger::Reactive => "reactive",
-            Trigger::Manual => "manual",
-            Trigger::Micro => "micro",
-        }
-    }
-}
-
-/// A finished compaction, for front ends and transcripts.
-#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
-pub struct Compaction {
-    pub trigger: Trigger,
-    pub pre_tokens: u64,
-    pub post_tokens: u64,
-    pub messages_before: usize,
-    pub messages_after: usize,
-    /// The summary text (empty for micro-compaction).
-    #[serde(default)]
-    pub summary: String,
-    /// The state block tooloop appended after the summary (empty for micro-compaction).
-    #[serde(default)]
-    pub state: String,
-    /// What the state block carried over (recordings from before state blocks have none).
-    #[serde(default)]
-    pub kept: state_block::Kept,
-}
-
-/// How full the window is and what the session cost so far.
-#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
-pub struct ContextStatus {
-    pub context_tokens: u64,
-    pub window: u64,
-    /// None: the model's prices are unknown.
-    pub cost_usd: Option<f64>,
-    /// Share of the last request's input read from the cache, 0..=1.
-    pub cache_read_share: Option<f64>,
 }
 
 /// What the agent tracks between requests.

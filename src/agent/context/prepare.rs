@@ -6,7 +6,7 @@ use tokio_util::sync::CancellationToken;
 use super::autocompact::{self, CompactError};
 use super::{Trigger, estimate, microcompact};
 use crate::agent::Agent;
-use crate::agent::protocol::{AgentEvent, Terminal};
+use crate::protocol::{AgentEvent, Terminal};
 use crate::provider::Usage;
 
 /// What the loop does after [`prepare`].

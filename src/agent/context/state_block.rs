@@ -3,7 +3,7 @@
 //! model's text, and rebuilt whole at every compaction, so it is never nested inside an
 //! earlier one (DESIGN.md §12).
 
-use serde::{Deserialize, Serialize};
+use crate::protocol::compaction::Kept;
 
 use super::facts::{CommandStatus, SessionFacts, cut_chars};
 
@@ -43,16 +43,6 @@ pub struct LiveState {
     pub jobs: Vec<JobItem>,
     pub approval_mode: String,
     pub plan: Option<String>,
-}
-
-/// What a compaction carried over by construction (stream-json `compact.kept`, the TUI's
-/// divider). `todos` counts the open items.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Kept {
-    pub requests: usize,
-    pub files_changed: usize,
-    pub commands: usize,
-    pub todos: usize,
 }
 
 /// The block's text (between [`STATE_OPEN`] and [`STATE_CLOSE`]) and what it kept.

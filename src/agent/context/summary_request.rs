@@ -9,8 +9,8 @@ use super::compact_error::CompactError;
 use super::transcript;
 use crate::agent::Agent;
 use crate::agent::assembler::Assembler;
-use crate::agent::protocol::AgentEvent;
 use crate::message::{ContentBlock, Message};
+use crate::protocol::AgentEvent;
 use crate::provider::{ModelRequest, StreamEvent, Usage};
 
 const SUMMARY_SYSTEM: &str = "You summarize a conversation between a user and a coding \

@@ -1,8 +1,8 @@
 //! What the loop does after a reply was closed: a pure function of how the stream ended and
 //! what the reply held, testable without tokio.
 
-use super::super::INTERRUPT_MARKER;
-use super::super::protocol::{Terminal, Transition};
+use crate::message::markers::INTERRUPT_MARKER;
+use crate::protocol::{Terminal, Transition};
 
 /// The meta message that resumes a reply cut by the output token limit.
 pub const MAX_TOKENS_RESUME: &str =

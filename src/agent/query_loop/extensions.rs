@@ -8,10 +8,10 @@ use tokio_util::sync::CancellationToken;
 
 use super::super::Agent;
 use super::super::hook_calls::{self, PromptCheck, StopCheck};
-use super::super::protocol::{AgentEvent, Terminal, Transition};
 use super::Flow;
 use crate::hooks::MAX_STOP_CONTINUATIONS;
 use crate::message::{ContentBlock, Message};
+use crate::protocol::{AgentEvent, Terminal, Transition};
 
 /// Waits for MCP servers still starting (each bounded by its startup timeout; Ctrl+C stops
 /// the wait) and adds the tools of those that started, once, before the first request that

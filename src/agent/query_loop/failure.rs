@@ -2,8 +2,8 @@
 //! a provider error.
 
 use super::super::Agent;
-use super::super::protocol::{AgentEvent, Terminal};
 use super::Flow;
+use crate::protocol::{AgentEvent, Terminal};
 use crate::provider::ProviderError;
 
 /// Ends the prompt with the right reason for a request that could not be made.

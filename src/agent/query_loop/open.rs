@@ -7,8 +7,8 @@ use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 use super::super::Agent;
-use super::super::protocol::{AgentEvent, Transition};
 use super::State;
+use crate::protocol::{AgentEvent, Transition};
 use crate::provider::{EventStream, ProviderError};
 
 /// Overloaded answers in a row before the fallback model (if any) takes over.

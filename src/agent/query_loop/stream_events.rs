@@ -2,8 +2,8 @@
 //! the front ends. (A reused tool_use id gets a fresh one in the assembler:
 //! [`Assembler::with_unique_tool_id`](super::super::assembler::Assembler::with_unique_tool_id).)
 
-use super::super::events::EventSink;
-use super::super::protocol::AgentEvent;
+use crate::protocol::AgentEvent;
+use crate::protocol::events::EventSink;
 use crate::provider::StreamEvent;
 
 pub(super) fn forward(events: &EventSink, event: &StreamEvent) {

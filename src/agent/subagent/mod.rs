@@ -18,9 +18,9 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use super::LoopSettings;
 use super::context::ContextSettings;
 use super::context::ledger::Ledger;
-use super::events::EventSink;
 use super::exec_env::ExecEnv;
-use super::protocol::AgentInfo;
+use crate::protocol::AgentInfo;
+use crate::protocol::events::EventSink;
 use crate::provider::Provider;
 use crate::tools::ToolRegistry;
 pub use definitions::{AgentDefinition, ToolChoice};
@@ -68,7 +68,9 @@ pub struct Subagents {
 
 /// A child's recorder from its start: where its history is kept beside the parent's.
 pub type RecorderFactory = Arc<
-    dyn Fn(&AgentInfo) -> Option<Box<dyn super::history_observer::HistoryObserver>> + Send + Sync,
+    dyn Fn(&AgentInfo) -> Option<Box<dyn crate::protocol::history_observer::HistoryObserver>>
+        + Send
+        + Sync,
 >;
 
 impl Subagents {
@@ -102,7 +104,7 @@ impl Subagents {
     fn recorder(
         &self,
         info: &AgentInfo,
-    ) -> Option<Box<dyn super::history_observer::HistoryObserver>> {
+    ) -> Option<Box<dyn crate::protocol::history_observer::HistoryObserver>> {
         self.recorders.get().and_then(|f| f(info))
     }
 

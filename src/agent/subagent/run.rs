@@ -9,11 +9,11 @@ use tokio::time::Instant;
 use super::definitions::AgentDefinition;
 use crate::agent::context::ContextState;
 use crate::agent::context::ledger::Ledger;
-use crate::agent::exec_env::INTERRUPTED;
-use crate::agent::protocol::{AgentEvent, AgentInfo, AgentReport, Terminal, TurnSummary};
 use crate::agent::tool_call::cut_output;
 use crate::agent::{Agent, LoopSettings};
+use crate::message::markers::INTERRUPTED;
 use crate::message::{ContentBlock, Role};
+use crate::protocol::{AgentEvent, AgentInfo, AgentReport, Terminal, TurnSummary};
 use crate::provider::{SystemPart, SystemPrompt};
 use crate::tools::{ToolContext, ToolOutput};
 
@@ -28,7 +28,7 @@ pub(super) struct Owner {
     /// Its node in the tree's accounts.
     pub ledger: Arc<Ledger>,
     /// Its event sink (children's start and end go out through it).
-    pub events: crate::agent::events::EventSink,
+    pub events: crate::protocol::events::EventSink,
     /// `[agents] max_parallel` slots for its children.
     pub slots: Arc<tokio::sync::Semaphore>,
 }

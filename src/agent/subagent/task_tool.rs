@@ -10,7 +10,7 @@ use tokio::sync::Semaphore;
 use super::Subagents;
 use super::run::Owner;
 use crate::agent::context::ledger::Ledger;
-use crate::agent::events::EventSink;
+use crate::protocol::events::EventSink;
 use crate::tools::{Effect, Tool, ToolContext, ToolOutput};
 
 pub const TASK_TOOL: &str = "task";

@@ -13,16 +13,16 @@ use ratatui::widgets::{Clear, Paragraph};
 use serde_json::Value;
 use tokio::time::Instant;
 
-use crate::agent::protocol::AgentCommand;
-use crate::agent::protocol::approval::Decision;
-use crate::agent::protocol::approval::Preview;
-use crate::permission::ApprovalMode;
+use crate::protocol::AgentCommand;
+use crate::protocol::approval::Decision;
+use crate::protocol::approval::Preview;
+use crate::protocol::approval_mode::ApprovalMode;
+use crate::sanitize::sanitize;
 use crate::tui::keys::Action;
 use crate::tui::overlays::approval_choices::{self, Choice};
 use crate::tui::overlays::approval_diff;
 use crate::tui::strings;
 use crate::tui::text::json_view;
-use crate::tui::text::sanitize::sanitize;
 use crate::tui::text::wrap::wrap;
 use crate::tui::theme::Theme;
 
@@ -42,7 +42,7 @@ pub struct ApprovalRequest {
     /// What the tool says the call would change; None shows the input as JSON.
     pub preview: Option<Preview>,
     /// Why it asks (an ask rule, the delete guard) and what "always allow" would write.
-    pub why: crate::agent::protocol::AskWhy,
+    pub why: crate::protocol::AskWhy,
     /// The subagent asking (`explore #2`); None: the main agent.
     pub agent: Option<String>,
 }

@@ -5,8 +5,8 @@
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 
+use crate::sanitize::sanitize;
 use crate::tui::strings;
-use crate::tui::text::sanitize::sanitize;
 use crate::tui::theme::Theme;
 
 /// One answer of the list.

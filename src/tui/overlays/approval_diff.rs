@@ -3,7 +3,7 @@
 
 use ratatui::text::{Line, Span};
 
-use crate::tui::text::sanitize::sanitize;
+use crate::sanitize::sanitize;
 use crate::tui::theme::Theme;
 
 /// A unified diff's body, one styled line per change, each with its line number in the file

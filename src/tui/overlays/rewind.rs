@@ -14,10 +14,10 @@ use ratatui::text::Line;
 use ratatui::widgets::{Clear, Paragraph};
 
 use crate::checkpoint::Store;
+use crate::sanitize::sanitize;
 use crate::session::load::{self, Loaded};
 use crate::session::rewind::{self, PromptEntry, Request};
 use crate::tui::text::fit::fit;
-use crate::tui::text::sanitize::sanitize;
 use crate::tui::theme::Theme;
 
 const TITLE: &str = " rewind ";

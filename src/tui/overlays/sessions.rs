@@ -15,10 +15,10 @@ use ratatui::style::Modifier;
 use ratatui::text::Line;
 use ratatui::widgets::{Clear, Paragraph};
 
+use crate::sanitize::sanitize;
 use crate::session::store::{self, SessionSummary};
 use crate::tui::strings;
 use crate::tui::text::fit::fit;
-use crate::tui::text::sanitize::sanitize;
 use crate::tui::theme::Theme;
 
 const TITLE: &str = " sessions (UTC) ";
@@ -98,7 +98,7 @@ pub enum Step {
     Resume(String),
 }
 
-type Listing = Result<Vec<SessionSummary>, crate::session::SessionError>;
+type Listing = Result<Vec<SessionSummary>, crate::protocol::session_error::SessionError>;
 
 pub struct SessionsOverlay {
     /// Newest first.
@@ -149,7 +149,7 @@ impl SessionsOverlay {
             Ok(a) => a,
             Err(std::sync::mpsc::TryRecvError::Empty) => return,
             Err(std::sync::mpsc::TryRecvError::Disconnected) => {
-                Err(crate::session::SessionError::NoTranscript)
+                Err(crate::protocol::session_error::SessionError::NoTranscript)
             }
         };
         self.pending = None;

@@ -9,7 +9,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph, Wrap};
 
 use crate::message::{ContentBlock, Message, Role};
-use crate::tui::text::sanitize::sanitize;
+use crate::sanitize::sanitize;
 use crate::tui::theme::Theme;
 
 pub struct SubagentView {

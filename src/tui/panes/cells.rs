@@ -4,8 +4,8 @@
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 
+use crate::sanitize::sanitize;
 use crate::tui::strings;
-use crate::tui::text::sanitize::sanitize;
 use crate::tui::text::streaming::StreamingMarkdown;
 use crate::tui::text::wrap::wrap;
 use crate::tui::theme::Theme;
@@ -47,7 +47,7 @@ pub enum CellKind {
         summary: String,
         /// The state block tooloop appended (empty before state blocks existed).
         state: String,
-        kept: crate::agent::context::state_block::Kept,
+        kept: crate::protocol::compaction::Kept,
     },
 }
 

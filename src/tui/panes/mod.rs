@@ -26,7 +26,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use tokio::time::Instant;
 
-use crate::agent::protocol::AgentEvent;
+use crate::protocol::AgentEvent;
 use crate::tui::keys::{Action, Hint};
 use crate::tui::theme::Theme;
 use crate::tui::tool_calls::ToolCalls;

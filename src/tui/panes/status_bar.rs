@@ -19,14 +19,14 @@ pub struct StatusView<'a> {
     pub busy: bool,
     pub turn: u32,
     pub usage: Usage,
-    pub context: Option<&'a crate::agent::context::ContextStatus>,
+    pub context: Option<&'a crate::protocol::compaction::ContextStatus>,
     pub session: Option<&'a str>,
     /// The shell's sandbox mode; empty: not shown.
     pub sandbox: &'a str,
     /// Tools allowed for the session ("allowed: bash"), shown right after the state.
     pub grants: Option<String>,
     /// The approval mode, in its own colour (None in a replay).
-    pub mode: Option<crate::permission::ApprovalMode>,
+    pub mode: Option<crate::protocol::approval_mode::ApprovalMode>,
     /// `mcp 2/3` when MCP servers are configured.
     pub mcp: Option<String>,
     /// `bg 2` while background jobs run.
@@ -52,7 +52,7 @@ fn tokens(n: u64) -> String {
 }
 
 /// `ctx 63%` of the window.
-fn context_label(c: &crate::agent::context::ContextStatus) -> String {
+fn context_label(c: &crate::protocol::compaction::ContextStatus) -> String {
     let pct = c
         .context_tokens
         .saturating_mul(100)
@@ -202,7 +202,7 @@ mod tests {
 
     /// The bar at `width` with every optional item and `note`, as text.
     fn bar(width: u16, note: &str) -> String {
-        let context = crate::agent::context::ContextStatus {
+        let context = crate::protocol::compaction::ContextStatus {
             context_tokens: 50_000,
             window: 200_000,
             cost_usd: Some(1.25),

@@ -13,7 +13,7 @@ use syntect::highlighting::{FontStyle, Theme, ThemeSet};
 use syntect::parsing::{SyntaxDefinition, SyntaxReference, SyntaxSet, SyntaxSetBuilder};
 use syntect::util::LinesWithEndings;
 
-use crate::tui::text::sanitize::sanitize;
+use crate::sanitize::sanitize;
 
 mod cache;
 

@@ -12,8 +12,8 @@ use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, Options, Parser, Tag, T
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 
+use crate::sanitize::sanitize;
 use crate::tui::text::highlight::highlight;
-use crate::tui::text::sanitize::sanitize;
 use crate::tui::theme::Theme;
 use table::Table;
 

@@ -6,7 +6,6 @@ pub mod fit;
 pub mod highlight;
 pub mod json_view;
 pub mod markdown;
-pub mod sanitize;
 pub mod server_lines;
 pub mod streaming;
 pub mod wrap;

@@ -5,8 +5,8 @@
 
 use ratatui::text::Line;
 
+use crate::sanitize::sanitize;
 use crate::tui::text::markdown;
-use crate::tui::text::sanitize::sanitize;
 use crate::tui::text::wrap::wrap;
 
 #[derive(Default)]

@@ -5,10 +5,9 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use crate::agent::INTERRUPT_MARKER;
-use crate::agent::protocol::status::ToolTiming;
-use crate::agent::protocol::{AgentEvent, Terminal, TurnSummary};
 use crate::message::{ContentBlock, Message, Role};
+use crate::protocol::status::ToolTiming;
+use crate::protocol::{AgentEvent, Terminal, TurnSummary};
 use crate::tui::app::{App, NOTE_WINDOW};
 use crate::tui::overlays::approval::ApprovalRequest;
 use crate::tui::panes::cells::CellKind;
@@ -244,7 +243,7 @@ impl App {
             }
             AgentEvent::Context(status) => self.turn.context = Some(status),
             AgentEvent::Compacted { info, messages } => {
-                if info.trigger != crate::agent::context::Trigger::Micro {
+                if info.trigger != crate::protocol::compaction::Trigger::Micro {
                     self.conversation.push(CellKind::Compacted {
                         trigger: info.trigger.as_str().into(),
                         pre_tokens: info.pre_tokens,
@@ -397,7 +396,7 @@ impl App {
                             state: state.unwrap_or_default().to_string(),
                             kept: Default::default(),
                         });
-                    } else if text == INTERRUPT_MARKER {
+                    } else if crate::message::markers::is_interrupt(text) {
                         self.conversation.push(CellKind::Interrupted);
                     } else if let Some(label) = crate::agent::mentions::replay_label(text) {
                         // An `@file` block: one line, not the file.

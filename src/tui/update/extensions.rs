@@ -3,8 +3,8 @@
 
 use tokio::time::Instant;
 
-use crate::agent::protocol::status::{ServerState, ServerStatus};
 use crate::hooks::{HookDecision, HookEvent, HookReport};
+use crate::protocol::status::{ServerState, ServerStatus};
 use crate::tui::app::App;
 use crate::tui::panes::cells::CellKind;
 use crate::tui::tool_calls::ToolState;

@@ -4,8 +4,8 @@
 
 use serde_json::{Value, json};
 
-use crate::agent::protocol::AgentCommand;
 use crate::background::types::JobInfo;
+use crate::protocol::AgentCommand;
 use crate::tui::app::{App, Focus};
 use crate::tui::keys::Action;
 use crate::tui::panes::cells::CellKind;
@@ -102,8 +102,8 @@ fn describe(j: &JobInfo) -> String {
     let pid = j.pid.map(|p| format!(" pid {p}")).unwrap_or_default();
     format!(
         "{} {} — {}{pid}",
-        crate::tui::text::sanitize::sanitize(&j.shell_id),
-        crate::tui::text::sanitize::sanitize(&j.command),
+        crate::sanitize::sanitize(&j.shell_id),
+        crate::sanitize::sanitize(&j.command),
         j.describe_state()
     )
 }

@@ -4,7 +4,7 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use tokio::time::Instant;
 
-use crate::agent::protocol::AgentCommand;
+use crate::protocol::AgentCommand;
 use crate::tui::app::{App, Focus, QUIT_WINDOW};
 use crate::tui::keys::{Action, Scope, action_for};
 use crate::tui::panes::EventState;

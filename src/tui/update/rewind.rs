@@ -5,7 +5,7 @@
 use crossterm::event::KeyEvent;
 use tokio::time::Instant;
 
-use crate::agent::protocol::AgentCommand;
+use crate::protocol::AgentCommand;
 use crate::tui::app::{App, Focus};
 use crate::tui::overlays::rewind::{DOUBLE_ESC, RewindOverlay, Step};
 use crate::tui::panes::cells::CellKind;

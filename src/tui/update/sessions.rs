@@ -3,7 +3,7 @@
 
 use crossterm::event::KeyEvent;
 
-use crate::agent::protocol::AgentCommand;
+use crate::protocol::AgentCommand;
 use crate::tui::app::App;
 use crate::tui::overlays::sessions::{SessionsOverlay, Step};
 use crate::tui::panes::cells::CellKind;

@@ -4,7 +4,7 @@
 
 use tokio::time::Instant;
 
-use crate::agent::protocol::AgentCommand;
+use crate::protocol::AgentCommand;
 use crate::tui::app::App;
 use crate::tui::panes::cells::CellKind;
 use crate::tui::strings;
@@ -206,7 +206,7 @@ pub fn completions(text: &str) -> Vec<&'static SlashCommand> {
 }
 
 fn approval(app: &mut App, args: &str, _now: Instant) {
-    let text = match crate::permission::ApprovalMode::parse(args) {
+    let text = match crate::protocol::approval_mode::ApprovalMode::parse(args) {
         _ if args.is_empty() => format!(
             "approval {} · {}",
             app.steering.mode.as_str(),

@@ -5,7 +5,7 @@
 
 use tokio::time::Instant;
 
-use crate::agent::protocol::{AgentEvent, AgentInfo, AgentReport, scoped_id};
+use crate::protocol::{AgentEvent, AgentInfo, AgentReport, scoped_id};
 use crate::tui::app::App;
 use crate::tui::overlays::approval::ApprovalRequest;
 use crate::tui::tool_calls::ToolState;

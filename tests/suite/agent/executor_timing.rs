@@ -6,9 +6,9 @@ use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use support::harness::harness;
-use tooloop::agent::protocol::Terminal;
 use tooloop::cli::ToolExec;
 use tooloop::message::{ContentBlock, Role};
+use tooloop::protocol::Terminal;
 use tooloop::provider::scripted::{Reply, ReplyBuilder};
 
 /// tool_use blocks complete at 200/500/800 ms, the stream ends at 1200 ms.

@@ -10,11 +10,11 @@ use std::path::Path;
 use clap::Parser;
 use serde_json::Value;
 use tokio::sync::mpsc;
-use tooloop::agent::protocol::{AgentCommand, AgentEvent, Terminal};
 use tooloop::cli::Cli;
 use tooloop::config::{Config, Env};
 use tooloop::config_file::FileConfig;
 use tooloop::engine::{self, Engine, FrontEnd, Overrides};
+use tooloop::protocol::{AgentCommand, AgentEvent, Terminal};
 
 use support::*;
 

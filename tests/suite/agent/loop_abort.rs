@@ -9,10 +9,10 @@ use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use support::harness::{Harness, harness};
-use tooloop::agent::INTERRUPT_MARKER;
-use tooloop::agent::protocol::Terminal;
 use tooloop::cli::ToolExec;
+use tooloop::message::markers::INTERRUPT_MARKER;
 use tooloop::message::{ContentBlock, Role};
+use tooloop::protocol::Terminal;
 use tooloop::provider::ProviderError;
 use tooloop::provider::scripted::{Reply, ReplyBuilder};
 
@@ -195,7 +195,7 @@ async fn abort_with_tools_running_keeps_finished_results() {
     let done_at = h
         .events()
         .iter()
-        .find_map(|(t, e)| matches!(e, tooloop::agent::protocol::AgentEvent::Done(_)).then_some(*t))
+        .find_map(|(t, e)| matches!(e, tooloop::protocol::AgentEvent::Done(_)).then_some(*t))
         .expect("done");
     assert_eq!(done_at, 1000);
     next_prompt_works(&mut h).await;
@@ -215,7 +215,7 @@ async fn abort_during_a_retry_wait_ends_it_at_once() {
         .events()
         .iter()
         .filter_map(|(_, e)| match e {
-            tooloop::agent::protocol::AgentEvent::Retry { delay_ms, .. } => Some(*delay_ms),
+            tooloop::protocol::AgentEvent::Retry { delay_ms, .. } => Some(*delay_ms),
             _ => None,
         })
         .collect();
@@ -224,7 +224,7 @@ async fn abort_during_a_retry_wait_ends_it_at_once() {
     let done_at = h
         .events()
         .iter()
-        .find_map(|(t, e)| matches!(e, tooloop::agent::protocol::AgentEvent::Done(_)).then_some(*t))
+        .find_map(|(t, e)| matches!(e, tooloop::protocol::AgentEvent::Done(_)).then_some(*t))
         .expect("done");
     assert_eq!(done_at, 1000);
     next_prompt_works(&mut h).await;

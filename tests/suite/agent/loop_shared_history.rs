@@ -9,8 +9,8 @@ use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use support::harness::harness;
-use tooloop::agent::protocol::{AgentEvent, Terminal};
 use tooloop::cli::ToolExec;
+use tooloop::protocol::{AgentEvent, Terminal};
 use tooloop::provider::scripted::ReplyBuilder;
 
 #[tokio::test(start_paused = true)]

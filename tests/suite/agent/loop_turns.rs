@@ -9,10 +9,10 @@ use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use support::harness::harness;
-use tooloop::agent::protocol::{AgentEvent, Terminal, Transition};
 use tooloop::agent::query_loop::MAX_TOKENS_RESUME;
 use tooloop::cli::ToolExec;
 use tooloop::message::ContentBlock;
+use tooloop::protocol::{AgentEvent, Terminal, Transition};
 use tooloop::provider::ProviderError;
 use tooloop::provider::scripted::{Reply, ReplyBuilder};
 

@@ -10,16 +10,18 @@ use clap::Parser;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
-use tooloop::agent::events::EventSink;
-use tooloop::agent::protocol::{AgentCommand, Terminal, TurnSummary};
-use tooloop::agent::{Agent, interrupt_block};
+use tooloop::agent::Agent;
+use tooloop::agent::attach::attach_in;
 use tooloop::cli::Cli;
 use tooloop::config::{Config, Env};
 use tooloop::config_file::FileConfig;
+use tooloop::message::markers::interrupt_block;
 use tooloop::message::{ContentBlock, Message, validate_history};
+use tooloop::protocol::events::EventSink;
+use tooloop::protocol::{AgentCommand, Terminal, TurnSummary};
 use tooloop::provider::scripted::{ReplyBuilder, ScriptedProvider};
+use tooloop::session::load;
 use tooloop::session::rewind::Request;
-use tooloop::session::{attach_in, load};
 use tooloop::tui::app::{App, RunInfo};
 
 /// The agent the engine would build for `cfg` (interactive), over `provider`.

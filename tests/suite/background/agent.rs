@@ -10,12 +10,12 @@ use std::time::Duration;
 use clap::Parser;
 use serde_json::json;
 use tokio::sync::mpsc;
-use tooloop::agent::protocol::{AgentCommand, AgentEvent, Terminal};
 use tooloop::background::types::{Change as JobChange, JobState};
 use tooloop::cli::Cli;
 use tooloop::config::{Config, Env};
 use tooloop::config_file::FileConfig;
 use tooloop::engine::{self, Engine, FrontEnd, Overrides};
+use tooloop::protocol::{AgentCommand, AgentEvent, Terminal};
 
 use support::*;
 
@@ -141,7 +141,7 @@ async fn abort_and_new_conversation_leave_jobs_running() {
     assert!(jobs.running().is_empty());
     assert_eq!(jobs.list()[0].state, JobState::Killed);
     assert!(
-        !tooloop::tools::process::group_alive(pid),
+        !tooloop::process::group_alive(pid),
         "the job's group outlived the session"
     );
 }

@@ -2,13 +2,14 @@
 //! production uses and in the test builder alike.
 
 use clap::Parser;
-use tooloop::agent::events::EventSink;
 use tooloop::agent::exec_env::ExecEnv;
 use tooloop::cli::Cli;
 use tooloop::config::{Config, Env};
 use tooloop::config_file::FileConfig;
 use tooloop::engine::{self, FrontEnd};
-use tooloop::permission::{ApprovalMode, Verdict};
+use tooloop::permission::Verdict;
+use tooloop::protocol::approval_mode::ApprovalMode;
+use tooloop::protocol::events::EventSink;
 use tooloop::tools::{Effect, ToolRegistry, Workspace};
 
 struct NoEnv;

@@ -8,7 +8,7 @@ use clap::Parser;
 use tooloop::cli::{Cli, ProviderKind, ToolExec};
 use tooloop::config::{Config, Env, SessionMode};
 use tooloop::config_file::FileConfig;
-use tooloop::permission::ApprovalMode;
+use tooloop::protocol::approval_mode::ApprovalMode;
 
 struct FakeEnv(HashMap<&'static str, &'static str>);
 

@@ -8,12 +8,12 @@ use std::time::Duration;
 use async_trait::async_trait;
 use clap::Parser;
 use serde_json::{Value, json};
-use tooloop::agent::protocol::{AgentCommand, AgentEvent};
 use tooloop::cli::Cli;
 use tooloop::config::{Config, Env};
 use tooloop::config_file::FileConfig;
 use tooloop::engine::{self, FrontEnd, Overrides};
 use tooloop::message::{ContentBlock, validate_history};
+use tooloop::protocol::{AgentCommand, AgentEvent};
 use tooloop::provider::scripted::{ReplyBuilder, ScriptedProvider};
 use tooloop::tools::{Effect, Tool, ToolContext, ToolOutput, ToolRegistry};
 

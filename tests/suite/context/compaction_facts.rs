@@ -15,8 +15,8 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
-use tooloop::agent::protocol::{AgentCommand, AgentEvent, Terminal};
 use tooloop::message::validate_history;
+use tooloop::protocol::{AgentCommand, AgentEvent, Terminal};
 use tooloop::provider::anthropic::AnthropicProvider;
 
 use support::compaction::*;

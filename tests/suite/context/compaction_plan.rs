@@ -10,11 +10,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::json;
-use tooloop::agent::protocol::approval::Decision;
-use tooloop::agent::protocol::{AgentCommand, AgentEvent, Terminal};
 use tooloop::engine::FrontEnd;
 use tooloop::message::validate_history;
-use tooloop::permission::ApprovalMode;
+use tooloop::protocol::approval::Decision;
+use tooloop::protocol::approval_mode::ApprovalMode;
+use tooloop::protocol::{AgentCommand, AgentEvent, Terminal};
 use tooloop::provider::anthropic::AnthropicProvider;
 
 use support::compaction::*;

@@ -11,9 +11,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::json;
-use tooloop::agent::protocol::status::{ServerState, ServerStatus};
 use tooloop::mcp::McpManager;
 use tooloop::mcp::config::{ServerConfig, Transport};
+use tooloop::protocol::status::{ServerState, ServerStatus};
 use tooloop::tools::{Effect, Tool, ToolContext, Workspace};
 
 fn fixture() -> PathBuf {

@@ -5,10 +5,10 @@
 use std::sync::Arc;
 
 use serde_json::json;
-use tooloop::agent::protocol::AgentEvent;
-use tooloop::agent::protocol::approval::Decision;
-use tooloop::permission::ApprovalMode;
 use tooloop::permission::rules::{Rule, RuleKind, RuleSet};
+use tooloop::protocol::AgentEvent;
+use tooloop::protocol::approval::Decision;
+use tooloop::protocol::approval_mode::ApprovalMode;
 
 use crate::support::permissions as permissions_support;
 use permissions_support::*;

@@ -8,8 +8,8 @@ use std::fs;
 use std::time::Duration;
 
 use serde_json::json;
-use tooloop::agent::protocol::{AgentEvent, ToolOutcome};
-use tooloop::permission::ApprovalMode;
+use tooloop::protocol::approval_mode::ApprovalMode;
+use tooloop::protocol::{AgentEvent, ToolOutcome};
 
 use support::permissions::{Answer, Harness, never_asked};
 
@@ -123,10 +123,10 @@ async fn a_denied_bash_cancels_nothing() {
                 ),
             ],
             |tool| match tool {
-                "bash" => Answer::Reply(tooloop::agent::protocol::approval::Decision::Deny {
-                    reason: None,
-                }),
-                _ => Answer::Reply(tooloop::agent::protocol::approval::Decision::AllowOnce),
+                "bash" => {
+                    Answer::Reply(tooloop::protocol::approval::Decision::Deny { reason: None })
+                }
+                _ => Answer::Reply(tooloop::protocol::approval::Decision::AllowOnce),
             },
         )
         .await;

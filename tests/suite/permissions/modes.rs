@@ -6,8 +6,8 @@ use crate::support;
 use std::fs;
 
 use serde_json::{Value, json};
-use tooloop::agent::protocol::approval::Decision;
-use tooloop::permission::ApprovalMode;
+use tooloop::protocol::approval::Decision;
+use tooloop::protocol::approval_mode::ApprovalMode;
 
 use support::permissions::{Answer, Harness, allow_once, deny, never_asked};
 
@@ -304,7 +304,7 @@ async fn the_tool_clock_starts_after_consent() {
     let batch = h
         .run(&[("t1", "bash", json!({"command": "true"}))], allow_once)
         .await;
-    use tooloop::agent::protocol::AgentEvent;
+    use tooloop::protocol::AgentEvent;
     let kinds: Vec<&str> = batch
         .events
         .iter()

@@ -7,9 +7,10 @@ use std::collections::HashSet;
 use std::path::Path;
 
 use proptest::prelude::*;
+use tooloop::permission::Verdict;
 use tooloop::permission::decide::{Call, Grants, Place, decide};
 use tooloop::permission::rules::RuleSet;
-use tooloop::permission::{ApprovalMode, Verdict};
+use tooloop::protocol::approval_mode::ApprovalMode;
 use tooloop::tools::Effect;
 
 const ROOT: &str = "/home/u/ws";

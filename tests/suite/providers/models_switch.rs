@@ -10,10 +10,10 @@ use std::sync::Arc;
 
 use clap::Parser;
 use tokio::sync::mpsc;
-use tooloop::agent::protocol::{AgentCommand, AgentEvent};
 use tooloop::cli::Cli;
 use tooloop::config::{Config, Env};
 use tooloop::config_file::FileConfig;
+use tooloop::protocol::{AgentCommand, AgentEvent};
 use tooloop::provider::anthropic::AnthropicProvider;
 
 use support::*;

@@ -10,9 +10,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::json;
 use support::permissions::{Answer, Harness, never_asked};
-use tooloop::agent::protocol::AgentEvent;
-use tooloop::agent::protocol::approval::Decision;
-use tooloop::permission::{ApprovalMode, PermissionPolicy};
+use tooloop::permission::PermissionPolicy;
+use tooloop::protocol::AgentEvent;
+use tooloop::protocol::approval::Decision;
+use tooloop::protocol::approval_mode::ApprovalMode;
 use tooloop::sandbox::{DENIED_KEY, SandboxMode, resolve};
 
 /// A harness whose bash runs under workspace-write, in auto-edit mode (so the first

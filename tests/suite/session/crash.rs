@@ -8,8 +8,9 @@ use std::process::Stdio;
 
 use serde_json::{Value, json};
 use support::session::Sandbox;
+use tooloop::message::markers::INTERRUPTED_TOOL;
 use tooloop::message::{ContentBlock, Message, Role};
-use tooloop::session::load::{self, INTERRUPTED_TOOL};
+use tooloop::session::load;
 
 const PROMPT: &str = "list the files here, read notes.txt and find files matching *.txt";
 

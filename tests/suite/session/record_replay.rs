@@ -306,7 +306,7 @@ fn the_request_stepper_shows_every_request_made_the_failed_one_too() {
     let mut app = app_for(&original);
     app.json.requests.link(Link::Replay(path.clone()));
     let now = tokio::time::Instant::now();
-    for t in tooloop::replay::timeline(&rec.entries) {
+    for t in tooloop::recording::timeline::timeline(&rec.entries) {
         app.on_agent(t.event, now);
     }
     let journal = server.requests();
@@ -422,7 +422,7 @@ fn selecting_a_timeline_bar_opens_that_request_or_tool_in_the_json_pane() {
     let mut app = app_for(&original);
     app.json.requests.link(Link::Replay(path.clone()));
     let t0 = tokio::time::Instant::now();
-    let timeline = tooloop::replay::timeline(&rec.entries);
+    let timeline = tooloop::recording::timeline::timeline(&rec.entries);
     let end = timeline.last().map_or(0, |t| t.at_ms);
     for t in timeline {
         app.on_agent(t.event, t0 + Duration::from_millis(t.at_ms));

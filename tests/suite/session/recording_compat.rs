@@ -83,7 +83,7 @@ fn every_old_line_loads_and_writes_back_the_same() {
             assert_eq!(again, old, "{name}: a line changed shape");
         }
         // Replays see every recorded event (the header is not one).
-        let events = tooloop::replay::timeline(&rec.entries);
+        let events = tooloop::recording::timeline::timeline(&rec.entries);
         assert_eq!(events.len() + header_count(&lines), lines.len(), "{name}");
     }
     for needed in [

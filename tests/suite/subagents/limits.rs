@@ -10,12 +10,12 @@ use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use support::harness::{Setup, first_prompt};
-use tooloop::agent::INTERRUPT_MARKER;
-use tooloop::agent::protocol::approval::Decision;
-use tooloop::agent::protocol::{AgentEvent, Terminal, scoped_id};
 use tooloop::agent::subagent::{AgentDefinition, ToolChoice};
+use tooloop::message::markers::INTERRUPT_MARKER;
 use tooloop::message::{ContentBlock, Message};
-use tooloop::permission::ApprovalMode;
+use tooloop::protocol::approval::Decision;
+use tooloop::protocol::approval_mode::ApprovalMode;
+use tooloop::protocol::{AgentEvent, Terminal, scoped_id};
 use tooloop::provider::scripted::{Reply, ReplyBuilder, Responder};
 
 fn task(n: u32, agent: &str) -> serde_json::Value {

@@ -10,8 +10,8 @@ use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use support::harness::{Setup, first_prompt};
-use tooloop::agent::protocol::Terminal;
 use tooloop::message::{ContentBlock, Role};
+use tooloop::protocol::Terminal;
 use tooloop::provider::scripted::{Reply, ReplyBuilder};
 
 /// A child's tool output: it must never reach the parent.

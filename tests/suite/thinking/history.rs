@@ -14,11 +14,11 @@ use std::time::Duration;
 use clap::Parser;
 use serde_json::json;
 use tokio::sync::mpsc;
-use tooloop::agent::protocol::{AgentCommand, AgentEvent, Terminal};
 use tooloop::cli::Cli;
 use tooloop::config::{Config, Env};
 use tooloop::config_file::FileConfig;
 use tooloop::message::{ContentBlock, Role, validate_history};
+use tooloop::protocol::{AgentCommand, AgentEvent, Terminal};
 use tooloop::provider::anthropic::AnthropicProvider;
 
 use support::*;

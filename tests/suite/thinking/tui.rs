@@ -10,7 +10,7 @@ use ratatui::backend::TestBackend;
 use serde_json::json;
 use support::tui::*;
 use tokio::time::Instant;
-use tooloop::agent::protocol::AgentEvent;
+use tooloop::protocol::AgentEvent;
 use tooloop::tui::app::App;
 use tooloop::tui::panes::cells::CellKind;
 use tooloop::tui::view;

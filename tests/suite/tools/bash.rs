@@ -162,7 +162,7 @@ async fn a_group_that_ignores_sigterm_gets_sigkill() {
         out.content
     );
     // SIGTERM was ignored, so only the SIGKILL after the grace period could end it.
-    assert!(started.elapsed() >= tooloop::tools::process::TERM_GRACE);
+    assert!(started.elapsed() >= tooloop::process::TERM_GRACE);
     let pgid: i32 = out
         .content
         .lines()

@@ -8,11 +8,12 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
-use tooloop::agent::events::EventSink;
 use tooloop::agent::exec_env::ExecEnv;
 use tooloop::agent::executor::StreamingToolExecutor;
-use tooloop::agent::protocol::{AgentEvent, ToolOutcome};
-use tooloop::permission::{ApprovalMode, PermissionPolicy};
+use tooloop::permission::PermissionPolicy;
+use tooloop::protocol::approval_mode::ApprovalMode;
+use tooloop::protocol::events::EventSink;
+use tooloop::protocol::{AgentEvent, ToolOutcome};
 use tooloop::tools::{
     Effect, RegistryError, Tool, ToolContext, ToolOutput, ToolRegistry, Workspace,
 };

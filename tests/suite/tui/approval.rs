@@ -6,8 +6,8 @@ use std::time::Duration;
 use crossterm::event::KeyCode;
 use serde_json::json;
 use tokio::time::Instant;
-use tooloop::agent::protocol::approval::Decision;
-use tooloop::agent::protocol::{AgentCommand, AgentEvent, ToolOutcome};
+use tooloop::protocol::approval::Decision;
+use tooloop::protocol::{AgentCommand, AgentEvent, ToolOutcome};
 use tooloop::tui::app::{App, Focus};
 use tooloop::tui::panes::cells::CellKind;
 use tooloop::tui::tool_calls::ToolState;
@@ -117,7 +117,7 @@ async fn a_session_grant_shows_in_the_status_bar_and_permissions_revokes_it() {
     );
     let screen = render_text(&mut app, 100, 20, t0 + ms(1000));
     assert!(screen.contains("allowed: bash"), "{screen}");
-    app.on_agent(done(tooloop::agent::protocol::Terminal::Completed), t0);
+    app.on_agent(done(tooloop::protocol::Terminal::Completed), t0);
     let t = t0 + ms(3000);
     type_text(&mut app, "/permissions", t);
     app.on_key(key(KeyCode::Enter), t);
@@ -340,7 +340,7 @@ async fn permissions_says_what_the_approval_mode_does() {
     );
     app.on_agent(
         AgentEvent::ApprovalChanged {
-            mode: tooloop::permission::ApprovalMode::Yolo,
+            mode: tooloop::protocol::approval_mode::ApprovalMode::Yolo,
         },
         t,
     );

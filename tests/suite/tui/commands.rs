@@ -6,7 +6,7 @@ use crate::support;
 use crossterm::event::KeyCode;
 use support::tui::*;
 use tokio::time::Instant;
-use tooloop::agent::protocol::{AgentCommand, AgentEvent, Terminal};
+use tooloop::protocol::{AgentCommand, AgentEvent, Terminal};
 use tooloop::tui::panes::cells::CellKind;
 
 #[tokio::test(start_paused = true)]
@@ -90,8 +90,8 @@ async fn typing_slash_new_starts_a_new_conversation_and_the_status_follows_the_s
 #[tokio::test(start_paused = true)]
 async fn new_clears_the_tools_pane_and_a_resumed_session_lists_its_calls() {
     use serde_json::json;
-    use tooloop::agent::protocol::ToolOutcome;
     use tooloop::message::{ContentBlock, Message, validate_history};
+    use tooloop::protocol::ToolOutcome;
     use tooloop::tui::tool_calls::ToolState;
     let mut app = app();
     let now = Instant::now();
@@ -159,7 +159,7 @@ async fn retries_are_one_line_each_counted_from_one_and_the_final_error_shows_on
         now,
     );
     app.on_agent(
-        AgentEvent::Done(tooloop::agent::protocol::TurnSummary {
+        AgentEvent::Done(tooloop::protocol::TurnSummary {
             reason: Terminal::ModelError,
             turns: 1,
             usage: Default::default(),
@@ -317,7 +317,7 @@ async fn prompt_history_survives_a_restart_and_ctrl_r_searches_it() {
 
 #[tokio::test(start_paused = true)]
 async fn f5_copies_the_selected_tool_output_or_the_json_view() {
-    use tooloop::agent::protocol::ToolOutcome;
+    use tooloop::protocol::ToolOutcome;
     let mut app = app();
     let now = Instant::now();
     app.on_key(key(KeyCode::F(5)), now);

@@ -7,7 +7,7 @@ use crate::support;
 use crossterm::event::KeyCode;
 use support::tui::*;
 use tokio::time::Instant;
-use tooloop::agent::protocol::{AgentCommand, Terminal};
+use tooloop::protocol::{AgentCommand, Terminal};
 use tooloop::tui::app::{App, RunInfo};
 use tooloop::tui::panes::cells::CellKind;
 

@@ -5,10 +5,10 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use tokio::time::Instant;
-use tooloop::agent::context::state_block::Kept;
-use tooloop::agent::context::{Compaction, ContextStatus, Trigger};
-use tooloop::agent::protocol::{AgentCommand, AgentEvent};
 use tooloop::message::Message;
+use tooloop::protocol::compaction::Kept;
+use tooloop::protocol::compaction::{Compaction, ContextStatus, Trigger};
+use tooloop::protocol::{AgentCommand, AgentEvent};
 use tooloop::tui::app::{App, Focus, RunInfo};
 use tooloop::tui::view;
 

@@ -13,7 +13,7 @@ use serde_json::json;
 use support::tui::*;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
-use tooloop::agent::protocol::{AgentCommand, AgentEvent, Terminal as Reason};
+use tooloop::protocol::{AgentCommand, AgentEvent, Terminal as Reason};
 use tooloop::tui::app::App;
 use tooloop::tui::event_loop::{self, Exit, Screen};
 use tooloop::tui::view;

@@ -8,7 +8,7 @@ use crossterm::event::KeyCode;
 use support::tui::demo_engine::{config, start, until};
 use support::tui::*;
 use tokio::time::Instant;
-use tooloop::agent::protocol::{AgentCommand, AgentEvent};
+use tooloop::protocol::{AgentCommand, AgentEvent};
 use tooloop::tui::app::App;
 
 /// The first prompt as an export shows it: a user message of its own.

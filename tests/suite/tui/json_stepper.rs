@@ -9,7 +9,7 @@ use std::time::Duration;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde_json::json;
 use tokio::time::Instant;
-use tooloop::agent::protocol::{AgentEvent, AgentInfo};
+use tooloop::protocol::{AgentEvent, AgentInfo};
 use tooloop::provider::RequestBody;
 use tooloop::tui::app::{App, Focus};
 use tooloop::tui::panes::json::JsonView;

@@ -9,7 +9,7 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use support::tui::*;
 use tokio::time::Instant;
-use tooloop::agent::protocol::{AgentCommand, AgentEvent, Terminal as End};
+use tooloop::protocol::{AgentCommand, AgentEvent, Terminal as End};
 use tooloop::tui::panes::cells::CellKind;
 use tooloop::tui::view;
 

@@ -10,7 +10,7 @@ use std::time::Duration;
 use serde_json::json;
 use support::tui::*;
 use tokio::time::Instant;
-use tooloop::agent::protocol::{AgentEvent, Terminal, ToolOutcome};
+use tooloop::protocol::{AgentEvent, Terminal, ToolOutcome};
 
 /// Rows of the timeline: lines that start with a tool's label (the list's rows start with
 /// a state icon).
@@ -248,8 +248,11 @@ async fn sessions_picker() {
     );
     write_session(&dir, "cccc0003", "/w", "add a --json flag", 2, base + 7_200);
     let mut app = app();
-    let t =
-        tooloop::session::Transcript::create(&dir, "/w", tooloop::agent::events::EventSink::null());
+    let t = tooloop::session::Transcript::create(
+        &dir,
+        "/w",
+        tooloop::protocol::events::EventSink::null(),
+    );
     app.info.session_handle = Some(t.handle());
     app.info.workspace = "/w".into();
     let now = Instant::now();

@@ -7,8 +7,8 @@ use crate::support;
 use serde_json::json;
 use support::tui::*;
 use tokio::time::Instant;
-use tooloop::agent::protocol::{AgentEvent, Terminal, ToolOutcome};
 use tooloop::message::{ContentBlock, Message};
+use tooloop::protocol::{AgentEvent, Terminal, ToolOutcome};
 use tooloop::tui::tool_calls::ToolState;
 
 fn call(id: &str, command: &str) -> ContentBlock {

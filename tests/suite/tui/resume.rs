@@ -10,8 +10,8 @@ use std::time::Duration;
 use support::tui::demo_engine::{config, start, until};
 use support::tui::*;
 use tokio::time::Instant;
-use tooloop::agent::protocol::{AgentCommand, AgentEvent};
 use tooloop::message::validate_history;
+use tooloop::protocol::{AgentCommand, AgentEvent};
 use tooloop::session::load;
 use tooloop::tui::app::App;
 use tooloop::tui::tool_calls::ToolState;
@@ -152,7 +152,7 @@ async fn a_cancelled_call_keeps_its_outcome_and_an_old_transcript_still_loads() 
 
 #[tokio::test]
 async fn a_denied_call_is_still_denied_when_resumed() {
-    use tooloop::agent::protocol::approval::Decision;
+    use tooloop::protocol::approval::Decision;
     let tmp = tempfile::tempdir().expect("tmp");
     let dir = tmp.path().join("tooloop/sessions");
     let cfg = config(tmp.path(), &[]);

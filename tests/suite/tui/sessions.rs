@@ -11,9 +11,9 @@ use crossterm::event::KeyCode;
 use support::tui::demo_engine::{config, start, until};
 use support::tui::*;
 use tokio::time::Instant;
-use tooloop::agent::events::EventSink;
-use tooloop::agent::protocol::{AgentCommand, AgentEvent, Terminal};
 use tooloop::message::validate_history;
+use tooloop::protocol::events::EventSink;
+use tooloop::protocol::{AgentCommand, AgentEvent, Terminal};
 use tooloop::session::{Transcript, load};
 use tooloop::tui::app::App;
 

@@ -11,7 +11,7 @@ use crossterm::event::KeyCode;
 use serde_json::json;
 use support::tui::*;
 use tokio::time::Instant;
-use tooloop::agent::protocol::{AgentEvent, Terminal, ToolOutcome};
+use tooloop::protocol::{AgentEvent, Terminal, ToolOutcome};
 use tooloop::tui::app::{App, Focus};
 
 fn prompt(app: &mut App, text: &str, now: Instant) {

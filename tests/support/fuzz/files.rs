@@ -11,7 +11,7 @@ use tooloop::config::{Config, Env};
 use tooloop::config_file::{ConfigFileError, FileConfig};
 use tooloop::export::Conversation;
 use tooloop::message::validate_history;
-use tooloop::session::SessionError;
+use tooloop::protocol::session_error::SessionError;
 use tooloop::session::load;
 
 use super::MAX_INPUT;
@@ -39,7 +39,7 @@ pub fn transcript_load(data: &[u8]) {
         Err(e) => panic!("an error that names no line: {e}"),
     };
     assert!(loaded.good_len as usize <= data.len());
-    // What `--resume` does next (session::attach_with): repair, then the history is used.
+    // What `--resume` does next (agent::attach::attach_with): repair, then the history is used.
     let mut messages = std::mem::take(&mut loaded.messages);
     match load::repair(&mut messages) {
         Ok(_) => {
@@ -105,7 +105,7 @@ pub fn recording_load(data: &[u8]) {
         let _ = entry.kind.event();
     }
     let _ = rec.header();
-    let timeline = tooloop::replay::timeline(&rec.entries);
+    let timeline = tooloop::recording::timeline::timeline(&rec.entries);
     let _ = tooloop::export::timeline_svg::svg(&timeline);
     let n = tooloop::recording::index::count_requests(&path).expect("readable");
     for ordinal in [0, n.saturating_sub(1), n] {

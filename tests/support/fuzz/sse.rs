@@ -16,8 +16,8 @@ use std::convert::Infallible;
 
 use futures::StreamExt;
 use serde_json::json;
-use tooloop::agent::INTERRUPT_MARKER;
 use tooloop::agent::assembler::{Assembler, Completed};
+use tooloop::message::markers::INTERRUPT_MARKER;
 use tooloop::message::{ContentBlock, HistoryCheck, Message, validate_history};
 use tooloop::provider::StreamEvent;
 use tooloop::provider::anthropic::stream::Decoder;

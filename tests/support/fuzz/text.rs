@@ -4,8 +4,8 @@ use ratatui::text::Line;
 use unicode_segmentation::UnicodeSegmentation;
 use unicode_width::UnicodeWidthStr;
 
+use tooloop::sanitize::sanitize;
 use tooloop::tui::text::markdown::render;
-use tooloop::tui::text::sanitize::sanitize;
 use tooloop::tui::text::wrap::wrap;
 
 use super::MAX_INPUT;
@@ -30,7 +30,7 @@ pub fn markdown_wrap(data: &[u8]) {
     let wrapped = wrap(&lines, width);
     check_lines(&wrapped, Some(usize::from(width)));
     // Plain (non-markdown) output goes through the same wrap.
-    let plain = tooloop::tui::text::sanitize::lines(&text, Default::default());
+    let plain = tooloop::sanitize::lines(&text, Default::default());
     check_lines(&wrap(&plain, width), Some(usize::from(width)));
 }
 
@@ -76,13 +76,13 @@ pub fn sanitize_all(data: &[u8]) {
         panic!("sanitize left {c:?} (U+{:04X}) in {clean:?}", c as u32);
     }
     assert_eq!(sanitize(&clean), clean, "sanitize is not idempotent");
-    let piped = tooloop::safe_output::clean_text(&text, false);
+    let piped = tooloop::sanitize::output::clean_text(&text, false);
     if let Some(c) = piped.chars().find(|&c| forbidden(c) && c.is_control()) {
         panic!("clean_text left {c:?} (U+{:04X}) in {piped:?}", c as u32);
     }
-    let tty = tooloop::safe_output::clean_text(&text, true);
+    let tty = tooloop::sanitize::output::clean_text(&text, true);
     assert_eq!(tty, clean);
-    let line = tooloop::safe_output::json_line(&serde_json::json!({ "text": text }));
+    let line = tooloop::sanitize::output::json_line(&serde_json::json!({ "text": text }));
     if let Some(c) = line
         .chars()
         .find(|&c| forbidden(c) || c == '\n' || c == '\t')

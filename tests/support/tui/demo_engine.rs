@@ -7,11 +7,11 @@ use std::time::Duration;
 
 use clap::Parser;
 use tokio::sync::mpsc;
-use tooloop::agent::protocol::AgentEvent;
 use tooloop::cli::Cli;
 use tooloop::config::{Config, Env};
 use tooloop::config_file::FileConfig;
 use tooloop::engine::{self, Engine, FrontEnd, Overrides};
+use tooloop::protocol::AgentEvent;
 use tooloop::provider::demo::{DemoProvider, Pace};
 
 /// No environment: no keys, no overrides from the machine running the tests.

@@ -5,7 +5,7 @@ pub mod demo_engine;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use tokio::time::Instant;
-use tooloop::agent::protocol::{AgentCommand, AgentEvent, Terminal, ToolOutcome, TurnSummary};
+use tooloop::protocol::{AgentCommand, AgentEvent, Terminal, ToolOutcome, TurnSummary};
 use tooloop::provider::Usage;
 use tooloop::tui::app::{App, RunInfo};
 

@@ -6,8 +6,8 @@ use ratatui::text::Span;
 use serde_json::Value;
 
 use crate::message::Message;
+use crate::sanitize::sanitize;
 use crate::tui::text::json_view;
-use crate::tui::text::sanitize::sanitize;
 use crate::tui::theme::Theme;
 
 /// Lines most an error body is shown with (it is capped at 64 KiB anyway).

@@ -20,12 +20,12 @@ use serde_json::Value;
 
 use crate::message::Message;
 use crate::provider::RequestBody;
+use crate::sanitize::sanitize;
 use crate::tui::keys::{Action, Hint, Scope, hint};
 use crate::tui::panes::scroll::Scroll;
 use crate::tui::panes::{EventState, Pane, PaneContext, scroll_key};
 use crate::tui::strings;
 use crate::tui::text::json_view;
-use crate::tui::text::sanitize::sanitize;
 use crate::tui::theme::Theme;
 use lines::{diff_lines, http_error_lines, message_lines, sse_lines};
 use segment::{Segment, StepSegs};

@@ -12,7 +12,7 @@ use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::agent::history_observer::SessionHandle;
+use crate::protocol::history_observer::SessionHandle;
 use crate::provider::RequestBody;
 use crate::recording::RecordError;
 use crate::recording::index::{LoadedRequest, count_requests, load_request};

@@ -10,8 +10,8 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use unicode_width::UnicodeWidthStr;
 
+use crate::sanitize::sanitize;
 use crate::tui::text::fit::fit;
-use crate::tui::text::sanitize::sanitize;
 use crate::tui::theme::Theme;
 
 /// Characters of a prompt kept for its header (the header shows its first line, cut).

@@ -8,8 +8,8 @@ use tokio::time::Instant;
 use unicode_width::UnicodeWidthStr;
 
 use crate::background::types::{Change as JobChange, JobEvent, JobInfo, JobState};
+use crate::sanitize::sanitize;
 use crate::tui::text::fit::{fit, format_duration};
-use crate::tui::text::sanitize::sanitize;
 use crate::tui::theme::Theme;
 
 /// Rows shown at most; more jobs than this (rare: 8 may run at once) are summed up.

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use tokio::time::Instant;
 
 use super::timeline::Span;
-use crate::tui::text::sanitize::sanitize;
+use crate::sanitize::sanitize;
 use crate::tui::theme::Theme;
 
 struct Lane {

@@ -16,12 +16,12 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 use tokio::time::Instant;
 use unicode_width::UnicodeWidthStr;
 
+use crate::sanitize::sanitize;
 use crate::tui::keys::{Action, Hint, TOOLS_HINTS};
 use crate::tui::panes::scroll::Scroll;
 use crate::tui::panes::{EventState, Pane, PaneContext, scroll_key};
 use crate::tui::strings;
 use crate::tui::text::fit::{fit, format_duration};
-use crate::tui::text::sanitize::sanitize;
 use crate::tui::theme::Theme;
 use crate::tui::tool_calls::{ToolCall, ToolCalls, ToolState};
 use bars::BarSelection;

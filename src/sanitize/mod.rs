@@ -3,6 +3,8 @@
 //! One pass over the chars with a small state machine (no regex): it runs on every streamed
 //! delta, so the common case (plain text) costs one scan and one copy.
 
+pub mod output;
+
 use ratatui::style::Style;
 use ratatui::text::Line;
 use unicode_width::UnicodeWidthChar;

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use tokio::sync::mpsc;
 
-use crate::agent::protocol::AgentEvent;
+use crate::protocol::AgentEvent;
 
 /// Whose events a sink carries: a subagent's are wrapped in [`AgentEvent::Subagent`].
 #[derive(Clone, Debug)]
@@ -61,10 +61,10 @@ impl EventSink {
     }
 
     /// The id a permission question for call `id` waits under: unique across the agents
-    /// of a session (see [`crate::agent::protocol::scoped_id`]).
+    /// of a session (see [`crate::protocol::scoped_id`]).
     pub fn question_id(&self, id: &str) -> String {
         match &self.tag {
-            Some(t) => crate::agent::protocol::scoped_id(&t.agent_id, id),
+            Some(t) => crate::protocol::scoped_id(&t.agent_id, id),
             None => id.to_string(),
         }
     }

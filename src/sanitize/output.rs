@@ -15,7 +15,7 @@ use serde_json::ser::{Formatter, Serializer};
 /// `text` ready for a stream that is (`terminal`) or is not a terminal.
 pub fn clean_text(text: &str, terminal: bool) -> String {
     if terminal {
-        return crate::tui::text::sanitize::sanitize(text);
+        return crate::sanitize::sanitize(text);
     }
     text.chars()
         .filter(|&c| c == '\n' || c == '\t' || !c.is_control())

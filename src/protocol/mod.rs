@@ -2,6 +2,11 @@
 //! The TUI and headless mode are both front ends on this pair.
 
 pub mod approval;
+pub mod approval_mode;
+pub mod compaction;
+pub mod events;
+pub mod history_observer;
+pub mod session_error;
 pub mod status;
 pub mod wire;
 
@@ -16,7 +21,7 @@ use serde_json::Value;
 use crate::background::types::JobEvent;
 use crate::hooks::{HookEvent, HookReport};
 use crate::message::Message;
-use crate::permission::rules::RuleRef;
+use crate::protocol::approval::RuleRef;
 use crate::provider::{RequestBody, Usage};
 use approval::{Decision, Preview};
 use status::ServerStatus;
@@ -52,7 +57,7 @@ pub enum AgentCommand {
     /// Switch the approval mode (Shift+Tab, `/approval MODE`); answered with
     /// [`AgentEvent::ApprovalChanged`]. Takes effect at the next decision, mid-turn too.
     SetApproval {
-        mode: crate::permission::mode::ApprovalMode,
+        mode: crate::protocol::approval_mode::ApprovalMode,
     },
     /// End a background job's process group (`/kill b1`); answered with its
     /// `AgentEvent::Background` end, or an Error for an unknown id.
@@ -299,12 +304,12 @@ pub enum AgentEvent {
     },
     /// The history was compacted; `messages` is what is sent from now on.
     Compacted {
-        info: crate::agent::context::Compaction,
+        info: crate::protocol::compaction::Compaction,
         messages: Vec<Message>,
     },
     /// Context use and cost, before each request and after each response.
     #[serde(with = "wire::status")]
-    Context(crate::agent::context::ContextStatus),
+    Context(crate::protocol::compaction::ContextStatus),
     /// A hook started (`id` is made up for the timeline: `hook-N`).
     HookStart {
         id: String,
@@ -325,7 +330,7 @@ pub enum AgentEvent {
     Mcp(ServerStatus),
     /// The approval mode changed (Shift+Tab, `/approval`, an approved plan).
     ApprovalChanged {
-        mode: crate::permission::mode::ApprovalMode,
+        mode: crate::protocol::approval_mode::ApprovalMode,
     },
     /// Headless plan mode: the model handed this plan over; the run ends with `plan_ready`.
     PlanReady {

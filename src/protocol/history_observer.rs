@@ -8,10 +8,10 @@ use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
 
-use crate::agent::protocol::status::ToolTiming;
+use crate::protocol::status::ToolTiming;
 
-use crate::agent::protocol::TurnSummary;
 use crate::message::Message;
+use crate::protocol::TurnSummary;
 
 /// Told about every message as it is appended and about each prompt's start and end.
 /// Implementations must not fail the loop: they log their own errors.
@@ -28,7 +28,11 @@ pub trait HistoryObserver: Send + Sync {
     /// follows: an observer for sessions starts a new session here.
     fn reset(&mut self, _messages: &[Arc<Message>]) {}
     /// The history was compacted into `history` (a boundary: resuming starts here).
-    fn compaction(&mut self, _info: &crate::agent::context::Compaction, _history: &[Arc<Message>]) {
+    fn compaction(
+        &mut self,
+        _info: &crate::protocol::compaction::Compaction,
+        _history: &[Arc<Message>],
+    ) {
     }
     /// A background job started or ended (the transcript lists the session's jobs).
     fn background(&mut self, _job: &crate::background::types::JobInfo) {}
@@ -50,8 +54,8 @@ pub trait HistoryObserver: Send + Sync {
     /// been merged into it.
     fn rewind(&mut self, _record: &RewindRecord, _trimmed: Option<(usize, &Message)>) {}
     /// Continues in a new session holding a copy of this one; returns the new id.
-    fn fork(&mut self) -> Result<String, crate::session::error::SessionError> {
-        Err(crate::session::error::SessionError::NoTranscript)
+    fn fork(&mut self) -> Result<String, crate::protocol::session_error::SessionError> {
+        Err(crate::protocol::session_error::SessionError::NoTranscript)
     }
 }
 

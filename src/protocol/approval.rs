@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::permission::mode::ApprovalMode;
+use crate::protocol::approval_mode::ApprovalMode;
 
 /// What a tool call would do, shown before the user approves it. Tools answer it
 /// (`Tool::preview`); front ends draw it without knowing tool or field names.
@@ -49,4 +49,13 @@ impl Decision {
     pub fn is_allow(&self) -> bool {
         !matches!(self, Decision::Deny { .. })
     }
+}
+
+/// The rule that decided, as `permission` lines and the approval box name it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RuleRef {
+    /// The rule as written (`bash(cargo test:*)`).
+    pub rule: String,
+    /// The file it came from, or `session` / `--allow-tool` for grants.
+    pub source: String,
 }

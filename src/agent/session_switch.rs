@@ -4,9 +4,11 @@
 //! request stepper name the resumed session.
 
 use crate::agent::Agent;
-use crate::agent::protocol::AgentEvent;
+use crate::protocol::AgentEvent;
 
-use super::{SessionError, SessionMode, attach_with, store};
+use super::attach::attach_with;
+use crate::protocol::session_error::SessionError;
+use crate::session::{SessionMode, store};
 
 /// Resumes session `id` (of the current transcript's directory) in `agent`. On error the
 /// agent keeps its conversation and its transcript.
