@@ -252,3 +252,30 @@ async fn only_the_last_subagent_requests_are_kept_and_an_older_one_says_so() {
     );
     assert!(screen.contains(&format!("CHILD-{last}-")), "{screen}");
 }
+
+/// Issue 41, item 18: the SSE view of the latest request has the "request N of M" header
+/// the request view and older requests' SSE views have.
+#[tokio::test(start_paused = true)]
+async fn the_latest_requests_sse_view_has_the_request_header() {
+    let t0 = Instant::now();
+    let at = |ms: u64| t0 + Duration::from_millis(ms);
+    let mut app = app();
+    start_turn(&mut app, t0);
+    feed(
+        &mut app,
+        at(1),
+        vec![
+            request("FIRST", 1, 1),
+            sse("FIRST-EVENT"),
+            AgentEvent::StreamEnd {
+                turn: 1,
+                stop_reason: Some("tool_use".into()),
+            },
+            request("SECOND", 2, 3),
+            sse("SECOND-EVENT"),
+        ],
+    );
+    let screen = draw(&mut app, JsonView::Sse, at(2));
+    assert!(screen.contains("SECOND-EVENT"), "{screen}");
+    assert!(screen.contains("request 2 of 2"), "{screen}");
+}

@@ -332,7 +332,15 @@ impl JsonPane {
                     self.sse_segs
                         .push(Segment::new(sse_lines(event, data, theme)));
                 }
-                self.sse_segs.iter_mut().collect()
+                // The latest request's events carry the same "request N of M" header as
+                // an older one's (issue 41, item 18).
+                let stepping = self.stepping();
+                if stepping {
+                    self.step_segments(theme);
+                }
+                let head = self.step_segs.as_mut().filter(|_| stepping);
+                let head = head.and_then(|st| st.headline.as_mut());
+                head.into_iter().chain(self.sse_segs.iter_mut()).collect()
             }
             JsonView::Tool => self.tool.iter_mut().map(|(_, s)| s).collect(),
         }
@@ -353,7 +361,11 @@ impl JsonPane {
                     None => Vec::new(),
                 }
             }
-            JsonView::Sse => self.sse_segs.iter().collect(),
+            JsonView::Sse => {
+                let head = self.step_segs.as_ref().filter(|_| self.stepping());
+                let head = head.and_then(|st| st.headline.as_ref());
+                head.into_iter().chain(self.sse_segs.iter()).collect()
+            }
             JsonView::Tool => self.tool.iter().map(|(_, s)| s).collect(),
         }
     }
