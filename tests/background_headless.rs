@@ -6,6 +6,9 @@
 
 mod support;
 
+#[path = "env_support/mod.rs"]
+mod env_support;
+
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -308,8 +311,7 @@ fn sighup_ends_every_job() {
 
 #[test]
 fn a_sandboxed_job_cannot_write_outside_the_workspace() {
-    if let Err(why) = tooloop::sandbox::support() {
-        eprintln!("skipped: {why}");
+    if env_support::landlock().is_none() {
         return;
     }
     let server = MockServer::start();

@@ -188,7 +188,7 @@ mod tests {
         );
         assert_eq!(
             error(json!({"path": "a", "pat": "x"})),
-            "unknown field `pat`, expected one of `path`, `limit`, `all`"
+            "/pat: unknown field `pat`, expected one of `path`, `limit`, `all`"
         );
         assert_eq!(
             error(json!(["path"])),

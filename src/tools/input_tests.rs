@@ -185,7 +185,7 @@ fn a_builtin_tools_error_names_the_field_and_what_it_wanted() {
     );
     assert_eq!(
         e("bash", json!({"command": "ls", "timeout": 5})),
-        "unknown field `timeout`, expected one of `command`, `timeout_ms`, `run_in_background`"
+        "/timeout: unknown field `timeout`, expected one of `command`, `timeout_ms`, `run_in_background`"
     );
     let todo = todo_write::TodoWrite::new(crate::todo::TodoList::new());
     let check = todo.input_check().expect("typed");
