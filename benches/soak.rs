@@ -7,7 +7,11 @@
 //! this reply fully written (the mock's own JSON parse and validation are not in it), and the
 //! binary's RSS (`/proc/PID/status`) the moment request N arrives.
 //!
-//! `SOAK_TURNS=500` shortens the run; `SOAK_BIN=path` runs another build of the binary;
+//! Every tool result the binary sends back must be a success (a failing tool would make the
+//! turns cheaper, not the client faster), and the compaction soak must compact.
+//!
+//! `BENCH_SHORT=1` is CI's mode: 60 turns and a 9,000-token window. `SOAK_TURNS=500` shortens
+//! the run; `SOAK_BIN=path` runs another build of the binary;
 //! `SOAK_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2` (or libmimalloc.so.2) runs it
 //! with another allocator (how the allocators were compared).
 //!
@@ -21,13 +25,17 @@
 #[path = "../tests/support/mod.rs"]
 mod support;
 
+#[path = "common/proc.rs"]
+mod proc;
+use proc::{cpu_ticks, rss_kib};
+
 #[path = "soak/compact.rs"]
 mod compact;
 #[path = "soak/floor.rs"]
 mod floor;
 
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -40,33 +48,28 @@ static PID: AtomicU32 = AtomicU32::new(0);
 /// kernel) at each arrival.
 type Sample = (usize, u64, u64, bool, u64);
 static SAMPLES: OnceLock<Mutex<Vec<Sample>>> = OnceLock::new();
+/// Tool results seen in the requests, and the first that was an error.
+static TOOL_RESULTS: AtomicUsize = AtomicUsize::new(0);
+static TOOL_ERROR: Mutex<Option<String>> = Mutex::new(None);
+
+/// Counts the tool results of a request's last message; keeps the first error.
+fn check_tool_results(body: &serde_json::Value) {
+    let Some(last) = body["messages"].as_array().and_then(|m| m.last()) else {
+        return;
+    };
+    for block in last["content"].as_array().into_iter().flatten() {
+        if block["type"] == "tool_result" {
+            TOOL_RESULTS.fetch_add(1, Ordering::Relaxed);
+            if block["is_error"] == true {
+                let mut first = TOOL_ERROR.lock().unwrap_or_else(|p| p.into_inner());
+                first.get_or_insert_with(|| block.to_string());
+            }
+        }
+    }
+}
 
 fn samples() -> &'static Mutex<Vec<Sample>> {
     SAMPLES.get_or_init(|| Mutex::new(Vec::new()))
-}
-
-fn rss_kib(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap_or(0)
-}
-
-/// (utime + stime, stime) of the process, in clock ticks.
-fn cpu_ticks(pid: u32) -> (u64, u64) {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    // Fields after the command name (which may hold spaces): state is field 3.
-    let after = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
-    let fields: Vec<&str> = after.split_whitespace().collect();
-    let get = |i: usize| {
-        fields
-            .get(i)
-            .and_then(|v| v.parse::<u64>().ok())
-            .unwrap_or(0)
-    };
-    (get(11) + get(12), get(12))
 }
 
 /// Samples the client the moment a request arrives, then validates it like the API.
@@ -80,6 +83,7 @@ fn sample_then_validate(req: &Recorded) -> Result<(), Reply> {
         let (cpu, sys) = cpu_ticks(pid);
         s.push((n, rss_kib(pid), cpu, summary, sys));
     }
+    check_tool_results(&req.body);
     support::anthropic_validate::validate(req)
 }
 
@@ -131,10 +135,11 @@ fn mock() -> MockServer {
 }
 
 fn main() {
+    let short = std::env::var_os("BENCH_SHORT").is_some();
     let turns: usize = std::env::var("SOAK_TURNS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(2000);
+        .unwrap_or(if short { 60 } else { 2000 });
     let bin = std::env::var("SOAK_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_tooloop").into());
     let mode = std::env::var("SOAK_MODE").unwrap_or_default();
     if mode != "compact" {
@@ -158,6 +163,8 @@ fn run_binary(
     std::fs::create_dir_all(&workspace).expect("workspace");
     let h = home;
     let max_turns = (turns + 1).to_string();
+    TOOL_RESULTS.store(0, Ordering::Relaxed);
+    *TOOL_ERROR.lock().unwrap_or_else(|p| p.into_inner()) = None;
     let base = server.anthropic_base();
     let started = Instant::now();
     let mut child = Command::new(bin)
@@ -216,6 +223,14 @@ fn run_binary(
     };
     let wall = started.elapsed();
     let result: serde_json::Value = serde_json::from_str(out.trim()).expect("json result");
+    if let Some(e) = TOOL_ERROR.lock().unwrap_or_else(|p| p.into_inner()).take() {
+        panic!("a tool result was an error: {e}");
+    }
+    let results = TOOL_RESULTS.load(Ordering::Relaxed);
+    assert_eq!(
+        results, turns,
+        "{results} tool results for {turns} tool turns"
+    );
     assert_eq!(
         result["reason"],
         "completed",

@@ -15,7 +15,8 @@ mod support;
 mod slow_server;
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -83,11 +84,37 @@ struct Sample {
     limit: f64,
 }
 
+/// A child's fetch result, as its second request carries it: Ok when it is the slow page.
+fn child_fetch(req: &Recorded) -> Result<(), String> {
+    let result = &req.body["messages"][2]["content"][0];
+    let page = format!("slept {TOOL_MS} ms");
+    if result["type"] == "tool_result"
+        && result["is_error"] != true
+        && result.to_string().contains(&page)
+    {
+        Ok(())
+    } else {
+        Err(result.to_string())
+    }
+}
+
 async fn run_once(mock: &Arc<MockServer>, fetch: &str, dir: &std::path::Path) -> Sample {
     let fetch = fetch.to_string();
+    // Every child's web_fetch must have fetched the page: a failed one ends sooner.
+    let fetched = Arc::new(AtomicUsize::new(0));
+    let failed: Arc<Mutex<Vec<String>>> = Arc::default();
+    let (fetched2, failed2) = (fetched.clone(), failed.clone());
     mock.respond_with(move |req| {
         let turn = req.body["messages"].as_array().map_or(0, Vec::len);
         if prompt_of(req).starts_with("child-") {
+            if turn == 3 {
+                match child_fetch(req) {
+                    Ok(()) => {
+                        fetched2.fetch_add(1, Ordering::SeqCst);
+                    }
+                    Err(e) => failed2.lock().expect("failed").push(e),
+                }
+            }
             return match turn {
                 1 => ReplyBuilder::new()
                     .tool_use(
@@ -167,6 +194,9 @@ async fn run_once(mock: &Arc<MockServer>, fetch: &str, dir: &std::path::Path) ->
         "{results}"
     );
     drop(agent);
+    let failed = failed.lock().expect("failed").clone();
+    assert!(failed.is_empty(), "a child's fetch failed: {failed:?}");
+    assert_eq!(fetched.load(Ordering::SeqCst), 3, "not every child fetched");
     let follow_up = follow.await.expect("follow-up");
     let (blocks, stream_end) = observer.await.expect("observer");
     let mut limit = stream_end.expect("stream end");
@@ -190,7 +220,13 @@ fn main() {
     rt.block_on(async {
         run_once(&mock, &fetch.url(), dir.path()).await;
         let mut samples = Vec::new();
-        for _ in 0..7 {
+        // `BENCH_SHORT=1` (CI's mode): one measured run after the warm-up.
+        let reps = if std::env::var_os("BENCH_SHORT").is_some() {
+            1
+        } else {
+            7
+        };
+        for _ in 0..reps {
             samples.push(run_once(&mock, &fetch.url(), dir.path()).await);
         }
         let mut ratios: Vec<f64> = samples.iter().map(|s| s.follow_up / s.limit).collect();

@@ -3,7 +3,10 @@
 //! `cargo bench --bench tui_idle` — starts `tooloop` in a 200×60 tmux pane, times start →
 //! first frame (polling `capture-pane` for the status bar), then reads every thread's
 //! context switches and CPU time from /proc for 10 s of idling, then the same with 8
-//! background jobs printing (jobs.rs). Skipped without tmux.
+//! background jobs printing (jobs.rs). Without tmux it is skipped, or fails under CI (or
+//! `TOOLOOP_REQUIRE_ALL=1`). It fails when tooloop is gone while it is measured (a dead process
+//! reads as 0 wake-ups), when no frame shows, or when the resumed history's last message never
+//! does. `BENCH_SHORT=1`: one start, 2 s of idling, 1,000 resumed messages (CI's mode).
 //! `TUI_IDLE_BIN=path` runs another build of the binary instead.
 
 use std::collections::HashMap;
@@ -12,12 +15,33 @@ use std::time::{Duration, Instant};
 
 #[path = "common/history.rs"]
 mod common_history;
+#[path = "common/proc.rs"]
+mod proc;
+use proc::rss_kib;
 #[path = "tui_idle/jobs.rs"]
 mod jobs;
 #[path = "../tests/support/mod.rs"]
 mod support;
 
-const IDLE: Duration = Duration::from_secs(10);
+/// CI's mode: every part once and short, its assertions all the same.
+fn short() -> bool {
+    std::env::var_os("BENCH_SHORT").is_some()
+}
+
+/// How long tooloop is left idle while its threads are counted.
+fn idle() -> Duration {
+    Duration::from_secs(if short() { 2 } else { 10 })
+}
+
+/// The pid is still a live tooloop: its wake-ups were read from a process that runs.
+pub fn assert_alive(pid: u32, when: &str) {
+    let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
+    // A build under another name (TUI_IDLE_BIN) is still called tooloop-something.
+    assert!(
+        comm.starts_with("tooloop"),
+        "tooloop (pid {pid}) is gone {when} ({comm:?} there): nothing measured means anything"
+    );
+}
 
 fn tmux(socket: &str, args: &[&str]) -> String {
     let out = Command::new("tmux")
@@ -61,17 +85,6 @@ fn counters(pid: u32) -> HashMap<String, (u64, u64)> {
         );
     }
     out
-}
-
-fn rss_kib(pid: u32) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmRSS:"))
-                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
-        })
-        .unwrap_or(0)
 }
 
 /// Starts tooloop in a fresh 200×60 tmux server; returns (start → first frame, pane pid).
@@ -145,21 +158,29 @@ fn main() {
         .output()
         .is_ok_and(|o| o.status.success())
     {
+        assert!(
+            !support::env::strict(),
+            "tmux is not installed: under CI the bench fails instead of skipping"
+        );
         println!("SKIPPED: tmux is not installed");
         return;
     }
     let dir = tempfile::tempdir().expect("tempdir");
     let mut firsts = Vec::new();
-    for i in 0..5 {
+    let starts = if short() { 1 } else { 5 };
+    for i in 0..starts {
         let socket = format!("tooloop-bench-start-{}-{i}", std::process::id());
         let (first, _) = start(&socket, dir.path(), "--no-session", "demo");
         firsts.extend(first);
         tmux(&socket, &["kill-server"]);
     }
     firsts.sort();
-    if firsts.is_empty() {
-        println!("start → first frame: no frame within 20 s");
-    } else {
+    assert_eq!(
+        firsts.len(),
+        starts,
+        "start → first frame: a start showed no frame within 20 s"
+    );
+    {
         let ms: Vec<String> = firsts
             .iter()
             .map(|d| format!("{:.1}", d.as_secs_f64() * 1e3))
@@ -176,9 +197,16 @@ fn main() {
     let (_, pid) = start(&socket, dir.path(), "--no-session", "demo");
     // Let start-up work (syntect warm-up on a blocking thread) finish before measuring idle.
     std::thread::sleep(Duration::from_secs(2));
+    assert_alive(pid, "before idling");
     let before = counters(pid);
-    std::thread::sleep(IDLE);
+    std::thread::sleep(idle());
     let after = counters(pid);
+    assert_alive(pid, "after idling");
+    assert!(!after.is_empty(), "no thread of tooloop could be read");
+    assert!(
+        tmux(&socket, &["capture-pane", "-p"]).contains("demo"),
+        "the idle screen lost its status bar"
+    );
     // Threads that exist at both ends; one that ended (tokio's blocking pool lets an idle
     // thread go after 10 s) is reported apart.
     let (mut switches, mut cpu) = (0, 0);
@@ -190,9 +218,9 @@ fn main() {
     let gone = before.keys().filter(|t| !after.contains_key(*t)).count();
     println!(
         "idle {} s: {} context switches ({:.1}/s) over {} threads, {:.2} ms CPU; {gone} thread(s) ended; RSS {:.1} MB",
-        IDLE.as_secs(),
+        idle().as_secs(),
         switches,
-        switches as f64 / IDLE.as_secs_f64(),
+        switches as f64 / idle().as_secs_f64(),
         after.len(),
         cpu as f64 / 1e6,
         rss_kib(pid) as f64 / 1024.0
@@ -208,7 +236,8 @@ fn main() {
     for d in [dir.path().join("home/data/tooloop"), sessions.clone()] {
         let _ = std::fs::set_permissions(&d, std::fs::Permissions::from_mode(0o700));
     }
-    let messages = common_history::history(10_000);
+    let n = if short() { 1_000 } else { 10_000 };
+    let messages = common_history::history(n);
     let mut file =
         serde_json::json!({"type": "header", "id": "benchrss1", "created": "2026-12-01T00:00:00Z",
         "workspace": dir.path().display().to_string(), "tooloop_version": "bench", "format": 1})
@@ -221,20 +250,20 @@ fn main() {
     }
     std::fs::write(sessions.join("20261201T000000Z-benchrss1.jsonl"), &file).expect("transcript");
     let socket = format!("tooloop-bench-rss-{}", std::process::id());
-    let last = format!("Done with step {}", 10_000 / 4 - 1);
+    let last = format!("Done with step {}", n / 4 - 1);
     let (shown, pid) = start(&socket, dir.path(), "--resume benchrss1", &last);
     std::thread::sleep(Duration::from_secs(1));
-    match shown {
-        Some(t) => println!(
-            "resumed 10,000 messages ({:.1} MB transcript): first frame after {:.0} ms, RSS {:.1} MB (goal ≤ 80 MB)",
-            file.len() as f64 / 1e6,
-            t.as_secs_f64() * 1e3,
-            rss_kib(pid) as f64 / 1024.0
-        ),
-        None => println!(
-            "resumed 10,000 messages: the last message never showed up; screen:\n{}",
-            tmux(&socket, &["capture-pane", "-p"])
-        ),
-    }
+    let Some(t) = shown else {
+        let screen = tmux(&socket, &["capture-pane", "-p"]);
+        tmux(&socket, &["kill-server"]);
+        panic!("resumed {n} messages: the last message never showed up; screen:\n{screen}");
+    };
+    assert_alive(pid, "after the resume");
+    println!(
+        "resumed {n} messages ({:.1} MB transcript): first frame after {:.0} ms, RSS {:.1} MB (goal ≤ 80 MB)",
+        file.len() as f64 / 1e6,
+        t.as_secs_f64() * 1e3,
+        rss_kib(pid) as f64 / 1024.0
+    );
     tmux(&socket, &["kill-server"]);
 }

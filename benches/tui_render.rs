@@ -5,6 +5,10 @@
 //! sequences into a buffer (what a terminal would be sent). Histories of 10, 1,000 and 10,000
 //! messages (text, markdown with code blocks, tool calls with output; ~2 MB at 10,000) are
 //! loaded with HistoryReset, then a new answer streams in, a few deltas per frame.
+//!
+//! Every part checks what it measured reached the screen: the streamed text's last words are
+//! on the last frame, each key is on the frame its latency is measured to. `BENCH_SHORT=1`
+//! runs each part briefly (CI's mode), assertions included.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -116,14 +120,23 @@ fn streaming_frames<B: Backend>(
     start_answer(app);
     let deltas = deltas();
     let mut it = deltas.iter().cycle();
-    let mut times = Vec::with_capacity(FRAMES);
-    for _ in 0..FRAMES {
+    let frames = if short() { 20 } else { FRAMES };
+    let mut times = Vec::with_capacity(frames);
+    let mut streamed = String::new();
+    for _ in 0..frames {
         for _ in 0..6 {
             let text = it.next().cloned().unwrap_or_default();
+            streamed.push_str(&text);
             app.on_agent(AgentEvent::TextDelta { text }, Instant::now());
         }
         times.push(draw(term, app));
     }
+    // The last frame again, to read it: the answer's end is on the screen.
+    let shown = term
+        .draw(|f| view::draw(app, f, Instant::now()))
+        .map(|frame| screen_text(frame.buffer))
+        .expect("draw");
+    assert_shows_the_end(&shown, &streamed, "streaming frames");
     times.sort();
     (first, times)
 }
@@ -137,6 +150,46 @@ fn crossterm_terminal() -> Terminal<CrosstermBackend<Vec<u8>>> {
         },
     )
     .expect("terminal")
+}
+
+/// CI's mode: every part briefly.
+fn short() -> bool {
+    std::env::var_os("BENCH_SHORT").is_some()
+}
+
+/// The text of a drawn frame, row by row.
+fn screen_text(buffer: &ratatui::buffer::Buffer) -> String {
+    let area = buffer.area;
+    let mut out = String::new();
+    for y in area.top()..area.bottom() {
+        for x in area.left()..area.right() {
+            out.push_str(buffer[(x, y)].symbol());
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// `text` without whitespace and box-drawing characters: a prompt wrapped over rows reads
+/// as one string.
+fn squash(text: &str) -> String {
+    text.chars()
+        .filter(|c| !c.is_whitespace() && !('\u{2500}'..='\u{257f}').contains(c))
+        .collect()
+}
+
+/// The last words of `streamed` (markdown marks dropped) are on `screen`: the deltas reached
+/// the frame, not only the app.
+fn assert_shows_the_end(screen: &str, streamed: &str, what: &str) {
+    let words: Vec<&str> = streamed
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.len() >= 3)
+        .collect();
+    let tail = &words[words.len().saturating_sub(3)..];
+    assert!(
+        !tail.is_empty() && tail.iter().all(|w| screen.contains(w)),
+        "{what}: the last words streamed {tail:?} are not on the screen:\n{screen}"
+    );
 }
 
 fn rss_kib() -> Option<u64> {
@@ -153,6 +206,11 @@ fn main() {
         history_cost::callgrind(frames);
         return;
     }
+    let sizes: &[usize] = if short() {
+        &[10, 1_000]
+    } else {
+        &[10, 1_000, 10_000]
+    };
     // `TUI_RENDER_HISTORY_COST=1`: only the interleaved 10 / 1,000 / 10,000 measure.
     if std::env::var_os("TUI_RENDER_HISTORY_COST").is_some() {
         history_cost::run();
@@ -186,7 +244,7 @@ fn main() {
         "{:<20} {:>8} {:>12} {:>10} {:>10} {:>10}",
         "backend", "messages", "first frame", "p50", "p99", "max"
     );
-    for n in [10usize, 1_000, 10_000] {
+    for &n in sizes {
         for backend in ["TestBackend", "Crossterm → buffer"] {
             let mut app = app_with(n);
             let (first, times) = if backend == "TestBackend" {
@@ -214,7 +272,7 @@ fn main() {
     let mut term = Terminal::new(TestBackend::new(W, H)).expect("t");
     draw(&mut term, &mut app);
     let mut times = Vec::new();
-    for _ in 0..200 {
+    for _ in 0..if short() { 20 } else { 200 } {
         app.conversation.scroll.page_up();
         times.push(draw(&mut term, &mut app));
     }
@@ -232,7 +290,7 @@ fn main() {
     throughput::run(app_with(1_000));
 
     // Keystroke → frame through the real event loop, idle and while an answer streams.
-    for n in [10usize, 10_000] {
+    for n in [10usize, if short() { 1_000 } else { 10_000 }] {
         for streaming in [false, true] {
             let (p50, p99, max) = keystroke::run(app_with(n), streaming);
             println!(

@@ -6,12 +6,23 @@
 //! follow-up request, as a ratio to the limit max(stream end, max(block_i + tool_i)), where
 //! stream end and block_i are when the client actually received them (the mock's timers
 //! drift a little; that drift is the server's, not ours, so it is in the limit).
+//!
+//! First, the cold first call in fresh processes of the real binary (`turn_latency/cold.rs`).
+//! `BENCH_SHORT=1` runs every part once (3 tools only), assertions included: CI's mode.
+//! `TURN_LATENCY_COLD_ONLY=1` runs the cold part alone; `TURN_LATENCY_BIN=path` runs it on
+//! another build of the binary.
 
 #[path = "../tests/support/mod.rs"]
 mod support;
 
 #[path = "turn_latency/slow_server.rs"]
 mod slow_server;
+
+#[path = "turn_latency/cold.rs"]
+mod cold;
+
+#[path = "common/proc.rs"]
+mod proc;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -224,6 +235,19 @@ fn median(v: &mut [f64]) -> f64 {
 }
 
 fn main() {
+    let short = std::env::var_os("BENCH_SHORT").is_some();
+    let cold_ms = cold::run(if short { 3 } else { 11 });
+    // Twice the goal: a loaded machine may miss the goal by a little; a validator compiled on
+    // the first call (16–20 ms) or anything like it fails the bench.
+    assert!(
+        cold_ms <= 2.0 * cold::GOAL_MS,
+        "the cold fixed cost between two requests is {cold_ms:.2} ms (goal {} ms)",
+        cold::GOAL_MS
+    );
+    // `TURN_LATENCY_COLD_ONLY=1`: the cold part alone (a before/after of whole processes).
+    if std::env::var_os("TURN_LATENCY_COLD_ONLY").is_some() {
+        return;
+    }
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -249,13 +273,15 @@ fn main() {
             "in_goal",
             "start_lag_us"
         );
-        for n in [3usize, 8, 16] {
+        let sizes: &[usize] = if short { &[3] } else { &[3, 8, 16] };
+        for &n in sizes {
             let sc = Scenario::spread(n);
             for (strategy, reps) in [
                 (ToolExec::Streaming, 7),
                 (ToolExec::Parallel, 3),
                 (ToolExec::Serial, 3),
             ] {
+                let reps = if short { 1 } else { reps };
                 let mut samples = Vec::new();
                 for _ in 0..reps {
                     samples.push(run_once(&env, &sc, strategy).await);

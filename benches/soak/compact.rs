@@ -39,7 +39,11 @@ pub fn run(turns: usize, bin: &str) {
     let window: u64 = std::env::var("SOAK_WINDOW")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(40_000);
+        .unwrap_or(if std::env::var_os("BENCH_SHORT").is_some() {
+            9_000
+        } else {
+            40_000
+        });
     let server = super::mock();
     server.set_context_window(window);
     let work = Arc::new(AtomicUsize::new(0));
@@ -128,6 +132,10 @@ pub fn run(turns: usize, bin: &str) {
             ordinary.push((k, gap(k, k + 1)));
         }
     }
+    assert!(
+        !summary_idx.is_empty(),
+        "no compaction in {turns} turns over a {window}-token window"
+    );
     let tenth = (ordinary.len() / 10).max(1);
     let ms: Vec<f64> = ordinary.iter().map(|x| x.1).collect();
     println!(

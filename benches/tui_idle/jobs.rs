@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use super::support::{MockServer, text_reply, tool_reply};
-use super::{IDLE, counters, tmux};
+use super::{assert_alive, counters, idle, tmux};
 
 pub fn run(dir: &std::path::Path) {
     let server = MockServer::start();
@@ -67,9 +67,12 @@ pub fn run(dir: &std::path::Path) {
         .parse()
         .expect("pane pid");
     std::thread::sleep(Duration::from_secs(2));
+    assert_alive(pid, "before idling with jobs");
     let before = counters(pid);
-    std::thread::sleep(IDLE);
+    std::thread::sleep(idle());
     let after = counters(pid);
+    assert_alive(pid, "after idling with jobs");
+    assert!(!after.is_empty(), "no thread of tooloop could be read");
     let (mut switches, mut cpu) = (0, 0);
     for (tid, (s1, c1)) in &after {
         let (s0, c0) = before.get(tid).copied().unwrap_or((0, 0));
@@ -94,9 +97,9 @@ pub fn run(dir: &std::path::Path) {
         "8 jobs printing 10 lines/s each, nobody typing, {} s: {} context switches ({:.1}/s) \
          over {} threads (pipe reads included), {:.1} ms CPU; {} frames drawn over the whole \
          {:.1} s run ({:.1}/s); {lines} live rows showed output",
-        IDLE.as_secs(),
+        idle().as_secs(),
         switches,
-        switches as f64 / IDLE.as_secs_f64(),
+        switches as f64 / idle().as_secs_f64(),
         after.len(),
         cpu as f64 / 1e6,
         drawn,
@@ -104,4 +107,10 @@ pub fn run(dir: &std::path::Path) {
         drawn as f64 / run.as_secs_f64(),
     );
     tmux(&socket, &["kill-server"]);
+    assert!(lines > 0, "no job's output reached the screen");
+    assert!(
+        drawn > 0,
+        "no frame times were written ({})",
+        frames.display()
+    );
 }

@@ -23,7 +23,19 @@ use tokio::time::Instant;
 use tooloop::protocol::AgentEvent;
 use tooloop::tui::app::App;
 
-const ROUNDS: usize = 400;
+/// Rounds of each kind of frame (40 in CI's short mode).
+fn rounds() -> usize {
+    if super::short() { 40 } else { 400 }
+}
+
+/// The frame now on `term` shows `text`.
+fn assert_on_screen(term: &Terminal<TestBackend>, text: &str, what: &str) {
+    let screen = super::screen_text(term.backend().buffer());
+    assert!(
+        super::squash(&screen).contains(text),
+        "{what}: {text:?} is not on the screen:\n{screen}"
+    );
+}
 
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
@@ -73,26 +85,39 @@ pub fn run() {
         .collect();
     // Keys first (idle apps), then the streaming answer.
     let mut keys: [Vec<Duration>; 3] = Default::default();
-    for i in 0..ROUNDS {
+    for i in 0..rounds() {
         for (c, (_, app, term, _)) in cases.iter_mut().enumerate() {
             keys[c].push(key_frame(term, app, i));
         }
+    }
+    // The keys reached the frames: each prompt's last characters are on its screen.
+    for (n, app, term, _) in &cases {
+        let typed: Vec<char> = app.input.text().chars().collect();
+        assert!(typed.len() >= 5, "{n} messages: the prompt holds {typed:?}");
+        let tail: String = typed[typed.len() - 5..].iter().collect();
+        assert_on_screen(term, &tail, &format!("keys at {n} messages"));
     }
     let mut frames: [Vec<Duration>; 3] = Default::default();
     for (_, app, _, _) in cases.iter_mut() {
         super::start_answer(app);
     }
-    for _ in 0..ROUNDS {
+    for _ in 0..rounds() {
         for (c, (_, app, term, k)) in cases.iter_mut().enumerate() {
             frames[c].push(delta_frame(term, app, &deltas, k));
         }
+    }
+    for (n, _, term, k) in &cases {
+        let streamed: String = (0..*k).map(|i| deltas[i % deltas.len()].as_str()).collect();
+        let screen = super::screen_text(term.backend().buffer());
+        super::assert_shows_the_end(&screen, &streamed, &format!("deltas at {n} messages"));
     }
     let [k10, k1k, k10k] = keys.map(median);
     let [f10, f1k, f10k] = frames.map(median);
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     println!(
-        "interleaved, {ROUNDS} rounds, median at 10 / 1,000 / 10,000 messages: key + frame \
+        "interleaved, {} rounds, median at 10 / 1,000 / 10,000 messages: key + frame \
          {:.3} / {:.3} / {:.3} ms; delta + frame {:.3} / {:.3} / {:.3} ms",
+        rounds(),
         ms(k10),
         ms(k1k),
         ms(k10k),

@@ -3,7 +3,9 @@
 //! typed into the prompt; the latency is from sending the key to the end of the frame that
 //! shows it, drawn into a CrosstermBackend buffer (the bytes a terminal would get).
 //! Optionally while an answer streams at 20,000 deltas/s (then a key may wait for the 60 fps
-//! gate: up to one frame slot).
+//! gate: up to one frame slot). A key's frame is the first one drawn after it was sent whose
+//! prompt holds it; the bench fails unless that frame's screen shows the key (the prompt's last
+//! characters) and every key found its frame.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -19,19 +21,31 @@ use tooloop::tui::app::App;
 use tooloop::tui::event_loop::{self, Screen};
 use tooloop::tui::view;
 
-const KEYS: usize = 150;
+/// Keys typed (30 in CI's short mode).
+fn key_count() -> usize {
+    if super::short() { 30 } else { 150 }
+}
 const EVERY: Duration = Duration::from_millis(40);
 
 struct Timed {
     term: Terminal<CrosstermBackend<Vec<u8>>>,
-    /// When each frame finished.
-    frames: Vec<std::time::Instant>,
+    /// When each frame finished, how many keys its prompt held, and whether its screen shows
+    /// the prompt's last characters.
+    frames: Vec<(std::time::Instant, usize, bool)>,
 }
 
 impl Screen for Timed {
     fn draw_frame(&mut self, app: &mut App, now: Instant) -> std::io::Result<()> {
-        self.term.draw(|f| view::draw(app, f, now))?;
-        self.frames.push(std::time::Instant::now());
+        let typed = app.input.text();
+        let frame = self.term.draw(|f| view::draw(app, f, now))?;
+        let tail: String = {
+            let chars: Vec<char> = typed.chars().collect();
+            chars[chars.len().saturating_sub(8)..].iter().collect()
+        };
+        let shows =
+            !tail.is_empty() && super::squash(&super::screen_text(frame.buffer)).contains(&tail);
+        self.frames
+            .push((std::time::Instant::now(), typed.chars().count(), shows));
         Ok(())
     }
 
@@ -53,11 +67,11 @@ pub fn run(mut app: App, streaming: bool) -> (Duration, Duration, Duration) {
         let (tx, rx) = mpsc::unbounded_channel::<AgentEvent>();
         let (commands, _keep) = mpsc::unbounded_channel::<AgentCommand>();
         let (key_tx, mut key_rx) = mpsc::unbounded_channel::<std::io::Result<Event>>();
-        let sent_at = Arc::new(Mutex::new(Vec::with_capacity(KEYS)));
+        let sent_at = Arc::new(Mutex::new(Vec::with_capacity(key_count())));
         let stamps = sent_at.clone();
         let keys = tokio::spawn(async move {
             tokio::time::sleep(Duration::from_millis(200)).await;
-            for i in 0..KEYS {
+            for i in 0..key_count() {
                 tokio::time::sleep(EVERY).await;
                 let c = (b'a' + (i % 26) as u8) as char;
                 let key = KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE);
@@ -69,7 +83,8 @@ pub fn run(mut app: App, streaming: bool) -> (Duration, Duration, Duration) {
                     break;
                 }
             }
-            tokio::time::sleep(Duration::from_millis(100)).await;
+            // Time for the last key's frame (a debug build under a stream draws ~16 a second).
+            tokio::time::sleep(Duration::from_millis(500)).await;
             // Dropping key_tx ends the input: the loop returns.
         });
         let deltas_tx = tx.clone();
@@ -101,10 +116,19 @@ pub fn run(mut app: App, streaming: bool) -> (Duration, Duration, Duration) {
             p.abort();
         }
         let sent = sent_at.lock().expect("stamps").clone();
-        let mut lat: Vec<Duration> = sent
-            .iter()
-            .filter_map(|s| screen.frames.iter().find(|f| *f >= s).map(|f| *f - *s))
-            .collect();
+        assert_eq!(sent.len(), key_count(), "not every key was sent");
+        let mut lat: Vec<Duration> = Vec::with_capacity(sent.len());
+        for (i, s) in sent.iter().enumerate() {
+            let Some(&(at, _, shows)) = screen
+                .frames
+                .iter()
+                .find(|(at, typed, _)| at >= s && *typed > i)
+            else {
+                panic!("key {} never reached a frame", i + 1);
+            };
+            assert!(shows, "the frame of key {} does not show it", i + 1);
+            lat.push(at - *s);
+        }
         lat.sort();
         (
             super::percentile(&lat, 0.5),

@@ -18,7 +18,10 @@ use tooloop::tui::panes::cells::CellKind;
 use tooloop::tui::view;
 
 const RATE: usize = 20_000;
-const SECONDS: u64 = 3;
+/// Seconds of streaming (1 in CI's short mode).
+fn seconds() -> u64 {
+    if super::short() { 1 } else { 3 }
+}
 
 /// Counts frames; at each one, the bytes sent but not yet shown are the backlog.
 struct Counting {
@@ -30,6 +33,9 @@ struct Counting {
     draw_time: Duration,
     max_backlog: usize,
     backlog_at_second: Vec<usize>,
+    /// The backlog and the text of the last frame drawn.
+    last_backlog: usize,
+    last_screen: String,
 }
 
 impl Counting {
@@ -50,6 +56,8 @@ impl Screen for Counting {
         let sent = self.sent_bytes.load(Ordering::Relaxed);
         let backlog = sent.saturating_sub(Self::shown_bytes(app).saturating_sub(self.base_bytes));
         self.max_backlog = self.max_backlog.max(backlog);
+        self.last_backlog = backlog;
+        self.last_screen = super::screen_text(self.term.backend().buffer());
         let second = (now - self.start).as_secs() as usize;
         if self.backlog_at_second.len() <= second {
             self.backlog_at_second.push(backlog);
@@ -79,18 +87,23 @@ pub fn run(mut app: App) {
             let mut tick = tokio::time::interval(Duration::from_millis(1));
             let mut it = deltas.into_iter().cycle();
             let mut sent = 0usize;
-            for _ in 0..(SECONDS * 1000) {
+            let mut last = String::new();
+            for _ in 0..(seconds() * 1000) {
                 tick.tick().await;
                 for _ in 0..RATE / 1000 {
                     let text = it.next().unwrap_or_default();
                     counted.fetch_add(text.len(), Ordering::Relaxed);
+                    last.push_str(&text);
+                    if last.len() > 4096 {
+                        last.drain(..last.len() - 1024);
+                    }
                     if tx.send(AgentEvent::TextDelta { text }).is_err() {
-                        return sent;
+                        return (sent, last);
                     }
                     sent += 1;
                 }
             }
-            sent
+            (sent, last)
         });
         let start = Instant::now();
         let mut screen = Counting {
@@ -102,16 +115,31 @@ pub fn run(mut app: App) {
             draw_time: Duration::ZERO,
             max_backlog: 0,
             backlog_at_second: Vec::new(),
+            last_backlog: usize::MAX,
+            last_screen: String::new(),
         };
         // No keys arrive; the loop ends when the producer is done and the channel closes.
         let input = futures::stream::pending::<std::io::Result<crossterm::event::Event>>();
         let exit = event_loop::run(&mut screen, &mut app, rx, &commands, input).await;
         let elapsed = start.elapsed().as_secs_f64();
-        let applied = producer.await.unwrap_or(0);
+        let (applied, last_sent) = producer.await.expect("producer");
+        assert_eq!(
+            applied,
+            RATE * seconds() as usize,
+            "not every delta was sent"
+        );
+        assert!(screen.draws > 0, "no frame was drawn");
+        // Every byte sent was shown by the last frame, and its end is on the screen.
+        assert_eq!(
+            screen.last_backlog, 0,
+            "the last frame is behind what was sent"
+        );
+        super::assert_shows_the_end(&screen.last_screen, &last_sent, "20,000 deltas/s");
         println!(
-            "streaming {RATE} deltas/s for {SECONDS} s through tui::event_loop::run ({exit:?}): \
+            "streaming {RATE} deltas/s for {} s through tui::event_loop::run ({exit:?}): \
              {applied} sent, {:.1} draws/s (goal ≤ 60), largest backlog at a frame {} bytes, \
              backlog at each second {:?} bytes, mean draw {:.3} ms",
+            seconds(),
             screen.draws as f64 / elapsed,
             screen.max_backlog,
             screen.backlog_at_second,

@@ -319,7 +319,7 @@ impl Driver {
                     self.env.registry.names().collect::<Vec<_>>().join(", ")
                 )),
             ),
-            Some(reg) => match reg.validator.validate(&input) {
+            Some(reg) => match reg.validate(&input) {
                 Err(e) => (true, Some(format!("Error: invalid input for {name}: {e}"))),
                 Ok(()) => (reg.tool.is_concurrency_safe(&input), None),
             },

@@ -13,6 +13,7 @@ use tokio::process::Child;
 use tokio::time::{Instant, sleep_until};
 
 use super::args::{flag, one_line, optional_str, optional_u64, required_str};
+use super::input::{Check, Flag, Positive, Text, check};
 use super::output::{HeadTail, Utf8Stream};
 use super::{Effect, Tool, ToolContext, ToolOutput};
 use crate::process::{Stopped, TERM_GRACE, group_alive, kill_group_now, shell_command, stop_group};
@@ -32,6 +33,19 @@ const DRAIN_AFTER_KILL: Duration = Duration::from_millis(200);
 const TRAILER_ROOM: usize = 400;
 
 pub struct Bash;
+
+/// The input as `input_schema` states it: the registry checks a call by deserializing into
+/// it (`tools/input.rs`).
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)] // the field types are the check
+struct Input {
+    command: Text,
+    #[serde(default)]
+    timeout_ms: Positive,
+    #[serde(default)]
+    run_in_background: Flag,
+}
 
 #[async_trait]
 impl Tool for Bash {
@@ -62,6 +76,9 @@ impl Tool for Bash {
             "required": ["command"],
             "additionalProperties": false
         })
+    }
+    fn input_check(&self) -> Option<Check> {
+        Some(check::<Input>())
     }
     fn effect(&self) -> Effect {
         Effect::Exec

@@ -4,6 +4,7 @@ use async_trait::async_trait;
 use serde_json::{Value, json};
 
 use super::args::{optional_str, required_str};
+use super::input::{Check, Text, check};
 use super::output::HeadTail;
 use super::{Effect, Tool, ToolContext, ToolOutput};
 
@@ -11,6 +12,17 @@ use super::{Effect, Tool, ToolContext, ToolOutput};
 const TRAILER_ROOM: usize = 400;
 
 pub struct BashOutput;
+
+/// The input as `input_schema` states it: the registry checks a call by deserializing into
+/// it (`tools/input.rs`).
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)] // the field types are the check
+struct Input {
+    shell_id: Text,
+    #[serde(default)]
+    filter: Text,
+}
 
 #[async_trait]
 impl Tool for BashOutput {
@@ -34,6 +46,9 @@ impl Tool for BashOutput {
             "required": ["shell_id"],
             "additionalProperties": false
         })
+    }
+    fn input_check(&self) -> Option<Check> {
+        Some(check::<Input>())
     }
     fn effect(&self) -> Effect {
         Effect::ReadOnly

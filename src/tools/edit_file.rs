@@ -8,6 +8,7 @@ use similar::TextDiff;
 
 use super::args::{flag, one_line, optional_str, path_field, required_str};
 use super::atomic::write_atomic;
+use super::input::{Check, Flag, Text, check};
 use super::replacement::Replacement;
 use super::text::{MAX_TEXT_FILE_BYTES, as_text};
 use super::{Effect, Tool, ToolContext, ToolOutput};
@@ -17,6 +18,19 @@ use crate::protocol::approval::Preview;
 const MAX_DIFF_LINES: usize = 200;
 
 pub struct EditFile;
+
+/// The input as `input_schema` states it: the registry checks a call by deserializing into
+/// it (`tools/input.rs`).
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)] // the field types are the check
+struct Input {
+    path: Text,
+    old_string: Text,
+    new_string: Text,
+    #[serde(default)]
+    replace_all: Flag,
+}
 
 #[async_trait]
 impl Tool for EditFile {
@@ -42,6 +56,9 @@ impl Tool for EditFile {
             "required": ["path", "old_string", "new_string"],
             "additionalProperties": false
         })
+    }
+    fn input_check(&self) -> Option<Check> {
+        Some(check::<Input>())
     }
     fn effect(&self) -> Effect {
         Effect::Edit

@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex};
 use async_trait::async_trait;
 use serde_json::{Value, json};
 
+use super::input::{Check, Text, check};
 use super::{Effect, Preview, Tool, ToolContext, ToolOutput};
 
 /// The tool that hands a plan to the user; offered only in plan mode.
@@ -34,6 +35,15 @@ impl ExitPlanMode {
     }
 }
 
+/// The input as `input_schema` states it: the registry checks a call by deserializing into
+/// it (`tools/input.rs`).
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)] // the field types are the check
+struct Input {
+    plan: Text,
+}
+
 #[async_trait]
 impl Tool for ExitPlanMode {
     fn name(&self) -> &str {
@@ -54,6 +64,9 @@ impl Tool for ExitPlanMode {
             "required": ["plan"],
             "additionalProperties": false
         })
+    }
+    fn input_check(&self) -> Option<Check> {
+        Some(check::<Input>())
     }
     fn effect(&self) -> Effect {
         // Changes nothing itself; the permission flow asks the user about the plan.

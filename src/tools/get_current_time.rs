@@ -6,9 +6,20 @@ use jiff::tz::TimeZone;
 use serde_json::{Value, json};
 
 use super::args::{one_line, optional_str};
+use super::input::{Check, Text, check};
 use super::{Effect, Tool, ToolContext, ToolOutput};
 
 pub struct GetCurrentTime;
+
+/// The input as `input_schema` states it: the registry checks a call by deserializing into
+/// it (`tools/input.rs`).
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)] // the field types are the check
+struct Input {
+    #[serde(default)]
+    timezone: Text,
+}
 
 #[async_trait]
 impl Tool for GetCurrentTime {
@@ -28,6 +39,9 @@ impl Tool for GetCurrentTime {
             },
             "additionalProperties": false
         })
+    }
+    fn input_check(&self) -> Option<Check> {
+        Some(check::<Input>())
     }
     fn effect(&self) -> Effect {
         Effect::ReadOnly

@@ -8,12 +8,24 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::args::{one_line, optional_str, required_str};
+use super::input::{Check, Text, check};
 use super::walk::{relative, walk};
 use super::{Effect, Tool, ToolContext, ToolOutput, Workspace};
 
 pub const MAX_PATHS: usize = 1000;
 
 pub struct Glob;
+
+/// The input as `input_schema` states it: the registry checks a call by deserializing into
+/// it (`tools/input.rs`).
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)] // the field types are the check
+struct Input {
+    pattern: Text,
+    #[serde(default)]
+    path: Text,
+}
 
 #[async_trait]
 impl Tool for Glob {
@@ -36,6 +48,9 @@ impl Tool for Glob {
             "required": ["pattern"],
             "additionalProperties": false
         })
+    }
+    fn input_check(&self) -> Option<Check> {
+        Some(check::<Input>())
     }
     fn effect(&self) -> Effect {
         Effect::ReadOnly

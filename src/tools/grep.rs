@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::args::{flag, one_line, optional_str, required_str};
+use super::input::{Check, Flag, Text, check};
 use super::text::{MAX_TEXT_FILE_BYTES, cut_line, looks_binary};
 use super::walk::{relative, walk};
 use super::{Effect, Tool, ToolContext, ToolOutput, Workspace};
@@ -18,6 +19,21 @@ pub const MAX_MATCHES: usize = 200;
 const MAX_MATCH_LINE_CHARS: usize = 500;
 
 pub struct Grep;
+
+/// The input as `input_schema` states it: the registry checks a call by deserializing into
+/// it (`tools/input.rs`).
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)] // the field types are the check
+struct Input {
+    pattern: Text,
+    #[serde(default)]
+    path: Text,
+    #[serde(default)]
+    glob: Text,
+    #[serde(default)]
+    case_insensitive: Flag,
+}
 
 #[async_trait]
 impl Tool for Grep {
@@ -43,6 +59,9 @@ impl Tool for Grep {
             "required": ["pattern"],
             "additionalProperties": false
         })
+    }
+    fn input_check(&self) -> Option<Check> {
+        Some(check::<Input>())
     }
     fn effect(&self) -> Effect {
         Effect::ReadOnly

@@ -5,10 +5,20 @@ use async_trait::async_trait;
 use serde_json::{Value, json};
 
 use super::args::{optional_str, required_str};
+use super::input::{Check, Text, check};
 use super::{Effect, Tool, ToolContext, ToolOutput};
 use crate::background::KilledBy;
 
 pub struct KillShell;
+
+/// The input as `input_schema` states it: the registry checks a call by deserializing into
+/// it (`tools/input.rs`).
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)] // the field types are the check
+struct Input {
+    shell_id: Text,
+}
 
 #[async_trait]
 impl Tool for KillShell {
@@ -29,6 +39,9 @@ impl Tool for KillShell {
             "required": ["shell_id"],
             "additionalProperties": false
         })
+    }
+    fn input_check(&self) -> Option<Check> {
+        Some(check::<Input>())
     }
     /// It changes nothing but this session's own jobs, which the user already allowed to
     /// run: no question (DESIGN.md §12).

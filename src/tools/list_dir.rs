@@ -4,11 +4,22 @@ use async_trait::async_trait;
 use serde_json::{Value, json};
 
 use super::args::{one_line, optional_str};
+use super::input::{Check, Text, check};
 use super::{Effect, Tool, ToolContext, ToolOutput};
 
 pub const MAX_ENTRIES: usize = 1000;
 
 pub struct ListDir;
+
+/// The input as `input_schema` states it: the registry checks a call by deserializing into
+/// it (`tools/input.rs`).
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)] // the field types are the check
+struct Input {
+    #[serde(default)]
+    path: Text,
+}
 
 #[async_trait]
 impl Tool for ListDir {
@@ -28,6 +39,9 @@ impl Tool for ListDir {
             },
             "additionalProperties": false
         })
+    }
+    fn input_check(&self) -> Option<Check> {
+        Some(check::<Input>())
     }
     fn effect(&self) -> Effect {
         Effect::ReadOnly

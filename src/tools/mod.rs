@@ -11,7 +11,8 @@ mod file_preview;
 pub mod get_current_time;
 pub mod glob;
 pub mod grep;
-mod html;
+pub mod html;
+pub mod input;
 pub mod kill_shell;
 pub mod list_dir;
 pub mod output;
@@ -135,8 +136,16 @@ pub trait Tool: Send + Sync {
     /// (`mcp__server__tool`).
     fn name(&self) -> &str;
     fn description(&self) -> &str;
-    /// JSON schema of the input; input is validated against it before `run`.
+    /// JSON schema of the input, as the model is shown it. A tool without an
+    /// [`Tool::input_check`] has its input validated against it before `run`.
     fn input_schema(&self) -> Value;
+    /// The tool's own input type, as a check ([`input::check`]): the built-in tools have one,
+    /// and their input is checked by deserializing into it, which costs microseconds and no
+    /// compiled schema. None (a tool known only at run time, an MCP server's): the input is
+    /// validated against `input_schema` by a compiled validator.
+    fn input_check(&self) -> Option<input::Check> {
+        None
+    }
     fn effect(&self) -> Effect;
     /// Whether this call may run beside other safe calls. Read-only tools are safe.
     fn is_concurrency_safe(&self, _input: &Value) -> bool {
@@ -218,11 +227,31 @@ pub fn default_summary(input: &Value) -> String {
     out
 }
 
-/// A registered tool with its compiled schema.
+/// How a registered tool's input is checked before it runs.
+#[derive(Clone)]
+pub enum InputCheck {
+    /// By deserializing into the tool's input type (built-in tools).
+    Typed(input::Check),
+    /// Against its JSON schema, compiled (at registration for a tool from outside, at the
+    /// first call for one of ours without an input type).
+    Schema(Arc<schema::Validator>),
+}
+
+/// A registered tool with its input check.
 pub struct Registered {
     pub tool: Arc<dyn Tool>,
     /// Shared by the registries made from this one (MCP additions, subagents' subsets).
-    pub validator: Arc<schema::Validator>,
+    pub check: InputCheck,
+}
+
+impl Registered {
+    /// Ok, or every violation found in one line the model can act on.
+    pub fn validate(&self, input: &Value) -> Result<(), schema::InputError> {
+        match &self.check {
+            InputCheck::Typed(check) => check(input),
+            InputCheck::Schema(v) => v.validate(input),
+        }
+    }
 }
 
 /// The set of tools offered to the model, keyed by name.
@@ -263,47 +292,56 @@ impl ToolRegistry {
         r
     }
 
-    /// Adds a built-in tool; its schema is compiled at the tool's first call (the test
-    /// `every_builtin_schema_compiles` compiles them all). Panics only on a duplicate name (a
-    /// programming error), never on model input; runtime tools use
-    /// [`ToolRegistry::try_register`].
+    /// Adds one of tooloop's own tools: checked through its input type, or without one its
+    /// schema compiled at the tool's first call (the test `every_builtin_schema_compiles`
+    /// compiles them all). Panics only on a duplicate name (a programming error), never on
+    /// model input; runtime tools use [`ToolRegistry::try_register`].
     pub fn register(&mut self, tool: Arc<dyn Tool>) {
-        let validator = schema::Validator::lazy(&tool.input_schema());
-        if let Err(e) = self.insert(tool, Arc::new(validator)) {
+        let check = Self::trusted_check(tool.as_ref());
+        if let Err(e) = self.insert(tool, check) {
             panic!("{e}");
+        }
+    }
+
+    /// The check of one of our own tools: its input type, else its schema compiled lazily.
+    fn trusted_check(tool: &dyn Tool) -> InputCheck {
+        match tool.input_check() {
+            Some(check) => InputCheck::Typed(check),
+            None => InputCheck::Schema(Arc::new(schema::Validator::lazy(&tool.input_schema()))),
         }
     }
 
     /// Adds a tool known only at run time (an MCP server's): its schema came from outside,
     /// so it is compiled now and a bad one is an error, not a panic.
     pub fn try_register(&mut self, tool: Arc<dyn Tool>) -> Result<(), RegistryError> {
-        let validator = schema::Validator::new(&tool.input_schema()).map_err(|source| {
-            RegistryError::InvalidSchema {
-                name: tool.name().to_string(),
-                source,
-            }
-        })?;
-        self.insert(tool, Arc::new(validator))
+        let check = match tool.input_check() {
+            Some(check) => InputCheck::Typed(check),
+            None => InputCheck::Schema(Arc::new(
+                schema::Validator::new(&tool.input_schema()).map_err(|source| {
+                    RegistryError::InvalidSchema {
+                        name: tool.name().to_string(),
+                        source,
+                    }
+                })?,
+            )),
+        };
+        self.insert(tool, check)
     }
 
-    fn insert(
-        &mut self,
-        tool: Arc<dyn Tool>,
-        validator: Arc<schema::Validator>,
-    ) -> Result<(), RegistryError> {
+    fn insert(&mut self, tool: Arc<dyn Tool>, check: InputCheck) -> Result<(), RegistryError> {
         let name = tool.name().to_string();
         if self.tools.contains_key(&name) {
             return Err(RegistryError::Duplicate(name));
         }
-        self.tools.insert(name, Registered { tool, validator });
+        self.tools.insert(name, Registered { tool, check });
         self.specs = std::sync::OnceLock::new();
         Ok(())
     }
 
-    /// A tool already in a registry, with its validator (compiled or not yet).
+    /// A tool already in a registry, with its check (a validator compiled or not yet).
     fn share(&mut self, r: &Registered) {
         // Names are unique in the registry it comes from: this cannot fail.
-        let _ = self.insert(r.tool.clone(), r.validator.clone());
+        let _ = self.insert(r.tool.clone(), r.check.clone());
     }
 
     /// This registry plus `extra` (an MCP server's tools, known only once it started). The
@@ -322,12 +360,12 @@ impl ToolRegistry {
     }
 
     /// This registry plus one of tooloop's own tools made at run time (`task`,
-    /// `exit_plan_mode`): trusted like the built-ins, so compiled at its first call. A
+    /// `exit_plan_mode`): trusted like the built-ins, so checked through its input type. A
     /// duplicate name leaves it out and says so.
     pub fn with_builtin(&self, tool: Arc<dyn Tool>) -> (ToolRegistry, Option<RegistryError>) {
         let (mut next, _) = self.with_tools(Vec::new());
-        let validator = Arc::new(schema::Validator::lazy(&tool.input_schema()));
-        let error = next.insert(tool, validator).err();
+        let check = Self::trusted_check(tool.as_ref());
+        let error = next.insert(tool, check).err();
         (next, error)
     }
 
@@ -342,10 +380,15 @@ impl ToolRegistry {
         next
     }
 
-    /// A call of `name` is on its way (its block started streaming): get its validator ready.
+    /// A call of `name` is on its way (its block started streaming): get its validator ready
+    /// (a tool with an input type has nothing to prepare).
     pub fn warm(&self, name: &str) {
-        if let Some(r) = self.tools.get(name) {
-            r.validator.warm();
+        if let Some(Registered {
+            check: InputCheck::Schema(v),
+            ..
+        }) = self.tools.get(name)
+        {
+            v.warm();
         }
     }
 
@@ -424,5 +467,7 @@ impl ToolRegistry {
     }
 }
 
+#[cfg(test)]
+mod input_tests;
 #[cfg(test)]
 mod tests;

@@ -6,6 +6,7 @@ use async_trait::async_trait;
 use serde_json::{Value, json};
 
 use super::args::{one_line, optional_u64, path_field, required_str};
+use super::input::{Check, Positive, Text, check};
 use super::text::{MAX_TEXT_FILE_BYTES, as_text, cut_line};
 use super::{Effect, Tool, ToolContext, ToolOutput};
 use crate::message::ImageSource;
@@ -15,6 +16,19 @@ pub const DEFAULT_LIMIT: usize = 2000;
 pub const MAX_LINE_CHARS: usize = 2000;
 
 pub struct ReadFile;
+
+/// The input as `input_schema` states it: the registry checks a call by deserializing into
+/// it (`tools/input.rs`).
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)] // the field types are the check
+struct Input {
+    path: Text,
+    #[serde(default)]
+    offset: Positive,
+    #[serde(default)]
+    limit: Positive,
+}
 
 #[async_trait]
 impl Tool for ReadFile {
@@ -40,6 +54,9 @@ impl Tool for ReadFile {
             "required": ["path"],
             "additionalProperties": false
         })
+    }
+    fn input_check(&self) -> Option<Check> {
+        Some(check::<Input>())
     }
     fn effect(&self) -> Effect {
         Effect::ReadOnly

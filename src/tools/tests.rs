@@ -3,23 +3,13 @@
 use super::*;
 use serde_json::json;
 
-/// Built-in schemas compile only at a tool's first call: a broken one must fail here.
+/// Built-in schemas are what the model is shown and no session compiles them (the input
+/// types check the calls): a broken one must fail here.
 #[test]
 fn every_builtin_schema_compiles() {
-    let mut tools: Vec<Arc<dyn Tool>> = ToolRegistry::builtin()
-        .tools
-        .values()
-        .map(|r| r.tool.clone())
-        .collect();
-    tools.push(Arc::new(todo_write::TodoWrite::new(
-        crate::todo::TodoList::new(),
-    )));
-    tools.push(Arc::new(exit_plan_mode::ExitPlanMode::new(
-        exit_plan_mode::PlanSlot::default(),
-        Arc::new(|| "plan"),
-    )));
-    // `task` (built with the agents it can start) is compiled by every subagent test's
-    // first call.
+    let tools = super::input_tests::builtins();
+    // `task` (built with the agents it can start): subagent_limits'
+    // `task_input_is_checked_against_the_sessions_agents`.
     assert!(tools.len() >= 12, "{}", tools.len());
     for t in tools {
         if let Err(e) = schema::Validator::new(&t.input_schema()) {
@@ -28,8 +18,8 @@ fn every_builtin_schema_compiles() {
     }
 }
 
-/// A registry made from another (a subagent's subset, MCP tools added) shares its
-/// validators instead of compiling them again.
+/// A registry made from another (a subagent's subset, MCP tools added) shares its checks
+/// (a validator compiled once) instead of making them again.
 #[test]
 fn derived_registries_share_validators() {
     let r = ToolRegistry::builtin();
@@ -37,7 +27,21 @@ fn derived_registries_share_validators() {
     let (more, _) = r.with_tools(vec![]);
     for other in [&sub, &more] {
         let (a, b) = (r.get("read_file").unwrap(), other.get("read_file").unwrap());
-        assert!(Arc::ptr_eq(&a.validator, &b.validator));
+        let (InputCheck::Typed(a), InputCheck::Typed(b)) = (&a.check, &b.check) else {
+            panic!("a built-in tool is checked through its input type");
+        };
+        assert!(Arc::ptr_eq(a, b));
+    }
+    // A tool from outside keeps a compiled validator, shared the same way.
+    let (with_mcp, errors) = r.with_tools(vec![Arc::new(input_tests::SchemaOnly)]);
+    assert!(errors.is_empty(), "{errors:?}");
+    let sub = with_mcp.subset(|n| n == "schema_only");
+    match (
+        &with_mcp.get("schema_only").unwrap().check,
+        &sub.get("schema_only").unwrap().check,
+    ) {
+        (InputCheck::Schema(a), InputCheck::Schema(b)) => assert!(Arc::ptr_eq(a, b)),
+        _ => panic!("a tool without an input type is checked against its schema"),
     }
 }
 

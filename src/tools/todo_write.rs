@@ -7,6 +7,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use serde_json::{Value, json};
 
+use super::input::{Check, Text, check};
 use super::{Effect, Tool, ToolContext, ToolOutput};
 use crate::todo::{TodoItem, TodoList, TodoStatus};
 
@@ -21,6 +22,24 @@ impl TodoWrite {
     pub fn new(list: Arc<TodoList>) -> Self {
         TodoWrite { list }
     }
+}
+
+/// The input as `input_schema` states it: the registry checks a call by deserializing into
+/// it (`tools/input.rs`).
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)] // the field types are the check
+struct Input {
+    todos: Vec<Todo>,
+}
+
+/// One item of `todos`.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields, expecting = "an object with content and status")]
+#[allow(dead_code)] // the field types are the check
+struct Todo {
+    content: Text,
+    status: TodoStatus,
 }
 
 #[async_trait]
@@ -55,6 +74,9 @@ impl Tool for TodoWrite {
             "required": ["todos"],
             "additionalProperties": false
         })
+    }
+    fn input_check(&self) -> Option<Check> {
+        Some(check::<Input>())
     }
     fn effect(&self) -> Effect {
         // It writes tooloop's own state only: it never asks and runs in plan mode.

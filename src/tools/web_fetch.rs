@@ -7,6 +7,7 @@ use async_trait::async_trait;
 use serde_json::{Value, json};
 
 use super::args::{one_line, optional_str, optional_u64, required_str};
+use super::input::{Check, Positive, Text, check};
 use super::{Effect, Tool, ToolContext, ToolOutput, html};
 
 pub const DEFAULT_MAX_BYTES: usize = 100_000;
@@ -14,6 +15,17 @@ pub const MAX_MAX_BYTES: usize = 5_000_000;
 pub const FETCH_TIMEOUT: Duration = Duration::from_secs(30);
 
 pub struct WebFetch;
+
+/// The input as `input_schema` states it: the registry checks a call by deserializing into
+/// it (`tools/input.rs`).
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)] // the field types are the check
+struct Input {
+    url: Text,
+    #[serde(default)]
+    max_bytes: Positive,
+}
 
 #[async_trait]
 impl Tool for WebFetch {
@@ -36,6 +48,9 @@ impl Tool for WebFetch {
             "required": ["url"],
             "additionalProperties": false
         })
+    }
+    fn input_check(&self) -> Option<Check> {
+        Some(check::<Input>())
     }
     fn effect(&self) -> Effect {
         Effect::ReadOnly

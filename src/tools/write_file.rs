@@ -5,10 +5,21 @@ use serde_json::{Value, json};
 
 use super::args::{one_line, optional_str, path_field, required_str};
 use super::atomic::write_atomic;
+use super::input::{Check, Text, check};
 use super::{Effect, Tool, ToolContext, ToolOutput};
 use crate::protocol::approval::Preview;
 
 pub struct WriteFile;
+
+/// The input as `input_schema` states it: the registry checks a call by deserializing into
+/// it (`tools/input.rs`).
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)] // the field types are the check
+struct Input {
+    path: Text,
+    content: Text,
+}
 
 #[async_trait]
 impl Tool for WriteFile {
@@ -31,6 +42,9 @@ impl Tool for WriteFile {
             "required": ["path", "content"],
             "additionalProperties": false
         })
+    }
+    fn input_check(&self) -> Option<Check> {
+        Some(check::<Input>())
     }
     fn effect(&self) -> Effect {
         Effect::Edit

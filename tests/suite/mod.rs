@@ -5,6 +5,7 @@ mod background;
 mod config;
 mod context;
 mod fuzz;
+mod guards;
 mod headless;
 mod mcp;
 mod permissions;

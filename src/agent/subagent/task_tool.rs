@@ -11,6 +11,7 @@ use super::Subagents;
 use super::run::Owner;
 use crate::agent::context::ledger::Ledger;
 use crate::protocol::events::EventSink;
+use crate::tools::input::{Check, Text, typed, violation};
 use crate::tools::{Effect, Tool, ToolContext, ToolOutput};
 
 pub const TASK_TOOL: &str = "task";
@@ -52,6 +53,18 @@ impl TaskTool {
     }
 }
 
+/// The input as `input_schema` states it, but for `agent`, whose names are this tool's own
+/// (checked after it deserializes).
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)] // the field types are the check
+struct Input {
+    description: Text,
+    prompt: Text,
+    #[serde(default)]
+    agent: Text,
+}
+
 #[async_trait]
 impl Tool for TaskTool {
     fn name(&self) -> &str {
@@ -84,6 +97,24 @@ impl Tool for TaskTool {
             "required": ["description", "prompt"],
             "additionalProperties": false
         })
+    }
+
+    fn input_check(&self) -> Option<Check> {
+        let names = self.names.clone();
+        Some(Arc::new(move |input: &Value| {
+            typed::<Input>(input)?;
+            match input.get("agent").and_then(Value::as_str) {
+                Some(a) if !names.iter().any(|n| n == a) => Err(violation(format!(
+                    "/agent: unknown agent `{a}`, expected one of {}",
+                    names
+                        .iter()
+                        .map(|n| format!("`{n}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))),
+                _ => Ok(()),
+            }
+        }))
     }
 
     /// Starting a subagent changes nothing by itself; its own tools ask as usual.

@@ -1,7 +1,8 @@
 //! Rewind and fork on the live agent (what the TUI sends), in process: a prompt merged into
 //! an interrupted turn is cut out of its message, the files come back, the transcript
 //! replays to the same history, the next request passes the scripted provider's
-//! validation, and the TUI's Esc Esc → list → choice sends the right command.
+//! validation, and the TUI's Esc Esc → list → choice sends the right command. Resumed and
+//! rewound, the session's facts (the state block) are those of the kept history.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -12,7 +13,10 @@ use serde_json::json;
 use tokio_util::sync::CancellationToken;
 use tooloop::agent::Agent;
 use tooloop::agent::attach::attach_in;
+use tooloop::agent::context::facts::SessionFacts;
+use tooloop::agent::context::{live, state_block};
 use tooloop::cli::Cli;
+use tooloop::config::SessionMode;
 use tooloop::config::{Config, Env};
 use tooloop::config_file::FileConfig;
 use tooloop::message::markers::interrupt_block;
@@ -290,4 +294,168 @@ async fn undo_asks_before_overwriting_a_file_changed_by_hand() {
     );
     let loaded = load::read(&info.handle.path()).expect("loads");
     assert!(loaded.messages.is_empty() && loaded.prompts.is_empty());
+}
+
+/// A reply calling `calls` (id, tool, input) in order.
+fn calls(calls: &[(&str, &str, serde_json::Value)]) -> tooloop::provider::scripted::Reply {
+    let mut b = ReplyBuilder::new();
+    for (i, (id, name, input)) in calls.iter().enumerate() {
+        let at = 1 + 2 * i as u64;
+        b = b.tool(at, at + 1, id, name, input.clone());
+    }
+    b.end(2 * calls.len() as u64 + 1, "tool_use")
+}
+
+fn block(agent: &Agent, ws: &Path) -> String {
+    let exists = |p: &str| ws.join(p).exists();
+    state_block::build(
+        &agent.facts,
+        &live::read(agent),
+        &exists,
+        state_block::Latest::Quote { max_chars: 2_000 },
+    )
+    .text
+}
+
+/// (request texts, changed paths, read paths, command lines) of `facts`.
+type Lists = (Vec<String>, Vec<String>, Vec<String>, Vec<String>);
+
+fn lists(facts: &SessionFacts) -> Lists {
+    (
+        facts.requests.iter().map(|r| r.text.clone()).collect(),
+        facts.files_changed.iter().map(|f| f.path.clone()).collect(),
+        facts.files_read.clone(),
+        facts.commands.iter().map(|c| c.command.clone()).collect(),
+    )
+}
+
+fn owned(v: &[&str]) -> Vec<String> {
+    v.iter().map(|s| s.to_string()).collect()
+}
+
+/// `SessionFacts::rebuild`: resumed, then rewound, the state block (what a compaction hands
+/// the model) lists exactly the facts of the kept history — the requests, files changed,
+/// files read and commands of the kept prompts, none of a rewound one.
+#[tokio::test]
+async fn resume_and_rewind_rebuild_exactly_the_kept_historys_facts_and_state_block() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let ws = tmp.path().join("ws");
+    std::fs::create_dir(&ws).expect("mkdir");
+    std::fs::write(ws.join("notes.txt"), "a note\n").expect("write");
+    let dir = tmp.path().join("tooloop/sessions");
+    let cfg = config(&ws);
+    let cancel = CancellationToken::new();
+
+    // Three prompts: the first writes alpha.txt; the second reads notes.txt, writes
+    // beta.txt and runs a command; the third writes gamma.txt and reads alpha.txt.
+    let provider = Arc::new(ScriptedProvider::new(vec![
+        calls(&[(
+            "t1",
+            "write_file",
+            json!({"path": "alpha.txt", "content": "a\n"}),
+        )]),
+        text("wrote alpha"),
+        calls(&[
+            ("t2", "read_file", json!({"path": "notes.txt"})),
+            (
+                "t3",
+                "write_file",
+                json!({"path": "beta.txt", "content": "b\n"}),
+            ),
+            ("t4", "bash", json!({"command": "echo beta-command"})),
+        ]),
+        text("wrote beta"),
+        calls(&[
+            (
+                "t5",
+                "write_file",
+                json!({"path": "gamma.txt", "content": "c\n"}),
+            ),
+            ("t6", "read_file", json!({"path": "alpha.txt"})),
+        ]),
+        text("wrote gamma"),
+    ]));
+    let (sink, _rx) = EventSink::channel();
+    let mut first = agent_for(&cfg, provider, sink);
+    let info = attach_in(&dir, &SessionMode::New, &ws, false, &mut first)
+        .expect("attach")
+        .expect("sessions on");
+    for p in ["make alpha", "make beta", "make gamma"] {
+        let s = first.run_prompt(p, &cancel).await;
+        assert_eq!(s.reason, Terminal::Completed, "{p}: {:?}", s.error);
+    }
+    let live_facts = lists(&first.facts);
+    assert_eq!(
+        live_facts,
+        (
+            owned(&["make alpha", "make beta", "make gamma"]),
+            owned(&["alpha.txt", "beta.txt", "gamma.txt"]),
+            owned(&["notes.txt", "alpha.txt"]),
+            owned(&["echo beta-command"]),
+        ),
+        "the live session's facts"
+    );
+    let live_block = block(&first, &ws);
+    let history = first.history.clone();
+    drop(first);
+
+    // Resumed in a fresh agent: the facts rebuilt from the transcript are the live ones,
+    // and so is the state block.
+    let (sink, _rx) = EventSink::channel();
+    let mut resumed = agent_for(
+        &cfg,
+        Arc::new(ScriptedProvider::new(vec![text("again")])),
+        sink,
+    );
+    attach_in(
+        &dir,
+        &SessionMode::Resume(info.id.clone()),
+        &ws,
+        false,
+        &mut resumed,
+    )
+    .expect("resume")
+    .expect("sessions on");
+    assert_eq!(resumed.history, history);
+    assert_eq!(lists(&resumed.facts), live_facts, "rebuilt on resume");
+    assert_eq!(block(&resumed, &ws), live_block, "the same state block");
+
+    // Rewound to before the third prompt (conversation and files): gamma.txt, its read of
+    // alpha.txt and the request are gone from the facts and from the block.
+    resumed
+        .rewind(&Request {
+            to: 3,
+            files: true,
+            conversation: true,
+            overwrite_conflicts: false,
+        })
+        .expect("rewinds");
+    validate_history(&resumed.history).expect("valid");
+    assert!(!ws.join("gamma.txt").exists(), "the file came back out");
+    assert_eq!(
+        lists(&resumed.facts),
+        (
+            owned(&["make alpha", "make beta"]),
+            owned(&["alpha.txt", "beta.txt"]),
+            owned(&["notes.txt"]),
+            owned(&["echo beta-command"]),
+        ),
+        "rebuilt on rewind: the kept history's facts, exactly"
+    );
+    let kept = block(&resumed, &ws);
+    for present in [
+        "make alpha",
+        "make beta",
+        "alpha.txt",
+        "beta.txt",
+        "notes.txt",
+        "echo beta-command",
+    ] {
+        assert!(kept.contains(present), "{present} missing from:\n{kept}");
+    }
+    for gone in ["make gamma", "gamma.txt"] {
+        assert!(!kept.contains(gone), "{gone} still in:\n{kept}");
+    }
+    // Request numbers follow the kept prompts: the next one is 3 again.
+    assert_eq!(resumed.facts.request_count, 2);
 }

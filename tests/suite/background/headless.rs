@@ -308,8 +308,7 @@ fn sighup_ends_every_job() {
 
 #[test]
 fn a_sandboxed_job_cannot_write_outside_the_workspace() {
-    if let Err(why) = tooloop::sandbox::support() {
-        eprintln!("skipped: {why}");
+    if support::env::landlock().is_none() {
         return;
     }
     let server = MockServer::start();

@@ -7,7 +7,7 @@ use crate::support;
 
 use std::path::Path;
 
-use support::fuzz::{files, rules, sse, text, tools};
+use support::fuzz::{files, readers, rules, sse, text, tools};
 
 /// Runs `check` over every file in fuzz/corpus/`target`, naming the file that fails.
 fn corpus(target: &str, check: fn(&[u8])) {
@@ -66,6 +66,31 @@ fn corpus_config_parse() {
 #[test]
 fn corpus_markdown_wrap() {
     corpus("markdown_wrap", text::markdown_wrap);
+}
+
+#[test]
+fn corpus_html_text() {
+    corpus("html_text", readers::html_text);
+}
+
+#[test]
+fn corpus_hook_decision() {
+    corpus("hook_decision", readers::hook_decision);
+}
+
+#[test]
+fn corpus_agent_definition() {
+    corpus("agent_definition", readers::agent_definition);
+}
+
+#[test]
+fn corpus_command_file() {
+    corpus("command_file", readers::command_file);
+}
+
+#[test]
+fn corpus_mcp_result() {
+    corpus("mcp_result", readers::mcp_result);
 }
 
 #[test]
@@ -154,4 +179,17 @@ fn regression_bash_rules_tilde_user_target_is_outside() {
     let mut data = vec![1u8, 37];
     data.extend_from_slice(b"cargo test -- --nocapture");
     rules::bash_rules(&data);
+}
+
+/// Crash 7: a bad rule in `.tooloop/settings.toml` was reported without its line. The
+/// harness's check (every settings error is `path:line: …`, the line inside the file) and
+/// the line of this one, the fourth.
+#[test]
+fn regression_config_parse_settings_error_names_its_line() {
+    let text = "[permissions]\nallow = [\n  \"bash(ls:*)\",\n  \"bash(\",\n]\n";
+    files::config_parse(text.as_bytes());
+    let e = tooloop::permission::settings::parse(text, Path::new(".tooloop/settings.toml"))
+        .expect_err("a bad rule")
+        .to_string();
+    assert!(e.starts_with(".tooloop/settings.toml:4:"), "{e}");
 }

@@ -2,5 +2,6 @@
 
 mod bash;
 mod config;
+mod cost;
 mod escalation;
 mod headless;

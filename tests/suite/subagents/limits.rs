@@ -322,3 +322,37 @@ fn replies_clone(_: &[Reply]) -> Vec<Reply> {
         ReplyBuilder::new().text(10, "done").end(20, "end_turn"),
     ]
 }
+
+/// `task` checks its input through its own type (no compiled schema), with the agent names
+/// of this session: an unknown agent is refused before anything starts, naming the known ones.
+#[tokio::test]
+async fn task_input_is_checked_against_the_sessions_agents() {
+    let tree = Setup::new(Vec::new(), children("wait", 0)).build();
+    let tool = tree.agent.exec.registry.get("task").expect("task tool");
+    // The schema the model is shown still compiles (no session compiles it any more).
+    tooloop::tools::schema::Validator::new(&tool.tool.input_schema()).expect("task schema");
+    assert!(
+        tool.validate(&json!({"description": "d", "prompt": "p"}))
+            .is_ok()
+    );
+    assert!(tool.validate(&task(1, "explore")).is_ok());
+    let e = tool
+        .validate(&task(1, "wizard"))
+        .expect_err("unknown agent")
+        .to_string();
+    assert!(
+        e.starts_with("/agent: unknown agent `wizard`, expected one of ")
+            && e.contains("`general`"),
+        "{e}"
+    );
+    let e = tool
+        .validate(&json!({"description": "d"}))
+        .expect_err("no prompt")
+        .to_string();
+    assert_eq!(e, "missing field `prompt`");
+    let e = tool
+        .validate(&json!({"description": "d", "prompt": "p", "agent": null}))
+        .expect_err("null agent")
+        .to_string();
+    assert_eq!(e, "/agent: invalid type: null, expected a string");
+}

@@ -101,11 +101,8 @@ fn a_runtime_tool_answers_every_trait_question() {
     let name = "mcp__docs__search";
     assert!(r.names().any(|n| n == name));
     let reg = r.get(name).expect("registered under its runtime name");
-    assert!(reg.validator.validate(&json!({"query": "tokio"})).is_ok());
-    let err = reg
-        .validator
-        .validate(&json!({"query": 3}))
-        .expect_err("wrong type");
+    assert!(reg.validate(&json!({"query": "tokio"})).is_ok());
+    let err = reg.validate(&json!({"query": 3})).expect_err("wrong type");
     assert!(err.to_string().contains("query"), "{err}");
     assert_eq!(
         r.summary(name, &json!({"query": "tokio select"})),

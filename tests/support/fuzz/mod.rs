@@ -9,8 +9,10 @@
 #![allow(dead_code)]
 
 pub mod files;
+pub mod readers;
 pub mod rules;
 pub mod sse;
+
 pub mod text;
 pub mod tools;
 

@@ -1,0 +1,3 @@
+//! Checks on the suite itself.
+
+mod no_silent_skip;
