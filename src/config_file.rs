@@ -97,6 +97,9 @@ pub struct FileConfig {
     /// `[agents]`: subagent limits (DESIGN.md §12).
     #[serde(default)]
     pub agents: AgentsSection,
+    /// `[telemetry]`: OpenTelemetry export (user config only).
+    #[serde(default)]
+    pub telemetry: crate::telemetry::settings::TelemetrySection,
 }
 
 #[derive(Clone, Debug, Default, Deserialize, PartialEq)]
