@@ -6,8 +6,8 @@ use opentelemetry::metrics::{Counter, Histogram, Meter};
 
 /// `gen_ai.client.token.usage` boundaries (the conventions' advice): powers of 4.
 const TOKEN_BUCKETS: [f64; 14] = [
-    1.0, 4.0, 16.0, 64.0, 256.0, 1024.0, 4096.0, 16384.0, 65536.0, 262144.0, 1048576.0,
-    4194304.0, 16777216.0, 67108864.0,
+    1.0, 4.0, 16.0, 64.0, 256.0, 1024.0, 4096.0, 16384.0, 65536.0, 262144.0, 1048576.0, 4194304.0,
+    16777216.0, 67108864.0,
 ];
 
 /// `gen_ai.client.operation.duration` (and time to first chunk) boundaries, in seconds.

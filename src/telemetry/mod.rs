@@ -133,7 +133,9 @@ impl TelemetryTap {
                 .await
                 .is_err()
         {
-            tracing::warn!("telemetry: the last export did not finish within {SHUTDOWN_DEADLINE:?}; left behind");
+            tracing::warn!(
+                "telemetry: the last export did not finish within {SHUTDOWN_DEADLINE:?}; left behind"
+            );
         }
     }
 }

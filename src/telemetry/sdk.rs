@@ -33,10 +33,7 @@ const PROTOCOL_VARS: [&str; 3] = [
 ];
 
 /// Builds the SDK from `env`; Err is the one sentence saying why telemetry stays off.
-pub fn build(
-    env: &dyn Fn(&str) -> Option<String>,
-    resource: Vec<KeyValue>,
-) -> Result<Sdk, String> {
+pub fn build(env: &dyn Fn(&str) -> Option<String>, resource: Vec<KeyValue>) -> Result<Sdk, String> {
     for var in PROTOCOL_VARS {
         if let Some(value) = env(var)
             && value.trim() != "http/protobuf"
@@ -47,6 +44,9 @@ pub fn build(
             ));
         }
     }
+    // reqwest 0.13 (shared with rmcp) is built without a provider of its own: ring, as
+    // the rest of tooloop's TLS.
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let mut notes = Vec::new();
     let traces_on = exporter_wanted(env, "OTEL_TRACES_EXPORTER", &mut notes);
     let metrics_on = exporter_wanted(env, "OTEL_METRICS_EXPORTER", &mut notes);
@@ -188,7 +188,12 @@ mod tests {
 
     #[test]
     fn a_malformed_traceparent_is_one_note_and_no_parent() {
-        for bad in ["", "garbage", "00-xyz-abc-01", "00-00000000000000000000000000000000-b7ad6b7169203331-01"] {
+        for bad in [
+            "",
+            "garbage",
+            "00-xyz-abc-01",
+            "00-00000000000000000000000000000000-b7ad6b7169203331-01",
+        ] {
             let vars: &'static [(&'static str, &'static str)] =
                 Box::leak(vec![("TRACEPARENT", bad)].into_boxed_slice());
             let (cx, note) = parent_context(&env_of(vars));

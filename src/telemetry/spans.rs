@@ -48,6 +48,8 @@ struct ToolCall {
     name: String,
     /// Lines the call would add and remove (file tools' previews), counted if it succeeds.
     lines: (u64, u64),
+    /// A consent decision was recorded (none comes for calls that need no consent).
+    decided: bool,
 }
 
 struct AgentSpan {
@@ -100,7 +102,13 @@ impl Observer {
         common(&self.run.session, &self.run.provider, model)
     }
 
-    fn start(&self, name: String, parent: &Context, kind: SpanKind, attrs: Vec<KeyValue>) -> Context {
+    fn start(
+        &self,
+        name: String,
+        parent: &Context,
+        kind: SpanKind,
+        attrs: Vec<KeyValue>,
+    ) -> Context {
         let span = self
             .tracer
             .span_builder(name)
@@ -131,22 +139,35 @@ impl Observer {
                 self.close_agent(&key, report.reason, &report.usage, None);
             }
             AgentEvent::Done(summary) if agent.is_none() => {
-                self.close_agent(&None, summary.reason, &summary.usage, summary.error.as_deref());
+                self.close_agent(
+                    &None,
+                    summary.reason,
+                    &summary.usage,
+                    summary.error.as_deref(),
+                );
                 if let Some(cost) = summary.cost_usd
                     && cost > self.last_cost
                 {
                     let model = self.run.model.clone();
-                    self.metrics.cost.add(cost - self.last_cost, &self.common(&model));
+                    self.metrics
+                        .cost
+                        .add(cost - self.last_cost, &self.common(&model));
                     self.last_cost = cost;
                 }
             }
-            AgentEvent::RequestStart { attempt, model, .. } => self.request_start(&agent, *attempt, model),
+            AgentEvent::RequestStart { attempt, model, .. } => {
+                self.request_start(&agent, *attempt, model)
+            }
             AgentEvent::RequestFailed { status, .. } => {
                 if let Some(chat) = self.chat(&agent) {
                     chat.status = Some(*status);
                 }
             }
-            AgentEvent::Retry { attempt, delay_ms, error } => {
+            AgentEvent::Retry {
+                attempt,
+                delay_ms,
+                error,
+            } => {
                 if let Some(chat) = self.chat(&agent) {
                     chat.cx.span().add_event(
                         "retry",
@@ -165,9 +186,9 @@ impl Observer {
                     chat.failed = true;
                 }
             }
-            AgentEvent::RawSse { .. } | AgentEvent::ThinkingDelta { .. } | AgentEvent::ToolUseStreaming { .. } => {
-                self.first_chunk(&agent)
-            }
+            AgentEvent::RawSse { .. }
+            | AgentEvent::ThinkingDelta { .. }
+            | AgentEvent::ToolUseStreaming { .. } => self.first_chunk(&agent),
             AgentEvent::TextDelta { text } => {
                 self.first_chunk(&agent);
                 if self.settings.log_prompts
@@ -176,31 +197,71 @@ impl Observer {
                     a.text.push_str(text);
                 }
             }
-            AgentEvent::StreamEnd { stop_reason, usage, .. } => {
-                self.request_end(&agent, stop_reason.as_deref(), usage.as_ref())
-            }
-            AgentEvent::ToolUse { id, name, input, preview, .. } => {
-                self.tool_start(agent, id, name, input, preview.as_ref())
-            }
-            AgentEvent::Permission { id, name, allowed, rule } => {
+            AgentEvent::StreamEnd {
+                stop_reason, usage, ..
+            } => self.request_end(&agent, stop_reason.as_deref(), usage.as_ref()),
+            AgentEvent::ToolUse {
+                id,
+                name,
+                input,
+                preview,
+                ..
+            } => self.tool_start(agent, id, name, input, preview.as_ref()),
+            AgentEvent::Permission {
+                id,
+                name,
+                allowed,
+                rule,
+            } => {
                 let decision = if *allowed { "approved" } else { "denied" };
                 let source = rule.as_ref().map_or("mode", |r| r.source.as_str());
-                if let Some(call) = self.tools.get(&(agent.clone(), id.clone())) {
+                if let Some(call) = self.tools.get_mut(&(agent.clone(), id.clone())) {
+                    call.decided = true;
                     let span = call.cx.span();
                     span.set_attribute(KeyValue::new("tooloop.tool.decision", decision));
-                    span.set_attribute(KeyValue::new("tooloop.tool.decision.source", source.to_string()));
+                    span.set_attribute(KeyValue::new(
+                        "tooloop.tool.decision.source",
+                        source.to_string(),
+                    ));
                     if let Some(r) = rule {
-                        span.set_attribute(KeyValue::new("tooloop.tool.decision.rule", r.rule.clone()));
+                        span.set_attribute(KeyValue::new(
+                            "tooloop.tool.decision.rule",
+                            r.rule.clone(),
+                        ));
                     }
                 }
                 let mut attrs = self.common(&self.run.model.clone());
                 attrs.push(KeyValue::new("gen_ai.tool.name", name.clone()));
                 attrs.push(KeyValue::new("tooloop.tool.decision", decision));
-                attrs.push(KeyValue::new("tooloop.tool.decision.source", source.to_string()));
+                attrs.push(KeyValue::new(
+                    "tooloop.tool.decision.source",
+                    source.to_string(),
+                ));
                 self.metrics.approvals.add(1, &attrs);
             }
-            AgentEvent::ToolEnd { id, name, outcome, output, .. } => {
-                let Some(call) = self.tools.remove(&(agent, id.clone())) else { return };
+            AgentEvent::ToolStart { id, .. } => {
+                if let Some(call) = self.tools.get_mut(&(agent, id.clone()))
+                    && !call.decided
+                {
+                    // Started without a question: a call the policy lets run as it is.
+                    let span = call.cx.span();
+                    span.set_attribute(KeyValue::new("tooloop.tool.decision", "approved"));
+                    span.set_attribute(KeyValue::new(
+                        "tooloop.tool.decision.source",
+                        "no_consent_needed",
+                    ));
+                }
+            }
+            AgentEvent::ToolEnd {
+                id,
+                name,
+                outcome,
+                output,
+                ..
+            } => {
+                let Some(call) = self.tools.remove(&(agent, id.clone())) else {
+                    return;
+                };
                 let span = call.cx.span();
                 span.set_attribute(KeyValue::new("tooloop.tool.outcome", outcome.as_str()));
                 if outcome.is_error() {
@@ -230,18 +291,35 @@ impl Observer {
                     attrs.push(KeyValue::new("tooloop.hook.command", command.clone()));
                 }
                 let parent = self.parent_of(&agent);
-                let cx = self.start(format!("execute_hook {}", event.as_str()), &parent, SpanKind::Internal, attrs);
+                let cx = self.start(
+                    format!("execute_hook {}", event.as_str()),
+                    &parent,
+                    SpanKind::Internal,
+                    attrs,
+                );
                 self.hooks.insert(hook_key(&agent, id), cx);
             }
             AgentEvent::HookEnd { id, report } => {
-                let Some(cx) = self.hooks.remove(&hook_key(&agent, id)) else { return };
+                let Some(cx) = self.hooks.remove(&hook_key(&agent, id)) else {
+                    return;
+                };
                 let span = cx.span();
                 if let Some(code) = report.exit {
                     span.set_attribute(KeyValue::new("process.exit.code", i64::from(code)));
                 }
-                span.set_attribute(KeyValue::new("tooloop.hook.decision", format!("{:?}", report.decision).to_lowercase()));
+                span.set_attribute(KeyValue::new(
+                    "tooloop.hook.decision",
+                    format!("{:?}", report.decision).to_lowercase(),
+                ));
                 if report.exit != Some(0) {
-                    span.set_attribute(KeyValue::new("error.type", if report.exit.is_none() { "killed" } else { "exit_code" }));
+                    span.set_attribute(KeyValue::new(
+                        "error.type",
+                        if report.exit.is_none() {
+                            "killed"
+                        } else {
+                            "exit_code"
+                        },
+                    ));
                 }
                 span.end();
             }
@@ -282,11 +360,26 @@ impl Observer {
             KeyValue::new("gen_ai.conversation.id", self.run.session.clone()),
         ];
         if self.settings.log_prompts {
-            attrs.push(KeyValue::new("gen_ai.input.messages", messages("user", text)));
+            attrs.push(KeyValue::new(
+                "gen_ai.input.messages",
+                messages("user", text),
+            ));
         }
         let parent = self.parent.clone();
-        let cx = self.start("invoke_agent tooloop".into(), &parent, SpanKind::Internal, attrs);
-        self.agents.insert(None, AgentSpan { cx, chat: None, text: String::new() });
+        let cx = self.start(
+            "invoke_agent tooloop".into(),
+            &parent,
+            SpanKind::Internal,
+            attrs,
+        );
+        self.agents.insert(
+            None,
+            AgentSpan {
+                cx,
+                chat: None,
+                text: String::new(),
+            },
+        );
     }
 
     fn agent_start(&mut self, info: &crate::agent::protocol::AgentInfo) {
@@ -305,24 +398,45 @@ impl Observer {
             KeyValue::new("gen_ai.conversation.id", self.run.session.clone()),
         ];
         if self.settings.log_prompts {
-            attrs.push(KeyValue::new("gen_ai.agent.description", info.description.clone()));
+            attrs.push(KeyValue::new(
+                "gen_ai.agent.description",
+                info.description.clone(),
+            ));
         }
-        let cx = self.start(format!("invoke_agent {}", info.agent), &parent, SpanKind::Internal, attrs);
-        let span = AgentSpan { cx, chat: None, text: String::new() };
+        let cx = self.start(
+            format!("invoke_agent {}", info.agent),
+            &parent,
+            SpanKind::Internal,
+            attrs,
+        );
+        let span = AgentSpan {
+            cx,
+            chat: None,
+            text: String::new(),
+        };
         self.agents.insert(Some(info.agent_id.clone()), span);
     }
 
     /// Ends `agent`'s span (and whatever of it is still open) with its totals.
     fn close_agent(&mut self, agent: &Agent, reason: Terminal, usage: &Usage, error: Option<&str>) {
         self.request_end(agent, None, None);
-        let open: Vec<_> = self.tools.keys().filter(|(a, _)| a == agent).cloned().collect();
+        let open: Vec<_> = self
+            .tools
+            .keys()
+            .filter(|(a, _)| a == agent)
+            .cloned()
+            .collect();
         for key in open {
             if let Some(call) = self.tools.remove(&key) {
-                call.cx.span().set_attribute(KeyValue::new("tooloop.tool.outcome", "unfinished"));
+                call.cx
+                    .span()
+                    .set_attribute(KeyValue::new("tooloop.tool.outcome", "unfinished"));
                 call.cx.span().end();
             }
         }
-        let Some(a) = self.agents.remove(agent) else { return };
+        let Some(a) = self.agents.remove(agent) else {
+            return;
+        };
         let span = a.cx.span();
         span.set_attributes(usage_attributes(usage));
         span.set_attribute(KeyValue::new("tooloop.terminal_reason", reason.as_str()));
@@ -331,7 +445,10 @@ impl Observer {
             span.set_status(Status::error(error.unwrap_or("model error").to_string()));
         }
         if self.settings.log_prompts && !a.text.is_empty() {
-            span.set_attribute(KeyValue::new("gen_ai.output.messages", messages("assistant", &a.text)));
+            span.set_attribute(KeyValue::new(
+                "gen_ai.output.messages",
+                messages("assistant", &a.text),
+            ));
         }
         span.end();
     }
@@ -340,7 +457,10 @@ impl Observer {
         if self.chat(agent).is_some() {
             // Another attempt of the same request: the span covers all of them.
             if let Some(chat) = self.chat(agent) {
-                chat.cx.span().set_attribute(KeyValue::new("tooloop.request.attempts", i64::from(attempt)));
+                chat.cx.span().set_attribute(KeyValue::new(
+                    "tooloop.request.attempts",
+                    i64::from(attempt),
+                ));
             }
             return;
         }
@@ -357,13 +477,27 @@ impl Observer {
         }
         let parent = self.parent_of(agent);
         let cx = self.start(format!("chat {model}"), &parent, SpanKind::Client, attrs);
-        let chat = Chat { cx, started: Instant::now(), first_chunk: false, model: model.to_string(), status: None, failed: false };
+        let chat = Chat {
+            cx,
+            started: Instant::now(),
+            first_chunk: false,
+            model: model.to_string(),
+            status: None,
+            failed: false,
+        };
         match self.agents.get_mut(agent) {
             Some(a) => a.chat = Some(chat),
             // A request outside any prompt (`/compact`): its span stands alone.
             None => {
                 let cx = chat.cx.clone();
-                self.agents.insert(agent.clone(), AgentSpan { cx, chat: Some(chat), text: String::new() });
+                self.agents.insert(
+                    agent.clone(),
+                    AgentSpan {
+                        cx,
+                        chat: Some(chat),
+                        text: String::new(),
+                    },
+                );
             }
         }
     }
@@ -377,7 +511,9 @@ impl Observer {
         }
         chat.first_chunk = true;
         let secs = chat.started.elapsed().as_secs_f64();
-        chat.cx.span().set_attribute(KeyValue::new("gen_ai.response.time_to_first_chunk", secs));
+        chat.cx
+            .span()
+            .set_attribute(KeyValue::new("gen_ai.response.time_to_first_chunk", secs));
         let mut attrs = common(&self.run.session, &self.run.provider, &chat.model);
         attrs.push(KeyValue::new("gen_ai.operation.name", "chat"));
         self.metrics.time_to_first_chunk.record(secs, &attrs);
@@ -385,7 +521,9 @@ impl Observer {
 
     /// Ends `agent`'s open request: `usage` and `stop_reason` when its stream finished.
     fn request_end(&mut self, agent: &Agent, stop_reason: Option<&str>, usage: Option<&Usage>) {
-        let Some(a) = self.agents.get_mut(agent) else { return };
+        let Some(a) = self.agents.get_mut(agent) else {
+            return;
+        };
         let Some(chat) = a.chat.take() else { return };
         let standalone = a.cx.span().span_context() == chat.cx.span().span_context();
         let span = chat.cx.span();
@@ -393,7 +531,9 @@ impl Observer {
         if let Some(reason) = stop_reason {
             span.set_attribute(KeyValue::new(
                 "gen_ai.response.finish_reasons",
-                opentelemetry::Value::Array(vec![opentelemetry::StringValue::from(reason.to_string())].into()),
+                opentelemetry::Value::Array(
+                    vec![opentelemetry::StringValue::from(reason.to_string())].into(),
+                ),
             ));
         }
         let mut attrs = common(&self.run.session, &self.run.provider, &chat.model);
@@ -406,27 +546,50 @@ impl Observer {
                 self.metrics.token_usage.record(n, &a);
             }
         } else {
-            let kind = if chat.failed || chat.status.is_some() { error_type(chat.status) } else { "cancelled".into() };
+            let kind = if chat.failed || chat.status.is_some() {
+                error_type(chat.status)
+            } else {
+                "cancelled".into()
+            };
             span.set_attribute(KeyValue::new("error.type", kind.clone()));
             span.set_status(Status::error(kind.clone()));
             attrs.push(KeyValue::new("error.type", kind));
         }
-        self.metrics.duration.record(chat.started.elapsed().as_secs_f64(), &attrs);
+        self.metrics
+            .duration
+            .record(chat.started.elapsed().as_secs_f64(), &attrs);
         span.end();
         if standalone {
             self.agents.remove(agent);
         }
     }
 
-    fn tool_start(&mut self, agent: Agent, id: &str, name: &str, input: &serde_json::Value, preview: Option<&Preview>) {
+    fn tool_start(
+        &mut self,
+        agent: Agent,
+        id: &str,
+        name: &str,
+        input: &serde_json::Value,
+        preview: Option<&Preview>,
+    ) {
         let mut attrs = vec![
             KeyValue::new("gen_ai.operation.name", "execute_tool"),
             KeyValue::new("gen_ai.tool.name", name.to_string()),
             KeyValue::new("gen_ai.tool.call.id", id.to_string()),
-            KeyValue::new("gen_ai.tool.type", if name.starts_with("mcp__") { "extension" } else { "function" }),
+            KeyValue::new(
+                "gen_ai.tool.type",
+                if name.starts_with("mcp__") {
+                    "extension"
+                } else {
+                    "function"
+                },
+            ),
         ];
         if self.settings.log_tool_content {
-            attrs.push(KeyValue::new("gen_ai.tool.call.arguments", input.to_string()));
+            attrs.push(KeyValue::new(
+                "gen_ai.tool.call.arguments",
+                input.to_string(),
+            ));
         }
         let lines = match preview {
             Some(Preview::Diff { unified_diff, .. }) => diff_lines(unified_diff),
@@ -434,19 +597,38 @@ impl Observer {
             _ => (0, 0),
         };
         let parent = self.parent_of(&agent);
-        let cx = self.start(format!("execute_tool {name}"), &parent, SpanKind::Internal, attrs);
-        self.tools.insert((agent, id.to_string()), ToolCall { cx, name: name.to_string(), lines });
+        let cx = self.start(
+            format!("execute_tool {name}"),
+            &parent,
+            SpanKind::Internal,
+            attrs,
+        );
+        self.tools.insert(
+            (agent, id.to_string()),
+            ToolCall {
+                cx,
+                name: name.to_string(),
+                lines,
+                decided: false,
+            },
+        );
     }
 
     /// Ends everything still open (the session is ending) at the time it is now.
     pub fn close_all(&mut self) {
-        let agents: Vec<Agent> = self.agents.keys().filter(|a| a.is_some()).cloned().collect();
+        let agents: Vec<Agent> = self
+            .agents
+            .keys()
+            .filter(|a| a.is_some())
+            .cloned()
+            .collect();
         for a in agents {
             self.close_agent(&a, Terminal::AbortedStreaming, &Usage::default(), None);
         }
         self.close_agent(&None, Terminal::AbortedStreaming, &Usage::default(), None);
         for (_, cx) in self.hooks.drain() {
-            cx.span().end_with_timestamp(SystemTime::now() + Duration::ZERO);
+            cx.span()
+                .end_with_timestamp(SystemTime::now() + Duration::ZERO);
         }
     }
 }
@@ -461,8 +643,14 @@ fn usage_attributes(u: &Usage) -> Vec<KeyValue> {
     vec![
         KeyValue::new("gen_ai.usage.input_tokens", input_tokens(u) as i64),
         KeyValue::new("gen_ai.usage.output_tokens", u.output_tokens as i64),
-        KeyValue::new("gen_ai.usage.cache_read.input_tokens", u.cache_read_tokens as i64),
-        KeyValue::new("gen_ai.usage.cache_creation.input_tokens", u.cache_write_tokens as i64),
+        KeyValue::new(
+            "gen_ai.usage.cache_read.input_tokens",
+            u.cache_read_tokens as i64,
+        ),
+        KeyValue::new(
+            "gen_ai.usage.cache_creation.input_tokens",
+            u.cache_write_tokens as i64,
+        ),
     ]
 }
 
