@@ -143,13 +143,12 @@ fn spans_nest_under_the_callers_trace_with_the_genai_names_and_the_usage_adds_up
         root.str("tooloop.terminal_reason").as_deref(),
         Some("completed")
     );
-    assert_eq!(
+    assert!(
         root.resource
             .get("service.name")
-            .map(|v| format!("{v:?}"))
-            .unwrap_or_default()
-            .contains("tooloop"),
-        true
+            .is_some_and(|v| format!("{v:?}").contains("\"tooloop\"")),
+        "{:?}",
+        root.resource
     );
 
     // The prompt's two requests and two tools sit directly under it.
