@@ -52,7 +52,8 @@ pub fn start(
     let resource = vec![KeyValue::new("service.version", env!("CARGO_PKG_VERSION"))];
     let sdk = match sdk::build(&env, resource) {
         Ok(sdk) => sdk,
-        Err(text) => {
+        Err(e) => {
+            let text = e.to_string();
             tracing::warn!("{text}");
             notices.send(AgentEvent::Notice { text });
             return (events, None);

@@ -32,16 +32,31 @@ const PROTOCOL_VARS: [&str; 3] = [
     "OTEL_EXPORTER_OTLP_PROTOCOL",
 ];
 
-/// Builds the SDK from `env`; Err is the one sentence saying why telemetry stays off.
-pub fn build(env: &dyn Fn(&str) -> Option<String>, resource: Vec<KeyValue>) -> Result<Sdk, String> {
+/// Why telemetry stays off, in the one sentence the user sees.
+#[derive(Debug, thiserror::Error)]
+pub enum SetupError {
+    #[error(
+        "telemetry is off: {var}={value:?} is not supported; this build exports OTLP over \
+         http/protobuf only (a collector's port 4318)"
+    )]
+    Protocol { var: &'static str, value: String },
+    #[error("telemetry is off: {signal}: {source}")]
+    Exporter {
+        signal: &'static str,
+        source: opentelemetry_otlp::ExporterBuildError,
+    },
+}
+
+/// Builds the SDK from `env`.
+pub fn build(
+    env: &dyn Fn(&str) -> Option<String>,
+    resource: Vec<KeyValue>,
+) -> Result<Sdk, SetupError> {
     for var in PROTOCOL_VARS {
         if let Some(value) = env(var)
             && value.trim() != "http/protobuf"
         {
-            return Err(format!(
-                "telemetry is off: {var}={value:?} is not supported; this build exports \
-                 OTLP over http/protobuf only (a collector's port 4318)"
-            ));
+            return Err(SetupError::Protocol { var, value });
         }
     }
     // reqwest 0.13 (shared with rmcp) is built without a provider of its own: ring, as
@@ -64,7 +79,10 @@ pub fn build(env: &dyn Fn(&str) -> Option<String>, resource: Vec<KeyValue>) -> R
             .with_http()
             .with_protocol(Protocol::HttpBinary)
             .build()
-            .map_err(|e| format!("telemetry is off: traces: {e}"))?;
+            .map_err(|source| SetupError::Exporter {
+                signal: "traces",
+                source,
+            })?;
         SdkTracerProvider::builder()
             .with_batch_exporter(exporter)
             .with_resource(resource.clone())
@@ -82,7 +100,10 @@ pub fn build(env: &dyn Fn(&str) -> Option<String>, resource: Vec<KeyValue>) -> R
             Err(e) => {
                 // The tracer provider's thread would otherwise outlive this answer.
                 let _ = traces.shutdown_with_timeout(Duration::from_millis(100));
-                return Err(format!("telemetry is off: metrics: {e}"));
+                return Err(SetupError::Exporter {
+                    signal: "metrics",
+                    source: e,
+                });
             }
         };
         SdkMeterProvider::builder()
@@ -209,7 +230,8 @@ mod tests {
             Vec::new(),
         )
         .err()
-        .expect("grpc is not built in");
+        .expect("grpc is not built in")
+        .to_string();
         assert!(err.contains("http/protobuf"), "{err}");
     }
 }
