@@ -10,9 +10,11 @@
 
 pub mod settings;
 
+mod chat;
 mod metrics;
 mod sdk;
 mod spans;
+mod tool_calls;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -81,11 +83,11 @@ pub fn start(
     tokio::spawn(async move {
         while let Some(event) = events.recv().await {
             if let Ok(mut o) = shared.lock() {
-                let before = o.prompt_context();
                 o.observe(&event);
-                let after = o.prompt_context();
-                if before != after {
-                    crate::child_trace_context::set(after);
+                // A prompt's span opens or closes: the processes started from now on get
+                // its context (or none).
+                if matches!(event, AgentEvent::PromptStart { .. } | AgentEvent::Done(_)) {
+                    crate::child_trace_context::set(o.prompt_context());
                 }
             }
             if tx.send(event).is_err() {

@@ -7,16 +7,17 @@
 //! its own requests and tools under it. Times are taken when an event arrives here.
 
 use std::collections::HashMap;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, SystemTime};
 
 use opentelemetry::trace::{SpanKind, Status, TraceContextExt, Tracer};
 use opentelemetry::{Context, KeyValue};
 use opentelemetry_sdk::trace::SdkTracer;
 use serde_json::json;
 
-use super::metrics::{Instruments, common, diff_lines};
+use super::chat::{Chat, error_type, usage_attributes};
+use super::metrics::{Instruments, common};
 use super::settings::Settings;
-use crate::agent::protocol::approval::Preview;
+use super::tool_calls::ToolCall;
 use crate::agent::protocol::{AgentEvent, Terminal};
 use crate::provider::Usage;
 
@@ -31,42 +32,23 @@ pub struct RunInfo {
 }
 
 /// None: the top-level agent; Some: a subagent's id.
-type Agent = Option<String>;
+pub(super) type Agent = Option<String>;
 
-struct Chat {
-    cx: Context,
-    started: Instant,
-    first_chunk: bool,
-    model: String,
-    /// The HTTP status of the last refused attempt.
-    status: Option<u16>,
-    failed: bool,
-}
-
-struct ToolCall {
-    cx: Context,
-    name: String,
-    /// Lines the call would add and remove (file tools' previews), counted if it succeeds.
-    lines: (u64, u64),
-    /// A consent decision was recorded (none comes for calls that need no consent).
-    decided: bool,
-}
-
-struct AgentSpan {
-    cx: Context,
-    chat: Option<Chat>,
+pub(super) struct AgentSpan {
+    pub(super) cx: Context,
+    pub(super) chat: Option<Chat>,
     /// The model's text, kept only with log_prompts.
-    text: String,
+    pub(super) text: String,
 }
 
 pub struct Observer {
     tracer: SdkTracer,
-    metrics: Instruments,
-    settings: Settings,
-    run: RunInfo,
+    pub(super) metrics: Instruments,
+    pub(super) settings: Settings,
+    pub(super) run: RunInfo,
     parent: Context,
-    agents: HashMap<Agent, AgentSpan>,
-    tools: HashMap<(Agent, String), ToolCall>,
+    pub(super) agents: HashMap<Agent, AgentSpan>,
+    pub(super) tools: HashMap<(Agent, String), ToolCall>,
     hooks: HashMap<String, Context>,
     last_cost: f64,
 }
@@ -98,11 +80,17 @@ impl Observer {
         super::sdk::traceparent(agent.cx.span().span_context())
     }
 
-    fn common(&self, model: &str) -> Vec<KeyValue> {
+    /// `gen_ai.conversation.id`: the session, when there is one (not with --no-session).
+    fn conversation(&self) -> Option<KeyValue> {
+        (!self.run.session.is_empty())
+            .then(|| KeyValue::new("gen_ai.conversation.id", self.run.session.clone()))
+    }
+
+    pub(super) fn common(&self, model: &str) -> Vec<KeyValue> {
         common(&self.run.session, &self.run.provider, model)
     }
 
-    fn start(
+    pub(super) fn start(
         &self,
         name: String,
         parent: &Context,
@@ -119,7 +107,7 @@ impl Observer {
     }
 
     /// The span new work of `agent` goes under.
-    fn parent_of(&self, agent: &Agent) -> Context {
+    pub(super) fn parent_of(&self, agent: &Agent) -> Context {
         self.agents
             .get(agent)
             .map_or_else(|| self.parent.clone(), |a| a.cx.clone())
@@ -145,13 +133,17 @@ impl Observer {
                     &summary.usage,
                     summary.error.as_deref(),
                 );
-                if let Some(cost) = summary.cost_usd
-                    && cost > self.last_cost
-                {
-                    let model = self.run.model.clone();
-                    self.metrics
-                        .cost
-                        .add(cost - self.last_cost, &self.common(&model));
+                if let Some(cost) = summary.cost_usd {
+                    // The session's cost so far; lower than before after a new conversation.
+                    let spent = if cost >= self.last_cost {
+                        cost - self.last_cost
+                    } else {
+                        cost
+                    };
+                    if spent > 0.0 {
+                        let model = self.run.model.clone();
+                        self.metrics.cost.add(spent, &self.common(&model));
+                    }
                     self.last_cost = cost;
                 }
             }
@@ -345,7 +337,7 @@ impl Observer {
         }
     }
 
-    fn chat(&mut self, agent: &Agent) -> Option<&mut Chat> {
+    pub(super) fn chat(&mut self, agent: &Agent) -> Option<&mut Chat> {
         self.agents.get_mut(agent)?.chat.as_mut()
     }
 
@@ -357,8 +349,8 @@ impl Observer {
             KeyValue::new("gen_ai.agent.name", "tooloop"),
             KeyValue::new("gen_ai.provider.name", self.run.provider.clone()),
             KeyValue::new("gen_ai.request.model", self.run.model.clone()),
-            KeyValue::new("gen_ai.conversation.id", self.run.session.clone()),
         ];
+        attrs.extend(self.conversation());
         if self.settings.log_prompts {
             attrs.push(KeyValue::new(
                 "gen_ai.input.messages",
@@ -395,8 +387,8 @@ impl Observer {
             KeyValue::new("gen_ai.agent.id", info.agent_id.clone()),
             KeyValue::new("gen_ai.provider.name", self.run.provider.clone()),
             KeyValue::new("gen_ai.request.model", info.model.clone()),
-            KeyValue::new("gen_ai.conversation.id", self.run.session.clone()),
         ];
+        attrs.extend(self.conversation());
         if self.settings.log_prompts {
             attrs.push(KeyValue::new(
                 "gen_ai.agent.description",
@@ -453,167 +445,6 @@ impl Observer {
         span.end();
     }
 
-    fn request_start(&mut self, agent: &Agent, attempt: u32, model: &str) {
-        if self.chat(agent).is_some() {
-            // Another attempt of the same request: the span covers all of them.
-            if let Some(chat) = self.chat(agent) {
-                chat.cx.span().set_attribute(KeyValue::new(
-                    "tooloop.request.attempts",
-                    i64::from(attempt),
-                ));
-            }
-            return;
-        }
-        let mut attrs = vec![
-            KeyValue::new("gen_ai.operation.name", "chat"),
-            KeyValue::new("gen_ai.provider.name", self.run.provider.clone()),
-            KeyValue::new("gen_ai.request.model", model.to_string()),
-        ];
-        if let Some(host) = &self.run.server_address {
-            attrs.push(KeyValue::new("server.address", host.clone()));
-        }
-        if let Some(port) = self.run.server_port {
-            attrs.push(KeyValue::new("server.port", port));
-        }
-        let parent = self.parent_of(agent);
-        let cx = self.start(format!("chat {model}"), &parent, SpanKind::Client, attrs);
-        let chat = Chat {
-            cx,
-            started: Instant::now(),
-            first_chunk: false,
-            model: model.to_string(),
-            status: None,
-            failed: false,
-        };
-        match self.agents.get_mut(agent) {
-            Some(a) => a.chat = Some(chat),
-            // A request outside any prompt (`/compact`): its span stands alone.
-            None => {
-                let cx = chat.cx.clone();
-                self.agents.insert(
-                    agent.clone(),
-                    AgentSpan {
-                        cx,
-                        chat: Some(chat),
-                        text: String::new(),
-                    },
-                );
-            }
-        }
-    }
-
-    fn first_chunk(&mut self, agent: &Agent) {
-        let Some(chat) = self.agents.get_mut(agent).and_then(|a| a.chat.as_mut()) else {
-            return;
-        };
-        if chat.first_chunk {
-            return;
-        }
-        chat.first_chunk = true;
-        let secs = chat.started.elapsed().as_secs_f64();
-        chat.cx
-            .span()
-            .set_attribute(KeyValue::new("gen_ai.response.time_to_first_chunk", secs));
-        let mut attrs = common(&self.run.session, &self.run.provider, &chat.model);
-        attrs.push(KeyValue::new("gen_ai.operation.name", "chat"));
-        self.metrics.time_to_first_chunk.record(secs, &attrs);
-    }
-
-    /// Ends `agent`'s open request: `usage` and `stop_reason` when its stream finished.
-    fn request_end(&mut self, agent: &Agent, stop_reason: Option<&str>, usage: Option<&Usage>) {
-        let Some(a) = self.agents.get_mut(agent) else {
-            return;
-        };
-        let Some(chat) = a.chat.take() else { return };
-        let standalone = a.cx.span().span_context() == chat.cx.span().span_context();
-        let span = chat.cx.span();
-        span.set_attribute(KeyValue::new("gen_ai.response.model", chat.model.clone()));
-        if let Some(reason) = stop_reason {
-            span.set_attribute(KeyValue::new(
-                "gen_ai.response.finish_reasons",
-                opentelemetry::Value::Array(
-                    vec![opentelemetry::StringValue::from(reason.to_string())].into(),
-                ),
-            ));
-        }
-        let mut attrs = common(&self.run.session, &self.run.provider, &chat.model);
-        attrs.push(KeyValue::new("gen_ai.operation.name", "chat"));
-        if let Some(u) = usage {
-            span.set_attributes(usage_attributes(u));
-            for (kind, n) in [("input", input_tokens(u)), ("output", u.output_tokens)] {
-                let mut a = attrs.clone();
-                a.push(KeyValue::new("gen_ai.token.type", kind));
-                self.metrics.token_usage.record(n, &a);
-            }
-        } else {
-            let kind = if chat.failed || chat.status.is_some() {
-                error_type(chat.status)
-            } else {
-                "cancelled".into()
-            };
-            span.set_attribute(KeyValue::new("error.type", kind.clone()));
-            span.set_status(Status::error(kind.clone()));
-            attrs.push(KeyValue::new("error.type", kind));
-        }
-        self.metrics
-            .duration
-            .record(chat.started.elapsed().as_secs_f64(), &attrs);
-        span.end();
-        if standalone {
-            self.agents.remove(agent);
-        }
-    }
-
-    fn tool_start(
-        &mut self,
-        agent: Agent,
-        id: &str,
-        name: &str,
-        input: &serde_json::Value,
-        preview: Option<&Preview>,
-    ) {
-        let mut attrs = vec![
-            KeyValue::new("gen_ai.operation.name", "execute_tool"),
-            KeyValue::new("gen_ai.tool.name", name.to_string()),
-            KeyValue::new("gen_ai.tool.call.id", id.to_string()),
-            KeyValue::new(
-                "gen_ai.tool.type",
-                if name.starts_with("mcp__") {
-                    "extension"
-                } else {
-                    "function"
-                },
-            ),
-        ];
-        if self.settings.log_tool_content {
-            attrs.push(KeyValue::new(
-                "gen_ai.tool.call.arguments",
-                input.to_string(),
-            ));
-        }
-        let lines = match preview {
-            Some(Preview::Diff { unified_diff, .. }) => diff_lines(unified_diff),
-            Some(Preview::NewFile { content, .. }) => (content.lines().count() as u64, 0),
-            _ => (0, 0),
-        };
-        let parent = self.parent_of(&agent);
-        let cx = self.start(
-            format!("execute_tool {name}"),
-            &parent,
-            SpanKind::Internal,
-            attrs,
-        );
-        self.tools.insert(
-            (agent, id.to_string()),
-            ToolCall {
-                cx,
-                name: name.to_string(),
-                lines,
-                decided: false,
-            },
-        );
-    }
-
     /// Ends everything still open (the session is ending) at the time it is now.
     pub fn close_all(&mut self) {
         let agents: Vec<Agent> = self
@@ -631,32 +462,6 @@ impl Observer {
                 .end_with_timestamp(SystemTime::now() + Duration::ZERO);
         }
     }
-}
-
-/// Input tokens as the conventions count them: cached ones included (the providers' own
-/// `input_tokens` leaves out what was read from or written to the cache).
-fn input_tokens(u: &Usage) -> u64 {
-    u.input_tokens + u.cache_read_tokens + u.cache_write_tokens
-}
-
-fn usage_attributes(u: &Usage) -> Vec<KeyValue> {
-    vec![
-        KeyValue::new("gen_ai.usage.input_tokens", input_tokens(u) as i64),
-        KeyValue::new("gen_ai.usage.output_tokens", u.output_tokens as i64),
-        KeyValue::new(
-            "gen_ai.usage.cache_read.input_tokens",
-            u.cache_read_tokens as i64,
-        ),
-        KeyValue::new(
-            "gen_ai.usage.cache_creation.input_tokens",
-            u.cache_write_tokens as i64,
-        ),
-    ]
-}
-
-/// `error.type` of a failed request: the HTTP status when the server refused it.
-fn error_type(status: Option<u16>) -> String {
-    status.map_or_else(|| "stream_error".to_string(), |s| s.to_string())
 }
 
 fn hook_key(agent: &Agent, id: &str) -> String {
