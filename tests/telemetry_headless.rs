@@ -385,10 +385,11 @@ fn a_collector_that_is_down_refuses_stalls_or_answers_garbage_changes_nothing() 
         assert_eq!(run.result()["text"], expected, "{what}");
         assert_eq!(notices(&run, "telemetry"), 0, "{what}: {}", run.stdout);
         assert!(run.stderr.is_empty(), "{what}: {}", run.stderr);
-        // The exit waits one second at most for the last export (slack for a loaded
-        // machine's process start).
+        // The exit waits one second at most for the last export (a dead collector uses all
+        // of it: the exporter retries); the rest is slack for the SDK's start on a loaded
+        // machine.
         assert!(
-            took < off + Duration::from_millis(1500),
+            took < off + Duration::from_millis(1800),
             "{what}: {took:?} with telemetry, {off:?} without"
         );
     }
