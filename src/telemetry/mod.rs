@@ -10,11 +10,9 @@
 
 pub mod settings;
 
-mod chat;
 mod metrics;
 mod sdk;
 mod spans;
-mod tool_calls;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

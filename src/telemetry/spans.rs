@@ -6,6 +6,9 @@
 //! subagent's `invoke_agent NAME` sits under the `execute_tool task` call that started it,
 //! its own requests and tools under it. Times are taken when an event arrives here.
 
+mod chat;
+mod tool_calls;
+
 use std::collections::HashMap;
 use std::time::{Duration, SystemTime};
 
@@ -14,12 +17,12 @@ use opentelemetry::{Context, KeyValue};
 use opentelemetry_sdk::trace::SdkTracer;
 use serde_json::json;
 
-use super::chat::{Chat, error_type, usage_attributes};
 use super::metrics::{Instruments, common};
 use super::settings::Settings;
-use super::tool_calls::ToolCall;
 use crate::agent::protocol::{AgentEvent, Terminal};
 use crate::provider::Usage;
+use chat::{Chat, error_type, usage_attributes};
+use tool_calls::ToolCall;
 
 /// Who is running, for attributes.
 #[derive(Clone, Debug, Default)]
@@ -32,23 +35,23 @@ pub struct RunInfo {
 }
 
 /// None: the top-level agent; Some: a subagent's id.
-pub(super) type Agent = Option<String>;
+type Agent = Option<String>;
 
-pub(super) struct AgentSpan {
-    pub(super) cx: Context,
-    pub(super) chat: Option<Chat>,
+struct AgentSpan {
+    cx: Context,
+    chat: Option<Chat>,
     /// The model's text, kept only with log_prompts.
-    pub(super) text: String,
+    text: String,
 }
 
 pub struct Observer {
     tracer: SdkTracer,
-    pub(super) metrics: Instruments,
-    pub(super) settings: Settings,
-    pub(super) run: RunInfo,
+    metrics: Instruments,
+    settings: Settings,
+    run: RunInfo,
     parent: Context,
-    pub(super) agents: HashMap<Agent, AgentSpan>,
-    pub(super) tools: HashMap<(Agent, String), ToolCall>,
+    agents: HashMap<Agent, AgentSpan>,
+    tools: HashMap<(Agent, String), ToolCall>,
     hooks: HashMap<String, Context>,
     last_cost: f64,
 }
@@ -86,11 +89,11 @@ impl Observer {
             .then(|| KeyValue::new("gen_ai.conversation.id", self.run.session.clone()))
     }
 
-    pub(super) fn common(&self, model: &str) -> Vec<KeyValue> {
+    fn common(&self, model: &str) -> Vec<KeyValue> {
         common(&self.run.session, &self.run.provider, model)
     }
 
-    pub(super) fn start(
+    fn start(
         &self,
         name: String,
         parent: &Context,
@@ -107,7 +110,7 @@ impl Observer {
     }
 
     /// The span new work of `agent` goes under.
-    pub(super) fn parent_of(&self, agent: &Agent) -> Context {
+    fn parent_of(&self, agent: &Agent) -> Context {
         self.agents
             .get(agent)
             .map_or_else(|| self.parent.clone(), |a| a.cx.clone())
@@ -337,7 +340,7 @@ impl Observer {
         }
     }
 
-    pub(super) fn chat(&mut self, agent: &Agent) -> Option<&mut Chat> {
+    fn chat(&mut self, agent: &Agent) -> Option<&mut Chat> {
         self.agents.get_mut(agent)?.chat.as_mut()
     }
 

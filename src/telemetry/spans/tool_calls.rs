@@ -5,9 +5,9 @@
 use opentelemetry::trace::SpanKind;
 use opentelemetry::{Context, KeyValue};
 
-use super::metrics::diff_lines;
-use super::spans::{Agent, Observer};
+use super::{Agent, Observer};
 use crate::agent::protocol::approval::Preview;
+use crate::telemetry::metrics::diff_lines;
 
 pub(super) struct ToolCall {
     pub(super) cx: Context,

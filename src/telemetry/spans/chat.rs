@@ -7,9 +7,9 @@ use std::time::Instant;
 use opentelemetry::trace::{SpanKind, Status, TraceContextExt};
 use opentelemetry::{Context, KeyValue};
 
-use super::metrics::common;
-use super::spans::{Agent, AgentSpan, Observer};
+use super::{Agent, AgentSpan, Observer};
 use crate::provider::Usage;
+use crate::telemetry::metrics::common;
 
 pub(super) struct Chat {
     pub(super) cx: Context,
