@@ -89,6 +89,8 @@ pub struct Config {
     pub hooks: crate::hooks::Hooks,
     /// `[agents]`: subagent depth, parallelism and turns.
     pub agents: crate::agent::subagent::AgentLimits,
+    /// `[telemetry]` and its environment variables (OTEL_* are read when it starts).
+    pub telemetry: crate::telemetry::settings::Settings,
 }
 
 impl std::fmt::Debug for Config {
@@ -450,6 +452,7 @@ impl Config {
             mcp: file.mcp.resolve()?,
             hooks: crate::hooks::Hooks::new(&file.hooks, workspace.clone())?,
             agents: file.agents.limits(),
+            telemetry: crate::telemetry::settings::resolve(&file.telemetry, &|k| env.var(k)),
             workspace,
         })
     }

@@ -97,6 +97,9 @@ pub struct FileConfig {
     /// `[agents]`: subagent limits (DESIGN.md §12).
     #[serde(default)]
     pub agents: AgentsSection,
+    /// `[telemetry]`: OpenTelemetry export (user config only).
+    #[serde(default)]
+    pub telemetry: crate::telemetry::settings::TelemetrySection,
 }
 
 #[derive(Clone, Debug, Default, Deserialize, PartialEq)]
@@ -404,6 +407,15 @@ pub const DEFAULT_CONFIG: &str = r##"# tooloop configuration. Every key is optio
 # max_parallel = 4
 # A subagent's turns, unless its agent file says otherwise.
 # max_turns = 30
+
+[telemetry]
+# OpenTelemetry traces and metrics (GenAI conventions) over OTLP http/protobuf, to the
+# collector OTEL_EXPORTER_OTLP_ENDPOINT names (see README.md, "Telemetry"). Env
+# TOOLOOP_TELEMETRY=1 turns it on too.
+# enabled = false
+# Prompts and the model's text on the spans; tool inputs and outputs. Both off by default.
+# log_prompts = false
+# log_tool_content = false
 
 # MCP servers ([mcp.servers.NAME]: command/args/env or url/headers) and hooks
 # ([[hooks.pre_tool_use]], post_tool_use, user_prompt_submit, stop, pre_compact): see README.md,

@@ -83,6 +83,7 @@ pub struct Control {
     jobs: Arc<crate::background::Jobs>,
     trace: Option<Tap>,
     record: Option<crate::recording::RecordTap>,
+    telemetry: Option<crate::telemetry::TelemetryTap>,
 }
 
 impl Control {
@@ -106,6 +107,7 @@ impl Control {
             jobs,
             trace,
             record,
+            telemetry,
         } = self;
         let _ = commands.send(AgentCommand::Shutdown);
         drop(commands);
@@ -133,6 +135,9 @@ impl Control {
         }
         if let Some(record) = record {
             record.finish();
+        }
+        if let Some(telemetry) = telemetry {
+            telemetry.shutdown().await;
         }
         agent
     }
@@ -231,6 +236,12 @@ pub fn start_with(
         agent.events(),
         events,
     );
+    let (events, telemetry) = crate::telemetry::start(
+        config.telemetry,
+        telemetry_run(config, agent.provider.name(), session.as_ref()),
+        agent.events(),
+        events,
+    );
     let task = crate::agent::task::spawn(agent, commands_rx);
     Ok(Engine {
         events,
@@ -240,6 +251,7 @@ pub fn start_with(
             jobs: jobs.clone(),
             trace,
             record,
+            telemetry,
         },
         session,
         sandbox,
@@ -423,4 +435,23 @@ fn sandboxed_tools(registry: &crate::tools::ToolRegistry) -> Vec<String> {
         .filter(|n| registry.get(n).is_some_and(|r| r.tool.runs_sandboxed()))
         .map(str::to_string)
         .collect()
+}
+
+/// Who is running, for telemetry's attributes: the server comes from the base URL.
+fn telemetry_run(
+    config: &Config,
+    provider: &str,
+    session: Option<&SessionInfo>,
+) -> crate::telemetry::RunInfo {
+    let url = reqwest::Url::parse(&config.base_url).ok();
+    crate::telemetry::RunInfo {
+        provider: provider.to_string(),
+        model: config.model.clone(),
+        server_address: url.as_ref().and_then(|u| u.host_str().map(str::to_string)),
+        server_port: url
+            .as_ref()
+            .and_then(|u| u.port_or_known_default())
+            .map(i64::from),
+        session: session.map(|s| s.id.clone()).unwrap_or_default(),
+    }
 }

@@ -285,6 +285,7 @@ mod tests {
         t.observe(&AgentEvent::StreamEnd {
             turn: 1,
             stop_reason: Some("tool_use".into()),
+            usage: None,
         });
         t.observe(&AgentEvent::Done(TurnSummary {
             cost_usd: None,

@@ -322,6 +322,7 @@ fn end_reply(
             events.send(AgentEvent::StreamEnd {
                 turn: state.turn,
                 stop_reason: asm.stop_reason.clone(),
+                usage: Some(asm.usage),
             });
             let cut = asm.stop_reason.as_deref() == Some("max_tokens");
             let outcome = match asm.stop_reason.as_deref() {

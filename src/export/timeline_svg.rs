@@ -289,6 +289,7 @@ mod tests {
                 AgentEvent::StreamEnd {
                     turn: 1,
                     stop_reason: None,
+                    usage: None,
                 },
             ),
             at(

@@ -85,6 +85,8 @@ pub fn stream_json(event: &AgentEvent) -> Option<Value> {
 /// fields left out, the field whose object's fields take its place).
 const PROJECTIONS: &[(&str, &str, &[&str], Option<&str>)] = &[
     ("tool_use", "tool_use", &["preview"], None),
+    // A request's own usage is for telemetry; `result.usage` is the contract's sum.
+    ("stream_end", "stream_end", &["usage"], None),
     ("approval_changed", "approval", &[], None),
     ("server_block", "server_tool", &[], None),
     ("todos", "todo", &[], None),
@@ -266,6 +268,7 @@ mod tests {
             AgentEvent::StreamEnd {
                 turn: 1,
                 stop_reason: None,
+                usage: None,
             },
             r#"{"type":"stream_end","turn":1,"stop_reason":null}"#,
         );

@@ -42,7 +42,10 @@ pub async fn run_hook(
     cancel: &CancellationToken,
 ) -> HookProcess {
     let started = Instant::now();
-    let spawned = tokio::process::Command::new("bash")
+    let mut cmd = tokio::process::Command::new("bash");
+    // Under tooloop's span when telemetry is on (its own TRACEPARENT passes through else).
+    crate::child_trace_context::apply(&mut cmd);
+    let spawned = cmd
         .arg("-c")
         .arg(command)
         .current_dir(cwd)

@@ -49,6 +49,7 @@ pub async fn connect(
         } => {
             let mut cmd = tokio::process::Command::new(command);
             cmd.args(args);
+            crate::child_trace_context::apply(&mut cmd);
             for (k, v) in env {
                 cmd.env(k, expand_env(v, lookup));
             }

@@ -235,6 +235,10 @@ pub enum AgentEvent {
     StreamEnd {
         turn: u32,
         stop_reason: Option<String>,
+        /// This response's own tokens (its subagents' not included): what telemetry puts on
+        /// the request's span. None in recordings from before it was carried.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        usage: Option<Usage>,
     },
     /// A raw SSE event of the current response (for the JSON pane). A recording adds its
     /// time since the request started (`req_ms`).

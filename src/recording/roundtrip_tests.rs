@@ -193,6 +193,7 @@ fn examples() -> Vec<E> {
         E::StreamEnd {
             turn: 2,
             stop_reason: Some("tool_use".into()),
+            usage: None,
         },
         E::RawSse {
             event: Cow::Borrowed("message_start"),

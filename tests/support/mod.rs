@@ -89,6 +89,13 @@
 //!   empty workspace unless `.workspace(dir)`. Killed after 60 s (`.timeout(d)`).
 //! - `run.result()`, `run.types()`, `run.of_type("tool_use")`,
 //!   `assert_valid_history(run.result())`.
+//!
+//! ## An OpenTelemetry collector (`otlp.rs`)
+//! - `Collector::start(Behaviour::Accept)` — OTLP/HTTP on 127.0.0.1 (`collector.endpoint()`
+//!   for `OTEL_EXPORTER_OTLP_ENDPOINT`); decodes `/v1/traces` and `/v1/metrics` with the
+//!   official protobuf schema (`opentelemetry-proto`): `spans()`, `metrics()`,
+//!   `connections()`. `Refuse` answers 503, `Stall` never answers, `Garbage` answers 200
+//!   with bytes that are not protobuf. `dead_endpoint()`: a port nobody listens on.
 
 #![allow(dead_code, unused_imports)]
 
@@ -105,6 +112,7 @@ pub mod harness;
 pub mod images;
 pub mod openai;
 pub mod openai_history;
+pub mod otlp;
 pub mod permissions;
 pub mod reply;
 pub mod server;

@@ -84,16 +84,17 @@ pub async fn summarize(
         model: req.model.clone(),
         body: std::sync::Arc::new(agent.provider.encode(&req.as_request())),
     });
-    let end = |stop: Option<String>| {
+    let end = |stop: Option<String>, usage: Option<Usage>| {
         events.send(AgentEvent::StreamEnd {
             turn,
             stop_reason: stop,
+            usage,
         })
     };
     let started = tokio::select! {
         biased;
         _ = cancel.cancelled() => {
-            end(None);
+            end(None, None);
             return Err(CompactError::Aborted);
         }
         r = agent.provider.start(req) => r,
@@ -101,7 +102,7 @@ pub async fn summarize(
     let mut stream = match started {
         Ok(s) => s,
         Err(e) => {
-            end(None);
+            end(None, None);
             return Err(CompactError::Failed(
                 crate::agent::request_errors::describe(&e),
             ));
@@ -113,7 +114,7 @@ pub async fn summarize(
         let next = tokio::select! {
             biased;
             _ = cancel.cancelled() => {
-                end(None);
+                end(None, None);
                 return Err(CompactError::Aborted);
             }
             n = tokio::time::timeout(idle, stream.next()) => n,
@@ -132,7 +133,7 @@ pub async fn summarize(
                 None
             }
         };
-        end(asm.stop_reason.clone());
+        end(asm.stop_reason.clone(), Some(asm.usage));
         if let Some(e) = failed {
             return Err(CompactError::Failed(e));
         }

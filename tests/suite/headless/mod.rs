@@ -12,3 +12,4 @@ mod prompt_input;
 mod quiet_pipe;
 mod readme_examples;
 mod steering;
+mod telemetry;

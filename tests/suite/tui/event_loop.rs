@@ -72,6 +72,7 @@ async fn a_delta_flood_is_drawn_at_most_60_times_a_second_and_idle_draws_nothing
         send(AgentEvent::StreamEnd {
             turn: 1,
             stop_reason: Some("end_turn".into()),
+            usage: None,
         });
         send(done(Reason::Completed));
         // Five idle seconds with the channel open: the loop must not draw.

@@ -106,6 +106,7 @@ async fn without_a_recording_an_older_request_says_so_and_shows_no_other_body() 
                 AgentEvent::StreamEnd {
                     turn: 1,
                     stop_reason: Some("tool_use".into()),
+                    usage: None,
                 },
             ],
         );
@@ -149,6 +150,7 @@ async fn subagents_requests_are_stepped_through_labelled_with_their_agent() {
             AgentEvent::StreamEnd {
                 turn: 1,
                 stop_reason: Some("tool_use".into()),
+                usage: None,
             },
             agent_start("a1", "explore"),
             agent_start("a2", "general"),
@@ -161,6 +163,7 @@ async fn subagents_requests_are_stepped_through_labelled_with_their_agent() {
                 AgentEvent::StreamEnd {
                     turn: 1,
                     stop_reason: Some("tool_use".into()),
+                    usage: None,
                 },
             ),
             child("a1", request("EXPLORE-2", 2, 3)),
@@ -270,6 +273,7 @@ async fn the_latest_requests_sse_view_has_the_request_header() {
             AgentEvent::StreamEnd {
                 turn: 1,
                 stop_reason: Some("tool_use".into()),
+                usage: None,
             },
             request("SECOND", 2, 3),
             sse("SECOND-EVENT"),

@@ -99,6 +99,7 @@ async fn three_tools_mid_run_with_timers() {
             AgentEvent::StreamEnd {
                 turn: 1,
                 stop_reason: Some("tool_use".into()),
+                usage: None,
             },
             AgentEvent::ToolEnd {
                 id: "a".into(),

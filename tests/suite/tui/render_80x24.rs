@@ -43,6 +43,7 @@ async fn three_tools_show_every_timeline_bar() {
             AgentEvent::StreamEnd {
                 turn: 1,
                 stop_reason: Some("tool_use".into()),
+                usage: None,
             },
             tool_end("a", "list_dir", ToolOutcome::Ok, 500, "Cargo.toml\nsrc/"),
         ],

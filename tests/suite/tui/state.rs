@@ -567,6 +567,7 @@ async fn first_left_after_tab_selects_the_newest_call_and_selection_scrolls_into
             AgentEvent::StreamEnd {
                 turn: 1,
                 stop_reason: None,
+                usage: None,
             },
             now,
         );
