@@ -87,6 +87,10 @@ pub struct Config {
     pub mcp: Vec<crate::mcp::ServerConfig>,
     /// The user's hooks, matchers compiled, run in the workspace.
     pub hooks: crate::hooks::Hooks,
+    /// What Claude Code's settings.json files say (rules and hooks are already merged into
+    /// `permission_rules` and `hooks`; kept for `/permissions`, `tooloop config` and the
+    /// status line).
+    pub claude: crate::claude::settings::ClaudeSettings,
     /// `[agents]`: subagent depth, parallelism and turns.
     pub agents: crate::agent::subagent::AgentLimits,
 }
@@ -191,6 +195,7 @@ impl Config {
             &path.display().to_string(),
             &config.workspace,
         )?;
+        config.claude.apply_rules(&mut config.permission_rules);
         config.config_file = Some(path);
         Ok(config)
     }
@@ -281,8 +286,14 @@ impl Config {
         if let Some(secs) = file.retry.max_delay_secs {
             retry.max_delay = Duration::from_secs(secs);
         }
-        let permission_rules =
+        let mut permission_rules =
             crate::permission::settings::load(&file.permissions, "config.toml", &workspace)?;
+        let claude =
+            crate::claude::settings::load(&workspace, env.var("HOME").map(PathBuf::from).as_deref());
+        claude.apply_rules(&mut permission_rules);
+        let mut hooks = crate::hooks::Hooks::new(&file.hooks, workspace.clone())?;
+        hooks.add_claude(&claude.hooks);
+
         let mut allowed_tools = file.tools.allow.clone().unwrap_or_default();
         allowed_tools.extend(cli.allow_tool.iter().cloned());
         let session = match (&cli.resume, cli.continue_session, cli.no_session) {
@@ -383,7 +394,7 @@ impl Config {
                 && file.project_instructions.unwrap_or(true),
             thinking_budget,
             reasoning_effort,
-            notes,
+            notes: claude.notices.iter().cloned().chain(notes).collect(),
             web_search,
             max_tokens,
             sibling_abort: !cli.no_sibling_abort,
@@ -448,7 +459,8 @@ impl Config {
             config_file: None,
             permission_rules,
             mcp: file.mcp.resolve()?,
-            hooks: crate::hooks::Hooks::new(&file.hooks, workspace.clone())?,
+            hooks,
+            claude,
             agents: file.agents.limits(),
             workspace,
         })

@@ -9,6 +9,7 @@ pub mod agent;
 pub mod agent_list;
 pub mod background;
 pub mod checkpoint;
+pub mod claude;
 pub mod cli;
 pub mod config;
 pub mod config_file;

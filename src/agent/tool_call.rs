@@ -72,10 +72,9 @@ impl Call {
             let refused = outcome == ToolOutcome::Error;
             return (output, None, outcome, refused);
         }
-        let post_input = env
-            .hooks
-            .wants(HookEvent::PostToolUse, Some(&name))
-            .then(|| input.clone());
+        let post_input = (env.hooks.wants(HookEvent::PostToolUse, Some(&name))
+            || env.hooks.wants(HookEvent::PostToolUseFailure, Some(&name)))
+        .then(|| input.clone());
         let edited = if effect == Effect::Edit {
             edited_paths(env, tool.as_ref(), &input)
         } else {

@@ -51,17 +51,29 @@ pub(super) async fn prompt_message(
     cancel: &CancellationToken,
 ) -> Result<Message, String> {
     let hooks = &agent.exec.hooks;
-    if !hooks.wants(crate::hooks::HookEvent::UserPromptSubmit, None) {
-        return Ok(Message::user_text(prompt));
+    let mut blocks = vec![ContentBlock::text(prompt)];
+    // SessionStart: before the session's first prompt (or the first after /new); what its
+    // hooks print reaches the model with that prompt.
+    if let Some(source) = hooks.take_session_start(!agent.history.is_empty())
+        && let Some(context) =
+            hook_calls::session_start(hooks, &agent.exec.events, source, cancel).await
+    {
+        blocks.push(ContentBlock::text(format!("[session_start hook]\n{context}")));
     }
-    match hook_calls::user_prompt_submit(hooks, &agent.exec.events, prompt, cancel).await {
-        PromptCheck::Send(None) => Ok(Message::user_text(prompt)),
-        PromptCheck::Send(Some(context)) => Ok(Message::user(vec![
-            ContentBlock::text(prompt),
-            ContentBlock::text(format!("[user_prompt_submit hook]\n{context}")),
-        ])),
-        PromptCheck::Blocked(reason) => Err(reason),
+    if hooks.wants(crate::hooks::HookEvent::UserPromptSubmit, None) {
+        match hook_calls::user_prompt_submit(hooks, &agent.exec.events, prompt, cancel).await {
+            PromptCheck::Send(None) => {}
+            PromptCheck::Send(Some(context)) => blocks.push(ContentBlock::text(format!(
+                "[user_prompt_submit hook]\n{context}"
+            ))),
+            PromptCheck::Blocked(reason) => return Err(reason),
+        }
     }
+    Ok(if blocks.len() == 1 {
+        Message::user_text(prompt)
+    } else {
+        Message::user(blocks)
+    })
 }
 
 /// The model stopped asking for tools: the `stop` hooks may send it back to work, at most
