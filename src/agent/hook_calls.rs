@@ -4,7 +4,7 @@
 //! The hooks themselves (config, process, decision) live in `crate::hooks`; this file only
 //! connects them to the loop.
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde_json::{Map, Value};
@@ -34,6 +34,7 @@ enum StartState {
     #[default]
     Fresh,
     Cleared,
+    Compacted,
     Told,
 }
 
@@ -84,6 +85,10 @@ impl HookEnv {
             StartState::Cleared => {
                 *s = StartState::Told;
                 Some("clear")
+            }
+            StartState::Compacted => {
+                *s = StartState::Told;
+                Some("compact")
             }
         }
     }
@@ -216,6 +221,86 @@ pub async fn session_end(hooks: &HookEnv, events: &EventSink, reason: &str) {
             events,
             HookEvent::SessionEnd,
             Some(reason),
+            fields,
+            &CancellationToken::new(),
+        )
+        .await;
+}
+
+/// What `permission_request` answered for a question about to be asked.
+pub enum PermissionAnswer {
+    /// Nobody answered: ask the person.
+    Ask,
+    Allow,
+    Deny(String),
+}
+
+/// `permission_request` (PermissionRequest): before the person is asked, a hook may answer
+/// allow or deny as they would. Only for calls that would be asked (never beyond a mode's
+/// or a deny rule's refusal).
+pub async fn permission_request(
+    hooks: &HookEnv,
+    events: &EventSink,
+    name: &str,
+    input: &Value,
+    cancel: &CancellationToken,
+) -> PermissionAnswer {
+    if !hooks.wants(HookEvent::PermissionRequest, Some(name)) {
+        return PermissionAnswer::Ask;
+    }
+    let mut fields = Map::new();
+    fields.insert("tool_name".into(), name.into());
+    fields.insert("tool_input".into(), input.clone());
+    let out = hooks
+        .run(events, HookEvent::PermissionRequest, Some(name), fields, cancel)
+        .await;
+    match out.decision() {
+        HookDecision::Allow => PermissionAnswer::Allow,
+        HookDecision::Deny | HookDecision::Stop => PermissionAnswer::Deny(format!(
+            "{name} was not run: a permission_request hook refused it: {}",
+            out.reason().unwrap_or("no reason given")
+        )),
+        HookDecision::None => PermissionAnswer::Ask,
+    }
+}
+
+/// `notification` (Notification): a question is waiting for the person. Run beside the
+/// question (never delaying it); what it says changes nothing.
+pub fn notify(hooks: &Arc<HookEnv>, events: &EventSink, kind: &'static str, message: String) {
+    if !hooks.wants(HookEvent::Notification, Some(kind)) {
+        return;
+    }
+    let (hooks, events) = (hooks.clone(), events.clone());
+    tokio::spawn(async move {
+        let mut fields = Map::new();
+        fields.insert("message".into(), message.into());
+        fields.insert("notification_type".into(), kind.into());
+        hooks
+            .run(
+                &events,
+                HookEvent::Notification,
+                Some(kind),
+                fields,
+                &CancellationToken::new(),
+            )
+            .await;
+    });
+}
+
+/// `post_compact` (PostCompact): told the trigger once the history is compacted; it
+/// informs. The next prompt tells session_start with `compact`.
+pub async fn post_compact(hooks: &HookEnv, events: &EventSink, trigger: &str) {
+    *hooks.session_start.lock().unwrap_or_else(|p| p.into_inner()) = StartState::Compacted;
+    if !hooks.wants(HookEvent::PostCompact, Some(trigger)) {
+        return;
+    }
+    let mut fields = Map::new();
+    fields.insert("trigger".into(), trigger.into());
+    hooks
+        .run(
+            events,
+            HookEvent::PostCompact,
+            Some(trigger),
             fields,
             &CancellationToken::new(),
         )
