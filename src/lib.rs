@@ -33,6 +33,7 @@ pub mod replay;
 pub mod safe_output;
 pub mod sandbox;
 pub mod session;
+pub mod skills;
 pub mod text;
 pub mod todo;
 pub mod tools;

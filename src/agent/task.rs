@@ -169,12 +169,15 @@ async fn run(mut agent: Agent, mut rx: mpsc::UnboundedReceiver<AgentCommand>) ->
                 }
             }
         }
+        // A skill's allowed-tools last as long as the turn that used it.
+        policy.end_skill_grants();
         if let Some(model) = next_model {
             agent.set_model(model);
         }
         if reset {
             queued.clear();
             agent.reset(Vec::new());
+            agent.exec.hooks.cleared();
         }
         if shutdown {
             events.send(AgentEvent::Notice {

@@ -268,6 +268,12 @@ impl RuleSet {
         Ok(())
     }
 
+    /// Drops every rule whose source starts with `prefix` (a skill's grants when its
+    /// turn ends).
+    pub fn remove_sources(&mut self, prefix: &str) {
+        self.rules.retain(|r| !r.source.starts_with(prefix));
+    }
+
     pub fn iter(&self) -> impl Iterator<Item = &SourcedRule> {
         self.rules.iter()
     }

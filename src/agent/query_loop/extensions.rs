@@ -44,6 +44,30 @@ pub(super) async fn join_mcp_tools(agent: &mut Agent, cancel: &CancellationToken
     agent.mcp_joined = true;
 }
 
+/// Before every request: a SKILL.md that changed, appeared or went since the last one is
+/// used from this request on (the `skill` tool is rebuilt with the new listing).
+pub(super) fn refresh_skills(agent: &mut Agent) {
+    let Some(state) = agent.skills.as_mut() else {
+        return;
+    };
+    let Some(notices) = state.refresh() else {
+        return;
+    };
+    for text in notices {
+        agent.exec.events.send(AgentEvent::Notice { text });
+    }
+    let tool = state.tool();
+    let without = agent
+        .exec
+        .registry
+        .subset(|n| n != crate::skills::tool::NAME);
+    let next = match tool {
+        Some(t) => without.with_builtin(t).0,
+        None => without,
+    };
+    agent.exec.registry = Arc::new(next);
+}
+
 /// `user_prompt_submit`: the message the prompt becomes, or why it is not sent.
 pub(super) async fn prompt_message(
     agent: &Agent,
