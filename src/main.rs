@@ -287,6 +287,25 @@ fn list_models(cli: &Cli) -> i32 {
     }
 }
 
+fn list_skills(cli: &Cli) -> i32 {
+    match Config::resolve(cli, &ProcessEnv) {
+        Ok(config) => {
+            let catalog =
+                tooloop::skills::Catalog::load(&tooloop::skills::dirs_for(&config.workspace));
+            let window = config.context.models.lookup(&config.model).context_window;
+            print!(
+                "{}",
+                tooloop::safe_output::for_stderr(&tooloop::skills::table::format(&catalog, window))
+            );
+            i32::from(!catalog.notices.is_empty())
+        }
+        Err(e) => {
+            eprintln!("tooloop: {e}");
+            2
+        }
+    }
+}
+
 fn list_agents(cli: &Cli) -> i32 {
     match Config::resolve(cli, &ProcessEnv) {
         Ok(config) => {
@@ -355,6 +374,7 @@ fn without_config(cli: &Cli, command: &Command) -> Option<i32> {
         Command::Sessions => list_sessions(),
         Command::Models => list_models(cli),
         Command::Agents => list_agents(cli),
+        Command::Skills => list_skills(cli),
         Command::Config { action } => match action {
             ConfigAction::Path => config_path(cli),
             ConfigAction::Init => config_init(cli),

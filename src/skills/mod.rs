@@ -9,6 +9,7 @@
 
 pub mod front_matter;
 pub mod listing;
+pub mod table;
 pub mod tool;
 
 use std::path::{Path, PathBuf};
@@ -110,6 +111,29 @@ impl SkillState {
         self.catalog = std::sync::Arc::new(next);
         Some(fresh)
     }
+}
+
+/// The user-invocable skills as `/NAME ARGS` commands, through the command-file machinery:
+/// the template is the skill's folder line and body (`$ARGUMENTS` as in a command file).
+/// A name a built-in command or a command file already has is not taken (`/skills` says
+/// so). The body is read now, so an edited skill is used as it is on disk.
+pub fn commands(catalog: &Catalog, taken: &[&str]) -> Vec<crate::prompt::commands::FileCommand> {
+    catalog
+        .skills
+        .iter()
+        .filter(|s| s.user_invocable && !taken.contains(&s.name.as_str()))
+        .filter_map(|s| {
+            let body = s.read_body().ok()?;
+            Some(crate::prompt::commands::FileCommand {
+                name: s.name.clone(),
+                description: format!("skill: {}", s.description),
+                // The placeholder stays for the command machinery to fill; a body without
+                // one gets typed arguments appended there.
+                body: s.expand(&body, if body.contains("$ARGUMENTS") { "$ARGUMENTS" } else { "" }),
+                path: s.path.clone(),
+            })
+        })
+        .collect()
 }
 
 /// The folders searched, highest precedence first: the project's over the user's,
