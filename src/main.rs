@@ -348,6 +348,15 @@ fn config_path(cli: &Cli) -> i32 {
             println!("config: {}{state}", file.display());
             println!("logs: {}", logs.display());
             println!("sessions: {}", sessions.display());
+            // Claude Code's settings.json files this workspace would read, piece by piece.
+            if let Some(cwd) = cli.workspace.clone().or_else(|| std::env::current_dir().ok()) {
+                let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+                let claude = tooloop::claude::settings::load(&cwd, home.as_deref());
+                print!(
+                    "{}",
+                    tooloop::safe_output::for_stderr(&tooloop::claude::settings::summary(&claude))
+                );
+            }
             0
         }
         Err(e) => fail(e, 1),

@@ -69,7 +69,37 @@ impl ClaudeSettings {
             // Every rule was parsed when the file was read: none fails here.
             let _ = set.add_lists(&l.source, &l.allow, &l.ask, &l.deny);
         }
+        for u in &self.unused {
+            set.note_unused(u.clone());
+        }
     }
+}
+
+/// What `tooloop config path` says about the files: each piece and where it came from.
+pub fn summary(s: &ClaudeSettings) -> String {
+    let mut out = String::new();
+    for l in &s.rules {
+        out.push_str(&format!(
+            "claude rules: {} (allow {}, ask {}, deny {} as tooloop rules)\n",
+            l.source,
+            l.allow.len(),
+            l.ask.len(),
+            l.deny.len()
+        ));
+    }
+    for u in &s.unused {
+        out.push_str(&format!("claude rule unused: {u}\n"));
+    }
+    for h in &s.hooks {
+        out.push_str(&format!("claude hook: {} {}\n", h.event.claude_name(), h.source));
+    }
+    if let Some(sl) = &s.status_line {
+        out.push_str(&format!("claude statusLine: {} ({})\n", sl.command, sl.source));
+    }
+    for n in &s.notices {
+        out.push_str(&format!("claude settings skipped: {n}\n"));
+    }
+    out
 }
 
 /// The files of `workspace` and of `home` (None: no user file).
