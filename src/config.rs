@@ -91,6 +91,8 @@ pub struct Config {
     /// `permission_rules` and `hooks`; kept for `/permissions`, `tooloop config` and the
     /// status line).
     pub claude: crate::claude::settings::ClaudeSettings,
+    /// `[tui] status_line`, else Claude Code's `statusLine`.
+    pub status_line: Option<crate::claude::settings::StatusLineSpec>,
     /// `[agents]`: subagent depth, parallelism and turns.
     pub agents: crate::agent::subagent::AgentLimits,
 }
@@ -460,6 +462,17 @@ impl Config {
             permission_rules,
             mcp: file.mcp.resolve()?,
             hooks,
+            status_line: file
+                .tui
+                .status_line
+                .clone()
+                .filter(|c| !c.trim().is_empty())
+                .map(|command| crate::claude::settings::StatusLineSpec {
+                    command,
+                    padding: 0,
+                    source: "config.toml".into(),
+                })
+                .or_else(|| claude.status_line.clone()),
             claude,
             agents: file.agents.limits(),
             workspace,

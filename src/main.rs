@@ -197,6 +197,13 @@ fn tui_settings(config: &Config) -> anyhow::Result<tooloop::tui::Settings> {
         rules: config.permission_rules.clone(),
         recording: config.record.is_some(),
         notify: config.notify,
+        status_line: config
+            .status_line
+            .as_ref()
+            .map(|s| tooloop::tui::status_line::StatusLineCommand {
+                command: s.command.clone(),
+                padding: s.padding,
+            }),
     })
 }
 
