@@ -294,7 +294,7 @@ impl Config {
             crate::claude::settings::load(&workspace, env.var("HOME").map(PathBuf::from).as_deref());
         claude.apply_rules(&mut permission_rules);
         let mut hooks = crate::hooks::Hooks::new(&file.hooks, workspace.clone())?;
-        hooks.add_claude(&claude.hooks);
+        claude.add_hooks(&mut hooks);
 
         let mut allowed_tools = file.tools.allow.clone().unwrap_or_default();
         allowed_tools.extend(cli.allow_tool.iter().cloned());

@@ -62,6 +62,30 @@ pub struct ClaudeSettings {
 }
 
 impl ClaudeSettings {
+    /// Adds the files' hooks after tooloop's own `[[hooks.*]]` (their matchers were
+    /// checked when the files were read).
+    pub fn add_hooks(&self, hooks: &mut crate::hooks::Hooks) {
+        use crate::hooks::{Dialect, Hook, config};
+        for h in &self.hooks {
+            let Ok(matcher) = config::compile_matcher(h.matcher.as_deref().unwrap_or("")) else {
+                continue;
+            };
+            hooks.add(
+                h.event,
+                Hook {
+                    matcher,
+                    command: h.command.clone(),
+                    timeout: h
+                        .timeout_secs
+                        .map(std::time::Duration::from_secs)
+                        .unwrap_or(config::DEFAULT_HOOK_TIMEOUT),
+                    dialect: Dialect::Claude,
+                    source: h.source.clone(),
+                },
+            );
+        }
+    }
+
     /// Adds the files' rules after tooloop's own (deny beats ask beats allow wherever a
     /// rule stands, so a tooloop deny is never lifted by a Claude Code allow).
     pub fn apply_rules(&self, set: &mut crate::permission::rules::RuleSet) {
@@ -280,11 +304,30 @@ fn read_hooks(out: &mut ClaudeSettings, shown: &str, hooks: &Value) {
     }
 }
 
+/// Why one piece of a settings file is skipped (the notice adds the file and key path).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct PieceError(String);
+
+impl From<&str> for PieceError {
+    fn from(s: &str) -> PieceError {
+        PieceError(s.to_string())
+    }
+}
+
+impl From<String> for PieceError {
+    fn from(s: String) -> PieceError {
+        PieceError(s)
+    }
+}
+
 /// `{"type": "command", "command": "…", "timeout": 30}`.
-fn hook(h: &Value) -> Result<(String, Option<u64>), String> {
+fn hook(h: &Value) -> Result<(String, Option<u64>), PieceError> {
     match h.get("type").and_then(Value::as_str) {
         Some("command") => {}
-        Some(other) => return Err(format!("type {other:?} is not supported (only \"command\")")),
+        Some(other) => {
+            return Err(format!("type {other:?} is not supported (only \"command\")").into());
+        }
         None => return Err("no \"type\": \"command\"".into()),
     }
     let command = h
@@ -303,7 +346,7 @@ fn hook(h: &Value) -> Result<(String, Option<u64>), String> {
     Ok((command.to_string(), timeout))
 }
 
-fn status_line(s: &Value, source: &str) -> Result<StatusLineSpec, String> {
+fn status_line(s: &Value, source: &str) -> Result<StatusLineSpec, PieceError> {
     match s.get("type").and_then(Value::as_str) {
         Some("command") => {}
         _ => return Err("expected \"type\": \"command\"".into()),

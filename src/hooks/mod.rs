@@ -191,24 +191,9 @@ impl Hooks {
         Ok(Hooks { by_event, cwd })
     }
 
-    /// Adds the hooks of Claude Code's settings.json (their matchers were checked when the
-    /// files were read: one that still fails to compile is skipped).
-    pub fn add_claude(&mut self, hooks: &[crate::claude::settings::ClaudeHook]) {
-        for h in hooks {
-            let Ok(matcher) = config::compile_matcher(h.matcher.as_deref().unwrap_or("")) else {
-                continue;
-            };
-            self.by_event.entry(h.event).or_default().push(Hook {
-                matcher,
-                command: h.command.clone(),
-                timeout: h
-                    .timeout_secs
-                    .map(std::time::Duration::from_secs)
-                    .unwrap_or(config::DEFAULT_HOOK_TIMEOUT),
-                dialect: Dialect::Claude,
-                source: h.source.clone(),
-            });
-        }
+    /// Adds one hook after those already there (Claude Code's settings.json entries).
+    pub fn add(&mut self, event: HookEvent, hook: Hook) {
+        self.by_event.entry(event).or_default().push(hook);
     }
 
     /// Every hook, with its event, in run order (for `/hooks`).

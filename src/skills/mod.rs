@@ -46,11 +46,11 @@ impl Skill {
     }
 
     /// The body now on disk (it may have changed since the listing), front matter removed.
-    pub fn read_body(&self) -> Result<String, String> {
+    pub fn read_body(&self) -> Result<String, SkillError> {
         let text = read_capped(&self.path)?;
         front_matter::parse(&text)
             .map(|(_, body)| body)
-            .map_err(|e| format!("{}:{}: {}", self.path.display(), e.line, e.message))
+            .map_err(|e| SkillError::at(&self.path, e.line, e.message))
     }
 
     /// What the history gets when the skill is used: its folder and its body, with
@@ -191,7 +191,7 @@ impl Catalog {
                 match read_skill(&path, label) {
                     Ok(s) if c.skills.iter().any(|k| k.name == s.name) => {}
                     Ok(s) => c.skills.push(s),
-                    Err(e) => c.notices.push(e),
+                    Err(e) => c.notices.push(format!("{e}; skill skipped")),
                 }
             }
         }
@@ -236,25 +236,45 @@ fn skill_files(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-fn read_capped(path: &Path) -> Result<String, String> {
-    let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    if meta.len() > front_matter::MAX_FILE_BYTES as u64 {
-        return Err(format!(
-            "{}:1: {} bytes, more than a SKILL.md may hold ({} KiB)",
-            path.display(),
-            meta.len(),
-            front_matter::MAX_FILE_BYTES / 1024
-        ));
-    }
-    std::fs::read_to_string(path).map_err(|e| format!("{}:1: {e}", path.display()))
+/// A SKILL.md that cannot be used: the file, the line (from 1) and why.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{}:{line}: {message}", path.display())]
+pub struct SkillError {
+    pub path: PathBuf,
+    pub line: usize,
+    pub message: String,
 }
 
-/// One SKILL.md; Err is the notice (file and line).
-fn read_skill(path: &Path, label: &str) -> Result<Skill, String> {
-    let skipped = |line: usize, msg: &str| {
-        format!("{}:{line}: {msg}; skill skipped", path.display())
-    };
-    let text = read_capped(path).map_err(|e| format!("{e}; skill skipped"))?;
+impl SkillError {
+    fn at(path: &Path, line: usize, message: impl Into<String>) -> SkillError {
+        SkillError {
+            path: path.to_path_buf(),
+            line,
+            message: message.into(),
+        }
+    }
+}
+
+fn read_capped(path: &Path) -> Result<String, SkillError> {
+    let meta = std::fs::metadata(path).map_err(|e| SkillError::at(path, 1, e.to_string()))?;
+    if meta.len() > front_matter::MAX_FILE_BYTES as u64 {
+        return Err(SkillError::at(
+            path,
+            1,
+            format!(
+                "{} bytes, more than a SKILL.md may hold ({} KiB)",
+                meta.len(),
+                front_matter::MAX_FILE_BYTES / 1024
+            ),
+        ));
+    }
+    std::fs::read_to_string(path).map_err(|e| SkillError::at(path, 1, e.to_string()))
+}
+
+/// One SKILL.md; Err is why it is skipped (file and line).
+fn read_skill(path: &Path, label: &str) -> Result<Skill, SkillError> {
+    let skipped = |line: usize, msg: &str| SkillError::at(path, line, msg);
+    let text = read_capped(path)?;
     let (fm, body) = front_matter::parse(&text).map_err(|e| skipped(e.line, &e.message))?;
     let dir = path.parent().unwrap_or(Path::new(".")).to_path_buf();
     let folder = dir
