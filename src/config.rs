@@ -290,8 +290,10 @@ impl Config {
         }
         let mut permission_rules =
             crate::permission::settings::load(&file.permissions, "config.toml", &workspace)?;
-        let claude =
-            crate::claude::settings::load(&workspace, env.var("HOME").map(PathBuf::from).as_deref());
+        let claude = crate::claude::settings::load(
+            &workspace,
+            env.var("HOME").map(PathBuf::from).as_deref(),
+        );
         claude.apply_rules(&mut permission_rules);
         let mut hooks = crate::hooks::Hooks::new(&file.hooks, workspace.clone())?;
         claude.add_hooks(&mut hooks);

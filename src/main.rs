@@ -197,13 +197,12 @@ fn tui_settings(config: &Config) -> anyhow::Result<tooloop::tui::Settings> {
         rules: config.permission_rules.clone(),
         recording: config.record.is_some(),
         notify: config.notify,
-        status_line: config
-            .status_line
-            .as_ref()
-            .map(|s| tooloop::tui::status_line::StatusLineCommand {
+        status_line: config.status_line.as_ref().map(|s| {
+            tooloop::tui::status_line::StatusLineCommand {
                 command: s.command.clone(),
                 padding: s.padding,
-            }),
+            }
+        }),
     })
 }
 
@@ -356,7 +355,11 @@ fn config_path(cli: &Cli) -> i32 {
             println!("logs: {}", logs.display());
             println!("sessions: {}", sessions.display());
             // Claude Code's settings.json files this workspace would read, piece by piece.
-            if let Some(cwd) = cli.workspace.clone().or_else(|| std::env::current_dir().ok()) {
+            if let Some(cwd) = cli
+                .workspace
+                .clone()
+                .or_else(|| std::env::current_dir().ok())
+            {
                 let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
                 let claude = tooloop::claude::settings::load(&cwd, home.as_deref());
                 print!(

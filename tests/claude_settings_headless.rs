@@ -61,7 +61,12 @@ fn a_pre_tool_use_hook_denying_rm_with_exit_2_blocks_it() {
     let server = MockServer::start();
     tool_then_answer(&server, "bash", json!({"command": "rm keep.txt"}));
     // --allow-tool bash: without the hook, the call would run.
-    let r = run(&server, &empty_config(dir.path()), &ws, &["--allow-tool", "bash"]);
+    let r = run(
+        &server,
+        &empty_config(dir.path()),
+        &ws,
+        &["--allow-tool", "bash"],
+    );
     assert_eq!(r.code, Some(0), "stderr:\n{}", r.stderr);
     let h = r.of_type("hook");
     assert_eq!(h.len(), 1, "{}", r.stdout);
@@ -83,7 +88,12 @@ fn a_pre_tool_use_hook_denying_rm_with_exit_2_blocks_it() {
     // Another command passes the same hook (it reads Claude Code's `tool_name: "Bash"`).
     let server = MockServer::start();
     tool_then_answer(&server, "bash", json!({"command": "echo ok > ok.txt"}));
-    let r = run(&server, &empty_config(dir.path()), &ws, &["--allow-tool", "bash"]);
+    let r = run(
+        &server,
+        &empty_config(dir.path()),
+        &ws,
+        &["--allow-tool", "bash"],
+    );
     assert_eq!(r.of_type("hook")[0]["decision"], "none", "{}", r.stdout);
     assert!(ws.join("ok.txt").exists());
 }
@@ -111,7 +121,12 @@ fn a_permission_decision_allow_skips_the_question() {
     let server = MockServer::start();
     tool_then_answer(&server, "bash", json!({"command": "touch nope"}));
     let r = run(&server, &empty_config(dir.path()), &ws, &[]);
-    assert_eq!(r.of_type("permission")[0]["decision"], "deny", "{}", r.stdout);
+    assert_eq!(
+        r.of_type("permission")[0]["decision"],
+        "deny",
+        "{}",
+        r.stdout
+    );
     assert!(!ws.join("nope").exists());
     assert_valid_history(r.result());
 }
@@ -145,7 +160,9 @@ fn session_start_context_reaches_the_first_request() {
     assert_eq!(told["source"], "startup");
     assert!(told["session_id"].is_string());
     assert_eq!(
-        Path::new(told["cwd"].as_str().unwrap()).canonicalize().unwrap(),
+        Path::new(told["cwd"].as_str().unwrap())
+            .canonicalize()
+            .unwrap(),
         ws.canonicalize().unwrap()
     );
     assert_valid_history(r.result());

@@ -78,7 +78,11 @@ fn the_body_reaches_the_history_only_through_the_skill_call() {
     // allowed-tools has Bash(git log:*): granted for this turn, headless included.
     server.enqueue(
         ReplyBuilder::new()
-            .tool_use("toolu_2", "bash", json!({"command": "git log --oneline -3"}))
+            .tool_use(
+                "toolu_2",
+                "bash",
+                json!({"command": "git log --oneline -3"}),
+            )
             .usage(10, 5)
             .build(),
     );
@@ -89,7 +93,10 @@ fn the_body_reaches_the_history_only_through_the_skill_call() {
     let first = &reqs[0];
     let tool = skill_tool(&first.body).expect("the skill tool is offered");
     let listing = tool["description"].as_str().unwrap();
-    assert!(listing.contains("- changelog-writer: Writes a CHANGELOG entry"), "{listing}");
+    assert!(
+        listing.contains("- changelog-writer: Writes a CHANGELOG entry"),
+        "{listing}"
+    );
     assert!(
         listing.contains("- release-notes-style: House style for user-facing release notes"),
         "{listing}"
@@ -137,13 +144,22 @@ fn without_the_skill_the_same_command_is_refused() {
     server.enqueue(
         ReplyBuilder::new()
             .tool_use("toolu_1", "skill", json!({"name": "release-notes-style"}))
-            .tool_use("toolu_2", "bash", json!({"command": "git log --oneline -3"}))
+            .tool_use(
+                "toolu_2",
+                "bash",
+                json!({"command": "git log --oneline -3"}),
+            )
             .usage(10, 5)
             .build(),
     );
     server.enqueue(ReplyBuilder::new().text("done").usage(10, 5).build());
     let r = run(&server, &ws, &[]);
-    assert_eq!(r.of_type("permission")[0]["decision"], "deny", "{}", r.stdout);
+    assert_eq!(
+        r.of_type("permission")[0]["decision"],
+        "deny",
+        "{}",
+        r.stdout
+    );
     assert_valid_history(r.result());
 }
 
@@ -154,7 +170,10 @@ fn fifty_skills_keep_the_first_request_within_the_cap() {
     for i in 0..50 {
         let d = ws.join(format!(".claude/skills/skill-{i:02}"));
         std::fs::create_dir_all(&d).unwrap();
-        let description = format!("Skill number {i}: {}", "handles one kind of task well. ".repeat(12));
+        let description = format!(
+            "Skill number {i}: {}",
+            "handles one kind of task well. ".repeat(12)
+        );
         std::fs::write(
             d.join("SKILL.md"),
             format!("---\nname: skill-{i:02}\ndescription: {description}\n---\nBODY-{i:02}\n"),
@@ -202,7 +221,12 @@ fn a_skill_written_during_the_session_is_offered_from_the_next_request() {
     let reqs = server.accepted();
     assert!(skill_tool(&reqs[0].body).is_none(), "no skills, no tool");
     let tool = skill_tool(&reqs[1].body).expect("offered from the next request");
-    assert!(tool["description"].as_str().unwrap().contains("- fresh: Appeared mid-session."));
+    assert!(
+        tool["description"]
+            .as_str()
+            .unwrap()
+            .contains("- fresh: Appeared mid-session.")
+    );
     assert_valid_history(r.result());
 }
 

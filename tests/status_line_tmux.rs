@@ -86,7 +86,12 @@ fn cost_on(screen: &str) -> Option<f64> {
 fn status_line_follows_the_cost(name: &str, w: u16, h: u16) {
     let server = MockServer::start();
     for _ in 0..2 {
-        server.enqueue(ReplyBuilder::new().text("answered").usage(100_000, 2_000).build());
+        server.enqueue(
+            ReplyBuilder::new()
+                .text("answered")
+                .usage(100_000, 2_000)
+                .build(),
+        );
     }
     let Some(s) = start(name, w, h, &server, with_script) else {
         return;
@@ -94,7 +99,10 @@ fn status_line_follows_the_cost(name: &str, w: u16, h: u16) {
     let first = s.wait_for("the script's line", |sc| {
         Tmux::status_line(sc).starts_with("SL claude-sonnet-4-5 cost=0.0000 in ws")
     });
-    assert!(!first.contains("title"), "the OSC sequence is dropped:\n{first}");
+    assert!(
+        !first.contains("title"),
+        "the OSC sequence is dropped:\n{first}"
+    );
     s.send_line("one");
     let after_one = s.wait_for("the cost after one prompt", |sc| {
         cost_on(sc).is_some_and(|c| c > 0.0)
@@ -136,7 +144,10 @@ fn a_failing_status_line_script_gives_tooloops_bar_and_one_notice() {
         return;
     };
     let screen = s.wait_text("status line command failed (exit code 3)");
-    assert!(Tmux::status_line(&screen).contains("anthropic/claude-sonnet-4-5"), "{screen}");
+    assert!(
+        Tmux::status_line(&screen).contains("anthropic/claude-sonnet-4-5"),
+        "{screen}"
+    );
     assert_eq!(screen.matches("status line command failed").count(), 1);
 }
 
@@ -164,7 +175,10 @@ fn slash_skills_lists_the_skills() {
     s.wait_text("Ask something");
     s.send_line("/skills");
     let screen = s.wait_text("INVOCABLE BY");
-    assert!(screen.contains("changelog-writer  .claude/skills"), "{screen}");
+    assert!(
+        screen.contains("changelog-writer  .claude/skills"),
+        "{screen}"
+    );
     assert!(screen.contains("model and user"), "{screen}");
     assert!(screen.contains("user only"), "{screen}");
 }

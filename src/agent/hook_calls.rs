@@ -4,8 +4,8 @@
 //! The hooks themselves (config, process, decision) live in `crate::hooks`; this file only
 //! connects them to the loop.
 
-use std::sync::{Arc, Mutex};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
@@ -204,7 +204,13 @@ pub async fn session_start(
     let mut fields = Map::new();
     fields.insert("source".into(), source.into());
     hooks
-        .run(events, HookEvent::SessionStart, Some(source), fields, cancel)
+        .run(
+            events,
+            HookEvent::SessionStart,
+            Some(source),
+            fields,
+            cancel,
+        )
         .await
         .context_text()
 }
@@ -252,7 +258,13 @@ pub async fn permission_request(
     fields.insert("tool_name".into(), name.into());
     fields.insert("tool_input".into(), input.clone());
     let out = hooks
-        .run(events, HookEvent::PermissionRequest, Some(name), fields, cancel)
+        .run(
+            events,
+            HookEvent::PermissionRequest,
+            Some(name),
+            fields,
+            cancel,
+        )
         .await;
     match out.decision() {
         HookDecision::Allow => PermissionAnswer::Allow,
@@ -290,7 +302,10 @@ pub fn notify(hooks: &Arc<HookEnv>, events: &EventSink, kind: &'static str, mess
 /// `post_compact` (PostCompact): told the trigger once the history is compacted; it
 /// informs. The next prompt tells session_start with `compact`.
 pub async fn post_compact(hooks: &HookEnv, events: &EventSink, trigger: &str) {
-    *hooks.session_start.lock().unwrap_or_else(|p| p.into_inner()) = StartState::Compacted;
+    *hooks
+        .session_start
+        .lock()
+        .unwrap_or_else(|p| p.into_inner()) = StartState::Compacted;
     if !hooks.wants(HookEvent::PostCompact, Some(trigger)) {
         return;
     }
@@ -326,7 +341,9 @@ pub async fn subagent(
     if event == HookEvent::SubagentStop {
         fields.insert("stop_hook_active".into(), false.into());
     }
-    hooks.run(events, event, Some(agent_type), fields, cancel).await;
+    hooks
+        .run(events, event, Some(agent_type), fields, cancel)
+        .await;
 }
 
 /// `post_tool_use`: its context is appended to the result the model sees; a deny turns the
@@ -346,7 +363,13 @@ pub async fn post_tool_use(
         fields.insert("tool_input".into(), input.clone());
         fields.insert("error".into(), output.content.clone().into());
         let out = hooks
-            .run(events, HookEvent::PostToolUseFailure, Some(name), fields, cancel)
+            .run(
+                events,
+                HookEvent::PostToolUseFailure,
+                Some(name),
+                fields,
+                cancel,
+            )
             .await;
         if let Some(context) = out.context_text() {
             output

@@ -66,7 +66,9 @@ fn one(name: &str, spec: Option<&str>, deny: bool) -> Mapped {
         (_, None) => Mapped::Rules(vec![name.to_string()]),
         ("bash", Some(s)) => {
             // Claude Code also writes the prefix form as `cmd *`.
-            let s = s.strip_suffix(" *").map_or(s.to_string(), |p| format!("{p}:*"));
+            let s = s
+                .strip_suffix(" *")
+                .map_or(s.to_string(), |p| format!("{p}:*"));
             Mapped::Rules(vec![format!("bash({s})")])
         }
         // Safer to refuse every fetch than to let a denied domain through.
@@ -120,13 +122,24 @@ mod tests {
         assert_eq!(rules("Bash(*)"), ["bash"]);
         assert_eq!(
             rules("Read(./.env)"),
-            ["read_file(.env)", "grep(.env)", "glob(.env)", "list_dir(.env)"]
+            [
+                "read_file(.env)",
+                "grep(.env)",
+                "glob(.env)",
+                "list_dir(.env)"
+            ]
         );
-        assert_eq!(rules("Edit(src/**)"), ["edit_file(src/**)", "write_file(src/**)"]);
+        assert_eq!(
+            rules("Edit(src/**)"),
+            ["edit_file(src/**)", "write_file(src/**)"]
+        );
         assert_eq!(rules("Read(*.pem)")[0], "read_file(**/*.pem)");
         assert_eq!(rules("Read(//etc/passwd)")[0], "read_file(/etc/passwd)");
         assert_eq!(rules("Read(~/.ssh/**)")[0], "read_file(/home/u/.ssh/**)");
-        assert_eq!(rules("mcp__github__create_issue"), ["mcp__github__create_issue"]);
+        assert_eq!(
+            rules("mcp__github__create_issue"),
+            ["mcp__github__create_issue"]
+        );
         assert_eq!(rules("mcp__github"), ["mcp__github__*"]);
         assert_eq!(rules("TodoWrite"), ["todo_write"]);
         assert_eq!(rules("read_file(src/**)"), ["read_file(src/**)"]);
@@ -136,7 +149,10 @@ mod tests {
     fn tools_tooloop_lacks_are_unused_and_domain_denials_widen() {
         assert!(matches!(map("WebSearch", false, None), Mapped::Unused(_)));
         assert!(matches!(map("FooBar(x)", false, None), Mapped::Unused(_)));
-        assert!(matches!(map("NotebookEdit(x)", true, None), Mapped::Unused(_)));
+        assert!(matches!(
+            map("NotebookEdit(x)", true, None),
+            Mapped::Unused(_)
+        ));
         assert!(matches!(
             map("WebFetch(domain:example.com)", false, None),
             Mapped::Unused(_)
@@ -147,7 +163,10 @@ mod tests {
         );
         assert!(matches!(map("Bash(ls", false, None), Mapped::Unused(_)));
         // Every mapped rule is valid tooloop syntax.
-        for r in rules("Edit(src/**)").iter().chain(&rules("Bash(npm run test:*)")) {
+        for r in rules("Edit(src/**)")
+            .iter()
+            .chain(&rules("Bash(npm run test:*)"))
+        {
             crate::permission::rules::Rule::parse(r).unwrap();
         }
     }

@@ -115,10 +115,17 @@ pub fn summary(s: &ClaudeSettings) -> String {
         out.push_str(&format!("claude rule unused: {u}\n"));
     }
     for h in &s.hooks {
-        out.push_str(&format!("claude hook: {} {}\n", h.event.claude_name(), h.source));
+        out.push_str(&format!(
+            "claude hook: {} {}\n",
+            h.event.claude_name(),
+            h.source
+        ));
     }
     if let Some(sl) = &s.status_line {
-        out.push_str(&format!("claude statusLine: {} ({})\n", sl.command, sl.source));
+        out.push_str(&format!(
+            "claude statusLine: {} ({})\n",
+            sl.command, sl.source
+        ));
     }
     for n in &s.notices {
         out.push_str(&format!("claude settings skipped: {n}\n"));
@@ -140,7 +147,8 @@ pub fn load(workspace: &Path, home: Option<&Path>) -> ClaudeSettings {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
             Err(e) => {
-                out.notices.push(format!("{}: {e}; file skipped", path.display()));
+                out.notices
+                    .push(format!("{}: {e}; file skipped", path.display()));
                 continue;
             }
         };
@@ -183,7 +191,9 @@ pub fn read_text(
     if let Some(s) = root.get("statusLine") {
         match status_line(s, source) {
             Ok(spec) => out.status_line = Some(spec),
-            Err(why) => out.notices.push(format!("{shown}: statusLine: {why}; skipped")),
+            Err(why) => out
+                .notices
+                .push(format!("{shown}: statusLine: {why}; skipped")),
         }
     }
 }
@@ -240,8 +250,9 @@ fn read_permissions(
 
 fn read_hooks(out: &mut ClaudeSettings, shown: &str, hooks: &Value) {
     let Some(events) = hooks.as_object() else {
-        out.notices
-            .push(format!("{shown}: hooks: expected an object of events; skipped"));
+        out.notices.push(format!(
+            "{shown}: hooks: expected an object of events; skipped"
+        ));
         return;
     };
     for (name, groups) in events {
@@ -283,8 +294,9 @@ fn read_hooks(out: &mut ClaudeSettings, shown: &str, hooks: &Value) {
                 continue;
             }
             let Some(list) = group.get("hooks").and_then(Value::as_array) else {
-                out.notices
-                    .push(format!("{at}.hooks: expected a list of hooks; group skipped"));
+                out.notices.push(format!(
+                    "{at}.hooks: expected a list of hooks; group skipped"
+                ));
                 continue;
             };
             for (j, h) in list.iter().enumerate() {

@@ -209,35 +209,73 @@ mod tests {
             r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"safe"}}"#,
             "",
         ));
-        assert_eq!((v.decision, v.reason.as_deref()), (HookDecision::Allow, Some("safe")));
+        assert_eq!(
+            (v.decision, v.reason.as_deref()),
+            (HookDecision::Allow, Some("safe"))
+        );
         let v = interpret_plain(&exited(
             0,
             r#"{"hookSpecificOutput":{"permissionDecision":"deny","permissionDecisionReason":"no"},"systemMessage":"blocked rm"}"#,
             "",
         ));
-        assert_eq!((v.decision, v.reason.as_deref()), (HookDecision::Deny, Some("no")));
+        assert_eq!(
+            (v.decision, v.reason.as_deref()),
+            (HookDecision::Deny, Some("no"))
+        );
         assert_eq!(v.system_message.as_deref(), Some("blocked rm"));
-        let v = interpret_plain(&exited(0, r#"{"decision":"block","reason":"tests fail"}"#, ""));
-        assert_eq!((v.decision, v.reason.as_deref()), (HookDecision::Deny, Some("tests fail")));
-        let v = interpret_plain(&exited(0, r#"{"continue":false,"stopReason":"done for today"}"#, ""));
-        assert_eq!((v.decision, v.reason.as_deref()), (HookDecision::Stop, Some("done for today")));
+        let v = interpret_plain(&exited(
+            0,
+            r#"{"decision":"block","reason":"tests fail"}"#,
+            "",
+        ));
+        assert_eq!(
+            (v.decision, v.reason.as_deref()),
+            (HookDecision::Deny, Some("tests fail"))
+        );
+        let v = interpret_plain(&exited(
+            0,
+            r#"{"continue":false,"stopReason":"done for today"}"#,
+            "",
+        ));
+        assert_eq!(
+            (v.decision, v.reason.as_deref()),
+            (HookDecision::Stop, Some("done for today"))
+        );
         let v = interpret_plain(&exited(
             0,
             r#"{"suppressOutput":true,"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"branch: main"}}"#,
             "",
         ));
-        assert_eq!((v.decision, v.context.as_deref()), (HookDecision::None, Some("branch: main")));
-        let v = interpret_plain(&exited(0, r#"{"hookSpecificOutput":{"permissionDecision":"ask"}}"#, ""));
+        assert_eq!(
+            (v.decision, v.context.as_deref()),
+            (HookDecision::None, Some("branch: main"))
+        );
+        let v = interpret_plain(&exited(
+            0,
+            r#"{"hookSpecificOutput":{"permissionDecision":"ask"}}"#,
+            "",
+        ));
         assert_eq!(v.decision, HookDecision::None);
         let v = interpret_plain(&exited(
             0,
             r#"{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"not now"}}}"#,
             "",
         ));
-        assert_eq!((v.decision, v.reason.as_deref()), (HookDecision::Deny, Some("not now")));
+        assert_eq!(
+            (v.decision, v.reason.as_deref()),
+            (HookDecision::Deny, Some("not now"))
+        );
         // Plain stdout is context only where the event says so.
-        assert_eq!(interpret(&exited(0, "on branch main\n", ""), true).context.as_deref(), Some("on branch main"));
-        assert_eq!(interpret_plain(&exited(0, "on branch main\n", "")).context, None);
+        assert_eq!(
+            interpret(&exited(0, "on branch main\n", ""), true)
+                .context
+                .as_deref(),
+            Some("on branch main")
+        );
+        assert_eq!(
+            interpret_plain(&exited(0, "on branch main\n", "")).context,
+            None
+        );
     }
 
     fn exited(code: i32, stdout: &str, stderr: &str) -> HookProcess {

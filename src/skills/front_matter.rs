@@ -41,7 +41,12 @@ pub fn parse(text: &str) -> Result<(FrontMatter, String), BadSkill> {
     let mut lines = text.split_inclusive('\n');
     match lines.next() {
         Some(first) if first.trim_end() == "---" => {}
-        _ => return Err(bad(1, "no front matter: the file must start with a `---` line")),
+        _ => {
+            return Err(bad(
+                1,
+                "no front matter: the file must start with a `---` line",
+            ));
+        }
     }
     let mut yaml = String::new();
     let mut closed = None;
@@ -180,7 +185,10 @@ mod tests {
         )
         .unwrap();
         assert_eq!(fm.name.as_deref(), Some("brand-kit"));
-        assert!(fm.description.starts_with("Applies the team's colours: use"));
+        assert!(
+            fm.description
+                .starts_with("Applies the team's colours: use")
+        );
         assert!(fm.user_invocable && !fm.disable_model_invocation);
         assert_eq!(body, "\n# Brand kit\nBody.\n");
         let (fm, _) = parse(
@@ -193,9 +201,11 @@ mod tests {
         assert_eq!(fm.allowed_tools, ["Read", "Grep", "Bash(git add:*, x)"]);
         assert!(fm.disable_model_invocation && !fm.user_invocable);
         assert_eq!(fm.argument_hint.as_deref(), Some("[file]"));
-        let (fm, _) = parse("---\nname: x\nallowed-tools:\n  - Read\n  - Bash(ls:*)\n---\n").unwrap();
+        let (fm, _) =
+            parse("---\nname: x\nallowed-tools:\n  - Read\n  - Bash(ls:*)\n---\n").unwrap();
         // `: ` inside a plain value is not strict YAML, but real files have it.
-        let (fm2, _) = parse("---\nname: x\ndescription: Use it when: the user asks\n---\n").unwrap();
+        let (fm2, _) =
+            parse("---\nname: x\ndescription: Use it when: the user asks\n---\n").unwrap();
         assert_eq!(fm2.description, "Use it when: the user asks");
         assert_eq!(fm.allowed_tools, ["Read", "Bash(ls:*)"]);
     }

@@ -86,13 +86,17 @@ impl SkillState {
     /// The `skill` tool for the catalog in force; None when there is no skill to offer
     /// (the request then carries no tool for it at all).
     pub fn tool(&self) -> Option<std::sync::Arc<dyn crate::tools::Tool>> {
-        self.catalog.skills.iter().any(|s| s.model_invocable).then(|| {
-            std::sync::Arc::new(tool::SkillTool::new(
-                self.catalog.clone(),
-                self.window_tokens,
-                self.policy.clone(),
-            )) as std::sync::Arc<dyn crate::tools::Tool>
-        })
+        self.catalog
+            .skills
+            .iter()
+            .any(|s| s.model_invocable)
+            .then(|| {
+                std::sync::Arc::new(tool::SkillTool::new(
+                    self.catalog.clone(),
+                    self.window_tokens,
+                    self.policy.clone(),
+                )) as std::sync::Arc<dyn crate::tools::Tool>
+            })
     }
 
     /// Reads the folders again if a SKILL.md changed, appeared or went: the new catalog's
@@ -129,7 +133,14 @@ pub fn commands(catalog: &Catalog, taken: &[&str]) -> Vec<crate::prompt::command
                 description: format!("skill: {}", s.description),
                 // The placeholder stays for the command machinery to fill; a body without
                 // one gets typed arguments appended there.
-                body: s.expand(&body, if body.contains("$ARGUMENTS") { "$ARGUMENTS" } else { "" }),
+                body: s.expand(
+                    &body,
+                    if body.contains("$ARGUMENTS") {
+                        "$ARGUMENTS"
+                    } else {
+                        ""
+                    },
+                ),
                 path: s.path.clone(),
             })
         })
@@ -144,12 +155,24 @@ pub fn dirs(
     home: Option<&Path>,
 ) -> Vec<(PathBuf, String)> {
     let mut out = vec![
-        (workspace.join(".tooloop/skills"), ".tooloop/skills".to_string()),
-        (workspace.join(".claude/skills"), ".claude/skills".to_string()),
-        (workspace.join(".agents/skills"), ".agents/skills".to_string()),
+        (
+            workspace.join(".tooloop/skills"),
+            ".tooloop/skills".to_string(),
+        ),
+        (
+            workspace.join(".claude/skills"),
+            ".claude/skills".to_string(),
+        ),
+        (
+            workspace.join(".agents/skills"),
+            ".agents/skills".to_string(),
+        ),
     ];
     if let Some(dir) = user_config {
-        out.push((dir.join("skills"), format!("{}", dir.join("skills").display())));
+        out.push((
+            dir.join("skills"),
+            format!("{}", dir.join("skills").display()),
+        ));
     }
     if let Some(home) = home {
         out.push((home.join(".claude/skills"), "~/.claude/skills".to_string()));

@@ -36,10 +36,8 @@ impl SkillTool {
         window_tokens: u64,
         policy: Option<Arc<PermissionPolicy>>,
     ) -> SkillTool {
-        let listing = super::listing::build(
-            &catalog.skills,
-            super::listing::cap_bytes(window_tokens),
-        );
+        let listing =
+            super::listing::build(&catalog.skills, super::listing::cap_bytes(window_tokens));
         SkillTool {
             description: format!("{INTRO}{}", listing.text),
             catalog,

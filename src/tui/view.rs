@@ -131,7 +131,11 @@ fn render(app: &App, f: &mut Frame, frame: &Frame3, now: Instant) {
     {
         menu.draw(f, frame.input, &app.theme);
     }
-    match app.status_line.as_ref().and_then(|s| s.line().map(|l| (l, s.padding()))) {
+    match app
+        .status_line
+        .as_ref()
+        .and_then(|s| s.line().map(|l| (l, s.padding())))
+    {
         // The user's status line replaces tooloop's (a quit confirmation still wins).
         Some((line, pad)) if !app.quit_armed(now) => {
             let mut spans = vec![ratatui::text::Span::raw(" ".repeat(pad as usize))];

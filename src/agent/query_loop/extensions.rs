@@ -82,7 +82,9 @@ pub(super) async fn prompt_message(
         && let Some(context) =
             hook_calls::session_start(hooks, &agent.exec.events, source, cancel).await
     {
-        blocks.push(ContentBlock::text(format!("[session_start hook]\n{context}")));
+        blocks.push(ContentBlock::text(format!(
+            "[session_start hook]\n{context}"
+        )));
     }
     if hooks.wants(crate::hooks::HookEvent::UserPromptSubmit, None) {
         match hook_calls::user_prompt_submit(hooks, &agent.exec.events, prompt, cancel).await {

@@ -136,7 +136,11 @@ impl StatusLine {
     }
 
     fn start(&self, stdin: Vec<u8>) {
-        let (command, cwd, slot) = (self.spec.command.clone(), self.cwd.clone(), self.slot.clone());
+        let (command, cwd, slot) = (
+            self.spec.command.clone(),
+            self.cwd.clone(),
+            self.slot.clone(),
+        );
         tokio::spawn(async move {
             let p = crate::hooks::runner::run_hook(
                 &command,
@@ -148,7 +152,9 @@ impl StatusLine {
             .await;
             let first = p.stdout.lines().find(|l| !l.trim().is_empty());
             let outcome = match (p.exit, first) {
-                _ if p.timed_out => Outcome::Failed(format!("killed after {} s", TIMEOUT.as_secs())),
+                _ if p.timed_out => {
+                    Outcome::Failed(format!("killed after {} s", TIMEOUT.as_secs()))
+                }
                 _ if p.spawn_error.is_some() => {
                     Outcome::Failed(p.spawn_error.clone().unwrap_or_default())
                 }

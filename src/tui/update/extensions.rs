@@ -67,13 +67,14 @@ impl App {
     /// `/skills`: what `tooloop skills` prints, and the skills a built-in command's name
     /// keeps from `/`.
     pub(crate) fn show_skills(&mut self) {
-        let catalog =
-            crate::skills::Catalog::load(&crate::skills::dirs_for(&self.info.workspace));
+        let catalog = crate::skills::Catalog::load(&crate::skills::dirs_for(&self.info.workspace));
         let window = match &self.info.models {
             Some(t) => t.lookup(&self.info.model).context_window,
-            None => crate::models::ModelTable::builtin()
-                .lookup(&self.info.model)
-                .context_window,
+            None => {
+                crate::models::ModelTable::builtin()
+                    .lookup(&self.info.model)
+                    .context_window
+            }
         };
         let mut text = crate::skills::table::format(&catalog, window);
         for s in &catalog.skills {
