@@ -87,10 +87,8 @@ fn path_glob(spec: &str, home: Option<&Path>) -> String {
     if let Some(abs) = spec.strip_prefix("//") {
         return format!("/{abs}");
     }
-    if let Some(rest) = spec.strip_prefix("~/") {
-        if let Some(h) = home {
-            return format!("{}/{rest}", h.display());
-        }
+    if let (Some(rest), Some(h)) = (spec.strip_prefix("~/"), home) {
+        return format!("{}/{rest}", h.display());
     }
     let rel = spec
         .strip_prefix("./")
