@@ -93,7 +93,7 @@ pub const COMMANDS: &[SlashCommand] = &[
     SlashCommand {
         name: "skills",
         args: "",
-        help: "skills: source, body size, invocable by whom",
+        help: "list skills: source, size, by whom",
         run: |app, _, _| app.show_skills(),
     },
     SlashCommand {
