@@ -30,29 +30,8 @@ pub fn format_table(defs: &[AgentDefinition], workspace: &Path) -> String {
             [d.name.clone(), source, tools, model]
         })
         .collect();
-    let header = ["NAME", "SOURCE", "TOOLS", "MODEL"];
-    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
-    for row in &rows {
-        for (w, c) in widths.iter_mut().zip(row) {
-            *w = (*w).max(c.chars().count());
-        }
-    }
-    let line = |cells: &[&str]| {
-        let mut out = String::new();
-        for (i, (c, w)) in cells.iter().zip(&widths).enumerate() {
-            if i + 1 == cells.len() {
-                out.push_str(c);
-            } else {
-                out.push_str(&format!("{c:<w$}  "));
-            }
-        }
-        out.trim_end().to_string() + "\n"
-    };
-    let mut out = line(&header);
-    for row in &rows {
-        out.push_str(&line(&row.iter().map(String::as_str).collect::<Vec<_>>()));
-    }
-    out
+    let rows: Vec<Vec<String>> = rows.into_iter().map(Vec::from).collect();
+    crate::text::columns(&["NAME", "SOURCE", "TOOLS", "MODEL"], &rows)
 }
 
 #[cfg(test)]

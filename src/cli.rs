@@ -236,6 +236,10 @@ pub enum Command {
     /// (.tooloop/agents/, .claude/agents/, ~/.config/tooloop/agents/), with their tools and
     /// model. A file that cannot be read is named with its line on stderr (exit 1).
     Agents,
+    /// List the skills (SKILL.md folders in .tooloop/skills, .claude/skills, .agents/skills,
+    /// ~/.config/tooloop/skills, ~/.claude/skills): name, source, the body's size, invocable
+    /// by whom. A file that cannot be read is named with its line (exit 1).
+    Skills,
     /// Show or create the config file.
     Config {
         #[command(subcommand)]

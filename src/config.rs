@@ -87,6 +87,12 @@ pub struct Config {
     pub mcp: Vec<crate::mcp::ServerConfig>,
     /// The user's hooks, matchers compiled, run in the workspace.
     pub hooks: crate::hooks::Hooks,
+    /// What Claude Code's settings.json files say (rules and hooks are already merged into
+    /// `permission_rules` and `hooks`; kept for `/permissions`, `tooloop config` and the
+    /// status line).
+    pub claude: crate::claude::settings::ClaudeSettings,
+    /// `[tui] status_line`, else Claude Code's `statusLine`.
+    pub status_line: Option<crate::claude::settings::StatusLineSpec>,
     /// `[agents]`: subagent depth, parallelism and turns.
     pub agents: crate::agent::subagent::AgentLimits,
     /// `[telemetry]` and its environment variables (OTEL_* are read when it starts).
@@ -193,6 +199,7 @@ impl Config {
             &path.display().to_string(),
             &config.workspace,
         )?;
+        config.claude.apply_rules(&mut config.permission_rules);
         config.config_file = Some(path);
         Ok(config)
     }
@@ -283,8 +290,16 @@ impl Config {
         if let Some(secs) = file.retry.max_delay_secs {
             retry.max_delay = Duration::from_secs(secs);
         }
-        let permission_rules =
+        let mut permission_rules =
             crate::permission::settings::load(&file.permissions, "config.toml", &workspace)?;
+        let claude = crate::claude::settings::load(
+            &workspace,
+            env.var("HOME").map(PathBuf::from).as_deref(),
+        );
+        claude.apply_rules(&mut permission_rules);
+        let mut hooks = crate::hooks::Hooks::new(&file.hooks, workspace.clone())?;
+        claude.add_hooks(&mut hooks);
+
         let mut allowed_tools = file.tools.allow.clone().unwrap_or_default();
         allowed_tools.extend(cli.allow_tool.iter().cloned());
         let session = match (&cli.resume, cli.continue_session, cli.no_session) {
@@ -385,7 +400,7 @@ impl Config {
                 && file.project_instructions.unwrap_or(true),
             thinking_budget,
             reasoning_effort,
-            notes,
+            notes: claude.notices.iter().cloned().chain(notes).collect(),
             web_search,
             max_tokens,
             sibling_abort: !cli.no_sibling_abort,
@@ -450,7 +465,19 @@ impl Config {
             config_file: None,
             permission_rules,
             mcp: file.mcp.resolve()?,
-            hooks: crate::hooks::Hooks::new(&file.hooks, workspace.clone())?,
+            hooks,
+            status_line: file
+                .tui
+                .status_line
+                .clone()
+                .filter(|c| !c.trim().is_empty())
+                .map(|command| crate::claude::settings::StatusLineSpec {
+                    command,
+                    padding: 0,
+                    source: "config.toml".into(),
+                })
+                .or_else(|| claude.status_line.clone()),
+            claude,
             agents: file.agents.limits(),
             telemetry: crate::telemetry::settings::resolve(&file.telemetry, &|k| env.var(k)),
             workspace,

@@ -172,6 +172,9 @@ pub struct TuiSection {
     /// How to call the user back when a turn ends or a question opens while the terminal
     /// is not focused.
     pub notify: Option<NotifyMode>,
+    /// A command whose first line of output replaces the status bar (it gets Claude
+    /// Code's status-line JSON on stdin); beats Claude Code's `statusLine`.
+    pub status_line: Option<String>,
 }
 
 /// `[tui] notify`: `auto` (OSC 9 where the terminal shows it as a notification, else BEL),

@@ -184,9 +184,11 @@ pub fn start_with(
     let mcp = start_mcp(config, &sink);
     let hub = subagents(config, &provider, &settings, &exec, mcp.clone());
     exec.registry = Arc::new(hub.with_task_tool(&exec.registry, context.ledger.clone(), sink));
-    // After the hub took its copy: subagents do not hand plans over.
+    // After the hub took its copy: subagents do not hand plans over (nor use skills).
     let exec = with_plan_tool(exec, plan.clone());
+    let (exec, skills) = with_skills(config, exec);
     let mut agent = Agent::new(provider, exec, settings);
+    agent.skills = Some(skills);
     agent.todos = todos;
     agent.plan = plan;
     agent.context = context;
@@ -316,6 +318,27 @@ fn with_plan_tool(mut exec: ExecEnv, plan: crate::tools::exit_plan_mode::PlanSlo
     let (registry, _) = exec.registry.with_builtin(Arc::new(tool));
     exec.registry = Arc::new(registry);
     exec
+}
+
+/// The skills of the workspace and the user: the `skill` tool when there is one to offer,
+/// its listing capped for the model's window; bad files are notices.
+fn with_skills(config: &Config, mut exec: ExecEnv) -> (ExecEnv, crate::skills::SkillState) {
+    let dirs = crate::skills::dirs_for(&config.workspace);
+    let catalog = crate::skills::Catalog::load(&dirs);
+    for text in &catalog.notices {
+        exec.events.send(AgentEvent::Notice { text: text.clone() });
+    }
+    let state = crate::skills::SkillState {
+        dirs,
+        catalog: Arc::new(catalog),
+        window_tokens: config.context.models.lookup(&config.model).context_window,
+        policy: Some(exec.policy.clone()),
+    };
+    if let Some(tool) = state.tool() {
+        let (registry, _) = exec.registry.with_builtin(tool);
+        exec.registry = Arc::new(registry);
+    }
+    (exec, state)
 }
 
 /// What the `task` tool needs to start subagents: the agent definitions (files that cannot

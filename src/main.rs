@@ -197,6 +197,12 @@ fn tui_settings(config: &Config) -> anyhow::Result<tooloop::tui::Settings> {
         rules: config.permission_rules.clone(),
         recording: config.record.is_some(),
         notify: config.notify,
+        status_line: config.status_line.as_ref().map(|s| {
+            tooloop::tui::status_line::StatusLineCommand {
+                command: s.command.clone(),
+                padding: s.padding,
+            }
+        }),
     })
 }
 
@@ -287,6 +293,27 @@ fn list_models(cli: &Cli) -> i32 {
     }
 }
 
+fn list_skills(cli: &Cli) -> i32 {
+    match Config::resolve(cli, &ProcessEnv) {
+        Ok(config) => {
+            let catalog =
+                tooloop::skills::Catalog::load(&tooloop::skills::dirs_for(&config.workspace));
+            let window = config.context.models.lookup(&config.model).context_window;
+            print!(
+                "{}",
+                tooloop::sanitize::output::for_stderr(&tooloop::skills::table::format(
+                    &catalog, window
+                ))
+            );
+            i32::from(!catalog.notices.is_empty())
+        }
+        Err(e) => {
+            eprintln!("tooloop: {e}");
+            2
+        }
+    }
+}
+
 fn list_agents(cli: &Cli) -> i32 {
     match Config::resolve(cli, &ProcessEnv) {
         Ok(config) => {
@@ -329,6 +356,21 @@ fn config_path(cli: &Cli) -> i32 {
             println!("config: {}{state}", file.display());
             println!("logs: {}", logs.display());
             println!("sessions: {}", sessions.display());
+            // Claude Code's settings.json files this workspace would read, piece by piece.
+            if let Some(cwd) = cli
+                .workspace
+                .clone()
+                .or_else(|| std::env::current_dir().ok())
+            {
+                let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+                let claude = tooloop::claude::settings::load(&cwd, home.as_deref());
+                print!(
+                    "{}",
+                    tooloop::sanitize::output::for_stderr(&tooloop::claude::settings::summary(
+                        &claude
+                    ))
+                );
+            }
             0
         }
         Err(e) => fail(e, 1),
@@ -355,6 +397,7 @@ fn without_config(cli: &Cli, command: &Command) -> Option<i32> {
         Command::Sessions => list_sessions(),
         Command::Models => list_models(cli),
         Command::Agents => list_agents(cli),
+        Command::Skills => list_skills(cli),
         Command::Config { action } => match action {
             ConfigAction::Path => config_path(cli),
             ConfigAction::Init => config_init(cli),

@@ -25,6 +25,9 @@ use crate::tools::Effect;
 
 use crate::protocol::approval_mode::ApprovalMode;
 
+/// The source of a skill's grants (`skill NAME (allowed-tools)`).
+pub const SKILL_SOURCE: &str = "skill ";
+
 /// What the policy says before anyone is asked.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Verdict {
@@ -111,6 +114,28 @@ impl PermissionPolicy {
     /// Tests: another home directory for `~`.
     pub fn set_home(&mut self, home: Option<PathBuf>) {
         self.home = home;
+    }
+
+    /// A skill's `allowed-tools` (already tooloop rules) as allow rules until the turn
+    /// ends ([`PermissionPolicy::end_skill_grants`]). Allow rules come after deny rules,
+    /// plan and read-only mode and the delete guard in the one decision, so a skill never
+    /// gets past those. Rules that do not parse are skipped.
+    pub fn grant_for_skill(&self, skill: &str, rules: &[String]) {
+        if let Ok(mut set) = self.rules.write() {
+            let source = format!("{SKILL_SOURCE}{skill} (allowed-tools)");
+            for text in rules {
+                if let Ok(rule) = rules::Rule::parse(text) {
+                    set.push(rules::RuleKind::Allow, rule, &source);
+                }
+            }
+        }
+    }
+
+    /// The turn ended: skills' grants end with it.
+    pub fn end_skill_grants(&self) {
+        if let Ok(mut set) = self.rules.write() {
+            set.remove_sources(SKILL_SOURCE);
+        }
     }
 
     /// A copy of the rules now in force (for `/permissions`).

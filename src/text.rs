@@ -1,4 +1,31 @@
-//! Cutting text for display without splitting a character.
+//! Cutting text for display without splitting a character, and aligning it in columns.
+
+/// A header and rows as left-aligned columns two spaces apart (the last column unpadded),
+/// one line each: what the `tooloop agents` / `skills` tables print.
+pub fn columns(header: &[&str], rows: &[Vec<String>]) -> String {
+    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for row in rows {
+        for (w, c) in widths.iter_mut().zip(row) {
+            *w = (*w).max(c.chars().count());
+        }
+    }
+    let line = |cells: &[&str]| {
+        let mut out = String::new();
+        for (i, (c, w)) in cells.iter().zip(&widths).enumerate() {
+            if i + 1 == cells.len() {
+                out.push_str(c);
+            } else {
+                out.push_str(&format!("{c:<w$}  "));
+            }
+        }
+        out.trim_end().to_string() + "\n"
+    };
+    let mut out = line(header);
+    for row in rows {
+        out.push_str(&line(&row.iter().map(String::as_str).collect::<Vec<_>>()));
+    }
+    out
+}
 
 /// The largest index <= `at` that is a char boundary of `s`.
 pub fn floor_boundary(s: &str, at: usize) -> usize {

@@ -4,8 +4,8 @@
 //! The hooks themselves (config, process, decision) live in `crate::hooks`; this file only
 //! connects them to the loop.
 
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
@@ -25,6 +25,17 @@ pub struct HookEnv {
     /// current step with `hook_stopped`.
     stop: Mutex<Option<String>>,
     next_id: AtomicU64,
+    session_start: Mutex<StartState>,
+}
+
+/// Whether session_start was told for the session at hand.
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+enum StartState {
+    #[default]
+    Fresh,
+    Cleared,
+    Compacted,
+    Told,
 }
 
 impl HookEnv {
@@ -42,6 +53,8 @@ impl HookEnv {
         HookEnv {
             hooks: self.hooks.clone(),
             session_id: Mutex::new(session.clone()),
+            // SessionStart is the session's, not each subagent's.
+            session_start: Mutex::new(StartState::Told),
             ..HookEnv::default()
         }
     }
@@ -57,6 +70,32 @@ impl HookEnv {
 
     pub fn wants(&self, event: HookEvent, tool: Option<&str>) -> bool {
         self.hooks.wants(event, tool)
+    }
+
+    /// The session_start source not yet told (taken): `startup` or `resume` before the
+    /// first prompt of a run, `clear` after /new. None once told.
+    pub fn take_session_start(&self, resumed: bool) -> Option<&'static str> {
+        let mut s = self.session_start.lock().unwrap_or_else(|p| p.into_inner());
+        match *s {
+            StartState::Told => None,
+            StartState::Fresh => {
+                *s = StartState::Told;
+                Some(if resumed { "resume" } else { "startup" })
+            }
+            StartState::Cleared => {
+                *s = StartState::Told;
+                Some("clear")
+            }
+            StartState::Compacted => {
+                *s = StartState::Told;
+                Some("compact")
+            }
+        }
+    }
+
+    /// /new: the next prompt tells session_start again, with `clear`.
+    pub fn cleared(&self) {
+        *self.session_start.lock().unwrap_or_else(|p| p.into_inner()) = StartState::Cleared;
     }
 
     /// Runs the hooks of `event`, each one a `hook-N` bar on the timeline and a `hook` line
@@ -95,6 +134,11 @@ impl HookEnv {
                 }),
             })
             .await;
+        for text in &outcome.messages {
+            events.send(AgentEvent::Notice {
+                text: format!("{} hook: {}", event.as_str(), text),
+            });
+        }
         if outcome.decision() == HookDecision::Stop {
             let reason = outcome
                 .reason()
@@ -146,6 +190,162 @@ pub async fn pre_tool_use(
     }
 }
 
+/// `session_start` (SessionStart): told the `source` (startup, resume, clear, compact); what
+/// its hooks print becomes context for the model.
+pub async fn session_start(
+    hooks: &HookEnv,
+    events: &EventSink,
+    source: &str,
+    cancel: &CancellationToken,
+) -> Option<String> {
+    if !hooks.wants(HookEvent::SessionStart, Some(source)) {
+        return None;
+    }
+    let mut fields = Map::new();
+    fields.insert("source".into(), source.into());
+    hooks
+        .run(
+            events,
+            HookEvent::SessionStart,
+            Some(source),
+            fields,
+            cancel,
+        )
+        .await
+        .context_text()
+}
+
+/// `session_end` (SessionEnd): told the `reason`; nothing it says changes anything.
+pub async fn session_end(hooks: &HookEnv, events: &EventSink, reason: &str) {
+    if !hooks.wants(HookEvent::SessionEnd, Some(reason)) {
+        return;
+    }
+    let mut fields = Map::new();
+    fields.insert("reason".into(), reason.into());
+    hooks
+        .run(
+            events,
+            HookEvent::SessionEnd,
+            Some(reason),
+            fields,
+            &CancellationToken::new(),
+        )
+        .await;
+}
+
+/// What `permission_request` answered for a question about to be asked.
+pub enum PermissionAnswer {
+    /// Nobody answered: ask the person.
+    Ask,
+    Allow,
+    Deny(String),
+}
+
+/// `permission_request` (PermissionRequest): before the person is asked, a hook may answer
+/// allow or deny as they would. Only for calls that would be asked (never beyond a mode's
+/// or a deny rule's refusal).
+pub async fn permission_request(
+    hooks: &HookEnv,
+    events: &EventSink,
+    name: &str,
+    input: &Value,
+    cancel: &CancellationToken,
+) -> PermissionAnswer {
+    if !hooks.wants(HookEvent::PermissionRequest, Some(name)) {
+        return PermissionAnswer::Ask;
+    }
+    let mut fields = Map::new();
+    fields.insert("tool_name".into(), name.into());
+    fields.insert("tool_input".into(), input.clone());
+    let out = hooks
+        .run(
+            events,
+            HookEvent::PermissionRequest,
+            Some(name),
+            fields,
+            cancel,
+        )
+        .await;
+    match out.decision() {
+        HookDecision::Allow => PermissionAnswer::Allow,
+        HookDecision::Deny | HookDecision::Stop => PermissionAnswer::Deny(format!(
+            "{name} was not run: a permission_request hook refused it: {}",
+            out.reason().unwrap_or("no reason given")
+        )),
+        HookDecision::None => PermissionAnswer::Ask,
+    }
+}
+
+/// `notification` (Notification): a question is waiting for the person. Run beside the
+/// question (never delaying it); what it says changes nothing.
+pub fn notify(hooks: &Arc<HookEnv>, events: &EventSink, kind: &'static str, message: String) {
+    if !hooks.wants(HookEvent::Notification, Some(kind)) {
+        return;
+    }
+    let (hooks, events) = (hooks.clone(), events.clone());
+    tokio::spawn(async move {
+        let mut fields = Map::new();
+        fields.insert("message".into(), message.into());
+        fields.insert("notification_type".into(), kind.into());
+        hooks
+            .run(
+                &events,
+                HookEvent::Notification,
+                Some(kind),
+                fields,
+                &CancellationToken::new(),
+            )
+            .await;
+    });
+}
+
+/// `post_compact` (PostCompact): told the trigger once the history is compacted; it
+/// informs. The next prompt tells session_start with `compact`.
+pub async fn post_compact(hooks: &HookEnv, events: &EventSink, trigger: &str) {
+    *hooks
+        .session_start
+        .lock()
+        .unwrap_or_else(|p| p.into_inner()) = StartState::Compacted;
+    if !hooks.wants(HookEvent::PostCompact, Some(trigger)) {
+        return;
+    }
+    let mut fields = Map::new();
+    fields.insert("trigger".into(), trigger.into());
+    hooks
+        .run(
+            events,
+            HookEvent::PostCompact,
+            Some(trigger),
+            fields,
+            &CancellationToken::new(),
+        )
+        .await;
+}
+
+/// `subagent_start` / `subagent_stop` (SubagentStart / SubagentStop): told the agent's
+/// type and id; their matcher is on the agent type. They inform; they decide nothing.
+pub async fn subagent(
+    hooks: &HookEnv,
+    events: &EventSink,
+    event: HookEvent,
+    agent_type: &str,
+    agent_id: &str,
+    cancel: &CancellationToken,
+) {
+    if !hooks.wants(event, Some(agent_type)) {
+        return;
+    }
+    let mut fields = Map::new();
+    fields.insert("agent_type".into(), agent_type.into());
+    fields.insert("agent_id".into(), agent_id.into());
+    if event == HookEvent::SubagentStop {
+        fields.insert("stop_hook_active".into(), false.into());
+    }
+    hooks
+        .run(events, event, Some(agent_type), fields, cancel)
+        .await;
+}
+
 /// `post_tool_use`: its context is appended to the result the model sees; a deny turns the
 /// result into an error carrying the reason.
 pub async fn post_tool_use(
@@ -157,6 +357,26 @@ pub async fn post_tool_use(
     cancel: &CancellationToken,
 ) -> ToolOutput {
     let Some(input) = input else { return output };
+    if output.is_error && hooks.wants(HookEvent::PostToolUseFailure, Some(name)) {
+        let mut fields = Map::new();
+        fields.insert("tool_name".into(), name.into());
+        fields.insert("tool_input".into(), input.clone());
+        fields.insert("error".into(), output.content.clone().into());
+        let out = hooks
+            .run(
+                events,
+                HookEvent::PostToolUseFailure,
+                Some(name),
+                fields,
+                cancel,
+            )
+            .await;
+        if let Some(context) = out.context_text() {
+            output
+                .content
+                .push_str(&format!("\n[post_tool_use_failure hook]\n{context}"));
+        }
+    }
     let mut fields = Map::new();
     fields.insert("tool_name".into(), name.into());
     fields.insert("tool_input".into(), input);

@@ -85,6 +85,8 @@ pub struct Agent {
     pub facts: context::facts::SessionFacts,
     /// The configured MCP servers (their tools join the registry before the first request).
     pub mcp: Option<Arc<crate::mcp::McpManager>>,
+    /// The skills offered through the `skill` tool (None: not looked for, as in subagents).
+    pub skills: Option<crate::skills::SkillState>,
     /// Whether they have.
     mcp_joined: bool,
     /// The session's todo list (`todo_write` writes it; compaction carries
@@ -113,6 +115,7 @@ impl Agent {
             context: context::ContextState::default(),
             facts: Default::default(),
             mcp: None,
+            skills: None,
             mcp_joined: false,
             todos: crate::todo::TodoList::new(),
             todos_recorded: 0,

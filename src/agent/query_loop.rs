@@ -211,6 +211,7 @@ fn prepare_messages(agent: &Agent) {
 /// One model request and, if it asked for tools, their results.
 async fn one_request(agent: &mut Agent, state: &mut State, cancel: &CancellationToken) -> Flow {
     let events = agent.exec.events.clone();
+    extensions::refresh_skills(agent);
     match prepare::prepare(agent, state.turn, &state.model, cancel).await {
         Prepared::Send { usage } => state.usage.add(usage),
         Prepared::End {

@@ -15,6 +15,8 @@ pub fn spawn(agent: Agent, commands: mpsc::UnboundedReceiver<AgentCommand>) -> J
     tokio::spawn(async move {
         let mut agent = run(agent, commands).await;
         end_jobs(&mut agent).await;
+        let (hooks, events) = (agent.exec.hooks.clone(), agent.events().clone());
+        super::hook_calls::session_end(&hooks, &events, "other").await;
         agent
     })
 }
@@ -56,6 +58,7 @@ async fn run(mut agent: Agent, mut rx: mpsc::UnboundedReceiver<AgentCommand>) ->
                 Some(AgentCommand::Submit { text }) => text,
                 Some(AgentCommand::NewConversation) => {
                     agent.reset(Vec::new());
+                    agent.exec.hooks.cleared();
                     continue;
                 }
                 Some(AgentCommand::Rewind(req)) => {
@@ -166,12 +169,15 @@ async fn run(mut agent: Agent, mut rx: mpsc::UnboundedReceiver<AgentCommand>) ->
                 }
             }
         }
+        // A skill's allowed-tools last as long as the turn that used it.
+        policy.end_skill_grants();
         if let Some(model) = next_model {
             agent.set_model(model);
         }
         if reset {
             queued.clear();
             agent.reset(Vec::new());
+            agent.exec.hooks.cleared();
         }
         if shutdown {
             events.send(AgentEvent::Notice {

@@ -9,7 +9,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::exec_env::ExecEnv;
-use super::hook_calls::{PreTool, post_tool_use, pre_tool_use};
+use super::hook_calls::{PermissionAnswer, PreTool, post_tool_use, pre_tool_use};
 use crate::hooks::HookEvent;
 use crate::message::markers::INTERRUPTED;
 use crate::permission::decide::Call as PermissionCall;
@@ -74,10 +74,9 @@ impl Call {
             let refused = outcome == ToolOutcome::Error;
             return (output, None, outcome, refused);
         }
-        let post_input = env
-            .hooks
-            .wants(HookEvent::PostToolUse, Some(&name))
-            .then(|| input.clone());
+        let post_input = (env.hooks.wants(HookEvent::PostToolUse, Some(&name))
+            || env.hooks.wants(HookEvent::PostToolUseFailure, Some(&name)))
+        .then(|| input.clone());
         let edited = if effect == Effect::Edit {
             edited_paths(env, tool.as_ref(), &input)
         } else {
@@ -231,6 +230,25 @@ async fn ask_consent(
             Err(refused(message))
         }
         Verdict::Ask => {
+            match super::hook_calls::permission_request(&env.hooks, &env.events, name, input, token)
+                .await
+            {
+                PermissionAnswer::Allow => {
+                    env.events.send(said(true, decided.rule));
+                    return Ok(());
+                }
+                PermissionAnswer::Deny(message) => {
+                    env.events.send(said(false, decided.rule));
+                    return Err(refused(message));
+                }
+                PermissionAnswer::Ask => {}
+            }
+            super::hook_calls::notify(
+                &env.hooks,
+                &env.events,
+                "permission_prompt",
+                format!("tooloop needs your permission to use {name}"),
+            );
             // A subagent's call ids may repeat another agent's: the question is filed
             // under an id unique in the session, which the front end answers.
             let question = env.events.question_id(id);

@@ -7,6 +7,8 @@ use std::time::Duration;
 use regex::Regex;
 use serde::Deserialize;
 
+use super::HookEvent;
+
 /// A hook gets this long unless its table says otherwise.
 pub const DEFAULT_HOOK_TIMEOUT: Duration = Duration::from_secs(60);
 
@@ -33,16 +35,58 @@ pub struct HooksSection {
     pub stop: Vec<HookSpec>,
     #[serde(default)]
     pub pre_compact: Vec<HookSpec>,
+    #[serde(default)]
+    pub session_start: Vec<HookSpec>,
+    #[serde(default)]
+    pub session_end: Vec<HookSpec>,
+    #[serde(default)]
+    pub post_tool_use_failure: Vec<HookSpec>,
+    #[serde(default)]
+    pub subagent_start: Vec<HookSpec>,
+    #[serde(default)]
+    pub subagent_stop: Vec<HookSpec>,
+    #[serde(default)]
+    pub notification: Vec<HookSpec>,
+    #[serde(default)]
+    pub post_compact: Vec<HookSpec>,
+    #[serde(default)]
+    pub permission_request: Vec<HookSpec>,
 }
 
 impl HooksSection {
     pub fn is_empty(&self) -> bool {
-        self.pre_tool_use.is_empty()
-            && self.post_tool_use.is_empty()
-            && self.user_prompt_submit.is_empty()
-            && self.stop.is_empty()
-            && self.pre_compact.is_empty()
+        self.lists().iter().all(|(_, l)| l.is_empty())
     }
+
+    /// Each event's list, in [`HookEvent::ALL`]'s order.
+    pub fn lists(&self) -> [(HookEvent, &[HookSpec]); 13] {
+        [
+            (HookEvent::PreToolUse, &self.pre_tool_use),
+            (HookEvent::PostToolUse, &self.post_tool_use),
+            (HookEvent::UserPromptSubmit, &self.user_prompt_submit),
+            (HookEvent::Stop, &self.stop),
+            (HookEvent::PreCompact, &self.pre_compact),
+            (HookEvent::SessionStart, &self.session_start),
+            (HookEvent::SessionEnd, &self.session_end),
+            (HookEvent::PostToolUseFailure, &self.post_tool_use_failure),
+            (HookEvent::SubagentStart, &self.subagent_start),
+            (HookEvent::SubagentStop, &self.subagent_stop),
+            (HookEvent::Notification, &self.notification),
+            (HookEvent::PostCompact, &self.post_compact),
+            (HookEvent::PermissionRequest, &self.permission_request),
+        ]
+    }
+}
+
+/// Whose format a hook was written for: what it reads on stdin and how its matcher names
+/// tools.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Dialect {
+    /// `[[hooks.*]]` in config.toml: tooloop's names.
+    #[default]
+    Tooloop,
+    /// Claude Code's settings.json: its event and tool names, `hook_event_name`, …
+    Claude,
 }
 
 /// A hook ready to run: its matcher compiled once, at start.
@@ -51,6 +95,18 @@ pub struct Hook {
     pub matcher: Option<Regex>,
     pub command: String,
     pub timeout: Duration,
+    pub dialect: Dialect,
+    /// Where it was written (`config.toml`, `.claude/settings.json: hooks.PreToolUse[0]…`).
+    pub source: String,
+}
+
+/// A matcher as a regex anchored on both ends (`bash` must not also match
+/// `mcp__x__bash_like`); None for "every tool" (absent, empty or `*`).
+pub fn compile_matcher(m: &str) -> Result<Option<Regex>, regex::Error> {
+    match m.trim() {
+        "" | "*" => Ok(None),
+        m => Regex::new(&format!("^(?:{m})$")).map(Some),
+    }
 }
 
 /// A matcher that does not compile is a config error, said at start, never a hook that
@@ -66,16 +122,13 @@ pub struct MatcherError {
 
 impl Hook {
     pub fn compile(event: &'static str, spec: &HookSpec) -> Result<Hook, MatcherError> {
-        let matcher = match spec.matcher.as_deref().map(str::trim) {
-            None | Some("") | Some("*") => None,
-            // Anchored: `bash` must not also match `mcp__x__bash_like`.
-            Some(m) => Some(
-                Regex::new(&format!("^(?:{m})$")).map_err(|source| MatcherError {
-                    event,
-                    matcher: m.to_string(),
-                    source,
-                })?,
-            ),
+        let matcher = match &spec.matcher {
+            None => None,
+            Some(m) => compile_matcher(m).map_err(|source| MatcherError {
+                event,
+                matcher: m.trim().to_string(),
+                source,
+            })?,
         };
         Ok(Hook {
             matcher,
@@ -84,12 +137,19 @@ impl Hook {
                 .timeout_secs
                 .map(Duration::from_secs)
                 .unwrap_or(DEFAULT_HOOK_TIMEOUT),
+            dialect: Dialect::Tooloop,
+            source: "config.toml".into(),
         })
     }
 
-    /// Whether this hook runs for `tool` (events without a tool always match).
-    pub fn matches(&self, tool: Option<&str>) -> bool {
-        match (&self.matcher, tool) {
+    /// Whether this hook runs for `subject`: the tool's name (Claude Code's name for its
+    /// hooks) or the event's subject (SessionStart's source, PreCompact's trigger).
+    /// Events without a subject always match.
+    pub fn matches(&self, event: HookEvent, subject: Option<&str>) -> bool {
+        match (&self.matcher, subject) {
+            (Some(re), Some(name)) if event.is_tool_event() && self.dialect == Dialect::Claude => {
+                re.is_match(crate::claude::tools::to_claude(name))
+            }
             (Some(re), Some(name)) => re.is_match(name),
             _ => true,
         }
@@ -110,15 +170,23 @@ mod tests {
 
     #[test]
     fn matcher_is_an_anchored_regex_on_the_tool_name() {
+        let pre = HookEvent::PreToolUse;
         let h = Hook::compile("pre_tool_use", &spec(Some("bash|write_file"))).unwrap();
-        assert!(h.matches(Some("bash")));
-        assert!(h.matches(Some("write_file")));
-        assert!(!h.matches(Some("mcp__x__bash_like")));
-        assert!(!h.matches(Some("read_file")));
+        assert!(h.matches(pre, Some("bash")));
+        assert!(h.matches(pre, Some("write_file")));
+        assert!(!h.matches(pre, Some("mcp__x__bash_like")));
+        assert!(!h.matches(pre, Some("read_file")));
         let all = Hook::compile("pre_tool_use", &spec(None)).unwrap();
-        assert!(all.matches(Some("anything")));
+        assert!(all.matches(pre, Some("anything")));
         let prefix = Hook::compile("pre_tool_use", &spec(Some("mcp__srv__.*"))).unwrap();
-        assert!(prefix.matches(Some("mcp__srv__echo")));
+        assert!(prefix.matches(pre, Some("mcp__srv__echo")));
+        let claude = Hook {
+            dialect: Dialect::Claude,
+            ..Hook::compile("pre_tool_use", &spec(Some("Bash|Edit"))).unwrap()
+        };
+        assert!(claude.matches(pre, Some("bash")));
+        assert!(claude.matches(pre, Some("edit_file")));
+        assert!(!claude.matches(pre, Some("read_file")));
         assert_eq!(h.timeout, DEFAULT_HOOK_TIMEOUT);
     }
 

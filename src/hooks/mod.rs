@@ -15,20 +15,21 @@ pub mod config;
 pub mod decision;
 pub mod runner;
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 
 use serde::Serialize;
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
-pub use config::{Hook, HookSpec, HooksSection, MatcherError};
+pub use config::{Dialect, Hook, HookSpec, HooksSection, MatcherError};
 pub use decision::{HookDecision, Verdict};
 
 /// A stop hook may send the model back to work this many times in a row; then the turn
 /// ends with `stop_hook_prevented`.
 pub const MAX_STOP_CONTINUATIONS: u32 = 3;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum HookEvent {
     PreToolUse,
@@ -36,9 +37,34 @@ pub enum HookEvent {
     UserPromptSubmit,
     Stop,
     PreCompact,
+    SessionStart,
+    SessionEnd,
+    PostToolUseFailure,
+    SubagentStart,
+    SubagentStop,
+    Notification,
+    PostCompact,
+    PermissionRequest,
 }
 
 impl HookEvent {
+    pub const ALL: [HookEvent; 13] = [
+        HookEvent::PreToolUse,
+        HookEvent::PostToolUse,
+        HookEvent::UserPromptSubmit,
+        HookEvent::Stop,
+        HookEvent::PreCompact,
+        HookEvent::SessionStart,
+        HookEvent::SessionEnd,
+        HookEvent::PostToolUseFailure,
+        HookEvent::SubagentStart,
+        HookEvent::SubagentStop,
+        HookEvent::Notification,
+        HookEvent::PostCompact,
+        HookEvent::PermissionRequest,
+    ];
+
+    /// The name in tooloop's `[[hooks.NAME]]` tables.
     pub fn as_str(self) -> &'static str {
         match self {
             HookEvent::PreToolUse => "pre_tool_use",
@@ -46,7 +72,51 @@ impl HookEvent {
             HookEvent::UserPromptSubmit => "user_prompt_submit",
             HookEvent::Stop => "stop",
             HookEvent::PreCompact => "pre_compact",
+            HookEvent::SessionStart => "session_start",
+            HookEvent::SessionEnd => "session_end",
+            HookEvent::PostToolUseFailure => "post_tool_use_failure",
+            HookEvent::SubagentStart => "subagent_start",
+            HookEvent::SubagentStop => "subagent_stop",
+            HookEvent::Notification => "notification",
+            HookEvent::PostCompact => "post_compact",
+            HookEvent::PermissionRequest => "permission_request",
         }
+    }
+
+    /// The name in Claude Code's settings.json and its `hook_event_name`.
+    pub fn claude_name(self) -> &'static str {
+        match self {
+            HookEvent::PreToolUse => "PreToolUse",
+            HookEvent::PostToolUse => "PostToolUse",
+            HookEvent::UserPromptSubmit => "UserPromptSubmit",
+            HookEvent::Stop => "Stop",
+            HookEvent::PreCompact => "PreCompact",
+            HookEvent::SessionStart => "SessionStart",
+            HookEvent::SessionEnd => "SessionEnd",
+            HookEvent::PostToolUseFailure => "PostToolUseFailure",
+            HookEvent::SubagentStart => "SubagentStart",
+            HookEvent::SubagentStop => "SubagentStop",
+            HookEvent::Notification => "Notification",
+            HookEvent::PostCompact => "PostCompact",
+            HookEvent::PermissionRequest => "PermissionRequest",
+        }
+    }
+
+    pub fn from_claude(name: &str) -> Option<HookEvent> {
+        HookEvent::ALL.into_iter().find(|e| e.claude_name() == name)
+    }
+
+    /// Whether the event is about one tool call (its matcher is on the tool's name; for
+    /// the others it is on the event's subject: SessionStart's source, PreCompact's
+    /// trigger).
+    pub fn is_tool_event(self) -> bool {
+        matches!(
+            self,
+            HookEvent::PreToolUse
+                | HookEvent::PostToolUse
+                | HookEvent::PostToolUseFailure
+                | HookEvent::PermissionRequest
+        )
     }
 }
 
@@ -76,6 +146,8 @@ pub enum HookStep<'a> {
 pub struct HookOutcome {
     pub decision: Option<(HookDecision, Option<String>)>,
     pub context: Vec<String>,
+    /// Claude Code's `systemMessage`s: said to the user, not the model.
+    pub messages: Vec<String>,
 }
 
 impl HookOutcome {
@@ -96,60 +168,61 @@ impl HookOutcome {
     }
 }
 
-/// The configured hooks, matchers compiled.
+/// The configured hooks, matchers compiled: tooloop's `[[hooks.*]]` first, then Claude
+/// Code's settings.json entries.
 #[derive(Clone, Debug, Default)]
 pub struct Hooks {
-    pre_tool_use: Vec<Hook>,
-    post_tool_use: Vec<Hook>,
-    user_prompt_submit: Vec<Hook>,
-    stop: Vec<Hook>,
-    pre_compact: Vec<Hook>,
+    by_event: HashMap<HookEvent, Vec<Hook>>,
     cwd: PathBuf,
 }
 
 impl Hooks {
     /// Hooks from the config's `[hooks]` section, run in `cwd` (the workspace).
     pub fn new(section: &HooksSection, cwd: PathBuf) -> Result<Hooks, MatcherError> {
-        let compile = |event, specs: &[HookSpec]| {
-            specs
-                .iter()
-                .map(|s| Hook::compile(event, s))
-                .collect::<Result<Vec<_>, _>>()
-        };
-        Ok(Hooks {
-            pre_tool_use: compile("pre_tool_use", &section.pre_tool_use)?,
-            post_tool_use: compile("post_tool_use", &section.post_tool_use)?,
-            user_prompt_submit: compile("user_prompt_submit", &section.user_prompt_submit)?,
-            stop: compile("stop", &section.stop)?,
-            pre_compact: compile("pre_compact", &section.pre_compact)?,
-            cwd,
-        })
+        let mut by_event: HashMap<HookEvent, Vec<Hook>> = HashMap::new();
+        for (event, specs) in section.lists() {
+            for s in specs {
+                by_event
+                    .entry(event)
+                    .or_default()
+                    .push(Hook::compile(event.as_str(), s)?);
+            }
+        }
+        Ok(Hooks { by_event, cwd })
+    }
+
+    /// Adds one hook after those already there (Claude Code's settings.json entries).
+    pub fn add(&mut self, event: HookEvent, hook: Hook) {
+        self.by_event.entry(event).or_default().push(hook);
+    }
+
+    /// Every hook, with its event, in run order (for `/hooks`).
+    pub fn all(&self) -> Vec<(HookEvent, &Hook)> {
+        HookEvent::ALL
+            .iter()
+            .flat_map(|e| self.list(*e).iter().map(move |h| (*e, h)))
+            .collect()
     }
 
     fn list(&self, event: HookEvent) -> &[Hook] {
-        match event {
-            HookEvent::PreToolUse => &self.pre_tool_use,
-            HookEvent::PostToolUse => &self.post_tool_use,
-            HookEvent::UserPromptSubmit => &self.user_prompt_submit,
-            HookEvent::Stop => &self.stop,
-            HookEvent::PreCompact => &self.pre_compact,
-        }
+        self.by_event.get(&event).map_or(&[], Vec::as_slice)
     }
 
-    /// Whether any hook would run for this event and tool (so callers skip building the
-    /// payload when none would).
-    pub fn wants(&self, event: HookEvent, tool: Option<&str>) -> bool {
-        self.list(event).iter().any(|h| h.matches(tool))
+    /// Whether any hook would run for this event and subject (so callers skip building
+    /// the payload when none would).
+    pub fn wants(&self, event: HookEvent, subject: Option<&str>) -> bool {
+        self.list(event).iter().any(|h| h.matches(event, subject))
     }
 
     /// Runs the matching hooks of `event` in config order, each with the JSON object
-    /// `fields` + `session_id`, `event` and `cwd` on stdin. A deny or stop ends the run
+    /// `fields` + `session_id`, `event` and `cwd` on stdin (a Claude Code hook gets the
+    /// same facts in Claude Code's shape, see [`claude_payload`]). A deny or stop ends the run
     /// (later hooks would be asked about something that will not happen). Each hook is
     /// passed to `report` as it starts and as it ends.
     pub async fn run(
         &self,
         event: HookEvent,
-        tool: Option<&str>,
+        subject: Option<&str>,
         session_id: &str,
         mut fields: Map<String, Value>,
         cancel: &CancellationToken,
@@ -159,28 +232,29 @@ impl Hooks {
         let hooks: Vec<&Hook> = self
             .list(event)
             .iter()
-            .filter(|h| h.matches(tool))
+            .filter(|h| h.matches(event, subject))
             .collect();
         if hooks.is_empty() {
             return outcome;
         }
         fields.insert("session_id".into(), session_id.into());
-        fields.insert("event".into(), event.as_str().into());
         fields.insert("cwd".into(), self.cwd.display().to_string().into());
-        let stdin = serde_json::to_vec(&Value::Object(fields)).unwrap_or_default();
+        let claude = hooks
+            .iter()
+            .any(|h| h.dialect == Dialect::Claude)
+            .then(|| serde_json::to_vec(&claude_payload(event, &fields)).unwrap_or_default());
+        fields.insert("event".into(), event.as_str().into());
+        let own = serde_json::to_vec(&Value::Object(fields)).unwrap_or_default();
         for hook in hooks {
             report(HookStep::Start {
                 command: &hook.command,
             });
-            let p = runner::run_hook(
-                &hook.command,
-                &self.cwd,
-                stdin.clone(),
-                hook.timeout,
-                cancel,
-            )
-            .await;
-            let verdict = decision::interpret(&p);
+            let stdin = match (&claude, hook.dialect) {
+                (Some(c), Dialect::Claude) => c.clone(),
+                _ => own.clone(),
+            };
+            let p = runner::run_hook(&hook.command, &self.cwd, stdin, hook.timeout, cancel).await;
+            let verdict = decision::interpret(&p, plain_stdout_is_context(event, hook.dialect));
             report(HookStep::End(HookReport {
                 event,
                 command: hook.command.clone(),
@@ -191,6 +265,9 @@ impl Hooks {
             }));
             if let Some(c) = verdict.context {
                 outcome.context.push(c);
+            }
+            if let Some(m) = verdict.system_message {
+                outcome.messages.push(m);
             }
             if verdict.decision > outcome.decision() {
                 outcome.decision = Some((verdict.decision, verdict.reason));
@@ -203,6 +280,35 @@ impl Hooks {
         }
         outcome
     }
+}
+
+/// Plain stdout (not a JSON answer) becomes context for the model: Claude Code does so for
+/// SessionStart and UserPromptSubmit; tooloop's own hooks for session_start.
+fn plain_stdout_is_context(event: HookEvent, dialect: Dialect) -> bool {
+    match event {
+        HookEvent::SessionStart => true,
+        HookEvent::UserPromptSubmit => dialect == Dialect::Claude,
+        _ => false,
+    }
+}
+
+/// What a hook written for Claude Code reads on stdin: `hook_event_name`, its tool names
+/// and input fields, `tool_response`, `transcript_path`.
+fn claude_payload(event: HookEvent, fields: &Map<String, Value>) -> Value {
+    use crate::claude::tools;
+    let mut out = fields.clone();
+    out.insert("hook_event_name".into(), event.claude_name().into());
+    out.entry("transcript_path").or_insert_with(|| "".into());
+    if let Some(tool) = fields.get("tool_name").and_then(Value::as_str) {
+        out.insert("tool_name".into(), tools::to_claude(tool).into());
+        if let Some(input) = fields.get("tool_input") {
+            out.insert("tool_input".into(), tools::input_to_claude(tool, input));
+        }
+    }
+    if let Some(output) = out.remove("tool_output") {
+        out.insert("tool_response".into(), output);
+    }
+    Value::Object(out)
 }
 
 #[cfg(test)]

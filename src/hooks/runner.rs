@@ -53,6 +53,8 @@ pub async fn run_hook(
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
+        // Hooks written for Claude Code find the project by it; the same for tooloop's.
+        .env("CLAUDE_PROJECT_DIR", cwd)
         .env("PAGER", "cat")
         .env("GIT_PAGER", "cat")
         .env("GIT_TERMINAL_PROMPT", "0")

@@ -229,6 +229,9 @@ impl SourcedRule {
 #[derive(Clone, Debug, Default)]
 pub struct RuleSet {
     rules: Vec<SourcedRule>,
+    /// Rules read but not applied, with their source and why (a Claude Code rule naming a
+    /// tool tooloop lacks): listed by `/permissions`, never an error.
+    unused: Vec<String>,
 }
 
 impl RuleSet {
@@ -258,6 +261,21 @@ impl RuleSet {
             }
         }
         Ok(())
+    }
+
+    /// Records a rule that was read but is not applied (`SOURCE: KIND RULE (why)`).
+    pub fn note_unused(&mut self, text: String) {
+        self.unused.push(text);
+    }
+
+    pub fn unused(&self) -> &[String] {
+        &self.unused
+    }
+
+    /// Drops every rule whose source starts with `prefix` (a skill's grants when its
+    /// turn ends).
+    pub fn remove_sources(&mut self, prefix: &str) {
+        self.rules.retain(|r| !r.source.starts_with(prefix));
     }
 
     pub fn iter(&self) -> impl Iterator<Item = &SourcedRule> {

@@ -115,6 +115,8 @@ impl Areas {
 }
 
 pub struct App {
+    /// The user's status-line command, when one is configured.
+    pub status_line: Option<super::status_line::StatusLine>,
     pub theme: Theme,
     pub info: RunInfo,
     /// Every tool call, drawn by both the conversation and the tools pane.
@@ -222,6 +224,7 @@ impl App {
             mcp: Vec::new(),
             steering,
             notify: Default::default(),
+            status_line: None,
             outbox: Vec::new(),
         }
     }
@@ -283,6 +286,42 @@ impl App {
 
     /// The next time the screen must change by itself: a tick while something runs, the end
     /// of the quit window, or never (idle: no wake-ups).
+    /// The status-line command's step: its finished output taken, the next run started
+    /// when due (never waiting for it). True when the status bar changed.
+    pub fn status_line_tick(&mut self, now: Instant) -> bool {
+        let Some(mut sl) = self.status_line.take() else {
+            return false;
+        };
+        let changed = sl.tick(now, || self.status_line_payload());
+        if let Some(text) = sl.take_notice() {
+            self.conversation
+                .push(super::panes::cells::CellKind::Notice(text));
+        }
+        self.status_line = Some(sl);
+        changed
+    }
+
+    fn status_line_payload(&self) -> serde_json::Value {
+        let ctx = self.turn.context.as_ref();
+        let usage = self.turn.total_usage;
+        super::status_line::payload(&super::status_line::Facts {
+            session_id: self.info.session.as_deref().unwrap_or(""),
+            transcript_path: self
+                .info
+                .session_handle
+                .as_ref()
+                .map(|h| h.path().display().to_string())
+                .unwrap_or_default(),
+            cwd: &self.info.workspace,
+            model: &self.info.model,
+            cost_usd: ctx.and_then(|c| c.cost_usd).unwrap_or(0.0),
+            context_tokens: ctx.map_or(0, |c| c.context_tokens),
+            window: ctx.map_or(0, |c| c.window),
+            input_tokens: usage.input_tokens + self.turn.usage.input_tokens,
+            output_tokens: usage.output_tokens + self.turn.usage.output_tokens,
+        })
+    }
+
     pub fn next_wakeup(&self, now: Instant) -> Option<Instant> {
         // While a question waits for the user nothing moves, unless a tool runs beside it.
         let animating =
@@ -299,7 +338,8 @@ impl App {
         // A running background job's timer counts whole seconds: one wake-up a second,
         // however much the jobs print (their output events come at most twice a second each).
         let jobs = (self.tools.jobs.running() > 0).then(|| now + JOB_TICK);
-        [tick, quit, note, listing, jobs]
+        let status = self.status_line.as_ref().and_then(|s| s.next_wakeup(now));
+        [tick, quit, note, listing, jobs, status]
             .into_iter()
             .flatten()
             .min()

@@ -139,6 +139,9 @@ where
                 let Some(ev) = ev else { return Ok(Exit::AgentGone) };
                 let now = Instant::now();
                 app.on_agent(ev, now);
+                if let Some(sl) = &mut app.status_line {
+                    sl.poke();
+                }
                 let mut n = 1;
                 while n < MAX_DRAIN {
                     match events.try_recv() {
@@ -173,6 +176,7 @@ where
             return Ok(Exit::Editor);
         }
         let now = Instant::now();
+        dirty |= app.status_line_tick(now);
         let due = last_draw.map_or(now, |t| t + FRAME);
         if dirty && now >= due {
             // A terminal that cannot be written to is gone (closed window, SIGHUP on its

@@ -20,6 +20,7 @@ pub mod keys;
 pub mod notify;
 pub mod overlays;
 pub mod panes;
+pub mod status_line;
 pub mod steering;
 pub mod strings;
 pub mod subagents;
@@ -67,6 +68,8 @@ pub struct Settings {
     pub recording: bool,
     /// `[tui] notify`: how to call the user back when the terminal is not focused.
     pub notify: crate::config_file::NotifyMode,
+    /// `[tui] status_line` or Claude Code's `statusLine`: the user's status-line command.
+    pub status_line: Option<status_line::StatusLineCommand>,
 }
 
 /// Runs the TUI on `engine` until the user quits; returns the exit status.
@@ -108,6 +111,9 @@ pub async fn run(
         rules: settings.rules,
         replay: false,
     });
+    app.status_line = settings
+        .status_line
+        .map(|c| status_line::StatusLine::new(c, app.info.workspace.clone()));
     app.notify = notify::Notifier::new(notify::signal_for(
         settings.notify,
         &notify::TermEnv::from_env(),

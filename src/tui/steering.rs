@@ -200,6 +200,9 @@ pub fn rules_listing(
             out.push_str(&format!("  {:<5} {}\n", r.kind.as_str(), r.rule.text));
         }
     }
+    for u in rules.unused() {
+        out.push_str(&format!("unused: {u}\n"));
+    }
     out.push_str(&super::strings::session_grants(grants, mode));
     out
 }

@@ -131,8 +131,25 @@ fn render(app: &App, f: &mut Frame, frame: &Frame3, now: Instant) {
     {
         menu.draw(f, frame.input, &app.theme);
     }
-    let view = status_view(app, now);
-    status_bar::draw(f, frame.status, &view, &app.theme);
+    match app
+        .status_line
+        .as_ref()
+        .and_then(|s| s.line().map(|l| (l, s.padding())))
+    {
+        // The user's status line replaces tooloop's (a quit confirmation still wins).
+        Some((line, pad)) if !app.quit_armed(now) => {
+            let mut spans = vec![ratatui::text::Span::raw(" ".repeat(pad as usize))];
+            spans.extend(line.spans.iter().cloned());
+            f.render_widget(
+                ratatui::widgets::Paragraph::new(ratatui::text::Line::from(spans)),
+                frame.status,
+            );
+        }
+        _ => {
+            let view = status_view(app, now);
+            status_bar::draw(f, frame.status, &view, &app.theme);
+        }
+    }
     app.approvals
         .draw(f, frame.main.union(frame.input), &app.theme);
     if let Some(r) = &app.rewind {

@@ -159,6 +159,7 @@ pub async fn compact(
         info: compaction.clone(),
         messages: agent.history.to_messages(),
     });
+    hook_calls::post_compact(&agent.exec.hooks, &agent.exec.events, trigger.as_str()).await;
     Ok((compaction, usage))
 }
 

@@ -44,6 +44,30 @@ pub(super) async fn join_mcp_tools(agent: &mut Agent, cancel: &CancellationToken
     agent.mcp_joined = true;
 }
 
+/// Before every request: a SKILL.md that changed, appeared or went since the last one is
+/// used from this request on (the `skill` tool is rebuilt with the new listing).
+pub(super) fn refresh_skills(agent: &mut Agent) {
+    let Some(state) = agent.skills.as_mut() else {
+        return;
+    };
+    let Some(notices) = state.refresh() else {
+        return;
+    };
+    for text in notices {
+        agent.exec.events.send(AgentEvent::Notice { text });
+    }
+    let tool = state.tool();
+    let without = agent
+        .exec
+        .registry
+        .subset(|n| n != crate::skills::tool::NAME);
+    let next = match tool {
+        Some(t) => without.with_builtin(t).0,
+        None => without,
+    };
+    agent.exec.registry = Arc::new(next);
+}
+
 /// `user_prompt_submit`: the message the prompt becomes, or why it is not sent.
 pub(super) async fn prompt_message(
     agent: &Agent,
@@ -51,17 +75,31 @@ pub(super) async fn prompt_message(
     cancel: &CancellationToken,
 ) -> Result<Message, String> {
     let hooks = &agent.exec.hooks;
-    if !hooks.wants(crate::hooks::HookEvent::UserPromptSubmit, None) {
-        return Ok(Message::user_text(prompt));
+    let mut blocks = vec![ContentBlock::text(prompt)];
+    // SessionStart: before the session's first prompt (or the first after /new); what its
+    // hooks print reaches the model with that prompt.
+    if let Some(source) = hooks.take_session_start(!agent.history.is_empty())
+        && let Some(context) =
+            hook_calls::session_start(hooks, &agent.exec.events, source, cancel).await
+    {
+        blocks.push(ContentBlock::text(format!(
+            "[session_start hook]\n{context}"
+        )));
     }
-    match hook_calls::user_prompt_submit(hooks, &agent.exec.events, prompt, cancel).await {
-        PromptCheck::Send(None) => Ok(Message::user_text(prompt)),
-        PromptCheck::Send(Some(context)) => Ok(Message::user(vec![
-            ContentBlock::text(prompt),
-            ContentBlock::text(format!("[user_prompt_submit hook]\n{context}")),
-        ])),
-        PromptCheck::Blocked(reason) => Err(reason),
+    if hooks.wants(crate::hooks::HookEvent::UserPromptSubmit, None) {
+        match hook_calls::user_prompt_submit(hooks, &agent.exec.events, prompt, cancel).await {
+            PromptCheck::Send(None) => {}
+            PromptCheck::Send(Some(context)) => blocks.push(ContentBlock::text(format!(
+                "[user_prompt_submit hook]\n{context}"
+            ))),
+            PromptCheck::Blocked(reason) => return Err(reason),
+        }
     }
+    Ok(if blocks.len() == 1 {
+        Message::user_text(prompt)
+    } else {
+        Message::user(blocks)
+    })
 }
 
 /// The model stopped asking for tools: the `stop` hooks may send it back to work, at most

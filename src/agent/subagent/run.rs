@@ -82,8 +82,27 @@ pub(super) async fn run_task(tool: &Owner, input: Value, ctx: ToolContext) -> To
     };
     child.observer = hub.recorder(&info);
     tool.events.send(AgentEvent::AgentStart(info));
+    let hooks = child.exec.hooks.clone();
+    crate::agent::hook_calls::subagent(
+        &hooks,
+        &tool.events,
+        crate::hooks::HookEvent::SubagentStart,
+        &def.name,
+        &agent_id,
+        &ctx.cancel,
+    )
+    .await;
     let started = Instant::now();
     let summary = child.run_prompt(prompt, &ctx.cancel).await;
+    crate::agent::hook_calls::subagent(
+        &hooks,
+        &tool.events,
+        crate::hooks::HookEvent::SubagentStop,
+        &def.name,
+        &agent_id,
+        &ctx.cancel,
+    )
+    .await;
     let elapsed = started.elapsed();
     let tools = tool_calls(&child);
     let report = AgentReport {

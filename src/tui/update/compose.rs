@@ -87,8 +87,18 @@ impl App {
 
     fn reload_file_commands(&mut self) {
         let builtin: Vec<&str> = super::slash::COMMANDS.iter().map(|c| c.name).collect();
-        self.compose.file_commands =
-            crate::prompt::commands::load_for(&self.info.workspace, &builtin);
+        let mut commands = crate::prompt::commands::load_for(&self.info.workspace, &builtin);
+        // Skills are `/NAME ARGS` too, after built-ins and command files.
+        let catalog = crate::skills::Catalog::load(&crate::skills::dirs_for(&self.info.workspace));
+        let taken: Vec<&str> = builtin
+            .iter()
+            .copied()
+            .chain(commands.iter().map(|c| c.name.as_str()))
+            .collect();
+        let skills = crate::skills::commands(&catalog, &taken);
+        commands.extend(skills);
+        commands.sort_by(|a, b| a.name.cmp(&b.name));
+        self.compose.file_commands = commands;
     }
 
     /// The built-in commands, then those from files.

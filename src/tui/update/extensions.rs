@@ -64,6 +64,33 @@ impl App {
     }
 
     /// The `/mcp` view.
+    /// `/skills`: what `tooloop skills` prints, and the skills a built-in command's name
+    /// keeps from `/`.
+    pub(crate) fn show_skills(&mut self) {
+        let catalog = crate::skills::Catalog::load(&crate::skills::dirs_for(&self.info.workspace));
+        let window = match &self.info.models {
+            Some(t) => t.lookup(&self.info.model).context_window,
+            None => {
+                crate::models::ModelTable::builtin()
+                    .lookup(&self.info.model)
+                    .context_window
+            }
+        };
+        let mut text = crate::skills::table::format(&catalog, window);
+        for s in &catalog.skills {
+            if s.user_invocable && super::slash::COMMANDS.iter().any(|c| c.name == s.name) {
+                text.push_str(&format!(
+                    "/{} is a built-in command: skill {} is not offered as /{} (the model can \
+                     still use it)\n",
+                    s.name, s.name, s.name
+                ));
+            }
+        }
+        self.conversation
+            .push(CellKind::Notice(text.trim_end().to_string()));
+        self.conversation.scroll.bottom();
+    }
+
     pub(crate) fn show_mcp(&mut self) {
         let text = if self.mcp.is_empty() {
             "no MCP servers configured (add [mcp.servers.NAME] to config.toml; see README)".into()

@@ -91,6 +91,12 @@ pub const COMMANDS: &[SlashCommand] = &[
         run: |app, args, _| app.agents_command(args),
     },
     SlashCommand {
+        name: "skills",
+        args: "",
+        help: "list skills: source, size, by whom",
+        run: |app, _, _| app.show_skills(),
+    },
+    SlashCommand {
         name: "jobs",
         args: "",
         help: "background jobs: state, command, pid",

@@ -7,7 +7,7 @@ use crate::support;
 
 use std::path::Path;
 
-use support::fuzz::{files, readers, rules, sse, text, tools};
+use support::fuzz::{claude, files, readers, rules, sse, text, tools};
 
 /// Runs `check` over every file in fuzz/corpus/`target`, naming the file that fails.
 fn corpus(target: &str, check: fn(&[u8])) {
@@ -51,6 +51,16 @@ fn corpus_transcript_load() {
 #[test]
 fn corpus_recording_load() {
     corpus("recording_load", files::recording_load);
+}
+
+#[test]
+fn corpus_claude_settings() {
+    corpus("claude_settings", claude::claude_settings);
+}
+
+#[test]
+fn corpus_skill_front_matter() {
+    corpus("skill_front_matter", claude::skill_front_matter);
 }
 
 #[test]

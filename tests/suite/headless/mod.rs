@@ -2,6 +2,7 @@
 
 mod anthropic;
 mod anthropic_faults;
+mod claude_settings;
 mod demo;
 mod duplicate_ids;
 mod exit_codes;
@@ -11,5 +12,6 @@ mod openai;
 mod prompt_input;
 mod quiet_pipe;
 mod readme_examples;
+mod skills;
 mod steering;
 mod telemetry;

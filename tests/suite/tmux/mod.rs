@@ -9,5 +9,6 @@ mod keys;
 mod mock;
 mod provider_features;
 mod replay;
+mod status_line;
 mod steering;
 mod subagents;

@@ -95,7 +95,7 @@ pub fn hook_decision(data: &[u8]) {
         cancelled: how == 6,
         spawn_error: (how == 7).then(|| "no such file".to_string()),
     };
-    let v = interpret(&p);
+    let v = interpret(&p, data[0] & 0x80 != 0);
     if let Some(r) = &v.reason {
         assert!(!r.trim().is_empty(), "an empty reason");
     }
@@ -104,8 +104,18 @@ pub fn hook_decision(data: &[u8]) {
         .ok()
         .filter(|_| stdout.trim().starts_with('{'))
         .and_then(|j| {
-            j.get("decision")
-                .and_then(Value::as_str)
+            // `continue: false` beats every answer; then Claude Code's hookSpecificOutput
+            // (permissionDecision, or PermissionRequest's decision.behavior), then `decision`.
+            if j.get("continue") == Some(&Value::Bool(false)) {
+                return Some("stop".to_string());
+            }
+            let specific = j.get("hookSpecificOutput").and_then(|s| {
+                s.get("permissionDecision")
+                    .and_then(Value::as_str)
+                    .or_else(|| s.get("decision")?.get("behavior")?.as_str())
+            });
+            specific
+                .or_else(|| j.get("decision").and_then(Value::as_str))
                 .map(str::to_string)
         });
     match how {

@@ -1,0 +1,183 @@
+//! Claude Code's `.claude/` folder in the real TUI (tmux) against the mock model: the status
+//! line from a script (updated as the cost grows, its colours kept, a broken script falling
+//! back to tooloop's own bar with one notice) and `/skills`. Skipped (with a message) when
+//! tmux is not installed.
+
+use crate::support;
+use support::tmux;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use support::*;
+use tmux::Tmux;
+
+const DEADLINE: Duration = Duration::from_secs(30);
+
+/// A status-line script as Claude Code's docs write them: jq over the stdin JSON.
+const SCRIPT: &str = r#"#!/usr/bin/env bash
+input=$(cat)
+model=$(echo "$input" | jq -r '.model.display_name')
+cost=$(echo "$input" | jq -r '.cost.total_cost_usd')
+dir=$(basename "$(echo "$input" | jq -r '.workspace.current_dir')")
+printf '\033[32mSL\033[0m %s cost=%.4f in %s\033]0;title\007\n' "$model" "$cost" "$dir"
+"#;
+
+struct Screen {
+    t: Tmux,
+    _dir: tempfile::TempDir,
+}
+
+impl std::ops::Deref for Screen {
+    type Target = Tmux;
+    fn deref(&self) -> &Tmux {
+        &self.t
+    }
+}
+
+fn start(name: &str, w: u16, h: u16, server: &MockServer, setup: impl Fn(&Path)) -> Option<Screen> {
+    if !tmux::available() {
+        eprintln!("tmux not installed: skipped");
+        return None;
+    }
+    let dir = tempfile::tempdir().expect("dir");
+    let home = dir.path().join("home");
+    let ws: PathBuf = dir.path().join("ws");
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::create_dir_all(ws.join(".claude")).unwrap();
+    setup(&ws);
+    let script = format!(
+        "cd '{ws}' && '{bin}' --workspace '{ws}' --provider anthropic --base-url '{base}' \
+         --model claude-sonnet-4-5 --no-session; echo EXITED:\\$?; sleep 600",
+        ws = ws.display(),
+        bin = env!("CARGO_BIN_EXE_tooloop"),
+        base = server.anthropic_base(),
+    );
+    let command = format!(
+        "env ANTHROPIC_API_KEY=sk-ant-tmux {} bash -c \"{script}\"",
+        tmux::isolated_home(&home)
+    );
+    let t = Tmux::start(&format!("sl-{name}"), w, h, &command)
+        .with_timing(DEADLINE, Duration::from_millis(100));
+    Some(Screen { t, _dir: dir })
+}
+
+fn with_script(ws: &Path) {
+    let path = ws.join(".claude/statusline.sh");
+    std::fs::write(&path, SCRIPT).unwrap();
+    std::process::Command::new("chmod")
+        .args(["+x", &path.display().to_string()])
+        .status()
+        .unwrap();
+    std::fs::write(
+        ws.join(".claude/settings.json"),
+        r#"{"statusLine": {"type": "command", "command": "\"$CLAUDE_PROJECT_DIR\"/.claude/statusline.sh"}}"#,
+    )
+    .unwrap();
+}
+
+fn cost_on(screen: &str) -> Option<f64> {
+    let line = Tmux::status_line(screen);
+    let at = line.find("cost=")?;
+    line[at + 5..].split_whitespace().next()?.parse().ok()
+}
+
+fn status_line_follows_the_cost(name: &str, w: u16, h: u16) {
+    let server = MockServer::start();
+    for _ in 0..2 {
+        server.enqueue(
+            ReplyBuilder::new()
+                .text("answered")
+                .usage(100_000, 2_000)
+                .build(),
+        );
+    }
+    let Some(s) = start(name, w, h, &server, with_script) else {
+        return;
+    };
+    let first = s.wait_for("the script's line", |sc| {
+        Tmux::status_line(sc).starts_with("SL claude-sonnet-4-5 cost=0.0000 in ws")
+    });
+    assert!(
+        !first.contains("title"),
+        "the OSC sequence is dropped:\n{first}"
+    );
+    s.send_line("one");
+    let after_one = s.wait_for("the cost after one prompt", |sc| {
+        cost_on(sc).is_some_and(|c| c > 0.0)
+    });
+    let c1 = cost_on(&after_one).unwrap();
+    s.send_line("two");
+    let after_two = s.wait_for("a higher cost", |sc| cost_on(sc).is_some_and(|c| c > c1));
+    assert!(cost_on(&after_two).unwrap() > c1);
+    // The colours are kept: the pane's escape codes show green for "SL".
+    let coloured = s.tmux(&["capture-pane", "-p", "-e", "-t", "0"]);
+    let at = coloured.rfind("SL").unwrap();
+    let before = &coloured[at.saturating_sub(24)..at];
+    assert!(
+        before.contains("[32m") || before.contains("38;5;2m"),
+        "{coloured:?}"
+    );
+}
+
+#[test]
+fn the_status_line_script_follows_the_cost_at_80x24() {
+    status_line_follows_the_cost("80", 80, 24);
+}
+
+#[test]
+fn the_status_line_script_follows_the_cost_at_200x50() {
+    status_line_follows_the_cost("200", 200, 50);
+}
+
+#[test]
+fn a_failing_status_line_script_gives_tooloops_bar_and_one_notice() {
+    let server = MockServer::start();
+    let Some(s) = start("fail", 80, 24, &server, |ws| {
+        std::fs::write(
+            ws.join(".claude/settings.json"),
+            r#"{"statusLine": {"type": "command", "command": "echo broken >&2; exit 3"}}"#,
+        )
+        .unwrap();
+    }) else {
+        return;
+    };
+    let screen = s.wait_text("status line command failed (exit code 3)");
+    assert!(
+        Tmux::status_line(&screen).contains("anthropic/claude-sonnet-4-5"),
+        "{screen}"
+    );
+    assert_eq!(screen.matches("status line command failed").count(), 1);
+}
+
+#[test]
+fn slash_skills_lists_the_skills() {
+    let server = MockServer::start();
+    let Some(s) = start("skills", 80, 24, &server, |ws| {
+        let d = ws.join(".claude/skills/changelog-writer");
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(
+            d.join("SKILL.md"),
+            "---\nname: changelog-writer\ndescription: Writes the changelog.\n---\nSteps.\n",
+        )
+        .unwrap();
+        let u = ws.join(".claude/skills/commit-helper");
+        std::fs::create_dir_all(&u).unwrap();
+        std::fs::write(
+            u.join("SKILL.md"),
+            "---\nname: commit-helper\ndescription: Drafts commits.\ndisable-model-invocation: true\n---\nB\n",
+        )
+        .unwrap();
+    }) else {
+        return;
+    };
+    s.wait_text("Ask something");
+    s.send_line("/skills");
+    let screen = s.wait_text("INVOCABLE BY");
+    assert!(
+        screen.contains("changelog-writer  .claude/skills"),
+        "{screen}"
+    );
+    assert!(screen.contains("model and user"), "{screen}");
+    assert!(screen.contains("user only"), "{screen}");
+}
