@@ -224,8 +224,7 @@ fn the_official_client_completes_every_flow() {
     let end_of = |list: &[&Value], id: &str| -> Value {
         of_kind(list, "tool_call_update")
             .into_iter()
-            .filter(|u| u["toolCallId"] == id && u.get("content").is_some())
-            .last()
+            .rfind(|u| u["toolCallId"] == id && u.get("content").is_some())
             .cloned()
             .unwrap_or_else(|| panic!("no final update for {id}\n{ctx}"))
     };

@@ -135,6 +135,7 @@ fn the_protocol_is_a_leaf() {
         "src/recording/",
         "src/tui/",
         "src/headless.rs",
+        "src/acp/",
         "src/engine.rs",
         "src/replay/",
     ];

@@ -20,9 +20,9 @@ use crate::session::SessionMode;
 /// Methods answered once initialized; anything else is "method not found".
 pub const KNOWN: &[&str] = &[
     "authenticate",
+    "session/prompt",
     "session/new",
     "session/load",
-    "session/prompt",
     "session/set_mode",
 ];
 
@@ -79,7 +79,6 @@ pub async fn request(
         }
         "session/new" => new_session(server, parse(params)?).await,
         "session/load" => load_session(server, parse(params)?).await,
-        "session/prompt" => prompt(server, params).await.map(Answer::from),
         "session/set_mode" => {
             let s = server.session(&params)?;
             let req: acp::SetSessionModeRequest = parse(params)?;
@@ -319,8 +318,13 @@ async fn load_session(
     })
 }
 
-/// One prompt: a slash command runs as in the TUI, anything else is one turn.
-async fn prompt(server: &Arc<Server>, params: Value) -> Result<Value, RpcError> {
+/// One prompt: a slash command runs as in the TUI, anything else is one turn. Called in
+/// the order prompts arrive (the session is claimed before the next line is read); the
+/// answer is what the returned receiver gets when the turn ends.
+pub fn prompt(
+    server: &Arc<Server>,
+    params: Value,
+) -> Result<tokio::sync::oneshot::Receiver<session::TurnEnd>, RpcError> {
     let s = server.session(&params)?;
     let req: acp::PromptRequest = parse(params)?;
     let text =
@@ -352,6 +356,8 @@ async fn prompt(server: &Arc<Server>, params: Value) -> Result<Value, RpcError> 
         }
         Parsed::Builtin { name, args } => match name {
             "compact" => {
+                s.compacting
+                    .store(true, std::sync::atomic::Ordering::SeqCst);
                 s.send(AgentCommand::Compact {
                     instructions: (!args.is_empty()).then_some(args),
                 });
@@ -404,12 +410,7 @@ async fn prompt(server: &Arc<Server>, params: Value) -> Result<Value, RpcError> 
             }
         },
     }
-    done.await.unwrap_or_else(|_| {
-        Err(RpcError::new(
-            code::INTERNAL_ERROR,
-            "the session ended during the prompt",
-        ))
-    })
+    Ok(done)
 }
 
 /// `/cost` and `/status`.

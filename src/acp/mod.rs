@@ -146,6 +146,24 @@ fn dispatch(server: &Arc<Server>, message: Incoming) {
                 server.outbox.respond(id, Err(error));
                 return;
             }
+            if method == "session/prompt" {
+                match handlers::prompt(server, params) {
+                    Err(e) => server.outbox.respond(id, Err(e)),
+                    Ok(done) => {
+                        let outbox = server.outbox.clone();
+                        tokio::spawn(async move {
+                            let end = done.await.unwrap_or_else(|_| {
+                                Err(RpcError::new(
+                                    code::INTERNAL_ERROR,
+                                    "the session ended during the prompt",
+                                ))
+                            });
+                            outbox.respond(id, end);
+                        });
+                    }
+                }
+                return;
+            }
             let server = server.clone();
             tokio::spawn(async move {
                 match handlers::request(&server, &method, params).await {

@@ -8,8 +8,23 @@ use std::path::Path;
 use agent_client_protocol_schema::v1 as acp;
 use base64::Engine as _;
 
+/// What is wrong with a prompt's block (answered as invalid params).
+#[derive(Debug, thiserror::Error)]
+pub enum BlockError {
+    #[error("audio is not supported (promptCapabilities.audio is false)")]
+    Audio,
+    #[error("a content block of an unknown type")]
+    Unknown,
+    #[error("image data is not base64: {0}")]
+    ImageData(base64::DecodeError),
+    #[error("unsupported image type {0:?}")]
+    ImageType(String),
+    #[error("cannot keep the image: {0}")]
+    ImageFile(std::io::Error),
+}
+
 /// The prompt text, or what is wrong with a block.
-pub fn text_of(blocks: &[acp::ContentBlock], workspace: &Path) -> Result<String, String> {
+pub fn text_of(blocks: &[acp::ContentBlock], workspace: &Path) -> Result<String, BlockError> {
     let mut out = String::new();
     let mut push = |s: &str| {
         if !out.is_empty() && !out.ends_with('\n') && !s.starts_with('\n') {
@@ -30,13 +45,11 @@ pub fn text_of(blocks: &[acp::ContentBlock], workspace: &Path) -> Result<String,
                 acp::EmbeddedResourceResource::BlobResourceContents(b) => {
                     push(&format!("[binary resource {} not included]", b.uri))
                 }
-                _ => return Err("an embedded resource of an unknown kind".into()),
+                _ => return Err(BlockError::Unknown),
             },
             acp::ContentBlock::Image(image) => push(&format!("\n{}\n", image_file(image)?)),
-            acp::ContentBlock::Audio(_) => {
-                return Err("audio is not supported (promptCapabilities.audio is false)".into());
-            }
-            _ => return Err("a content block of an unknown type".into()),
+            acp::ContentBlock::Audio(_) => return Err(BlockError::Audio),
+            _ => return Err(BlockError::Unknown),
         }
     }
     Ok(out)
@@ -51,16 +64,16 @@ fn mention(uri: &str, workspace: &Path) -> String {
 }
 
 /// Writes the image to a file only this user can read and returns its path.
-fn image_file(image: &acp::ImageContent) -> Result<String, String> {
+fn image_file(image: &acp::ImageContent) -> Result<String, BlockError> {
     let bytes = base64::engine::general_purpose::STANDARD
         .decode(image.data.trim())
-        .map_err(|e| format!("image data is not base64: {e}"))?;
+        .map_err(BlockError::ImageData)?;
     let ext = match image.mime_type.as_str() {
         "image/png" => "png",
         "image/jpeg" | "image/jpg" => "jpg",
         "image/gif" => "gif",
         "image/webp" => "webp",
-        other => return Err(format!("unsupported image type {other:?}")),
+        other => return Err(BlockError::ImageType(other.to_string())),
     };
     static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
     let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -73,7 +86,7 @@ fn image_file(image: &acp::ImageContent) -> Result<String, String> {
         .mode(0o600)
         .open(&path)
         .and_then(|mut f| std::io::Write::write_all(&mut f, &bytes));
-    written.map_err(|e| format!("cannot keep the image: {e}"))?;
+    written.map_err(BlockError::ImageFile)?;
     Ok(path.display().to_string())
 }
 
@@ -102,6 +115,7 @@ mod tests {
         assert!(
             text_of(&audio, Path::new("/ws"))
                 .unwrap_err()
+                .to_string()
                 .contains("audio")
         );
         let bad: Vec<acp::ContentBlock> = serde_json::from_value(
@@ -111,6 +125,7 @@ mod tests {
         assert!(
             text_of(&bad, Path::new("/ws"))
                 .unwrap_err()
+                .to_string()
                 .contains("base64")
         );
     }

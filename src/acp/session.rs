@@ -2,6 +2,7 @@
 //! its events into `session/update`s, the prompt in progress and the permission questions
 //! the editor has not answered yet.
 
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
 use agent_client_protocol_schema::v1 as acp;
@@ -32,6 +33,9 @@ pub struct Session {
     /// The last context meter, for /cost and /status.
     pub usage: Mutex<Option<crate::agent::context::ContextStatus>>,
     pub model: Mutex<String>,
+    /// A `/compact` is waiting: it ends with Compacted, or with the error or notice that
+    /// says why nothing was compacted (no Done follows a manual compaction).
+    pub compacting: std::sync::atomic::AtomicBool,
 }
 
 impl Session {
@@ -53,6 +57,7 @@ impl Session {
             mode: Mutex::new(mode),
             usage: Mutex::new(None),
             model: Mutex::new(model),
+            compacting: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -75,14 +80,6 @@ impl Session {
         if let Some(tx) = self.turn.lock().expect("turn").take() {
             let _ = tx.send(end);
         }
-    }
-
-    pub fn turn_running(&self) -> bool {
-        self.turn
-            .lock()
-            .expect("turn")
-            .as_ref()
-            .is_some_and(|t| !t.is_closed())
     }
 
     /// `session/cancel`: every question withdrawn (each becomes a denial), then the turn
@@ -173,10 +170,21 @@ fn handle(session: &Arc<Session>, outbox: &Arc<Outbox>, mapper: &mut Mapper, eve
                 &session.id,
                 acp::SessionUpdate::AgentMessageChunk(updates::chunk(&text)),
             );
-            if !session.turn_running() {
-                return;
-            }
             // `/compact` waits for this (a compaction inside a turn ends with Done).
+            if session.compacting.swap(false, Ordering::SeqCst) {
+                session.end_turn(Ok(json!(acp::PromptResponse::new(
+                    acp::StopReason::EndTurn
+                ))));
+            }
+        }
+        AgentEvent::Error { message: text } | AgentEvent::Notice { text }
+            if agent.is_none() && session.compacting.swap(false, Ordering::SeqCst) =>
+        {
+            notify(
+                outbox,
+                &session.id,
+                acp::SessionUpdate::AgentMessageChunk(updates::chunk(text)),
+            );
             session.end_turn(Ok(json!(acp::PromptResponse::new(
                 acp::StopReason::EndTurn
             ))));

@@ -113,7 +113,13 @@ await app.connectWith(stream, async (ctx) => {
   );
 
   phase = "load";
+  // The commands are announced right after the answer: wait for them (2 s at most).
+  const announced = new Promise((resolve) => {
+    onUpdate = (p) => p.update.sessionUpdate === "available_commands_update" && resolve();
+    setTimeout(resolve, 2000).unref();
+  });
   seen.load = await ctx.request(methods.agent.session.load, { sessionId: sid, cwd, mcpServers: [] });
+  await announced;
   seen.sessionId = sid;
 });
 
