@@ -4,7 +4,6 @@ use clap::Parser;
 
 use tooloop::cli::{Cli, Command, ConfigAction, McpAction, ProviderKind};
 use tooloop::config::{Config, Env, ProcessEnv};
-use tooloop::headless::HeadlessError;
 
 /// SIGINT is caught before `main` runs (see tooloop::interrupt): a headless run interrupted
 /// in its first milliseconds must still print its result.
@@ -149,10 +148,6 @@ async fn run(cli: Cli) -> i32 {
     };
     let code = match tooloop::headless::run(engine, &prompt, cli.output_format).await {
         Ok(code) => code,
-        Err(e @ HeadlessError::Start(_)) => {
-            eprintln!("tooloop: {e}");
-            2
-        }
         Err(e) => {
             eprintln!("tooloop: {e}");
             1

@@ -45,6 +45,12 @@ fn script(server: &MockServer) {
         "bash",
         json!({"command": "sleep 30"}),
     )]));
+    server.enqueue(tool_reply(&[(
+        "toolu_plan",
+        "exit_plan_mode",
+        json!({"plan": "1. read notes.txt\n2. summarize it"}),
+    )]));
+    server.enqueue(text_reply("Plan approved; starting."));
     server.enqueue(text_reply("Reviewed notes.txt."));
 }
 
@@ -298,6 +304,21 @@ fn the_official_client_completes_every_flow() {
     assert!(
         status.contains("mode: plan") && status.contains(seen["sessionId"].as_str().unwrap()),
         "{status}"
+    );
+    // In plan mode the plan is approved in the editor: the mode switches and says so.
+    assert_eq!(seen["stops"]["plan_approval"], "end_turn");
+    let plan = updates(&seen, "plan_approval");
+    assert!(text_of(&plan, "agent_message_chunk").contains("Plan approved; starting."));
+    let plan_ask = perms
+        .iter()
+        .find(|p| p["toolCall"]["toolCallId"] == "toolu_plan")
+        .expect("the plan is asked about");
+    assert_eq!(plan_ask["toolCall"]["kind"], "switch_mode");
+    assert!(
+        of_kind(&plan, "current_mode_update")
+            .iter()
+            .any(|u| u["currentModeId"] == "auto-edit"),
+        "{ctx}"
     );
     assert_eq!(seen["stops"]["file_command"], "end_turn");
     assert!(text_of(&updates(&seen, "file_command"), "agent_message_chunk").contains("Reviewed"));

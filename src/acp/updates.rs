@@ -80,6 +80,25 @@ impl Mapper {
                 parent_tool_use_id,
                 event,
             } => self.child(agent_id, parent_tool_use_id, event),
+            // The `task` call's title follows its subagent.
+            AgentEvent::AgentStart(info) => vec![U::ToolCallUpdate(acp::ToolCallUpdate::new(
+                info.parent_tool_use_id.clone(),
+                acp::ToolCallUpdateFields::new().title(format!(
+                    "task: {} ({} {}, running)",
+                    info.description, info.agent_id, info.agent
+                )),
+            ))],
+            AgentEvent::AgentEnd(report) => vec![U::ToolCallUpdate(acp::ToolCallUpdate::new(
+                report.parent_tool_use_id.clone(),
+                acp::ToolCallUpdateFields::new().title(format!(
+                    "task: {} {} {}, {} tools, {} turns",
+                    report.agent_id,
+                    report.agent,
+                    report.reason.as_str(),
+                    report.tools,
+                    report.turns
+                )),
+            ))],
             _ => vec![],
         }
     }

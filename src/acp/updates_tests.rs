@@ -181,6 +181,25 @@ fn every_event_kind_becomes_its_update() {
     assert_eq!(child["kind"], "read");
     assert_eq!(child["_meta"]["tooloop"]["parentToolCallId"], "task_1");
 
+    // The task call's title follows its subagent.
+    let started = one(
+        &mut m,
+        AgentEvent::AgentStart(crate::agent::protocol::AgentInfo {
+            agent_id: "a1".into(),
+            parent_tool_use_id: "task_1".into(),
+            parent_agent_id: None,
+            agent: "explore".into(),
+            description: "find the parser".into(),
+            model: "m".into(),
+        }),
+    );
+    assert_eq!(started["sessionUpdate"], "tool_call_update");
+    assert_eq!(started["toolCallId"], "task_1");
+    assert_eq!(
+        started["title"],
+        "task: find the parser (a1 explore, running)"
+    );
+
     // Events with no place in the editor say nothing.
     for quiet in [
         AgentEvent::TurnStart { turn: 1 },

@@ -9,7 +9,7 @@ use tokio_util::sync::CancellationToken;
 use crate::agent::context::Trigger;
 use crate::agent::protocol::{AgentCommand, AgentEvent, AgentReport, Terminal, TurnSummary};
 use crate::cli::OutputFormat;
-use crate::engine::{self, EngineError};
+use crate::engine;
 
 mod stream_json;
 pub use stream_json::{Sandboxed, event_line, stream_json};
@@ -17,12 +17,10 @@ pub use stream_json::{Sandboxed, event_line, stream_json};
 /// How long the agent task may take to stop after the result (it is idle by then).
 const STOP_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
 
-/// Why a headless run could not start or finish.
+/// Why a headless run could not finish (one that cannot start fails in `main`, where the
+/// engine is built: a usage error).
 #[derive(Debug, thiserror::Error)]
 pub enum HeadlessError {
-    /// The engine could not start (provider, workspace, session): a usage error.
-    #[error(transparent)]
-    Start(#[from] EngineError),
     /// The agent task ended without finishing the prompt.
     #[error("the agent stopped before the prompt's loop ended")]
     AgentGone,

@@ -28,9 +28,13 @@ const app = client({ name: "tooloop-acp-e2e" })
   })
   .onRequest(methods.client.session.requestPermission, ({ params }) => {
     seen.permissions.push({ phase, toolCall: params.toolCall, options: params.options });
+    // Writes are rejected; anything else gets the first allow option offered (allow once;
+    // for a plan, approve it and go on auto-accepting edits).
     const reject = params.toolCall.title?.startsWith("write_file");
-    const optionId = reject ? "reject_once" : "allow_once";
-    return { outcome: { outcome: "selected", optionId } };
+    const option = reject
+      ? params.options.find((o) => o.kind === "reject_once")
+      : params.options.find((o) => o.kind.startsWith("allow"));
+    return { outcome: { outcome: "selected", optionId: option.optionId } };
   });
 
 const stream = ndJsonStream(Writable.toWeb(agent.stdin), Readable.toWeb(agent.stdout));
@@ -101,6 +105,7 @@ await app.connectWith(stream, async (ctx) => {
   await new Promise((r) => setTimeout(r, 100));
 
   await prompt("status_command", sid, "/status");
+  await prompt("plan_approval", sid, "plan the change");
   await prompt("file_command", sid, "/review notes.txt");
 
   await expectError("unknown_session", () =>
