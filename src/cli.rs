@@ -294,11 +294,69 @@ pub enum Command {
         #[arg(short = 'o', long, value_name = "FILE")]
         output: Option<PathBuf>,
     },
+    /// Be an Agent Client Protocol (v1) agent for an editor (Zed, Neovim, JetBrains, Emacs):
+    /// JSON-RPC on stdin/stdout. Takes the TUI's options after `acp` too.
+    #[command(long_about = ACP_ABOUT, disable_help_flag = true)]
+    Acp {
+        /// The same options as the TUI (`tooloop --help` lists them).
+        #[arg(
+            trailing_var_arg = true,
+            allow_hyphen_values = true,
+            value_name = "OPTIONS"
+        )]
+        options: Vec<std::ffi::OsString>,
+    },
     /// MCP servers from config.toml ([mcp.servers.NAME]).
     Mcp {
         #[command(subcommand)]
         action: McpAction,
     },
+}
+
+/// What `tooloop acp --help` says before the options.
+pub const ACP_ABOUT: &str = "Runs tooloop as an Agent Client Protocol (ACP v1) agent: an editor \
+(Zed, Neovim with CodeCompanion, JetBrains, Emacs) starts it and speaks newline-delimited \
+JSON-RPC 2.0 on stdin/stdout. Nothing but protocol messages goes to stdout; logs go to the \
+log file. Each editor session is a tooloop session rooted at the editor's folder (saved like \
+the TUI's: `tooloop sessions` lists them, the editor can load them back). Keys, config and \
+environment are read as for the TUI; the options below work after `acp` too \
+(`tooloop acp --provider anthropic --model M --approval ask`).";
+
+/// `tooloop acp [OPTIONS]`: the command line with `acp` taken out, parsed as the TUI's
+/// (options may come before or after `acp`). `Ok(None)` when it asked for help, which is
+/// printed here.
+pub fn acp_command_line(args: &[std::ffi::OsString]) -> Result<Option<Cli>, clap::Error> {
+    use clap::CommandFactory;
+    let mut rest = args.to_vec();
+    if let Some(i) = rest.iter().skip(1).position(|a| a == "acp") {
+        rest.remove(i + 1);
+    }
+    if rest.iter().skip(1).any(|a| a == "--help" || a == "-h") {
+        let mut cmd = Cli::command();
+        // Only the options apply: prompts come from the editor, subcommands are the CLI's.
+        let subcommands: Vec<String> = cmd
+            .get_subcommands()
+            .map(|s| s.get_name().to_string())
+            .collect();
+        for name in subcommands {
+            cmd = cmd.mut_subcommand(name, |s| s.hide(true));
+        }
+        for arg in ["prompt", "initial_prompt", "output_format"] {
+            cmd = cmd.mut_arg(arg, |a| a.hide(true));
+        }
+        let mut cmd = cmd
+            .disable_help_subcommand(true)
+            .override_usage("tooloop acp [OPTIONS]")
+            .name("tooloop acp")
+            .bin_name("tooloop acp")
+            .about(ACP_ABOUT)
+            .long_about(ACP_ABOUT)
+            .after_help("Editor setup (Zed, Neovim): README.md, \"Editors (ACP)\".");
+        cmd.print_long_help()
+            .map_err(|e| cmd.error(clap::error::ErrorKind::Io, e))?;
+        return Ok(None);
+    }
+    Cli::try_parse_from(rest).map(Some)
 }
 
 /// `tooloop export --format`.

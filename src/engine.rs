@@ -34,6 +34,8 @@ pub enum FrontEnd {
     Interactive,
     /// Print mode: nobody can answer, so `ask` means deny (CLI.md).
     Headless,
+    /// An editor over ACP: `ask` becomes `session/request_permission`.
+    Editor,
 }
 
 /// What tests and benchmarks may put in place of the real thing.
@@ -140,6 +142,52 @@ impl Control {
             telemetry.shutdown().await;
         }
         agent
+    }
+}
+
+/// What `main` hands a front end that starts its engines itself: the resolved config and
+/// who answers permission questions. ACP starts one engine per session, each rooted at
+/// the editor's `cwd` and resuming or starting its own transcript; the front end changes
+/// only those fields of a copy (DESIGN.md §13: front ends never read the command line).
+#[derive(Clone)]
+pub struct Builder {
+    config: Config,
+    front: FrontEnd,
+    /// Tests and benchmarks: parts put in place of the real ones, made anew per engine.
+    overrides: Option<Arc<dyn Fn() -> Overrides + Send + Sync>>,
+}
+
+impl Builder {
+    pub fn new(config: Config, front: FrontEnd) -> Self {
+        Builder {
+            config,
+            front,
+            overrides: None,
+        }
+    }
+
+    /// Every engine built gets the parts `make` returns.
+    pub fn with_overrides(mut self, make: Arc<dyn Fn() -> Overrides + Send + Sync>) -> Self {
+        self.overrides = Some(make);
+        self
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// An engine for the config as it is.
+    pub fn start(&self) -> Result<Engine, EngineError> {
+        self.start_adjusted(|_| {})
+    }
+
+    /// An engine for a copy of the config that `adjust` changed (workspace, session, MCP
+    /// servers of one ACP session).
+    pub fn start_adjusted(&self, adjust: impl FnOnce(&mut Config)) -> Result<Engine, EngineError> {
+        let mut config = self.config.clone();
+        adjust(&mut config);
+        let overrides = self.overrides.as_ref().map(|f| f()).unwrap_or_default();
+        start_with(&config, self.front, overrides)
     }
 }
 
@@ -279,7 +327,8 @@ pub fn exec_env(
     let mut policy = PermissionPolicy::new(
         config.approval,
         &config.allowed_tools,
-        front == FrontEnd::Interactive,
+        // Someone can answer `ask`: the person at the TUI, or the editor's user over ACP.
+        front != FrontEnd::Headless,
     );
     policy.set_rules(
         config.permission_rules.clone(),

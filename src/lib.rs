@@ -5,6 +5,7 @@
 //! [`protocol::AgentEvent`]s; the agent runs the query loop over a
 //! [`provider::Provider`] and the [`agent::executor::StreamingToolExecutor`].
 
+pub mod acp;
 pub mod agent;
 pub mod agent_list;
 pub mod background;

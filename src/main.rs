@@ -4,7 +4,6 @@ use clap::Parser;
 
 use tooloop::cli::{Cli, Command, ConfigAction, McpAction, ProviderKind};
 use tooloop::config::{Config, Env, ProcessEnv};
-use tooloop::headless::HeadlessError;
 
 /// SIGINT is caught before `main` runs (see tooloop::interrupt): a headless run interrupted
 /// in its first milliseconds must still print its result.
@@ -72,6 +71,9 @@ async fn run(cli: Cli) -> i32 {
         )
         .await;
     }
+    if let Some(Command::Acp { .. }) = &cli.command {
+        return run_acp().await;
+    }
     if let Some(command) = &cli.command
         && let Some(code) = without_config(&cli, command)
     {
@@ -137,12 +139,15 @@ async fn run(cli: Cli) -> i32 {
         eprintln!("tooloop: the prompt is empty");
         return 2;
     }
-    let code = match tooloop::headless::run(&config, &prompt, cli.output_format).await {
-        Ok(code) => code,
-        Err(e @ HeadlessError::Start(_)) => {
+    let engine = match tooloop::engine::start(&config, tooloop::engine::FrontEnd::Headless) {
+        Ok(engine) => engine,
+        Err(e) => {
             eprintln!("tooloop: {e}");
-            2
+            return 2;
         }
+    };
+    let code = match tooloop::headless::run(engine, &prompt, cli.output_format).await {
+        Ok(code) => code,
         Err(e) => {
             eprintln!("tooloop: {e}");
             1
@@ -172,6 +177,46 @@ async fn run_tui(config: &Config, initial_prompt: Option<String>) -> anyhow::Res
         }
     };
     tooloop::tui::run(engine, settings, initial_prompt).await
+}
+
+/// `tooloop acp`: the command line parsed as the TUI's, the config resolved, then the ACP
+/// front end on an engine builder (it starts one engine per editor session).
+async fn run_acp() -> i32 {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let cli = match tooloop::cli::acp_command_line(&args) {
+        Ok(Some(cli)) => cli,
+        Ok(None) => return 0,
+        Err(e) => {
+            let _ = e.print();
+            return 2;
+        }
+    };
+    if cli.prompt.is_some() || cli.initial_prompt.is_some() || cli.command.is_some() {
+        eprintln!("tooloop: acp takes options only (prompts come from the editor)");
+        return 2;
+    }
+    let config = match Config::resolve(&cli, &ProcessEnv) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("tooloop: {e}");
+            return 2;
+        }
+    };
+    let _log_guard = match start_logging(&cli, &config) {
+        Ok(g) => g,
+        Err(code) => return code,
+    };
+    tracing::info!(
+        version = env!("CARGO_PKG_VERSION"),
+        provider = ?config.provider,
+        model = %config.model,
+        workspace = %config.workspace.display(),
+        "tooloop acp starts"
+    );
+    let builder = tooloop::engine::Builder::new(config, tooloop::engine::FrontEnd::Editor);
+    let code = tooloop::acp::run(builder).await;
+    tracing::info!(exit = code, "tooloop acp ends");
+    code
 }
 
 fn tui_settings(config: &Config) -> anyhow::Result<tooloop::tui::Settings> {
@@ -425,6 +470,6 @@ fn without_config(cli: &Cli, command: &Command) -> Option<i32> {
         // Needs the config and the log file (servers' stderr goes there).
         Command::Mcp { .. } => return None,
         // Handled (async) before this is called.
-        Command::Replay { .. } => return None,
+        Command::Replay { .. } | Command::Acp { .. } => return None,
     })
 }

@@ -117,6 +117,7 @@ const FLOORS: &[&str] = &[
     "paths",
     "http",
     "interrupt",
+    "child_trace_context",
     "todo",
     "logging",
     // The conversation itself.
@@ -137,6 +138,9 @@ const FLOORS: &[&str] = &[
     "mcp",
     "models",
     "prompt",
+    // Claude Code's settings.json (rules, hooks) read as tooloop's own; skills over them.
+    "claude",
+    "skills",
     // What observes the agent through the protocol's observer.
     "checkpoint",
     "session",
@@ -144,6 +148,7 @@ const FLOORS: &[&str] = &[
     // The agent: loop, executor, context, subagents, and attaching a session.
     "agent",
     "trace",
+    "telemetry",
     "agent_list",
     // Settings and the engine main builds.
     "cli",
@@ -154,6 +159,7 @@ const FLOORS: &[&str] = &[
     // Front ends.
     "export",
     "headless",
+    "acp",
     "tui",
     "replay",
 ];

@@ -4,4 +4,3 @@
 
 pub mod rules;
 pub mod settings;
-pub mod tools;

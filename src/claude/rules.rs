@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use super::tools;
+use crate::hooks::claude_tools as tools;
 
 /// One Claude Code rule, translated.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -7,8 +7,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use crate::cli::OutputFormat;
-use crate::config::Config;
-use crate::engine::{self, EngineError, FrontEnd};
+use crate::engine;
 use crate::protocol::compaction::Trigger;
 use crate::protocol::{AgentCommand, AgentEvent, AgentReport, Terminal, TurnSummary};
 
@@ -18,12 +17,10 @@ pub use stream_json::{Sandboxed, event_line, stream_json};
 /// How long the agent task may take to stop after the result (it is idle by then).
 const STOP_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
 
-/// Why a headless run could not start or finish.
+/// Why a headless run could not finish (one that cannot start fails in `main`, where the
+/// engine is built: a usage error).
 #[derive(Debug, thiserror::Error)]
 pub enum HeadlessError {
-    /// The engine could not start (provider, workspace, session): a usage error.
-    #[error(transparent)]
-    Start(#[from] EngineError),
     /// The agent task ended without finishing the prompt.
     #[error("the agent stopped before the prompt's loop ended")]
     AgentGone,
@@ -45,16 +42,16 @@ pub fn exit_code(reason: Terminal) -> i32 {
     }
 }
 
-/// Runs `prompt` on the agent task [`engine::start`] builds, like one prompt in the TUI;
+/// Runs `prompt` on the engine `main` built for this run, like one prompt in the TUI;
 /// SIGINT aborts the turn like Ctrl+C there.
 pub async fn run(
-    config: &Config,
+    engine: engine::Engine,
     prompt: &str,
     format: OutputFormat,
 ) -> Result<i32, HeadlessError> {
     // SIGINT is caught from main's first line (crate::interrupt); one that came before this
-    // point, or comes while the engine starts or a session loads, still aborts the turn and
-    // prints a result.
+    // point, or came while main started the engine or loaded a session, still aborts the
+    // turn and prints a result.
     let cancel = CancellationToken::new();
     let sigint = crate::interrupt::cancel_on_sigint(&cancel);
     // SIGTERM and SIGHUP end the run like SIGINT (the turn is aborted, every background
@@ -68,7 +65,7 @@ pub async fn run(
         sandboxed_tools,
         jobs,
         ..
-    } = engine::start(config, FrontEnd::Headless)?;
+    } = engine;
     // t_ms counts from here: the agent is ready, the prompt goes in next.
     let start = Instant::now();
     if let Some(notice) = session.and_then(|s| s.notice) {

@@ -148,7 +148,7 @@ impl Hook {
     pub fn matches(&self, event: HookEvent, subject: Option<&str>) -> bool {
         match (&self.matcher, subject) {
             (Some(re), Some(name)) if event.is_tool_event() && self.dialect == Dialect::Claude => {
-                re.is_match(crate::claude::tools::to_claude(name))
+                re.is_match(super::claude_tools::to_claude(name))
             }
             (Some(re), Some(name)) => re.is_match(name),
             _ => true,

@@ -11,6 +11,7 @@
 //!
 //! `"decision": "stop"` from any hook ends the turn with `hook_stopped`.
 
+pub mod claude_tools;
 pub mod config;
 pub mod decision;
 pub mod runner;
@@ -295,7 +296,7 @@ fn plain_stdout_is_context(event: HookEvent, dialect: Dialect) -> bool {
 /// What a hook written for Claude Code reads on stdin: `hook_event_name`, its tool names
 /// and input fields, `tool_response`, `transcript_path`.
 fn claude_payload(event: HookEvent, fields: &Map<String, Value>) -> Value {
-    use crate::claude::tools;
+    use crate::hooks::claude_tools as tools;
     let mut out = fields.clone();
     out.insert("hook_event_name".into(), event.claude_name().into());
     out.entry("transcript_path").or_insert_with(|| "".into());

@@ -1,5 +1,6 @@
 //! Every area of the integration suite; a folder per part of tooloop.
 
+mod acp;
 mod agent;
 mod background;
 mod config;

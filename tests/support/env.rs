@@ -20,6 +20,7 @@ use std::io::Write;
 /// Capabilities the tests gate on, by the key `require` and `TOOLOOP_PRETEND_MISSING` use.
 pub const LANDLOCK: &str = "landlock";
 pub const TMUX: &str = "tmux";
+pub const ACP_CLIENT: &str = "acp-client";
 
 /// Whether a missing capability fails the test: under CI, or when asked for locally.
 pub fn strict() -> bool {
@@ -118,4 +119,27 @@ pub fn tmux() -> bool {
         }
     })
     .is_some()
+}
+
+/// Node and the official ACP client installed in tests/acp_client (`npm ci` there; CI does
+/// it in .ci/run): the folder of the client's script, or None (see `require`).
+pub fn acp_client() -> Option<std::path::PathBuf> {
+    require(ACP_CLIENT, || {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/acp_client");
+        match std::process::Command::new("node").arg("--version").output() {
+            Ok(o) if o.status.success() => {}
+            Ok(o) => return Err(format!("`node --version` exited with {}", o.status)),
+            Err(e) => return Err(format!("`node --version` did not run: {e}")),
+        }
+        if !dir
+            .join("node_modules/@agentclientprotocol/sdk/package.json")
+            .is_file()
+        {
+            return Err(format!(
+                "{} has no node_modules: run `npm ci` there",
+                dir.display()
+            ));
+        }
+        Ok(dir)
+    })
 }

@@ -1,0 +1,3 @@
+//! The ACP front end (`tooloop acp`): raw JSON-RPC lines and the official TypeScript client.
+mod e2e;
+mod protocol;
