@@ -1,0 +1,184 @@
+//! Deferred MCP tool definitions and `tool_search` (issue 39), end to end: the real binary,
+//! headless, against the mock model and the fixture server with 150 synthetic tools.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+use support::*;
+
+const SYNTHETIC: usize = 150;
+const YOLO: &[&str] = &["--approval", "yolo"];
+
+/// The fixture as server `fx` with `SYNTHETIC` extra tools; `mcp` goes into `[mcp]` and
+/// `server` into its table.
+fn config(dir: &Path, mcp: &str, server: &str) -> PathBuf {
+    let text = format!(
+        "[mcp]\n{mcp}\n[mcp.servers.fx]\ncommand = {:?}\nenv = {{ MCP_FIXTURE_SYNTHETIC = \"{SYNTHETIC}\" }}\n{server}\n",
+        mcp_fixture().display().to_string(),
+    );
+    let path = dir.join("config.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn tool_names(request: &Recorded) -> Vec<String> {
+    request.body["tools"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|t| t["name"].as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn tool_end<'a>(run: &'a Run, name: &str) -> &'a Value {
+    run.of_type("tool_end")
+        .into_iter()
+        .find(|l| l["name"] == name)
+        .unwrap_or_else(|| panic!("no tool_end for {name}:\n{}", run.stdout))
+}
+
+#[test]
+fn the_model_finds_a_deferred_tool_then_calls_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = config(dir.path(), "", "");
+    let server = MockServer::start();
+    server.enqueue(
+        ReplyBuilder::new()
+            .tool_use(
+                "toolu_1",
+                "tool_search",
+                json!({"query": "create jira item"}),
+            )
+            .usage(10, 5)
+            .build(),
+    );
+    server.enqueue(
+        ReplyBuilder::new()
+            .tool_use(
+                "toolu_2",
+                "mcp__fx__jira_create_item",
+                json!({"workspace": "OPS"}),
+            )
+            .usage(10, 5)
+            .build(),
+    );
+    server.enqueue(ReplyBuilder::new().text("created").usage(10, 5).build());
+    let run = headless_with_config(&server, "file a ticket", &cfg, dir.path(), YOLO).run();
+    assert_eq!(run.code, Some(0), "stderr:\n{}", run.stderr);
+    let requests = server.accepted();
+    assert_eq!(requests.len(), 3);
+
+    // Request 1: the built-ins and tool_search, none of the 155 MCP tools.
+    let first = tool_names(&requests[0]);
+    assert!(first.contains(&"tool_search".to_string()), "{first:?}");
+    assert!(first.contains(&"read_file".to_string()));
+    assert!(
+        first.iter().all(|n| !n.starts_with("mcp__")),
+        "no MCP definition in request 1: {first:?}"
+    );
+
+    // The search found the tool and said so.
+    let search = tool_end(&run, "tool_search");
+    assert_eq!(search["is_error"], false);
+    let out = search["output"].as_str().unwrap();
+    assert!(out.contains("mcp__fx__jira_create_item"), "{out}");
+
+    // Request 2 offers what was found, appended after request 1's list (same order).
+    let second = tool_names(&requests[1]);
+    assert_eq!(
+        &second[..first.len()],
+        &first[..],
+        "the list is never reordered"
+    );
+    assert!(second[first.len()..].contains(&"mcp__fx__jira_create_item".to_string()));
+    assert!(second.len() <= first.len() + 5, "at most 5 by default");
+
+    // The call ran on the server and its result went back in request 3.
+    let call = tool_end(&run, "mcp__fx__jira_create_item");
+    assert_eq!(call["is_error"], false, "{call}");
+    assert!(
+        requests[2]
+            .body_text
+            .contains("jira_create_item ran with {\\\"workspace\\\":\\\"OPS\\\"}"),
+        "{}",
+        requests[2].body_text
+    );
+    assert_eq!(tool_names(&requests[2]), second, "found tools stay");
+    assert_valid_history(run.result());
+}
+
+#[test]
+fn a_deferred_tool_named_exactly_runs_and_an_unknown_one_points_to_tool_search() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = config(dir.path(), "defer = true", "");
+    let server = MockServer::start();
+    server.enqueue(
+        ReplyBuilder::new()
+            .tool_use(
+                "toolu_1",
+                "mcp__fx__slack_list_items",
+                json!({"workspace": "eng"}),
+            )
+            .tool_use("toolu_2", "mcp__fx__no_such_thing", json!({}))
+            .usage(10, 5)
+            .build(),
+    );
+    server.enqueue(ReplyBuilder::new().text("ok").usage(10, 5).build());
+    let run = headless_with_config(&server, "go", &cfg, dir.path(), YOLO).run();
+    assert_eq!(run.code, Some(0), "stderr:\n{}", run.stderr);
+    let requests = server.accepted();
+    assert_eq!(requests.len(), 2, "never an HTTP 400");
+
+    let ran = tool_end(&run, "mcp__fx__slack_list_items");
+    assert_eq!(ran["is_error"], false, "{ran}");
+    let unknown = tool_end(&run, "mcp__fx__no_such_thing");
+    assert_eq!(unknown["is_error"], true);
+    let text = unknown["output"].as_str().unwrap();
+    assert!(
+        text.contains("no such tool") && text.contains("tool_search"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("mcp__fx__github_get_item"),
+        "deferred tools are not listed one by one: {text}"
+    );
+    // The tool that ran is in the history now: its definition is offered from then on.
+    let second = tool_names(&requests[1]);
+    assert_eq!(second.last().unwrap(), "mcp__fx__slack_list_items");
+    assert_valid_history(run.result());
+}
+
+#[test]
+fn defer_false_and_a_server_that_opts_out_send_every_definition() {
+    for (mcp, server_line) in [("defer = false", ""), ("defer = true", "defer = false")] {
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = config(dir.path(), mcp, server_line);
+        let server = MockServer::start();
+        server.enqueue(ReplyBuilder::new().text("ok").usage(10, 5).build());
+        let run = headless_with_config(&server, "go", &cfg, dir.path(), &[]).run();
+        assert_eq!(run.code, Some(0), "stderr:\n{}", run.stderr);
+        let names = tool_names(&server.accepted()[0]);
+        let mcp_tools = names.iter().filter(|n| n.starts_with("mcp__")).count();
+        assert_eq!(mcp_tools, SYNTHETIC + 5, "{mcp} / {server_line}");
+        assert!(!names.contains(&"tool_search".to_string()));
+    }
+}
+
+#[test]
+fn a_bad_defer_setting_is_a_config_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = config(dir.path(), "defer = \"sometimes\"", "");
+    let server = MockServer::start();
+    let run = headless_with_config(&server, "go", &cfg, dir.path(), &[]).run();
+    assert_ne!(run.code, Some(0));
+    assert!(
+        run.stderr.contains("auto:N"),
+        "the error says what is accepted: {}",
+        run.stderr
+    );
+    assert!(server.accepted().is_empty());
+}
