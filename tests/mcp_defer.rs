@@ -182,3 +182,88 @@ fn a_bad_defer_setting_is_a_config_error() {
     );
     assert!(server.accepted().is_empty());
 }
+
+/// What one scripted 10-request session cost on the mock (prompt caching on, Anthropic's
+/// rules): the figures issue 39 asks for.
+struct Figures {
+    first_input: u64,
+    cache_share_2_to_10: f64,
+    first_request_ms: u64,
+    tools_in_first: usize,
+}
+
+/// Ten requests: with deferral the model searches, then calls what it found; without, it
+/// calls the tool at once; then eight more calls of it and an answer.
+fn session(defer: &str) -> Figures {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = config(dir.path(), defer, "");
+    let server = MockServer::start();
+    server.enable_prompt_cache();
+    let deferred = defer != "defer = false";
+    if deferred {
+        server.enqueue(
+            ReplyBuilder::new()
+                .tool_use(
+                    "toolu_s",
+                    "tool_search",
+                    json!({"query": "sentry search items"}),
+                )
+                .usage(10, 5)
+                .build(),
+        );
+    }
+    let calls = if deferred { 8 } else { 9 };
+    for i in 0..calls {
+        server.enqueue(
+            ReplyBuilder::new()
+                .tool_use(
+                    &format!("toolu_{i}"),
+                    "mcp__fx__sentry_search_items",
+                    json!({"workspace": format!("team-{i}")}),
+                )
+                .usage(10, 5)
+                .build(),
+        );
+    }
+    server.enqueue(ReplyBuilder::new().text("done").usage(10, 5).build());
+    let args = ["--approval", "yolo", "--max-turns", "20"];
+    let run = headless_with_config(&server, "what broke overnight?", &cfg, dir.path(), &args).run();
+    assert_eq!(run.code, Some(0), "stderr:\n{}", run.stderr);
+    let requests = server.accepted();
+    assert_eq!(requests.len(), 10);
+    let counts: Vec<_> = requests.iter().map(|r| r.accounted.unwrap()).collect();
+    let read: u64 = counts[1..].iter().map(|c| c.cache_read).sum();
+    let total: u64 = counts[1..].iter().map(|c| c.total()).sum();
+    let first_request = run.of_type("request_start")[0]["t_ms"].as_u64().unwrap();
+    assert_valid_history(run.result());
+    Figures {
+        first_input: counts[0].total(),
+        cache_share_2_to_10: read as f64 / total as f64,
+        first_request_ms: first_request,
+        tools_in_first: tool_names(&requests[0]).len(),
+    }
+}
+
+/// BENCHMARKS.md's deferral figures, side by side in one run (`--nocapture` prints them).
+#[test]
+fn deferral_cuts_the_first_request_and_keeps_the_cache() {
+    let off = session("defer = false");
+    let on = session("");
+    for (label, f) in [("without deferral", &off), ("with deferral", &on)] {
+        println!(
+            "{label}: {} tools, first request {} input tokens, cache-read share of requests \
+             2-10 {:.1} %, first request at {} ms",
+            f.tools_in_first,
+            f.first_input,
+            f.cache_share_2_to_10 * 100.0,
+            f.first_request_ms
+        );
+    }
+    let saved = 1.0 - on.first_input as f64 / off.first_input as f64;
+    println!("first request: {:.1} % fewer input tokens", saved * 100.0);
+    assert!(
+        saved >= 0.8,
+        "goal: at least 80 % fewer ({:.1} %)",
+        saved * 100.0
+    );
+}
