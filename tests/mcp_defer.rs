@@ -190,6 +190,8 @@ struct Figures {
     cache_share_2_to_10: f64,
     first_request_ms: u64,
     tools_in_first: usize,
+    /// Requests 2-10: (uncached input, cache writes, cache reads).
+    later: (u64, u64, u64),
 }
 
 /// Ten requests: with deferral the model searches, then calls what it found; without, it
@@ -241,6 +243,9 @@ fn session(defer: &str) -> Figures {
         cache_share_2_to_10: read as f64 / total as f64,
         first_request_ms: first_request,
         tools_in_first: tool_names(&requests[0]).len(),
+        later: counts[1..].iter().fold((0, 0, 0), |a, c| {
+            (a.0 + c.input, a.1 + c.cache_write, a.2 + c.cache_read)
+        }),
     }
 }
 
@@ -252,10 +257,13 @@ fn deferral_cuts_the_first_request_and_keeps_the_cache() {
     for (label, f) in [("without deferral", &off), ("with deferral", &on)] {
         println!(
             "{label}: {} tools, first request {} input tokens, cache-read share of requests \
-             2-10 {:.1} %, first request at {} ms",
+             2-10 {:.1} % (input {} / cache write {} / cache read {}), first request at {} ms",
             f.tools_in_first,
             f.first_input,
             f.cache_share_2_to_10 * 100.0,
+            f.later.0,
+            f.later.1,
+            f.later.2,
             f.first_request_ms
         );
     }

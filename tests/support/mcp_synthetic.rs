@@ -121,19 +121,19 @@ pub fn tool(i: usize) -> (String, String, Value) {
         "fields".into(),
         json!({"type": "array", "items": {"type": "string"}, "description": "Fields to return; all when empty"}),
     );
-    if i % 2 == 0 {
+    if i.is_multiple_of(2) {
         props.insert(
             "limit".into(),
             json!({"type": "integer", "minimum": 1, "maximum": 100, "description": "Most items to return (default 20)"}),
         );
     }
-    if i % 3 == 0 {
+    if i.is_multiple_of(3) {
         props.insert(
             "state".into(),
             json!({"type": "string", "enum": ["open", "closed", "all"], "description": "Which items by state"}),
         );
     }
-    if i % 5 == 0 {
+    if i.is_multiple_of(5) {
         props.insert(
             "since".into(),
             json!({"type": "string", "format": "date-time", "description": "Only items changed after this time (RFC 3339)"}),
