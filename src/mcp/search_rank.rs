@@ -154,4 +154,28 @@ mod tests {
             "an exact tail wins"
         );
     }
+
+    #[test]
+    fn odd_queries_and_names_never_panic() {
+        let long = "x".repeat(10_000);
+        let docs = [
+            ("mcp__s__ÄÖÜ_ǅungle", "İstanbul ﬁle \u{0} \u{202e}"),
+            ("mcp__s__", ""),
+        ];
+        for q in [
+            "",
+            "select:",
+            "İ",
+            "\u{0}",
+            "ǅ",
+            "__",
+            "mcp__s__",
+            long.as_str(),
+            "ﬁle",
+        ] {
+            let _ = rank(&docs, q, 5);
+        }
+        assert!(rank(&[], "x", 5).is_empty());
+        assert_eq!(rank(&docs, "istanbul", 0).len(), 0);
+    }
 }
