@@ -183,6 +183,9 @@ fn mcp_servers(servers: &[acp::McpServer]) -> Vec<crate::mcp::ServerConfig> {
                 tool_timeout: DEFAULT_TOOL_TIMEOUT,
                 tools_allow: None,
                 tools_deny: Vec::new(),
+                // The editor's servers are deferred like configured ones (`[mcp] defer`'s
+                // default): many tools from an editor must not fill the first request.
+                defer: Default::default(),
             })
         })
         .collect()

@@ -310,14 +310,15 @@ impl Driver {
     fn add(&mut self, id: String, name: String, input: Value, error: Option<String>) {
         let index = self.entries.len();
         let token = self.siblings.child_token();
+        // A deferred tool the model named exactly runs, and is offered from now on.
+        if let Some(d) = self.env.registry.deferral() {
+            d.load(&[&name]);
+        }
         let (safe, immediate) = match self.env.registry.get(&name) {
             _ if error.is_some() => (true, error),
             None => (
                 true,
-                Some(format!(
-                    "Error: no such tool: {name}. Available tools: {}",
-                    self.env.registry.names().collect::<Vec<_>>().join(", ")
-                )),
+                Some(crate::mcp::defer::no_such_tool(&self.env.registry, &name)),
             ),
             Some(reg) => match reg.validate(&input) {
                 Err(e) => (true, Some(format!("Error: invalid input for {name}: {e}"))),

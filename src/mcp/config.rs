@@ -16,6 +16,9 @@ pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(120);
 #[derive(Clone, Debug, Default, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct McpSection {
+    /// `defer = "auto"|"auto:N"|true|false`: when MCP tool definitions stay out of the
+    /// request until `tool_search` finds them (defer.rs).
+    pub defer: Option<super::defer::DeferSetting>,
     #[serde(default)]
     pub servers: BTreeMap<String, ServerSpec>,
 }
@@ -39,6 +42,8 @@ pub struct ServerSpec {
     pub tools_allow: Option<Vec<String>>,
     #[serde(default)]
     pub tools_deny: Vec<String>,
+    /// `defer = false`: this server's tools are always sent, whatever `[mcp] defer` says.
+    pub defer: Option<bool>,
 }
 
 /// How to reach a server.
@@ -65,6 +70,8 @@ pub struct ServerConfig {
     pub tool_timeout: Duration,
     pub tools_allow: Option<Vec<String>>,
     pub tools_deny: Vec<String>,
+    /// `[mcp] defer` as it applies to this server (`Off` when the server says `defer = false`).
+    pub defer: super::defer::DeferSetting,
 }
 
 #[derive(Debug, thiserror::Error, PartialEq)]
@@ -85,6 +92,15 @@ pub enum McpConfigError {
 impl ServerSpec {
     /// The server as configured, or None when `enabled = false`.
     pub fn resolve(&self, name: &str) -> Result<Option<ServerConfig>, McpConfigError> {
+        self.resolve_with(name, super::defer::DeferSetting::default())
+    }
+
+    /// The server with the section's `defer` setting (its own `defer = false` wins).
+    pub fn resolve_with(
+        &self,
+        name: &str,
+        defer: super::defer::DeferSetting,
+    ) -> Result<Option<ServerConfig>, McpConfigError> {
         if self.enabled == Some(false) {
             return Ok(None);
         }
@@ -131,6 +147,11 @@ impl ServerSpec {
                 .unwrap_or(DEFAULT_TOOL_TIMEOUT),
             tools_allow: self.tools_allow.clone(),
             tools_deny: self.tools_deny.clone(),
+            defer: if self.defer == Some(false) {
+                super::defer::DeferSetting::Off
+            } else {
+                defer
+            },
         }))
     }
 }
@@ -140,7 +161,7 @@ impl McpSection {
     pub fn resolve(&self) -> Result<Vec<ServerConfig>, McpConfigError> {
         let mut out = Vec::new();
         for (name, spec) in &self.servers {
-            if let Some(s) = spec.resolve(name)? {
+            if let Some(s) = spec.resolve_with(name, self.defer.unwrap_or_default())? {
                 out.push(s);
             }
         }

@@ -6,10 +6,13 @@
 
 pub mod config;
 pub mod connect;
+pub mod defer;
 pub mod list;
 pub mod result;
+pub mod search_rank;
 pub mod server;
 pub mod tool;
+pub mod tool_search;
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -112,6 +115,42 @@ impl McpManager {
         let mut tools = self.tools.lock().unwrap_or_else(|p| p.into_inner()).clone();
         tools.sort_by(|a, b| a.name().cmp(b.name()));
         tools
+    }
+
+    /// Which of `tools` (the started servers' tools) to defer for a context window of
+    /// `window` tokens, per `[mcp] defer` and each server's own `defer`; None when none is.
+    pub fn deferral(&self, tools: &[Arc<dyn Tool>], window: u64) -> Option<defer::Deferral> {
+        let setting_of = |name: &str| {
+            self.servers
+                .iter()
+                .find(|s| name.starts_with(&format!("mcp__{}__", s.config.name)))
+                .map_or(defer::DeferSetting::Off, |s| s.config.defer)
+        };
+        let mut total = 0;
+        let mut entries = std::collections::BTreeMap::new();
+        let mut setting = defer::DeferSetting::Off;
+        for t in tools {
+            let spec = crate::message::ToolSpec {
+                name: t.name().to_string(),
+                description: t.description().to_string(),
+                input_schema: t.input_schema(),
+            };
+            let tokens = defer::spec_tokens(&spec);
+            total += tokens;
+            let s = setting_of(t.name());
+            if s != defer::DeferSetting::Off {
+                setting = s;
+                entries.insert(
+                    spec.name,
+                    defer::Entry {
+                        description: spec.description,
+                        tokens,
+                    },
+                );
+            }
+        }
+        (!entries.is_empty() && defer::should_defer(setting, total, window))
+            .then(|| defer::Deferral::new(entries))
     }
 
     /// Ends every server's connection (stdio servers' processes exit).

@@ -262,6 +262,9 @@ pub struct ToolRegistry {
     /// schema is a `json!` tree built anew per call, and every request asked for them twice
     /// (the context estimate and the body). A registry never changes once in use.
     specs: std::sync::OnceLock<(Vec<ToolSpec>, usize)>,
+    /// Deferred MCP tools (issue 39): registered, so a call runs, but offered to the model
+    /// only once `tool_search` found them ([`crate::mcp::defer::offered`]).
+    deferral: Option<Arc<crate::mcp::defer::Deferral>>,
 }
 
 impl ToolRegistry {
@@ -356,7 +359,18 @@ impl ToolRegistry {
             .into_iter()
             .filter_map(|t| next.try_register(t).err())
             .collect();
+        next.deferral = self.deferral.clone();
         (next, errors)
+    }
+
+    /// This registry with some of its tools deferred.
+    pub fn with_deferral(mut self, deferral: Arc<crate::mcp::defer::Deferral>) -> Self {
+        self.deferral = Some(deferral);
+        self
+    }
+
+    pub fn deferral(&self) -> Option<&Arc<crate::mcp::defer::Deferral>> {
+        self.deferral.as_ref()
     }
 
     /// This registry plus one of tooloop's own tools made at run time (`task`,

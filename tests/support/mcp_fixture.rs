@@ -6,6 +6,11 @@
 //! unsafe; writes `text` to note.txt in its cwd), `fail` (isError), `crash` (the process
 //! exits mid-call), `picture` (an image). With MCP_FIXTURE_LOG set, every call, cancellation
 //! and start is appended to that file, so tests can see what reached the server.
+//! `MCP_FIXTURE_SYNTHETIC=N` adds N synthetic tools (mcp_synthetic.rs) that answer with
+//! their name and arguments.
+
+#[path = "mcp_synthetic.rs"]
+mod synthetic;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -45,7 +50,23 @@ fn schema(v: Value) -> Arc<Map<String, Value>> {
     }
 }
 
+fn synthetic_count() -> usize {
+    std::env::var("MCP_FIXTURE_SYNTHETIC")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0)
+}
+
 fn tools() -> Vec<Tool> {
+    let mut all = builtin_tools();
+    for i in 0..synthetic_count() {
+        let (name, description, input) = synthetic::tool(i);
+        all.push(Tool::new(name, description, schema(input)));
+    }
+    all
+}
+
+fn builtin_tools() -> Vec<Tool> {
     vec![
         Tool::new(
             "slow_read",
@@ -138,6 +159,9 @@ impl ServerHandler for Fixture {
                 "image/png",
             )])
             .into()),
+            other if (0..synthetic_count()).any(|i| synthetic::tool(i).0 == other) => {
+                text(format!("{other} ran with {}", Value::Object(args)))
+            }
             other => Err(McpError::invalid_params(format!("no tool {other}"), None)),
         }
     }

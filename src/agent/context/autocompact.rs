@@ -150,6 +150,16 @@ pub async fn compact(
         kept: block.kept,
     };
     agent.replace_history(new_history);
+    // The cached prefix starts over anyway: deferred tools found earlier that the kept
+    // history no longer calls go back to being deferred (issue 39).
+    if let Some(d) = agent.exec.registry.deferral() {
+        let history = &agent.history;
+        d.keep_only(&|name| {
+            history
+                .iter()
+                .any(|m| m.tool_uses().any(|(_, n, _)| n == name))
+        });
+    }
     agent.context.forget_usage();
     agent.context.compactions += 1;
     if let Some(r) = &mut agent.observer {

@@ -20,7 +20,9 @@ pub fn messages<M: std::borrow::Borrow<Message>>(messages: &[M]) -> u64 {
 
 /// Tokens of the part every request repeats: system prompt and tool definitions.
 pub fn fixed(system: &str, tools: &crate::tools::ToolRegistry) -> u64 {
-    bytes(system.len()) + bytes(tools.specs_json_len())
+    // Deferred tools not found yet are not sent.
+    let hidden = tools.deferral().map_or(0, |d| d.stats().deferred_tokens);
+    bytes(system.len()) + bytes(tools.specs_json_len()).saturating_sub(hidden)
 }
 
 /// What an image costs, roughly: the API bills width × height / 750 tokens and scales

@@ -33,12 +33,39 @@ pub(super) async fn join_mcp_tools(agent: &mut Agent, cancel: &CancellationToken
             _ = mcp.wait_started() => {}
         }
     }
-    let (registry, errors) = agent.exec.registry.with_tools(mcp.tools());
+    let tools = mcp.tools();
+    let (mut registry, errors) = agent.exec.registry.with_tools(tools.clone());
     for e in errors {
         tracing::warn!("MCP tool left out: {e}");
         agent.exec.events.send(AgentEvent::Notice {
             text: format!("MCP tool left out: {e}"),
         });
+    }
+    let window = agent
+        .context
+        .limits(&agent.settings.model, agent.settings.max_tokens)
+        .window;
+    // Only tools that joined can be deferred (one left out above is not there to find).
+    let joined: Vec<_> = tools
+        .into_iter()
+        .filter(|t| {
+            registry
+                .get(t.name())
+                .is_some_and(|r| Arc::ptr_eq(&r.tool, t))
+        })
+        .collect();
+    if let Some(deferral) = mcp.deferral(&joined, window) {
+        let deferral = Arc::new(deferral);
+        let search = crate::mcp::tool_search::ToolSearch::new(deferral.clone());
+        let (with_search, error) = registry.with_builtin(Arc::new(search));
+        match error {
+            // A tool of that name is there already (an MCP server's): deferring would leave
+            // the model no way to find the rest.
+            Some(e) => agent.exec.events.send(AgentEvent::Notice {
+                text: format!("MCP tools are not deferred: {e}"),
+            }),
+            None => registry = with_search.with_deferral(deferral),
+        }
     }
     agent.exec.registry = Arc::new(registry);
     agent.mcp_joined = true;

@@ -6,17 +6,15 @@ use crate::protocol::approval_mode::ApprovalMode;
 use crate::provider::ToolSpec;
 use crate::tools::exit_plan_mode::EXIT_PLAN_MODE;
 
-/// The tools of the next request: `exit_plan_mode` only in plan mode.
+/// The tools of the next request: `exit_plan_mode` only in plan mode; deferred MCP tools
+/// only once found (appended at the end, so the list never reorders).
 pub(super) fn offered_tools(agent: &Agent) -> Vec<ToolSpec> {
     let plan = agent.exec.policy.mode() == ApprovalMode::Plan;
-    agent
-        .exec
-        .registry
-        .spec_list()
-        .iter()
-        .filter(|s| plan || s.name != EXIT_PLAN_MODE)
-        .cloned()
-        .collect()
+    let registry = &agent.exec.registry;
+    let mut specs =
+        crate::mcp::defer::offered(registry.spec_list(), registry.deferral().map(|d| &**d));
+    specs.retain(|s| plan || s.name != EXIT_PLAN_MODE);
+    specs
 }
 
 /// The plan `exit_plan_mode` handed over in the reply just closed, when the run must end

@@ -37,6 +37,7 @@ fn stdio(name: &str, args: &[&str], log: Option<&PathBuf>) -> ServerConfig {
         tool_timeout: Duration::from_secs(30),
         tools_allow: None,
         tools_deny: vec![],
+        defer: Default::default(),
     }
 }
 
@@ -274,6 +275,7 @@ async fn streamable_http_server() {
             tool_timeout: Duration::from_secs(30),
             tools_allow: Some(vec!["slow_read".into(), "fail".into()]),
             tools_deny: vec!["fail".into()],
+            defer: Default::default(),
         }]
     })
     .await;
