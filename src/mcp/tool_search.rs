@@ -7,9 +7,9 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use serde_json::{Value, json};
 
-use super::defer::Deferral;
 use super::search_rank::rank;
 use crate::tools::args::{one_line, optional_str};
+use crate::tools::deferral::Deferral;
 use crate::tools::{Effect, Tool, ToolContext, ToolOutput};
 
 pub const NAME: &str = "tool_search";
@@ -58,10 +58,10 @@ impl ToolSearch {
     }
 
     /// The matched names for an input, or what was wrong with it.
-    fn find(&self, query: &str, limit: usize) -> Result<Vec<String>, String> {
+    fn find(&self, query: &str, limit: usize) -> Result<Vec<String>, FindError> {
         let query = query.trim();
         if query.is_empty() {
-            return Err("Error: query is empty; give keywords or select:NAME".into());
+            return Err(FindError::Empty);
         }
         if let Some(list) = query.strip_prefix("select:") {
             let mut found = Vec::new();
@@ -74,10 +74,7 @@ impl ToolSearch {
                 }
             }
             if !unknown.is_empty() && found.is_empty() {
-                return Err(format!(
-                    "Error: no deferred tool named {}; search with keywords instead",
-                    unknown.join(", ")
-                ));
+                return Err(FindError::NoSuchTool(unknown.join(", ")));
             }
             return Ok(found);
         }
@@ -92,6 +89,15 @@ impl ToolSearch {
             .map(str::to_string)
             .collect())
     }
+}
+
+/// What the model's query got wrong (the tool error it reads).
+#[derive(Debug, thiserror::Error)]
+enum FindError {
+    #[error("Error: query is empty; give keywords or select:NAME")]
+    Empty,
+    #[error("Error: no deferred tool named {0}; search with keywords instead")]
+    NoSuchTool(String),
 }
 
 #[async_trait]
@@ -133,7 +139,7 @@ impl Tool for ToolSearch {
             .clamp(1, MAX_RESULTS) as usize;
         let names = match self.find(query, limit) {
             Ok(n) => n,
-            Err(e) => return ToolOutput::error(e),
+            Err(e) => return ToolOutput::error(e.to_string()),
         };
         if names.is_empty() {
             return ToolOutput::ok(format!(
@@ -163,7 +169,7 @@ impl Tool for ToolSearch {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mcp::defer::Entry;
+    use crate::tools::deferral::Entry;
     use std::collections::BTreeMap;
 
     fn search() -> ToolSearch {

@@ -5,6 +5,7 @@ mod atomic;
 pub mod bash;
 pub mod bash_background;
 pub mod bash_output;
+pub mod deferral;
 pub mod edit_file;
 pub mod exit_plan_mode;
 mod file_preview;
@@ -263,8 +264,8 @@ pub struct ToolRegistry {
     /// (the context estimate and the body). A registry never changes once in use.
     specs: std::sync::OnceLock<(Vec<ToolSpec>, usize)>,
     /// Deferred MCP tools (issue 39): registered, so a call runs, but offered to the model
-    /// only once `tool_search` found them ([`crate::mcp::defer::offered`]).
-    deferral: Option<Arc<crate::mcp::defer::Deferral>>,
+    /// only once `tool_search` found them ([`deferral::offered`]).
+    deferral: Option<Arc<deferral::Deferral>>,
 }
 
 impl ToolRegistry {
@@ -364,12 +365,12 @@ impl ToolRegistry {
     }
 
     /// This registry with some of its tools deferred.
-    pub fn with_deferral(mut self, deferral: Arc<crate::mcp::defer::Deferral>) -> Self {
+    pub fn with_deferral(mut self, deferral: Arc<deferral::Deferral>) -> Self {
         self.deferral = Some(deferral);
         self
     }
 
-    pub fn deferral(&self) -> Option<&Arc<crate::mcp::defer::Deferral>> {
+    pub fn deferral(&self) -> Option<&Arc<deferral::Deferral>> {
         self.deferral.as_ref()
     }
 
