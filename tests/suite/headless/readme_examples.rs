@@ -32,5 +32,8 @@ fn readme_mcp_and_hook_examples_parse_and_resolve() {
             seen += servers.len() + usize::from(!file.hooks.is_empty());
         }
     }
-    assert_eq!(seen, 3, "two servers and one hooks block");
+    assert_eq!(
+        seen, 4,
+        "two servers, the deferral example's one and one hooks block"
+    );
 }
