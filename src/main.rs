@@ -79,16 +79,9 @@ async fn run(cli: Cli) -> i32 {
     {
         return code;
     }
-    let config = match Config::resolve(&cli, &ProcessEnv) {
+    // The log guard is kept until the process exits: dropping it flushes the log file.
+    let (config, _log_guard) = match configured(&cli) {
         Ok(c) => c,
-        Err(e) => {
-            eprintln!("tooloop: {e}");
-            return 2;
-        }
-    };
-    // Kept until the process exits: dropping it flushes the log file.
-    let _log_guard = match start_logging(&cli, &config) {
-        Ok(g) => g,
         Err(code) => return code,
     };
     tracing::info!(
@@ -195,15 +188,9 @@ async fn run_acp() -> i32 {
         eprintln!("tooloop: acp takes options only (prompts come from the editor)");
         return 2;
     }
-    let config = match Config::resolve(&cli, &ProcessEnv) {
+    // The log guard is kept until the process exits: dropping it flushes the log file.
+    let (config, _log_guard) = match configured(&cli) {
         Ok(c) => c,
-        Err(e) => {
-            eprintln!("tooloop: {e}");
-            return 2;
-        }
-    };
-    let _log_guard = match start_logging(&cli, &config) {
-        Ok(g) => g,
         Err(code) => return code,
     };
     tracing::info!(
@@ -282,6 +269,16 @@ fn with_context(prompt: &str, context: &str) -> String {
 
 /// Logs go to a file or nowhere: a log directory that cannot be made is a warning, a
 /// filter that does not parse is a usage error.
+/// The resolved config and the log file for it (a usage error exits 2).
+fn configured(cli: &Cli) -> Result<(Config, Option<tooloop::logging::LogGuard>), i32> {
+    let config = Config::resolve(cli, &ProcessEnv).map_err(|e| {
+        eprintln!("tooloop: {e}");
+        2
+    })?;
+    let guard = start_logging(cli, &config)?;
+    Ok((config, guard))
+}
+
 fn start_logging(cli: &Cli, config: &Config) -> Result<Option<tooloop::logging::LogGuard>, i32> {
     let env = ProcessEnv.var("TOOLOOP_LOG");
     let directives = tooloop::logging::filter_directives(
