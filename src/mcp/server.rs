@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use rmcp::ServiceError;
-use rmcp::model::CallToolRequestParams;
+use rmcp::model::{CallToolRequestParams, RequestMetaObject};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
@@ -179,8 +179,16 @@ impl McpServer {
             .ok_or_else(|| StartError::NotRunning(self.config.name.clone()))
     }
 
-    /// Calls `tool`. Dropping this future (abort, timeout) sends `notifications/cancelled`.
-    pub async fn call(&self, tool: &str, input: Value, cancel: &CancellationToken) -> ToolOutput {
+    /// Calls `tool`; `traceparent` (telemetry on) goes into the request's `params._meta`,
+    /// where the MCP trace-context convention has servers look for their caller's span.
+    /// Dropping this future (abort, timeout) sends `notifications/cancelled`.
+    pub async fn call(
+        &self,
+        tool: &str,
+        input: Value,
+        traceparent: Option<String>,
+        cancel: &CancellationToken,
+    ) -> ToolOutput {
         let client = match self.live_client().await {
             Ok(c) => c,
             Err(e) => return ToolOutput::error(e.to_string()),
@@ -188,6 +196,11 @@ impl McpServer {
         let mut params = CallToolRequestParams::new(tool.to_string());
         if let Value::Object(map) = input {
             params = params.with_arguments(map);
+        }
+        if let Some(value) = traceparent {
+            let mut meta = RequestMetaObject::new();
+            meta.set_traceparent(value);
+            params.meta = Some(meta);
         }
         let result = tokio::select! {
             biased;

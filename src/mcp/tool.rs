@@ -67,6 +67,9 @@ impl Tool for McpTool {
     }
 
     async fn run(&self, input: Value, ctx: ToolContext) -> ToolOutput {
-        self.server.call(&self.remote, input, &ctx.cancel).await
+        let traceparent = crate::child_trace_context::for_call(&ctx.call_id).await;
+        self.server
+            .call(&self.remote, input, traceparent, &ctx.cancel)
+            .await
     }
 }

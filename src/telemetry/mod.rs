@@ -112,6 +112,7 @@ impl TelemetryTap {
             o.close_all();
         }
         crate::child_trace_context::set(None);
+        crate::child_trace_context::clear_calls();
         let (done, finished) = tokio::sync::oneshot::channel();
         let TelemetryTap {
             traces, metrics, ..

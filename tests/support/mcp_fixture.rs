@@ -5,7 +5,8 @@
 //! Tools: `slow_read` (readOnlyHint; sleeps `ms`, default 300), `write_note` (no hints:
 //! unsafe; writes `text` to note.txt in its cwd), `fail` (isError), `crash` (the process
 //! exits mid-call), `picture` (an image). With MCP_FIXTURE_LOG set, every call, cancellation
-//! and start is appended to that file, so tests can see what reached the server.
+//! and start is appended to that file, so tests can see what reached the server, and each
+//! call's `_meta.traceparent` as a `traceparent NAME VALUE` line (`none` without one).
 //! `MCP_FIXTURE_SYNTHETIC=N` adds N synthetic tools (mcp_synthetic.rs) that answer with
 //! their name and arguments.
 
@@ -125,6 +126,12 @@ impl ServerHandler for Fixture {
             "call {} {}",
             request.name,
             Value::Object(args.clone())
+        ));
+        // The trace context the client sent (issue 43), or "none".
+        self.log(&format!(
+            "traceparent {} {}",
+            request.name,
+            context.meta.get_traceparent().unwrap_or("none")
         ));
         let text = |s: String| Ok(CallToolResult::success(vec![ContentBlock::text(s)]).into());
         match request.name.as_ref() {

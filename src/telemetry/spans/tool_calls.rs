@@ -2,7 +2,7 @@
 //! with the consent decision and the outcome on it; the lines a file tool changes are
 //! counted when it succeeds.
 
-use opentelemetry::trace::SpanKind;
+use opentelemetry::trace::{SpanKind, TraceContextExt};
 use opentelemetry::{Context, KeyValue};
 
 use super::{Agent, Observer};
@@ -57,6 +57,11 @@ impl Observer {
             &parent,
             SpanKind::Internal,
             attrs,
+        );
+        // An MCP server's tool sends this in its request's `params._meta`.
+        crate::child_trace_context::set_call(
+            id,
+            crate::telemetry::sdk::traceparent(cx.span().span_context()),
         );
         self.tools.insert(
             (agent, id.to_string()),

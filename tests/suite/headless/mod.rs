@@ -15,3 +15,4 @@ mod readme_examples;
 mod skills;
 mod steering;
 mod telemetry;
+mod telemetry_mcp;
