@@ -205,12 +205,7 @@ impl Catalog {
         let mut c = Catalog::default();
         for (dir, label) in dirs {
             for path in skill_files(dir) {
-                let meta = std::fs::metadata(&path).ok();
-                c.stamp.push((
-                    path.clone(),
-                    meta.as_ref().and_then(|m| m.modified().ok()),
-                    meta.map_or(0, |m| m.len()),
-                ));
+                c.stamp.push(stamp(&path));
                 match read_skill(&path, label) {
                     Ok(s) if c.skills.iter().any(|k| k.name == s.name) => {}
                     Ok(s) => c.skills.push(s),
@@ -228,14 +223,7 @@ impl Catalog {
         let now: Vec<_> = dirs
             .iter()
             .flat_map(|(d, _)| skill_files(d))
-            .map(|p| {
-                let meta = std::fs::metadata(&p).ok();
-                (
-                    p,
-                    meta.as_ref().and_then(|m| m.modified().ok()),
-                    meta.map_or(0, |m| m.len()),
-                )
-            })
+            .map(|p| stamp(&p))
             .collect();
         now != self.stamp
     }
@@ -243,6 +231,16 @@ impl Catalog {
     pub fn get(&self, name: &str) -> Option<&Skill> {
         self.skills.iter().find(|s| s.name == name)
     }
+}
+
+/// What tells an edited SKILL.md from the one read: its path, modification time and size.
+fn stamp(path: &Path) -> (PathBuf, Option<SystemTime>, u64) {
+    let meta = std::fs::metadata(path).ok();
+    (
+        path.to_path_buf(),
+        meta.as_ref().and_then(|m| m.modified().ok()),
+        meta.map_or(0, |m| m.len()),
+    )
 }
 
 /// `DIR/*/SKILL.md`, sorted (a symlinked folder counts: metadata follows links).
