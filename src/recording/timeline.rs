@@ -40,11 +40,12 @@ pub fn timeline(entries: &[Entry]) -> Vec<Timed> {
     out
 }
 
+/// Entries for tests of what reads a timeline (here and the replay player).
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn entry(t_ms: u64, kind: Kind) -> Entry {
+    pub(crate) fn entry(t_ms: u64, kind: Kind) -> Entry {
         Entry {
             t_ms,
             kind,
@@ -52,7 +53,7 @@ mod tests {
         }
     }
 
-    fn header() -> Kind {
+    pub(crate) fn header() -> Kind {
         crate::recording::writer::header("demo", "m", None, "", &[])
     }
 

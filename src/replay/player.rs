@@ -63,20 +63,9 @@ pub async fn play(
 mod tests {
     use super::*;
     use crate::protocol::AgentEvent;
+    use crate::recording::Kind;
+    use crate::recording::timeline::tests::{entry, header};
     use crate::recording::timeline::timeline;
-    use crate::recording::{Entry, Kind};
-
-    fn entry(t_ms: u64, kind: Kind) -> Entry {
-        Entry {
-            t_ms,
-            kind,
-            req_ms: None,
-        }
-    }
-
-    fn header() -> Kind {
-        crate::recording::writer::header("demo", "m", None, "", &[])
-    }
 
     #[tokio::test(start_paused = true)]
     async fn plays_at_the_recorded_pace_divided_by_speed() {
