@@ -7,7 +7,6 @@
 
 pub mod acp;
 pub mod agent;
-pub mod agent_list;
 pub mod background;
 pub mod checkpoint;
 pub mod child_trace_context;
@@ -24,7 +23,6 @@ pub mod interrupt;
 pub mod logging;
 pub mod mcp;
 pub mod message;
-pub mod model_list;
 pub mod models;
 pub mod paths;
 pub mod permission;

@@ -325,7 +325,10 @@ fn list_sessions() -> i32 {
 fn list_models(cli: &Cli) -> i32 {
     match Config::resolve(cli, &ProcessEnv) {
         Ok(config) => {
-            print!("{}", tooloop::model_list::for_config(&config));
+            print!(
+                "{}",
+                tooloop::cli::model_list::format_table(&config.context.models, Some(&config.model))
+            );
             0
         }
         Err(e) => {
@@ -362,7 +365,7 @@ fn list_agents(cli: &Cli) -> i32 {
             let (defs, errors) = tooloop::engine::agent_definitions(&config);
             print!(
                 "{}",
-                tooloop::agent_list::format_table(&defs, &config.workspace)
+                tooloop::cli::agent_list::format_table(&defs, &config.workspace)
             );
             for e in &errors {
                 eprintln!(

@@ -149,12 +149,10 @@ const FLOORS: &[&str] = &[
     "agent",
     "trace",
     "telemetry",
-    "agent_list",
     // Settings and the engine main builds.
     "cli",
     "config_file",
     "config",
-    "model_list",
     "engine",
     // Front ends.
     "export",

@@ -274,7 +274,7 @@ fn model(app: &mut App, args: &str, _: Instant) {
                 &builtin
             }
         };
-        let text = crate::model_list::format_table(table, Some(&app.info.model));
+        let text = crate::cli::model_list::format_table(table, Some(&app.info.model));
         app.conversation
             .push(CellKind::Notice(strings::model_list(text.trim_end())));
     } else {

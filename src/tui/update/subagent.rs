@@ -196,7 +196,7 @@ impl App {
             .and_then(|f| f.parent().map(std::path::Path::to_path_buf));
         let dirs = crate::agent::subagent::definitions::dirs(&self.info.workspace, user.as_deref());
         let (defs, errors) = crate::agent::subagent::definitions::load(&dirs);
-        let mut text = crate::agent_list::format_table(&defs, &self.info.workspace);
+        let mut text = crate::cli::agent_list::format_table(&defs, &self.info.workspace);
         for e in errors {
             text.push_str(&format!("{e}\n"));
         }

@@ -1,4 +1,8 @@
 //! The command line (CLI.md). Parsing only; [`crate::config`] turns it into a Config.
+//! Beside it, the tables its listing commands print (`tooloop agents`, `tooloop models`).
+
+pub mod agent_list;
+pub mod model_list;
 
 use std::path::PathBuf;
 

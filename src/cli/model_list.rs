@@ -2,12 +2,6 @@
 
 use crate::models::{ModelInfo, ModelTable};
 
-/// The table for a run: the built-in models with the config file's `[models.*]` overrides,
-/// and the configured one (marked).
-pub fn for_config(config: &crate::config::Config) -> String {
-    format_table(&config.context.models, Some(&config.model))
-}
-
 /// One row per known model (sorted by name), plus the current model if the table does not
 /// know it; the current one is marked with `*`. Prices are USD per million tokens: input /
 /// output, cache write / cache read. Narrow enough for the conversation pane.
