@@ -290,15 +290,9 @@ impl PermissionPolicy {
                 }
                 Consent::Granted
             }
-            Some(Decision::Deny { reason }) => Consent::Refused(match reason {
-                Some(r) if !r.trim().is_empty() => format!(
-                    "The user declined to run {tool}. Their reason: {r}. Do not retry it unchanged."
-                ),
-                _ => format!(
-                    "The user declined to run {tool}. Do not retry it; ask the user how to \
-                     proceed or try another approach."
-                ),
-            }),
+            Some(Decision::Deny { reason }) => Consent::Refused(
+                crate::message::markers::tool_results::declined(tool, reason.as_deref()),
+            ),
         }
     }
 }

@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 use crate::hooks::{HookDecision, HookEvent, HookOutcome, HookStep, Hooks};
+use crate::message::markers::tool_results::not_run;
 use crate::protocol::AgentEvent;
 use crate::protocol::events::EventSink;
 use crate::tools::ToolOutput;
@@ -179,11 +180,13 @@ pub async fn pre_tool_use(
         .await;
     let reason = out.reason().unwrap_or("no reason given");
     match out.decision() {
-        HookDecision::Deny => PreTool::Refused(ToolOutput::error(format!(
-            "{name} was not run: a pre_tool_use hook blocked it: {reason}"
+        HookDecision::Deny => PreTool::Refused(ToolOutput::error(not_run(
+            name,
+            &format!("a pre_tool_use hook blocked it: {reason}"),
         ))),
-        HookDecision::Stop => PreTool::Refused(ToolOutput::error(format!(
-            "{name} was not run: a pre_tool_use hook stopped the turn: {reason}"
+        HookDecision::Stop => PreTool::Refused(ToolOutput::error(not_run(
+            name,
+            &format!("a pre_tool_use hook stopped the turn: {reason}"),
         ))),
         HookDecision::Allow => PreTool::Allowed,
         HookDecision::None => PreTool::Ask,
@@ -268,9 +271,12 @@ pub async fn permission_request(
         .await;
     match out.decision() {
         HookDecision::Allow => PermissionAnswer::Allow,
-        HookDecision::Deny | HookDecision::Stop => PermissionAnswer::Deny(format!(
-            "{name} was not run: a permission_request hook refused it: {}",
-            out.reason().unwrap_or("no reason given")
+        HookDecision::Deny | HookDecision::Stop => PermissionAnswer::Deny(not_run(
+            name,
+            &format!(
+                "a permission_request hook refused it: {}",
+                out.reason().unwrap_or("no reason given")
+            ),
         )),
         HookDecision::None => PermissionAnswer::Ask,
     }

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use crate::message::ContentBlock;
 use crate::message::image::{human_size, sniff};
+use crate::message::markers::mention;
 
 /// The largest file an `@` attaches whole (about 25k tokens); larger ones are left to
 /// `read_file`, which reads parts.
@@ -103,27 +104,13 @@ pub fn load(prompt: &str, root: &Path, denied: DenyCheck) -> (Vec<ContentBlock>,
             Ok(Some(text)) => blocks.push(ContentBlock::text(text)),
             Ok(None) => {}
             Err(why) => {
-                let text = format!("@{written} was not attached: {why}");
-                blocks.push(ContentBlock::text(format!("[{text}]")));
+                let text = mention::refused(written, &why.to_string());
+                blocks.push(ContentBlock::text(mention::refused_block(&text)));
                 notices.push(text);
             }
         }
     }
     (blocks, notices)
-}
-
-/// How a resumed conversation shows an attachment's block: one line, not the file.
-pub fn replay_label(text: &str) -> Option<String> {
-    let head = text.lines().next()?;
-    if let Some(what) = head.strip_suffix(", attached by the user:")
-        && (what.starts_with("File ") || what.starts_with("Directory "))
-    {
-        return Some(format!("attached {}", what.split_once(' ')?.1));
-    }
-    let refused = text.strip_prefix("[@")?.strip_suffix(']')?;
-    refused
-        .contains(" was not attached: ")
-        .then(|| format!("@{refused}"))
 }
 
 /// The text block for one path; Ok(None) for an image (attached elsewhere).
@@ -162,10 +149,7 @@ fn attach(
     })?;
     let lines = text.lines().count();
     let body = text.strip_suffix('\n').unwrap_or(text);
-    Ok(Some(format!(
-        "File {shown} ({lines} line{}), attached by the user:\n\n{body}",
-        if lines == 1 { "" } else { "s" }
-    )))
+    Ok(Some(mention::file(&shown, lines, body)))
 }
 
 /// A directory's entries, sorted, directories marked with `/`.
@@ -191,11 +175,7 @@ fn listing(dir: &Path, shown: &str) -> Result<String, NotAttached> {
     if total > MAX_LISTING {
         body.push_str(&format!("\n… {} more", total - MAX_LISTING));
     }
-    let dir = shown.trim_end_matches('/');
-    Ok(format!(
-        "Directory {dir}/ ({total} entr{}), attached by the user:\n\n{body}",
-        if total == 1 { "y" } else { "ies" }
-    ))
+    Ok(mention::directory(shown, total, &body))
 }
 
 #[cfg(test)]
@@ -261,27 +241,6 @@ mod tests {
         assert!(notices[2].contains("deny `read_file(.env)`"), "{notices:?}");
         assert_eq!(texts.len(), 6, "3 attached + 3 refusals the model reads");
         assert!(!texts.iter().any(|t| t.contains("SECRET")));
-    }
-
-    #[test]
-    fn a_resumed_conversation_shows_attachments_in_one_line() {
-        let file = "File src/main.rs (2 lines), attached by the user:\n\nfn main() {}\n";
-        assert_eq!(
-            replay_label(file).as_deref(),
-            Some("attached src/main.rs (2 lines)")
-        );
-        let dir = "Directory src/ (1 entry), attached by the user:\n\nmain.rs";
-        assert_eq!(
-            replay_label(dir).as_deref(),
-            Some("attached src/ (1 entry)")
-        );
-        let refused = "[@big.log was not attached: it is 2 MB]";
-        assert_eq!(
-            replay_label(refused).as_deref(),
-            Some("@big.log was not attached: it is 2 MB")
-        );
-        assert_eq!(replay_label("File this bug, please"), None);
-        assert_eq!(replay_label("[@x] is my handle"), None);
     }
 
     #[cfg(unix)]

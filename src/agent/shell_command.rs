@@ -18,10 +18,6 @@ use crate::tools::{Tool, ToolContext, ToolOutput};
 
 /// The ids of these runs' tool lines start so (front ends show their output open).
 pub const ID_PREFIX: &str = "user-shell-";
-/// The first line of what the model reads.
-const HEADER: &str = "[The user ran a shell command in the workspace]";
-/// Output lines a resumed conversation shows under the command.
-const REPLAY_LINES: usize = 10;
 /// What the tool line is called in the front ends.
 const TOOL: &str = "bash";
 
@@ -104,49 +100,20 @@ pub async fn run(agent: &mut Agent, command: &str, cancel: &CancellationToken) -
 
 /// The user message the model reads: what ran, and what it printed.
 pub fn for_the_model(command: &str, output: &ToolOutput, stopped: bool) -> String {
-    let mut text = format!("{HEADER}\n$ {command}\n{}", output.content.trim_end());
-    if stopped {
-        text.push_str("\n[stopped by the user]");
-    }
-    text
-}
-
-/// How a resumed conversation shows such a message: the command as typed, and the first
-/// lines of its output. None for any other text.
-pub fn replay(text: &str) -> Option<(String, String)> {
-    let rest = text.strip_prefix(HEADER)?.strip_prefix("\n$ ")?;
-    let mut lines = rest.lines();
-    let command = lines.next()?;
-    let output: Vec<&str> = lines.collect();
-    let mut shown = output
-        .iter()
-        .take(REPLAY_LINES)
-        .copied()
-        .collect::<Vec<_>>()
-        .join("\n");
-    if output.len() > REPLAY_LINES {
-        shown.push_str(&format!("\n… {} more lines", output.len() - REPLAY_LINES));
-    }
-    Some((format!("!{command}"), shown))
+    crate::message::markers::shell::render(command, &output.content, stopped)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::message::markers::{Marker, parse};
 
     #[test]
     fn the_model_reads_the_command_and_its_output() {
-        let out = ToolOutput::ok("a.txt\nb.txt\n");
-        assert_eq!(
-            for_the_model("ls", &out, false),
-            "[The user ran a shell command in the workspace]\n$ ls\na.txt\nb.txt"
-        );
-        let (command, output) = replay(&for_the_model("ls", &out, false)).expect("ours");
-        assert_eq!((command.as_str(), output.as_str()), ("!ls", "a.txt\nb.txt"));
-        assert_eq!(replay("$ ls"), None);
-        assert!(
-            for_the_model("sleep 9", &ToolOutput::error("x"), true)
-                .ends_with("[stopped by the user]")
-        );
+        let text = for_the_model("ls", &ToolOutput::ok("a.txt\nb.txt\n"), false);
+        assert!(matches!(
+            parse(&text),
+            Some(Marker::Shell { command, output }) if command == "!ls" && output == "a.txt\nb.txt"
+        ));
     }
 }

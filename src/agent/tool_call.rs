@@ -308,10 +308,7 @@ async fn ask_consent(
 
 /// "Keep planning": the user's feedback as the error result of `exit_plan_mode`.
 fn plan_feedback(refusal: &str) -> String {
-    let feedback = refusal
-        .split_once("Their reason: ")
-        .map(|(_, r)| r.trim_end_matches(". Do not retry it unchanged."))
-        .unwrap_or("");
+    let feedback = crate::message::markers::tool_results::declined_reason(refusal).unwrap_or("");
     if feedback.trim().is_empty() {
         "The user did not approve the plan and wants you to keep planning (still in plan mode: only read-only tools run). Ask what to change if it is unclear."
             .into()

@@ -121,17 +121,11 @@ impl Job {
         i.told_end = true;
         let lines = last_lines(&i.recent, 5);
         drop(i);
-        let info = self.info();
-        let tail = if lines.is_empty() {
-            "; no output".to_string()
-        } else {
-            format!("; last lines:\n{}", lines.join("\n"))
-        };
-        Some(format!(
-            "background job {} ({}) {}{tail}",
-            self.id,
-            self.command,
-            info.describe_state()
+        Some(crate::message::markers::job::notice(
+            &self.id,
+            &self.command,
+            &self.info().describe_state(),
+            &lines,
         ))
     }
 

@@ -95,7 +95,7 @@ pub fn interpret(p: &HookProcess, plain_context: bool) -> Verdict {
         )));
     }
     if p.cancelled {
-        return none(Some("interrupted by user".into()));
+        return none(Some(crate::message::markers::INTERRUPTED.into()));
     }
     let json = parse_json(&p.stdout);
     match p.exit {

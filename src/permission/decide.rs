@@ -8,6 +8,7 @@ use std::path::Path;
 
 use super::rules::{CallFacts, RuleKind, RuleSet};
 use super::{ApprovalMode, Verdict};
+use crate::message::markers::tool_results::not_run;
 use crate::protocol::approval::RuleRef;
 use crate::tools::Effect;
 use crate::tools::exit_plan_mode::EXIT_PLAN_MODE;
@@ -86,10 +87,13 @@ pub fn decide(
     let facts = CallFacts::new(tool, call.command, call.paths, place.root, place.home);
     if let Some(r) = rules.any_part(RuleKind::Deny, &facts) {
         return Decided {
-            verdict: Verdict::Deny(format!(
-                "{tool} was not run: the permission rule deny `{}` in {} forbids it. Do not \
-                 retry it; find another way or ask the user.",
-                r.rule.text, r.source
+            verdict: Verdict::Deny(not_run(
+                tool,
+                &format!(
+                    "the permission rule deny `{}` in {} forbids it. Do not retry it; find \
+                     another way or ask the user.",
+                    r.rule.text, r.source
+                ),
             )),
             rule: Some(r.as_ref()),
             guarded: None,
@@ -112,9 +116,10 @@ pub fn decide(
     }
     let pre = grant(tool, grants.pre_approved, "--allow-tool");
     if mode == ApprovalMode::ReadOnly && call.effect != Effect::ReadOnly && pre.is_none() {
-        return fixed(Verdict::Deny(format!(
-            "{tool} was not run: tooloop is in read-only mode, which refuses tools that change \
-             files or run commands. Tell the user what you would have done instead."
+        return fixed(Verdict::Deny(not_run(
+            tool,
+            "tooloop is in read-only mode, which refuses tools that change files or run \
+             commands. Tell the user what you would have done instead.",
         )));
     }
     let ask = |rule: Option<RuleRef>, guarded: Option<String>, why: String| Decided {
@@ -138,19 +143,24 @@ pub fn decide(
                 fixed: false,
             };
         }
-        let why = format!(
-            "{tool} was not run: it deletes {target} recursively, which is outside the \
-             workspace or the workspace itself; tooloop asks before that in every mode and \
-             nobody can answer in headless mode. An allow rule naming this exact command \
-             permits it."
+        let why = not_run(
+            tool,
+            &format!(
+                "it deletes {target} recursively, which is outside the workspace or the \
+                 workspace itself; tooloop asks before that in every mode and nobody can \
+                 answer in headless mode. An allow rule naming this exact command permits it."
+            ),
         );
         return ask(None, Some(target), why);
     }
     if let Some(r) = rules.any_part(RuleKind::Ask, &facts) {
-        let why = format!(
-            "{tool} was not run: the permission rule ask `{}` in {} needs the user's answer \
-             and nobody can answer in headless mode.",
-            r.rule.text, r.source
+        let why = not_run(
+            tool,
+            &format!(
+                "the permission rule ask `{}` in {} needs the user's answer and nobody can \
+                 answer in headless mode.",
+                r.rule.text, r.source
+            ),
         );
         return ask(Some(r.as_ref()), None, why);
     }
@@ -186,10 +196,13 @@ pub fn decide(
         return ask(
             None,
             None,
-            format!(
-                "{tool} was not run: it needs the user's approval and nobody can answer in \
-                 headless mode. Rerun with --approval yolo, --approval auto-edit, \
-                 --allow-tool {tool} or an allow rule in .tooloop/settings.toml to permit it."
+            not_run(
+                tool,
+                &format!(
+                    "it needs the user's approval and nobody can answer in headless mode. \
+                     Rerun with --approval yolo, --approval auto-edit, --allow-tool {tool} or \
+                     an allow rule in .tooloop/settings.toml to permit it."
+                ),
             ),
         );
     }

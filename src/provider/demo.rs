@@ -15,6 +15,7 @@ use super::{
     BlockKind, EventStream, Messages, Provider, ProviderError, Request, RequestBody, StreamEvent,
     Usage,
 };
+use crate::message::markers::{self, Marker};
 use crate::message::{ContentBlock, Message, Role};
 
 pub const DEMO_MODEL: &str = "tooloop-demo";
@@ -178,15 +179,19 @@ fn prompt_text(m: &Message) -> String {
     if m.role != Role::User {
         return String::new();
     }
-    // Words before a marker belong to an earlier prompt that was interrupted.
     let mut out = String::new();
     for b in &m.content {
         if let ContentBlock::Text { text, .. } = b {
-            if text.starts_with('[') {
-                out.clear();
-            } else {
-                out.push_str(text);
-                out.push('\n');
+            match markers::parse(text) {
+                // Words before one of these belong to an earlier prompt (interrupted, run
+                // as a `!command`, or compacted away); a new prompt follows it.
+                Some(Marker::Interrupt | Marker::Shell { .. } | Marker::Summary(_)) => out.clear(),
+                // What tooloop adds to a prompt (an `@file`, a job's notice) is not asked.
+                Some(Marker::Mention(_) | Marker::JobNotice(_)) => {}
+                None => {
+                    out.push_str(text);
+                    out.push('\n');
+                }
             }
         }
     }

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use crate::message::markers::tool_results::declined_reason;
 use crate::protocol::AgentEvent;
 use crate::recording::timeline::Timed;
 use crate::tui::keys::{Action, Scope, action_for};
@@ -40,7 +41,7 @@ pub fn answers(events: &[Timed]) -> HashMap<String, String> {
                 let text = if *allowed {
                     format!("recorded answer: {name} approved by the user after {wait}")
                 } else {
-                    let reason = outputs.get(id.as_str()).and_then(|o| deny_reason(o));
+                    let reason = outputs.get(id.as_str()).and_then(|o| declined_reason(o));
                     format!(
                         "recorded answer: {name} denied by the user after {wait}{}",
                         reason.map(|r| format!(": {r}")).unwrap_or_default()
@@ -52,16 +53,6 @@ pub fn answers(events: &[Timed]) -> HashMap<String, String> {
         }
     }
     lines
-}
-
-/// The reason in a refusal's tool result ("… Their reason: R. Do not retry it unchanged.",
-/// the permission module's wording); None when the user gave none.
-fn deny_reason(output: &str) -> Option<String> {
-    let (_, rest) = output.split_once("Their reason: ")?;
-    let reason = rest
-        .strip_suffix(". Do not retry it unchanged.")
-        .unwrap_or(rest);
-    Some(reason.trim().to_string()).filter(|r| !r.is_empty())
 }
 
 fn seconds(ms: u64) -> String {

@@ -76,7 +76,7 @@ fn bash_commands(registry: &ToolRegistry, messages: &[Message]) -> usize {
         messages.iter().flat_map(|m| &m.content).any(|b| {
             matches!(b, ContentBlock::ToolResult { tool_use_id, content, is_error: true, .. }
                 if tool_use_id == id
-                    && (content.contains("was not run") || content.contains("declined to run")))
+                    && crate::message::markers::tool_results::is_refusal(content))
         })
     };
     messages

@@ -13,9 +13,11 @@ use tokio::process::Child;
 use tokio::time::{Instant, sleep_until};
 
 use super::args::{flag, one_line, optional_str, optional_u64, required_str};
+use super::fact::{CommandStatus, Fact};
 use super::input::{Check, Flag, Positive, Text, check};
 use super::output::{HeadTail, Utf8Stream};
 use super::{Effect, Tool, ToolContext, ToolOutput};
+use crate::message::markers::tool_results;
 use crate::process::{Stopped, TERM_GRACE, group_alive, kill_group_now, shell_command, stop_group};
 use crate::protocol::approval::Preview;
 use crate::sandbox::Prepared;
@@ -111,6 +113,19 @@ impl Tool for Bash {
     }
     fn summary(&self, input: &Value) -> String {
         one_line(optional_str(input, "command").unwrap_or("?"), 80)
+    }
+    fn fact(&self, input: &Value, output: &str, is_error: bool) -> Option<Fact> {
+        let command = optional_str(input, "command")?.to_string();
+        let status = match tool_results::started_job_id(output) {
+            // A background start has not ended: it started, as this job.
+            Some(id) if !is_error => CommandStatus::Other(tool_results::started_as(id)),
+            _ => match tool_results::exit_code_of(output) {
+                Some(code) => CommandStatus::Exit(code),
+                None if !is_error => CommandStatus::Exit(0),
+                None => CommandStatus::Other(tool_results::ending_line(output).to_string()),
+            },
+        };
+        Some(Fact::Command { command, status })
     }
     async fn run(&self, input: Value, ctx: ToolContext) -> ToolOutput {
         let command = match required_str(&input, "command") {
@@ -322,9 +337,7 @@ fn report(
             "Error: timed out after {timeout_ms} ms; the command and every process it started \
              were stopped"
         )),
-        End::Cancelled => {
-            text.push_str("[stopped: the command and every process it started were killed]")
-        }
+        End::Cancelled => text.push_str(tool_results::COMMAND_STOPPED),
     }
     if leftovers {
         text.push_str(
@@ -343,11 +356,11 @@ fn report(
 
 fn describe_exit(status: ExitStatus) -> String {
     match (status.code(), status.signal()) {
-        (Some(code), _) => format!("exit code {code}"),
-        (None, Some(sig)) => match nix::sys::signal::Signal::try_from(sig) {
-            Ok(s) => format!("killed by signal {} ({sig})", s.as_str()),
-            Err(_) => format!("killed by signal {sig}"),
-        },
+        (Some(code), _) => tool_results::exit_code(code),
+        (None, Some(sig)) => {
+            let name = nix::sys::signal::Signal::try_from(sig).ok();
+            tool_results::killed_by_signal(name.as_ref().map(|s| s.as_str()), sig)
+        }
         (None, None) => "exit status unknown".to_string(),
     }
 }

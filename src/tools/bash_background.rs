@@ -4,9 +4,6 @@
 use super::{ToolContext, ToolOutput};
 use crate::sandbox::Prepared;
 
-/// How a started job's result begins (the session's facts tell a start from an exit by it).
-pub const STARTED: &str = "started in background as ";
-
 /// Starts `command` as a background job, in the same sandbox a foreground call gets.
 pub fn start(command: &str, ctx: &ToolContext) -> ToolOutput {
     let Some(jobs) = &ctx.jobs else {
@@ -26,12 +23,9 @@ pub fn start(command: &str, ctx: &ToolContext) -> ToolOutput {
         },
     };
     match jobs.start(command, ctx.workspace.root(), prepared) {
-        Ok(job) => ToolOutput::ok(format!(
-            "{STARTED}{} (pid {}). Read its output with bash_output \
-             {{\"shell_id\": \"{}\"}}; stop it with kill_shell.",
-            job.shell_id,
+        Ok(job) => ToolOutput::ok(crate::message::markers::tool_results::started_job(
+            &job.shell_id,
             job.pid.unwrap_or_default(),
-            job.shell_id
         )),
         Err(e) => ToolOutput::error(format!("Error: {e}")),
     }

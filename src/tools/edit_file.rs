@@ -8,6 +8,7 @@ use similar::TextDiff;
 
 use super::args::{flag, one_line, optional_str, path_field, required_str};
 use super::atomic::write_atomic;
+use super::fact::Fact;
 use super::input::{Check, Flag, Text, check};
 use super::replacement::Replacement;
 use super::text::{MAX_TEXT_FILE_BYTES, as_text};
@@ -65,6 +66,12 @@ impl Tool for EditFile {
     }
     fn paths(&self, input: &Value) -> Vec<String> {
         path_field(input, "path")
+    }
+    fn fact(&self, input: &Value, _output: &str, is_error: bool) -> Option<Fact> {
+        (!is_error).then(|| Fact::Changed {
+            paths: self.paths(input),
+            created: false,
+        })
     }
     fn preview(&self, input: &Value) -> Option<Preview> {
         let old = optional_str(input, "old_string").unwrap_or("");

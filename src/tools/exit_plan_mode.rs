@@ -8,18 +8,23 @@ use std::sync::{Arc, Mutex};
 use async_trait::async_trait;
 use serde_json::{Value, json};
 
+use super::fact::Fact;
 use super::input::{Check, Text, check};
 use super::{Effect, Preview, Tool, ToolContext, ToolOutput};
+use crate::message::markers::tool_results;
 
 /// The tool that hands a plan to the user; offered only in plan mode.
 pub const EXIT_PLAN_MODE: &str = "exit_plan_mode";
 
-/// How the result of an approved plan starts: the session's facts read it from history to
-/// carry the plan through compactions, resumes and rewinds.
-pub const APPROVED: &str = "The user approved the plan";
-
 /// Where the last plan handed over waits for the loop (headless ends the run with it).
 pub type PlanSlot = Arc<Mutex<Option<String>>>;
+
+/// The plan of a call whose result says the user approved it: the session's facts carry it
+/// through compactions, resumes and rewinds (whether or not the registry holds the tool).
+pub fn plan_fact(input: &Value, output: &str, is_error: bool) -> Option<Fact> {
+    let plan = super::args::optional_str(input, "plan")?;
+    (!is_error && tool_results::is_plan_approved(output)).then(|| Fact::PlanApproved(plan.into()))
+}
 
 /// Says which mode tooloop is in now, by name (the tool's result tells the model).
 pub type ModeName = Arc<dyn Fn() -> &'static str + Send + Sync>;
@@ -90,6 +95,9 @@ impl Tool for ExitPlanMode {
             .unwrap_or("");
         super::args::one_line(first, 60)
     }
+    fn fact(&self, input: &Value, output: &str, is_error: bool) -> Option<Fact> {
+        plan_fact(input, output, is_error)
+    }
     async fn run(&self, input: Value, _ctx: ToolContext) -> ToolOutput {
         let plan = match super::args::required_str(&input, "plan") {
             Ok(p) if !p.trim().is_empty() => p.to_string(),
@@ -103,10 +111,7 @@ impl Tool for ExitPlanMode {
             "plan" => ToolOutput::ok(
                 "The plan was handed to the user for review. Stop here; do not start on it.",
             ),
-            mode => ToolOutput::ok(format!(
-                "{APPROVED}; tooloop is now in {mode} mode. Carry out the plan step by step, \
-                 keeping the todo list current."
-            )),
+            mode => ToolOutput::ok(crate::message::markers::tool_results::plan_approved(mode)),
         }
     }
 }

@@ -8,6 +8,7 @@ pub mod bash_output;
 pub mod deferral;
 pub mod edit_file;
 pub mod exit_plan_mode;
+pub mod fact;
 mod file_preview;
 pub mod get_current_time;
 pub mod glob;
@@ -197,6 +198,11 @@ pub trait Tool: Send + Sync {
         default_summary(input)
     }
     async fn run(&self, input: Value, ctx: ToolContext) -> ToolOutput;
+    /// What a finished call of it tells about the session, from its input and its result as
+    /// history holds them (the compaction's state block restates it; [`fact`]).
+    fn fact(&self, _input: &Value, _output: &str, _is_error: bool) -> Option<fact::Fact> {
+        None
+    }
 }
 
 /// A tool that cannot be registered.

@@ -5,7 +5,8 @@ use std::fmt::Write as _;
 use async_trait::async_trait;
 use serde_json::{Value, json};
 
-use super::args::{one_line, optional_u64, path_field, required_str};
+use super::args::{one_line, optional_str, optional_u64, path_field, required_str};
+use super::fact::Fact;
 use super::input::{Check, Positive, Text, check};
 use super::text::{MAX_TEXT_FILE_BYTES, as_text, cut_line};
 use super::{Effect, Tool, ToolContext, ToolOutput};
@@ -63,6 +64,10 @@ impl Tool for ReadFile {
     }
     fn paths(&self, input: &Value) -> Vec<String> {
         path_field(input, "path")
+    }
+    fn fact(&self, input: &Value, _output: &str, is_error: bool) -> Option<Fact> {
+        let path = optional_str(input, "path").filter(|_| !is_error)?;
+        Some(Fact::Read(path.to_string()))
     }
     fn summary(&self, input: &Value) -> String {
         let path = input.get("path").and_then(Value::as_str).unwrap_or("?");

@@ -5,8 +5,10 @@ use serde_json::{Value, json};
 
 use super::args::{one_line, optional_str, path_field, required_str};
 use super::atomic::write_atomic;
+use super::fact::Fact;
 use super::input::{Check, Text, check};
 use super::{Effect, Tool, ToolContext, ToolOutput};
+use crate::message::markers::tool_results;
 use crate::protocol::approval::Preview;
 
 pub struct WriteFile;
@@ -51,6 +53,12 @@ impl Tool for WriteFile {
     }
     fn paths(&self, input: &Value) -> Vec<String> {
         path_field(input, "path")
+    }
+    fn fact(&self, input: &Value, output: &str, is_error: bool) -> Option<Fact> {
+        (!is_error).then(|| Fact::Changed {
+            paths: self.paths(input),
+            created: tool_results::is_created(output),
+        })
     }
     fn preview(&self, input: &Value) -> Option<Preview> {
         Some(Preview::NewFile {
@@ -99,7 +107,7 @@ impl Tool for WriteFile {
             write_atomic(&resolved, content.as_bytes())
                 .map_err(|e| format!("Error: cannot write {shown}: {e}"))?;
             Ok(match before {
-                None => format!("Created {shown} ({} bytes)", content.len()),
+                None => tool_results::created(&shown, content.len()),
                 Some(old) => format!(
                     "Overwrote {shown} ({} bytes; it had {old} bytes)",
                     content.len()

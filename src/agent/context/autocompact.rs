@@ -10,7 +10,7 @@
 
 use tokio_util::sync::CancellationToken;
 
-use super::{Compaction, Trigger, estimate, live, state_block, summary_message, summary_request};
+use super::{Compaction, Trigger, estimate, live, state_block, summary_request};
 use crate::agent::Agent;
 use crate::agent::hook_calls::{self, PreCompact};
 use crate::message::{ContentBlock, Message, Role};
@@ -18,7 +18,6 @@ use crate::protocol::AgentEvent;
 use crate::provider::Usage;
 
 pub use super::compact_error::{CompactError, MIN_SHRINK_PERCENT};
-pub use summary_message::{SUMMARY_HEADER, is_summary, state_text, summary_text};
 
 /// Whether going from `from` to `to` tokens takes at least [`MIN_SHRINK_PERCENT`] % off.
 fn shrinks_enough(from: u64, to: u64) -> bool {
@@ -212,7 +211,7 @@ pub fn tail_start(history: &[Message], keep_tokens: u64) -> usize {
 /// The new history: the summary message, then `history[cut..]`. A user message at the cut
 /// is merged into the summary message, keeping roles alternating.
 pub fn rebuild_at(history: &[Message], cut: usize, summary: &str, state: &str) -> Vec<Message> {
-    let mut first = Message::user_text(summary_message::text(summary, state));
+    let mut first = Message::user_text(crate::message::markers::summary::render(summary, state));
     let mut rest = history[cut..].iter();
     if let Some(m) = history.get(cut)
         && m.role == Role::User
@@ -264,11 +263,12 @@ mod tests {
                 let h = tool_turns(n, 300);
                 let out = rebuild(&h, "S", keep);
                 assert_eq!(validate_history(&out), Ok(()), "n={n} keep={keep}");
-                assert!(is_summary(&out[0]));
+                assert!(crate::message::markers::summary::is_summary(&out[0]));
                 let ContentBlock::Text { text, .. } = &out[0].content[0] else {
                     panic!()
                 };
-                assert_eq!(summary_text(text), Some("S"));
+                let read = crate::message::markers::summary::parse(text).expect("a summary");
+                assert_eq!(read.summary, "S");
                 if keep >= 10_000 {
                     assert_eq!(
                         out.last(),

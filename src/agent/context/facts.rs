@@ -5,8 +5,10 @@
 //!
 //! The facts are read from the messages as they join history (tool_use, then its
 //! tool_result) and from the prompts, so a resumed session rebuilds them from its
-//! transcript with the same code. Every list is bounded: a session of any length keeps a
-//! few kilobytes here.
+//! transcript with the same code. What a call tells, its tool states
+//! ([`crate::tools::Tool::fact`],
+//! beside the code that wrote the result): this module knows no tool's wording. Every list
+//! is bounded: a session of any length keeps a few kilobytes here.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -14,7 +16,9 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::message::{ContentBlock, Message, Role};
-use crate::tools::{Effect, ToolRegistry};
+use crate::tools::ToolRegistry;
+pub use crate::tools::fact::CommandStatus;
+use crate::tools::fact::Fact;
 
 /// Requests kept (the state block quotes at most this many).
 pub const MAX_REQUESTS: usize = 20;
@@ -48,15 +52,6 @@ pub struct FileChange {
     pub created: bool,
     /// Successful editing calls that named it.
     pub edits: u32,
-}
-
-/// How a command ended.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum CommandStatus {
-    Exit(i32),
-    /// It did not exit by itself: timed out, killed, refused, interrupted (the first line
-    /// of its result says which).
-    Other(String),
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -163,43 +158,33 @@ impl SessionFacts {
         tools: &ToolRegistry,
         root: &Path,
     ) {
-        // The plan tool is a fact whatever the registry holds (it joins it in plan mode).
-        if name == crate::tools::exit_plan_mode::EXIT_PLAN_MODE {
-            if !is_error
-                && output.starts_with(crate::tools::exit_plan_mode::APPROVED)
-                && let Some(plan) = input.get("plan").and_then(Value::as_str)
-            {
-                self.approved_plan = Some(cut_chars(plan, PLAN_CHARS));
+        let fact = match tools.get(name) {
+            Some(registered) => registered.tool.fact(input, output, is_error),
+            // The plan tool joins the registry in plan mode only; its plan stays a fact.
+            None if name == crate::tools::exit_plan_mode::EXIT_PLAN_MODE => {
+                crate::tools::exit_plan_mode::plan_fact(input, output, is_error)
             }
-            return;
-        }
-        let Some(registered) = tools.get(name) else {
-            return;
+            None => None,
         };
-        let tool = &registered.tool;
-        match tool.effect() {
-            Effect::Edit if !is_error => {
-                let paths = tool.paths(input);
-                // write_file says "Created PATH" when the file was new.
-                let created = paths.len() == 1 && output.starts_with("Created ");
+        match fact {
+            Some(Fact::Changed { paths, created }) => {
+                let created = created && paths.len() == 1;
                 for p in paths {
                     self.changed(display_path(root, &p), created);
                 }
             }
-            Effect::Edit => {}
-            Effect::ReadOnly => {
-                if name == "read_file"
-                    && !is_error
-                    && let Some(p) = input.get("path").and_then(Value::as_str)
-                {
-                    self.read(display_path(root, p));
-                }
+            Some(Fact::Read(path)) => self.read(display_path(root, &path)),
+            Some(Fact::Command { command, status }) => {
+                let status = match status {
+                    CommandStatus::Other(line) => CommandStatus::Other(cut_chars(&line, 120)),
+                    exit => exit,
+                };
+                self.command(&command, status)
             }
-            Effect::Exec => {
-                if let Some(cmd) = input.get("command").and_then(Value::as_str) {
-                    self.command(cmd, command_status(output, is_error));
-                }
+            Some(Fact::PlanApproved(plan)) => {
+                self.approved_plan = Some(cut_chars(&plan, PLAN_CHARS))
             }
+            None => {}
         }
     }
 
@@ -237,39 +222,6 @@ impl SessionFacts {
             self.commands.remove(0);
         }
     }
-}
-
-/// How a shell command ended, read from its result: bash ends its output with
-/// `exit code N` (notes in brackets may follow); anything else is said by the first line.
-fn command_status(output: &str, is_error: bool) -> CommandStatus {
-    // A background start has not ended: say it started, and as which job.
-    if !is_error && let Some(rest) = output.strip_prefix(crate::tools::bash_background::STARTED) {
-        let id = rest.split_whitespace().next().unwrap_or("");
-        return CommandStatus::Other(cut_chars(
-            &format!("{}{id}", crate::tools::bash_background::STARTED),
-            120,
-        ));
-    }
-    for line in output.lines().rev().take(6) {
-        if let Some(code) = line.trim().strip_prefix("exit code ")
-            && let Ok(code) = code.trim().parse::<i32>()
-        {
-            return CommandStatus::Exit(code);
-        }
-    }
-    if !is_error {
-        return CommandStatus::Exit(0);
-    }
-    let line = output
-        .lines()
-        .rev()
-        .find(|l| {
-            let l = l.trim();
-            l.starts_with("Error") || l.starts_with("[stopped") || l.starts_with("killed")
-        })
-        .or_else(|| output.lines().find(|l| !l.trim().is_empty()))
-        .unwrap_or("failed");
-    CommandStatus::Other(cut_chars(line.trim(), 120))
 }
 
 /// A path as the user thinks of it: relative to the workspace when inside it, `./` dropped.
@@ -330,10 +282,7 @@ mod tests {
         let refused = "The user did not approve the plan and wants you to keep planning";
         run(&mut f, "exit_plan_mode", plan("# B"), refused, true);
         assert_eq!(f.approved_plan, None);
-        let approved = format!(
-            "{}; tooloop is now in yolo mode.",
-            crate::tools::exit_plan_mode::APPROVED
-        );
+        let approved = crate::message::markers::tool_results::plan_approved("yolo");
         run(&mut f, "exit_plan_mode", plan("# C"), &approved, false);
         assert_eq!(f.approved_plan.as_deref(), Some("# C"));
         run(&mut f, "exit_plan_mode", plan("# D"), refused, true);
@@ -430,6 +379,65 @@ mod tests {
             matches!(&st[2], CommandStatus::Other(s) if s.starts_with("Error: timed out")),
             "{st:?}"
         );
+    }
+
+    /// A tool tooloop has never heard of, with its own wording: its facts reach the state
+    /// block through `Tool::fact`, live and when a saved history is read again.
+    struct Deploy;
+
+    #[async_trait::async_trait]
+    impl crate::tools::Tool for Deploy {
+        fn name(&self) -> &str {
+            "deploy"
+        }
+        fn description(&self) -> &str {
+            "ships a release"
+        }
+        fn input_schema(&self) -> Value {
+            json!({"type": "object"})
+        }
+        fn effect(&self) -> crate::tools::Effect {
+            crate::tools::Effect::Exec
+        }
+        async fn run(&self, _: Value, _: crate::tools::ToolContext) -> crate::tools::ToolOutput {
+            unreachable!("only its results are read here")
+        }
+        fn fact(&self, input: &Value, output: &str, _is_error: bool) -> Option<Fact> {
+            let target = input.get("target")?.as_str()?.to_string();
+            if let Some(rc) = output.strip_prefix("shipped; rc=") {
+                return Some(Fact::Command {
+                    command: format!("deploy {target}"),
+                    status: CommandStatus::Exit(rc.trim().parse().ok()?),
+                });
+            }
+            output.starts_with("wrote manifest").then(|| Fact::Changed {
+                paths: vec![format!("/ws/{target}.toml")],
+                created: true,
+            })
+        }
+    }
+
+    #[test]
+    fn a_tool_states_its_own_facts_for_the_state_block() {
+        use super::super::state_block::{Latest, LiveState, build};
+        let mut tools = ToolRegistry::new();
+        tools.register(std::sync::Arc::new(Deploy));
+        let root = Path::new("/ws");
+        let history = vec![
+            call("d1", "deploy", json!({"target": "prod"})),
+            result("d1", "wrote manifest for prod", false),
+            call("d2", "deploy", json!({"target": "prod"})),
+            result("d2", "shipped; rc=7", true),
+        ];
+        let mut live = SessionFacts::default();
+        for m in &history {
+            live.observe(m, &tools, root);
+        }
+        let block = build(&live, &LiveState::default(), &|_| true, Latest::InTail).text;
+        assert!(block.contains("- prod.toml: created (1 edit)"), "{block}");
+        assert!(block.contains("- `deploy prod` → exit 7"), "{block}");
+        // A resumed session reads the same facts from the saved messages.
+        assert_eq!(SessionFacts::rebuild(&[], &history, &tools, root), live);
     }
 
     #[test]

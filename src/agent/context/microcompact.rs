@@ -8,6 +8,7 @@
 //! nor results under [`MIN_BYTES`]. The tool_use/tool_result pairs stay, so history stays
 //! valid; the stub names the tool, its input and the size cleared.
 
+use crate::message::markers::tool_results;
 use crate::message::{ContentBlock, Message, Role};
 
 use super::estimate;
@@ -16,8 +17,6 @@ use super::estimate;
 pub const KEEP_RECENT: usize = 3;
 /// Results smaller than this (bytes) are not worth a cache rewrite.
 pub const MIN_BYTES: usize = 2_000;
-/// Every stub starts with this, so a stub is never cleared again.
-pub const STUB_PREFIX: &str = "[tool result cleared to save context:";
 
 /// What one pass changed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -63,7 +62,7 @@ pub fn microcompact(
             else {
                 continue;
             };
-            if content.len() < MIN_BYTES || content.starts_with(STUB_PREFIX) {
+            if content.len() < MIN_BYTES || tool_results::is_cleared(content) {
                 continue;
             }
             let stub = stub_for(
@@ -105,7 +104,7 @@ fn stub_for(asker: Option<&Message>, id: &str, size: usize) -> String {
             format!("{name} {}", crate::text::ellipsize(&input.to_string(), 120))
         })
         .unwrap_or_else(|| "a tool call".into());
-    format!("{STUB_PREFIX} {call} returned {size} bytes. Call the tool again if you need it.]")
+    tool_results::cleared(&call, size)
 }
 
 #[cfg(test)]
@@ -143,7 +142,7 @@ mod tests {
         let ContentBlock::ToolResult { content, .. } = &h[2].content[0] else {
             panic!()
         };
-        assert!(content.starts_with(STUB_PREFIX), "{content}");
+        assert!(tool_results::is_cleared(content), "{content}");
         assert!(content.contains("read_file") && content.contains("f0.rs"));
         assert!(content.contains("8000 bytes"));
         let ContentBlock::ToolResult { content, .. } = &h[20].content[0] else {

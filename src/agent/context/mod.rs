@@ -12,7 +12,6 @@ pub mod live;
 pub mod microcompact;
 pub mod prepare;
 pub mod state_block;
-pub mod summary_message;
 pub mod summary_request;
 pub mod transcript;
 

@@ -7,10 +7,6 @@ use crate::protocol::compaction::Kept;
 
 use super::facts::{CommandStatus, SessionFacts, cut_chars};
 
-/// Opens and closes the block inside the summary message.
-pub const STATE_OPEN: &str = "<state>";
-pub const STATE_CLOSE: &str = "</state>";
-
 /// One item of the todo list, as the todo tool keeps it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TodoItem {
@@ -45,7 +41,7 @@ pub struct LiveState {
     pub plan: Option<String>,
 }
 
-/// The block's text (between [`STATE_OPEN`] and [`STATE_CLOSE`]) and what it kept.
+/// The block's text (which `message::markers::summary` encloses in `<state>`) and what it kept.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StateBlock {
     pub text: String,

@@ -9,7 +9,7 @@
 //! An earlier summary message is rendered as its summary alone: its state block is stale
 //! and the summary request carries a fresh one, so blocks never nest.
 
-use super::summary_message;
+use crate::message::markers::summary;
 use crate::message::{ContentBlock, Message, Role};
 use crate::text::ellipsize;
 
@@ -25,11 +25,11 @@ pub fn render<M: std::borrow::Borrow<Message>>(history: &[M], max_bytes: usize) 
             Role::User => "User",
             Role::Assistant => "Assistant",
         };
-        let earlier_summary = summary_message::is_summary(m);
+        let earlier_summary = summary::is_summary(m);
         for (i, b) in m.content.iter().enumerate() {
             match b {
                 ContentBlock::Text { text, .. } if i == 0 && earlier_summary => {
-                    let summary = summary_message::summary_text(text).unwrap_or("");
+                    let summary = summary::parse(text).map_or("", |s| s.summary);
                     out.push_str(&format!(
                         "Summary of the part before (from an earlier compaction): {summary}\n\n"
                     ))
@@ -98,7 +98,7 @@ mod tests {
     #[test]
     fn an_earlier_summary_is_shown_without_its_state_block() {
         let first = Message::user(vec![
-            ContentBlock::text(summary_message::text("S1", "Request 1: old facts")),
+            ContentBlock::text(summary::render("S1", "Request 1: old facts")),
             ContentBlock::text("and then"),
         ]);
         let t = render(&[first], 10_000);

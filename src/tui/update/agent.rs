@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
+use crate::message::markers::Marker;
 use crate::message::{ContentBlock, Message, Role};
 use crate::protocol::status::ToolTiming;
 use crate::protocol::{AgentEvent, Terminal, TurnSummary};
@@ -385,31 +386,32 @@ impl App {
         for block in &m.content {
             match block {
                 ContentBlock::Text { text, .. } if m.role == Role::User => {
-                    if let Some(summary) = crate::agent::context::autocompact::summary_text(text) {
+                    match crate::message::markers::parse(text) {
                         // A resumed session that was compacted: the divider, not the text.
-                        let state = crate::agent::context::autocompact::state_text(text);
-                        self.conversation.push(CellKind::Compacted {
+                        Some(Marker::Summary(s)) => self.conversation.push(CellKind::Compacted {
                             trigger: "earlier".into(),
                             pre_tokens: 0,
                             post_tokens: 0,
-                            summary: summary.to_string(),
-                            state: state.unwrap_or_default().to_string(),
+                            summary: s.summary.to_string(),
+                            state: s.state.unwrap_or_default().to_string(),
                             kept: Default::default(),
-                        });
-                    } else if crate::message::markers::is_interrupt(text) {
-                        self.conversation.push(CellKind::Interrupted);
-                    } else if let Some(label) = crate::agent::mentions::replay_label(text) {
+                        }),
+                        Some(Marker::Interrupt) => self.conversation.push(CellKind::Interrupted),
                         // An `@file` block: one line, not the file.
-                        self.conversation.push(CellKind::Notice(label));
-                    } else if let Some((command, output)) =
-                        crate::agent::shell_command::replay(text)
-                    {
-                        self.tools.begin_group(&command);
-                        self.conversation.push(CellKind::User(command));
-                        self.conversation.push(CellKind::Notice(output));
-                    } else {
-                        self.tools.begin_group(text);
-                        self.conversation.push(CellKind::User(text.clone()));
+                        Some(Marker::Mention(label)) => {
+                            self.conversation.push(CellKind::Notice(label))
+                        }
+                        Some(Marker::Shell { command, output }) => {
+                            self.tools.begin_group(&command);
+                            self.conversation.push(CellKind::User(command));
+                            self.conversation.push(CellKind::Notice(output));
+                        }
+                        // Told to the model; the jobs pane showed the user.
+                        Some(Marker::JobNotice(_)) => {}
+                        None => {
+                            self.tools.begin_group(text);
+                            self.conversation.push(CellKind::User(text.clone()));
+                        }
                     }
                 }
                 ContentBlock::Text { text, .. } => {

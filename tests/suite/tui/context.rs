@@ -110,7 +110,7 @@ async fn a_resumed_session_shows_the_replaced_messages_dimmed_above_the_divider(
         );
         let summary = format!(
             "{}<summary>\nThe user asked for a parser refactor.\n</summary>",
-            tooloop::agent::context::autocompact::SUMMARY_HEADER
+            tooloop::message::markers::summary::HEADER
         );
         a.on_agent(
             AgentEvent::HistoryReset {
