@@ -5,7 +5,7 @@ use crate::models::{ModelInfo, ModelTable};
 /// The table for a run: the built-in models with the config file's `[models.*]` overrides,
 /// and the configured one (marked).
 pub fn for_config(config: &crate::config::Config) -> String {
-    format_table(&config.context.models, Some(&config.model))
+    format_table(&config.context.models, Some(&config.provider.model))
 }
 
 /// One row per known model (sorted by name), plus the current model if the table does not

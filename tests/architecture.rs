@@ -150,7 +150,9 @@ const FLOORS: &[&str] = &[
     "trace",
     "telemetry",
     "agent_list",
-    // Settings and the engine main builds.
+    // Settings: each part's section (flags, file keys, layering), then the command line and
+    // the config file that gather them, the Config of sections, the engine main builds.
+    "settings",
     "cli",
     "config_file",
     "config",
