@@ -9,6 +9,7 @@
 pub mod context;
 pub mod prompt;
 pub mod provider;
+mod provider_file;
 pub mod request;
 pub mod sandbox;
 pub mod session;
