@@ -133,7 +133,14 @@ impl FileConfig {
                 path: path.to_path_buf(),
                 line: line_of_key(text, key),
                 key: Some(key.clone()),
-                message: format!("unknown field `{key}`"),
+                message: format!(
+                    "unknown field `{key}`, expected one of {}",
+                    owned
+                        .iter()
+                        .map(|k| format!("`{k}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
             });
         }
         Ok(FileConfig {
@@ -409,7 +416,14 @@ mod tests {
         let e = parse("model = \"m\"\n\ncolour = 3\n[openai]\n")
             .expect_err("unknown key")
             .to_string();
-        assert_eq!(e, "/x/config.toml:3: key `colour`: unknown field `colour`");
+        assert!(
+            e.starts_with("/x/config.toml:3: key `colour`: unknown field `colour`, expected one of `provider`, `model`,"),
+            "{e}"
+        );
+        assert!(
+            e.contains("`max_turns`") && e.contains("`telemetry`"),
+            "{e}"
+        );
     }
 
     #[test]
