@@ -48,6 +48,7 @@ pub struct FileConfig {
     pub session: settings::session::SessionFile,
     pub tui: settings::tui::TuiFile,
     pub context: settings::context::ContextFile,
+    pub agents: settings::agents::AgentsFile,
     pub parts: PartSections,
 }
 
@@ -64,34 +65,9 @@ pub struct PartSections {
     /// `[[hooks.EVENT]]`: the user's own commands at four points of the loop.
     #[serde(default)]
     pub hooks: crate::hooks::HooksSection,
-    /// `[agents]`: subagent limits (DESIGN.md §12).
-    #[serde(default)]
-    pub agents: AgentsSection,
     /// `[telemetry]`: OpenTelemetry export (user config only).
     #[serde(default)]
     pub telemetry: crate::telemetry::settings::TelemetrySection,
-}
-
-#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct AgentsSection {
-    /// How deep subagents may nest (default 1; 0 turns the `task` tool off).
-    pub max_depth: Option<u32>,
-    /// `task` calls of one agent running at once (default 4); the rest queue.
-    pub max_parallel: Option<usize>,
-    /// A subagent's turns unless its file says otherwise (default 30).
-    pub max_turns: Option<u32>,
-}
-
-impl AgentsSection {
-    pub fn limits(&self) -> crate::agent::subagent::AgentLimits {
-        let d = crate::agent::subagent::AgentLimits::default();
-        crate::agent::subagent::AgentLimits {
-            max_depth: self.max_depth.unwrap_or(d.max_depth),
-            max_parallel: self.max_parallel.unwrap_or(d.max_parallel).max(1),
-            max_turns: self.max_turns.unwrap_or(d.max_turns).max(1),
-        }
-    }
 }
 
 impl FileConfig {
@@ -125,6 +101,7 @@ impl FileConfig {
             known_keys::<settings::session::SessionFile>(),
             known_keys::<settings::tui::TuiFile>(),
             known_keys::<settings::context::ContextFile>(),
+            known_keys::<settings::agents::AgentsFile>(),
             known_keys::<PartSections>(),
         ]
         .concat();
@@ -152,6 +129,7 @@ impl FileConfig {
             session: toml::from_str(text).map_err(invalid)?,
             tui: toml::from_str(text).map_err(invalid)?,
             context: toml::from_str(text).map_err(invalid)?,
+            agents: toml::from_str(text).map_err(invalid)?,
             parts: toml::from_str(text).map_err(invalid)?,
         })
     }

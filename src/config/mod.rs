@@ -169,7 +169,7 @@ impl Config {
             permission_rules,
             mcp: file.parts.mcp.resolve()?,
             hooks,
-            agents: file.parts.agents.limits(),
+            agents: settings::agents::resolve(&file.agents),
             telemetry: crate::telemetry::settings::resolve(&file.parts.telemetry, &|k| env.var(k)),
             claude,
             provider,

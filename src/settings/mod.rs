@@ -6,6 +6,7 @@
 //! The sections sit below the command line (which flattens their flags) and the config
 //! file (which holds their views), so they name neither.
 
+pub mod agents;
 pub mod context;
 pub mod prompt;
 pub mod provider;
