@@ -5,8 +5,11 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::cli::{ProviderKind, ToolExec};
-use crate::protocol::approval_mode::ApprovalMode;
+use crate::settings;
+pub use crate::settings::tui::NotifyMode;
+
+mod keys;
+use keys::{known_keys, line_of_key};
 
 /// A config file that cannot be read, parsed or written.
 #[derive(Debug, thiserror::Error)]
@@ -33,177 +36,41 @@ pub enum ConfigFileError {
     Exists(PathBuf),
 }
 
-#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
+/// The whole file, as each section sees it: every section reads the keys it owns and
+/// ignores the others' (a key no section owns is an error).
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct FileConfig {
-    pub provider: Option<ProviderKind>,
-    pub model: Option<String>,
-    pub approval: Option<ApprovalMode>,
-    pub max_turns: Option<u32>,
-    pub max_tokens: Option<u32>,
-    pub tool_exec: Option<ToolExec>,
-    pub system: Option<String>,
-    /// Extended thinking and the system prompt's parts (issue 12); one group, kept together.
-    pub append_system: Option<String>,
-    pub project_instructions: Option<bool>,
-    /// Extended thinking budget in tokens (Anthropic); 0 = off.
-    pub thinking_budget: Option<u32>,
-    pub reasoning_effort: Option<crate::provider::ReasoningEffort>,
-    pub fallback_model: Option<String>,
-    pub idle_timeout_secs: Option<u64>,
-    pub theme: Option<String>,
-    pub mouse: Option<bool>,
-    /// Write a recording beside each transcript: true, false, "plain" or "gzip".
-    pub record: Option<crate::recording::Setting>,
+    pub provider: settings::provider::ProviderFile,
+    pub request: settings::request::RequestFile,
+    pub prompt: settings::prompt::PromptFile,
+    pub tools: settings::tools::ToolsFile,
+    pub sandbox: settings::sandbox::SandboxFile,
+    pub session: settings::session::SessionFile,
+    pub tui: settings::tui::TuiFile,
+    pub context: settings::context::ContextFile,
+    pub agents: settings::agents::AgentsFile,
+    pub parts: PartSections,
+}
+
+/// The sections whose types live in the parts that use them.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+pub struct PartSections {
     pub log_level: Option<String>,
-    /// The shell's sandbox: read-only | workspace-write | off.
-    pub sandbox: Option<crate::sandbox::SandboxMode>,
-    /// Sandboxed commands may use the network.
-    pub sandbox_network: Option<bool>,
-    /// Anthropic cache_control breakpoints (default true).
-    pub prompt_cache: Option<bool>,
-    /// Compaction when the context passes the threshold (default true).
-    pub auto_compact: Option<bool>,
-    /// Tokens kept free below the window besides the output reserve.
-    pub auto_compact_buffer_tokens: Option<u64>,
-    /// `[models."NAME"]`: window, output limit and prices (see src/models.rs).
-    #[serde(default)]
-    pub models: std::collections::BTreeMap<String, crate::models::ModelOverride>,
-    #[serde(default)]
-    pub anthropic: ProviderSection,
-    #[serde(default)]
-    pub openai: ProviderSection,
-    #[serde(default)]
-    pub tools: ToolsSection,
     /// `[permissions]`: allow / ask / deny rules (merged with the project's files).
     #[serde(default)]
     pub permissions: crate::permission::settings::PermissionsSection,
-    #[serde(default)]
-    pub retry: RetrySection,
-    #[serde(default)]
-    pub keyboard: KeyboardSection,
-    /// `[tui]`: the full-screen front end.
-    #[serde(default)]
-    pub tui: TuiSection,
-    /// `[background]`: jobs started with bash `run_in_background`.
-    #[serde(default)]
-    pub background: BackgroundSection,
     /// `[mcp.servers.NAME]`: MCP servers whose tools join the registry.
     #[serde(default)]
     pub mcp: crate::mcp::McpSection,
     /// `[[hooks.EVENT]]`: the user's own commands at four points of the loop.
     #[serde(default)]
     pub hooks: crate::hooks::HooksSection,
-    /// `[agents]`: subagent limits (DESIGN.md §12).
-    #[serde(default)]
-    pub agents: AgentsSection,
     /// `[telemetry]`: OpenTelemetry export (user config only).
     #[serde(default)]
     pub telemetry: crate::telemetry::settings::TelemetrySection,
 }
 
-#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct AgentsSection {
-    /// How deep subagents may nest (default 1; 0 turns the `task` tool off).
-    pub max_depth: Option<u32>,
-    /// `task` calls of one agent running at once (default 4); the rest queue.
-    pub max_parallel: Option<usize>,
-    /// A subagent's turns unless its file says otherwise (default 30).
-    pub max_turns: Option<u32>,
-}
-
-impl AgentsSection {
-    pub fn limits(&self) -> crate::agent::subagent::AgentLimits {
-        let d = crate::agent::subagent::AgentLimits::default();
-        crate::agent::subagent::AgentLimits {
-            max_depth: self.max_depth.unwrap_or(d.max_depth),
-            max_parallel: self.max_parallel.unwrap_or(d.max_parallel).max(1),
-            max_turns: self.max_turns.unwrap_or(d.max_turns).max(1),
-        }
-    }
-}
-
-#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct ProviderSection {
-    pub base_url: Option<String>,
-    /// The NAME of the variable that holds the key; the key itself never goes in a file.
-    pub api_key_env: Option<String>,
-    pub model: Option<String>,
-}
-
-#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct ToolsSection {
-    pub timeout_secs: Option<u64>,
-    pub max_output_bytes: Option<usize>,
-    pub allow: Option<Vec<String>>,
-    /// Offer Anthropic's server-side web_search tool.
-    pub web_search: Option<bool>,
-    /// At most this many searches per request (the tool's `max_uses`; default 5).
-    pub web_search_max_uses: Option<u32>,
-}
-
-#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct BackgroundSection {
-    /// Background jobs running at once (default 8).
-    pub max_jobs: Option<usize>,
-}
-
-#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct RetrySection {
-    pub max_attempts: Option<u32>,
-    pub max_delay_secs: Option<u64>,
-}
-
-#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct KeyboardSection {
-    /// Ask the terminal for the kitty keyboard protocol (Shift+Enter for a new line).
-    pub enhancement: Option<bool>,
-}
-
-#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct TuiSection {
-    /// How to call the user back when a turn ends or a question opens while the terminal
-    /// is not focused.
-    pub notify: Option<NotifyMode>,
-    /// A command whose first line of output replaces the status bar (it gets Claude
-    /// Code's status-line JSON on stdin); beats Claude Code's `statusLine`.
-    pub status_line: Option<String>,
-}
-
-/// `[tui] notify`: `auto` (OSC 9 where the terminal shows it as a notification, else BEL),
-/// `bell` (always BEL) or `off`.
-#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-pub enum NotifyMode {
-    #[default]
-    Auto,
-    Bell,
-    Off,
-}
-
 impl FileConfig {
-    /// The `[NAME]` section of the provider `kind` (empty when the file has none). The file
-    /// format spells out one table per provider; this is the only place that maps them.
-    pub fn provider_section(&self, kind: ProviderKind) -> &ProviderSection {
-        static EMPTY: ProviderSection = ProviderSection {
-            base_url: None,
-            api_key_env: None,
-            model: None,
-        };
-        match kind {
-            ProviderKind::Anthropic => &self.anthropic,
-            ProviderKind::Openai => &self.openai,
-            _ => &EMPTY,
-        }
-    }
-
     /// Reads `path`; a missing file is an empty config.
     pub fn load(path: &Path) -> Result<FileConfig, ConfigFileError> {
         let text = match std::fs::read_to_string(path) {
@@ -219,9 +86,52 @@ impl FileConfig {
         FileConfig::parse(&text, path)
     }
 
-    /// Parses `text`; errors name `path`, the line and the key.
+    /// Parses `text`; errors name `path`, the line and the key. Each section deserializes
+    /// the text itself (so a wrong type is reported by toml with its place); the keys at the
+    /// top that no section owns are refused here.
     pub fn parse(text: &str, path: &Path) -> Result<FileConfig, ConfigFileError> {
-        toml::from_str(text).map_err(|e| describe_error(&e, text, path))
+        let invalid = |e: toml::de::Error| describe_error(&e, text, path);
+        let table: toml::Table = toml::from_str(text).map_err(invalid)?;
+        let owned: Vec<&str> = [
+            known_keys::<settings::provider::ProviderFile>(),
+            known_keys::<settings::request::RequestFile>(),
+            known_keys::<settings::prompt::PromptFile>(),
+            known_keys::<settings::tools::ToolsFile>(),
+            known_keys::<settings::sandbox::SandboxFile>(),
+            known_keys::<settings::session::SessionFile>(),
+            known_keys::<settings::tui::TuiFile>(),
+            known_keys::<settings::context::ContextFile>(),
+            known_keys::<settings::agents::AgentsFile>(),
+            known_keys::<PartSections>(),
+        ]
+        .concat();
+        if let Some(key) = table.keys().find(|k| !owned.contains(&k.as_str())) {
+            return Err(ConfigFileError::Invalid {
+                path: path.to_path_buf(),
+                line: line_of_key(text, key),
+                key: Some(key.clone()),
+                message: format!(
+                    "unknown field `{key}`, expected one of {}",
+                    owned
+                        .iter()
+                        .map(|k| format!("`{k}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            });
+        }
+        Ok(FileConfig {
+            provider: toml::from_str(text).map_err(invalid)?,
+            request: toml::from_str(text).map_err(invalid)?,
+            prompt: toml::from_str(text).map_err(invalid)?,
+            tools: toml::from_str(text).map_err(invalid)?,
+            sandbox: toml::from_str(text).map_err(invalid)?,
+            session: toml::from_str(text).map_err(invalid)?,
+            tui: toml::from_str(text).map_err(invalid)?,
+            context: toml::from_str(text).map_err(invalid)?,
+            agents: toml::from_str(text).map_err(invalid)?,
+            parts: toml::from_str(text).map_err(invalid)?,
+        })
     }
 }
 
@@ -428,6 +338,8 @@ pub const DEFAULT_CONFIG: &str = r##"# tooloop configuration. Every key is optio
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::approval_mode::ApprovalMode;
+    use crate::provider::ProviderKind;
 
     fn parse(text: &str) -> Result<FileConfig, ConfigFileError> {
         FileConfig::parse(text, Path::new("/x/config.toml"))
@@ -454,12 +366,15 @@ mod tests {
             .collect::<Vec<_>>()
             .join("\n");
         let c = parse(&uncommented).expect("every documented key parses");
-        assert_eq!(c.provider, Some(ProviderKind::Anthropic));
-        assert_eq!(c.approval, Some(ApprovalMode::Ask));
-        assert_eq!(c.tools.max_output_bytes, Some(30000));
-        assert_eq!(c.retry.max_delay_secs, Some(32));
-        assert_eq!(c.keyboard.enhancement, Some(true));
-        assert_eq!(c.openai.api_key_env.as_deref(), Some("OPENAI_API_KEY"));
+        assert_eq!(c.provider.provider, Some(ProviderKind::Anthropic));
+        assert_eq!(c.tools.approval, Some(ApprovalMode::Ask));
+        assert_eq!(c.tools.tools.max_output_bytes, Some(30000));
+        assert_eq!(c.provider.retry.max_delay_secs, Some(32));
+        assert_eq!(c.tui.keyboard.enhancement, Some(true));
+        assert_eq!(
+            c.provider.openai.api_key_env.as_deref(),
+            Some("OPENAI_API_KEY")
+        );
     }
 
     #[test]
@@ -472,6 +387,21 @@ mod tests {
             "{e}"
         );
         assert!(e.contains("unknown field `colour`"), "{e}");
+    }
+
+    #[test]
+    fn an_unknown_key_at_the_top_names_its_line() {
+        let e = parse("model = \"m\"\n\ncolour = 3\n[openai]\n")
+            .expect_err("unknown key")
+            .to_string();
+        assert!(
+            e.starts_with("/x/config.toml:3: key `colour`: unknown field `colour`, expected one of `provider`, `model`,"),
+            "{e}"
+        );
+        assert!(
+            e.contains("`max_turns`") && e.contains("`telemetry`"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -35,6 +35,7 @@ pub mod replay;
 pub mod sandbox;
 pub mod sanitize;
 pub mod session;
+pub mod settings;
 pub mod skills;
 pub mod telemetry;
 pub mod text;

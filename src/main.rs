@@ -86,9 +86,9 @@ async fn run(cli: Cli) -> i32 {
     };
     tracing::info!(
         version = env!("CARGO_PKG_VERSION"),
-        provider = ?config.provider,
-        model = %config.model,
-        base_url = %config.base_url,
+        provider = ?config.provider.kind,
+        model = %config.provider.model,
+        base_url = %config.provider.base_url,
         workspace = %config.workspace.display(),
         headless = cli.prompt.is_some(),
         config_file = ?config.config_file,
@@ -195,8 +195,8 @@ async fn run_acp() -> i32 {
     };
     tracing::info!(
         version = env!("CARGO_PKG_VERSION"),
-        provider = ?config.provider,
-        model = %config.model,
+        provider = ?config.provider.kind,
+        model = %config.provider.model,
         workspace = %config.workspace.display(),
         "tooloop acp starts"
     );
@@ -208,28 +208,33 @@ async fn run_acp() -> i32 {
 
 fn tui_settings(config: &Config) -> anyhow::Result<tooloop::tui::Settings> {
     use tooloop::tui::theme;
-    let theme = theme::Theme::named(&config.theme, theme::no_color_requested())
+    let theme = theme::Theme::named(&config.tui.theme, theme::no_color_requested())
         .map_err(|e| anyhow::anyhow!("config: {e}"))?;
     Ok(tooloop::tui::Settings {
         theme,
-        mouse: config.mouse,
-        keyboard_enhancement: config.keyboard_enhancement,
-        provider: provider_name(config.provider).into(),
-        demo: config.provider == ProviderKind::Demo,
-        model: config.model.clone(),
-        base_url: config.base_url.clone(),
-        custom_base_url: !config.base_url.is_empty()
-            && config.base_url.trim_end_matches('/')
-                != config.provider.defaults().base_url.trim_end_matches('/'),
+        mouse: config.tui.mouse,
+        keyboard_enhancement: config.tui.keyboard_enhancement,
+        provider: provider_name(config.provider.kind).into(),
+        demo: config.provider.kind == ProviderKind::Demo,
+        model: config.provider.model.clone(),
+        base_url: config.provider.base_url.clone(),
+        custom_base_url: !config.provider.base_url.is_empty()
+            && config.provider.base_url.trim_end_matches('/')
+                != config
+                    .provider
+                    .kind
+                    .defaults()
+                    .base_url
+                    .trim_end_matches('/'),
         workspace: config.workspace.clone(),
-        approval: clap::ValueEnum::to_possible_value(&config.approval)
+        approval: clap::ValueEnum::to_possible_value(&config.tools.approval)
             .map(|v| v.get_name().to_string())
             .unwrap_or_default(),
         models: config.context.models.clone(),
         rules: config.permission_rules.clone(),
-        recording: config.record.is_some(),
-        notify: config.notify,
-        status_line: config.status_line.as_ref().map(|s| {
+        recording: config.session.record.is_some(),
+        notify: config.tui.notify,
+        status_line: config.tui.status_line.as_ref().map(|s| {
             tooloop::tui::status_line::StatusLineCommand {
                 command: s.command.clone(),
                 padding: s.padding,
@@ -327,7 +332,10 @@ fn list_models(cli: &Cli) -> i32 {
         Ok(config) => {
             print!(
                 "{}",
-                tooloop::cli::model_list::format_table(&config.context.models, Some(&config.model))
+                tooloop::cli::model_list::format_table(
+                    &config.context.models,
+                    Some(&config.provider.model)
+                )
             );
             0
         }
@@ -343,7 +351,11 @@ fn list_skills(cli: &Cli) -> i32 {
         Ok(config) => {
             let catalog =
                 tooloop::skills::Catalog::load(&tooloop::skills::dirs_for(&config.workspace));
-            let window = config.context.models.lookup(&config.model).context_window;
+            let window = config
+                .context
+                .models
+                .lookup(&config.provider.model)
+                .context_window;
             print!(
                 "{}",
                 tooloop::sanitize::output::for_stderr(&tooloop::skills::table::format(

@@ -205,11 +205,11 @@ fn start(
     crate::engine::EngineError,
 > {
     let extra = mcp_servers(mcp);
-    let keep_off = server.builder.config().session == SessionMode::Off;
+    let keep_off = server.builder.config().session.mode == SessionMode::Off;
     let engine = server.builder.start_adjusted(|c| {
         c.workspace = cwd.clone();
         if !keep_off {
-            c.session = mode;
+            c.session.mode = mode;
         }
         c.mcp.extend(extra);
     })?;
@@ -229,8 +229,8 @@ fn start(
         id.clone(),
         cwd,
         engine.control,
-        config.approval,
-        config.model.clone(),
+        config.tools.approval,
+        config.provider.model.clone(),
     ));
     server
         .sessions

@@ -8,19 +8,14 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-use crate::protocol::approval_mode::ApprovalMode;
+use crate::settings;
 // The executor owns its strategy; the command line only names it.
 pub use crate::agent::exec_env::ToolExec;
+pub use crate::settings::context::OnOff;
+pub use crate::settings::request::ThinkingArg;
 
 /// The providers are registered in `provider/registry.rs` (clap and serde names included).
 pub use crate::provider::ProviderKind;
-
-/// `--auto-compact on|off`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum OnOff {
-    On,
-    Off,
-}
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
 pub enum OutputFormat {
@@ -48,111 +43,13 @@ pub struct Cli {
     #[arg(value_name = "PROMPT", conflicts_with = "prompt")]
     pub initial_prompt: Option<String>,
 
-    /// anthropic | openai | deepseek | mistral | demo (default: by which API key is set,
-    /// else demo).
-    #[arg(long, value_enum)]
-    pub provider: Option<ProviderKind>,
-
-    /// Model id sent to the provider.
-    #[arg(long)]
-    pub model: Option<String>,
-
-    /// Provider base URL; a path prefix is kept.
-    #[arg(long, value_name = "URL")]
-    pub base_url: Option<String>,
-
     /// Headless output: text | json | stream-json.
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     pub output_format: OutputFormat,
 
-    /// Who may run tools that change things (headless treats ask as deny).
-    #[arg(long, value_enum)]
-    pub approval: Option<ApprovalMode>,
-
-    /// Pre-approve one tool (repeatable).
-    #[arg(long = "allow-tool", value_name = "NAME")]
-    pub allow_tool: Vec<String>,
-
-    /// Loop iterations before stopping with reason max_turns.
-    #[arg(long, value_name = "N")]
-    pub max_turns: Option<u32>,
-
-    /// Executor strategy.
-    #[arg(long, value_enum)]
-    pub tool_exec: Option<ToolExec>,
-
     /// Root that file tools are confined to (default: the current directory).
     #[arg(long, value_name = "DIR")]
     pub workspace: Option<PathBuf>,
-
-    /// Let file tools reach paths outside the workspace.
-    #[arg(long)]
-    pub allow_outside_workspace: bool,
-
-    /// Replace the base system prompt (the environment block and project instructions stay).
-    #[arg(long, value_name = "TEXT")]
-    pub system: Option<String>,
-
-    /// Add TEXT to the system prompt, after the base prompt.
-    #[arg(long, value_name = "TEXT")]
-    pub append_system: Option<String>,
-
-    /// Do not read AGENTS.md / CLAUDE.md (project and user-level instructions).
-    #[arg(long)]
-    pub no_project_instructions: bool,
-
-    /// Anthropic extended thinking with a budget of N tokens (at least 1024), or off.
-    #[arg(long, value_name = "N|off", value_parser = parse_thinking)]
-    pub thinking: Option<ThinkingArg>,
-
-    /// OpenAI-compatible reasoning effort: low | medium | high.
-    #[arg(long, value_enum, value_name = "LEVEL")]
-    pub reasoning_effort: Option<crate::provider::ReasoningEffort>,
-
-    /// Max output tokens per request.
-    #[arg(long, value_name = "N")]
-    pub max_tokens: Option<u32>,
-
-    /// A failing bash call no longer cancels its sibling calls.
-    #[arg(long)]
-    pub no_sibling_abort: bool,
-
-    /// Ask the model for at most one tool call per reply.
-    #[arg(long)]
-    pub no_parallel_tool_use: bool,
-
-    /// Model to switch to after repeated overloaded errors.
-    #[arg(long, value_name = "NAME")]
-    pub fallback_model: Option<String>,
-
-    /// Most attempts per request (retries before and after the first byte).
-    #[arg(long, value_name = "N")]
-    pub max_retries: Option<u32>,
-
-    /// Seconds without a byte before a stream counts as dead.
-    #[arg(long, value_name = "SECS")]
-    pub idle_timeout: Option<u64>,
-
-    /// Write the turn timeline as Chrome Trace Event JSON.
-    #[arg(long, value_name = "FILE")]
-    pub trace: Option<PathBuf>,
-
-    /// Resume the most recent session of this workspace.
-    #[arg(long = "continue", short = 'c')]
-    pub continue_session: bool,
-
-    /// Resume a session by id.
-    #[arg(long, value_name = "ID")]
-    pub resume: Option<String>,
-
-    /// With --resume/--continue: go on in a new session holding a copy of that one
-    /// (the original transcript is left byte for byte as it was).
-    #[arg(long)]
-    pub fork: bool,
-
-    /// Write no transcript.
-    #[arg(long)]
-    pub no_session: bool,
 
     /// Log level for the log file (error, warn, info, debug, trace).
     #[arg(long, value_name = "LEVEL")]
@@ -162,72 +59,26 @@ pub struct Cli {
     #[arg(long, value_name = "FILE")]
     pub config: Option<std::path::PathBuf>,
 
-    /// The shell's sandbox: read-only | workspace-write | off (default workspace-write where
-    /// the kernel has Landlock; elsewhere bash asks before each command).
-    #[arg(long, value_enum, value_name = "MODE")]
-    pub sandbox: Option<crate::sandbox::SandboxMode>,
-
-    /// Let sandboxed commands use the network (off by default inside the sandbox).
-    #[arg(long)]
-    pub sandbox_network: bool,
-
-    /// Capture the mouse: a click focuses the pane under it, the wheel scrolls the pane under
-    /// the pointer (the terminal's own text selection is lost).
-    #[arg(long)]
-    pub mouse: bool,
-
-    /// Send no cache_control breakpoints (Anthropic prompt caching off).
-    #[arg(long)]
-    pub no_prompt_cache: bool,
-
-    /// Anthropic: offer the server-side web_search tool (the API runs the searches; config
-    /// `[tools] web_search`, `web_search_max_uses`, default 5 searches a request).
-    #[arg(long)]
-    pub web_search: bool,
-
-    /// Compact the conversation before a request when the context passes the threshold.
-    #[arg(long, value_enum, value_name = "on|off")]
-    pub auto_compact: Option<OnOff>,
-
-    /// Stop before a request would take the session's cost past X USD (budget_exceeded).
-    #[arg(long, value_name = "X")]
-    pub max_budget_usd: Option<f64>,
-
-    /// Stop before a request would take the session past N tokens (budget_exceeded).
-    #[arg(long, value_name = "N")]
-    pub max_budget_tokens: Option<u64>,
-
-    /// Write every request body, raw stream event and tool run beside the transcript
-    /// (`tooloop replay` plays it back); `--record=gzip` compresses it.
-    #[arg(long, value_enum, value_name = "plain|gzip", num_args = 0..=1,
-          require_equals = true, default_missing_value = "plain")]
-    pub record: Option<crate::recording::Format>,
+    // Each part's flags, defined beside its section (src/settings/).
+    #[command(flatten)]
+    pub provider: settings::provider::ProviderFlags,
+    #[command(flatten)]
+    pub request: settings::request::RequestFlags,
+    #[command(flatten)]
+    pub system_prompt: settings::prompt::PromptFlags,
+    #[command(flatten)]
+    pub tools: settings::tools::ToolsFlags,
+    #[command(flatten)]
+    pub sandbox: settings::sandbox::SandboxFlags,
+    #[command(flatten)]
+    pub session: settings::session::SessionFlags,
+    #[command(flatten)]
+    pub tui: settings::tui::TuiFlags,
+    #[command(flatten)]
+    pub context: settings::context::ContextFlags,
 
     #[command(subcommand)]
     pub command: Option<Command>,
-}
-
-/// `--thinking N|off`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ThinkingArg {
-    Off,
-    Budget(u32),
-}
-
-fn parse_thinking(s: &str) -> Result<ThinkingArg, String> {
-    if s.eq_ignore_ascii_case("off") {
-        return Ok(ThinkingArg::Off);
-    }
-    let n: u32 = s
-        .parse()
-        .map_err(|_| format!("expected a number of tokens or \"off\", got {s:?}"))?;
-    if n < crate::provider::MIN_THINKING_BUDGET {
-        return Err(format!(
-            "the thinking budget must be at least {} tokens (the API's minimum)",
-            crate::provider::MIN_THINKING_BUDGET
-        ));
-    }
-    Ok(ThinkingArg::Budget(n))
 }
 
 #[derive(Subcommand, Debug, Clone)]

@@ -207,7 +207,7 @@ pub fn start_with(
 ) -> Result<Engine, EngineError> {
     let provider = match overrides.provider {
         Some(p) => p,
-        None => crate::provider::build(config.provider, &config.provider_settings())?,
+        None => crate::provider::build(config.provider.kind, &config.provider_settings())?,
     };
     let (sink, events) = EventSink::channel();
     let (settings, notes) = loop_settings_and_notes(config);
@@ -247,15 +247,15 @@ pub fn start_with(
     let session = match &overrides.sessions_dir {
         Some(dir) => crate::agent::attach::attach_in(
             dir,
-            &config.session,
+            &config.session.mode,
             &config.workspace,
-            config.fork,
+            config.session.fork,
             &mut agent,
         )?,
         None => crate::agent::attach::attach(
-            &config.session,
+            &config.session.mode,
             &config.workspace,
-            config.fork,
+            config.session.fork,
             &mut agent,
         )?,
     };
@@ -272,17 +272,17 @@ pub fn start_with(
         }));
     }
     // The trace's clock starts when the agent is ready, as headless output's t_ms does.
-    let (events, trace) = Tap::maybe(config.trace.as_deref(), events, Instant::now());
+    let (events, trace) = Tap::maybe(config.session.trace.as_deref(), events, Instant::now());
     let (commands, commands_rx) = mpsc::unbounded_channel();
     let sandbox = crate::sandbox::label(agent.exec.sandbox.as_deref());
     let sandboxed_tools = sandboxed_tools(&agent.exec.registry);
     let jobs = agent.exec.jobs.clone();
     let (events, record) = crate::recording::start(
-        config.record,
+        config.session.record,
         session.as_ref(),
         crate::recording::RunInfo {
             provider: agent.provider.name(),
-            model: &config.model,
+            model: &config.provider.model,
             sandbox,
             sandboxed_tools: &sandboxed_tools,
         },

@@ -22,16 +22,14 @@ pub fn exec_env(
     tools: ToolRegistry,
     events: EventSink,
 ) -> Result<ExecEnv, EngineError> {
-    let workspace =
-        Workspace::new(&config.workspace, config.allow_outside_workspace).map_err(|source| {
-            EngineError::Workspace {
-                path: config.workspace.clone(),
-                source,
-            }
+    let workspace = Workspace::new(&config.workspace, config.tools.allow_outside_workspace)
+        .map_err(|source| EngineError::Workspace {
+            path: config.workspace.clone(),
+            source,
         })?;
     let mut policy = PermissionPolicy::new(
-        config.approval,
-        &config.allowed_tools,
+        config.tools.approval,
+        &config.tools.allowed_tools,
         // Someone can answer `ask`: the person at the TUI, or the editor's user over ACP.
         front != FrontEnd::Headless,
     );
@@ -46,12 +44,12 @@ pub fn exec_env(
     let mut exec = ExecEnv::new(tools, policy, workspace, events);
     exec.sandbox = sandbox;
     exec.hooks = Arc::new(crate::agent::hook_calls::HookEnv::new(config.hooks.clone()));
-    exec.strategy = config.tool_exec;
-    exec.sibling_abort = config.sibling_abort;
-    exec.max_output_bytes = config.max_output_bytes;
-    exec.default_timeout = config.tool_timeout;
+    exec.strategy = config.tools.tool_exec;
+    exec.sibling_abort = config.tools.sibling_abort;
+    exec.max_output_bytes = config.tools.max_output_bytes;
+    exec.default_timeout = config.tools.tool_timeout;
     exec.jobs = Arc::new(crate::background::Jobs::in_state_dir(
-        config.max_jobs,
+        config.tools.max_jobs,
         crate::agent::exec_env::job_events(&exec.events),
     ));
     Ok(exec)
@@ -91,7 +89,11 @@ pub(super) fn with_skills(
     let state = crate::skills::SkillState {
         dirs,
         catalog: Arc::new(catalog),
-        window_tokens: config.context.models.lookup(&config.model).context_window,
+        window_tokens: config
+            .context
+            .models
+            .lookup(&config.provider.model)
+            .context_window,
         policy: Some(exec.policy.clone()),
     };
     if let Some(tool) = state.tool() {
@@ -167,25 +169,25 @@ pub fn loop_settings(config: &Config) -> LoopSettings {
 pub(super) fn loop_settings_and_notes(config: &Config) -> (LoopSettings, Vec<String>) {
     let prompt = crate::prompt::for_workspace(
         &config.workspace,
-        config.system.clone(),
-        config.append_system.clone(),
-        config.project_instructions,
+        config.prompt.system.clone(),
+        config.prompt.append_system.clone(),
+        config.prompt.project_instructions,
     );
     let notes = config.notes.iter().cloned().chain(prompt.notices).collect();
     let settings = LoopSettings {
-        model: config.model.clone(),
+        model: config.provider.model.clone(),
         system: prompt.prompt,
         reasoning: crate::provider::Reasoning {
-            thinking_budget: config.thinking_budget,
-            effort: config.reasoning_effort,
+            thinking_budget: config.request.thinking_budget,
+            effort: config.request.reasoning_effort,
         },
-        max_tokens: config.max_tokens,
-        max_turns: config.max_turns,
-        retry: config.retry.clone(),
-        idle_timeout: config.idle_timeout,
-        disable_parallel_tool_use: config.disable_parallel_tool_use,
-        fallback_model: config.fallback_model.clone(),
-        web_search: config.web_search,
+        max_tokens: config.request.max_tokens,
+        max_turns: config.request.max_turns,
+        retry: config.provider.retry.clone(),
+        idle_timeout: config.provider.idle_timeout,
+        disable_parallel_tool_use: config.request.disable_parallel_tool_use,
+        fallback_model: config.provider.fallback_model.clone(),
+        web_search: config.tools.web_search,
     };
     (settings, notes)
 }
@@ -196,11 +198,14 @@ fn sandbox_for_run(
     config: &crate::config::Config,
     events: &EventSink,
 ) -> Option<Arc<crate::sandbox::SandboxPolicy>> {
-    let resolved =
-        crate::sandbox::resolve(config.sandbox, config.sandbox_network, &config.workspace);
+    let resolved = crate::sandbox::resolve(
+        config.sandbox.mode,
+        config.sandbox.network,
+        &config.workspace,
+    );
     tracing::info!(
         sandbox = resolved.label(),
-        network = config.sandbox_network,
+        network = config.sandbox.network,
         abi = resolved.policy.as_ref().map(|p| p.abi),
         "shell sandbox"
     );
@@ -226,10 +231,10 @@ pub(super) fn telemetry_run(
     provider: &str,
     session: Option<&SessionInfo>,
 ) -> crate::telemetry::RunInfo {
-    let url = reqwest::Url::parse(&config.base_url).ok();
+    let url = reqwest::Url::parse(&config.provider.base_url).ok();
     crate::telemetry::RunInfo {
         provider: provider.to_string(),
-        model: config.model.clone(),
+        model: config.provider.model.clone(),
         server_address: url.as_ref().and_then(|u| u.host_str().map(str::to_string)),
         server_port: url
             .as_ref()

@@ -51,7 +51,7 @@ pub async fn run(
     recording: Recording,
     opts: Options,
 ) -> anyhow::Result<i32> {
-    let theme = theme::Theme::named(&config.theme, theme::no_color_requested())
+    let theme = theme::Theme::named(&config.tui.theme, theme::no_color_requested())
         .map_err(|e| anyhow::anyhow!("config: {e}"))?;
     theme::install(theme);
     let (provider, model, session) = match recording.header() {
@@ -106,7 +106,7 @@ pub async fn run(
     tokio::spawn(answer(commands_rx, agent_tx, cancel.clone()));
 
     tokio::task::spawn_blocking(crate::tui::text::highlight::warm_up);
-    let setup = terminal::setup(config.mouse, config.keyboard_enhancement)
+    let setup = terminal::setup(config.tui.mouse, config.tui.keyboard_enhancement)
         .context("cannot set up the terminal")?;
     let mut term = setup.terminal;
     let mut app = App::new(RunInfo {
@@ -114,7 +114,7 @@ pub async fn run(
         model,
         session,
         shift_enter: setup.keyboard_enhanced,
-        mouse: config.mouse,
+        mouse: config.tui.mouse,
         save_dir: crate::tui::state_dir().join("json"),
         session_handle: None,
         sandbox: String::new(),

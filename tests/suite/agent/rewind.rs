@@ -104,9 +104,15 @@ async fn a_prompt_merged_into_an_interrupted_turn_is_rewound_cleanly() {
     ]));
     let (sink, _rx) = EventSink::channel();
     let mut agent = agent_for(&cfg, provider.clone(), sink);
-    let info = attach_in(&dir, &cfg.session, &cfg.workspace, cfg.fork, &mut agent)
-        .expect("attach")
-        .expect("on");
+    let info = attach_in(
+        &dir,
+        &cfg.session.mode,
+        &cfg.workspace,
+        cfg.session.fork,
+        &mut agent,
+    )
+    .expect("attach")
+    .expect("on");
     let cancel = CancellationToken::new();
     assert_eq!(
         agent.run_prompt("one", &cancel).await.reason,
@@ -255,9 +261,15 @@ async fn undo_asks_before_overwriting_a_file_changed_by_hand() {
     ]));
     let (sink, _rx) = EventSink::channel();
     let mut agent = agent_for(&cfg, provider, sink);
-    let info = attach_in(&dir, &cfg.session, &cfg.workspace, cfg.fork, &mut agent)
-        .expect("attach")
-        .expect("on");
+    let info = attach_in(
+        &dir,
+        &cfg.session.mode,
+        &cfg.workspace,
+        cfg.session.fork,
+        &mut agent,
+    )
+    .expect("attach")
+    .expect("on");
     let cancel = CancellationToken::new();
     agent.run_prompt("make a file", &cancel).await;
     std::fs::write(ws.join("made.txt"), "mine now\n").expect("write");

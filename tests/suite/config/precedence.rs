@@ -59,16 +59,19 @@ fn base_url_flag_beats_env_beats_file_beats_default() {
     let with_env = env(&[key, ("ANTHROPIC_BASE_URL", "http://env.example")]);
     let flag = ["--base-url", "http://flag.example"];
     assert_eq!(
-        resolve(&flag, &with_env, FILE).base_url,
+        resolve(&flag, &with_env, FILE).provider.base_url,
         "http://flag.example"
     );
-    assert_eq!(resolve(&[], &with_env, FILE).base_url, "http://env.example");
     assert_eq!(
-        resolve(&[], &env(&[key]), FILE).base_url,
+        resolve(&[], &with_env, FILE).provider.base_url,
+        "http://env.example"
+    );
+    assert_eq!(
+        resolve(&[], &env(&[key]), FILE).provider.base_url,
         "http://file.example"
     );
     assert_eq!(
-        resolve(&[], &env(&[key]), "").base_url,
+        resolve(&[], &env(&[key]), "").provider.base_url,
         ProviderKind::Anthropic.defaults().base_url
     );
 }
@@ -78,17 +81,25 @@ fn model_flag_beats_env_beats_file_beats_default() {
     let key = ("ANTHROPIC_API_KEY", "k");
     let with_env = env(&[key, ("TOOLOOP_MODEL", "env-model")]);
     assert_eq!(
-        resolve(&["--model", "flag-model"], &with_env, FILE).model,
+        resolve(&["--model", "flag-model"], &with_env, FILE)
+            .provider
+            .model,
         "flag-model"
     );
-    assert_eq!(resolve(&[], &with_env, FILE).model, "env-model");
-    assert_eq!(resolve(&[], &env(&[key]), FILE).model, "file-model");
+    assert_eq!(resolve(&[], &with_env, FILE).provider.model, "env-model");
     assert_eq!(
-        resolve(&[], &env(&[key]), "").model,
+        resolve(&[], &env(&[key]), FILE).provider.model,
+        "file-model"
+    );
+    assert_eq!(
+        resolve(&[], &env(&[key]), "").provider.model,
         ProviderKind::Anthropic.defaults().model
     );
     let section = "[anthropic]\nmodel = \"section-model\"\n";
-    assert_eq!(resolve(&[], &env(&[key]), section).model, "section-model");
+    assert_eq!(
+        resolve(&[], &env(&[key]), section).provider.model,
+        "section-model"
+    );
 }
 
 #[test]
@@ -96,19 +107,28 @@ fn provider_flag_beats_env_beats_file_beats_detection() {
     let keys = env(&[("ANTHROPIC_API_KEY", "k"), ("TOOLOOP_PROVIDER", "openai")]);
     let f = "provider = \"demo\"\n";
     assert_eq!(
-        resolve(&["--provider", "anthropic"], &keys, f).provider,
+        resolve(&["--provider", "anthropic"], &keys, f)
+            .provider
+            .kind,
         ProviderKind::Anthropic
     );
-    assert_eq!(resolve(&[], &keys, f).provider, ProviderKind::Openai);
+    assert_eq!(resolve(&[], &keys, f).provider.kind, ProviderKind::Openai);
     assert_eq!(
-        resolve(&[], &env(&[("ANTHROPIC_API_KEY", "k")]), f).provider,
+        resolve(&[], &env(&[("ANTHROPIC_API_KEY", "k")]), f)
+            .provider
+            .kind,
         ProviderKind::Demo
     );
     assert_eq!(
-        resolve(&[], &env(&[("OPENAI_API_KEY", "k")]), "").provider,
+        resolve(&[], &env(&[("OPENAI_API_KEY", "k")]), "")
+            .provider
+            .kind,
         ProviderKind::Openai
     );
-    assert_eq!(resolve(&[], &env(&[]), "").provider, ProviderKind::Demo);
+    assert_eq!(
+        resolve(&[], &env(&[]), "").provider.kind,
+        ProviderKind::Demo
+    );
     let bad = Config::resolve_with(&cli(&[]), &env(&[("TOOLOOP_PROVIDER", "x")]), &file(""));
     assert!(
         bad.expect_err("bad provider")
@@ -122,12 +142,12 @@ fn api_key_env_names_the_variable_the_key_is_read_from() {
     let f = "[anthropic]\napi_key_env = \"WORK_KEY\"\n";
     let e = env(&[("WORK_KEY", "sk-work"), ("ANTHROPIC_API_KEY", "sk-default")]);
     let c = resolve(&[], &e, f);
-    assert_eq!(c.provider, ProviderKind::Anthropic);
-    assert_eq!(c.api_key.as_deref(), Some("sk-work"));
+    assert_eq!(c.provider.kind, ProviderKind::Anthropic);
+    assert_eq!(c.provider.api_key.as_deref(), Some("sk-work"));
     // Detection follows the configured name too.
     let c = resolve(&[], &env(&[("ANTHROPIC_API_KEY", "sk-default")]), f);
     assert_eq!(
-        c.provider,
+        c.provider.kind,
         ProviderKind::Demo,
         "ANTHROPIC_API_KEY is not the key variable now"
     );
@@ -140,16 +160,16 @@ fn api_key_env_names_the_variable_the_key_is_read_from() {
 #[test]
 fn the_other_keys_come_from_the_file_unless_a_flag_says_otherwise() {
     let c = resolve(&[], &env(&[]), FILE);
-    assert_eq!(c.max_turns, 7);
-    assert_eq!(c.approval, ApprovalMode::AutoEdit);
-    assert_eq!(c.tool_exec, ToolExec::Serial);
-    assert_eq!(c.idle_timeout, Duration::from_secs(11));
-    assert_eq!(c.tool_timeout, Duration::from_secs(5));
-    assert_eq!(c.max_output_bytes, 1234);
-    assert_eq!(c.retry.max_attempts, 2);
-    assert_eq!(c.retry.max_delay, Duration::from_secs(3));
-    assert_eq!(c.theme, "light");
-    assert!(!c.keyboard_enhancement);
+    assert_eq!(c.request.max_turns, 7);
+    assert_eq!(c.tools.approval, ApprovalMode::AutoEdit);
+    assert_eq!(c.tools.tool_exec, ToolExec::Serial);
+    assert_eq!(c.provider.idle_timeout, Duration::from_secs(11));
+    assert_eq!(c.tools.tool_timeout, Duration::from_secs(5));
+    assert_eq!(c.tools.max_output_bytes, 1234);
+    assert_eq!(c.provider.retry.max_attempts, 2);
+    assert_eq!(c.provider.retry.max_delay, Duration::from_secs(3));
+    assert_eq!(c.tui.theme, "light");
+    assert!(!c.tui.keyboard_enhancement);
     let flags = [
         "--max-turns",
         "3",
@@ -163,31 +183,31 @@ fn the_other_keys_come_from_the_file_unless_a_flag_says_otherwise() {
         "9",
     ];
     let c = resolve(&flags, &env(&[]), FILE);
-    assert_eq!(c.max_turns, 3);
-    assert_eq!(c.approval, ApprovalMode::Yolo);
-    assert_eq!(c.tool_exec, ToolExec::Parallel);
-    assert_eq!(c.idle_timeout, Duration::from_secs(4));
-    assert_eq!(c.retry.max_attempts, 9);
+    assert_eq!(c.request.max_turns, 3);
+    assert_eq!(c.tools.approval, ApprovalMode::Yolo);
+    assert_eq!(c.tools.tool_exec, ToolExec::Parallel);
+    assert_eq!(c.provider.idle_timeout, Duration::from_secs(4));
+    assert_eq!(c.provider.retry.max_attempts, 9);
     let c = resolve(&[], &env(&[]), "");
-    assert_eq!(c.max_turns, 50);
-    assert_eq!(c.approval, ApprovalMode::Ask);
-    assert_eq!(c.tool_exec, ToolExec::Streaming);
-    assert!(c.keyboard_enhancement);
+    assert_eq!(c.request.max_turns, 50);
+    assert_eq!(c.tools.approval, ApprovalMode::Ask);
+    assert_eq!(c.tools.tool_exec, ToolExec::Streaming);
+    assert!(c.tui.keyboard_enhancement);
 }
 
 #[test]
 fn session_flags_become_a_mode() {
-    assert_eq!(resolve(&[], &env(&[]), "").session, SessionMode::New);
+    assert_eq!(resolve(&[], &env(&[]), "").session.mode, SessionMode::New);
     assert_eq!(
-        resolve(&["-c"], &env(&[]), "").session,
+        resolve(&["-c"], &env(&[]), "").session.mode,
         SessionMode::Continue
     );
     assert_eq!(
-        resolve(&["--resume", "ab12"], &env(&[]), "").session,
+        resolve(&["--resume", "ab12"], &env(&[]), "").session.mode,
         SessionMode::Resume("ab12".into())
     );
     assert_eq!(
-        resolve(&["--no-session"], &env(&[]), "").session,
+        resolve(&["--no-session"], &env(&[]), "").session.mode,
         SessionMode::Off
     );
     let both = Config::resolve_with(&cli(&["-c", "--resume", "x"]), &env(&[]), &file(""));

@@ -26,10 +26,10 @@ fn readme_mcp_and_hook_examples_parse_and_resolve() {
         for block in toml_blocks_under(&readme, heading) {
             let file = FileConfig::parse(&block, Path::new("README.md"))
                 .unwrap_or_else(|e| panic!("README example does not parse: {e}\n{block}"));
-            let servers = file.mcp.resolve().expect("servers resolve");
-            let hooks = tooloop::hooks::Hooks::new(&file.hooks, std::env::temp_dir());
+            let servers = file.parts.mcp.resolve().expect("servers resolve");
+            let hooks = tooloop::hooks::Hooks::new(&file.parts.hooks, std::env::temp_dir());
             assert!(hooks.is_ok(), "{block}");
-            seen += servers.len() + usize::from(!file.hooks.is_empty());
+            seen += servers.len() + usize::from(!file.parts.hooks.is_empty());
         }
     }
     assert_eq!(

@@ -27,18 +27,18 @@ fn resolve(args: &[&str], file: &str) -> Config {
 #[test]
 fn flag_beats_file_beats_default() {
     let c = resolve(&[], "");
-    assert_eq!((c.sandbox, c.sandbox_network), (None, false));
+    assert_eq!((c.sandbox.mode, c.sandbox.network), (None, false));
     let file = "sandbox = \"read-only\"\nsandbox_network = true\n";
     let c = resolve(&[], file);
     assert_eq!(
-        (c.sandbox, c.sandbox_network),
+        (c.sandbox.mode, c.sandbox.network),
         (Some(SandboxMode::ReadOnly), true)
     );
     let c = resolve(&["--sandbox", "off"], file);
-    assert_eq!(c.sandbox, Some(SandboxMode::Off));
+    assert_eq!(c.sandbox.mode, Some(SandboxMode::Off));
     let c = resolve(&["--sandbox", "workspace-write", "--sandbox-network"], "");
     assert_eq!(
-        (c.sandbox, c.sandbox_network),
+        (c.sandbox.mode, c.sandbox.network),
         (Some(SandboxMode::WorkspaceWrite), true)
     );
 }

@@ -31,21 +31,21 @@ fn resolve(args: &[&str], file: &str) -> Result<Config, String> {
 fn the_flag_beats_the_file_and_zero_is_off() {
     let anthropic = ["--provider", "anthropic"];
     let c = resolve(&anthropic, "thinking_budget = 4096\n").expect("config");
-    assert_eq!(c.thinking_budget, Some(4096));
+    assert_eq!(c.request.thinking_budget, Some(4096));
     let c = resolve(&anthropic, "thinking_budget = 0\n").expect("config");
-    assert_eq!(c.thinking_budget, None);
+    assert_eq!(c.request.thinking_budget, None);
     let c = resolve(
         &["--provider", "anthropic", "--thinking", "off"],
         "thinking_budget = 4096\n",
     )
     .expect("config");
-    assert_eq!(c.thinking_budget, None);
+    assert_eq!(c.request.thinking_budget, None);
     let c = resolve(
         &["--provider", "anthropic", "--thinking", "2048"],
         "thinking_budget = 4096\n",
     )
     .expect("config");
-    assert_eq!(c.thinking_budget, Some(2048));
+    assert_eq!(c.request.thinking_budget, Some(2048));
     assert!(c.notes.is_empty(), "{:?}", c.notes);
 }
 
@@ -69,7 +69,7 @@ fn max_tokens_is_raised_above_the_budget_and_said() {
         "max_tokens = 8192\n",
     )
     .expect("config");
-    assert_eq!(c.max_tokens, 24192);
+    assert_eq!(c.request.max_tokens, 24192);
     assert_eq!(c.notes.len(), 1);
     assert!(
         c.notes[0].contains("sending max_tokens 24192"),
@@ -89,7 +89,7 @@ fn max_tokens_is_raised_above_the_budget_and_said() {
         "",
     )
     .expect("config");
-    assert_eq!(c.max_tokens, 4096);
+    assert_eq!(c.request.max_tokens, 4096);
     assert!(c.notes.is_empty());
 }
 
@@ -100,7 +100,7 @@ fn reasoning_effort_and_prompt_flags() {
         "reasoning_effort = \"low\"\n",
     )
     .expect("config");
-    assert_eq!(c.reasoning_effort, Some(ReasoningEffort::Medium));
+    assert_eq!(c.request.reasoning_effort, Some(ReasoningEffort::Medium));
     let c = resolve(
         &["--provider", "anthropic"],
         "reasoning_effort = \"high\"\n",
@@ -118,15 +118,15 @@ fn reasoning_effort_and_prompt_flags() {
         "append_system = \"from file\"\nproject_instructions = false\n",
     )
     .expect("config");
-    assert_eq!(c.append_system.as_deref(), Some("from file"));
-    assert!(!c.project_instructions);
+    assert_eq!(c.prompt.append_system.as_deref(), Some("from file"));
+    assert!(!c.prompt.project_instructions);
     let c = resolve(
         &["--append-system", "from flag"],
         "append_system = \"from file\"\n",
     )
     .expect("config");
-    assert_eq!(c.append_system.as_deref(), Some("from flag"));
-    assert!(c.project_instructions);
+    assert_eq!(c.prompt.append_system.as_deref(), Some("from flag"));
+    assert!(c.prompt.project_instructions);
     let c = resolve(&["--no-project-instructions"], "").expect("config");
-    assert!(!c.project_instructions);
+    assert!(!c.prompt.project_instructions);
 }

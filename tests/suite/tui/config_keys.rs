@@ -41,18 +41,18 @@ fn screen(app: &mut App) -> Terminal<TestBackend> {
 fn app_for(config: &Config, shift_enter: bool) -> App {
     let mut app = App::new(RunInfo {
         provider: "demo".into(),
-        model: config.model.clone(),
+        model: config.provider.model.clone(),
         shift_enter,
         ..Default::default()
     });
-    app.theme = Theme::named(&config.theme, false).expect("known theme");
+    app.theme = Theme::named(&config.tui.theme, false).expect("known theme");
     app
 }
 
 #[tokio::test(start_paused = true)]
 async fn theme_light_paints_a_light_screen_and_dark_keeps_the_terminal_background() {
     let light = config("theme = \"light\"\n");
-    assert_eq!(light.theme, "light");
+    assert_eq!(light.tui.theme, "light");
     let mut app = app_for(&light, false);
     app.help_open = true;
     let t = screen(&mut app);
@@ -69,7 +69,7 @@ async fn theme_light_paints_a_light_screen_and_dark_keeps_the_terminal_backgroun
     );
 
     let dark = config("");
-    assert_eq!(dark.theme, "dark");
+    assert_eq!(dark.tui.theme, "dark");
     let mut app = app_for(&dark, false);
     let t = screen(&mut app);
     assert!(
@@ -108,8 +108,8 @@ fn no_color_strips_every_colour_but_keeps_the_modifiers() {
 #[tokio::test(start_paused = true)]
 async fn keyboard_enhancement_off_never_asks_the_terminal() {
     let off = config("[keyboard]\nenhancement = false\n");
-    assert!(!off.keyboard_enhancement);
-    let enhanced = keyboard_enhancement(off.keyboard_enhancement, || {
+    assert!(!off.tui.keyboard_enhancement);
+    let enhanced = keyboard_enhancement(off.tui.keyboard_enhancement, || {
         panic!("the terminal must not be queried when the config turns the protocol off")
     });
     assert!(!enhanced);
@@ -122,8 +122,8 @@ async fn keyboard_enhancement_off_never_asks_the_terminal() {
     );
 
     let on = config("");
-    assert!(on.keyboard_enhancement);
-    let enhanced = keyboard_enhancement(on.keyboard_enhancement, || true);
+    assert!(on.tui.keyboard_enhancement);
+    let enhanced = keyboard_enhancement(on.tui.keyboard_enhancement, || true);
     assert!(enhanced);
     let mut app = app_for(&on, enhanced);
     let s = screen(&mut app).backend().to_string();
