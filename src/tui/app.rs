@@ -35,8 +35,6 @@ pub enum Focus {
     Conversation,
     Tools,
     Json,
-    /// A registered extra pane (`App::panes[i]`).
-    Extra(usize),
 }
 
 /// Where the running prompt is, as the status bar tells it.
@@ -102,8 +100,6 @@ pub struct Areas {
     pub conversation: Rect,
     pub tools: Option<Rect>,
     pub json: Option<Rect>,
-    /// One per registered extra pane that has room this frame.
-    pub extra: Vec<Rect>,
     /// The whole terminal (the todo list folds to one line on a small one).
     pub screen: Rect,
 }
@@ -124,8 +120,6 @@ pub struct App {
     pub conversation: Conversation,
     pub tools: ToolsPane,
     pub json: JsonPane,
-    /// Panes registered in pane.rs beyond the built-in three.
-    pub panes: Vec<Box<dyn Pane>>,
     pub input: Input,
     /// The `/` and `@` menu, commands from files, a queued prompt being edited, Ctrl+G.
     pub compose: super::input::menu::ComposeState,
@@ -196,7 +190,6 @@ impl App {
             tools: ToolsPane::default(),
             sources_shown: (usize::MAX, 0),
             json: JsonPane::default(),
-            panes: super::panes::registered(),
             input: Input::default(),
             compose: Default::default(),
             approvals,
@@ -376,7 +369,6 @@ impl App {
         if self.json_open {
             v.push(Focus::Json);
         }
-        v.extend((0..self.areas.extra.len()).map(Focus::Extra));
         v
     }
 
@@ -387,7 +379,6 @@ impl App {
             Focus::Conversation => Some(&mut self.conversation),
             Focus::Tools => Some(&mut self.tools),
             Focus::Json => Some(&mut self.json),
-            Focus::Extra(i) => self.panes.get_mut(i).map(|p| p.as_mut() as &mut dyn Pane),
         }
     }
 

@@ -77,9 +77,6 @@ fn layout(app: &mut App, area: Rect, now: Instant) -> Frame3 {
         app.tools.layout(tools, &ctx(false));
     }
     app.conversation.layout(areas.conversation, &ctx(false));
-    for (pane, rect) in app.panes.iter_mut().zip(&areas.extra) {
-        pane.layout(*rect, &ctx(false));
-    }
     if input.height > 0 {
         app.sync_menu();
         let note = if !app.queued.is_empty() {
@@ -117,9 +114,6 @@ fn render(app: &App, f: &mut Frame, frame: &Frame3, now: Instant) {
         app.tools.draw(f, tools, &ctx(app.focus == Focus::Tools));
     }
     app.conversation.draw(f, areas.conversation, &ctx(false));
-    for (i, (pane, rect)) in app.panes.iter().zip(&areas.extra).enumerate() {
-        pane.draw(f, *rect, &ctx(app.focus == Focus::Extra(i)));
-    }
     if frame.input.height > 0 {
         app.input.draw(f, frame.input);
     }
@@ -204,7 +198,6 @@ fn split_main(app: &App, main: Rect) -> Areas {
         } else {
             areas.tools = Some(right);
         }
-        share_with_extra_panes(app, &mut areas);
         return areas;
     }
     // Narrow: the JSON pane takes the conversation's place; the tools pane goes below.
@@ -231,21 +224,7 @@ fn split_main(app: &App, main: Rect) -> Areas {
     } else {
         areas.conversation = top;
     }
-    share_with_extra_panes(app, &mut areas);
     areas
-}
-
-/// Registered extra panes take equal shares of the tools pane's area, below it.
-fn share_with_extra_panes(app: &App, areas: &mut Areas) {
-    let (Some(tools), n) = (areas.tools, app.panes.len()) else {
-        return;
-    };
-    if n == 0 {
-        return;
-    }
-    let rects = Layout::vertical(vec![Constraint::Fill(1); n + 1]).split(tools);
-    areas.tools = Some(rects[0]);
-    areas.extra = rects[1..].to_vec();
 }
 
 /// The input box's title while a pane has the focus: its name and its hints, with the keys
@@ -256,7 +235,6 @@ fn focus_note(app: &App) -> Option<String> {
         Focus::Conversation => &app.conversation,
         Focus::Tools => &app.tools,
         Focus::Json => &app.json,
-        Focus::Extra(i) => app.panes.get(i)?.as_ref(),
     };
     let hints: Vec<String> = pane
         .hints()

@@ -1,5 +1,6 @@
 //! A subagent's conversation, read-only, over the panes (Enter on its `task` call, or
-//! `/agents N`); Esc goes back. Built from the messages its events carried.
+//! `/agents N`); Esc goes back. Built from the messages its events carried. Its keys come
+//! from the key table (scope `Subagent`); it answers with a [`Step`].
 
 use std::sync::Arc;
 
@@ -10,12 +11,20 @@ use ratatui::widgets::{Clear, Paragraph, Wrap};
 
 use crate::message::{ContentBlock, Message, Role};
 use crate::sanitize::sanitize;
+use crate::tui::keys::Action;
 use crate::tui::theme::Theme;
+
+/// What a key did to the view.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Step {
+    Stay,
+    Close,
+}
 
 pub struct SubagentView {
     title: String,
     lines: Vec<Line<'static>>,
-    pub scroll: u16,
+    scroll: u16,
 }
 
 impl SubagentView {
@@ -71,6 +80,22 @@ impl SubagentView {
             lines,
             scroll: 0,
         }
+    }
+
+    /// A key, as the key table's action in the `Subagent` scope (None: not bound there,
+    /// ignored).
+    pub fn key(&mut self, action: Option<Action>) -> Step {
+        let s = &mut self.scroll;
+        match action {
+            Some(Action::ScrollUp) => *s = s.saturating_sub(1),
+            Some(Action::ScrollDown) => *s = s.saturating_add(1),
+            Some(Action::PageUp) => *s = s.saturating_sub(10),
+            Some(Action::PageDown) => *s = s.saturating_add(10),
+            Some(Action::Top) => *s = 0,
+            Some(Action::Cancel) => return Step::Close,
+            _ => {}
+        }
+        Step::Stay
     }
 
     pub fn draw(&self, f: &mut Frame, area: Rect, theme: &Theme) {

@@ -19,8 +19,6 @@ pub fn pane_at(areas: &Areas, column: u16, row: u16) -> Focus {
         Focus::Json
     } else if inside(areas.tools) {
         Focus::Tools
-    } else if let Some(i) = areas.extra.iter().position(|r| r.contains(at)) {
-        Focus::Extra(i)
     } else if areas.conversation.contains(at) {
         Focus::Conversation
     } else {

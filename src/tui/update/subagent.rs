@@ -5,13 +5,8 @@
 
 use tokio::time::Instant;
 
-use crate::protocol::{AgentEvent, AgentInfo, AgentReport, scoped_id};
+use crate::protocol::{AgentEvent, AgentInfo, AgentReport};
 use crate::tui::app::App;
-use crate::tui::overlays::approval::ApprovalRequest;
-use crate::tui::tool_calls::ToolState;
-
-/// Live output kept per subagent call while it runs.
-const MAX_PROGRESS_BYTES: usize = 16 * 1024;
 
 impl App {
     pub(super) fn on_agent_start(&mut self, info: AgentInfo, now: Instant) {
@@ -34,77 +29,16 @@ impl App {
         }
     }
 
-    pub(super) fn on_subagent(&mut self, agent_id: &str, event: AgentEvent, now: Instant) {
-        let Some(lane) = self.subagents.get(agent_id) else {
-            return;
-        };
-        let row = lane.row();
-        let scoped = |id: &str| scoped_id(agent_id, id);
+    /// A subagent's event other than a tool event (those go to `on_tool_event` with its
+    /// scope): its requests in the JSON pane and its lane, its conversation for the view.
+    pub(super) fn on_subagent_event(
+        &mut self,
+        agent_id: &str,
+        row: &str,
+        event: AgentEvent,
+        now: Instant,
+    ) {
         match event {
-            AgentEvent::PermissionRequest {
-                id,
-                tool,
-                input,
-                summary,
-                preview,
-                why,
-            } => {
-                self.set_tool_state(&scoped(&id), ToolState::Approval);
-                let agent = self.subagents.label_of(agent_id);
-                self.approvals.push(
-                    ApprovalRequest {
-                        id: scoped(&id),
-                        tool,
-                        input,
-                        summary,
-                        preview,
-                        why,
-                        agent: Some(agent),
-                    },
-                    now,
-                );
-            }
-            AgentEvent::Permission { id, allowed, .. } => {
-                self.approvals.remove(&scoped(&id), now);
-                let state = if allowed {
-                    ToolState::Queued
-                } else {
-                    ToolState::Denied
-                };
-                self.set_tool_state(&scoped(&id), state);
-            }
-            AgentEvent::ToolUse {
-                id, name, summary, ..
-            } => {
-                let id = scoped(&id);
-                self.tool_calls
-                    .upsert(&id, &name, &summary, ToolState::Queued, now);
-                self.tool_calls.update(&id, |c| c.queued_at = now);
-                self.tools.add_under(&row, &id);
-                if let Some(lane) = self.subagents.get_mut(agent_id) {
-                    lane.tools += 1;
-                    lane.doing = crate::tui::strings::subagent_doing(&name, &summary);
-                }
-                self.refresh_task_row(agent_id);
-            }
-            AgentEvent::ToolStart { id, .. } => self.tool_calls.update(&scoped(&id), |c| {
-                c.state = ToolState::Running;
-                c.started_at = Some(now);
-            }),
-            AgentEvent::ToolProgress { id, chunk } => self.tool_calls.update(&scoped(&id), |c| {
-                if c.output.len() < MAX_PROGRESS_BYTES {
-                    c.output.push_str(&chunk);
-                }
-            }),
-            AgentEvent::ToolEnd {
-                id,
-                outcome,
-                duration_ms,
-                output,
-                ..
-            } => self
-                .tool_calls
-                .update(&scoped(&id), |c| c.end(outcome, duration_ms, output, now)),
             AgentEvent::RequestStart {
                 body,
                 turn,
@@ -116,7 +50,7 @@ impl App {
                     label: self.subagents.label_of(agent_id),
                 };
                 self.json.child_request_started(agent, turn, attempt, body);
-                self.tools.lanes.stream_started(&row, now);
+                self.tools.lanes.stream_started(row, now);
                 if let Some(lane) = self.subagents.get_mut(agent_id) {
                     lane.doing = "thinking".into();
                 }
@@ -126,11 +60,11 @@ impl App {
                 if let Some(m) = self.json.requests.child_in_flight(agent_id) {
                     m.completed = true;
                 }
-                self.tools.lanes.stream_ended(&row, now)
+                self.tools.lanes.stream_ended(row, now)
             }
             AgentEvent::Error { message } => {
                 self.json.child_request_failed(agent_id, None, &message);
-                self.tools.lanes.stream_ended(&row, now)
+                self.tools.lanes.stream_ended(row, now)
             }
             AgentEvent::RequestFailed { status, body } => {
                 self.json
@@ -138,7 +72,7 @@ impl App {
             }
             AgentEvent::Retry { error, .. } => {
                 self.json.child_request_failed(agent_id, None, &error);
-                self.tools.lanes.stream_ended(&row, now)
+                self.tools.lanes.stream_ended(row, now)
             }
             AgentEvent::RawSse { event, data } => {
                 self.json.requests.child_sse(agent_id, &event, &data)
@@ -153,7 +87,7 @@ impl App {
         }
     }
 
-    fn refresh_task_row(&mut self, agent_id: &str) {
+    pub(super) fn refresh_task_row(&mut self, agent_id: &str) {
         if let Some(lane) = self.subagents.get(agent_id) {
             let (row, status) = (lane.row(), lane.status());
             self.tool_calls.update(&row, |c| c.summary = status);
@@ -219,19 +153,14 @@ impl App {
 
     /// Keys while a subagent's conversation is open: scroll, or Esc (q, Enter) back.
     pub(super) fn subagent_view_key(&mut self, key: crossterm::event::KeyEvent) {
-        use crossterm::event::KeyCode;
+        use crate::tui::keys::{Scope, action_for};
+        use crate::tui::overlays::subagent::Step;
         let Some(view) = self.subagent_view.as_mut() else {
             return;
         };
-        let s = &mut view.scroll;
-        match key.code {
-            KeyCode::Up => *s = s.saturating_sub(1),
-            KeyCode::Down => *s = s.saturating_add(1),
-            KeyCode::PageUp => *s = s.saturating_sub(10),
-            KeyCode::PageDown => *s = s.saturating_add(10),
-            KeyCode::Home => *s = 0,
-            KeyCode::Esc | KeyCode::Enter | KeyCode::Char('q') => self.subagent_view = None,
-            _ => {}
+        match view.key(action_for(&key, Scope::Subagent, self.info.shift_enter)) {
+            Step::Stay => {}
+            Step::Close => self.subagent_view = None,
         }
     }
 }

@@ -179,7 +179,10 @@ async fn a_denied_call_is_still_denied_when_resumed() {
         .await
         .expect("the agent stops");
     let loaded = load::read(&info.path).expect("transcript");
-    assert_eq!(loaded.timings[id].outcome, "denied");
+    assert_eq!(
+        loaded.timings[id].outcome,
+        tooloop::protocol::ToolOutcome::Denied
+    );
     assert_eq!(loaded.timings[id].started, None, "it never ran");
 
     let (mut app, now) = resumed(tmp.path(), &dir, &info.id).await;
