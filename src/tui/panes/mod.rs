@@ -75,4 +75,3 @@ pub fn scroll_key(scroll: &mut Scroll, action: Action) -> EventState {
     }
     EventState::Consumed
 }
-

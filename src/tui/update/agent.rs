@@ -8,7 +8,7 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use crate::message::{Message, Role};
-use crate::protocol::{AgentEvent, Terminal, TurnSummary};
+use crate::protocol::{AgentEvent, AgentEvent as E, Terminal, TurnSummary};
 use crate::tui::app::{App, NOTE_WINDOW};
 use crate::tui::panes::cells::CellKind;
 use crate::tui::strings;
@@ -16,18 +16,8 @@ use crate::tui::update::tool_events::{Scope, is_tool_event};
 
 impl App {
     pub fn on_agent(&mut self, event: AgentEvent, now: Instant) {
-        let (scope, event) = match event {
-            AgentEvent::Subagent {
-                agent_id, event, ..
-            } => {
-                // A subagent the screen never saw start has no row to show its events under.
-                let Some(row) = self.subagents.get(&agent_id).map(|l| l.row()) else {
-                    return;
-                };
-                let agent_id = agent_id.to_string();
-                (Scope::Subagent { agent_id, row }, *event)
-            }
-            event => (Scope::Main, event),
+        let Some((scope, event)) = self.scoped(event) else {
+            return;
         };
         if is_tool_event(&event) {
             return self.on_tool_event(&scope, event, now);
@@ -35,40 +25,40 @@ impl App {
         if let Scope::Subagent { agent_id, row } = &scope {
             return self.on_subagent_event(agent_id, row, event, now);
         }
-        use AgentEvent as E;
         match event {
             E::AgentStart(info) => self.on_agent_start(info, now),
             E::AgentEnd(report) => self.on_agent_end(report, now),
             E::PromptStart { text } => self.prompt_started(text, now),
             E::TurnStart { turn } => self.turn.turn = turn,
             E::RequestStart {
-                body, turn, attempt, ..
+                body,
+                turn,
+                attempt,
+                ..
             } => self.request_started(body, turn, attempt, now),
-            E::RequestFailed { status, body } => self.json.request_http_failed(status, &body),
+            E::RequestFailed { status, body } => self.panes.json.request_http_failed(status, &body),
             E::Retry {
                 attempt,
                 delay_ms,
                 error,
             } => self.retry(attempt, delay_ms, error, now),
-            E::TextDelta { text } => self.conversation.text_delta(&text),
-            E::ThinkingDelta { text } => self.conversation.thinking_delta(&text),
+            E::TextDelta { text } => self.panes.conversation.text_delta(&text),
+            E::ThinkingDelta { text } => self.panes.conversation.thinking_delta(&text),
             E::StreamEnd { .. } => self.stream_ended(now),
-            E::RawSse { event, data } => self.json.push_sse(&event, &data),
+            E::RawSse { event, data } => self.panes.json.push_sse(&event, &data),
             E::Usage(u) => self.turn.usage = u,
             E::Message { index, message } => self.message(index, message),
-            E::EarlierHistory { messages } => self.earlier = messages,
+            E::EarlierHistory { messages } => self.history.earlier = messages,
             E::PromptNotSent { text } => self.prompt_not_sent(text),
-            E::ToolTimings { timings } => self.timings = timings,
+            E::ToolTimings { timings } => self.history.timings = timings,
             E::HistoryReset {
                 messages,
                 summaries,
             } => self.history_reset(messages, summaries, now),
             E::Notice { text } => self.notice(CellKind::Notice(text)),
-            E::ServerBlock { block } => self.conversation.push(CellKind::Notice(
-                crate::tui::text::server_lines::describe(&block),
-            )),
+            E::ServerBlock { block } => self.server_block(&block),
             E::Error { message } => self.error(message),
-            E::Discarded { reason } => self.conversation.discard_streaming(&reason),
+            E::Discarded { reason } => self.panes.conversation.discard_streaming(&reason),
             E::Session { id } => self.info.session = Some(id),
             E::ModelChanged { model } => self.model_changed(model),
             E::Context(status) => self.turn.context = Some(status),
@@ -78,12 +68,10 @@ impl App {
             E::Mcp(status) => self.mcp_changed(status),
             E::Todos { todos } => self.steering.todos = todos,
             E::ApprovalChanged { mode } => self.approval_changed(mode, now),
-            // Only headless runs end at a plan; the TUI asked the user instead.
-            E::PlanReady { .. } => {}
-            // Drawn by the tools pane's background group (TUI part of issue 26).
-            E::Background(e) => self.tools.jobs.apply(&e, now),
+            E::Background(e) => self.panes.tools.jobs.apply(&e, now),
             E::Done(summary) => self.done(summary, now),
-            // Tool events went to on_tool_event; a subagent's own subagents are not shown.
+            // Tool events went to on_tool_event; a subagent's own subagents are not shown;
+            // only headless runs end at a PlanReady (the TUI asked the user instead).
             _ => {}
         }
     }
@@ -92,37 +80,41 @@ impl App {
         self.turn.busy = true;
         self.turn.last_error = None;
         self.turn.unanswered = Some(text.clone());
-        self.tools.prompt_started(now);
-        self.tools.begin_group(&text);
-        self.conversation.push(CellKind::User(text));
-        self.conversation.scroll.bottom();
+        self.panes.tools.prompt_started(now);
+        self.panes.tools.begin_group(&text);
+        self.panes.conversation.push(CellKind::User(text));
+        self.panes.conversation.scroll.bottom();
     }
 
     fn request_started(
         &mut self,
-        body: std::sync::Arc<crate::provider::RequestBody>, turn: u32, attempt: u32, now: Instant) {
-        self.json.request_started(turn, attempt, body);
-        self.tools.stream_started(now);
-        let index = self.json.requests.metas.len().saturating_sub(1);
-        self.tools.bars.request_started(index, now);
+        body: std::sync::Arc<crate::provider::RequestBody>,
+        turn: u32,
+        attempt: u32,
+        now: Instant,
+    ) {
+        self.panes.json.request_started(turn, attempt, body);
+        self.panes.tools.stream_started(now);
+        let index = self.panes.json.requests.metas.len().saturating_sub(1);
+        self.panes.tools.bars.request_started(index, now);
         self.turn.streaming = true;
         self.turn.retry_until = None;
     }
 
     fn retry(&mut self, attempt: u32, delay_ms: u64, error: String, now: Instant) {
-        self.json.request_failed(&error);
+        self.panes.json.request_failed(&error);
         self.turn.streaming = false;
-        self.tools.stream_ended(now);
+        self.panes.tools.stream_ended(now);
         self.turn.retry_until = Some(now + Duration::from_millis(delay_ms));
         let note = strings::retry_note(attempt, delay_ms, &error);
-        self.conversation.push(CellKind::Notice(note));
+        self.panes.conversation.push(CellKind::Notice(note));
     }
 
     fn stream_ended(&mut self, now: Instant) {
-        self.json.requests.completed();
+        self.panes.json.requests.completed();
         self.turn.streaming = false;
-        self.conversation.finish_streaming();
-        self.tools.stream_ended(now);
+        self.panes.conversation.finish_streaming();
+        self.panes.tools.stream_ended(now);
     }
 
     fn message(&mut self, index: usize, message: std::sync::Arc<Message>) {
@@ -130,33 +122,43 @@ impl App {
             self.turn.unanswered = None;
         }
         self.show_sources(index, &message);
-        self.json.set_message(index, message)
+        self.panes.json.set_message(index, message)
     }
 
     /// A notice or an error: `/compact` answers "nothing to compact: …" with a notice, and
     /// a failed one with an error; either ends it.
     fn notice(&mut self, cell: CellKind) {
-        self.conversation.push(cell);
+        self.panes.conversation.push(cell);
         if self.turn.compacting {
             self.compaction_ended();
         }
     }
 
+    fn server_block(&mut self, block: &serde_json::Value) {
+        let text = crate::tui::text::server_lines::describe(block);
+        self.panes.conversation.push(CellKind::Notice(text));
+    }
+
     fn error(&mut self, message: String) {
-        self.json.request_failed(&message);
+        self.panes.json.request_failed(&message);
         self.turn.last_error = Some(message.clone());
         self.notice(CellKind::Error(message));
     }
 
     fn model_changed(&mut self, model: String) {
-        self.conversation
+        self.panes
+            .conversation
             .push(CellKind::Notice(strings::model_switched(&model)));
         self.info.model = model;
     }
 
-    fn approval_changed(&mut self, mode: crate::protocol::approval_mode::ApprovalMode, now: Instant) {
+    fn approval_changed(
+        &mut self,
+        mode: crate::protocol::approval_mode::ApprovalMode,
+        now: Instant,
+    ) {
         self.steering.mode = mode;
-        self.note = Some((strings::approval_changed(mode), now + NOTE_WINDOW));
+        self.status.note = Some((strings::approval_changed(mode), now + NOTE_WINDOW));
     }
 
     /// A `/compact` finished (or failed): the input is live again, queued prompts go.
@@ -164,7 +166,7 @@ impl App {
         self.turn.compacting = false;
         self.turn.busy = false;
         self.turn.abort_requested = false;
-        if let Some(next) = self.queued.pop_front() {
+        if let Some(next) = self.outbox.queued.pop_front() {
             self.submit(next);
         }
     }
@@ -176,15 +178,15 @@ impl App {
         self.turn.usage = summary.usage;
         self.turn.total_usage.add(summary.usage);
         self.turn.prompts_done += 1;
-        self.approvals.clear();
-        self.conversation.finish_streaming();
-        let unfinished = self.tools.any_active(&self.tool_calls);
+        self.overlays.approvals.clear();
+        self.panes.conversation.finish_streaming();
+        let unfinished = self.panes.tools.any_active(&self.panes.tool_calls);
         if summary.reason.is_aborted() || unfinished {
-            self.tool_calls.cancel_unfinished(now);
-            self.tools.stream_ended(now);
+            self.panes.tool_calls.cancel_unfinished(now);
+            self.panes.tools.stream_ended(now);
         }
         if summary.reason.is_aborted() {
-            self.conversation.push(CellKind::Interrupted);
+            self.panes.conversation.push(CellKind::Interrupted);
         } else if summary.reason != Terminal::Completed {
             // The error was shown as it happened: the end line does not repeat it.
             let shown = summary.error.is_some() && summary.error == self.turn.last_error;
@@ -195,12 +197,12 @@ impl App {
             );
             let unanswered = self.turn.unanswered.take().filter(|_| failed);
             let text = strings::ended(summary.reason.as_str(), error, unanswered.is_some());
-            self.conversation.push(CellKind::Error(text));
+            self.panes.conversation.push(CellKind::Error(text));
             if let Some(prompt) = unanswered {
                 // Not sent: the text waits in the input, ahead of anything queued or typed,
                 // and nothing starts on its own (the next request would likely fail too).
                 let mut parts = vec![prompt];
-                parts.extend(self.queued.drain(..));
+                parts.extend(self.outbox.queued.drain(..));
                 if !self.input.is_empty() {
                     parts.push(self.input.text());
                 }
@@ -210,15 +212,15 @@ impl App {
         self.turn.unanswered = None;
         self.turn.last_error = None;
         self.turn.abort_requested = false;
-        if summary.reason.is_aborted() && !self.queued.is_empty() {
+        if summary.reason.is_aborted() && !self.outbox.queued.is_empty() {
             // The user stopped the turn: queued prompts wait in the input instead of
             // starting on their own.
-            let mut parts: Vec<String> = self.queued.drain(..).collect();
+            let mut parts: Vec<String> = self.outbox.queued.drain(..).collect();
             if !self.input.is_empty() {
                 parts.push(self.input.text());
             }
             self.input.set_text(&parts.join("\n"));
-        } else if let Some(next) = self.queued.pop_front() {
+        } else if let Some(next) = self.outbox.queued.pop_front() {
             self.submit(next);
         }
     }
@@ -230,16 +232,16 @@ impl App {
             return;
         }
         let all = crate::tui::text::server_lines::cited(message);
-        let already = if self.sources_shown.0 == index {
-            self.sources_shown.1
+        let already = if self.history.sources_shown.0 == index {
+            self.history.sources_shown.1
         } else {
             0
         };
         if let Some(entry) =
             crate::tui::text::server_lines::sources_entry(&all[already.min(all.len())..])
         {
-            self.conversation.push(CellKind::Notice(entry));
+            self.panes.conversation.push(CellKind::Notice(entry));
         }
-        self.sources_shown = (index, all.len());
+        self.history.sources_shown = (index, all.len());
     }
 }

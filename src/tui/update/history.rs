@@ -25,17 +25,17 @@ impl App {
         summaries: HashMap<String, String>,
         now: Instant,
     ) {
-        self.conversation.clear();
+        self.panes.conversation.clear();
         // A new conversation, rewind or resume: the resumed session's compacted
         // messages (if any) are the ones to export.
-        self.compacted = self.earlier.clone();
-        self.tools.reset();
-        self.tools.lanes.clear();
-        self.subagents.clear();
-        for m in std::mem::take(&mut self.earlier) {
+        self.history.compacted = self.history.earlier.clone();
+        self.panes.tools.reset();
+        self.panes.tools.lanes.clear();
+        self.history.subagents.clear();
+        for m in std::mem::take(&mut self.history.earlier) {
             let text = m.text();
             if !text.trim().is_empty() {
-                self.conversation.push(CellKind::Earlier {
+                self.panes.conversation.push(CellKind::Earlier {
                     user: m.role == Role::User,
                     text,
                 });
@@ -43,7 +43,7 @@ impl App {
         }
         self.turn.turn = 0;
         self.turn.usage = Default::default();
-        let mut timings = std::mem::take(&mut self.timings);
+        let mut timings = std::mem::take(&mut self.history.timings);
         // A rewind, /undo or /fork brings back calls this screen already showed: where
         // the reset carries no timing for them, their last known end (cancelled,
         // denied, with its duration) stands, not a guess from `is_error`.
@@ -51,7 +51,7 @@ impl App {
             for block in &m.content {
                 if let ContentBlock::ToolUse { id, .. } = block
                     && !timings.contains_key(id)
-                    && let Some(t) = self.tool_calls.get(id).and_then(known_timing)
+                    && let Some(t) = self.panes.tool_calls.get(id).and_then(known_timing)
                 {
                     timings.insert(id.clone(), t);
                 }
@@ -61,19 +61,21 @@ impl App {
             self.replay(m, &summaries, &timings, now);
         }
         // Calls neither pane shows any more are forgotten.
-        let (conversation, tools) = (&self.conversation, &self.tools);
-        self.tool_calls
+        let (conversation, tools) = (&self.panes.conversation, &self.panes.tools);
+        self.panes
+            .tool_calls
             .retain(|id| conversation.shows_tool(id) || tools.shows(id));
         if messages.is_empty() {
-            self.conversation
+            self.panes
+                .conversation
                 .push(CellKind::Notice(strings::NEW_CONVERSATION.into()));
         }
-        self.json.reset_history(messages);
+        self.panes.json.reset_history(messages);
     }
 
     pub(super) fn compacted(&mut self, info: Compaction, messages: Vec<Message>) {
         if info.trigger != Trigger::Micro {
-            self.conversation.push(CellKind::Compacted {
+            self.panes.conversation.push(CellKind::Compacted {
                 trigger: info.trigger.as_str().into(),
                 pre_tokens: info.pre_tokens,
                 post_tokens: info.post_tokens,
@@ -81,10 +83,11 @@ impl App {
                 state: info.state,
                 kept: info.kept,
             });
-            self.conversation.scroll.bottom();
+            self.panes.conversation.scroll.bottom();
         }
         self.keep_compacted(&messages);
-        self.json
+        self.panes
+            .json
             .reset_history(messages.into_iter().map(Arc::new).collect());
         if self.turn.compacting {
             self.compaction_ended();
@@ -94,7 +97,8 @@ impl App {
     /// The same rule as a live failure: the text waits in the input, ahead of what was
     /// typed, and goes only if the user sends it.
     pub(super) fn prompt_not_sent(&mut self, text: String) {
-        self.conversation
+        self.panes
+            .conversation
             .push(CellKind::Error(strings::resumed_not_sent(&text)));
         let mut parts = vec![text];
         if !self.input.is_empty() {
@@ -116,28 +120,30 @@ impl App {
             match block {
                 ContentBlock::Text { text, .. } if m.role == Role::User => self.replay_user(text),
                 ContentBlock::Text { text, .. } => {
-                    self.conversation
+                    self.panes
+                        .conversation
                         .push(CellKind::Assistant(StreamingMarkdown::finished(text)));
                 }
                 ContentBlock::Thinking { thinking, .. } => {
-                    self.conversation.push(CellKind::Thinking {
+                    self.panes.conversation.push(CellKind::Thinking {
                         text: thinking.clone(),
                         streaming: false,
                     })
                 }
                 ContentBlock::RedactedThinking { .. } => {}
                 ContentBlock::Image { source } => {
-                    self.conversation.push(CellKind::Notice(format!(
+                    self.panes.conversation.push(CellKind::Notice(format!(
                         "[image {}]",
                         crate::message::image::human_size(source.byte_len())
                     )))
                 }
-                ContentBlock::Other(v) => self.conversation.push(CellKind::Notice(
+                ContentBlock::Other(v) => self.panes.conversation.push(CellKind::Notice(
                     crate::tui::text::server_lines::describe(v),
                 )),
                 ContentBlock::ToolUse { id, name, .. } => {
                     let summary = summaries.get(id).map_or("", String::as_str);
-                    self.tool_calls
+                    self.panes
+                        .tool_calls
                         .upsert(id, name, summary, ToolState::Ok, now);
                     self.show_tool(&Scope::Main, id);
                 }
@@ -148,7 +154,7 @@ impl App {
                     ..
                 } => {
                     let timing = timings.get(tool_use_id);
-                    self.tool_calls.update(tool_use_id, |c| {
+                    self.panes.tool_calls.update(tool_use_id, |c| {
                         c.state = match timing {
                             Some(t) => t.outcome.into(),
                             None if *is_error => ToolState::Error,
@@ -168,7 +174,7 @@ impl App {
         if let Some(summary) = crate::agent::context::autocompact::summary_text(text) {
             // A resumed session that was compacted: the divider, not the text.
             let state = crate::agent::context::autocompact::state_text(text);
-            self.conversation.push(CellKind::Compacted {
+            self.panes.conversation.push(CellKind::Compacted {
                 trigger: "earlier".into(),
                 pre_tokens: 0,
                 post_tokens: 0,
@@ -177,17 +183,19 @@ impl App {
                 kept: Default::default(),
             });
         } else if crate::message::markers::is_interrupt(text) {
-            self.conversation.push(CellKind::Interrupted);
+            self.panes.conversation.push(CellKind::Interrupted);
         } else if let Some(label) = crate::agent::mentions::replay_label(text) {
             // An `@file` block: one line, not the file.
-            self.conversation.push(CellKind::Notice(label));
+            self.panes.conversation.push(CellKind::Notice(label));
         } else if let Some((command, output)) = crate::agent::shell_command::replay(text) {
-            self.tools.begin_group(&command);
-            self.conversation.push(CellKind::User(command));
-            self.conversation.push(CellKind::Notice(output));
+            self.panes.tools.begin_group(&command);
+            self.panes.conversation.push(CellKind::User(command));
+            self.panes.conversation.push(CellKind::Notice(output));
         } else {
-            self.tools.begin_group(text);
-            self.conversation.push(CellKind::User(text.to_string()));
+            self.panes.tools.begin_group(text);
+            self.panes
+                .conversation
+                .push(CellKind::User(text.to_string()));
         }
     }
 }

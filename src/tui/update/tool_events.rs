@@ -57,13 +57,29 @@ pub(crate) fn is_tool_event(event: &AgentEvent) -> bool {
 }
 
 impl App {
+    /// A subagent's event with its wrapper taken off: (scope, event). None for a subagent
+    /// the screen never saw start (there is no row to show its events under).
+    pub(crate) fn scoped(&self, event: AgentEvent) -> Option<(Scope, AgentEvent)> {
+        match event {
+            AgentEvent::Subagent {
+                agent_id, event, ..
+            } => {
+                let row = self.history.subagents.get(&agent_id)?.row();
+                let agent_id = agent_id.to_string();
+                Some((Scope::Subagent { agent_id, row }, *event))
+            }
+            event => Some((Scope::Main, event)),
+        }
+    }
+
     /// A tool call's life, in either scope: announced, asked about, started, its output, its end.
     pub(crate) fn on_tool_event(&mut self, scope: &Scope, event: AgentEvent, now: Instant) {
         match event {
             AgentEvent::ToolUseStreaming { id, name } => {
                 // A subagent's call gets its row once its input is complete.
                 if let Scope::Main = scope {
-                    self.tool_calls
+                    self.panes
+                        .tool_calls
                         .upsert(&id, &name, "", ToolState::Streaming, now);
                     self.show_tool(scope, &id);
                 }
@@ -72,18 +88,19 @@ impl App {
                 id, name, summary, ..
             } => {
                 let id = scope.id(&id);
-                self.tool_calls
+                self.panes
+                    .tool_calls
                     .upsert(&id, &name, &summary, ToolState::Queued, now);
-                self.tool_calls.update(&id, |c| c.queued_at = now);
+                self.panes.tool_calls.update(&id, |c| c.queued_at = now);
                 self.show_tool(scope, &id);
                 match scope {
                     // The user's own `!command` shows its output as it comes.
                     Scope::Main if id.starts_with(crate::agent::shell_command::ID_PREFIX) => {
-                        self.conversation.expand_tool(&id)
+                        self.panes.conversation.expand_tool(&id)
                     }
                     Scope::Main => {}
                     Scope::Subagent { agent_id, .. } => {
-                        if let Some(lane) = self.subagents.get_mut(agent_id) {
+                        if let Some(lane) = self.history.subagents.get_mut(agent_id) {
                             lane.tools += 1;
                             lane.doing = crate::tui::strings::subagent_doing(&name, &summary);
                         }
@@ -103,7 +120,9 @@ impl App {
                 self.set_tool_state(&id, ToolState::Approval);
                 let agent = match scope {
                     Scope::Main => None,
-                    Scope::Subagent { agent_id, .. } => Some(self.subagents.label_of(agent_id)),
+                    Scope::Subagent { agent_id, .. } => {
+                        Some(self.history.subagents.label_of(agent_id))
+                    }
                 };
                 let request = ApprovalRequest {
                     id,
@@ -114,11 +133,11 @@ impl App {
                     why,
                     agent,
                 };
-                self.approvals.push(request, now);
+                self.overlays.approvals.push(request, now);
             }
             AgentEvent::Permission { id, allowed, .. } => {
                 let id = scope.id(&id);
-                self.approvals.remove(&id, now);
+                self.overlays.approvals.remove(&id, now);
                 // A refused call keeps saying so when its (error) result arrives.
                 let state = if allowed {
                     ToolState::Queued
@@ -127,13 +146,13 @@ impl App {
                 };
                 self.set_tool_state(&id, state);
             }
-            AgentEvent::ToolStart { id, .. } => self.tool_calls.update(&scope.id(&id), |c| {
+            AgentEvent::ToolStart { id, .. } => self.panes.tool_calls.update(&scope.id(&id), |c| {
                 c.state = ToolState::Running;
                 c.started_at = Some(now);
             }),
             AgentEvent::ToolProgress { id, chunk } => {
                 let max = scope.max_progress();
-                self.tool_calls.update(&scope.id(&id), |c| {
+                self.panes.tool_calls.update(&scope.id(&id), |c| {
                     if c.output.len() < max {
                         c.output.push_str(&chunk);
                     }
@@ -146,6 +165,7 @@ impl App {
                 output,
                 ..
             } => self
+                .panes
                 .tool_calls
                 .update(&scope.id(&id), |c| c.end(outcome, duration_ms, output, now)),
             _ => {}
@@ -153,7 +173,7 @@ impl App {
     }
 
     pub(super) fn set_tool_state(&mut self, id: &str, state: ToolState) {
-        self.tool_calls.update(id, |c| c.state = state);
+        self.panes.tool_calls.update(id, |c| c.state = state);
     }
 
     /// A parent's call gets a line in the conversation and a row in the tools pane; a
@@ -161,10 +181,10 @@ impl App {
     pub(super) fn show_tool(&mut self, scope: &Scope, id: &str) {
         match scope {
             Scope::Main => {
-                self.conversation.tool(id);
-                self.tools.add(id);
+                self.panes.conversation.tool(id);
+                self.panes.tools.add(id);
             }
-            Scope::Subagent { row, .. } => self.tools.add_under(row, id),
+            Scope::Subagent { row, .. } => self.panes.tools.add_under(row, id),
         }
     }
 }
