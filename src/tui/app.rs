@@ -5,11 +5,12 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use ratatui::layout::Rect;
 use tokio::time::Instant;
 
 use super::input::Input;
 use super::panes::Pane;
+// Focus and Areas belong to the panes part; named here too, where the App's users look.
+pub use super::parts::{Areas, Focus};
 use super::parts::{History, KeyTimes, Outbox, Overlays, Panes, Status};
 use super::theme::Theme;
 use crate::protocol::AgentCommand;
@@ -23,15 +24,6 @@ pub const NOTE_WINDOW: Duration = Duration::from_secs(5);
 pub const TICK: Duration = Duration::from_millis(100);
 /// How often a running background job's timer moves (whole seconds).
 pub const JOB_TICK: Duration = Duration::from_secs(1);
-
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Focus {
-    #[default]
-    Input,
-    Conversation,
-    Tools,
-    Json,
-}
 
 /// Where the running prompt is, as the status bar tells it.
 #[derive(Debug, Default)]
@@ -88,22 +80,6 @@ pub struct RunInfo {
     pub rules: crate::permission::rules::RuleSet,
     /// `tooloop replay`: nothing is sent, no question is answered here.
     pub replay: bool,
-}
-
-/// Screen areas of the last frame (mouse wheel routing, page sizes).
-#[derive(Debug, Default, Clone)]
-pub struct Areas {
-    pub conversation: Rect,
-    pub tools: Option<Rect>,
-    pub json: Option<Rect>,
-    /// The whole terminal (the todo list folds to one line on a small one).
-    pub screen: Rect,
-}
-
-impl Areas {
-    pub fn screen_height(&self) -> u16 {
-        self.screen.height
-    }
 }
 
 /// The TUI's state, in parts (parts.rs). `input`, `compose`, `turn` and `steering` are parts

@@ -5,9 +5,9 @@
 
 use std::collections::{HashMap, VecDeque};
 
+use ratatui::layout::Rect;
 use tokio::time::Instant;
 
-use super::app::{Areas, Focus};
 use super::overlays::approval::Approvals;
 use super::overlays::rewind::RewindOverlay;
 use super::overlays::sessions::SessionsOverlay;
@@ -19,6 +19,31 @@ use super::tool_calls::ToolCalls;
 use crate::message::Message;
 use crate::protocol::AgentCommand;
 use crate::protocol::status::{ServerStatus, ToolTiming};
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Focus {
+    #[default]
+    Input,
+    Conversation,
+    Tools,
+    Json,
+}
+
+/// Screen areas of the last frame (mouse wheel routing, page sizes).
+#[derive(Debug, Default, Clone)]
+pub struct Areas {
+    pub conversation: Rect,
+    pub tools: Option<Rect>,
+    pub json: Option<Rect>,
+    /// The whole terminal (the todo list folds to one line on a small one).
+    pub screen: Rect,
+}
+
+impl Areas {
+    pub fn screen_height(&self) -> u16 {
+        self.screen.height
+    }
+}
 
 /// The panes, the tool calls they draw from, which has the focus, where they were drawn.
 #[derive(Default)]

@@ -115,3 +115,46 @@ impl SubagentView {
         );
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tui::keys::{Scope, action_for};
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+    fn key(view: &mut SubagentView, code: KeyCode, mods: KeyModifiers) -> Step {
+        view.key(action_for(
+            &KeyEvent::new(code, mods),
+            Scope::Subagent,
+            false,
+        ))
+    }
+
+    #[test]
+    fn keys_scroll_and_close_through_the_key_table() {
+        let none = KeyModifiers::NONE;
+        let mut view = SubagentView::new("explore #1", &[], &Theme::default());
+        assert_eq!(key(&mut view, KeyCode::PageDown, none), Step::Stay);
+        assert_eq!(view.scroll, 10);
+        key(&mut view, KeyCode::Up, none);
+        key(&mut view, KeyCode::Down, none);
+        key(&mut view, KeyCode::Down, none);
+        assert_eq!(view.scroll, 11);
+        key(&mut view, KeyCode::PageUp, none);
+        assert_eq!(view.scroll, 1);
+        key(&mut view, KeyCode::Home, none);
+        assert_eq!(view.scroll, 0);
+        // Keys the table does not bind here do nothing (Ctrl+C included: the view is
+        // read-only and closes with its own keys).
+        for (code, mods) in [
+            (KeyCode::Char('x'), none),
+            (KeyCode::Char('c'), KeyModifiers::CONTROL),
+            (KeyCode::Tab, none),
+        ] {
+            assert_eq!(key(&mut view, code, mods), Step::Stay);
+        }
+        for code in [KeyCode::Esc, KeyCode::Enter, KeyCode::Char('q')] {
+            assert_eq!(key(&mut view, code, none), Step::Close, "{code:?}");
+        }
+    }
+}
