@@ -239,7 +239,7 @@ async fn help_overlay_from_the_key_table() {
     insta::assert_snapshot!(t.backend());
     // Scrolling a page at a time shows every binding and every command.
     let mut seen = String::new();
-    for _ in 0..6 {
+    for _ in 0..8 {
         seen.push_str(
             &render(&mut app, 100, 40, Instant::now())
                 .backend()
