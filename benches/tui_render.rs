@@ -229,7 +229,7 @@ fn main() {
     let mut app = app_with(10_000);
     let mut term = Terminal::new(TestBackend::new(W, H)).expect("t");
     draw(&mut term, &mut app);
-    app.conversation.scroll.top();
+    app.panes.conversation.scroll.top();
     draw(&mut term, &mut app);
     if let (Some(b), Some(a)) = (before, rss_kib()) {
         println!(
@@ -273,7 +273,7 @@ fn main() {
     draw(&mut term, &mut app);
     let mut times = Vec::new();
     for _ in 0..if short() { 20 } else { 200 } {
-        app.conversation.scroll.page_up();
+        app.panes.conversation.scroll.page_up();
         times.push(draw(&mut term, &mut app));
     }
     times.sort();

@@ -43,7 +43,7 @@ async fn no_cell_has_a_colour() {
     ] {
         app.on_agent(e, now);
     }
-    app.json_open = true;
+    app.panes.json_open = true;
     for (w, h) in [(140, 40), (80, 24)] {
         let mut t = Terminal::new(TestBackend::new(w, h)).expect("terminal");
         t.draw(|f| view::draw(&mut app, f, now)).expect("draw");

@@ -40,7 +40,7 @@ struct Counting {
 
 impl Counting {
     fn shown_bytes(app: &App) -> usize {
-        match app.conversation.cells().last().map(|c| &c.kind) {
+        match app.panes.conversation.cells().last().map(|c| &c.kind) {
             Some(CellKind::Assistant(md)) => md.text().len(),
             _ => 0,
         }

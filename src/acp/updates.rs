@@ -207,7 +207,9 @@ impl Mapper {
         let call = self.calls.remove(id);
         let status = match outcome {
             ToolOutcome::Ok => acp::ToolCallStatus::Completed,
-            ToolOutcome::Error | ToolOutcome::Cancelled => acp::ToolCallStatus::Failed,
+            ToolOutcome::Error | ToolOutcome::Cancelled | ToolOutcome::Denied => {
+                acp::ToolCallStatus::Failed
+            }
         };
         let mut content = vec![text_content(output)];
         if outcome == ToolOutcome::Ok

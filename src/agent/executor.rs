@@ -64,9 +64,9 @@ impl ToolRun {
                 .map(|s| self.ended_at.duration_since(s).as_millis() as u64)
                 .unwrap_or(0),
             outcome: if self.refused {
-                "denied".to_string()
+                ToolOutcome::Denied
             } else {
-                self.outcome.as_str().to_string()
+                self.outcome
             },
         }
     }

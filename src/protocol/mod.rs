@@ -450,10 +450,16 @@ pub struct TurnSummary {
 #[serde(rename_all = "snake_case")]
 pub enum ToolOutcome {
     Ok,
-    /// The tool failed, was refused, timed out or its input was invalid.
-    Error,
     /// Stopped by the user (Ctrl+C) or by a failing sibling call before it could finish.
     Cancelled,
+    /// Consent was refused (the user, a mode or a rule): an error to the model. Transcripts
+    /// keep it apart (a resumed call still reads "denied"); `tool_end` events carry `error`
+    /// for it, their contract has three values.
+    Denied,
+    /// The tool failed, timed out or its input was invalid (or, on the wire, was refused).
+    /// Also what an outcome written by a newer tooloop reads as (last: serde wants it so).
+    #[serde(other)]
+    Error,
 }
 
 impl ToolOutcome {
@@ -462,6 +468,7 @@ impl ToolOutcome {
             ToolOutcome::Ok => "ok",
             ToolOutcome::Error => "error",
             ToolOutcome::Cancelled => "cancelled",
+            ToolOutcome::Denied => "denied",
         }
     }
 

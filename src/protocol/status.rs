@@ -32,7 +32,33 @@ pub struct ToolTiming {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub started: Option<String>,
     pub duration_ms: u64,
-    /// ok | error | cancelled (the stream-json `tool_end` outcome), or denied: consent was
-    /// refused (an error to the model).
-    pub outcome: String,
+    /// The `tool_end` outcome, or Denied: consent was refused (an error to the model).
+    /// Saved as `ok`, `error`, `cancelled`, `denied`, as it always was.
+    pub outcome: crate::protocol::ToolOutcome,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::ToolOutcome;
+
+    /// Transcripts keep the outcome as the strings they always had; one written by a newer
+    /// tooloop with an outcome this one does not know still loads (as an error).
+    #[test]
+    fn a_timing_keeps_its_outcome_strings() {
+        for (text, outcome) in [
+            ("ok", ToolOutcome::Ok),
+            ("error", ToolOutcome::Error),
+            ("cancelled", ToolOutcome::Cancelled),
+            ("denied", ToolOutcome::Denied),
+        ] {
+            let line = format!(r#"{{"id":"t1","duration_ms":7,"outcome":"{text}"}}"#);
+            let timing: ToolTiming = serde_json::from_str(&line).expect("loads");
+            assert_eq!(timing.outcome, outcome);
+            assert_eq!(serde_json::to_string(&timing).expect("saves"), line);
+        }
+        let newer = r#"{"id":"t1","duration_ms":7,"outcome":"timed_out"}"#;
+        let timing: ToolTiming = serde_json::from_str(newer).expect("loads");
+        assert_eq!(timing.outcome, ToolOutcome::Error);
+    }
 }

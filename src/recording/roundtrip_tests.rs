@@ -231,7 +231,7 @@ fn examples() -> Vec<E> {
                     id: "toolu_1".into(),
                     started: Some("2026-12-01T20:00:00.123Z".into()),
                     duration_ms: 700,
-                    outcome: "denied".into(),
+                    outcome: crate::protocol::ToolOutcome::Denied,
                 },
             )]),
         },

@@ -130,8 +130,9 @@ pub async fn run(
     if skipped > 0 {
         intro.push_str(&format!(" ({skipped} damaged lines skipped)"));
     }
-    app.conversation.push(CellKind::Notice(intro));
-    app.json
+    app.panes.conversation.push(CellKind::Notice(intro));
+    app.panes
+        .json
         .requests
         .link(crate::tui::panes::json::stepper::Link::Replay(path));
     let step = opts.step;

@@ -1,22 +1,18 @@
 //! The TUI's state. The agent owns the conversation; this holds only what the screen shows,
-//! plus the commands the UI wants sent (drained by the event loop, asserted by tests).
-//! Updates live in update_agent.rs (AgentEvents) and update_keys.rs (keys, paste, mouse).
+//! plus the commands the UI wants sent (drained by the event loop, asserted by tests). The
+//! App is a set of parts (parts.rs and the types here); updates live in `update/`.
 
-use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use ratatui::layout::Rect;
 use tokio::time::Instant;
 
 use super::input::Input;
-use super::overlays::approval::Approvals;
 use super::panes::Pane;
-use super::panes::conversation::Conversation;
-use super::panes::json::JsonPane;
-use super::panes::tools::ToolsPane;
+// Focus and Areas belong to the panes part; named here too, where the App's users look.
+pub use super::parts::{Areas, Focus};
+use super::parts::{History, KeyTimes, Outbox, Overlays, Panes, Status};
 use super::theme::Theme;
-use super::tool_calls::ToolCalls;
 use crate::protocol::AgentCommand;
 use crate::provider::Usage;
 
@@ -28,16 +24,6 @@ pub const NOTE_WINDOW: Duration = Duration::from_secs(5);
 pub const TICK: Duration = Duration::from_millis(100);
 /// How often a running background job's timer moves (whole seconds).
 pub const JOB_TICK: Duration = Duration::from_secs(1);
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Focus {
-    Input,
-    Conversation,
-    Tools,
-    Json,
-    /// A registered extra pane (`App::panes[i]`).
-    Extra(usize),
-}
 
 /// Where the running prompt is, as the status bar tells it.
 #[derive(Debug, Default)]
@@ -96,85 +82,29 @@ pub struct RunInfo {
     pub replay: bool,
 }
 
-/// Screen areas of the last frame (mouse wheel routing, page sizes).
-#[derive(Debug, Default, Clone)]
-pub struct Areas {
-    pub conversation: Rect,
-    pub tools: Option<Rect>,
-    pub json: Option<Rect>,
-    /// One per registered extra pane that has room this frame.
-    pub extra: Vec<Rect>,
-    /// The whole terminal (the todo list folds to one line on a small one).
-    pub screen: Rect,
-}
-
-impl Areas {
-    pub fn screen_height(&self) -> u16 {
-        self.screen.height
-    }
-}
-
+/// The TUI's state, in parts (parts.rs). `input`, `compose`, `turn` and `steering` are parts
+/// of their own, defined beside the code that reads them.
 pub struct App {
-    /// The user's status-line command, when one is configured.
-    pub status_line: Option<super::status_line::StatusLine>,
-    pub theme: Theme,
     pub info: RunInfo,
-    /// Every tool call, drawn by both the conversation and the tools pane.
-    pub tool_calls: ToolCalls,
-    pub conversation: Conversation,
-    pub tools: ToolsPane,
-    pub json: JsonPane,
-    /// Panes registered in pane.rs beyond the built-in three.
-    pub panes: Vec<Box<dyn Pane>>,
+    pub theme: Theme,
+    /// The panes, their tool calls, the focus, the last frame's areas.
+    pub panes: Panes,
     pub input: Input,
     /// The `/` and `@` menu, commands from files, a queued prompt being edited, Ctrl+G.
     pub compose: super::input::menu::ComposeState,
-    pub approvals: Approvals,
-    /// The session's subagents, one lane each.
-    pub subagents: super::subagents::Subagents,
-    /// A subagent's conversation, read-only, when open.
-    pub subagent_view: Option<super::overlays::subagent::SubagentView>,
+    /// The approval question, help, rewind, sessions, a subagent's conversation.
+    pub overlays: Overlays,
+    /// The running prompt.
     pub turn: TurnState,
-    pub focus: Focus,
-    pub json_open: bool,
-    pub help_open: bool,
-    pub help_scroll: u16,
-    /// The rewind overlay (Esc Esc, /rewind, /undo), when open.
-    pub rewind: Option<super::overlays::rewind::RewindOverlay>,
-    /// The `/sessions` picker, when open.
-    pub sessions: Option<super::overlays::sessions::SessionsOverlay>,
-    /// When Esc was last pressed on an empty input (a second one opens the rewind overlay).
-    pub(super) last_esc: Option<Instant>,
-    pub quit_armed_until: Option<Instant>,
-    /// A short message for the status bar and when it goes away.
-    pub note: Option<(String, Instant)>,
-    /// Text for the clipboard; the event loop sends it (OSC 52) after the next frame.
-    pub clipboard: Option<String>,
-    /// Prompts typed while busy; the first is sent when the turn ends.
-    pub queued: VecDeque<String>,
-    pub should_quit: bool,
-    pub areas: Areas,
-    /// When the previous key arrived (an approval ignores keys typed in a burst).
-    pub last_key_at: Option<Instant>,
-    pub(super) saves: u32,
-    /// Messages a compaction replaced in a resumed session, drawn dimmed by the next
-    /// HistoryReset above the divider.
-    pub(super) earlier: Vec<crate::message::Message>,
-    /// The messages compactions replaced in this conversation (or that a resumed session's
-    /// compactions had), for `/export` without a transcript.
-    pub(super) compacted: Vec<crate::message::Message>,
-    /// How a resumed session's calls ran, applied by the next HistoryReset.
-    pub(super) timings: std::collections::HashMap<String, crate::protocol::status::ToolTiming>,
-    /// Each configured MCP server's last reported state (status bar, `/mcp`).
-    pub mcp: Vec<crate::protocol::status::ServerStatus>,
+    /// Commands for the agent, queued prompts, clipboard text.
+    pub outbox: Outbox,
+    /// The status bar's note and servers, the status-line command, notifications, quitting.
+    pub status: Status,
     /// The approval mode, the todo list and the permission rules as the agent last said.
     pub steering: super::steering::Steering,
-    /// Calls the user back (bell, OSC 9) while the terminal is not focused.
-    pub notify: super::notify::Notifier,
-    /// The sources already listed for the newest reply (its index and how many): a reply
-    /// continued after `pause_turn` arrives again and lists only the new ones.
-    pub(super) sources_shown: (usize, usize),
-    outbox: Vec<AgentCommand>,
+    /// What compactions replaced, a resume's timings, listed sources, the subagents.
+    pub history: History,
+    pub(super) keys: KeyTimes,
 }
 
 impl App {
@@ -186,46 +116,21 @@ impl App {
             ..Default::default()
         };
         // A replay's approval box shows no keys (the recording answers its questions).
-        let mut approvals = Approvals::default();
-        approvals.replay = info.replay;
+        let mut overlays = Overlays::default();
+        overlays.approvals.replay = info.replay;
         App {
             theme: Theme::default(),
             info,
-            tool_calls: ToolCalls::default(),
-            conversation: Conversation::default(),
-            tools: ToolsPane::default(),
-            sources_shown: (usize::MAX, 0),
-            json: JsonPane::default(),
-            panes: super::panes::registered(),
+            panes: Panes::default(),
             input: Input::default(),
             compose: Default::default(),
-            approvals,
-            subagents: Default::default(),
-            subagent_view: None,
+            overlays,
             turn: TurnState::default(),
-            focus: Focus::Input,
-            json_open: false,
-            help_open: false,
-            help_scroll: 0,
-            rewind: None,
-            sessions: None,
-            last_esc: None,
-            quit_armed_until: None,
-            note: None,
-            clipboard: None,
-            queued: VecDeque::new(),
-            should_quit: false,
-            areas: Areas::default(),
-            last_key_at: None,
-            saves: 0,
-            earlier: Vec::new(),
-            compacted: Vec::new(),
-            timings: Default::default(),
-            mcp: Vec::new(),
+            outbox: Outbox::default(),
+            status: Status::default(),
             steering,
-            notify: Default::default(),
-            status_line: None,
-            outbox: Vec::new(),
+            history: History::default(),
+            keys: KeyTimes::default(),
         }
     }
 
@@ -235,12 +140,12 @@ impl App {
     }
 
     pub(super) fn send(&mut self, cmd: AgentCommand) {
-        self.outbox.push(cmd);
+        self.outbox.commands.push(cmd);
     }
 
     /// Commands for the agent since the last call, in order.
     pub fn take_commands(&mut self) -> Vec<AgentCommand> {
-        std::mem::take(&mut self.outbox)
+        std::mem::take(&mut self.outbox.commands)
     }
 
     /// `tooloop "fix it"`: sent as if typed (it joins the prompt history too).
@@ -270,18 +175,19 @@ impl App {
             self.send(AgentCommand::Abort);
         }
         // The agent ends the wait at once; a pending question has nobody left to answer it.
-        self.approvals.clear();
+        self.overlays.approvals.clear();
     }
 
     pub fn note(&self, now: Instant) -> Option<&str> {
-        self.note
+        self.status
+            .note
             .as_ref()
             .filter(|(_, until)| now < *until)
             .map(|(s, _)| s.as_str())
     }
 
     pub fn quit_armed(&self, now: Instant) -> bool {
-        self.quit_armed_until.is_some_and(|t| now < t)
+        self.status.quit_armed_until.is_some_and(|t| now < t)
     }
 
     /// The next time the screen must change by itself: a tick while something runs, the end
@@ -289,15 +195,16 @@ impl App {
     /// The status-line command's step: its finished output taken, the next run started
     /// when due (never waiting for it). True when the status bar changed.
     pub fn status_line_tick(&mut self, now: Instant) -> bool {
-        let Some(mut sl) = self.status_line.take() else {
+        let Some(mut sl) = self.status.status_line.take() else {
             return false;
         };
         let changed = sl.tick(now, || self.status_line_payload());
         if let Some(text) = sl.take_notice() {
-            self.conversation
+            self.panes
+                .conversation
                 .push(super::panes::cells::CellKind::Notice(text));
         }
-        self.status_line = Some(sl);
+        self.status.status_line = Some(sl);
         changed
     }
 
@@ -324,21 +231,31 @@ impl App {
 
     pub fn next_wakeup(&self, now: Instant) -> Option<Instant> {
         // While a question waits for the user nothing moves, unless a tool runs beside it.
-        let animating =
-            (self.turn.busy && !self.approvals.is_open()) || self.tool_calls.running() > 0;
+        let animating = (self.turn.busy && !self.overlays.approvals.is_open())
+            || self.panes.tool_calls.running() > 0;
         let tick = animating.then(|| now + TICK);
-        let quit = self.quit_armed_until.filter(|t| *t > now);
-        let note = self.note.as_ref().map(|(_, t)| *t).filter(|t| *t > now);
+        let quit = self.status.quit_armed_until.filter(|t| *t > now);
+        let note = self
+            .status
+            .note
+            .as_ref()
+            .map(|(_, t)| *t)
+            .filter(|t| *t > now);
         // The sessions picker is drawn again when its listing (a thread's) may have come.
         let listing = self
+            .overlays
             .sessions
             .as_ref()
             .is_some_and(|s| s.loading())
             .then(|| now + TICK);
         // A running background job's timer counts whole seconds: one wake-up a second,
         // however much the jobs print (their output events come at most twice a second each).
-        let jobs = (self.tools.jobs.running() > 0).then(|| now + JOB_TICK);
-        let status = self.status_line.as_ref().and_then(|s| s.next_wakeup(now));
+        let jobs = (self.panes.tools.jobs.running() > 0).then(|| now + JOB_TICK);
+        let status = self
+            .status
+            .status_line
+            .as_ref()
+            .and_then(|s| s.next_wakeup(now));
         [tick, quit, note, listing, jobs, status]
             .into_iter()
             .flatten()
@@ -351,10 +268,10 @@ impl App {
             let ms = t.saturating_duration_since(now).as_millis() as u64;
             return retrying_in(ms.div_ceil(1000));
         }
-        if self.approvals.is_open() {
+        if self.overlays.approvals.is_open() {
             return STATE_APPROVAL.into();
         }
-        let running = self.tool_calls.running();
+        let running = self.panes.tool_calls.running();
         if running > 0 {
             return running_tools(running);
         }
@@ -370,13 +287,12 @@ impl App {
     /// Panes that Tab cycles through, in screen order.
     pub(super) fn focus_order(&self) -> Vec<Focus> {
         let mut v = vec![Focus::Input, Focus::Conversation];
-        if self.areas.tools.is_some() {
+        if self.panes.areas.tools.is_some() {
             v.push(Focus::Tools);
         }
-        if self.json_open {
+        if self.panes.json_open {
             v.push(Focus::Json);
         }
-        v.extend((0..self.areas.extra.len()).map(Focus::Extra));
         v
     }
 
@@ -384,19 +300,18 @@ impl App {
     pub(super) fn pane_mut(&mut self, focus: Focus) -> Option<&mut dyn Pane> {
         match focus {
             Focus::Input => None,
-            Focus::Conversation => Some(&mut self.conversation),
-            Focus::Tools => Some(&mut self.tools),
-            Focus::Json => Some(&mut self.json),
-            Focus::Extra(i) => self.panes.get_mut(i).map(|p| p.as_mut() as &mut dyn Pane),
+            Focus::Conversation => Some(&mut self.panes.conversation),
+            Focus::Tools => Some(&mut self.panes.tools),
+            Focus::Json => Some(&mut self.panes.json),
         }
     }
 
     pub(super) fn set_focus(&mut self, focus: Focus) {
-        if self.focus == Focus::Conversation && focus != Focus::Conversation {
-            self.conversation.unfocus();
+        if self.panes.focus == Focus::Conversation && focus != Focus::Conversation {
+            self.panes.conversation.unfocus();
         }
         // Enter opens a timeline bar only if it was picked since the tools pane got the focus.
-        self.tools.bars.armed &= focus == Focus::Tools;
-        self.focus = focus;
+        self.panes.tools.bars.armed &= focus == Focus::Tools;
+        self.panes.focus = focus;
     }
 }

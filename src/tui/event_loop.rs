@@ -128,7 +128,7 @@ where
                         return Ok(exit);
                     }
                     // Keys after a quit or Ctrl+G stay queued (the editor gets them).
-                    if app.should_quit || app.compose.editor_requested {
+                    if app.status.should_quit || app.compose.editor_requested {
                         break;
                     }
                     n += 1;
@@ -139,7 +139,7 @@ where
                 let Some(ev) = ev else { return Ok(Exit::AgentGone) };
                 let now = Instant::now();
                 app.on_agent(ev, now);
-                if let Some(sl) = &mut app.status_line {
+                if let Some(sl) = &mut app.status.status_line {
                     sl.poke();
                 }
                 let mut n = 1;
@@ -163,13 +163,15 @@ where
         }
         // A turn that ended or a question that opened while the terminal is not focused
         // calls the user back (written after the next frame).
-        app.notify.observe(app.turn.busy, app.approvals.is_open());
+        app.status
+            .notify
+            .observe(app.turn.busy, app.overlays.approvals.is_open());
         for cmd in app.take_commands() {
             if commands.send(cmd).is_err() {
                 return Ok(Exit::AgentGone);
             }
         }
-        if app.should_quit {
+        if app.status.should_quit {
             return Ok(Exit::Quit);
         }
         if app.compose.editor_requested {
@@ -212,8 +214,8 @@ fn on_input<S: Screen>(
         Some(Ok(Event::Key(k))) => app.on_key(k, now),
         Some(Ok(Event::Paste(s))) => app.on_paste(&s),
         Some(Ok(Event::Mouse(m))) => app.on_mouse(m),
-        Some(Ok(Event::FocusGained)) => app.notify.focused = true,
-        Some(Ok(Event::FocusLost)) => app.notify.focused = false,
+        Some(Ok(Event::FocusGained)) => app.status.notify.focused = true,
+        Some(Ok(Event::FocusLost)) => app.status.notify.focused = false,
         Some(Ok(Event::Resize(..))) => {
             app.on_resize();
             terminal.resized()?;
@@ -240,12 +242,12 @@ impl DrawSynchronized for Tui {
         crossterm::execute!(self.backend_mut(), EndSynchronizedUpdate)?;
         // The copy key's text goes out after the frame, as OSC 52 (the terminal sets its
         // clipboard; nothing is drawn).
-        if let Some(text) = app.clipboard.take() {
+        if let Some(text) = app.outbox.clipboard.take() {
             let seq = super::update::clipboard::osc52(&text);
             crossterm::execute!(self.backend_mut(), crossterm::style::Print(seq))?;
         }
         // A bell or OSC 9 notification, when one is due (tui/notify.rs).
-        if let Some(seq) = app.notify.take() {
+        if let Some(seq) = app.status.notify.take() {
             crossterm::execute!(self.backend_mut(), crossterm::style::Print(seq))?;
         }
         drawn

@@ -20,6 +20,7 @@ pub mod keys;
 pub mod notify;
 pub mod overlays;
 pub mod panes;
+pub mod parts;
 pub mod status_line;
 pub mod steering;
 pub mod strings;
@@ -111,14 +112,14 @@ pub async fn run(
         rules: settings.rules,
         replay: false,
     });
-    app.status_line = settings
+    app.status.status_line = settings
         .status_line
         .map(|c| status_line::StatusLine::new(c, app.info.workspace.clone()));
-    app.notify = notify::Notifier::new(notify::signal_for(
+    app.status.notify = notify::Notifier::new(notify::signal_for(
         settings.notify,
         &notify::TermEnv::from_env(),
     ));
-    if app.notify.wants_focus_events() {
+    if app.status.notify.wants_focus_events() {
         // Only then: a terminal without focus reporting ignores the request anyway.
         if let Err(e) = terminal::enable_focus_events() {
             tracing::warn!("no focus events: {e}");
@@ -142,21 +143,24 @@ pub async fn run(
     if info.custom_base_url {
         welcome.push_str(&strings::welcome_base_url(&info.base_url));
     }
-    app.conversation.push(CellKind::Notice(welcome));
-    app.conversation
+    app.panes.conversation.push(CellKind::Notice(welcome));
+    app.panes
+        .conversation
         .push(CellKind::Notice(strings::WELCOME_HINTS.into()));
     if settings.recording
         && let Some(s) = &session
     {
-        app.json
+        app.panes
+            .json
             .requests
             .link(panes::json::stepper::Link::Live(s.handle.clone()));
     }
     if let Some(notice) = session.as_ref().and_then(|s| s.notice.clone()) {
-        app.conversation.push(CellKind::Notice(notice));
+        app.panes.conversation.push(CellKind::Notice(notice));
     }
     if settings.demo {
-        app.conversation
+        app.panes
+            .conversation
             .push(CellKind::Notice(strings::DEMO_NOTE.into()));
     }
     if let Some(prompt) = initial_prompt.filter(|p| !p.trim().is_empty()) {

@@ -63,6 +63,7 @@ impl From<ToolOutcome> for ToolState {
             ToolOutcome::Ok => ToolState::Ok,
             ToolOutcome::Error => ToolState::Error,
             ToolOutcome::Cancelled => ToolState::Cancelled,
+            ToolOutcome::Denied => ToolState::Denied,
         }
     }
 }

@@ -35,7 +35,7 @@ pub fn draw(app: &mut App, f: &mut Frame, now: Instant) {
     if area.width == 0 || area.height == 0 {
         return;
     }
-    if let Some(s) = &mut app.sessions {
+    if let Some(s) = &mut app.overlays.sessions {
         s.poll();
     }
     let frame = layout(app, area, now);
@@ -57,38 +57,40 @@ fn layout(app: &mut App, area: Rect, now: Instant) -> Frame3 {
         Constraint::Length(status_h),
     ])
     .areas(area);
-    app.areas = split_main(app, main);
-    app.areas.screen = area;
-    if app.help_open {
+    app.panes.areas = split_main(app, main);
+    app.panes.areas.screen = area;
+    if app.overlays.help_open {
         let commands = slash::help_rows();
-        app.help_scroll = app.help_scroll.min(help::max_scroll(area, &commands));
+        app.overlays.help_scroll = app
+            .overlays
+            .help_scroll
+            .min(help::max_scroll(area, &commands));
     }
-    let areas = app.areas.clone();
+    let areas = app.panes.areas.clone();
     let ctx = |focused: bool| PaneContext {
         theme: &app.theme,
         now,
         focused,
-        tool_calls: &app.tool_calls,
+        tool_calls: &app.panes.tool_calls,
     };
     if let Some(json) = areas.json {
-        app.json.layout(json, &ctx(false));
+        app.panes.json.layout(json, &ctx(false));
     }
     if let Some(tools) = areas.tools {
-        app.tools.layout(tools, &ctx(false));
+        app.panes.tools.layout(tools, &ctx(false));
     }
-    app.conversation.layout(areas.conversation, &ctx(false));
-    for (pane, rect) in app.panes.iter_mut().zip(&areas.extra) {
-        pane.layout(*rect, &ctx(false));
-    }
+    app.panes
+        .conversation
+        .layout(areas.conversation, &ctx(false));
     if input.height > 0 {
         app.sync_menu();
-        let note = if !app.queued.is_empty() {
-            Some(strings::queued(app.queued.len()))
+        let note = if !app.outbox.queued.is_empty() {
+            Some(strings::queued(app.outbox.queued.len()))
         } else {
             focus_note(app)
         };
         app.input
-            .layout(app.focus == Focus::Input, note, &app.theme);
+            .layout(app.panes.focus == Focus::Input, note, &app.theme);
     }
     Frame3 {
         main,
@@ -103,35 +105,39 @@ fn render(app: &App, f: &mut Frame, frame: &Frame3, now: Instant) {
     if app.theme.base != ratatui::style::Style::default() {
         f.render_widget(Block::default().style(app.theme.base), f.area());
     }
-    let areas = &app.areas;
+    let areas = &app.panes.areas;
     let ctx = |focused: bool| PaneContext {
         theme: &app.theme,
         now,
         focused,
-        tool_calls: &app.tool_calls,
+        tool_calls: &app.panes.tool_calls,
     };
     if let Some(json) = areas.json {
-        app.json.draw(f, json, &ctx(app.focus == Focus::Json));
+        app.panes
+            .json
+            .draw(f, json, &ctx(app.panes.focus == Focus::Json));
     }
     if let Some(tools) = areas.tools {
-        app.tools.draw(f, tools, &ctx(app.focus == Focus::Tools));
+        app.panes
+            .tools
+            .draw(f, tools, &ctx(app.panes.focus == Focus::Tools));
     }
-    app.conversation.draw(f, areas.conversation, &ctx(false));
-    for (i, (pane, rect)) in app.panes.iter().zip(&areas.extra).enumerate() {
-        pane.draw(f, *rect, &ctx(app.focus == Focus::Extra(i)));
-    }
+    app.panes
+        .conversation
+        .draw(f, areas.conversation, &ctx(false));
     if frame.input.height > 0 {
         app.input.draw(f, frame.input);
     }
     app.steering.draw_todos(f, frame.todos, &app.theme);
     // The `/` or `@` menu sits on the rows above the input, over whatever is there.
     if let Some(menu) = &app.compose.menu
-        && app.focus == Focus::Input
+        && app.panes.focus == Focus::Input
         && frame.input.height > 0
     {
         menu.draw(f, frame.input, &app.theme);
     }
     match app
+        .status
         .status_line
         .as_ref()
         .and_then(|s| s.line().map(|l| (l, s.padding())))
@@ -150,27 +156,29 @@ fn render(app: &App, f: &mut Frame, frame: &Frame3, now: Instant) {
             status_bar::draw(f, frame.status, &view, &app.theme);
         }
     }
-    app.approvals
+    app.overlays
+        .approvals
         .draw(f, frame.main.union(frame.input), &app.theme);
-    if let Some(r) = &app.rewind {
+    if let Some(r) = &app.overlays.rewind {
         r.draw(f, frame.main.union(frame.input), &app.theme);
     }
-    if let Some(s) = &app.sessions {
+    if let Some(s) = &app.overlays.sessions {
         s.draw(f, frame.main.union(frame.input), &app.theme);
     }
-    if let Some(v) = &app.subagent_view {
+    if let Some(v) = &app.overlays.subagent_view {
         v.draw(f, frame.main.union(frame.input), &app.theme);
     }
     // A subagent's question shows over its conversation.
-    if app.subagent_view.is_some() {
-        app.approvals
+    if app.overlays.subagent_view.is_some() {
+        app.overlays
+            .approvals
             .draw(f, frame.main.union(frame.input), &app.theme);
     }
-    if app.help_open {
+    if app.overlays.help_open {
         help::draw(
             f,
             f.area(),
-            app.help_scroll,
+            app.overlays.help_scroll,
             &app.theme,
             &slash::help_rows(),
         );
@@ -195,7 +203,7 @@ fn split_main(app: &App, main: Rect) -> Areas {
             width: right.width.saturating_sub(1),
             ..right
         };
-        if app.json_open {
+        if app.panes.json_open {
             let tools_h = (right.height / 3).min(12);
             let [tools, json] =
                 Layout::vertical([Constraint::Length(tools_h), Constraint::Min(1)]).areas(right);
@@ -204,7 +212,6 @@ fn split_main(app: &App, main: Rect) -> Areas {
         } else {
             areas.tools = Some(right);
         }
-        share_with_extra_panes(app, &mut areas);
         return areas;
     }
     // Narrow: the JSON pane takes the conversation's place; the tools pane goes below.
@@ -218,45 +225,30 @@ fn split_main(app: &App, main: Rect) -> Areas {
     if tools_h > 0 {
         areas.tools = Some(tools);
     }
-    if app.json_open && top.height >= 8 {
+    if app.panes.json_open && top.height >= 8 {
         // The conversation keeps a third (the newest lines), the JSON pane the rest.
         let conv_h = top.height / 3;
         let [conv, json] =
             Layout::vertical([Constraint::Length(conv_h), Constraint::Min(1)]).areas(top);
         areas.conversation = conv;
         areas.json = Some(json);
-    } else if app.json_open {
+    } else if app.panes.json_open {
         areas.json = Some(top);
         areas.conversation = Rect { height: 0, ..top };
     } else {
         areas.conversation = top;
     }
-    share_with_extra_panes(app, &mut areas);
     areas
-}
-
-/// Registered extra panes take equal shares of the tools pane's area, below it.
-fn share_with_extra_panes(app: &App, areas: &mut Areas) {
-    let (Some(tools), n) = (areas.tools, app.panes.len()) else {
-        return;
-    };
-    if n == 0 {
-        return;
-    }
-    let rects = Layout::vertical(vec![Constraint::Fill(1); n + 1]).split(tools);
-    areas.tools = Some(rects[0]);
-    areas.extra = rects[1..].to_vec();
 }
 
 /// The input box's title while a pane has the focus: its name and its hints, with the keys
 /// as the key table writes them.
 fn focus_note(app: &App) -> Option<String> {
-    let pane: &dyn Pane = match app.focus {
+    let pane: &dyn Pane = match app.panes.focus {
         Focus::Input => return None,
-        Focus::Conversation => &app.conversation,
-        Focus::Tools => &app.tools,
-        Focus::Json => &app.json,
-        Focus::Extra(i) => app.panes.get(i)?.as_ref(),
+        Focus::Conversation => &app.panes.conversation,
+        Focus::Tools => &app.panes.tools,
+        Focus::Json => &app.panes.json,
     };
     let hints: Vec<String> = pane
         .hints()
@@ -269,7 +261,7 @@ fn focus_note(app: &App) -> Option<String> {
 fn status_view<'a>(app: &'a App, now: Instant) -> StatusView<'a> {
     let table: &[Hint] = if app.info.replay {
         keys::REPLAY_HINTS
-    } else if app.approvals.is_open() {
+    } else if app.overlays.approvals.is_open() {
         APPROVAL_HINTS
     } else if app.turn.busy {
         BUSY_HINTS
@@ -290,10 +282,10 @@ fn status_view<'a>(app: &'a App, now: Instant) -> StatusView<'a> {
         context: app.turn.context.as_ref(),
         session: app.info.session.as_deref(),
         sandbox: &app.info.sandbox,
-        grants: strings::allowed_status(&app.approvals.session_grants),
+        grants: strings::allowed_status(&app.overlays.approvals.session_grants),
         mode: app.is_live().then_some(app.steering.mode),
-        mcp: super::update::extensions::status_label(&app.mcp),
-        background: match app.tools.jobs.running() {
+        mcp: super::update::extensions::status_label(&app.status.mcp),
+        background: match app.panes.tools.jobs.running() {
             0 => None,
             n => Some(format!("bg {n}")),
         },

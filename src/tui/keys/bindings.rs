@@ -356,4 +356,28 @@ pub const BINDINGS: &[Binding] = &[
         Action::KillJob,
         "tools pane: kill the selected background job",
     ),
+    bind(Subagent, &[key(Up)], "Up", Action::ScrollUp, "scroll up"),
+    bind(
+        Subagent,
+        &[key(Down)],
+        "Down",
+        Action::ScrollDown,
+        "scroll down",
+    ),
+    bind(Subagent, &[key(PageUp)], "PgUp", Action::PageUp, "page up"),
+    bind(
+        Subagent,
+        &[key(PageDown)],
+        "PgDn",
+        Action::PageDown,
+        "page down",
+    ),
+    bind(Subagent, &[key(Home)], "Home", Action::Top, "go to the top"),
+    bind(
+        Subagent,
+        &[key(Esc), key(Enter), key(Char('q'))],
+        "Esc / Enter / q",
+        Action::Cancel,
+        "back to the panes",
+    ),
 ];

@@ -82,6 +82,8 @@ pub enum Scope {
     Input,
     Pane,
     Approval,
+    /// A subagent's conversation, read-only (it takes every key while open).
+    Subagent,
 }
 
 /// The action bound to `ev` in `scope`, if any. Shift is ignored on characters (terminals

@@ -17,6 +17,7 @@ fn scope_title(scope: Scope) -> &'static str {
         Scope::Input => "in the input",
         Scope::Pane => "in a focused pane (Tab)",
         Scope::Approval => "in an approval prompt",
+        Scope::Subagent => "in a subagent's conversation (Enter on its task call)",
     }
 }
 
@@ -58,7 +59,13 @@ pub fn lines(theme: &Theme, commands: &[CommandRow]) -> Vec<Line<'static>> {
         .unwrap_or(8)
         .min(34);
     let mut out = Vec::new();
-    for scope in [Scope::Global, Scope::Input, Scope::Pane, Scope::Approval] {
+    for scope in [
+        Scope::Global,
+        Scope::Input,
+        Scope::Pane,
+        Scope::Approval,
+        Scope::Subagent,
+    ] {
         if !out.is_empty() {
             out.push(Line::default());
         }

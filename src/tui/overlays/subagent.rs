@@ -1,5 +1,6 @@
 //! A subagent's conversation, read-only, over the panes (Enter on its `task` call, or
-//! `/agents N`); Esc goes back. Built from the messages its events carried.
+//! `/agents N`); Esc goes back. Built from the messages its events carried. Its keys come
+//! from the key table (scope `Subagent`); it answers with a [`Step`].
 
 use std::sync::Arc;
 
@@ -10,12 +11,20 @@ use ratatui::widgets::{Clear, Paragraph, Wrap};
 
 use crate::message::{ContentBlock, Message, Role};
 use crate::sanitize::sanitize;
+use crate::tui::keys::Action;
 use crate::tui::theme::Theme;
+
+/// What a key did to the view.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Step {
+    Stay,
+    Close,
+}
 
 pub struct SubagentView {
     title: String,
     lines: Vec<Line<'static>>,
-    pub scroll: u16,
+    scroll: u16,
 }
 
 impl SubagentView {
@@ -73,6 +82,22 @@ impl SubagentView {
         }
     }
 
+    /// A key, as the key table's action in the `Subagent` scope (None: not bound there,
+    /// ignored).
+    pub fn key(&mut self, action: Option<Action>) -> Step {
+        let s = &mut self.scroll;
+        match action {
+            Some(Action::ScrollUp) => *s = s.saturating_sub(1),
+            Some(Action::ScrollDown) => *s = s.saturating_add(1),
+            Some(Action::PageUp) => *s = s.saturating_sub(10),
+            Some(Action::PageDown) => *s = s.saturating_add(10),
+            Some(Action::Top) => *s = 0,
+            Some(Action::Cancel) => return Step::Close,
+            _ => {}
+        }
+        Step::Stay
+    }
+
     pub fn draw(&self, f: &mut Frame, area: Rect, theme: &Theme) {
         let rect = super::modal_box::centred(
             area,
@@ -88,5 +113,48 @@ impl SubagentView {
                 .scroll((self.scroll, 0)),
             rect,
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tui::keys::{Scope, action_for};
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+    fn key(view: &mut SubagentView, code: KeyCode, mods: KeyModifiers) -> Step {
+        view.key(action_for(
+            &KeyEvent::new(code, mods),
+            Scope::Subagent,
+            false,
+        ))
+    }
+
+    #[test]
+    fn keys_scroll_and_close_through_the_key_table() {
+        let none = KeyModifiers::NONE;
+        let mut view = SubagentView::new("explore #1", &[], &Theme::default());
+        assert_eq!(key(&mut view, KeyCode::PageDown, none), Step::Stay);
+        assert_eq!(view.scroll, 10);
+        key(&mut view, KeyCode::Up, none);
+        key(&mut view, KeyCode::Down, none);
+        key(&mut view, KeyCode::Down, none);
+        assert_eq!(view.scroll, 11);
+        key(&mut view, KeyCode::PageUp, none);
+        assert_eq!(view.scroll, 1);
+        key(&mut view, KeyCode::Home, none);
+        assert_eq!(view.scroll, 0);
+        // Keys the table does not bind here do nothing (Ctrl+C included: the view is
+        // read-only and closes with its own keys).
+        for (code, mods) in [
+            (KeyCode::Char('x'), none),
+            (KeyCode::Char('c'), KeyModifiers::CONTROL),
+            (KeyCode::Tab, none),
+        ] {
+            assert_eq!(key(&mut view, code, mods), Step::Stay);
+        }
+        for code in [KeyCode::Esc, KeyCode::Enter, KeyCode::Char('q')] {
+            assert_eq!(key(&mut view, code, none), Step::Close, "{code:?}");
+        }
     }
 }

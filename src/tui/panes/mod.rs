@@ -9,10 +9,10 @@
 //! share. A pane is a leaf: it never sees the App; the controller (`tui/update/`) hands it
 //! keys and events and acts on what it returns.
 //!
-//! Adding a pane: write `src/tui/panes/NAME.rs` implementing [`Pane`] (its state, `on_agent`,
-//! `layout`, `draw`, `handle`, `hints`), then declare it here (`pub mod NAME;`) and register
-//! it with one entry in [`registered`]. It gets a place below the tools pane, a stop in the
-//! Tab order, agent events, keys and hints.
+//! Adding a pane: write `src/tui/panes/NAME.rs` implementing [`Pane`] (its state, `layout`,
+//! `draw`, `handle`, `hints`), declare it here (`pub mod NAME;`), give it a field in the
+//! App's `Panes` part and a `Focus` (app.rs), a place in `view::split_main`, and the events
+//! it follows in `update/agent.rs`.
 
 pub mod cells;
 pub mod conversation;
@@ -26,7 +26,6 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use tokio::time::Instant;
 
-use crate::protocol::AgentEvent;
 use crate::tui::keys::{Action, Hint};
 use crate::tui::theme::Theme;
 use crate::tui::tool_calls::ToolCalls;
@@ -61,8 +60,6 @@ pub trait Pane {
     fn hints(&self) -> &'static [Hint];
     /// What the mouse wheel scrolls over this pane.
     fn scroll(&mut self) -> &mut Scroll;
-    /// An agent event, for panes that keep state of their own. Default: ignored.
-    fn on_agent(&mut self, _event: &AgentEvent, _now: Instant) {}
 }
 
 /// Scroll keys every scrolling pane answers the same way.
@@ -77,15 +74,4 @@ pub fn scroll_key(scroll: &mut Scroll, action: Action) -> EventState {
         _ => return EventState::NotConsumed,
     }
     EventState::Consumed
-}
-
-// Extra panes live in this folder (src/tui/panes/NAME.rs), one file each, declared above
-// with `pub mod NAME;`.
-
-/// Panes beyond the three built-in ones (conversation, tools, JSON, which the update code
-/// drives directly). Each gets a place below the tools pane, a stop in the Tab order, every
-/// agent event, its keys and its hints. Register a new pane with one entry here, e.g.
-/// `Box::new(NAME::NamePane::default())`.
-pub fn registered() -> Vec<Box<dyn Pane>> {
-    vec![]
 }

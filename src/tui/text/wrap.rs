@@ -10,10 +10,15 @@
 //! each char alone one plus zero), and a line measured char by char would overflow the pane
 //! and lose its end (found by the `markdown_wrap` fuzz target, FUZZING.md).
 
-use ratatui::style::Style;
+mod builder;
+mod hanging;
+
 use ratatui::text::{Line, Span};
 use unicode_segmentation::UnicodeSegmentation;
 use unicode_width::UnicodeWidthStr;
+
+use builder::Builder;
+use hanging::{continuation_prefix, hanging_prefix_len};
 
 /// Wraps every line to at most `width` display columns (a single char wider than the width
 /// still gets a line of its own). Width 0 returns the lines unchanged. Lines keep their
@@ -208,154 +213,10 @@ fn is_space(c: char) -> bool {
     c.is_whitespace() && c != '\u{a0}' && c != '\u{202f}'
 }
 
-fn is_bar(c: char) -> bool {
-    matches!(c, '│' | '┃' | '▎' | '▏' | '▌')
-}
-
-/// Length (in cells) of a list / quote prefix: leading spaces and quote bars, then up to two
-/// markers such as `• `, `- `, `12. `, `☐ `, each followed by a space.
-fn hanging_prefix_len(cells: &[Cell]) -> usize {
-    let mut i = cells
-        .iter()
-        .position(|c| !(c.ch == ' ' || is_bar(c.ch)))
-        .unwrap_or(cells.len());
-    for _ in 0..2 {
-        match marker_end(cells, i) {
-            Some(end) => i = end,
-            None => break,
-        }
-    }
-    i
-}
-
-/// If a list marker followed by a space starts at `i`, the index after that space.
-fn marker_end(cells: &[Cell], i: usize) -> Option<usize> {
-    let first = cells.get(i)?.ch;
-    let after = if matches!(
-        first,
-        '•' | '◦' | '▪' | '‣' | '·' | '-' | '*' | '+' | '☐' | '☑'
-    ) {
-        i + 1
-    } else {
-        let digits = cells[i..]
-            .iter()
-            .take(10)
-            .take_while(|c| c.ch.is_ascii_digit())
-            .count();
-        if digits == 0 || !matches!(cells.get(i + digits)?.ch, '.' | ')') {
-            return None;
-        }
-        i + digits + 1
-    };
-    (cells.get(after)?.ch == ' ').then_some(after + 1)
-}
-
-/// What continuation lines start with: the prefix with bars kept (in their style) and every
-/// other char turned into spaces of the same width.
-fn continuation_prefix(line: &Line<'static>, prefix: &[Cell]) -> Vec<Span<'static>> {
-    let mut spans: Vec<Span<'static>> = Vec::new();
-    let mut blanks = 0usize;
-    for c in prefix {
-        if is_bar(c.ch) {
-            if blanks > 0 {
-                spans.push(Span::raw(" ".repeat(blanks)));
-                blanks = 0;
-            }
-            let style = line.spans.get(c.span).map_or(Style::default(), |s| s.style);
-            spans.push(Span::styled(c.ch.to_string(), style));
-        } else {
-            blanks += c.width;
-        }
-    }
-    if blanks > 0 {
-        spans.push(Span::raw(" ".repeat(blanks)));
-    }
-    spans
-}
-
-/// Accumulates output lines; chars from the same input span are merged into one span.
-struct Builder<'a> {
-    line: &'a Line<'static>,
-    cells: &'a [Cell],
-    width: usize,
-    out: &'a mut Vec<Line<'static>>,
-    indent: Vec<Span<'static>>,
-    indent_width: usize,
-    spans: Vec<Span<'static>>,
-    text: String,
-    text_span: Option<usize>,
-    /// Columns used on the current output line, indent included.
-    used: usize,
-    /// Whether the current output line holds anything besides its indent.
-    has_content: bool,
-}
-
-impl Builder<'_> {
-    /// Appends cells `start..end` to the current line without breaking.
-    fn emit(&mut self, start: usize, end: usize) {
-        for i in start..end {
-            self.push(self.cells[i]);
-        }
-    }
-
-    /// Appends cells `start..end`, starting a new line whenever the next char would not fit.
-    fn emit_hard(&mut self, start: usize, end: usize) {
-        for i in start..end {
-            let cell = self.cells[i];
-            if self.has_content && cell.width > 0 && self.used + cell.width > self.width {
-                self.new_line();
-            }
-            self.push(cell);
-        }
-    }
-
-    fn push(&mut self, cell: Cell) {
-        if self.text_span != Some(cell.span) {
-            self.flush_text();
-            self.text_span = Some(cell.span);
-        }
-        self.text.push(cell.ch);
-        self.used += cell.width;
-        self.has_content = true;
-    }
-
-    fn flush_text(&mut self) {
-        if let Some(span) = self.text_span.take() {
-            let style = self
-                .line
-                .spans
-                .get(span)
-                .map_or(Style::default(), |s| s.style);
-            self.spans
-                .push(Span::styled(std::mem::take(&mut self.text), style));
-        }
-    }
-
-    fn new_line(&mut self) {
-        self.flush_text();
-        let spans = std::mem::replace(&mut self.spans, self.indent.clone());
-        self.out.push(self.finished(spans));
-        self.used = self.indent_width;
-        self.has_content = false;
-    }
-
-    fn finish(mut self) {
-        self.flush_text();
-        let spans = std::mem::take(&mut self.spans);
-        self.out.push(self.finished(spans));
-    }
-
-    fn finished(&self, spans: Vec<Span<'static>>) -> Line<'static> {
-        let mut line = Line::from(spans).style(self.line.style);
-        line.alignment = self.line.alignment;
-        line
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ratatui::style::{Color, Modifier};
+    use ratatui::style::{Color, Modifier, Style};
 
     fn texts(lines: &[Line<'static>]) -> Vec<String> {
         lines.iter().map(|l| l.to_string()).collect()

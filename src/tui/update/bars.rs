@@ -14,18 +14,18 @@ impl App {
     pub(crate) fn timeline_key(&mut self, action: Action) -> bool {
         match action {
             Action::PrevItem | Action::NextItem => {
-                let Some((t0, ids)) = self.tools.timeline_scope() else {
+                let Some((t0, ids)) = self.panes.tools.timeline_scope() else {
                     return false;
                 };
                 let ids = ids.to_vec();
-                let bars = self.tools.bars.bars(&self.tool_calls, t0, &ids);
+                let bars = self.panes.tools.bars.bars(&self.panes.tool_calls, t0, &ids);
                 let delta = if action == Action::PrevItem { -1 } else { 1 };
-                self.tools.bars.step(&bars, delta);
-                self.tools.bars.armed = true;
+                self.panes.tools.bars.step(&bars, delta);
+                self.panes.tools.bars.armed = true;
                 true
             }
-            Action::Toggle => match self.tools.bars.selected.clone() {
-                Some(bar) if self.tools.bars.armed => {
+            Action::Toggle => match self.panes.tools.bars.selected.clone() {
+                Some(bar) if self.panes.tools.bars.armed => {
                     self.open_bar(&bar);
                     true
                 }
@@ -39,14 +39,14 @@ impl App {
     pub(crate) fn open_bar(&mut self, bar: &Bar) {
         match bar {
             Bar::Request(i) => {
-                self.json.show_request(*i);
+                self.panes.json.show_request(*i);
             }
             Bar::Tool(id) => {
                 let value = self.tool_json(id);
-                self.json.show_tool(value);
+                self.panes.json.show_tool(value);
             }
         }
-        self.json_open = true;
+        self.panes.json_open = true;
         self.set_focus(Focus::Json);
     }
 
@@ -56,7 +56,7 @@ impl App {
     fn tool_json(&self, id: &str) -> Value {
         let mut tool_use = Value::Null;
         let mut tool_result = Value::Null;
-        for m in self.json.history() {
+        for m in self.panes.json.history() {
             for b in &m.content {
                 match b {
                     ContentBlock::ToolUse { id: u, .. } if u == id => {
@@ -69,7 +69,7 @@ impl App {
                 }
             }
         }
-        let call = self.tool_calls.get(id);
+        let call = self.panes.tool_calls.get(id);
         let mut v = json!({
             "id": id,
             "name": call.map(|c| c.name.as_str()),

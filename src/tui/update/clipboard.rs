@@ -13,14 +13,15 @@ impl App {
     /// What the copy key copies: the JSON view when it has the focus, else the selected
     /// message or tool call's output, else the last answer.
     pub fn copy_selection(&mut self, now: tokio::time::Instant) {
-        let text = if self.focus == Focus::Json {
-            Some(self.json.export())
+        let text = if self.panes.focus == Focus::Json {
+            Some(self.panes.json.export())
         } else {
-            let selected = (self.focus == Focus::Conversation)
-                .then(|| self.conversation.selected_cell())
+            let selected = (self.panes.focus == Focus::Conversation)
+                .then(|| self.panes.conversation.selected_cell())
                 .flatten();
             let last_answer = || {
-                self.conversation
+                self.panes
+                    .conversation
                     .cells()
                     .iter()
                     .rev()
@@ -30,7 +31,7 @@ impl App {
                 CellKind::User(t) | CellKind::Notice(t) | CellKind::Error(t) => Some(t.clone()),
                 CellKind::Assistant(md) => Some(md.text().to_string()),
                 CellKind::Thinking { text, .. } => Some(text.clone()),
-                CellKind::Tool(id) => self.tool_calls.get(id).map(|c| c.output.clone()),
+                CellKind::Tool(id) => self.panes.tool_calls.get(id).map(|c| c.output.clone()),
                 _ => None,
             })
         };
@@ -44,12 +45,12 @@ impl App {
                     t.truncate(cut);
                 }
                 let note = strings::copied(t.chars().count());
-                self.clipboard = Some(t);
+                self.outbox.clipboard = Some(t);
                 note
             }
             None => strings::NOTHING_TO_COPY.to_string(),
         };
-        self.note = Some((note, now + crate::tui::app::NOTE_WINDOW));
+        self.status.note = Some((note, now + crate::tui::app::NOTE_WINDOW));
     }
 }
 

@@ -42,14 +42,16 @@ impl App {
         }
         match key.code {
             KeyCode::Tab => self.complete_mention(now),
-            KeyCode::Up if self.turn.busy && self.input.is_empty() && !self.queued.is_empty() => {
+            KeyCode::Up
+                if self.turn.busy && self.input.is_empty() && !self.outbox.queued.is_empty() =>
+            {
                 self.take_back_queued(now);
                 true
             }
             KeyCode::Esc if self.compose.editing_queued && !self.input.is_empty() => {
                 self.input.clear();
                 self.compose.editing_queued = false;
-                self.note = Some((strings::QUEUED_REMOVED.into(), now + NOTE_WINDOW));
+                self.status.note = Some((strings::QUEUED_REMOVED.into(), now + NOTE_WINDOW));
                 true
             }
             _ => false,
@@ -74,7 +76,7 @@ impl App {
         {
             return;
         }
-        if self.compose.dismissed.is_some() || self.approvals.is_open() {
+        if self.compose.dismissed.is_some() || self.overlays.approvals.is_open() {
             self.compose.menu = None;
             return;
         }
@@ -129,7 +131,7 @@ impl App {
             return;
         };
         // Whatever a completion said before is stale now.
-        self.note = None;
+        self.status.note = None;
         match menu.kind {
             MenuKind::Commands => {
                 self.input.set_text(&item.text);
@@ -153,7 +155,7 @@ impl App {
         match found.as_slice() {
             [] => {
                 let text = strings::no_path_matches(&partial);
-                self.note = Some((text, now + NOTE_WINDOW));
+                self.status.note = Some((text, now + NOTE_WINDOW));
             }
             [one] => self.insert_path(&one.clone()),
             many => {
@@ -194,10 +196,10 @@ impl App {
     /// ↑ on an empty input during a turn: the last queued prompt comes back for editing
     /// (Enter queues it again, Esc or clearing drops it).
     fn take_back_queued(&mut self, now: Instant) {
-        if let Some(text) = self.queued.pop_back() {
+        if let Some(text) = self.outbox.queued.pop_back() {
             self.input.set_text(&text);
             self.compose.editing_queued = true;
-            self.note = Some((strings::QUEUED_EDITING.into(), now + NOTE_WINDOW));
+            self.status.note = Some((strings::QUEUED_EDITING.into(), now + NOTE_WINDOW));
         }
     }
 
@@ -213,10 +215,11 @@ impl App {
         let text = cmd.expand(args);
         if text.trim().is_empty() {
             let path = cmd.path.display().to_string();
-            self.conversation
+            self.panes
+                .conversation
                 .push(CellKind::Error(strings::empty_command_file(name, &path)));
         } else if self.turn.busy {
-            self.queued.push_back(text);
+            self.outbox.queued.push_back(text);
         } else {
             self.submit(text);
         }
@@ -228,7 +231,7 @@ impl App {
     pub fn editor_done(&mut self, edited: Result<String, crate::tui::editor::EditorError>) {
         match edited {
             Ok(text) => self.input.set_text(&text),
-            Err(e) => self.conversation.push(CellKind::Error(e.to_string())),
+            Err(e) => self.panes.conversation.push(CellKind::Error(e.to_string())),
         }
     }
 }

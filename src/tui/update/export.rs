@@ -12,9 +12,16 @@ use crate::tui::strings;
 
 impl App {
     pub(crate) fn export_command(&mut self, args: &str) {
-        let history: Vec<Message> = self.json.history().iter().map(|m| (**m).clone()).collect();
-        if history.is_empty() && self.compacted.is_empty() {
-            self.conversation
+        let history: Vec<Message> = self
+            .panes
+            .json
+            .history()
+            .iter()
+            .map(|m| (**m).clone())
+            .collect();
+        if history.is_empty() && self.history.compacted.is_empty() {
+            self.panes
+                .conversation
                 .push(CellKind::Notice(strings::EXPORT_NOTHING.into()));
             return;
         }
@@ -29,12 +36,12 @@ impl App {
             args.to_string()
         };
         let path = self.info.workspace.join(name);
-        let messages = self.compacted.len() + history.len();
+        let messages = self.history.compacted.len() + history.len();
         let md = self.transcript_markdown().unwrap_or_else(|| {
             crate::export::markdown(&crate::export::Conversation {
                 title: format!("tooloop session {session}"),
                 about: vec![format!("workspace {}", self.info.workspace.display())],
-                earlier: &self.compacted,
+                earlier: &self.history.compacted,
                 messages: &history,
                 agents: &[],
             })
@@ -43,7 +50,7 @@ impl App {
             Ok(()) => CellKind::Notice(strings::exported(messages, &path)),
             Err(e) => CellKind::Error(strings::save_failed(&path, &e)),
         };
-        self.conversation.push(cell);
+        self.panes.conversation.push(cell);
     }
 
     /// The live transcript rendered as `tooloop export` renders it, if there is one on disk
@@ -61,9 +68,10 @@ impl App {
     /// Before a compaction replaces the history: keep what it drops (the same split the
     /// transcript reader makes), so `/export` still has it.
     pub(super) fn keep_compacted(&mut self, after: &[Message]) {
-        let before = self.json.history();
+        let before = self.panes.json.history();
         let cut = crate::session::load::replaced_count(before, after);
-        self.compacted
+        self.history
+            .compacted
             .extend(before[..cut].iter().map(|m| Message::clone(m)));
     }
 }

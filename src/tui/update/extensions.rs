@@ -12,10 +12,13 @@ use crate::tui::tool_calls::ToolState;
 impl App {
     pub(crate) fn hook_started(&mut self, id: &str, event: HookEvent, command: &str, now: Instant) {
         let name = format!("hook {}", event.as_str());
-        self.tool_calls
+        self.panes
+            .tool_calls
             .upsert(id, &name, command, ToolState::Running, now);
-        self.tool_calls.update(id, |c| c.started_at = Some(now));
-        self.tools.add(id);
+        self.panes
+            .tool_calls
+            .update(id, |c| c.started_at = Some(now));
+        self.panes.tools.add(id);
     }
 
     pub(crate) fn hook_ended(&mut self, id: &str, report: HookReport, now: Instant) {
@@ -26,7 +29,7 @@ impl App {
             _ => ToolState::Ok,
         };
         let why = report.reason.clone().unwrap_or_default();
-        self.tool_calls.update(id, |c| {
+        self.panes.tool_calls.update(id, |c| {
             c.state = state;
             c.duration_ms = Some(report.duration_ms);
             c.output = why.clone();
@@ -45,21 +48,26 @@ impl App {
                 text.push_str(": ");
                 text.push_str(&why);
             }
-            self.conversation.push(CellKind::Notice(text));
+            self.panes.conversation.push(CellKind::Notice(text));
         }
     }
 
     pub(crate) fn mcp_changed(&mut self, status: ServerStatus) {
         if status.state == ServerState::Failed {
-            self.conversation.push(CellKind::Notice(format!(
+            self.panes.conversation.push(CellKind::Notice(format!(
                 "MCP server {} failed: {}",
                 status.server,
                 status.error.as_deref().unwrap_or("unknown error")
             )));
         }
-        match self.mcp.iter_mut().find(|s| s.server == status.server) {
+        match self
+            .status
+            .mcp
+            .iter_mut()
+            .find(|s| s.server == status.server)
+        {
             Some(s) => *s = status,
-            None => self.mcp.push(status),
+            None => self.status.mcp.push(status),
         }
     }
 
@@ -86,19 +94,25 @@ impl App {
                 ));
             }
         }
-        self.conversation
+        self.panes
+            .conversation
             .push(CellKind::Notice(text.trim_end().to_string()));
-        self.conversation.scroll.bottom();
+        self.panes.conversation.scroll.bottom();
     }
 
     pub(crate) fn show_mcp(&mut self) {
-        let text = if self.mcp.is_empty() {
+        let text = if self.status.mcp.is_empty() {
             "no MCP servers configured (add [mcp.servers.NAME] to config.toml; see README)".into()
         } else {
-            self.mcp.iter().map(describe).collect::<Vec<_>>().join("\n")
+            self.status
+                .mcp
+                .iter()
+                .map(describe)
+                .collect::<Vec<_>>()
+                .join("\n")
         };
-        self.conversation.push(CellKind::Notice(text));
-        self.conversation.scroll.bottom();
+        self.panes.conversation.push(CellKind::Notice(text));
+        self.panes.conversation.scroll.bottom();
     }
 }
 

@@ -50,7 +50,8 @@ impl App {
             .map(|(k, v)| format!("{k:<10} {v}"))
             .collect::<Vec<_>>()
             .join("\n");
-        self.conversation
+        self.panes
+            .conversation
             .push(CellKind::Notice(format!("status\n{text}")));
     }
 
@@ -68,7 +69,7 @@ impl App {
             group(u.cache_write_tokens),
             group(u.output_tokens),
         );
-        self.conversation.push(CellKind::Notice(text));
+        self.panes.conversation.push(CellKind::Notice(text));
     }
 
     /// `/init`: writes a starting AGENTS.md in the workspace, never over an existing one.
@@ -81,7 +82,7 @@ impl App {
             )),
             Err(e) => CellKind::Error(e.to_string()),
         };
-        self.conversation.push(cell);
+        self.panes.conversation.push(cell);
     }
 
     fn context_line(&self) -> String {

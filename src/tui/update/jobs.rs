@@ -18,12 +18,12 @@ impl App {
     pub(super) fn job_key(&mut self, action: Action) -> bool {
         match action {
             Action::SelectJob => {
-                self.tools.jobs.select_next();
+                self.panes.tools.jobs.select_next();
                 // One selection at a time: Enter then opens the job, not a timeline bar.
-                self.tools.bars.armed = false;
+                self.panes.tools.bars.armed = false;
                 true
             }
-            Action::KillJob => match self.tools.jobs.selected_job() {
+            Action::KillJob => match self.panes.tools.jobs.selected_job() {
                 Some(job) => {
                     let id = job.shell_id.clone();
                     self.kill_job(&id);
@@ -31,8 +31,8 @@ impl App {
                 }
                 None => false,
             },
-            Action::Toggle => match self.tools.jobs.selected_job().cloned() {
-                Some(job) if !self.tools.bars.armed => {
+            Action::Toggle => match self.panes.tools.jobs.selected_job().cloned() {
+                Some(job) if !self.panes.tools.bars.armed => {
                     self.open_job_output(&job);
                     true
                 }
@@ -40,7 +40,7 @@ impl App {
             },
             // ←/→ pick a timeline bar instead.
             Action::PrevItem | Action::NextItem => {
-                self.tools.jobs.selected = None;
+                self.panes.tools.jobs.selected = None;
                 false
             }
             _ => false,
@@ -49,7 +49,13 @@ impl App {
 
     /// `/kill ID` and `x`: the agent ends the job's process group.
     pub(super) fn kill_job(&mut self, id: &str) {
-        let known = self.tools.jobs.rows.iter().find(|r| r.info.shell_id == id);
+        let known = self
+            .panes
+            .tools
+            .jobs
+            .rows
+            .iter()
+            .find(|r| r.info.shell_id == id);
         let text = match known {
             None if id.is_empty() => "usage: /kill ID (see /jobs)".to_string(),
             None => format!("no background job {id} (see /jobs)"),
@@ -61,13 +67,13 @@ impl App {
                 format!("stopping {id} (SIGTERM, then SIGKILL after 2 s)")
             }
         };
-        self.conversation.push(CellKind::Notice(text));
-        self.conversation.scroll.bottom();
+        self.panes.conversation.push(CellKind::Notice(text));
+        self.panes.conversation.scroll.bottom();
     }
 
     /// `/jobs`: one line per job.
     pub(super) fn show_jobs(&mut self) {
-        let rows = &self.tools.jobs.rows;
+        let rows = &self.panes.tools.jobs.rows;
         let text = if rows.is_empty() {
             "no background jobs (the model starts them with bash run_in_background)".to_string()
         } else {
@@ -76,8 +82,8 @@ impl App {
                 .collect::<Vec<_>>()
                 .join("\n")
         };
-        self.conversation.push(CellKind::Notice(text));
-        self.conversation.scroll.bottom();
+        self.panes.conversation.push(CellKind::Notice(text));
+        self.panes.conversation.scroll.bottom();
     }
 
     /// Enter on a job: its output so far in the JSON pane's tool view.
@@ -92,8 +98,8 @@ impl App {
             map.insert("state".into(), json!(job.describe_state()));
             map.insert("output".into(), output);
         }
-        self.json.show_tool(shown);
-        self.json_open = true;
+        self.panes.json.show_tool(shown);
+        self.panes.json_open = true;
         self.set_focus(Focus::Json);
     }
 }

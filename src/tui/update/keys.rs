@@ -17,9 +17,9 @@ impl App {
             return;
         }
         let shift_enter = self.info.shift_enter;
-        if self.help_open {
+        if self.overlays.help_open {
             // The layout step clamps the scroll to what the terminal shows.
-            let s = &mut self.help_scroll;
+            let s = &mut self.overlays.help_scroll;
             match key.code {
                 KeyCode::Up => *s = s.saturating_sub(1),
                 KeyCode::Down => *s = s.saturating_add(1),
@@ -27,47 +27,53 @@ impl App {
                 KeyCode::PageDown => *s = s.saturating_add(10),
                 KeyCode::Home => *s = 0,
                 KeyCode::End => *s = u16::MAX,
-                _ => self.help_open = false,
+                _ => self.overlays.help_open = false,
             }
             return;
         }
-        if self.rewind.is_some() {
+        if self.overlays.rewind.is_some() {
             self.rewind_key(key);
             return;
         }
-        if self.sessions.is_some() {
+        if self.overlays.sessions.is_some() {
             self.sessions_key(key);
             return;
         }
-        if self.subagent_view.is_some() && !self.approvals.is_open() {
+        if self.overlays.subagent_view.is_some() && !self.overlays.approvals.is_open() {
             self.subagent_view_key(key);
             return;
         }
         let global = action_for(&key, Scope::Global, shift_enter);
         if global != Some(Action::Cancel) {
-            self.last_esc = None;
+            self.keys.last_esc = None;
         }
         if global != Some(Action::Interrupt) {
-            self.quit_armed_until = None;
+            self.status.quit_armed_until = None;
         }
-        let prev_key = self.last_key_at.replace(now);
-        if self.approvals.is_open() {
+        let prev_key = self.keys.last_key_at.replace(now);
+        if self.overlays.approvals.is_open() {
             self.approval_key(key, global, now, prev_key);
             return;
         }
         // Ctrl+R takes every key until it ends (Esc and Ctrl+C end it, not the turn).
-        if self.focus == Focus::Input && self.input.is_searching() && self.input.search_key(key) {
+        if self.panes.focus == Focus::Input
+            && self.input.is_searching()
+            && self.input.search_key(key)
+        {
             return;
         }
         // The `/` menu, `@` completion, queued prompts and Ctrl+G (update/compose.rs).
-        if self.focus == Focus::Input && !self.input.is_searching() && self.compose_key(key, now) {
+        if self.panes.focus == Focus::Input
+            && !self.input.is_searching()
+            && self.compose_key(key, now)
+        {
             return;
         }
         if let Some(action) = global {
             self.global(action, now);
             return;
         }
-        match self.focus {
+        match self.panes.focus {
             Focus::Input => self.input_key(key, now),
             _ => self.pane_key(key),
         }
@@ -91,15 +97,15 @@ impl App {
             return;
         }
         // A rule being edited ("always allow") is deliberate typing too.
-        if let Some(rule) = self.approvals.rule_edit.as_mut() {
+        if let Some(rule) = self.overlays.approvals.rule_edit.as_mut() {
             match key.code {
                 KeyCode::Char(c) => rule.push(c),
                 KeyCode::Backspace => {
                     rule.pop();
                 }
-                KeyCode::Esc => self.approvals.rule_edit = None,
+                KeyCode::Esc => self.overlays.approvals.rule_edit = None,
                 KeyCode::Enter => {
-                    if let Some((cmd, rules)) = self.approvals.answer_rule(now) {
+                    if let Some((cmd, rules)) = self.overlays.approvals.answer_rule(now) {
                         self.send(cmd);
                         for rule in rules {
                             if let Ok(r) = crate::permission::rules::Rule::parse(&rule) {
@@ -117,15 +123,15 @@ impl App {
             return;
         }
         // A reason being typed is deliberate typing into the modal itself.
-        if let Some(reason) = self.approvals.reason.as_mut() {
+        if let Some(reason) = self.overlays.approvals.reason.as_mut() {
             match key.code {
                 KeyCode::Char(c) => reason.push(c),
                 KeyCode::Backspace => {
                     reason.pop();
                 }
-                KeyCode::Esc => self.approvals.reason = None,
+                KeyCode::Esc => self.overlays.approvals.reason = None,
                 KeyCode::Enter => {
-                    if let Some(cmd) = self.approvals.answer(Action::Deny, now) {
+                    if let Some(cmd) = self.overlays.approvals.answer(Action::Deny, now) {
                         self.send(cmd);
                     }
                 }
@@ -139,15 +145,15 @@ impl App {
         // letters were typed before the box could be read). The letters were an answer, not
         // text for the input.
         if action == Some(Action::Submit)
-            && self.approvals.typed_no()
-            && self.approvals.settled(now)
+            && self.overlays.approvals.typed_no()
+            && self.overlays.approvals.settled(now)
         {
-            self.last_key_at = prev_key;
-            let typed = self.approvals.typed.take().unwrap_or_default();
+            self.keys.last_key_at = prev_key;
+            let typed = self.overlays.approvals.typed.take().unwrap_or_default();
             if self.input.line_before_caret().ends_with(&typed) {
                 self.input.replace_before_caret(typed.chars().count(), "");
             }
-            if let Some(cmd) = self.approvals.answer(Action::Deny, now) {
+            if let Some(cmd) = self.overlays.approvals.answer(Action::Deny, now) {
                 self.send(cmd);
             }
             return;
@@ -157,18 +163,20 @@ impl App {
             // is not a burst to refuse. A key the box took is not typing either: "2" then
             // a quick Enter is no burst, so it does not count as the previous key.
             Some(a @ (Action::PrevItem | Action::NextItem | Action::PageUp | Action::PageDown)) => {
-                self.last_key_at = prev_key;
-                self.approvals.answer(a, now);
+                self.keys.last_key_at = prev_key;
+                self.overlays.approvals.answer(a, now);
             }
             // Enter, Esc and digits answer only when deliberate: not just after the question
             // appeared, not inside a burst of typing. Then they were meant for the input.
-            Some(a) if self.approvals.accepts_key(now, prev_key) => {
-                self.last_key_at = prev_key;
+            Some(a) if self.overlays.approvals.accepts_key(now, prev_key) => {
+                self.keys.last_key_at = prev_key;
                 if a == Action::PickChoice {
                     if let KeyCode::Char(d) = key.code {
-                        self.approvals.pick(d.to_digit(10).unwrap_or(0) as usize);
+                        self.overlays
+                            .approvals
+                            .pick(d.to_digit(10).unwrap_or(0) as usize);
                     }
-                } else if let Some(cmd) = self.approvals.answer(a, now) {
+                } else if let Some(cmd) = self.overlays.approvals.answer(a, now) {
                     self.send(cmd);
                 }
             }
@@ -181,7 +189,7 @@ impl App {
                     .modifiers
                     .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
                 {
-                    self.approvals.note_typed(key.code);
+                    self.overlays.approvals.note_typed(key.code);
                 }
                 self.input_key(key, now)
             }
@@ -195,9 +203,9 @@ impl App {
         } else if !self.input.is_empty() {
             self.input.clear();
         } else if self.quit_armed(now) {
-            self.should_quit = true;
+            self.status.should_quit = true;
         } else {
-            self.quit_armed_until = Some(now + QUIT_WINDOW);
+            self.status.quit_armed_until = Some(now + QUIT_WINDOW);
         }
     }
 
@@ -207,7 +215,7 @@ impl App {
             // Esc in a pane only brings the focus back (the pane's hint says "Esc back");
             // from the input it aborts a running turn.
             Action::Cancel => {
-                if self.focus != Focus::Input {
+                if self.panes.focus != Focus::Input {
                     self.set_focus(Focus::Input);
                 } else if self.turn.busy {
                     self.abort();
@@ -216,16 +224,16 @@ impl App {
                 }
             }
             Action::ToggleJson => {
-                self.json_open = !self.json_open;
-                if !self.json_open && self.focus == Focus::Json {
+                self.panes.json_open = !self.panes.json_open;
+                if !self.panes.json_open && self.panes.focus == Focus::Json {
                     self.set_focus(Focus::Input);
                 }
             }
             Action::NextJsonView => {
-                if self.json_open {
-                    self.json.view = self.json.view.next();
+                if self.panes.json_open {
+                    self.panes.json.view = self.panes.json.view.next();
                 } else {
-                    self.json_open = true;
+                    self.panes.json_open = true;
                 }
             }
             Action::SaveJson => self.save_json(now),
@@ -236,12 +244,15 @@ impl App {
                 self.send(AgentCommand::SetApproval { mode: next });
             }
             Action::ToggleTodos => {
-                let h = self.areas.screen_height();
+                let h = self.panes.areas.screen_height();
                 self.steering.toggle_todos(h);
             }
             Action::FocusNext | Action::FocusPrev | Action::CycleApproval => {
                 let order = self.focus_order();
-                let i = order.iter().position(|f| *f == self.focus).unwrap_or(0);
+                let i = order
+                    .iter()
+                    .position(|f| *f == self.panes.focus)
+                    .unwrap_or(0);
                 let n = order.len();
                 let next = if action == Action::FocusNext {
                     (i + 1) % n
@@ -257,13 +268,14 @@ impl App {
     }
 
     pub(crate) fn open_help(&mut self) {
-        self.help_open = true;
-        self.help_scroll = 0;
+        self.overlays.help_open = true;
+        self.overlays.help_scroll = 0;
     }
 
     pub(crate) fn new_conversation(&mut self) {
         if self.turn.busy {
-            self.conversation
+            self.panes
+                .conversation
                 .push(CellKind::Notice(strings::NOT_WHILE_BUSY.into()));
         } else {
             // The agent answers with HistoryReset, which clears the screen.
@@ -287,14 +299,14 @@ impl App {
                     return;
                 }
                 if self.turn.busy {
-                    self.queued.push_back(text);
+                    self.outbox.queued.push_back(text);
                 } else {
                     self.submit(text);
                 }
-                self.conversation.scroll.bottom();
+                self.panes.conversation.scroll.bottom();
             }
             Some(Action::Newline) => self.input.newline(),
-            Some(Action::Quit) if self.input.is_empty() => self.should_quit = true,
+            Some(Action::Quit) if self.input.is_empty() => self.status.should_quit = true,
             Some(Action::HistoryPrev) => {
                 if !self.input.recall_prev() {
                     self.input.key(key);
@@ -311,8 +323,8 @@ impl App {
             }
             Some(Action::DeleteToLineStart) => self.input.delete_to_line_start(),
             Some(Action::Undo) => self.input.undo(),
-            Some(Action::PageUp) => self.conversation.scroll.page_up(),
-            Some(Action::PageDown) => self.conversation.scroll.page_down(),
+            Some(Action::PageUp) => self.panes.conversation.scroll.page_up(),
+            Some(Action::PageDown) => self.panes.conversation.scroll.page_down(),
             _ => self.input.key(key),
         }
     }
@@ -329,28 +341,29 @@ impl App {
             }
             return;
         };
-        if self.focus == Focus::Tools && (self.job_key(action) || self.timeline_key(action)) {
+        if self.panes.focus == Focus::Tools && (self.job_key(action) || self.timeline_key(action)) {
             return;
         }
         // Enter on a `task` call opens its subagent's conversation.
         if action == Action::Toggle
-            && self.focus == Focus::Conversation
-            && let Some(CellKind::Tool(id)) = self.conversation.selected_cell().map(|c| &c.kind)
+            && self.panes.focus == Focus::Conversation
+            && let Some(CellKind::Tool(id)) =
+                self.panes.conversation.selected_cell().map(|c| &c.kind)
             && self.open_subagent_of_row(&id.clone())
         {
             return;
         }
         // The focused pane takes the key or lets it fall (nothing else wants pane keys).
-        if let Some(pane) = self.pane_mut(self.focus) {
+        if let Some(pane) = self.pane_mut(self.panes.focus) {
             let _: EventState = pane.handle(action);
         }
     }
 
     pub fn on_paste(&mut self, text: &str) {
-        if self.approvals.is_open()
-            || self.help_open
-            || self.rewind.is_some()
-            || self.sessions.is_some()
+        if self.overlays.approvals.is_open()
+            || self.overlays.help_open
+            || self.overlays.rewind.is_some()
+            || self.overlays.sessions.is_some()
         {
             return;
         }
@@ -366,38 +379,41 @@ impl App {
     }
 
     pub fn on_resize(&mut self) {
-        self.conversation.invalidate();
+        self.panes.conversation.invalidate();
     }
 
     fn save_json(&mut self, now: Instant) {
-        self.saves += 1;
+        self.panes.saves += 1;
         let stamp = format!(
             "{}-{}",
             jiff::Timestamp::now().strftime("%Y%m%dT%H%M%S"),
-            self.saves
+            self.panes.saves
         );
         let dir = self.info.save_dir.clone();
-        let (text, cell): (String, fn(String) -> CellKind) = match self.json.save(&dir, &stamp) {
-            Ok(path) => (
-                strings::saved_json(self.json.view.name(), &path),
-                CellKind::Notice,
-            ),
-            Err((path, e)) => (strings::save_failed(&path, &e), CellKind::Error),
-        };
+        let (text, cell): (String, fn(String) -> CellKind) =
+            match self.panes.json.save(&dir, &stamp) {
+                Ok(path) => (
+                    strings::saved_json(self.panes.json.view.name(), &path),
+                    CellKind::Notice,
+                ),
+                Err((path, e)) => (strings::save_failed(&path, &e), CellKind::Error),
+            };
         // The conversation may be hidden behind the JSON pane: say it in the status bar too.
-        self.note = Some((text.clone(), now + crate::tui::app::NOTE_WINDOW));
-        self.conversation.push(cell(text));
-        self.conversation.scroll.bottom();
+        self.status.note = Some((text.clone(), now + crate::tui::app::NOTE_WINDOW));
+        self.panes.conversation.push(cell(text));
+        self.panes.conversation.scroll.bottom();
     }
 }
 
 impl App {
     pub(crate) fn compact(&mut self, instructions: Option<String>) {
         if self.turn.busy {
-            self.conversation
+            self.panes
+                .conversation
                 .push(CellKind::Notice(strings::NOT_WHILE_BUSY.into()));
         } else {
-            self.conversation
+            self.panes
+                .conversation
                 .push(CellKind::Notice(strings::COMPACTING.into()));
             self.turn.busy = true;
             self.turn.compacting = true;

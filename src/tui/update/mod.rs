@@ -1,4 +1,5 @@
-//! The controller: everything that changes the App. Agent events (agent.rs), keys, paste and
+//! The controller: everything that changes the App. Agent events (agent.rs dispatches;
+//! tool_events.rs for either scope, subagent.rs, history.rs), keys, paste and
 //! mouse (keys.rs, mouse.rs), the input's menu, `@` completion and editor (compose.rs),
 //! slash commands (slash.rs), and the App's side of each overlay and pane
 //! answer (rewind.rs, sessions.rs, bars.rs, clipboard.rs, extensions.rs). Panes and overlays
@@ -10,6 +11,7 @@ pub mod clipboard;
 pub mod compose;
 pub mod export;
 pub mod extensions;
+pub mod history;
 pub mod info_commands;
 pub mod jobs;
 pub mod keys;
@@ -18,3 +20,4 @@ pub mod rewind;
 pub mod sessions;
 pub mod slash;
 pub mod subagent;
+pub mod tool_events;

@@ -19,8 +19,6 @@ pub fn pane_at(areas: &Areas, column: u16, row: u16) -> Focus {
         Focus::Json
     } else if inside(areas.tools) {
         Focus::Tools
-    } else if let Some(i) = areas.extra.iter().position(|r| r.contains(at)) {
-        Focus::Extra(i)
     } else if areas.conversation.contains(at) {
         Focus::Conversation
     } else {
@@ -30,23 +28,27 @@ pub fn pane_at(areas: &Areas, column: u16, row: u16) -> Focus {
 
 impl App {
     pub fn on_mouse(&mut self, ev: MouseEvent) {
-        if self.help_open {
+        if self.overlays.help_open {
             // The wheel scrolls the help; the layout step clamps it.
             match ev.kind {
-                MouseEventKind::ScrollUp => self.help_scroll = self.help_scroll.saturating_sub(3),
-                MouseEventKind::ScrollDown => self.help_scroll = self.help_scroll.saturating_add(3),
+                MouseEventKind::ScrollUp => {
+                    self.overlays.help_scroll = self.overlays.help_scroll.saturating_sub(3)
+                }
+                MouseEventKind::ScrollDown => {
+                    self.overlays.help_scroll = self.overlays.help_scroll.saturating_add(3)
+                }
                 _ => {}
             }
             return;
         }
-        if self.approvals.is_open()
-            || self.rewind.is_some()
-            || self.sessions.is_some()
-            || self.subagent_view.is_some()
+        if self.overlays.approvals.is_open()
+            || self.overlays.rewind.is_some()
+            || self.overlays.sessions.is_some()
+            || self.overlays.subagent_view.is_some()
         {
             return;
         }
-        let under = pane_at(&self.areas, ev.column, ev.row);
+        let under = pane_at(&self.panes.areas, ev.column, ev.row);
         match ev.kind {
             MouseEventKind::Down(MouseButton::Left) => self.set_focus(under),
             MouseEventKind::ScrollUp | MouseEventKind::ScrollDown => {

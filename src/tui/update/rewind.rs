@@ -14,7 +14,7 @@ impl App {
     /// `/rewind`, `/undo` and `/fork` (their slash-table entries call this with the name).
     pub(crate) fn rewind_command(&mut self, cmd: &str) {
         if self.turn.busy {
-            self.conversation.push(CellKind::Notice(
+            self.panes.conversation.push(CellKind::Notice(
                 "wait for the turn to end (or Ctrl+C) before rewinding or forking".into(),
             ));
             return;
@@ -24,33 +24,33 @@ impl App {
             "undo" => {
                 if let Some(mut overlay) = self.open_overlay() {
                     match overlay.undo() {
-                        Step::Stay => self.rewind = Some(overlay),
+                        Step::Stay => self.overlays.rewind = Some(overlay),
                         step => self.rewind_step(step),
                     }
                 }
             }
-            _ => self.rewind = self.open_overlay(),
+            _ => self.overlays.rewind = self.open_overlay(),
         }
     }
 
     /// Esc on an idle, empty input: the second one within [`DOUBLE_ESC`] opens the overlay.
     pub(crate) fn escape(&mut self, now: Instant) {
-        let empty = self.focus == Focus::Input && self.input.is_empty();
+        let empty = self.panes.focus == Focus::Input && self.input.is_empty();
         if !empty {
-            self.last_esc = None;
+            self.keys.last_esc = None;
             return;
         }
-        match self.last_esc.take() {
+        match self.keys.last_esc.take() {
             Some(t) if now.saturating_duration_since(t) <= DOUBLE_ESC => {
-                self.rewind = self.open_overlay();
+                self.overlays.rewind = self.open_overlay();
             }
-            _ => self.last_esc = Some(now),
+            _ => self.keys.last_esc = Some(now),
         }
     }
 
     fn open_overlay(&mut self) -> Option<RewindOverlay> {
         let Some(path) = self.info.session_handle.as_ref().map(|h| h.path()) else {
-            self.conversation.push(CellKind::Notice(
+            self.panes.conversation.push(CellKind::Notice(
                 "this run keeps no transcript (--no-session), so there is nothing to rewind".into(),
             ));
             return None;
@@ -58,14 +58,16 @@ impl App {
         match RewindOverlay::open(&path) {
             Ok(o) => Some(o),
             Err(e) => {
-                self.conversation.push(CellKind::Notice(e.to_string()));
+                self.panes
+                    .conversation
+                    .push(CellKind::Notice(e.to_string()));
                 None
             }
         }
     }
 
     pub(crate) fn rewind_key(&mut self, key: KeyEvent) {
-        let Some(overlay) = self.rewind.as_mut() else {
+        let Some(overlay) = self.overlays.rewind.as_mut() else {
             return;
         };
         let step = overlay.key(key);
@@ -75,9 +77,9 @@ impl App {
     fn rewind_step(&mut self, step: Step) {
         match step {
             Step::Stay => {}
-            Step::Close => self.rewind = None,
+            Step::Close => self.overlays.rewind = None,
             Step::Rewind { req, prompt } => {
-                self.rewind = None;
+                self.overlays.rewind = None;
                 self.send(AgentCommand::Rewind(req));
                 if let Some(p) = prompt {
                     // Back in the input for editing; the agent's HistoryReset redraws the rest.

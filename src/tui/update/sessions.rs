@@ -13,32 +13,35 @@ impl App {
     /// `/sessions`: opens the picker (refused while a turn runs, as a resume would be).
     pub(crate) fn open_sessions(&mut self) {
         if self.turn.busy {
-            self.conversation
+            self.panes
+                .conversation
                 .push(CellKind::Notice(strings::NOT_WHILE_BUSY_RESUME.into()));
             return;
         }
         let Some(handle) = &self.info.session_handle else {
-            self.conversation
+            self.panes
+                .conversation
                 .push(CellKind::Notice(strings::NO_SESSIONS_KEPT.into()));
             return;
         };
         let path = handle.path();
         let Some(dir) = path.parent() else { return };
         let workspace = crate::session::canonical_workspace(&self.info.workspace);
-        self.sessions = Some(SessionsOverlay::open(dir, &workspace, Some(&handle.id())));
+        self.overlays.sessions = Some(SessionsOverlay::open(dir, &workspace, Some(&handle.id())));
     }
 
     pub(crate) fn sessions_key(&mut self, key: KeyEvent) {
-        let Some(overlay) = self.sessions.as_mut() else {
+        let Some(overlay) = self.overlays.sessions.as_mut() else {
             return;
         };
         match overlay.key(key) {
             Step::Stay => {}
-            Step::Close => self.sessions = None,
+            Step::Close => self.overlays.sessions = None,
             Step::Resume(id) => {
-                self.sessions = None;
+                self.overlays.sessions = None;
                 if self.turn.busy {
-                    self.conversation
+                    self.panes
+                        .conversation
                         .push(CellKind::Notice(strings::NOT_WHILE_BUSY_RESUME.into()));
                 } else {
                     // The agent answers with HistoryReset (the screen redraws the session)

@@ -148,13 +148,13 @@ pub const COMMANDS: &[SlashCommand] = &[
         name: "exit",
         args: "",
         help: "quit tooloop",
-        run: |app, _, _| app.should_quit = true,
+        run: |app, _, _| app.status.should_quit = true,
     },
     SlashCommand {
         name: "quit",
         args: "",
         help: "same as /exit",
-        run: |app, _, _| app.should_quit = true,
+        run: |app, _, _| app.status.should_quit = true,
     },
 ];
 
@@ -181,10 +181,11 @@ pub fn run(app: &mut App, text: &str, now: Instant) -> bool {
         // A command from a file (`.tooloop/commands/NAME.md`) sends its prompt.
         None if app.run_file_command(word, args) => {}
         None => app
+            .panes
             .conversation
             .push(CellKind::Error(strings::unknown_command(word, &names()))),
     }
-    app.conversation.scroll.bottom();
+    app.panes.conversation.scroll.bottom();
     true
 }
 
@@ -225,7 +226,7 @@ fn approval(app: &mut App, args: &str, _now: Instant) {
         Some(_) => "nothing runs in a replay: the approval mode cannot change".into(),
         None => strings::APPROVAL_USAGE.into(),
     };
-    app.conversation.push(CellKind::Notice(text));
+    app.panes.conversation.push(CellKind::Notice(text));
 }
 
 fn permissions(app: &mut App, args: &str, _now: Instant) {
@@ -233,11 +234,11 @@ fn permissions(app: &mut App, args: &str, _now: Instant) {
     let text = match (words.next(), words.next()) {
         (None, _) => crate::tui::steering::rules_listing(
             &app.steering.rules,
-            &app.approvals.session_grants,
+            &app.overlays.approvals.session_grants,
             app.steering.mode,
         ),
         (Some("revoke"), Some("all")) => {
-            let tools: Vec<String> = std::mem::take(&mut app.approvals.session_grants)
+            let tools: Vec<String> = std::mem::take(&mut app.overlays.approvals.session_grants)
                 .into_iter()
                 .collect();
             for tool in &tools {
@@ -246,7 +247,7 @@ fn permissions(app: &mut App, args: &str, _now: Instant) {
             strings::revoked(&tools)
         }
         (Some("revoke"), Some(tool)) => {
-            if app.approvals.session_grants.remove(tool) {
+            if app.overlays.approvals.session_grants.remove(tool) {
                 app.send(AgentCommand::RevokeSessionGrant { tool: tool.into() });
                 strings::revoked(&[tool.to_string()])
             } else {
@@ -255,7 +256,7 @@ fn permissions(app: &mut App, args: &str, _now: Instant) {
         }
         _ => strings::PERMISSIONS_USAGE.into(),
     };
-    app.conversation.push(CellKind::Notice(text));
+    app.panes.conversation.push(CellKind::Notice(text));
 }
 
 /// `/model` lists the models; `/model NAME` switches (the agent confirms with ModelChanged,
@@ -263,7 +264,8 @@ fn permissions(app: &mut App, args: &str, _now: Instant) {
 fn model(app: &mut App, args: &str, _: Instant) {
     let name = args.trim();
     if name.contains(char::is_whitespace) {
-        app.conversation
+        app.panes
+            .conversation
             .push(CellKind::Error(strings::MODEL_USAGE.into()));
     } else if name.is_empty() {
         let builtin;
@@ -275,11 +277,13 @@ fn model(app: &mut App, args: &str, _: Instant) {
             }
         };
         let text = crate::cli::model_list::format_table(table, Some(&app.info.model));
-        app.conversation
+        app.panes
+            .conversation
             .push(CellKind::Notice(strings::model_list(text.trim_end())));
     } else {
         if app.turn.busy {
-            app.conversation
+            app.panes
+                .conversation
                 .push(CellKind::Notice(strings::model_switch_pending(name)));
         }
         app.send(AgentCommand::SetModel {

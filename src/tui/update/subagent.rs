@@ -5,106 +5,40 @@
 
 use tokio::time::Instant;
 
-use crate::protocol::{AgentEvent, AgentInfo, AgentReport, scoped_id};
+use crate::protocol::{AgentEvent, AgentInfo, AgentReport};
 use crate::tui::app::App;
-use crate::tui::overlays::approval::ApprovalRequest;
-use crate::tui::tool_calls::ToolState;
-
-/// Live output kept per subagent call while it runs.
-const MAX_PROGRESS_BYTES: usize = 16 * 1024;
 
 impl App {
     pub(super) fn on_agent_start(&mut self, info: AgentInfo, now: Instant) {
-        self.subagents.started(info, now);
-        let Some(lane) = self.subagents.lanes.last() else {
+        self.history.subagents.started(info, now);
+        let Some(lane) = self.history.subagents.lanes.last() else {
             return;
         };
         let (row, label, status) = (lane.row(), lane.label(), lane.status());
-        self.tools.lanes.started(&row, &label);
-        self.tool_calls.update(&row, |c| c.summary = status);
+        self.panes.tools.lanes.started(&row, &label);
+        self.panes.tool_calls.update(&row, |c| c.summary = status);
     }
 
     pub(super) fn on_agent_end(&mut self, report: AgentReport, now: Instant) {
         let id = report.agent_id.clone();
-        self.subagents.ended(report);
-        if let Some(lane) = self.subagents.get(&id) {
+        self.history.subagents.ended(report);
+        if let Some(lane) = self.history.subagents.get(&id) {
             let (row, status) = (lane.row(), lane.status());
-            self.tools.lanes.ended(&row, now);
-            self.tool_calls.update(&row, |c| c.summary = status);
+            self.panes.tools.lanes.ended(&row, now);
+            self.panes.tool_calls.update(&row, |c| c.summary = status);
         }
     }
 
-    pub(super) fn on_subagent(&mut self, agent_id: &str, event: AgentEvent, now: Instant) {
-        let Some(lane) = self.subagents.get(agent_id) else {
-            return;
-        };
-        let row = lane.row();
-        let scoped = |id: &str| scoped_id(agent_id, id);
+    /// A subagent's event other than a tool event (those go to `on_tool_event` with its
+    /// scope): its requests in the JSON pane and its lane, its conversation for the view.
+    pub(super) fn on_subagent_event(
+        &mut self,
+        agent_id: &str,
+        row: &str,
+        event: AgentEvent,
+        now: Instant,
+    ) {
         match event {
-            AgentEvent::PermissionRequest {
-                id,
-                tool,
-                input,
-                summary,
-                preview,
-                why,
-            } => {
-                self.set_tool_state(&scoped(&id), ToolState::Approval);
-                let agent = self.subagents.label_of(agent_id);
-                self.approvals.push(
-                    ApprovalRequest {
-                        id: scoped(&id),
-                        tool,
-                        input,
-                        summary,
-                        preview,
-                        why,
-                        agent: Some(agent),
-                    },
-                    now,
-                );
-            }
-            AgentEvent::Permission { id, allowed, .. } => {
-                self.approvals.remove(&scoped(&id), now);
-                let state = if allowed {
-                    ToolState::Queued
-                } else {
-                    ToolState::Denied
-                };
-                self.set_tool_state(&scoped(&id), state);
-            }
-            AgentEvent::ToolUse {
-                id, name, summary, ..
-            } => {
-                let id = scoped(&id);
-                self.tool_calls
-                    .upsert(&id, &name, &summary, ToolState::Queued, now);
-                self.tool_calls.update(&id, |c| c.queued_at = now);
-                self.tools.add_under(&row, &id);
-                if let Some(lane) = self.subagents.get_mut(agent_id) {
-                    lane.tools += 1;
-                    lane.doing = crate::tui::strings::subagent_doing(&name, &summary);
-                }
-                self.refresh_task_row(agent_id);
-            }
-            AgentEvent::ToolStart { id, .. } => self.tool_calls.update(&scoped(&id), |c| {
-                c.state = ToolState::Running;
-                c.started_at = Some(now);
-            }),
-            AgentEvent::ToolProgress { id, chunk } => self.tool_calls.update(&scoped(&id), |c| {
-                if c.output.len() < MAX_PROGRESS_BYTES {
-                    c.output.push_str(&chunk);
-                }
-            }),
-            AgentEvent::ToolEnd {
-                id,
-                outcome,
-                duration_ms,
-                output,
-                ..
-            } => self
-                .tool_calls
-                .update(&scoped(&id), |c| c.end(outcome, duration_ms, output, now)),
             AgentEvent::RequestStart {
                 body,
                 turn,
@@ -113,38 +47,43 @@ impl App {
             } => {
                 let agent = crate::tui::panes::json::stepper::AgentTag {
                     id: agent_id.to_string(),
-                    label: self.subagents.label_of(agent_id),
+                    label: self.history.subagents.label_of(agent_id),
                 };
-                self.json.child_request_started(agent, turn, attempt, body);
-                self.tools.lanes.stream_started(&row, now);
-                if let Some(lane) = self.subagents.get_mut(agent_id) {
+                self.panes
+                    .json
+                    .child_request_started(agent, turn, attempt, body);
+                self.panes.tools.lanes.stream_started(row, now);
+                if let Some(lane) = self.history.subagents.get_mut(agent_id) {
                     lane.doing = "thinking".into();
                 }
                 self.refresh_task_row(agent_id);
             }
             AgentEvent::StreamEnd { .. } => {
-                if let Some(m) = self.json.requests.child_in_flight(agent_id) {
+                if let Some(m) = self.panes.json.requests.child_in_flight(agent_id) {
                     m.completed = true;
                 }
-                self.tools.lanes.stream_ended(&row, now)
+                self.panes.tools.lanes.stream_ended(row, now)
             }
             AgentEvent::Error { message } => {
-                self.json.child_request_failed(agent_id, None, &message);
-                self.tools.lanes.stream_ended(&row, now)
+                self.panes
+                    .json
+                    .child_request_failed(agent_id, None, &message);
+                self.panes.tools.lanes.stream_ended(row, now)
             }
             AgentEvent::RequestFailed { status, body } => {
-                self.json
+                self.panes
+                    .json
                     .child_request_failed(agent_id, Some((status, &body)), "")
             }
             AgentEvent::Retry { error, .. } => {
-                self.json.child_request_failed(agent_id, None, &error);
-                self.tools.lanes.stream_ended(&row, now)
+                self.panes.json.child_request_failed(agent_id, None, &error);
+                self.panes.tools.lanes.stream_ended(row, now)
             }
             AgentEvent::RawSse { event, data } => {
-                self.json.requests.child_sse(agent_id, &event, &data)
+                self.panes.json.requests.child_sse(agent_id, &event, &data)
             }
             AgentEvent::Message { index, message } => {
-                if let Some(lane) = self.subagents.get_mut(agent_id) {
+                if let Some(lane) = self.history.subagents.get_mut(agent_id) {
                     lane.messages.truncate(index);
                     lane.messages.push(message);
                 }
@@ -153,19 +92,19 @@ impl App {
         }
     }
 
-    fn refresh_task_row(&mut self, agent_id: &str) {
-        if let Some(lane) = self.subagents.get(agent_id) {
+    pub(super) fn refresh_task_row(&mut self, agent_id: &str) {
+        if let Some(lane) = self.history.subagents.get(agent_id) {
             let (row, status) = (lane.row(), lane.status());
-            self.tool_calls.update(&row, |c| c.summary = status);
+            self.panes.tool_calls.update(&row, |c| c.summary = status);
         }
     }
 
     /// Opens the read-only view of the subagent a `task` row started, if there is one.
     pub(super) fn open_subagent_of_row(&mut self, row: &str) -> bool {
-        let Some(lane) = self.subagents.by_row(row) else {
+        let Some(lane) = self.history.subagents.by_row(row) else {
             return false;
         };
-        self.subagent_view = Some(crate::tui::overlays::subagent::SubagentView::new(
+        self.overlays.subagent_view = Some(crate::tui::overlays::subagent::SubagentView::new(
             &lane.label(),
             &lane.messages,
             &self.theme,
@@ -179,15 +118,15 @@ impl App {
         use crate::tui::panes::cells::CellKind;
         if !args.is_empty() {
             let opened = self
+                .history
                 .subagents
                 .by_number(args)
                 .map(|l| l.row())
                 .is_some_and(|row| self.open_subagent_of_row(&row));
             if !opened {
-                self.conversation
-                    .push(CellKind::Notice(crate::tui::strings::no_such_subagent(
-                        args,
-                    )));
+                self.panes.conversation.push(CellKind::Notice(
+                    crate::tui::strings::no_such_subagent(args),
+                ));
             }
             return;
         }
@@ -200,12 +139,12 @@ impl App {
         for e in errors {
             text.push_str(&format!("{e}\n"));
         }
-        if self.subagents.lanes.is_empty() {
+        if self.history.subagents.lanes.is_empty() {
             text.push_str("\nno subagents ran in this session yet");
         } else {
             text.push_str("\nthis session (/agents N opens one):");
             let now = Instant::now();
-            for l in &self.subagents.lanes {
+            for l in &self.history.subagents.lanes {
                 text.push_str(&format!(
                     "\n  {} · {:.1}s",
                     l.status(),
@@ -213,25 +152,20 @@ impl App {
                 ));
             }
         }
-        self.conversation.push(CellKind::Notice(text));
-        self.conversation.scroll.bottom();
+        self.panes.conversation.push(CellKind::Notice(text));
+        self.panes.conversation.scroll.bottom();
     }
 
     /// Keys while a subagent's conversation is open: scroll, or Esc (q, Enter) back.
     pub(super) fn subagent_view_key(&mut self, key: crossterm::event::KeyEvent) {
-        use crossterm::event::KeyCode;
-        let Some(view) = self.subagent_view.as_mut() else {
+        use crate::tui::keys::{Scope, action_for};
+        use crate::tui::overlays::subagent::Step;
+        let Some(view) = self.overlays.subagent_view.as_mut() else {
             return;
         };
-        let s = &mut view.scroll;
-        match key.code {
-            KeyCode::Up => *s = s.saturating_sub(1),
-            KeyCode::Down => *s = s.saturating_add(1),
-            KeyCode::PageUp => *s = s.saturating_sub(10),
-            KeyCode::PageDown => *s = s.saturating_add(10),
-            KeyCode::Home => *s = 0,
-            KeyCode::Esc | KeyCode::Enter | KeyCode::Char('q') => self.subagent_view = None,
-            _ => {}
+        match view.key(action_for(&key, Scope::Subagent, self.info.shift_enter)) {
+            Step::Stay => {}
+            Step::Close => self.overlays.subagent_view = None,
         }
     }
 }

@@ -169,14 +169,14 @@ async fn a_prompt_merged_into_an_interrupted_turn_is_rewound_cleanly() {
     });
     let now = tokio::time::Instant::now();
     app.on_key(key(KeyCode::Esc), now);
-    assert!(app.rewind.is_none());
+    assert!(app.overlays.rewind.is_none());
     app.on_key(key(KeyCode::Esc), now);
-    assert!(app.rewind.is_some(), "Esc Esc opens the list");
+    assert!(app.overlays.rewind.is_some(), "Esc Esc opens the list");
     app.on_key(key(KeyCode::Enter), now);
     // A digit only chooses, as in the approval box (issue 41, item 8); Enter acts.
     app.on_key(key(KeyCode::Char('1')), now);
     assert_eq!(app.take_commands(), vec![], "a digit acted at once");
-    assert!(app.rewind.is_some());
+    assert!(app.overlays.rewind.is_some());
     app.on_key(key(KeyCode::Enter), now);
     let sent = app.take_commands();
     let req = Request {
@@ -187,7 +187,7 @@ async fn a_prompt_merged_into_an_interrupted_turn_is_rewound_cleanly() {
     };
     assert_eq!(sent, vec![AgentCommand::Rewind(req)]);
     assert_eq!(app.input.text(), "three", "the prompt is back in the input");
-    assert!(app.rewind.is_none());
+    assert!(app.overlays.rewind.is_none());
 
     let outcome = agent.rewind(&req).expect("rewinds");
     assert_eq!(outcome.restored, vec!["a.txt".to_string()]);
@@ -284,7 +284,10 @@ async fn undo_asks_before_overwriting_a_file_changed_by_hand() {
     }
     app.on_key(key(KeyCode::Enter), now);
     assert!(app.take_commands().is_empty(), "asks first");
-    assert!(app.rewind.is_some(), "the conflict question is open");
+    assert!(
+        app.overlays.rewind.is_some(),
+        "the conflict question is open"
+    );
     app.on_key(key(KeyCode::Char('n')), now);
     let req = Request {
         to: 1,

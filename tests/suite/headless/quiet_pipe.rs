@@ -56,7 +56,7 @@ async fn json_saved_with_ctrl_s_is_owner_only() {
     let tmp = tempfile::tempdir().expect("tmp");
     let mut app = tui_support::app();
     app.info.save_dir = tmp.path().join("saved");
-    app.json_open = true;
+    app.panes.json_open = true;
     app.on_key(
         crossterm::event::KeyEvent::new(
             crossterm::event::KeyCode::Char('s'),

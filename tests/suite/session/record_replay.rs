@@ -304,13 +304,13 @@ fn the_request_stepper_shows_every_request_made_the_failed_one_too() {
     let path = recording(&original);
     let rec = tooloop::recording::read(&path).expect("reads");
     let mut app = app_for(&original);
-    app.json.requests.link(Link::Replay(path.clone()));
+    app.panes.json.requests.link(Link::Replay(path.clone()));
     let now = tokio::time::Instant::now();
     for t in tooloop::recording::timeline::timeline(&rec.entries) {
         app.on_agent(t.event, now);
     }
     let journal = server.requests();
-    let stepper = &mut app.json.requests;
+    let stepper = &mut app.panes.json.requests;
     assert_eq!(
         stepper.metas.len(),
         journal.len(),
@@ -420,7 +420,7 @@ fn selecting_a_timeline_bar_opens_that_request_or_tool_in_the_json_pane() {
     let path = recording(&original);
     let rec = tooloop::recording::read(&path).expect("reads");
     let mut app = app_for(&original);
-    app.json.requests.link(Link::Replay(path.clone()));
+    app.panes.json.requests.link(Link::Replay(path.clone()));
     let t0 = tokio::time::Instant::now();
     let timeline = tooloop::recording::timeline::timeline(&rec.entries);
     let end = timeline.last().map_or(0, |t| t.at_ms);
@@ -431,31 +431,31 @@ fn selecting_a_timeline_bar_opens_that_request_or_tool_in_the_json_pane() {
     let key = |app: &mut tooloop::tui::app::App, code: KeyCode| {
         app.on_key(KeyEvent::new(code, KeyModifiers::NONE), now)
     };
-    app.focus = Focus::Tools;
+    app.panes.focus = Focus::Tools;
     // Enter with nothing picked does nothing; the first ← picks the newest bar: the last
     // request (turn 2).
     key(&mut app, KeyCode::Enter);
-    assert!(!app.json_open);
+    assert!(!app.panes.json_open);
     key(&mut app, KeyCode::Left);
-    assert_eq!(app.tools.bars.selected, Some(Bar::Request(2)));
+    assert_eq!(app.panes.tools.bars.selected, Some(Bar::Request(2)));
     key(&mut app, KeyCode::Enter);
-    assert!(app.json_open && app.focus == Focus::Json);
-    assert_eq!(app.json.view, JsonView::Request);
-    assert_eq!(app.json.requests.current(), Some(2));
+    assert!(app.panes.json_open && app.panes.focus == Focus::Json);
+    assert_eq!(app.panes.json.view, JsonView::Request);
+    assert_eq!(app.panes.json.requests.current(), Some(2));
 
     // Back in the tools pane, Enter alone is the pane's own again (the pick is not re-opened
     // until ←/→ pick anew); ← walks to the tool bars: Enter shows the call's input and output
     // as the model saw them.
-    app.focus = Focus::Tools;
+    app.panes.focus = Focus::Tools;
     key(&mut app, KeyCode::Enter);
-    assert_eq!(app.focus, Focus::Tools, "not re-opened");
+    assert_eq!(app.panes.focus, Focus::Tools, "not re-opened");
     key(&mut app, KeyCode::Left);
-    let Some(Bar::Tool(id)) = app.tools.bars.selected.clone() else {
-        panic!("a tool bar: {:?}", app.tools.bars.selected);
+    let Some(Bar::Tool(id)) = app.panes.tools.bars.selected.clone() else {
+        panic!("a tool bar: {:?}", app.panes.tools.bars.selected);
     };
     key(&mut app, KeyCode::Enter);
-    assert_eq!(app.json.view, JsonView::Tool);
-    let shown: Value = serde_json::from_str(&app.json.export()).expect("JSON");
+    assert_eq!(app.panes.json.view, JsonView::Tool);
+    let shown: Value = serde_json::from_str(&app.panes.json.export()).expect("JSON");
     assert_eq!(shown["id"], id.as_str());
     assert_eq!(shown["tool_use"]["type"], "tool_use");
     assert_eq!(shown["tool_use"]["id"], id.as_str());
@@ -466,21 +466,24 @@ fn selecting_a_timeline_bar_opens_that_request_or_tool_in_the_json_pane() {
 
     // The whole-session view (t) holds the same bars here (one prompt); the first bar is
     // the failed request, and Enter shows it with the server's 529.
-    app.focus = Focus::Tools;
+    app.panes.focus = Focus::Tools;
     key(&mut app, KeyCode::Char('t'));
-    assert!(app.tools.whole_session);
+    assert!(app.panes.tools.whole_session);
     for _ in 0..10 {
         key(&mut app, KeyCode::Left);
     }
-    assert_eq!(app.tools.bars.selected, Some(Bar::Request(0)));
+    assert_eq!(app.panes.tools.bars.selected, Some(Bar::Request(0)));
     key(&mut app, KeyCode::Enter);
-    assert_eq!(app.json.view, JsonView::Request);
-    let head = app.json.requests.headline().expect("headline");
+    assert_eq!(app.panes.json.view, JsonView::Request);
+    let head = app.panes.json.requests.headline().expect("headline");
     assert!(head.starts_with("request 1 of 3"), "{head}");
-    assert_eq!(app.json.requests.http_failure().map(|h| h.0), Some(529));
+    assert_eq!(
+        app.panes.json.requests.http_failure().map(|h| h.0),
+        Some(529)
+    );
     // Drawn: the status and the body as the server sent it, in the request and sse views.
     for view in [JsonView::Request, JsonView::Sse] {
-        app.json.view = view;
+        app.panes.json.view = view;
         let screen = draw(&mut app, now);
         assert!(
             screen.contains("// HTTP 529 · the server's error body, as sent:"),
@@ -489,12 +492,12 @@ fn selecting_a_timeline_bar_opens_that_request_or_tool_in_the_json_pane() {
         assert!(screen.contains("\"overloaded_error\""), "{screen}");
     }
     // → from there reaches every bar: 3 requests and 3 tools.
-    app.focus = Focus::Tools;
-    let mut seen = vec![app.tools.bars.selected.clone()];
+    app.panes.focus = Focus::Tools;
+    let mut seen = vec![app.panes.tools.bars.selected.clone()];
     for _ in 0..10 {
         key(&mut app, KeyCode::Right);
-        if seen.last() != Some(&app.tools.bars.selected) {
-            seen.push(app.tools.bars.selected.clone());
+        if seen.last() != Some(&app.panes.tools.bars.selected) {
+            seen.push(app.panes.tools.bars.selected.clone());
         }
     }
     assert_eq!(seen.len(), 6, "{seen:?}");

@@ -89,6 +89,7 @@ async fn interleaved_thinking_keeps_its_place_between_tools() {
         now,
     );
     let kinds: Vec<&str> = app
+        .panes
         .conversation
         .cells()
         .iter()

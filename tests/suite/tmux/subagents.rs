@@ -1,6 +1,6 @@
 //! Subagents in the real TUI (tmux) against the mock: three `task` calls side by side, their
 //! rows and lanes in the tools pane, a child's approval titled with the agent, the child's
-//! read-only conversation, and Ctrl+C stopping the tree.
+//! read-only conversation (`/agents 1`, its keys), and Ctrl+C stopping the tree.
 
 use crate::support;
 
@@ -96,6 +96,20 @@ fn three_children_their_approval_and_rows_at_200x50() {
     let done = t.wait_for("the end", |s| s.contains("All three reported back."));
     assert!(done.contains("↳ bash"), "{done}");
     println!("{done}");
+
+    // The first child's conversation, read-only (`/agents 1`); it answers the key table's
+    // keys for its scope: scrolling stays in it, q closes it.
+    t.send_line("/agents 1");
+    let view = t.wait_for("the child's conversation", |s| {
+        s.contains("read-only · Esc back")
+    });
+    assert!(view.contains("child-1: find the parser"), "{view}");
+    t.keys(&["PageDown", "Home"]);
+    t.wait_for("still open after scrolling", |s| {
+        s.contains("read-only · Esc back") && s.contains("child-1: find the parser")
+    });
+    t.keys(&["q"]);
+    t.wait_for("the view closed", |s| !s.contains("read-only · Esc back"));
 
     // The JSON pane's request stepper (F2 opens, F3 request view, Tab to focus it) lists
     // the children's six requests between the parent's two, labelled with their agent.

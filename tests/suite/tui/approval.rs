@@ -28,7 +28,7 @@ fn ms(n: u64) -> Duration {
 }
 
 fn last_notice(app: &App) -> String {
-    match app.conversation.cells().last().map(|c| &c.kind) {
+    match app.panes.conversation.cells().last().map(|c| &c.kind) {
         Some(CellKind::Notice(t) | CellKind::Error(t)) => t.clone(),
         _ => panic!("the last cell is not a notice"),
     }
@@ -57,7 +57,7 @@ async fn keys_typed_as_the_modal_opens_go_to_the_input_not_the_question() {
         t += ms(100);
     }
     assert_eq!(app.take_commands(), vec![]);
-    assert!(app.approvals.is_open());
+    assert!(app.overlays.approvals.is_open());
     assert_eq!(
         app.input.text(),
         "and say y",
@@ -228,9 +228,9 @@ async fn esc_in_a_focused_pane_returns_focus_and_does_not_abort() {
     start_turn(&mut app, now);
     render_text(&mut app, 80, 24, now);
     app.on_key(key(KeyCode::Tab), now);
-    assert_eq!(app.focus, Focus::Conversation);
+    assert_eq!(app.panes.focus, Focus::Conversation);
     app.on_key(key(KeyCode::Esc), now);
-    assert_eq!(app.focus, Focus::Input);
+    assert_eq!(app.panes.focus, Focus::Input);
     assert_eq!(app.take_commands(), vec![], "Esc in a pane only goes back");
     app.on_key(key(KeyCode::Esc), now);
     assert_eq!(app.take_commands(), vec![AgentCommand::Abort]);
@@ -262,9 +262,13 @@ async fn a_digit_then_a_quick_enter_answers_but_typed_ones_do_not() {
     }
     app.on_key(key(KeyCode::Enter), k);
     assert_eq!(app.take_commands(), vec![], "typing never answers");
-    assert!(app.approvals.is_open());
-    assert_eq!(app.queued.len(), 1, "the typed Enter queued the prompt");
-    assert_eq!(app.queued[0], "yes 2");
+    assert!(app.overlays.approvals.is_open());
+    assert_eq!(
+        app.outbox.queued.len(),
+        1,
+        "the typed Enter queued the prompt"
+    );
+    assert_eq!(app.outbox.queued[0], "yes 2");
 }
 
 /// Issue 41, item 0: a person used to y/n prompts types `n` then Enter. The `n` goes to the
@@ -287,14 +291,14 @@ async fn n_then_enter_denies_and_no_typed_letter_leads_to_approval() {
         "n then Enter (a quick one too) denies"
     );
     assert_eq!(app.input.text(), "", "the n was an answer, not input");
-    assert!(app.queued.is_empty());
+    assert!(app.outbox.queued.is_empty());
     // `y` then Enter: never an approval, whatever the pauses.
     ask(&mut app, "b2", t0 + ms(2000));
     app.on_key(key(KeyCode::Char('y')), t0 + ms(3000));
     app.on_key(key(KeyCode::Enter), t0 + ms(4000));
     app.on_key(key(KeyCode::Enter), t0 + ms(5000));
     assert_eq!(app.take_commands(), vec![], "y Enter approved");
-    assert!(app.approvals.is_open());
+    assert!(app.overlays.approvals.is_open());
     // Letters, then a deliberate ↓ ↑ (back to 1. Yes), then Enter: approved.
     app.on_key(key(KeyCode::Down), t0 + ms(6000));
     app.on_key(key(KeyCode::Up), t0 + ms(6500));

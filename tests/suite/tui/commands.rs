@@ -21,13 +21,14 @@ async fn ctrl_n_starts_a_new_conversation_when_idle() {
     assert_eq!(app.take_commands(), vec![AgentCommand::NewConversation]);
     app.on_agent(history_reset(vec![]), now);
     let kinds: Vec<bool> = app
+        .panes
         .conversation
         .cells()
         .iter()
         .map(|c| matches!(&c.kind, CellKind::Notice(t) if t == "new conversation"))
         .collect();
     assert_eq!(kinds, vec![true]);
-    assert!(app.json.history().is_empty());
+    assert!(app.panes.json.history().is_empty());
 }
 
 #[tokio::test(start_paused = true)]
@@ -47,7 +48,7 @@ async fn a_discarded_attempt_is_struck_out_not_kept() {
         },
         now,
     );
-    match app.conversation.cells().last().map(|c| &c.kind) {
+    match app.panes.conversation.cells().last().map(|c| &c.kind) {
         Some(CellKind::Discarded { text, reason }) => {
             assert_eq!(text, "half a tho");
             assert!(reason.contains("switching"));
@@ -65,7 +66,7 @@ async fn a_discarded_attempt_is_struck_out_not_kept() {
         now,
     );
     assert!(matches!(
-        app.conversation.cells().last().map(|c| &c.kind),
+        app.panes.conversation.cells().last().map(|c| &c.kind),
         Some(CellKind::Assistant(_))
     ));
 }
@@ -99,13 +100,13 @@ async fn new_clears_the_tools_pane_and_a_resumed_session_lists_its_calls() {
     app.on_agent(tool_use("t1", "bash", json!({"command": "ls"})), now);
     app.on_agent(tool_end("t1", "bash", ToolOutcome::Ok, 5, "x"), now);
     app.on_agent(done(Terminal::Completed), now);
-    assert_eq!(app.tools.ids().len(), 1);
+    assert_eq!(app.panes.tools.ids().len(), 1);
     type_text(&mut app, "/clear", now);
     app.on_key(key(KeyCode::Enter), now);
     assert_eq!(app.take_commands(), vec![AgentCommand::NewConversation]);
     app.on_agent(history_reset(vec![]), now);
-    assert!(app.tools.ids().is_empty(), "the old rows are gone");
-    assert!(app.tool_calls.get("t1").is_none());
+    assert!(app.panes.tools.ids().is_empty(), "the old rows are gone");
+    assert!(app.panes.tool_calls.get("t1").is_none());
     // A resumed history lists its calls with their outcome.
     let history = vec![
         Message::user_text("read it"),
@@ -119,13 +120,14 @@ async fn new_clears_the_tools_pane_and_a_resumed_session_lists_its_calls() {
     ];
     validate_history(&history).expect("valid history");
     app.on_agent(history_reset(history), now);
-    assert_eq!(app.tools.ids(), ["r1".to_string()]);
+    assert_eq!(app.panes.tools.ids(), ["r1".to_string()]);
     assert_eq!(row(&app, 0).state, ToolState::Error);
     assert_eq!(row(&app, 0).summary, "Cargo.toml");
 }
 
 fn cell_texts(app: &tooloop::tui::app::App) -> Vec<String> {
-    app.conversation
+    app.panes
+        .conversation
         .cells()
         .iter()
         .filter_map(|c| match &c.kind {
@@ -321,7 +323,7 @@ async fn f5_copies_the_selected_tool_output_or_the_json_view() {
     let mut app = app();
     let now = Instant::now();
     app.on_key(key(KeyCode::F(5)), now);
-    assert!(app.clipboard.is_none(), "nothing to copy yet");
+    assert!(app.outbox.clipboard.is_none(), "nothing to copy yet");
     start_turn(&mut app, now);
     app.on_agent(
         AgentEvent::TextDelta {
@@ -337,17 +339,20 @@ async fn f5_copies_the_selected_tool_output_or_the_json_view() {
     app.on_agent(done(Terminal::Completed), now);
     // No selection: the last answer.
     app.on_key(key(KeyCode::F(5)), now);
-    assert_eq!(app.clipboard.take().as_deref(), Some("答案在这里"));
+    assert_eq!(app.outbox.clipboard.take().as_deref(), Some("答案在这里"));
     // Tab to the conversation, ← selects the newest cell: the tool call.
     app.on_key(key(KeyCode::Tab), now);
     app.on_key(key(KeyCode::Left), now);
     app.on_key(key(KeyCode::F(5)), now);
-    assert_eq!(app.clipboard.take().as_deref(), Some("Cargo.toml\nsrc/"));
+    assert_eq!(
+        app.outbox.clipboard.take().as_deref(),
+        Some("Cargo.toml\nsrc/")
+    );
     // The JSON pane focused: its current view, as Ctrl+S would write it.
-    app.json_open = true;
-    app.focus = tooloop::tui::app::Focus::Json;
+    app.panes.json_open = true;
+    app.panes.focus = tooloop::tui::app::Focus::Json;
     app.on_key(key(KeyCode::F(5)), now);
-    assert_eq!(app.clipboard.take(), Some(app.json.export()));
+    assert_eq!(app.outbox.clipboard.take(), Some(app.panes.json.export()));
     assert_eq!(
         tooloop::tui::update::clipboard::osc52("Cargo.toml"),
         "\u{1b}]52;c;Q2FyZ28udG9tbA==\u{7}"

@@ -87,7 +87,7 @@ async fn enter_sends_a_command_that_needs_nothing_more() {
     type_text(&mut app, "/appro", now);
     app.on_key(key(KeyCode::Enter), now);
     assert!(app.input.is_empty(), "sent");
-    let last = app.conversation.cells().last().map(|c| &c.kind);
+    let last = app.panes.conversation.cells().last().map(|c| &c.kind);
     assert!(
         matches!(last, Some(CellKind::Notice(t)) if t.starts_with("approval ask")),
         "/approval ran"
@@ -158,10 +158,10 @@ async fn up_takes_the_last_queued_prompt_back_and_esc_drops_it() {
         type_text(&mut app, p, now);
         app.on_key(key(KeyCode::Enter), now);
     }
-    assert_eq!(app.queued.len(), 2);
+    assert_eq!(app.outbox.queued.len(), 2);
     app.on_key(key(KeyCode::Up), now);
     assert_eq!(app.input.text(), "two");
-    assert_eq!(app.queued, ["一"]);
+    assert_eq!(app.outbox.queued, ["一"]);
     app.on_key(key(KeyCode::Esc), now);
     assert!(app.input.is_empty());
     assert!(
@@ -170,7 +170,7 @@ async fn up_takes_the_last_queued_prompt_back_and_esc_drops_it() {
     );
     app.on_key(key(KeyCode::Up), now);
     assert_eq!(app.input.text(), "一");
-    assert!(app.queued.is_empty());
+    assert!(app.outbox.queued.is_empty());
     // Nothing queued: Up walks the prompt history as before.
     app.input.clear();
     app.on_key(key(KeyCode::Up), now);
@@ -201,7 +201,7 @@ async fn tab_after_at_completes_a_path() {
     );
     // Outside an @word Tab still moves the focus.
     app.on_key(key(KeyCode::Tab), now);
-    assert_ne!(app.focus, tooloop::tui::app::Focus::Input);
+    assert_ne!(app.panes.focus, tooloop::tui::app::Focus::Input);
 }
 
 #[tokio::test(start_paused = true)]
@@ -251,6 +251,7 @@ async fn a_resumed_conversation_shows_commands_and_attachments_briefly() {
     ]);
     app.on_agent(history_reset(vec![user]), now);
     let cells: Vec<String> = app
+        .panes
         .conversation
         .cells()
         .iter()

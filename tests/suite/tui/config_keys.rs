@@ -54,7 +54,7 @@ async fn theme_light_paints_a_light_screen_and_dark_keeps_the_terminal_backgroun
     let light = config("theme = \"light\"\n");
     assert_eq!(light.tui.theme, "light");
     let mut app = app_for(&light, false);
-    app.help_open = true;
+    app.overlays.help_open = true;
     let t = screen(&mut app);
     let cells = t.backend().buffer().content();
     assert!(

@@ -171,7 +171,7 @@ async fn the_compacted_divider_says_what_was_kept_and_expands_to_summary_and_sta
         assert!(!s.contains("用户要求"), "collapsed by default");
         assert!(!s.contains("src/parser.rs"), "collapsed by default");
         a.on_key(key(KeyCode::Tab), now);
-        assert_eq!(a.focus, Focus::Conversation);
+        assert_eq!(a.panes.focus, Focus::Conversation);
         a.on_key(key(KeyCode::Enter), now);
         // Wide characters take two cells; compare without the filler.
         let s = screen(&mut a, w, h, now).join("\n").replace(' ', "");

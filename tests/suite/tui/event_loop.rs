@@ -98,7 +98,7 @@ async fn a_delta_flood_is_drawn_at_most_60_times_a_second_and_idle_draws_nothing
     let idle: Vec<&u64> = frames.iter().filter(|t| **t > 1100).collect();
     assert!(idle.is_empty(), "frames while idle: {idle:?}");
     // Everything that was sent is on screen in the end.
-    let shown = match app.conversation.cells().last().map(|c| &c.kind) {
+    let shown = match app.panes.conversation.cells().last().map(|c| &c.kind) {
         Some(tooloop::tui::panes::cells::CellKind::Assistant(md)) => md.text().len(),
         _ => 0,
     };

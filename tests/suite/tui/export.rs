@@ -48,7 +48,7 @@ async fn talk_then_compact(engine: &mut tooloop::engine::Engine, app: &mut App) 
         app.on_agent(e, now);
     }
     // The summary replaced the first prompt in what the model sees.
-    let sent: Vec<String> = app.json.history().iter().map(|m| m.text()).collect();
+    let sent: Vec<String> = app.panes.json.history().iter().map(|m| m.text()).collect();
     assert!(!sent.iter().any(|t| t == "列出文件 list files"), "{sent:?}");
 }
 

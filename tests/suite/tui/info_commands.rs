@@ -20,7 +20,7 @@ fn command(app: &mut App, text: &str) {
 }
 
 fn last_cell(app: &App) -> String {
-    match &app.conversation.cells().last().expect("a cell").kind {
+    match &app.panes.conversation.cells().last().expect("a cell").kind {
         CellKind::Notice(t) | CellKind::Error(t) => t.clone(),
         _ => panic!("the last cell is not a notice"),
     }
@@ -144,7 +144,7 @@ async fn init_writes_agents_md_once() {
 async fn quit_is_exit() {
     let mut a = app();
     command(&mut a, "/quit");
-    assert!(a.should_quit);
+    assert!(a.status.should_quit);
     // The help overlay lists the new commands (it is generated from the command table).
     let rows = tooloop::tui::update::slash::help_rows();
     for c in ["status", "cost", "init", "quit"] {

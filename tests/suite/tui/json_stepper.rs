@@ -66,9 +66,9 @@ fn agent_start(agent_id: &str, agent: &str) -> AgentEvent {
 fn draw(app: &mut App, view: JsonView, now: Instant) -> String {
     use ratatui::Terminal;
     use ratatui::backend::TestBackend;
-    app.json_open = true;
-    app.focus = Focus::Json;
-    app.json.view = view;
+    app.panes.json_open = true;
+    app.panes.focus = Focus::Json;
+    app.panes.json.view = view;
     let mut terminal = Terminal::new(TestBackend::new(120, 40)).expect("terminal");
     terminal
         .draw(|f| tooloop::tui::view::draw(app, f, now))
@@ -86,8 +86,8 @@ fn draw(app: &mut App, view: JsonView, now: Instant) -> String {
 
 fn step(app: &mut App, back: bool, now: Instant) {
     let c = if back { '[' } else { ']' };
-    app.json_open = true;
-    app.focus = Focus::Json;
+    app.panes.json_open = true;
+    app.panes.focus = Focus::Json;
     app.on_key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE), now);
 }
 
@@ -116,7 +116,7 @@ async fn without_a_recording_an_older_request_says_so_and_shows_no_other_body() 
     assert!(screen.contains("BODY-OF-REQUEST-6"), "{screen}");
 
     step(&mut app, true, now);
-    assert_eq!(app.json.requests.current(), Some(4));
+    assert_eq!(app.panes.json.requests.current(), Some(4));
     for view in [JsonView::Request, JsonView::Sse] {
         let screen = draw(&mut app, view, now);
         assert!(screen.contains("request 5 of 6"), "{screen}");
@@ -196,7 +196,7 @@ async fn subagents_requests_are_stepped_through_labelled_with_their_agent() {
     assert!(screen.contains("explore #1 request 2 · turn 2"), "{screen}");
     assert!(screen.contains("EXPLORE-EVENT-2"), "{screen}");
     // `d`: what this request added to the same agent's previous one (two messages).
-    app.json.view = JsonView::Request;
+    app.panes.json.view = JsonView::Request;
     app.on_key(KeyEvent::new(KeyCode::Char('d'), KeyModifiers::NONE), at(5));
     let screen = draw(&mut app, JsonView::Request, at(5));
     assert!(

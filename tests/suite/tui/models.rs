@@ -25,7 +25,8 @@ fn screen(app: &mut tooloop::tui::app::App, w: u16, h: u16, now: Instant) -> Str
 }
 
 fn notices(app: &tooloop::tui::app::App) -> Vec<String> {
-    app.conversation
+    app.panes
+        .conversation
         .cells()
         .iter()
         .filter_map(|c| match &c.kind {
@@ -104,7 +105,10 @@ async fn a_switch_during_a_turn_says_it_waits() {
         "{:?}",
         notices(&app)
     );
-    assert!(app.queued.is_empty(), "a command is not queued as a prompt");
+    assert!(
+        app.outbox.queued.is_empty(),
+        "a command is not queued as a prompt"
+    );
     app.on_agent(done(End::Completed), now);
 }
 

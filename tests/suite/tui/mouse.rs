@@ -27,11 +27,12 @@ fn middle(r: ratatui::layout::Rect) -> (u16, u16) {
 fn laid_out() -> App {
     let mut a = app();
     a.info.mouse = true;
-    a.json_open = true;
+    a.panes.json_open = true;
     let now = Instant::now();
     // Enough conversation to scroll.
     for i in 0..80 {
-        a.conversation
+        a.panes
+            .conversation
             .push(tooloop::tui::panes::cells::CellKind::Notice(format!(
                 "第 {i} 行 line {i}"
             )));
@@ -43,7 +44,7 @@ fn laid_out() -> App {
 #[tokio::test(start_paused = true)]
 async fn a_click_focuses_the_pane_under_it() {
     let mut a = laid_out();
-    let areas = a.areas.clone();
+    let areas = a.panes.areas.clone();
     let tools = areas.tools.expect("a tools pane at 200x50");
     let json = areas.json.expect("the JSON pane is open");
     assert_eq!(
@@ -60,30 +61,34 @@ async fn a_click_focuses_the_pane_under_it() {
         MouseEventKind::Down(MouseButton::Left),
         middle(tools),
     ));
-    assert_eq!(a.focus, Focus::Tools);
+    assert_eq!(a.panes.focus, Focus::Tools);
     a.on_mouse(mouse(MouseEventKind::Down(MouseButton::Left), middle(json)));
-    assert_eq!(a.focus, Focus::Json);
+    assert_eq!(a.panes.focus, Focus::Json);
     a.on_mouse(mouse(MouseEventKind::Down(MouseButton::Left), conv));
-    assert_eq!(a.focus, Focus::Conversation);
+    assert_eq!(a.panes.focus, Focus::Conversation);
     a.on_mouse(mouse(MouseEventKind::Down(MouseButton::Left), (5, 49)));
-    assert_eq!(a.focus, Focus::Input);
+    assert_eq!(a.panes.focus, Focus::Input);
     // Moving or releasing the button changes nothing.
     a.on_mouse(mouse(MouseEventKind::Moved, middle(tools)));
     a.on_mouse(mouse(MouseEventKind::Up(MouseButton::Left), middle(tools)));
-    assert_eq!(a.focus, Focus::Input);
+    assert_eq!(a.panes.focus, Focus::Input);
 }
 
 #[tokio::test(start_paused = true)]
 async fn the_wheel_scrolls_the_pane_under_the_pointer_not_the_focused_one() {
     let mut a = laid_out();
     let now = Instant::now();
-    let conv = middle(a.areas.conversation);
+    let conv = middle(a.panes.areas.conversation);
     let before = render_text(&mut a, 200, 50, now);
     assert!(before.contains("line 79"), "{before}");
     for _ in 0..10 {
         a.on_mouse(mouse(MouseEventKind::ScrollUp, conv));
     }
-    assert_eq!(a.focus, Focus::Input, "the wheel does not move the focus");
+    assert_eq!(
+        a.panes.focus,
+        Focus::Input,
+        "the wheel does not move the focus"
+    );
     let after = render_text(&mut a, 200, 50, now);
     assert!(!after.contains("line 79"), "scrolled up:\n{after}");
     for _ in 0..10 {
@@ -95,14 +100,17 @@ async fn the_wheel_scrolls_the_pane_under_the_pointer_not_the_focused_one() {
 #[tokio::test(start_paused = true)]
 async fn a_modal_keeps_the_mouse_from_the_panes() {
     let mut a = laid_out();
-    let tools = a.areas.tools.expect("tools");
+    let tools = a.panes.areas.tools.expect("tools");
     a.on_key(key(crossterm::event::KeyCode::F(1)), Instant::now());
-    assert!(a.help_open);
+    assert!(a.overlays.help_open);
     a.on_mouse(mouse(
         MouseEventKind::Down(MouseButton::Left),
         middle(tools),
     ));
-    assert_eq!(a.focus, Focus::Input);
+    assert_eq!(a.panes.focus, Focus::Input);
     a.on_mouse(mouse(MouseEventKind::ScrollDown, middle(tools)));
-    assert_eq!(a.help_scroll, 3, "the wheel scrolls the help instead");
+    assert_eq!(
+        a.overlays.help_scroll, 3,
+        "the wheel scrolls the help instead"
+    );
 }

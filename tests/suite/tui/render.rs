@@ -140,7 +140,7 @@ async fn approval_modal_for_bash_and_edit_file() {
     insta::assert_snapshot!("approval_bash", t.backend());
 
     let edit = json!({"path": "src/main.rs", "old_string": "fn main() {\n    run();\n}", "new_string": "fn main() {\n    run_fast();\n}"});
-    app.approvals.clear();
+    app.overlays.approvals.clear();
     feed(
         &mut app,
         now,
@@ -183,7 +183,7 @@ async fn json_pane_history() {
             },
         ],
     );
-    app.json_open = true;
+    app.panes.json_open = true;
     let t = render(&mut app, 120, 40, now);
     let screen = t.backend().to_string();
     assert!(
@@ -234,12 +234,12 @@ async fn interrupted_turn_80x24() {
 #[tokio::test(start_paused = true)]
 async fn help_overlay_from_the_key_table() {
     let mut app = app();
-    app.help_open = true;
+    app.overlays.help_open = true;
     let t = render(&mut app, 100, 40, Instant::now());
     insta::assert_snapshot!(t.backend());
     // Scrolling a page at a time shows every binding and every command.
     let mut seen = String::new();
-    for _ in 0..6 {
+    for _ in 0..8 {
         seen.push_str(
             &render(&mut app, 100, 40, Instant::now())
                 .backend()
@@ -261,7 +261,7 @@ async fn help_overlay_from_the_key_table() {
 #[tokio::test(start_paused = true)]
 async fn help_scrolls_at_80x24_with_a_more_line() {
     let mut app = app();
-    app.help_open = true;
+    app.overlays.help_open = true;
     let t = render(&mut app, 80, 24, Instant::now());
     assert!(t.backend().to_string().contains("more lines"));
     insta::assert_snapshot!("help_80x24_top", t.backend());
@@ -272,7 +272,7 @@ async fn help_scrolls_at_80x24_with_a_more_line() {
     let t = render(&mut app, 80, 24, Instant::now());
     let screen = t.backend().to_string();
     assert!(screen.contains("/permissions") && screen.contains("lines above"));
-    assert!(app.help_open, "scroll keys keep the help open");
+    assert!(app.overlays.help_open, "scroll keys keep the help open");
     insta::assert_snapshot!("help_80x24_end", t.backend());
 }
 
@@ -299,8 +299,8 @@ async fn tiny_terminals_never_panic() {
                 permission_request("a", "bash", json!({"command": "ls"})),
             ],
         );
-        app.json_open = true;
-        app.help_open = true;
+        app.panes.json_open = true;
+        app.overlays.help_open = true;
         render(&mut app, w, h, now);
     }
     let mut app = app();
@@ -334,10 +334,10 @@ async fn escape_sequences_render_inert() {
             },
         ],
     );
-    app.conversation.select(true);
-    app.conversation.toggle_selected();
+    app.panes.conversation.select(true);
+    app.panes.conversation.toggle_selected();
     for json_open in [false, true] {
-        app.json_open = json_open;
+        app.panes.json_open = json_open;
         let t = render(&mut app, 140, 40, now);
         let buf = t.backend().buffer();
         for cell in buf.content() {
@@ -369,7 +369,7 @@ async fn the_conversation_follows_only_while_at_the_bottom() {
     }
     let screen = |app: &mut App| render(app, 80, 24, now).backend().to_string();
     assert!(screen(&mut app).contains("line 59"));
-    app.conversation.scroll.up(10);
+    app.panes.conversation.scroll.up(10);
     let before = screen(&mut app);
     assert!(!before.contains("line 59"));
     feed(&mut app, now, vec![text("line 60\n\n")]);
@@ -380,7 +380,7 @@ async fn the_conversation_follows_only_while_at_the_bottom() {
         before,
         "scrolled up: new output must not move the view"
     );
-    app.conversation.scroll.bottom();
+    app.panes.conversation.scroll.bottom();
     feed(&mut app, now, vec![text("line 61\n\n")]);
     assert!(screen(&mut app).contains("line 61"));
 }

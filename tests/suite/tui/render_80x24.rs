@@ -166,7 +166,7 @@ async fn json_pane_keeps_the_conversation_and_tools_in_sight() {
             start("a", "read_file"),
         ],
     );
-    app.json_open = true;
+    app.panes.json_open = true;
     let screen = render_text(&mut app, 80, 24, now);
     assert!(screen.contains("› read Cargo.toml"), "{screen}");
     assert!(screen.contains("read_file"), "{screen}");
@@ -259,7 +259,7 @@ async fn sessions_picker() {
     let now = Instant::now();
     type_text(&mut app, "/sessions", now);
     app.on_key(key(KeyCode::Enter), now);
-    app.sessions.as_mut().expect("the picker").wait();
+    app.overlays.sessions.as_mut().expect("the picker").wait();
     app.on_key(key(KeyCode::Down), now);
     let screen = render_text(&mut app, 80, 24, now);
     assert!(screen.contains("12-01 11:00"), "{screen}");

@@ -47,7 +47,10 @@ async fn cancelled_and_denied_calls_keep_their_state_through_a_reset() {
     );
     app.on_agent(done(Terminal::AbortedTools), now);
     let state = |app: &tooloop::tui::app::App, id: &str| {
-        app.tool_calls.get(id).map(|c| (c.state, c.duration_ms))
+        app.panes
+            .tool_calls
+            .get(id)
+            .map(|c| (c.state, c.duration_ms))
     };
     assert_eq!(state(&app, "c1"), Some((ToolState::Cancelled, Some(1500))));
     assert_eq!(state(&app, "d1").map(|s| s.0), Some(ToolState::Denied));

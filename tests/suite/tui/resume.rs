@@ -49,16 +49,16 @@ async fn a_resumed_session_shows_each_calls_recorded_duration_and_outcome() {
     for (id, ms) in &ended {
         let t = loaded.timings.get(id).expect("a timing per call");
         assert_eq!(t.duration_ms, *ms);
-        assert_eq!(t.outcome, "ok");
+        assert_eq!(t.outcome, tooloop::protocol::ToolOutcome::Ok);
         assert!(t.started.as_deref().is_some_and(|s| s.ends_with('Z')));
     }
 
     // Resumed: the rows carry those durations.
     let (app, _) = resumed(tmp.path(), &dir, &info.id).await;
-    assert_eq!(app.tools.ids().len(), 2);
+    assert_eq!(app.panes.tools.ids().len(), 2);
     for (id, ms) in &ended {
-        let r = app.tool_calls.get(id).expect("a row per call");
-        assert!(app.tools.shows(id));
+        let r = app.panes.tool_calls.get(id).expect("a row per call");
+        assert!(app.panes.tools.shows(id));
         assert_eq!(r.duration_ms, Some(*ms), "{id}");
         assert_eq!(r.state, ToolState::Ok);
     }
@@ -179,12 +179,15 @@ async fn a_denied_call_is_still_denied_when_resumed() {
         .await
         .expect("the agent stops");
     let loaded = load::read(&info.path).expect("transcript");
-    assert_eq!(loaded.timings[id].outcome, "denied");
+    assert_eq!(
+        loaded.timings[id].outcome,
+        tooloop::protocol::ToolOutcome::Denied
+    );
     assert_eq!(loaded.timings[id].started, None, "it never ran");
 
     let (mut app, now) = resumed(tmp.path(), &dir, &info.id).await;
     assert_eq!(
-        app.tool_calls.get(id).map(|c| c.state),
+        app.panes.tool_calls.get(id).map(|c| c.state),
         Some(ToolState::Denied)
     );
     let screen = render_text(&mut app, 80, 24, now);

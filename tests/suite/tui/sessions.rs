@@ -31,7 +31,7 @@ fn command(a: &mut App, text: &str, now: Instant) {
     type_text(a, text, now);
     a.on_key(key(KeyCode::Enter), now);
     let wakes = a.next_wakeup(now).is_some();
-    if let Some(picker) = a.sessions.as_mut() {
+    if let Some(picker) = a.overlays.sessions.as_mut() {
         assert!(
             picker.loading() && wakes,
             "the loop wakes up to show the listing"
@@ -53,7 +53,7 @@ async fn the_picker_lists_this_workspaces_sessions_newest_first_and_resumes_the_
     let mut a = app_in(&dir);
     command(&mut a, "/sessions", now);
     assert!(a.take_commands().is_empty(), "a slash command is not sent");
-    let picker = a.sessions.as_ref().expect("the picker opens");
+    let picker = a.overlays.sessions.as_ref().expect("the picker opens");
     let ids: Vec<&str> = picker.entries.iter().map(|e| e.id.as_str()).collect();
     assert_eq!(ids, ["bbbb0002", "dddd0004", "aaaa0001"]);
     assert_eq!(picker.entries[0].turns, 3);
@@ -71,13 +71,13 @@ async fn the_picker_lists_this_workspaces_sessions_newest_first_and_resumes_the_
     }
     // Esc closes without a command.
     a.on_key(key(KeyCode::Esc), now);
-    assert!(a.sessions.is_none());
+    assert!(a.overlays.sessions.is_none());
     assert!(a.take_commands().is_empty());
     // ↓ Enter resumes the second newest.
     command(&mut a, "/sessions", now);
     a.on_key(key(KeyCode::Down), now);
     a.on_key(key(KeyCode::Enter), now);
-    assert!(a.sessions.is_none());
+    assert!(a.overlays.sessions.is_none());
     assert_eq!(
         a.take_commands(),
         vec![AgentCommand::Resume {
@@ -134,14 +134,14 @@ async fn the_picker_waits_for_the_turn_and_says_when_there_is_nothing() {
     write_session(&dir, "aaaa0001", "/w", "one", 1, 1_000);
     start_turn(&mut a, now);
     command(&mut a, "/sessions", now);
-    assert!(a.sessions.is_none(), "not while a turn runs");
+    assert!(a.overlays.sessions.is_none(), "not while a turn runs");
     let s = render_text(&mut a, 80, 24, now);
     assert!(s.contains("before resuming a session"), "{s}");
     a.on_agent(done(Terminal::Completed), now);
     // Without a transcript there is nothing to list.
     let mut off = app();
     command(&mut off, "/sessions", now);
-    assert!(off.sessions.is_none());
+    assert!(off.overlays.sessions.is_none());
     assert!(render_text(&mut off, 80, 24, now).contains("--no-session"));
 }
 
@@ -215,7 +215,7 @@ async fn resume_continues_the_chosen_session_in_the_running_agent() {
         a.on_agent(e, now);
     }
     assert_eq!(a.info.session.as_deref(), Some(old.id.as_str()));
-    assert_eq!(a.tools.ids().len(), 1);
+    assert_eq!(a.panes.tools.ids().len(), 1);
     assert!(row(&a, 0).duration_ms.is_some());
 
     // The next prompt continues the resumed session, in its own file.

@@ -32,7 +32,7 @@ async fn enter_sends_and_ctrl_c_while_busy_aborts() {
     );
     app.on_key(ctrl('c'), now);
     assert_eq!(app.take_commands(), vec![AgentCommand::Abort]);
-    assert!(!app.should_quit);
+    assert!(!app.status.should_quit);
     // The executor reports the killed call, then the turn ends aborted.
     app.on_agent(
         tool_end(
@@ -51,7 +51,7 @@ async fn enter_sends_and_ctrl_c_while_busy_aborts() {
     assert!(!app.turn.busy);
     assert_eq!(row(&app, 0).state, ToolState::Cancelled);
     assert!(matches!(
-        app.conversation.cells().last().map(|c| &c.kind),
+        app.panes.conversation.cells().last().map(|c| &c.kind),
         Some(CellKind::Interrupted)
     ));
     // The next prompt goes to the same agent as a normal Submit.
@@ -85,19 +85,22 @@ async fn ctrl_c_when_idle_clears_then_arms_then_quits() {
     app.on_key(ctrl('c'), now);
     assert!(app.input.is_empty());
     assert!(!app.quit_armed(now));
-    assert!(!app.should_quit);
+    assert!(!app.status.should_quit);
 
     app.on_key(ctrl('c'), now);
     assert!(app.quit_armed(now));
-    assert!(!app.should_quit);
+    assert!(!app.status.should_quit);
     // The window closes after 2 s and the loop is told to wake for it.
     assert_eq!(app.next_wakeup(now), Some(now + Duration::from_secs(2)));
     let later = now + Duration::from_millis(2100);
     assert!(!app.quit_armed(later));
     app.on_key(ctrl('c'), later);
-    assert!(!app.should_quit, "a press after the window only re-arms");
+    assert!(
+        !app.status.should_quit,
+        "a press after the window only re-arms"
+    );
     app.on_key(ctrl('c'), later + Duration::from_millis(500));
-    assert!(app.should_quit);
+    assert!(app.status.should_quit);
     assert_eq!(app.take_commands(), vec![]);
 }
 
@@ -107,10 +110,10 @@ async fn ctrl_d_quits_only_on_an_empty_input() {
     let now = Instant::now();
     type_text(&mut app, "x", now);
     app.on_key(ctrl('d'), now);
-    assert!(!app.should_quit);
+    assert!(!app.status.should_quit);
     app.on_key(ctrl('c'), now);
     app.on_key(ctrl('d'), now);
-    assert!(app.should_quit);
+    assert!(app.status.should_quit);
 }
 
 #[tokio::test(start_paused = true)]
@@ -137,7 +140,7 @@ async fn prompts_typed_while_busy_are_queued_until_done() {
     type_text(&mut app, "next one", now);
     app.on_key(key(KeyCode::Enter), now);
     assert_eq!(app.take_commands(), vec![], "nothing is sent while busy");
-    assert_eq!(app.queued.len(), 1);
+    assert_eq!(app.outbox.queued.len(), 1);
     assert!(app.input.is_empty());
     app.on_agent(done(Terminal::Completed), now);
     assert_eq!(
@@ -147,7 +150,7 @@ async fn prompts_typed_while_busy_are_queued_until_done() {
         }]
     );
     assert!(app.turn.busy);
-    assert!(app.queued.is_empty());
+    assert!(app.outbox.queued.is_empty());
 }
 
 #[tokio::test(start_paused = true)]
@@ -212,7 +215,7 @@ async fn approval_keys_answer_the_question() {
         let now = Instant::now();
         start_turn(&mut app, now);
         ask(&mut app, "b1", now);
-        assert!(app.approvals.is_open());
+        assert!(app.overlays.approvals.is_open());
         assert_eq!(app.state_label(now), "waiting for approval");
         assert_eq!(row(&app, 0).state, ToolState::Approval);
         assert_eq!(
@@ -237,7 +240,7 @@ async fn approval_keys_answer_the_question() {
                 decision
             }]
         );
-        assert!(!app.approvals.is_open());
+        assert!(!app.overlays.approvals.is_open());
     }
 }
 
@@ -249,7 +252,7 @@ async fn ctrl_c_during_approval_aborts_and_closes_the_modal() {
     ask(&mut app, "b1", now);
     app.on_key(ctrl('c'), now);
     assert_eq!(app.take_commands(), vec![AgentCommand::Abort]);
-    assert!(!app.approvals.is_open());
+    assert!(!app.overlays.approvals.is_open());
 }
 
 #[tokio::test(start_paused = true)]
@@ -325,13 +328,13 @@ async fn json_keys_toggle_cycle_and_save() {
     let mut app = app();
     let now = Instant::now();
     app.on_key(ctrl('o'), now);
-    assert!(app.json_open);
+    assert!(app.panes.json_open);
     app.on_key(key(KeyCode::F(3)), now);
-    assert_eq!(app.json.view, JsonView::Request);
+    assert_eq!(app.panes.json.view, JsonView::Request);
     app.on_key(key(KeyCode::F(3)), now);
-    assert_eq!(app.json.view, JsonView::Sse);
+    assert_eq!(app.panes.json.view, JsonView::Sse);
     app.on_key(key(KeyCode::F(3)), now);
-    assert_eq!(app.json.view, JsonView::History);
+    assert_eq!(app.panes.json.view, JsonView::History);
     app.on_agent(
         AgentEvent::Message {
             index: 0,
@@ -351,7 +354,7 @@ async fn json_keys_toggle_cycle_and_save() {
         saved,
         json!([{"role": "user", "content": [{"type": "text", "text": "hi"}]}])
     );
-    let said = match app.conversation.cells().last().map(|c| &c.kind) {
+    let said = match app.panes.conversation.cells().last().map(|c| &c.kind) {
         Some(CellKind::Notice(t)) => t.clone(),
         _ => String::new(),
     };
@@ -375,26 +378,26 @@ async fn json_keys_toggle_cycle_and_save() {
         "the note goes away by itself"
     );
     app.on_key(key(KeyCode::F(2)), now);
-    assert!(!app.json_open);
+    assert!(!app.panes.json_open);
 }
 
 #[tokio::test(start_paused = true)]
 async fn tab_cycles_focus_and_typing_returns_to_the_input() {
     let mut app = app();
     let now = Instant::now();
-    app.json_open = true;
+    app.panes.json_open = true;
     app.on_key(key(KeyCode::Tab), now);
-    assert_eq!(app.focus, Focus::Conversation);
+    assert_eq!(app.panes.focus, Focus::Conversation);
     app.on_key(key(KeyCode::Tab), now);
     assert_eq!(
-        app.focus,
+        app.panes.focus,
         Focus::Json,
         "no tools pane drawn yet, so JSON is next"
     );
     app.on_key(KeyEvent::new(KeyCode::BackTab, KeyModifiers::SHIFT), now);
-    assert_eq!(app.focus, Focus::Conversation);
+    assert_eq!(app.panes.focus, Focus::Conversation);
     app.on_key(key(KeyCode::Char('z')), now);
-    assert_eq!(app.focus, Focus::Input);
+    assert_eq!(app.panes.focus, Focus::Input);
     assert_eq!(app.input.text(), "z");
 }
 
@@ -403,11 +406,11 @@ async fn question_mark_on_empty_input_opens_help() {
     let mut app = app();
     let now = Instant::now();
     app.on_key(key(KeyCode::Char('?')), now);
-    assert!(app.help_open);
+    assert!(app.overlays.help_open);
     app.on_key(key(KeyCode::Esc), now);
-    assert!(!app.help_open);
+    assert!(!app.overlays.help_open);
     type_text(&mut app, "why?", now);
-    assert!(!app.help_open);
+    assert!(!app.overlays.help_open);
     assert_eq!(app.input.text(), "why?");
 }
 
@@ -427,7 +430,7 @@ async fn queued_prompts_return_to_the_input_after_an_abort() {
         "nothing starts on its own after Ctrl+C"
     );
     assert_eq!(app.input.text(), "later");
-    assert!(app.queued.is_empty());
+    assert!(app.outbox.queued.is_empty());
 }
 
 #[tokio::test(start_paused = true)]
@@ -448,7 +451,7 @@ async fn enter_in_the_conversation_expands_the_selected_tool_call() {
     };
     assert!(!screen(&mut app).contains("second output"));
     app.on_key(key(KeyCode::Tab), now);
-    assert_eq!(app.focus, Focus::Conversation);
+    assert_eq!(app.panes.focus, Focus::Conversation);
     app.on_key(key(KeyCode::Enter), now);
     let s = screen(&mut app);
     assert!(
@@ -461,84 +464,6 @@ async fn enter_in_the_conversation_expands_the_selected_tool_call() {
     assert!(
         s.contains("first output") && s.contains("second output"),
         "{s}"
-    );
-}
-
-/// A pane from outside the built-in three: it gets agent events, a place on screen, a stop
-/// in the Tab order, its keys and its hints, with nothing else changed.
-struct CountPane {
-    tool_uses: usize,
-    keys: usize,
-    scroll: tooloop::tui::panes::scroll::Scroll,
-}
-
-const COUNT_HINTS: &[tooloop::tui::keys::Hint] = &[tooloop::tui::keys::hint(
-    tooloop::tui::keys::Action::ScrollUp,
-    tooloop::tui::keys::Scope::Pane,
-    "count",
-)];
-
-impl tooloop::tui::panes::Pane for CountPane {
-    fn title(&self) -> &str {
-        "counter"
-    }
-    fn draw(
-        &self,
-        f: &mut ratatui::Frame,
-        area: ratatui::layout::Rect,
-        _ctx: &tooloop::tui::panes::PaneContext,
-    ) {
-        let text = format!("tool uses: {} keys: {}", self.tool_uses, self.keys);
-        f.render_widget(ratatui::widgets::Paragraph::new(text), area);
-    }
-    fn handle(&mut self, _action: tooloop::tui::keys::Action) -> tooloop::tui::panes::EventState {
-        self.keys += 1;
-        tooloop::tui::panes::EventState::Consumed
-    }
-    fn hints(&self) -> &'static [tooloop::tui::keys::Hint] {
-        COUNT_HINTS
-    }
-    fn scroll(&mut self) -> &mut tooloop::tui::panes::scroll::Scroll {
-        &mut self.scroll
-    }
-    fn on_agent(&mut self, event: &AgentEvent, _now: Instant) {
-        if matches!(event, AgentEvent::ToolUse { .. }) {
-            self.tool_uses += 1;
-        }
-    }
-}
-
-#[tokio::test(start_paused = true)]
-async fn a_registered_pane_gets_events_a_place_focus_keys_and_hints() {
-    let mut app = app();
-    app.panes.push(Box::new(CountPane {
-        tool_uses: 0,
-        keys: 0,
-        scroll: Default::default(),
-    }));
-    let now = Instant::now();
-    start_turn(&mut app, now);
-    app.on_agent(tool_use("a", "read_file", json!({"path": "x"})), now);
-    let draw = |app: &mut App| {
-        let mut t =
-            ratatui::Terminal::new(ratatui::backend::TestBackend::new(140, 30)).expect("terminal");
-        t.draw(|f| tooloop::tui::view::draw(app, f, now))
-            .expect("draw");
-        t.backend().to_string()
-    };
-    let s = draw(&mut app);
-    assert!(s.contains("tool uses: 1 keys: 0"), "{s}");
-    // Tab: input → conversation → tools → the new pane.
-    for _ in 0..3 {
-        app.on_key(key(KeyCode::Tab), now);
-    }
-    assert_eq!(app.focus, Focus::Extra(0));
-    app.on_key(key(KeyCode::Up), now);
-    let s = draw(&mut app);
-    assert!(s.contains("tool uses: 1 keys: 1"), "{s}");
-    assert!(
-        s.contains("counter: Up count"),
-        "its hints in the focus note: {s}"
     );
 }
 
@@ -574,7 +499,7 @@ async fn first_left_after_tab_selects_the_newest_call_and_selection_scrolls_into
     }
     render_text(&mut app, 80, 24, now);
     app.on_key(key(KeyCode::Tab), now);
-    assert_eq!(app.focus, Focus::Conversation);
+    assert_eq!(app.panes.focus, Focus::Conversation);
     app.on_key(key(KeyCode::Left), now);
     app.on_key(key(KeyCode::Enter), now);
     let s = render_text(&mut app, 80, 24, now);

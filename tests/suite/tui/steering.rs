@@ -106,7 +106,7 @@ async fn always_allow_sends_the_edited_rule_and_lists_it() {
     app.on_key(key(KeyCode::Char('3')), later(1000));
     app.on_key(key(KeyCode::Enter), later(1050));
     assert_eq!(
-        app.approvals.rule_edit.as_deref(),
+        app.overlays.approvals.rule_edit.as_deref(),
         Some("bash(cargo test:*)")
     );
     // Narrow it to `cargo:*`: delete " test:*)", type ":*)".

@@ -71,7 +71,7 @@ fn three_prompts(app: &mut App, t0: Instant) -> Instant {
 
 fn focus_tools(app: &mut App, now: Instant) {
     for _ in 0..6 {
-        if app.focus == Focus::Tools {
+        if app.panes.focus == Focus::Tools {
             return;
         }
         app.on_key(key(KeyCode::Tab), now);
@@ -119,7 +119,7 @@ async fn rows_are_grouped_by_prompt_and_older_groups_open_with_enter() {
         app.on_key(key(KeyCode::Enter), now);
         assert!(render_text(&mut app, w, h, now).contains("▸ prompt 1"));
         app.on_key(key(KeyCode::Esc), now);
-        assert_eq!(app.focus, Focus::Input);
+        assert_eq!(app.panes.focus, Focus::Input);
     }
 }
 

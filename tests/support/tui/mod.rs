@@ -154,8 +154,9 @@ pub fn history_reset(messages: Vec<tooloop::message::Message>) -> AgentEvent {
 
 /// The i-th row of the tools pane, from the shared store.
 pub fn row(app: &App, i: usize) -> &tooloop::tui::tool_calls::ToolCall {
-    let id = &app.tools.ids()[i];
-    app.tool_calls
+    let id = &app.panes.tools.ids()[i];
+    app.panes
+        .tool_calls
         .get(id)
         .expect("a listed call is in the store")
 }
