@@ -7,15 +7,9 @@
 //! processes only read it. It lives on the bottom floor, beside no one, because those places
 //! sit below telemetry and must not import it. Empty whenever telemetry is off.
 
-use std::collections::HashMap;
 use std::sync::Mutex;
-use std::time::Duration;
 
 static CURRENT: Mutex<Option<String>> = Mutex::new(None);
-
-/// The `execute_tool` span of each tool call still running, by tool_use id (None: the span
-/// has no valid context).
-static CALLS: Mutex<Option<HashMap<String, Option<String>>>> = Mutex::new(None);
 
 /// Sets the `traceparent` children started from now on receive (None: no variable).
 pub fn set(traceparent: Option<String>) {
@@ -37,56 +31,59 @@ pub fn apply(command: &mut tokio::process::Command) {
     }
 }
 
-/// Records that telemetry saw tool call `call_id` start, with its span's `traceparent`.
-pub fn set_call(call_id: &str, traceparent: Option<String>) {
-    if let Ok(mut slot) = CALLS.lock() {
-        slot.get_or_insert_with(HashMap::new)
-            .insert(call_id.to_string(), traceparent);
+/// The span id of tool call `call_id`'s `execute_tool` span, minted from the call's id so
+/// the caller and telemetry agree on it without telling each other (telemetry's id
+/// generator hands it out when it starts that span; see `telemetry::ids`). FNV-1a over the
+/// id: stable across builds and runs, never all zeros (an invalid span id).
+pub fn span_id_for_call(call_id: &str) -> [u8; 8] {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in call_id.bytes() {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
     }
+    if hash == 0 { 1 } else { hash }.to_be_bytes()
 }
-
-/// Forgets tool call `call_id` (it ended).
-pub fn end_call(call_id: &str) {
-    if let Ok(mut slot) = CALLS.lock()
-        && let Some(calls) = slot.as_mut()
-    {
-        calls.remove(call_id);
-    }
-}
-
-/// Forgets every call (telemetry shuts down).
-pub fn clear_calls() {
-    if let Ok(mut slot) = CALLS.lock() {
-        *slot = None;
-    }
-}
-
-fn seen_call(call_id: &str) -> Option<Option<String>> {
-    CALLS
-        .lock()
-        .ok()
-        .and_then(|slot| slot.as_ref()?.get(call_id).cloned())
-}
-
-/// Longest a call waits for telemetry to see it start (then it carries the prompt's context).
-const CALL_WAIT: Duration = Duration::from_millis(20);
 
 /// The `traceparent` a request made for tool call `call_id` carries: its `execute_tool`
-/// span's. The events reach telemetry through a channel, so a call that starts mid-stream
-/// may get here first: it waits for telemetry to catch up ([`CALL_WAIT`] at most, usually
-/// one yield), then falls back to the running prompt's context. None at once whenever
-/// telemetry is off (no prompt context is set then).
-pub async fn for_call(call_id: &str) -> Option<String> {
-    current()?;
-    let deadline = tokio::time::Instant::now() + CALL_WAIT;
-    tokio::task::yield_now().await;
-    loop {
-        if let Some(own) = seen_call(call_id) {
-            return own.or_else(current);
-        }
-        if tokio::time::Instant::now() >= deadline {
-            return current();
-        }
-        tokio::time::sleep(Duration::from_millis(1)).await;
+/// span's (the running prompt's trace, the call's own span id). None whenever telemetry is
+/// off (no prompt context is set then). Known at once: nothing waits for telemetry to see
+/// the call start.
+pub fn for_call(call_id: &str) -> Option<String> {
+    let prompt = current()?;
+    let mut parts = prompt.split('-');
+    let (Some(version), Some(trace), Some(_span), Some(flags)) =
+        (parts.next(), parts.next(), parts.next(), parts.next())
+    else {
+        return Some(prompt);
+    };
+    let span: String = span_id_for_call(call_id)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    Some(format!("{version}-{trace}-{span}-{flags}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_call_gets_the_prompts_trace_and_its_own_span() {
+        assert_ne!(span_id_for_call("toolu_a"), span_id_for_call("toolu_b"));
+        assert_ne!(span_id_for_call(""), [0; 8]);
+        set(Some(
+            "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01".into(),
+        ));
+        let got = for_call("toolu_a").unwrap();
+        set(None);
+        let span: String = span_id_for_call("toolu_a")
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert_eq!(
+            got,
+            format!("00-0af7651916cd43dd8448eb211c80319c-{span}-01")
+        );
+        assert_eq!(for_call("toolu_a"), None, "telemetry off");
     }
 }

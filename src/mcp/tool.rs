@@ -67,7 +67,7 @@ impl Tool for McpTool {
     }
 
     async fn run(&self, input: Value, ctx: ToolContext) -> ToolOutput {
-        let traceparent = crate::child_trace_context::for_call(&ctx.call_id).await;
+        let traceparent = crate::child_trace_context::for_call(&ctx.call_id);
         self.server
             .call(&self.remote, input, traceparent, &ctx.cancel)
             .await

@@ -10,6 +10,7 @@
 
 pub mod settings;
 
+mod ids;
 mod metrics;
 mod sdk;
 mod spans;
@@ -64,7 +65,9 @@ pub fn start(
         tracing::warn!("{text}");
         notices.send(AgentEvent::Notice { text });
     }
-    tracing::info!("telemetry on: OTLP over http/protobuf");
+    tracing::info!(
+        "telemetry on: OTLP (protocol from OTEL_EXPORTER_OTLP_*PROTOCOL, http/protobuf by default)"
+    );
     let tracer = sdk.traces.tracer("tooloop");
     let meter = sdk.metrics.meter("tooloop");
     let observer = spans::Observer::new(
@@ -112,7 +115,6 @@ impl TelemetryTap {
             o.close_all();
         }
         crate::child_trace_context::set(None);
-        crate::child_trace_context::clear_calls();
         let (done, finished) = tokio::sync::oneshot::channel();
         let TelemetryTap {
             traces, metrics, ..

@@ -1,6 +1,7 @@
-//! The OpenTelemetry SDK as the standard `OTEL_*` variables configure it: an OTLP
-//! http/protobuf exporter per signal, the SDK's batch span processor (its own thread, a
-//! bounded queue that drops when full) and periodic metric reader (its own thread).
+//! The OpenTelemetry SDK as the standard `OTEL_*` variables configure it: an OTLP exporter
+//! per signal (http/protobuf by default, http/json or gRPC when the protocol variables ask),
+//! the SDK's batch span processor (its own thread, a bounded queue that drops when full) and
+//! periodic metric reader (its own thread).
 //!
 //! Only built when telemetry is on. Whatever here cannot be set up is one sentence for the
 //! user and a run without telemetry, never a failed start.
@@ -10,7 +11,9 @@ use std::time::Duration;
 
 use opentelemetry::trace::TraceContextExt;
 use opentelemetry::{Context, KeyValue};
-use opentelemetry_otlp::{Protocol, WithExportConfig};
+use opentelemetry_otlp::{
+    Protocol, RetryPolicy, WithExportConfig, WithHttpConfig, WithTonicConfig,
+};
 use opentelemetry_sdk::Resource;
 use opentelemetry_sdk::metrics::{PeriodicReader, SdkMeterProvider};
 use opentelemetry_sdk::trace::SdkTracerProvider;
@@ -25,19 +28,54 @@ pub struct Sdk {
     pub notes: Vec<String>,
 }
 
-/// The variables that choose the wire protocol, signal-specific first.
-const PROTOCOL_VARS: [&str; 3] = [
-    "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL",
-    "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL",
-    "OTEL_EXPORTER_OTLP_PROTOCOL",
-];
+/// The wire protocol of one signal: its own variable first, then the common one
+/// (`http/protobuf` when neither is set, as the specification says).
+fn protocol_of(
+    env: &dyn Fn(&str) -> Option<String>,
+    signal_var: &'static str,
+) -> Result<Protocol, SetupError> {
+    for var in [signal_var, "OTEL_EXPORTER_OTLP_PROTOCOL"] {
+        if let Some(value) = env(var) {
+            return match value.trim() {
+                "http/protobuf" => Ok(Protocol::HttpBinary),
+                "http/json" => Ok(Protocol::HttpJson),
+                "grpc" => Ok(Protocol::Grpc),
+                _ => Err(SetupError::Protocol { var, value }),
+            };
+        }
+    }
+    Ok(Protocol::HttpBinary)
+}
+
+/// gRPC over TLS for an `https://` endpoint, verified against the same web PKI roots as
+/// tooloop's other HTTPS (tonic's default TLS config trusts no root at all).
+fn grpc_tls(
+    env: &dyn Fn(&str) -> Option<String>,
+    signal_endpoint_var: &str,
+) -> Option<opentelemetry_otlp::tonic_types::transport::ClientTlsConfig> {
+    let endpoint = env(signal_endpoint_var).or_else(|| env("OTEL_EXPORTER_OTLP_ENDPOINT"))?;
+    endpoint.trim().starts_with("https://").then(|| {
+        opentelemetry_otlp::tonic_types::transport::ClientTlsConfig::new().with_webpki_roots()
+    })
+}
+
+/// Retries with a short backoff: an export that failed is tried twice more within about
+/// 200 ms, so a collector that is down delays the exit (whose flush waits for the retries)
+/// by that much, not by the SDK's default backoff of up to 1.6 s a step.
+fn retry_policy() -> RetryPolicy {
+    RetryPolicy::recommended()
+        .with_max_retries(2)
+        .with_initial_delay(Duration::from_millis(50))
+        .with_max_delay(Duration::from_millis(150))
+        .with_max_jitter(Duration::from_millis(10))
+}
 
 /// Why telemetry stays off, in the one sentence the user sees.
 #[derive(Debug, thiserror::Error)]
 pub enum SetupError {
     #[error(
-        "telemetry is off: {var}={value:?} is not supported; this build exports OTLP over \
-         http/protobuf only (a collector's port 4318)"
+        "telemetry is off: {var}={value:?} is not an OTLP protocol (grpc, http/protobuf or \
+         http/json)"
     )]
     Protocol { var: &'static str, value: String },
     #[error("telemetry is off: {signal}: {source}")]
@@ -52,13 +90,8 @@ pub fn build(
     env: &dyn Fn(&str) -> Option<String>,
     resource: Vec<KeyValue>,
 ) -> Result<Sdk, SetupError> {
-    for var in PROTOCOL_VARS {
-        if let Some(value) = env(var)
-            && value.trim() != "http/protobuf"
-        {
-            return Err(SetupError::Protocol { var, value });
-        }
-    }
+    let traces_protocol = protocol_of(env, "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL")?;
+    let metrics_protocol = protocol_of(env, "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL")?;
     // reqwest 0.13 (shared with rmcp) is built without a provider of its own: ring, as
     // the rest of tooloop's TLS.
     let _ = rustls::crypto::ring::default_provider().install_default();
@@ -75,26 +108,53 @@ pub fn build(
     // A signal that is off still gets a provider, without exporter or thread: its spans
     // and points are made and dropped, and the observer needs no second path.
     let traces = if traces_on {
-        let exporter = opentelemetry_otlp::SpanExporter::builder()
-            .with_http()
-            .with_protocol(Protocol::HttpBinary)
-            .build()
-            .map_err(|source| SetupError::Exporter {
-                signal: "traces",
-                source,
-            })?;
+        let builder = opentelemetry_otlp::SpanExporter::builder();
+        let built = match traces_protocol {
+            // gRPC: tonic's channel starts its worker on the runtime this runs in (the
+            // SDK's export thread drives its futures from outside it).
+            Protocol::Grpc => {
+                let tonic = builder.with_tonic().with_retry_policy(retry_policy());
+                match grpc_tls(env, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") {
+                    Some(tls) => tonic.with_tls_config(tls).build(),
+                    None => tonic.build(),
+                }
+            }
+            http => builder
+                .with_http()
+                .with_protocol(http)
+                .with_retry_policy(retry_policy())
+                .build(),
+        };
+        let exporter = built.map_err(|source| SetupError::Exporter {
+            signal: "traces",
+            source,
+        })?;
         SdkTracerProvider::builder()
+            .with_id_generator(super::ids::Ids::default())
             .with_batch_exporter(exporter)
             .with_resource(resource.clone())
             .build()
     } else {
-        SdkTracerProvider::builder().build()
+        SdkTracerProvider::builder()
+            .with_id_generator(super::ids::Ids::default())
+            .build()
     };
     let metrics = if metrics_on {
-        let built = opentelemetry_otlp::MetricExporter::builder()
-            .with_http()
-            .with_protocol(Protocol::HttpBinary)
-            .build();
+        let builder = opentelemetry_otlp::MetricExporter::builder();
+        let built = match metrics_protocol {
+            Protocol::Grpc => {
+                let tonic = builder.with_tonic().with_retry_policy(retry_policy());
+                match grpc_tls(env, "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT") {
+                    Some(tls) => tonic.with_tls_config(tls).build(),
+                    None => tonic.build(),
+                }
+            }
+            http => builder
+                .with_http()
+                .with_protocol(http)
+                .with_retry_policy(retry_policy())
+                .build(),
+        };
         let exporter = match built {
             Ok(e) => e,
             Err(e) => {
@@ -224,14 +284,37 @@ mod tests {
     }
 
     #[test]
-    fn grpc_is_refused_in_one_sentence() {
+    fn each_signal_takes_its_own_protocol_then_the_common_one() {
+        let env = env_of(&[
+            ("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc"),
+            ("OTEL_EXPORTER_OTLP_METRICS_PROTOCOL", "http/json"),
+        ]);
+        assert_eq!(
+            protocol_of(&env, "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL").unwrap(),
+            Protocol::Grpc
+        );
+        assert_eq!(
+            protocol_of(&env, "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL").unwrap(),
+            Protocol::HttpJson
+        );
+        assert_eq!(
+            protocol_of(&env_of(&[]), "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL").unwrap(),
+            Protocol::HttpBinary
+        );
+    }
+
+    #[test]
+    fn an_unknown_protocol_is_refused_in_one_sentence_naming_the_variable() {
         let err = build(
-            &env_of(&[("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")]),
+            &env_of(&[("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "carrier-pigeon")]),
             Vec::new(),
         )
         .err()
-        .expect("grpc is not built in")
+        .expect("not a protocol")
         .to_string();
-        assert!(err.contains("http/protobuf"), "{err}");
+        assert!(
+            err.contains("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL") && err.contains("grpc"),
+            "{err}"
+        );
     }
 }

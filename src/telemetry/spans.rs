@@ -254,7 +254,6 @@ impl Observer {
                 output,
                 ..
             } => {
-                crate::child_trace_context::end_call(id);
                 let Some(call) = self.tools.remove(&(agent, id.clone())) else {
                     return;
                 };
@@ -423,7 +422,6 @@ impl Observer {
             .cloned()
             .collect();
         for key in open {
-            crate::child_trace_context::end_call(&key.1);
             if let Some(call) = self.tools.remove(&key) {
                 call.cx
                     .span()

@@ -1,6 +1,7 @@
-//! An OTLP/HTTP collector for the telemetry tests: real HTTP on 127.0.0.1, what arrives
-//! decoded with the official protobuf schema (opentelemetry-proto), or a collector that
-//! refuses, stalls or answers garbage.
+//! An OTLP collector for the telemetry tests: real HTTP on 127.0.0.1 (OTLP/HTTP with
+//! protobuf or JSON bodies, or OTLP/gRPC over HTTP/2), what arrives decoded with the
+//! official protobuf schema (opentelemetry-proto), or a collector that refuses, stalls or
+//! answers garbage.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -68,7 +69,16 @@ struct Seen {
     connections: usize,
     traces: Vec<ExportTraceServiceRequest>,
     metrics: Vec<ExportMetricsServiceRequest>,
+    /// OTLP/HTTP JSON bodies, as JSON.
+    json: Vec<serde_json::Value>,
     undecodable: Vec<String>,
+}
+
+/// The wire the collector listens with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Wire {
+    Http,
+    Grpc,
 }
 
 pub struct Collector {
@@ -84,7 +94,17 @@ fn flatten(kvs: &[KeyValue]) -> HashMap<String, AnyValue> {
 }
 
 impl Collector {
+    /// An OTLP/HTTP collector (protobuf or JSON bodies).
     pub fn start(behaviour: Behaviour) -> Self {
+        Self::listen(behaviour, Wire::Http)
+    }
+
+    /// An OTLP/gRPC collector: HTTP/2 with prior knowledge, as tonic speaks to `http://`.
+    pub fn start_grpc(behaviour: Behaviour) -> Self {
+        Self::listen(behaviour, Wire::Grpc)
+    }
+
+    fn listen(behaviour: Behaviour, wire: Wire) -> Self {
         let seen = Arc::new(Mutex::new(Seen::default()));
         let shared = seen.clone();
         let (addr_tx, addr_rx) = std::sync::mpsc::channel();
@@ -109,12 +129,27 @@ impl Collector {
                         shared.lock().unwrap().connections += 1;
                         let shared = shared.clone();
                         tokio::spawn(async move {
-                            let svc = hyper::service::service_fn(move |req| {
-                                handle(req, shared.clone(), behaviour)
-                            });
-                            let _ = hyper::server::conn::http1::Builder::new()
-                                .serve_connection(hyper_util::rt::TokioIo::new(sock), svc)
-                                .await;
+                            let io = hyper_util::rt::TokioIo::new(sock);
+                            match wire {
+                                Wire::Http => {
+                                    let svc = hyper::service::service_fn(move |req| {
+                                        handle(req, shared.clone(), behaviour)
+                                    });
+                                    let _ = hyper::server::conn::http1::Builder::new()
+                                        .serve_connection(io, svc)
+                                        .await;
+                                }
+                                Wire::Grpc => {
+                                    let svc = hyper::service::service_fn(move |req| {
+                                        handle_grpc(req, shared.clone(), behaviour)
+                                    });
+                                    let _ = hyper::server::conn::http2::Builder::new(
+                                        hyper_util::rt::TokioExecutor::new(),
+                                    )
+                                    .serve_connection(io, svc)
+                                    .await;
+                                }
+                            }
                         });
                     }
                 };
@@ -176,6 +211,11 @@ impl Collector {
         out
     }
 
+    /// The OTLP/JSON bodies received (`http/json`).
+    pub fn json(&self) -> Vec<serde_json::Value> {
+        self.seen.lock().unwrap().json.clone()
+    }
+
     pub fn metrics(&self) -> Vec<Metric> {
         let seen = self.seen.lock().unwrap();
         seen.metrics
@@ -209,6 +249,10 @@ async fn handle(
     behaviour: Behaviour,
 ) -> Result<hyper::Response<Full<Bytes>>, std::convert::Infallible> {
     let path = req.uri().path().to_string();
+    let json = req
+        .headers()
+        .get("content-type")
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
     let body = req
         .into_body()
         .collect()
@@ -236,6 +280,17 @@ async fn handle(
     }
     {
         let mut s = seen.lock().unwrap();
+        if json {
+            match serde_json::from_slice(&body) {
+                Ok(v) => s.json.push(v),
+                Err(e) => s.undecodable.push(format!("{path}: {e}")),
+            }
+            return Ok(hyper::Response::builder()
+                .status(200)
+                .header("content-type", "application/json")
+                .body(Full::new(Bytes::from_static(b"{}")))
+                .unwrap());
+        }
         match path.as_str() {
             "/v1/traces" => match ExportTraceServiceRequest::decode(body) {
                 Ok(r) => s.traces.push(r),
@@ -253,4 +308,101 @@ async fn handle(
         .header("content-type", "application/x-protobuf")
         .body(Full::new(Bytes::new()))
         .unwrap())
+}
+
+type GrpcBody = http_body_util::StreamBody<
+    futures::stream::Iter<
+        std::vec::IntoIter<Result<hyper::body::Frame<Bytes>, std::convert::Infallible>>,
+    >,
+>;
+
+/// A gRPC answer: the message frames, then the status in the trailers.
+fn grpc_reply(frames: Vec<Bytes>, status: u32, message: &str) -> hyper::Response<GrpcBody> {
+    let mut trailers = hyper::HeaderMap::new();
+    trailers.insert("grpc-status", status.to_string().parse().unwrap());
+    if !message.is_empty() {
+        trailers.insert("grpc-message", message.parse().unwrap());
+    }
+    let mut out: Vec<Result<hyper::body::Frame<Bytes>, std::convert::Infallible>> = frames
+        .into_iter()
+        .map(|f| Ok(hyper::body::Frame::data(f)))
+        .collect();
+    out.push(Ok(hyper::body::Frame::trailers(trailers)));
+    hyper::Response::builder()
+        .status(200)
+        .header("content-type", "application/grpc")
+        .body(http_body_util::StreamBody::new(futures::stream::iter(out)))
+        .unwrap()
+}
+
+/// One length-prefixed gRPC message (uncompressed).
+fn grpc_frame(message: &[u8]) -> Bytes {
+    let mut out = Vec::with_capacity(5 + message.len());
+    out.push(0);
+    out.extend_from_slice(&(message.len() as u32).to_be_bytes());
+    out.extend_from_slice(message);
+    Bytes::from(out)
+}
+
+async fn handle_grpc(
+    req: hyper::Request<hyper::body::Incoming>,
+    seen: Arc<Mutex<Seen>>,
+    behaviour: Behaviour,
+) -> Result<hyper::Response<GrpcBody>, std::convert::Infallible> {
+    let path = req.uri().path().to_string();
+    let body = req
+        .into_body()
+        .collect()
+        .await
+        .map(|b| b.to_bytes())
+        .unwrap_or_default();
+    match behaviour {
+        Behaviour::Stall => std::future::pending::<()>().await,
+        // UNAVAILABLE, which OTLP/gRPC clients retry.
+        Behaviour::Refuse => return Ok(grpc_reply(Vec::new(), 14, "down for maintenance")),
+        Behaviour::Garbage => {
+            return Ok(grpc_reply(
+                vec![Bytes::from_static(b"\xff\xfe not a grpc frame")],
+                0,
+                "",
+            ));
+        }
+        Behaviour::Accept => {}
+    }
+    let message = match body.get(..5) {
+        Some([0, len @ ..])
+            if body.len() == 5 + u32::from_be_bytes([len[0], len[1], len[2], len[3]]) as usize =>
+        {
+            body.slice(5..)
+        }
+        _ => {
+            seen.lock().unwrap().undecodable.push(format!(
+                "{path}: not one uncompressed gRPC message ({} bytes)",
+                body.len()
+            ));
+            return Ok(grpc_reply(Vec::new(), 3, "bad frame"));
+        }
+    };
+    {
+        let mut s = seen.lock().unwrap();
+        match path.as_str() {
+            "/opentelemetry.proto.collector.trace.v1.TraceService/Export" => {
+                match ExportTraceServiceRequest::decode(message) {
+                    Ok(r) => s.traces.push(r),
+                    Err(e) => s.undecodable.push(format!("{path}: {e}")),
+                }
+            }
+            "/opentelemetry.proto.collector.metrics.v1.MetricsService/Export" => {
+                match ExportMetricsServiceRequest::decode(message) {
+                    Ok(r) => s.metrics.push(r),
+                    Err(e) => s.undecodable.push(format!("{path}: {e}")),
+                }
+            }
+            other => s
+                .undecodable
+                .push(format!("unexpected gRPC method {other}")),
+        }
+    }
+    // An empty Export*ServiceResponse: no partial success.
+    Ok(grpc_reply(vec![grpc_frame(&[])], 0, ""))
 }

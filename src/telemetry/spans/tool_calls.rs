@@ -2,7 +2,7 @@
 //! with the consent decision and the outcome on it; the lines a file tool changes are
 //! counted when it succeeds.
 
-use opentelemetry::trace::{SpanKind, TraceContextExt};
+use opentelemetry::trace::SpanKind;
 use opentelemetry::{Context, KeyValue};
 
 use super::{Agent, Observer};
@@ -52,16 +52,18 @@ impl Observer {
             _ => (0, 0),
         };
         let parent = self.parent_of(&agent);
-        let cx = self.start(
-            format!("execute_tool {name}"),
-            &parent,
-            SpanKind::Internal,
-            attrs,
-        );
-        // An MCP server's tool sends this in its request's `params._meta`.
-        crate::child_trace_context::set_call(
-            id,
-            crate::telemetry::sdk::traceparent(cx.span().span_context()),
+        // The span id the call's own requests already carry (an MCP tool's
+        // `params._meta.traceparent`): minted from the call id on both sides.
+        let cx = crate::telemetry::ids::with_span_id(
+            crate::child_trace_context::span_id_for_call(id),
+            || {
+                self.start(
+                    format!("execute_tool {name}"),
+                    &parent,
+                    SpanKind::Internal,
+                    attrs,
+                )
+            },
         );
         self.tools.insert(
             (agent, id.to_string()),

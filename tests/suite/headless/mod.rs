@@ -15,4 +15,6 @@ mod readme_examples;
 mod skills;
 mod steering;
 mod telemetry;
+mod telemetry_compaction;
 mod telemetry_mcp;
+mod telemetry_wire;
