@@ -96,9 +96,7 @@ impl FileAccess for ClientFiles {
         if !self.fs.read || std::str::from_utf8(&disk).is_err() {
             return Ok(disk);
         }
-        let answer = self
-            .ask("fs/read_text_file", json!({"path": path}))
-            .await?;
+        let answer = self.ask("fs/read_text_file", json!({"path": path})).await?;
         let text = answer["content"].as_str().ok_or_else(|| {
             io::Error::new(
                 io::ErrorKind::InvalidData,
@@ -121,11 +119,8 @@ impl FileAccess for ClientFiles {
             Some(t) => Some(t),
             None => tokio::fs::read_to_string(path).await.ok(),
         };
-        self.ask(
-            "fs/write_text_file",
-            json!({"path": path, "content": text}),
-        )
-        .await?;
+        self.ask("fs/write_text_file", json!({"path": path, "content": text}))
+            .await?;
         self.written
             .lock()
             .expect("written")

@@ -253,7 +253,6 @@ fn start(
     Ok((s, engine.events))
 }
 
-
 async fn new_session(
     server: &Arc<Server>,
     req: acp::NewSessionRequest,
@@ -261,7 +260,12 @@ async fn new_session(
     let cwd = workspace(&req.cwd)?;
     let (s, events) = start(server, cwd.clone(), &req.mcp_servers, SessionMode::New)
         .map_err(|e| RpcError::new(code::INTERNAL_ERROR, format!("cannot start a session: {e}")))?;
-    session::pump(s.clone(), server.outbox.clone(), events, Mapper::new(&cwd).with_files(s.files_access.clone()));
+    session::pump(
+        s.clone(),
+        server.outbox.clone(),
+        events,
+        Mapper::new(&cwd).with_files(s.files_access.clone()),
+    );
     let mode = *s.mode.lock().expect("mode");
     Ok(Answer {
         result: json!(acp::NewSessionResponse::new(s.id.clone()).modes(modes(mode))),

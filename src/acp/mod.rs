@@ -84,8 +84,7 @@ where
                 batch.push_str(&more);
                 batch.push('\n');
             }
-            if output.write_all(batch.as_bytes()).await.is_err() || output.flush().await.is_err()
-            {
+            if output.write_all(batch.as_bytes()).await.is_err() || output.flush().await.is_err() {
                 tracing::warn!("acp: stdout is closed");
                 break;
             }

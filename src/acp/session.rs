@@ -76,8 +76,7 @@ impl Session {
     pub fn refresh_commands(&self) -> bool {
         let fresh = super::commands::file_commands(&self.workspace);
         let mut files = self.files.lock().expect("files");
-        let changed =
-            super::commands::available(&files) != super::commands::available(&fresh);
+        let changed = super::commands::available(&files) != super::commands::available(&fresh);
         *files = fresh;
         changed
     }

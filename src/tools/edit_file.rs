@@ -139,12 +139,14 @@ async fn edit(
     if old == new {
         return Err("Error: old_string and new_string are identical; nothing to change".into());
     }
-    let meta = tokio::fs::metadata(path).await.map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => {
-            format!("Error: {shown} does not exist; use write_file to create it")
-        }
-        _ => format!("Error: cannot read {shown}: {e}"),
-    })?;
+    let meta = tokio::fs::metadata(path)
+        .await
+        .map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => {
+                format!("Error: {shown} does not exist; use write_file to create it")
+            }
+            _ => format!("Error: cannot read {shown}: {e}"),
+        })?;
     if !meta.is_file() {
         return Err(format!("Error: {shown} is not a regular file"));
     }

@@ -101,7 +101,10 @@ fn an_editor_serves_files_hears_new_commands_and_rejects_for_good() {
         std::fs::read_to_string(&notes).unwrap(),
         "the disk says 42\n"
     );
-    assert_eq!(seen["buffers"][notes.to_str().unwrap()], "the buffer says 44\n");
+    assert_eq!(
+        seen["buffers"][notes.to_str().unwrap()],
+        "the buffer says 44\n"
+    );
     let edited = final_update(&edit, "toolu_edit");
     assert_eq!(edited["status"], "completed", "{ctx}");
     let diff = &edited["content"][1];
@@ -112,7 +115,10 @@ fn an_editor_serves_files_hears_new_commands_and_rejects_for_good() {
     let new_file = ws.join("sub/new.txt");
     assert_eq!(writes[1]["path"], json!(new_file));
     assert_eq!(writes[1]["content"], "fresh\n");
-    assert!(!new_file.exists(), "the write went to the editor, not the disk");
+    assert!(
+        !new_file.exists(),
+        "the write went to the editor, not the disk"
+    );
     let written = final_update(&edit, "toolu_write");
     assert_eq!(written["status"], "completed", "{ctx}");
     assert_eq!(written["content"][1]["newText"], "fresh\n");

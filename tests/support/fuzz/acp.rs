@@ -39,23 +39,35 @@ pub fn acp_jsonrpc(data: &[u8]) {
         Incoming::Request { id, method, params } => {
             assert!(matches!(id, Value::Number(_) | Value::String(_)), "id {id}");
             let again = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-            assert_eq!(read_line(again.to_string().as_bytes()).as_ref(), Some(&message));
+            assert_eq!(
+                read_line(again.to_string().as_bytes()).as_ref(),
+                Some(&message)
+            );
             outbox.respond(id.clone(), Ok(json!({"echo": params})));
         }
         Incoming::Notification { method, params } => {
             let again = json!({"jsonrpc": "2.0", "method": method, "params": params});
-            assert_eq!(read_line(again.to_string().as_bytes()).as_ref(), Some(&message));
+            assert_eq!(
+                read_line(again.to_string().as_bytes()).as_ref(),
+                Some(&message)
+            );
             return;
         }
         Incoming::Response { id, .. } => {
             // An answer to a request never asked is dropped: nothing to write.
             outbox.resolve(id, Ok(Value::Null));
-            assert!(lines.try_recv().is_err(), "an answer to nothing wrote a line");
+            assert!(
+                lines.try_recv().is_err(),
+                "an answer to nothing wrote a line"
+            );
             return;
         }
     }
     let line = lines.try_recv().expect("an answer is written");
-    assert!(!line.contains('\n') && !line.contains('\r'), "a raw newline in {line:?}");
+    assert!(
+        !line.contains('\n') && !line.contains('\r'),
+        "a raw newline in {line:?}"
+    );
     let answer: Value = serde_json::from_str(&line).expect("the answer is JSON");
     assert_eq!(answer["jsonrpc"], "2.0");
     let id = match &message {
