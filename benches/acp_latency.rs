@@ -11,6 +11,9 @@
 //!   side, the mean gap between consecutive `text_delta` lines.
 //!
 //! Medians of RUNS runs each, alternated. Prints one line per figure.
+//!
+//! `ACP_BENCH_BASELINE=/path/to/tooloop` also runs the ACP figures with that binary (an
+//! older build), alternated with the others: a before/after from the same run.
 
 #[path = "../tests/support/mod.rs"]
 mod support;
@@ -25,8 +28,8 @@ use support::{MockServer, ReplyBuilder};
 const RUNS: usize = 15;
 const WORDS: usize = 2000;
 
-fn command(home: &std::path::Path, server: &MockServer) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_tooloop"));
+fn command(bin: &str, home: &std::path::Path, server: &MockServer) -> Command {
+    let mut cmd = Command::new(bin);
     for key in [
         "ANTHROPIC_BASE_URL",
         "OPENAI_API_KEY",
@@ -57,9 +60,9 @@ fn command(home: &std::path::Path, server: &MockServer) -> Command {
 }
 
 /// (prompt → first chunk, mean gap between chunks, chunks).
-fn acp_run(server: &MockServer) -> (Duration, Duration, usize) {
+fn acp_run(bin: &str, server: &MockServer) -> (Duration, Duration, usize) {
     let home = tempfile::tempdir().expect("home");
-    let mut child = command(home.path(), server)
+    let mut child = command(bin, home.path(), server)
         .arg("acp")
         .spawn()
         .expect("acp");
@@ -109,7 +112,7 @@ fn acp_run(server: &MockServer) -> (Duration, Duration, usize) {
 /// (first text_delta's t_ms, mean gap between text_delta lines, lines).
 fn headless_run(server: &MockServer) -> (Duration, Duration, usize) {
     let home = tempfile::tempdir().expect("home");
-    let mut child = command(home.path(), server)
+    let mut child = command(env!("CARGO_BIN_EXE_tooloop"), home.path(), server)
         .args(["-p", "go", "--output-format", "stream-json"])
         .stdin(Stdio::null())
         .spawn()
@@ -151,8 +154,15 @@ fn main() {
     server.respond_with(move |_| ReplyBuilder::new().text(&text).build());
     let (mut acp_first, mut acp_gap, mut hl_first, mut hl_gap) = (vec![], vec![], vec![], vec![]);
     let (mut acp_n, mut hl_n) = (0, 0);
+    let baseline = std::env::var("ACP_BENCH_BASELINE").ok();
+    let (mut base_first, mut base_gap) = (vec![], vec![]);
     for _ in 0..RUNS {
-        let (f, g, n) = acp_run(&server);
+        if let Some(bin) = &baseline {
+            let (f, g, _) = acp_run(bin, &server);
+            base_first.push(f);
+            base_gap.push(g);
+        }
+        let (f, g, n) = acp_run(env!("CARGO_BIN_EXE_tooloop"), &server);
         acp_first.push(f);
         acp_gap.push(g);
         acp_n = n;
@@ -177,6 +187,13 @@ fn main() {
         us(median(acp_gap)),
         us(median(hl_gap))
     );
+    if let Some(bin) = baseline {
+        println!(
+            "baseline {bin}: acp first chunk median {:.2} ms, per update {:.1} µs",
+            ms(median(base_first)),
+            us(median(base_gap))
+        );
+    }
 }
 
 fn ms(d: Duration) -> f64 {

@@ -277,8 +277,15 @@ impl PermissionPolicy {
             None => Consent::Interrupted,
             Some(Decision::AllowOnce) => Consent::Granted,
             Some(Decision::AllowRule { rule }) => {
-                self.add_local_rule(&rule);
+                self.add_local_rule(&rule, rules::RuleKind::Allow);
                 Consent::Granted
+            }
+            Some(Decision::DenyRule { rule }) => {
+                self.add_local_rule(&rule, rules::RuleKind::Deny);
+                Consent::Refused(format!(
+                    "The user declined to run {tool} and will not allow it: a rule now \
+                     denies it. Do not retry it; try another approach."
+                ))
             }
             Some(Decision::ApprovePlan { mode }) => {
                 self.set_mode(mode);
@@ -298,11 +305,12 @@ impl PermissionPolicy {
 }
 
 impl PermissionPolicy {
-    /// "Always allow … in this project": the rules (a list, `bash(sleep:*), bash(ls:*)`)
-    /// hold at once and are appended to `.tooloop/settings.local.toml` for later sessions;
-    /// a notice names the file. A rule that does not parse or cannot be saved still allowed
-    /// this call; the notice says what went wrong.
-    fn add_local_rule(&self, list: &str) {
+    /// "Always allow … in this project" (or, with `RuleKind::Deny`, "always reject"): the
+    /// rules (a list, `bash(sleep:*), bash(ls:*)`) hold at once and are appended to that
+    /// list of `.tooloop/settings.local.toml` for later sessions; a notice names the file.
+    /// A rule that does not parse or cannot be saved still decided this call; the notice
+    /// says what went wrong.
+    fn add_local_rule(&self, list: &str, kind: rules::RuleKind) {
         let mut saved = Vec::new();
         for text in suggest::split(list) {
             let rule = match rules::Rule::parse(&text) {
@@ -319,9 +327,13 @@ impl PermissionPolicy {
                 continue;
             };
             if let Ok(mut r) = self.rules.write() {
-                r.push(rules::RuleKind::Allow, rule, settings::LOCAL_SOURCE);
+                r.push(kind, rule, settings::LOCAL_SOURCE);
             }
-            match settings::append_allow(path, &text) {
+            let appended = match kind {
+                rules::RuleKind::Deny => settings::append_deny(path, &text),
+                _ => settings::append_allow(path, &text),
+            };
+            match appended {
                 Ok(()) => saved.push(format!("`{text}`")),
                 Err(e) => self.notice(format!(
                     "rule `{text}` holds for this session but was not saved: {e}"
@@ -333,7 +345,11 @@ impl PermissionPolicy {
         {
             n.push((
                 format!(
-                    "always allowed {} (saved to {})",
+                    "always {} {} (saved to {})",
+                    match kind {
+                        rules::RuleKind::Deny => "denied",
+                        _ => "allowed",
+                    },
                     saved.join(", "),
                     path.display()
                 ),

@@ -47,10 +47,21 @@ pub enum Parsed {
     Prompt,
 }
 
-/// The command files of `workspace` (built-in names are never taken by a file).
+/// The command files of `workspace` (built-in names are never taken by a file), then the
+/// user-invocable skills as the TUI offers them (`/NAME ARGS`), sorted by name.
 pub fn file_commands(workspace: &Path) -> Vec<FileCommand> {
     let names: Vec<&str> = BUILTIN.iter().map(|(n, _, _)| *n).collect();
-    crate::prompt::commands::load_for(workspace, &names)
+    let mut commands = crate::prompt::commands::load_for(workspace, &names);
+    let catalog = crate::skills::Catalog::load(&crate::skills::dirs_for(workspace));
+    let taken: Vec<&str> = names
+        .iter()
+        .copied()
+        .chain(commands.iter().map(|c| c.name.as_str()))
+        .collect();
+    let skills = crate::skills::commands(&catalog, &taken);
+    commands.extend(skills);
+    commands.sort_by(|a, b| a.name.cmp(&b.name));
+    commands
 }
 
 /// Every command, for `available_commands_update`.

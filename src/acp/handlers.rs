@@ -9,6 +9,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use super::commands::{self, Parsed};
+use super::files::ClientFiles;
 use super::session::{self, Session};
 use super::transport::{RpcError, code};
 use super::updates::{Mapper, chunk};
@@ -206,13 +207,21 @@ fn start(
 > {
     let extra = mcp_servers(mcp);
     let keep_off = server.builder.config().session.mode == SessionMode::Off;
-    let engine = server.builder.start_adjusted(|c| {
+    let adjust = |c: &mut crate::config::Config| {
         c.workspace = cwd.clone();
         if !keep_off {
             c.session.mode = mode;
         }
         c.mcp.extend(extra);
-    })?;
+    };
+    let fs = *server.client_fs.lock().expect("client_fs");
+    let files = fs
+        .any()
+        .then(|| ClientFiles::new(server.outbox.clone(), fs));
+    let engine = match &files {
+        Some(f) => server.builder.start_reaching(adjust, f.clone())?,
+        None => server.builder.start_adjusted(adjust)?,
+    };
     static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(1);
     let id = engine
         .session
@@ -224,6 +233,9 @@ fn start(
                 NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
             )
         });
+    if let Some(f) = &files {
+        f.set_session(&id);
+    }
     let config = server.builder.config();
     let s = Arc::new(Session::new(
         id.clone(),
@@ -231,6 +243,7 @@ fn start(
         engine.control,
         config.tools.approval,
         config.provider.model.clone(),
+        files,
     ));
     server
         .sessions
@@ -240,16 +253,6 @@ fn start(
     Ok((s, engine.events))
 }
 
-pub fn announce_commands(server: &Server, s: &Session) {
-    session::notify(
-        &server.outbox,
-        &s.id,
-        acp::SessionUpdate::AvailableCommandsUpdate(acp::AvailableCommandsUpdate::new(
-            commands::available(&s.files),
-        )),
-    );
-}
-
 async fn new_session(
     server: &Arc<Server>,
     req: acp::NewSessionRequest,
@@ -257,7 +260,12 @@ async fn new_session(
     let cwd = workspace(&req.cwd)?;
     let (s, events) = start(server, cwd.clone(), &req.mcp_servers, SessionMode::New)
         .map_err(|e| RpcError::new(code::INTERNAL_ERROR, format!("cannot start a session: {e}")))?;
-    session::pump(s.clone(), server.outbox.clone(), events, Mapper::new(&cwd));
+    session::pump(
+        s.clone(),
+        server.outbox.clone(),
+        events,
+        Mapper::new(&cwd).with_files(s.files_access.clone()),
+    );
     let mode = *s.mode.lock().expect("mode");
     Ok(Answer {
         result: json!(acp::NewSessionResponse::new(s.id.clone()).modes(modes(mode))),
@@ -295,7 +303,7 @@ async fn load_session(
     })?;
     // The engine queued the resumed history while it started: the whole conversation is
     // replayed before the answer.
-    let mut mapper = Mapper::new(&cwd);
+    let mut mapper = Mapper::new(&cwd).with_files(s.files_access.clone());
     while let Ok(event) = events.try_recv() {
         match &event {
             AgentEvent::HistoryReset {
@@ -350,7 +358,11 @@ pub fn prompt(
             acp::StopReason::EndTurn
         ))));
     };
-    match commands::parse(&text, &s.files) {
+    // A command file or skill added since the last look runs now, and the editor hears of it.
+    if s.refresh_commands() {
+        session::announce_commands(&server.outbox, &s);
+    }
+    match commands::parse(&text, &s.file_commands()) {
         Parsed::Prompt => {
             s.send(AgentCommand::Submit { text });
         }

@@ -4,6 +4,7 @@
 //! headless mode (no second loop). Nothing but protocol messages is written to stdout.
 
 mod commands;
+mod files;
 mod handlers;
 mod permission;
 mod prompt;
@@ -29,6 +30,8 @@ pub(crate) struct Server {
     outbox: Arc<Outbox>,
     sessions: Mutex<HashMap<String, Arc<Session>>>,
     initialized: AtomicBool,
+    /// The file methods the client serves (from `initialize`).
+    client_fs: Mutex<files::ClientFs>,
 }
 
 impl Server {
@@ -45,6 +48,9 @@ impl Server {
             .ok_or_else(|| RpcError::unknown_session(id))
     }
 }
+
+/// Most bytes the writer gathers before it writes (lines waiting beyond it go next).
+const WRITE_BATCH: usize = 64 * 1024;
 
 /// Serves ACP on the process's stdin/stdout until stdin closes; returns the exit status.
 pub async fn run(builder: Builder) -> i32 {
@@ -63,11 +69,22 @@ where
         outbox: Arc::new(outbox),
         sessions: Mutex::new(HashMap::new()),
         initialized: AtomicBool::new(false),
+        client_fs: Mutex::new(files::ClientFs::default()),
     });
     let writer = tokio::spawn(async move {
-        while let Some(mut line) = lines.recv().await {
-            line.push('\n');
-            if output.write_all(line.as_bytes()).await.is_err() || output.flush().await.is_err() {
+        // Every line waiting goes out in one write and one flush: a write to tokio's stdout
+        // is a hop to a blocking thread, too dear to pay per streamed chunk.
+        let mut batch = String::new();
+        while let Some(line) = lines.recv().await {
+            batch.clear();
+            batch.push_str(&line);
+            batch.push('\n');
+            while batch.len() < WRITE_BATCH {
+                let Ok(more) = lines.try_recv() else { break };
+                batch.push_str(&more);
+                batch.push('\n');
+            }
+            if output.write_all(batch.as_bytes()).await.is_err() || output.flush().await.is_err() {
                 tracing::warn!("acp: stdout is closed");
                 break;
             }
@@ -85,11 +102,9 @@ where
                 break;
             }
         }
-        let line = String::from_utf8_lossy(&buf);
-        if line.trim().is_empty() {
-            continue;
+        if let Some(message) = transport::read_line(&buf) {
+            dispatch(&server, message);
         }
-        dispatch(&server, transport::classify(&line));
     }
     // Stdin closed: every turn ends as a cancel would, every session is saved.
     tracing::info!("acp: stdin closed; ending every session");
@@ -127,6 +142,8 @@ fn dispatch(server: &Arc<Server>, message: Incoming) {
             if method == "initialize" {
                 let answer = handlers::initialize(&params);
                 if answer.is_ok() {
+                    *server.client_fs.lock().expect("client_fs") =
+                        files::ClientFs::from_initialize(&params);
                     server.initialized.store(true, Ordering::SeqCst);
                 }
                 server.outbox.respond(id, answer);
@@ -170,7 +187,7 @@ fn dispatch(server: &Arc<Server>, message: Incoming) {
                     Ok(answer) => {
                         server.outbox.respond(id, Ok(answer.result));
                         if let Some(s) = answer.then {
-                            handlers::announce_commands(&server, &s);
+                            session::announce_commands(&server.outbox, &s);
                         }
                     }
                     Err(e) => {

@@ -22,7 +22,8 @@ pub type TurnEnd = Result<Value, RpcError>;
 pub struct Session {
     pub id: String,
     pub workspace: std::path::PathBuf,
-    pub files: Vec<FileCommand>,
+    /// The commands from files and skills, as last advertised.
+    files: Mutex<Vec<FileCommand>>,
     commands: mpsc::UnboundedSender<AgentCommand>,
     control: Mutex<Option<Control>>,
     /// The waiting `session/prompt` (one at a time per session).
@@ -36,6 +37,8 @@ pub struct Session {
     /// A `/compact` is waiting: it ends with Compacted, or with the error or notice that
     /// says why nothing was compacted (no Done follows a manual compaction).
     pub compacting: std::sync::atomic::AtomicBool,
+    /// The editor's files, when the client serves them (`fs/*`).
+    pub files_access: Option<Arc<super::files::ClientFiles>>,
 }
 
 impl Session {
@@ -45,9 +48,10 @@ impl Session {
         control: Control,
         mode: ApprovalMode,
         model: String,
+        files_access: Option<Arc<super::files::ClientFiles>>,
     ) -> Session {
         Session {
-            files: super::commands::file_commands(&workspace),
+            files: Mutex::new(super::commands::file_commands(&workspace)),
             id,
             workspace,
             commands: control.commands().clone(),
@@ -58,7 +62,23 @@ impl Session {
             usage: Mutex::new(None),
             model: Mutex::new(model),
             compacting: std::sync::atomic::AtomicBool::new(false),
+            files_access,
         }
+    }
+
+    pub fn file_commands(&self) -> Vec<FileCommand> {
+        self.files.lock().expect("files").clone()
+    }
+
+    /// Reads the command files and skills again (one may have appeared, changed or gone);
+    /// true when the advertised set changed, so an `available_commands_update` is due.
+    /// A changed body alone is taken in silently.
+    pub fn refresh_commands(&self) -> bool {
+        let fresh = super::commands::file_commands(&self.workspace);
+        let mut files = self.files.lock().expect("files");
+        let changed = super::commands::available(&files) != super::commands::available(&fresh);
+        *files = fresh;
+        changed
     }
 
     pub fn send(&self, command: AgentCommand) -> bool {
@@ -101,6 +121,17 @@ impl Session {
         }
         self.end_turn(Ok(json!({"stopReason": "cancelled"})));
     }
+}
+
+/// `available_commands_update` with every command the session offers now.
+pub fn announce_commands(outbox: &Outbox, s: &Session) {
+    notify(
+        outbox,
+        &s.id,
+        acp::SessionUpdate::AvailableCommandsUpdate(acp::AvailableCommandsUpdate::new(
+            super::commands::available(&s.file_commands()),
+        )),
+    );
 }
 
 pub fn notify(outbox: &Outbox, session: &str, update: acp::SessionUpdate) {
@@ -157,6 +188,10 @@ fn handle(session: &Arc<Session>, outbox: &Arc<Outbox>, mapper: &mut Mapper, eve
                     &session.id,
                     acp::SessionUpdate::AgentMessageChunk(updates::chunk(&why)),
                 );
+            }
+            // A turn may have written a command file or a skill: said before the answer.
+            if session.refresh_commands() {
+                announce_commands(outbox, session);
             }
             session.end_turn(Ok(json!(acp::PromptResponse::new(reason))));
         }

@@ -78,8 +78,26 @@ impl Outbox {
         let _ = self.lines.send(message.to_string());
     }
 
+    /// Serialized straight to its line (no `Value` tree in between: a streamed reply is
+    /// thousands of these).
     pub fn notify(&self, method: &str, params: impl Serialize) {
-        self.send(json!({"jsonrpc": "2.0", "method": method, "params": params}));
+        #[derive(Serialize)]
+        struct Notification<'a, P> {
+            jsonrpc: &'static str,
+            method: &'a str,
+            params: P,
+        }
+        let message = Notification {
+            jsonrpc: "2.0",
+            method,
+            params,
+        };
+        match serde_json::to_string(&message) {
+            Ok(line) => {
+                let _ = self.lines.send(line);
+            }
+            Err(e) => tracing::warn!("acp: {method} not sent: {e}"),
+        }
     }
 
     pub fn respond(&self, id: Value, result: Result<Value, RpcError>) {
@@ -146,6 +164,17 @@ pub enum Incoming {
         id: Value,
         error: RpcError,
     },
+}
+
+/// One line of stdin as it arrives (any bytes, without or with its newline): None for a
+/// blank line (skipped), else the message it holds. Bytes that are not UTF-8 are read
+/// lossily, so they fail as JSON with a parse error rather than being dropped.
+pub fn read_line(bytes: &[u8]) -> Option<Incoming> {
+    let line = String::from_utf8_lossy(bytes);
+    if line.trim().is_empty() {
+        return None;
+    }
+    Some(classify(&line))
 }
 
 /// Reads one line as JSON-RPC 2.0.

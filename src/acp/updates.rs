@@ -19,6 +19,9 @@ pub struct Mapper {
     calls: HashMap<String, Call>,
     /// The model's last `stop_reason` this turn ("refusal" makes the turn a refusal).
     pub last_stop: Option<String>,
+    /// The editor's files: a write through them has its own before and after (the disk
+    /// may hold neither).
+    files: Option<std::sync::Arc<super::files::ClientFiles>>,
 }
 
 struct Call {
@@ -33,7 +36,13 @@ impl Mapper {
             workspace: workspace.to_path_buf(),
             calls: HashMap::new(),
             last_stop: None,
+            files: None,
         }
+    }
+
+    pub fn with_files(mut self, files: Option<std::sync::Arc<super::files::ClientFiles>>) -> Self {
+        self.files = files;
+        self
     }
 
     /// The updates `event` becomes (none for events the editor has no place for).
@@ -218,11 +227,19 @@ impl Mapper {
                 old_text,
                 ..
             }) = &call
-            && let Ok(new_text) = std::fs::read_to_string(path)
         {
-            content.push(acp::ToolCallContent::Diff(
-                acp::Diff::new(path.clone(), new_text).old_text(old_text.clone()),
-            ));
+            let through_editor = self.files.as_ref().and_then(|f| f.take_write(path));
+            let texts = match through_editor {
+                Some((old, new)) => Some((old, new)),
+                None => std::fs::read_to_string(path)
+                    .ok()
+                    .map(|new| (old_text.clone(), new)),
+            };
+            if let Some((old_text, new_text)) = texts {
+                content.push(acp::ToolCallContent::Diff(
+                    acp::Diff::new(path.clone(), new_text).old_text(old_text),
+                ));
+            }
         }
         let name = call.map(|c| c.name).unwrap_or_default();
         acp::SessionUpdate::ToolCallUpdate(

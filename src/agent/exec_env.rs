@@ -55,6 +55,8 @@ pub struct ExecEnv {
     pub hooks: Arc<super::hook_calls::HookEnv>,
     /// The session's background jobs: shared by every turn, ended with the session.
     pub jobs: Arc<crate::background::Jobs>,
+    /// Where the file tools read and write (the disk; an editor's buffers over ACP).
+    pub files: Arc<dyn crate::tools::file_access::FileAccess>,
 }
 
 /// Background jobs' changes as `AgentEvent::Background` on `events`.
@@ -93,6 +95,7 @@ impl ExecEnv {
                 crate::background::DEFAULT_MAX_JOBS,
                 job_events(&events),
             )),
+            files: crate::tools::file_access::local(),
             events,
         }
     }

@@ -61,6 +61,7 @@ pub async fn run(agent: &mut Agent, command: &str, cancel: &CancellationToken) -
         sandbox: super::sandbox_call::for_call(&agent.exec, &id, TOOL, &input, &token),
         call_id: id.clone(),
         jobs: Some(agent.exec.jobs.clone()),
+        files: agent.exec.files.clone(),
     };
     let output = bash.run(input, ctx).await;
     let stopped = cancel.is_cancelled();

@@ -106,6 +106,7 @@ impl Call {
             sandbox,
             call_id: id.clone(),
             jobs: Some(env.jobs.clone()),
+            files: env.files.clone(),
         };
         let limit = if tool.bounds_itself() {
             // About a year: never in practice, and still a valid deadline for the timer.

@@ -187,10 +187,20 @@ impl Builder {
     /// An engine for a copy of the config that `adjust` changed (workspace, session, MCP
     /// servers of one ACP session).
     pub fn start_adjusted(&self, adjust: impl FnOnce(&mut Config)) -> Result<Engine, EngineError> {
+        self.start_reaching(adjust, crate::tools::file_access::local())
+    }
+
+    /// [`Builder::start_adjusted`] with the file tools reaching file content through
+    /// `files` (an editor's buffers over ACP) instead of the disk.
+    pub fn start_reaching(
+        &self,
+        adjust: impl FnOnce(&mut Config),
+        files: Arc<dyn crate::tools::file_access::FileAccess>,
+    ) -> Result<Engine, EngineError> {
         let mut config = self.config.clone();
         adjust(&mut config);
         let overrides = self.overrides.as_ref().map(|f| f()).unwrap_or_default();
-        start_with(&config, self.front, overrides)
+        start_parts(&config, self.front, overrides, files)
     }
 }
 
@@ -204,6 +214,15 @@ pub fn start_with(
     config: &Config,
     front: FrontEnd,
     overrides: Overrides,
+) -> Result<Engine, EngineError> {
+    start_parts(config, front, overrides, crate::tools::file_access::local())
+}
+
+fn start_parts(
+    config: &Config,
+    front: FrontEnd,
+    overrides: Overrides,
+    files: Arc<dyn crate::tools::file_access::FileAccess>,
 ) -> Result<Engine, EngineError> {
     let provider = match overrides.provider {
         Some(p) => p,
@@ -231,6 +250,8 @@ pub fn start_with(
     }
     let plan = crate::tools::exit_plan_mode::PlanSlot::default();
     let mut exec = exec_env(config, front, tools, sink.clone())?;
+    // Before the subagents' hub copies it: children reach files the same way.
+    exec.files = files;
     let context = crate::agent::context::ContextState::new(config.context.clone());
     let mcp = start_mcp(config, &sink);
     let hub = subagents(config, &provider, &settings, &exec, mcp.clone());

@@ -146,6 +146,15 @@ fn toml_error(e: &toml::de::Error, text: &str, path: &Path) -> SettingsError {
 /// Appends `rule` to the `allow` list of `path` (created with its directory when missing);
 /// a rule already there is not added twice. The rest of the file is kept as it was read.
 pub fn append_allow(path: &Path, rule: &str) -> Result<(), SettingsError> {
+    append(path, "allow", rule)
+}
+
+/// [`append_allow`] for the `deny` list ("always reject … in this project").
+pub fn append_deny(path: &Path, rule: &str) -> Result<(), SettingsError> {
+    append(path, "deny", rule)
+}
+
+fn append(path: &Path, list: &str, rule: &str) -> Result<(), SettingsError> {
     let io = |source| SettingsError::Io {
         path: path.to_path_buf(),
         source,
@@ -167,13 +176,13 @@ pub fn append_allow(path: &Path, rule: &str) -> Result<(), SettingsError> {
         });
     };
     let allow = perms
-        .entry("allow")
+        .entry(list)
         .or_insert_with(|| toml::Value::Array(Vec::new()));
     let Some(allow) = allow.as_array_mut() else {
         return Err(SettingsError::Parse {
             path: path.to_path_buf(),
             line: None,
-            message: "`permissions.allow` is not a list".into(),
+            message: format!("`permissions.{list}` is not a list"),
         });
     };
     if !allow.iter().any(|v| v.as_str() == Some(rule)) {
@@ -188,7 +197,7 @@ pub fn append_allow(path: &Path, rule: &str) -> Result<(), SettingsError> {
         std::fs::create_dir_all(dir).map_err(io)?;
     }
     let out = format!(
-        "# Written by tooloop (\"always allow … in this project\"); not meant to be committed.\n{body}"
+        "# Written by tooloop (\"always allow/reject … in this project\"); not meant to be committed.\n{body}"
     );
     std::fs::write(path, out).map_err(io)
 }
@@ -211,6 +220,27 @@ mod tests {
         assert!(err("[permissions]\nalow = []\n").starts_with(".tooloop/settings.toml:2: "));
         let ok = parse("[permissions]\ndeny = [\"read_file(.env)\"]\n", path).expect("ok");
         assert_eq!(ok.deny, vec!["read_file(.env)".to_string()]);
+    }
+
+    #[test]
+    fn always_reject_appends_a_deny_rule_beside_the_allow_rules() {
+        let dir = tempfile::tempdir().expect("dir");
+        let path = local_path(dir.path());
+        append_allow(&path, "bash(cargo test:*)").expect("allow");
+        append_deny(&path, "bash(rm:*)").expect("deny");
+        append_deny(&path, "bash(rm:*)").expect("deny again");
+        let set = load(&PermissionsSection::default(), "u", dir.path()).expect("load");
+        let rows: Vec<(&str, String)> = set
+            .iter()
+            .map(|r| (r.kind.as_str(), r.rule.text.clone()))
+            .collect();
+        assert_eq!(
+            rows,
+            vec![
+                ("allow", "bash(cargo test:*)".to_string()),
+                ("deny", "bash(rm:*)".to_string())
+            ]
+        );
     }
 
     #[test]

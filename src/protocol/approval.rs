@@ -43,11 +43,16 @@ pub enum Decision {
     Deny {
         reason: Option<String>,
     },
+    /// Deny, and append this rule to the `deny` list of `.tooloop/settings.local.toml`
+    /// ("always reject … in this project"): the call is refused from now on without asking.
+    DenyRule {
+        rule: String,
+    },
 }
 
 impl Decision {
     pub fn is_allow(&self) -> bool {
-        !matches!(self, Decision::Deny { .. })
+        !matches!(self, Decision::Deny { .. } | Decision::DenyRule { .. })
     }
 }
 

@@ -7,8 +7,8 @@ use serde_json::{Value, json};
 use similar::TextDiff;
 
 use super::args::{flag, one_line, optional_str, path_field, required_str};
-use super::atomic::write_atomic;
 use super::fact::Fact;
+use super::file_access::FileAccess;
 use super::input::{Check, Flag, Text, check};
 use super::replacement::Replacement;
 use super::text::{MAX_TEXT_FILE_BYTES, as_text};
@@ -119,18 +119,17 @@ impl Tool for EditFile {
             Err(e) => return ToolOutput::error(e.to_string()),
         };
         let shown = ctx.workspace.display(&resolved);
-        let edited =
-            tokio::task::spawn_blocking(move || edit(&resolved, &shown, &old, &new, replace_all))
-                .await;
-        match edited {
-            Ok(Ok(text)) => ToolOutput::ok(text),
-            Ok(Err(e)) => ToolOutput::error(e),
-            Err(e) => ToolOutput::error(format!("Error: edit_file failed: {e}")),
+        match edit(&*ctx.files, &resolved, &shown, &old, &new, replace_all).await {
+            Ok(text) => ToolOutput::ok(text),
+            Err(e) => ToolOutput::error(e),
         }
     }
 }
 
-fn edit(
+/// Reads through `files` (an editor's buffer may be newer than the disk), replaces, and
+/// writes back through it.
+async fn edit(
+    files: &dyn FileAccess,
     path: &Path,
     shown: &str,
     old: &str,
@@ -147,12 +146,14 @@ fn edit(
     if old == new {
         return Err("Error: old_string and new_string are identical; nothing to change".into());
     }
-    let meta = std::fs::metadata(path).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => {
-            format!("Error: {shown} does not exist; use write_file to create it")
-        }
-        _ => format!("Error: cannot read {shown}: {e}"),
-    })?;
+    let meta = tokio::fs::metadata(path)
+        .await
+        .map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => {
+                format!("Error: {shown} does not exist; use write_file to create it")
+            }
+            _ => format!("Error: cannot read {shown}: {e}"),
+        })?;
     if !meta.is_file() {
         return Err(format!("Error: {shown} is not a regular file"));
     }
@@ -162,7 +163,10 @@ fn edit(
             meta.len()
         ));
     }
-    let bytes = std::fs::read(path).map_err(|e| format!("Error: cannot read {shown}: {e}"))?;
+    let bytes = files
+        .read(path)
+        .await
+        .map_err(|e| format!("Error: cannot read {shown}: {e}"))?;
     let text = as_text(&bytes, shown).map_err(|e| e.to_string())?;
     let plan = Replacement::plan(text, old, new);
     let count = plan.content.matches(plan.old.as_str()).count();
@@ -189,13 +193,21 @@ fn edit(
     } else {
         replaced.clone()
     };
-    write_atomic(path, on_disk.as_bytes())
+    files
+        .write(path, &on_disk)
+        .await
         .map_err(|e| format!("Error: cannot write {shown}: {e}"))?;
-    let diff = TextDiff::from_lines(plan.content.as_str(), replaced.as_str())
-        .unified_diff()
-        .context_radius(3)
-        .header(&format!("a/{shown}"), &format!("b/{shown}"))
-        .to_string();
+    // Diffing a large file takes a while: off the runtime's threads, as the whole edit was.
+    let (before, header) = (plan.content, shown.to_string());
+    let diff = tokio::task::spawn_blocking(move || {
+        TextDiff::from_lines(before.as_str(), replaced.as_str())
+            .unified_diff()
+            .context_radius(3)
+            .header(&format!("a/{header}"), &format!("b/{header}"))
+            .to_string()
+    })
+    .await
+    .map_err(|e| format!("Error: edit_file failed: {e}"))?;
     let what = if count == 1 {
         "1 occurrence".to_string()
     } else {

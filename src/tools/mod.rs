@@ -9,6 +9,7 @@ pub mod deferral;
 pub mod edit_file;
 pub mod exit_plan_mode;
 pub mod fact;
+pub mod file_access;
 mod file_preview;
 pub mod get_current_time;
 pub mod glob;
@@ -108,6 +109,9 @@ pub struct ToolContext {
     /// The session's background jobs (bash `run_in_background`, bash_output, kill_shell);
     /// None where there is no session to own them.
     pub jobs: Option<Arc<crate::background::Jobs>>,
+    /// Where read_file, edit_file and write_file reach file content (the disk, or an
+    /// editor's buffers over ACP).
+    pub files: Arc<dyn file_access::FileAccess>,
 }
 
 impl ToolContext {
@@ -122,6 +126,7 @@ impl ToolContext {
             sandbox: None,
             call_id: String::new(),
             jobs: None,
+            files: file_access::local(),
         }
     }
 }

@@ -138,7 +138,9 @@ async fn read(input: &Value, ctx: &ToolContext) -> Result<ToolOutput, String> {
             meta.len()
         ));
     }
-    let bytes = tokio::fs::read(&resolved)
+    let bytes = ctx
+        .files
+        .read(&resolved)
         .await
         .map_err(|e| format!("Error: cannot read {shown}: {e}"))?;
     if let Some(image) = image(&bytes, &shown) {

@@ -4,7 +4,6 @@ use async_trait::async_trait;
 use serde_json::{Value, json};
 
 use super::args::{one_line, optional_str, path_field, required_str};
-use super::atomic::write_atomic;
 use super::fact::Fact;
 use super::input::{Check, Text, check};
 use super::{Effect, Tool, ToolContext, ToolOutput};
@@ -91,34 +90,29 @@ impl Tool for WriteFile {
             Err(e) => return ToolOutput::error(e.to_string()),
         };
         let shown = ctx.workspace.display(&resolved);
-        let written = tokio::task::spawn_blocking(move || {
-            let before = match std::fs::metadata(&resolved) {
-                Ok(m) if m.is_dir() => {
-                    return Err(format!("Error: {shown} is a directory, not a file"));
-                }
-                Ok(m) => Some(m.len()),
-                Err(_) => None,
-            };
-            if let Some(parent) = resolved.parent() {
-                std::fs::create_dir_all(parent).map_err(|e| {
-                    format!("Error: cannot create the directories for {shown}: {e}")
-                })?;
+        let before = match tokio::fs::metadata(&resolved).await {
+            Ok(m) if m.is_dir() => {
+                return ToolOutput::error(format!("Error: {shown} is a directory, not a file"));
             }
-            write_atomic(&resolved, content.as_bytes())
-                .map_err(|e| format!("Error: cannot write {shown}: {e}"))?;
-            Ok(match before {
-                None => tool_results::created(&shown, content.len()),
-                Some(old) => format!(
-                    "Overwrote {shown} ({} bytes; it had {old} bytes)",
-                    content.len()
-                ),
-            })
-        })
-        .await;
-        match written {
-            Ok(Ok(text)) => ToolOutput::ok(text),
-            Ok(Err(e)) => ToolOutput::error(e),
-            Err(e) => ToolOutput::error(format!("Error: write_file failed: {e}")),
+            Ok(m) => Some(m.len()),
+            Err(_) => None,
+        };
+        if let Some(parent) = resolved.parent()
+            && let Err(e) = tokio::fs::create_dir_all(parent).await
+        {
+            return ToolOutput::error(format!(
+                "Error: cannot create the directories for {shown}: {e}"
+            ));
         }
+        if let Err(e) = ctx.files.write(&resolved, &content).await {
+            return ToolOutput::error(format!("Error: cannot write {shown}: {e}"));
+        }
+        ToolOutput::ok(match before {
+            None => tool_results::created(&shown, content.len()),
+            Some(old) => format!(
+                "Overwrote {shown} ({} bytes; it had {old} bytes)",
+                content.len()
+            ),
+        })
     }
 }

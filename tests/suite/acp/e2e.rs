@@ -10,16 +10,7 @@ use crate::support::env as env_support;
 use serde_json::{Value, json};
 use support::*;
 
-const KEY: &str = "sk-ant-acp-e2e-key";
-/// Variables a developer's shell may set that would leak into the run.
-const CLEARED_ENV: &[&str] = &[
-    "ANTHROPIC_API_KEY",
-    "ANTHROPIC_BASE_URL",
-    "OPENAI_API_KEY",
-    "OPENAI_BASE_URL",
-    "RUST_LOG",
-    "TOOLOOP_LOG",
-];
+use super::client::{KEY, of_kind, run_client, updates};
 
 fn script(server: &MockServer) {
     server.enqueue(
@@ -52,21 +43,6 @@ fn script(server: &MockServer) {
     )]));
     server.enqueue(text_reply("Plan approved; starting."));
     server.enqueue(text_reply("Reviewed notes.txt."));
-}
-
-/// All `session/update`s of one phase, as the client received them.
-fn updates<'a>(seen: &'a Value, phase: &str) -> Vec<&'a Value> {
-    seen["phases"][phase]
-        .as_array()
-        .map(|a| a.iter().map(|n| &n["update"]).collect())
-        .unwrap_or_default()
-}
-
-fn of_kind<'a>(list: &[&'a Value], kind: &str) -> Vec<&'a Value> {
-    list.iter()
-        .copied()
-        .filter(|u| u["sessionUpdate"] == kind)
-        .collect()
 }
 
 fn text_of(list: &[&Value], kind: &str) -> String {
@@ -104,38 +80,8 @@ fn the_official_client_completes_every_flow() {
         "--approval",
         "ask"
     ]);
-    let mut cmd = std::process::Command::new("node");
-    for key in CLEARED_ENV {
-        cmd.env_remove(key);
-    }
-    let h = home.path();
-    let out = cmd
-        .arg(client_dir.join("drive.mjs"))
-        .current_dir(&client_dir)
-        .env("TOOLOOP_BIN", env!("CARGO_BIN_EXE_tooloop"))
-        .env("ACP_ARGS", args.to_string())
-        .env("ACP_WORKSPACE", &ws)
-        .env("ANTHROPIC_API_KEY", KEY)
-        .env("HOME", h)
-        .env("XDG_CONFIG_HOME", h.join(".config"))
-        .env("XDG_DATA_HOME", h.join(".local/share"))
-        .env("XDG_STATE_HOME", h.join(".local/state"))
-        .env("XDG_CACHE_HOME", h.join(".cache"))
-        .output()
-        .expect("node runs");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success(),
-        "client failed\nstdout:\n{stdout}\nstderr:\n{stderr}"
-    );
-    let seen: Value = serde_json::from_str(stdout.trim()).unwrap_or_else(|e| {
-        panic!("client output is not JSON ({e}):\n{stdout}\nstderr:\n{stderr}")
-    });
+    let seen = run_client(&client_dir, "drive.mjs", &args, &ws, home.path());
     let ctx = format!("{seen:#}");
-    if std::env::var_os("ACP_E2E_DUMP").is_some() {
-        eprintln!("{ctx}");
-    }
     assert_eq!(seen["exitCode"], 0, "stdin closed: exit 0\n{ctx}");
     assert!(!seen["stderr"].as_str().unwrap_or("").contains(KEY));
 
@@ -266,7 +212,11 @@ fn the_official_client_completes_every_flow() {
         .iter()
         .map(|o| o["kind"].as_str().unwrap())
         .collect();
-    assert_eq!(options, ["allow_once", "allow_always", "reject_once"]);
+    // The proposed rule (`bash(echo:*)`) can be written as a deny rule too.
+    assert_eq!(
+        options,
+        ["allow_once", "allow_always", "reject_once", "reject_always"]
+    );
     assert!(
         of_kind(&first, "usage_update")
             .iter()

@@ -7,7 +7,7 @@ use crate::support;
 
 use std::path::Path;
 
-use support::fuzz::{claude, files, readers, rules, sse, text, tools};
+use support::fuzz::{acp, claude, files, readers, rules, sse, text, tools};
 
 /// Runs `check` over every file in fuzz/corpus/`target`, naming the file that fails.
 fn corpus(target: &str, check: fn(&[u8])) {
@@ -101,6 +101,11 @@ fn corpus_command_file() {
 #[test]
 fn corpus_mcp_result() {
     corpus("mcp_result", readers::mcp_result);
+}
+
+#[test]
+fn corpus_acp_jsonrpc() {
+    corpus("acp_jsonrpc", acp::acp_jsonrpc);
 }
 
 #[test]

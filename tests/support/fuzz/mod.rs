@@ -8,6 +8,7 @@
 
 #![allow(dead_code)]
 
+pub mod acp;
 pub mod claude;
 pub mod files;
 pub mod readers;
