@@ -48,7 +48,7 @@ fn main() {
     std::process::exit(code);
 }
 
-async fn run(cli: Cli) -> i32 {
+async fn run(mut cli: Cli) -> i32 {
     // Async and config-free (a replay reads its own recording); the TUI replay resolves the
     // config for its theme and keys itself.
     if let Some(Command::Replay {
@@ -79,6 +79,13 @@ async fn run(cli: Cli) -> i32 {
     {
         return code;
     }
+    // Before the config is read: the workspace (and with it the project's settings, hooks,
+    // sandbox and file tools) is the worktree's. Dropped on any early return below, it is
+    // removed again (nothing changed in it yet).
+    let worktree = match start_worktree(&mut cli) {
+        Ok(w) => w,
+        Err(code) => return code,
+    };
     // The log guard is kept until the process exits: dropping it flushes the log file.
     let (config, _log_guard) = match configured(&cli) {
         Ok(c) => c,
@@ -101,7 +108,7 @@ async fn run(cli: Cli) -> i32 {
         return tooloop::mcp::list::run(config.mcp.clone(), config.workspace.clone()).await;
     }
     let Some(prompt) = cli.prompt.clone() else {
-        return match run_tui(&config, cli.initial_prompt.clone()).await {
+        return match run_tui(&config, cli.initial_prompt.clone(), worktree).await {
             Ok(code) => code,
             Err(e) => {
                 tracing::error!("tui: {e:#}");
@@ -132,13 +139,14 @@ async fn run(cli: Cli) -> i32 {
         eprintln!("tooloop: the prompt is empty");
         return 2;
     }
-    let engine = match tooloop::engine::start(&config, tooloop::engine::FrontEnd::Headless) {
+    let mut engine = match tooloop::engine::start(&config, tooloop::engine::FrontEnd::Headless) {
         Ok(engine) => engine,
         Err(e) => {
             eprintln!("tooloop: {e}");
             return 2;
         }
     };
+    engine.worktree = owned_worktree(worktree, engine.session.as_ref());
     let code = match tooloop::headless::run(engine, &prompt, cli.output_format).await {
         Ok(code) => code,
         Err(e) => {
@@ -157,7 +165,11 @@ async fn run(cli: Cli) -> i32 {
 /// What cannot start (a theme that does not exist, no session to continue, a session open in
 /// another tooloop) is bad usage or config: exit 2, as headless says for the same case
 /// (CLI.md). Only what fails once the TUI runs is a runtime error (1).
-async fn run_tui(config: &Config, initial_prompt: Option<String>) -> anyhow::Result<i32> {
+async fn run_tui(
+    config: &Config,
+    initial_prompt: Option<String>,
+    worktree: Option<tooloop::worktree::Worktree>,
+) -> anyhow::Result<i32> {
     let started = tui_settings(config).and_then(|settings| {
         let engine = tooloop::engine::start(config, tooloop::engine::FrontEnd::Interactive)?;
         Ok((settings, engine))
@@ -169,7 +181,87 @@ async fn run_tui(config: &Config, initial_prompt: Option<String>) -> anyhow::Res
             return Ok(2);
         }
     };
-    tooloop::tui::run(engine, settings, initial_prompt).await
+    let worktree = owned_worktree(worktree, engine.session.as_ref());
+    let code = tooloop::tui::run(engine, settings, initial_prompt).await;
+    // The terminal is restored and the agent stopped: committed and kept, or removed.
+    if let Some(wt) = worktree {
+        let outcome = tokio::task::spawn_blocking(move || {
+            wt.finish("tooloop: the changes of a --worktree session")
+        })
+        .await;
+        if let Ok(outcome) = outcome {
+            let line = tooloop::sanitize::output::for_stderr(&outcome.exit_line());
+            let _ = writeln!(std::io::stdout(), "{line}");
+        }
+    }
+    code
+}
+
+/// `--worktree [NAME]`: a new worktree of the repository around the workspace (or the
+/// current directory), which becomes the workspace. Exit 2 when it cannot be made.
+fn start_worktree(cli: &mut Cli) -> Result<Option<tooloop::worktree::Worktree>, i32> {
+    let Some(name) = cli.worktree.clone() else {
+        return Ok(None);
+    };
+    let from = match cli.workspace.clone() {
+        Some(dir) => dir,
+        None => std::env::current_dir().map_err(|e| {
+            eprintln!("tooloop: --worktree: current directory: {e}");
+            2
+        })?,
+    };
+    let how = tooloop::worktree::Create {
+        name: (!name.is_empty()).then_some(name),
+        carry: true,
+        ..Default::default()
+    };
+    match tooloop::worktree::Worktree::create(&from, &how) {
+        Ok(wt) => {
+            tracing::info!(branch = %wt.branch, path = %wt.path.display(), "worktree");
+            cli.workspace = Some(wt.workspace.clone());
+            Ok(Some(wt))
+        }
+        Err(e) => {
+            eprintln!(
+                "tooloop: --worktree: {}",
+                tooloop::sanitize::output::for_stderr(&e.to_string())
+            );
+            Err(2)
+        }
+    }
+}
+
+/// The worktree with the session that owns it written down (`tooloop worktrees` shows it).
+fn owned_worktree(
+    worktree: Option<tooloop::worktree::Worktree>,
+    session: Option<&tooloop::session::SessionInfo>,
+) -> Option<tooloop::worktree::Worktree> {
+    let wt = worktree?;
+    if let Some(s) = session {
+        wt.set_session(&s.id);
+    }
+    Some(wt)
+}
+
+/// `tooloop worktrees [clean]`, in the repository around the workspace.
+fn worktrees(cli: &Cli, clean: bool) -> i32 {
+    let dir = match cli.workspace.clone().map(Ok).unwrap_or_else(std::env::current_dir) {
+        Ok(d) => d,
+        Err(e) => return fail(e.into(), 1),
+    };
+    let out = if clean {
+        tooloop::worktree::clean(&dir)
+    } else {
+        tooloop::worktree::list(&dir).map(|l| tooloop::worktree::format_table(&l))
+    };
+    match out {
+        Ok(text) => {
+            print!("{}", tooloop::sanitize::output::for_stderr(&text));
+            0
+        }
+        Err(e @ tooloop::worktree::WorktreeError::NotARepo(_)) => fail(e.into(), 2),
+        Err(e) => fail(e.into(), 1),
+    }
 }
 
 /// `tooloop acp`: the command line parsed as the TUI's, the config resolved, then the ACP
@@ -186,6 +278,10 @@ async fn run_acp() -> i32 {
     };
     if cli.prompt.is_some() || cli.initial_prompt.is_some() || cli.command.is_some() {
         eprintln!("tooloop: acp takes options only (prompts come from the editor)");
+        return 2;
+    }
+    if cli.worktree.is_some() {
+        eprintln!("tooloop: acp does not take --worktree (the editor chooses the folder)");
         return 2;
     }
     // The log guard is kept until the process exits: dropping it flushes the log file.
@@ -437,6 +533,7 @@ fn config_init(cli: &Cli) -> i32 {
 fn without_config(cli: &Cli, command: &Command) -> Option<i32> {
     Some(match command {
         Command::Sessions => list_sessions(),
+        Command::Worktrees { action } => worktrees(cli, action.is_some()),
         Command::Models => list_models(cli),
         Command::Agents => list_agents(cli),
         Command::Skills => list_skills(cli),

@@ -78,6 +78,10 @@ pub struct Engine {
     pub sandboxed_tools: Vec<String>,
     /// The session's background jobs (headless lists them in `result.background`).
     pub jobs: Arc<crate::background::Jobs>,
+    /// `--worktree`: the worktree the run works in, finished by the front end once the
+    /// agent stopped (`main` makes it before the config is read, so everything is rooted
+    /// there).
+    pub worktree: Option<crate::worktree::Worktree>,
 }
 
 /// The front end's handle on the agent task.
@@ -310,5 +314,6 @@ pub fn start_with(
         sandbox,
         sandboxed_tools,
         jobs,
+        worktree: None,
     })
 }
