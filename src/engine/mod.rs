@@ -263,6 +263,9 @@ pub fn start_with(
             &mut agent,
         )?,
     };
+    if let Some(s) = &session {
+        hub.set_session(&s.id);
+    }
     // Children's histories go into the live transcript (it changes with /new and forks).
     if let Some(handle) = agent.observer.as_ref().and_then(|r| r.handle()) {
         hub.set_recorders(Arc::new(move |info| {

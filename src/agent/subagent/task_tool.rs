@@ -63,6 +63,14 @@ struct Input {
     prompt: Text,
     #[serde(default)]
     agent: Text,
+    #[serde(default)]
+    isolation: Option<Isolation>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum Isolation {
+    Worktree,
 }
 
 #[async_trait]
@@ -92,6 +100,16 @@ impl Tool for TaskTool {
                     "type": "string",
                     "enum": self.names,
                     "description": "Which agent to start (default: general)."
+                },
+                "isolation": {
+                    "type": "string",
+                    "enum": ["worktree"],
+                    "description": "worktree: the subagent works in its own git worktree \
+                                    (a new branch from the current HEAD with the uncommitted \
+                                    changes carried over), so subagents editing side by side \
+                                    do not collide. Its changes are committed on that branch; \
+                                    the result names the folder and branch to read, diff or \
+                                    merge."
                 }
             },
             "required": ["description", "prompt"],

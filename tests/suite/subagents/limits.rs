@@ -210,6 +210,7 @@ async fn a_child_at_its_turn_limit_is_an_error_with_its_text() {
         max_turns: Some(2),
         prompt: "Be short.".into(),
         source: None,
+        worktree: false,
     });
     let mut tree = setup.build();
     let summary = tree.agent.run_prompt("go", &CancellationToken::new()).await;
