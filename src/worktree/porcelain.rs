@@ -27,7 +27,7 @@ pub fn parse_worktree_list(text: &str) -> Vec<WorktreeEntry> {
     let mut out = Vec::new();
     let mut current: Option<WorktreeEntry> = None;
     for line in text.split('\n') {
-        let line = line.strip_suffix('\r').unwrap_or(line);
+        let line = line.trim_end_matches('\r');
         if line.is_empty() {
             out.extend(current.take());
             continue;

@@ -10,6 +10,7 @@
 
 pub mod claude;
 pub mod files;
+pub mod git;
 pub mod readers;
 pub mod rules;
 pub mod sse;
