@@ -105,8 +105,10 @@ pub fn parse_status(bytes: &[u8]) -> Vec<StatusEntry> {
             continue;
         }
         let from = if matches!(x, 'R' | 'C') || matches!(y, 'R' | 'C') {
+            // The empty field after the last NUL is no source.
             fields
                 .next()
+                .filter(|f| !f.is_empty())
                 .map(|f| String::from_utf8_lossy(f).into_owned())
         } else {
             None

@@ -104,12 +104,9 @@ impl Tool for TaskTool {
                 "isolation": {
                     "type": "string",
                     "enum": ["worktree"],
-                    "description": "worktree: the subagent works in its own git worktree \
-                                    (a new branch from the current HEAD with the uncommitted \
-                                    changes carried over), so subagents editing side by side \
-                                    do not collide. Its changes are committed on that branch; \
-                                    the result names the folder and branch to read, diff or \
-                                    merge."
+                    "description": "worktree: it works in its own git worktree and branch \
+                                    (your HEAD plus uncommitted changes); its changes are \
+                                    committed there and the result names the branch."
                 }
             },
             "required": ["description", "prompt"],
