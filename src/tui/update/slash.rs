@@ -99,7 +99,7 @@ pub const COMMANDS: &[SlashCommand] = &[
     SlashCommand {
         name: "worktrees",
         args: "",
-        help: "tooloop's git worktrees: branch, changes, session",
+        help: "git worktrees: branch, changes, session",
         run: |app, _, _| app.show_worktrees(),
     },
     SlashCommand {
