@@ -245,7 +245,12 @@ fn owned_worktree(
 
 /// `tooloop worktrees [clean]`, in the repository around the workspace.
 fn worktrees(cli: &Cli, clean: bool) -> i32 {
-    let dir = match cli.workspace.clone().map(Ok).unwrap_or_else(std::env::current_dir) {
+    let dir = match cli
+        .workspace
+        .clone()
+        .map(Ok)
+        .unwrap_or_else(std::env::current_dir)
+    {
         Ok(d) => d,
         Err(e) => return fail(e.into(), 1),
     };

@@ -30,7 +30,12 @@ pub fn run(dir: &Path, args: &[&str]) -> Result<Output, WorktreeError> {
         .arg(dir)
         // Hooks are the user's: a post-checkout or pre-commit hook must not run for the
         // bookkeeping tooloop does (nor sign, nor prompt).
-        .args(["-c", "core.hooksPath=/dev/null", "-c", "commit.gpgsign=false"])
+        .args([
+            "-c",
+            "core.hooksPath=/dev/null",
+            "-c",
+            "commit.gpgsign=false",
+        ])
         .args(args)
         .env("GIT_TERMINAL_PROMPT", "0")
         .env("GIT_PAGER", "cat")

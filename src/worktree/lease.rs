@@ -177,7 +177,12 @@ impl Worktree {
         }
         let exists = git::run(
             &origin,
-            &["show-ref", "--verify", "-q", &format!("refs/heads/{branch}")],
+            &[
+                "show-ref",
+                "--verify",
+                "-q",
+                &format!("refs/heads/{branch}"),
+            ],
         )?;
         if exists.ok {
             return Err(WorktreeError::BranchExists(branch));
@@ -264,7 +269,8 @@ impl Worktree {
             self.carried = true;
         }
         self.base = git::ok(&self.path, &["rev-parse", "HEAD"])?.text();
-        self.admin = PathBuf::from(git::ok(&self.path, &["rev-parse", "--absolute-git-dir"])?.text());
+        self.admin =
+            PathBuf::from(git::ok(&self.path, &["rev-parse", "--absolute-git-dir"])?.text());
         self.write_meta(how.session.as_deref(), how.agent.as_deref())
     }
 
@@ -389,7 +395,9 @@ fn exclude(origin: &Path) -> Result<(), WorktreeError> {
     if !text.is_empty() && !text.ends_with('\n') {
         text.push('\n');
     }
-    text.push_str(&format!("# tooloop's worktrees (tooloop --worktree, isolation: worktree)\n{line}\n"));
+    text.push_str(&format!(
+        "# tooloop's worktrees (tooloop --worktree, isolation: worktree)\n{line}\n"
+    ));
     std::fs::write(&file, text).map_err(io)
 }
 
@@ -422,7 +430,10 @@ fn carried(origin: &Path) -> Result<(Option<String>, Vec<String>), WorktreeError
 }
 
 fn status(dir: &Path) -> Result<Vec<StatusEntry>, WorktreeError> {
-    let out = git::ok(dir, &["status", "--porcelain=v1", "-z", "--untracked-files=all"])?;
+    let out = git::ok(
+        dir,
+        &["status", "--porcelain=v1", "-z", "--untracked-files=all"],
+    )?;
     Ok(parse_status(&out.stdout))
 }
 
@@ -452,9 +463,21 @@ fn commit(dir: &Path, message: &str) -> Result<(), WorktreeError> {
         && git::run(dir, &["var", "GIT_COMMITTER_IDENT"])?.ok;
     let mut args = vec![];
     if !known {
-        args.extend(["-c", "user.name=tooloop", "-c", "user.email=tooloop@localhost"]);
+        args.extend([
+            "-c",
+            "user.name=tooloop",
+            "-c",
+            "user.email=tooloop@localhost",
+        ]);
     }
-    args.extend(["commit", "-q", "--no-verify", "--allow-empty", "-m", message]);
+    args.extend([
+        "commit",
+        "-q",
+        "--no-verify",
+        "--allow-empty",
+        "-m",
+        message,
+    ]);
     git::ok(dir, &args).map(|_| ())
 }
 

@@ -94,7 +94,17 @@ mod tests {
         for ok in ["a", "fix-tests", "a1-3f9c2b", "v1.2_x"] {
             assert!(valid_name(ok), "{ok}");
         }
-        for bad in ["", "-x", ".x", "a/b", "a b", "a..b", "x.lock", "ä", &"x".repeat(65)] {
+        for bad in [
+            "",
+            "-x",
+            ".x",
+            "a/b",
+            "a b",
+            "a..b",
+            "x.lock",
+            "ä",
+            &"x".repeat(65),
+        ] {
             assert!(!valid_name(bad), "{bad}");
         }
         assert_eq!(short_id().len(), 6);

@@ -155,7 +155,10 @@ mod tests {
         let bytes = b" M src/a.rs\0R  new name.rs\0old name.rs\0?? n\xffew.txt\0UU both.rs\0AA x\0";
         let s = parse_status(bytes);
         assert_eq!(s.len(), 5);
-        assert_eq!((s[0].index, s[0].worktree, s[0].path.as_str()), (' ', 'M', "src/a.rs"));
+        assert_eq!(
+            (s[0].index, s[0].worktree, s[0].path.as_str()),
+            (' ', 'M', "src/a.rs")
+        );
         assert_eq!(s[1].from.as_deref(), Some("old name.rs"));
         assert_eq!(s[1].path, "new name.rs");
         assert!(s[2].untracked());

@@ -10,8 +10,8 @@
 
 pub mod definitions;
 mod run;
-mod worktree;
 mod task_tool;
+mod worktree;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};

@@ -97,9 +97,10 @@ impl App {
             Ok(listed) => crate::worktree::format_table(&listed),
             Err(e) => e.to_string(),
         };
-        self.conversation.push(CellKind::Notice(
-            crate::sanitize::output::for_stderr(text.trim_end()),
-        ));
+        self.conversation
+            .push(CellKind::Notice(crate::sanitize::output::for_stderr(
+                text.trim_end(),
+            )));
         self.conversation.scroll.bottom();
     }
 

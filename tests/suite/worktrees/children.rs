@@ -92,26 +92,39 @@ fn three_isolated_children_edit_the_same_file_on_three_branches() {
     assert!(server.requests().iter().all(|q| q.rejected.is_none()));
 
     // The parent's checkout: as it was, uncommitted changes included.
-    assert_eq!(std::fs::read_to_string(r.join("shared.txt")).unwrap(), "base\n");
+    assert_eq!(
+        std::fs::read_to_string(r.join("shared.txt")).unwrap(),
+        "base\n"
+    );
     assert_eq!(
         std::fs::read_to_string(r.join("notes.txt")).unwrap(),
         "notes, edited by hand\n"
     );
     assert!(r.join("draft.txt").is_file());
-    assert_eq!(git(r, &["rev-parse", "--abbrev-ref", "HEAD"]).trim(), "main");
+    assert_eq!(
+        git(r, &["rev-parse", "--abbrev-ref", "HEAD"]).trim(),
+        "main"
+    );
     assert_eq!(git(r, &["log", "--oneline"]).lines().count(), 1);
 
     // Each tool result names its worktree and branch; each branch holds its child's text
     // and what the parent had uncommitted (the first commit after main).
     let messages = result["messages"].as_array().expect("messages");
-    let results: Vec<&Value> = messages[2]["content"].as_array().expect("results").iter().collect();
+    let results: Vec<&Value> = messages[2]["content"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .collect();
     assert_eq!(results.len(), 3);
     let mut branches = Vec::new();
     for (i, res) in results.iter().enumerate() {
         let n = i + 1;
         let text = res["content"].as_str().expect("text");
         assert_ne!(res["is_error"], true, "{text}");
-        assert!(text.starts_with(&format!("wrote {n}\n(agent general · ")), "{text}");
+        assert!(
+            text.starts_with(&format!("wrote {n}\n(agent general · ")),
+            "{text}"
+        );
         let branch = text
             .split(" · branch ")
             .nth(1)
@@ -128,7 +141,10 @@ fn three_isolated_children_edit_the_same_file_on_three_branches() {
             git(r, &["show", &format!("{branch}:notes.txt")]),
             "notes, edited by hand\n"
         );
-        assert_eq!(git(r, &["show", &format!("{branch}:draft.txt")]), "a draft\n");
+        assert_eq!(
+            git(r, &["show", &format!("{branch}:draft.txt")]),
+            "a draft\n"
+        );
         // Carried changes first, then the child's own commit.
         assert_eq!(
             git(r, &["rev-list", "--count", &format!("main..{branch}")]).trim(),
@@ -145,7 +161,11 @@ fn three_isolated_children_edit_the_same_file_on_three_branches() {
     assert_git_clean(r);
 
     // Each child's requests name its own worktree as the workspace; the parent's do not.
-    for q in server.accepted().iter().filter(|q| q.path.ends_with("/v1/messages")) {
+    for q in server
+        .accepted()
+        .iter()
+        .filter(|q| q.path.ends_with("/v1/messages"))
+    {
         let system = q.body["system"].to_string();
         let child = first_prompt(q).starts_with("child-");
         assert_eq!(system.contains(".tooloop/worktrees/a"), child, "{system}");

@@ -30,7 +30,11 @@ fn refused(dir: &std::path::Path, name: &str) -> String {
     assert_eq!(run.code, Some(2), "{}\n{}", run.stdout, run.stderr);
     assert!(run.stdout.is_empty(), "{}", run.stdout);
     assert!(server.requests().is_empty());
-    assert!(run.stderr.starts_with("tooloop: --worktree: "), "{}", run.stderr);
+    assert!(
+        run.stderr.starts_with("tooloop: --worktree: "),
+        "{}",
+        run.stderr
+    );
     run.stderr
 }
 
@@ -58,10 +62,7 @@ fn an_existing_branch_and_a_bad_name() {
     let r = repo.path();
     git(r, &["branch", "tooloop/taken"]);
     let err = refused(r, "taken");
-    assert!(
-        err.contains("branch tooloop/taken already exists"),
-        "{err}"
-    );
+    assert!(err.contains("branch tooloop/taken already exists"), "{err}");
     let err = refused(r, "a b");
     assert!(err.contains("worktree name \"a b\""), "{err}");
     let err = refused(r, "../up");
@@ -84,7 +85,15 @@ fn an_index_in_the_middle_of_a_merge() {
     let merge = std::process::Command::new("git")
         .args(["-C"])
         .arg(r)
-        .args(["-c", "user.name=t", "-c", "user.email=t@t", "merge", "-q", "side"])
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "merge",
+            "-q",
+            "side",
+        ])
         .output()
         .expect("git");
     assert!(!merge.status.success(), "the merge conflicts");
@@ -105,17 +114,19 @@ fn an_index_in_the_middle_of_a_merge() {
 fn task_isolation_outside_a_repository_is_a_tool_error() {
     let dir = tempfile::tempdir().expect("tempdir");
     let server = MockServer::start();
-    server.respond_with(|req| match req.body["messages"].as_array().map_or(0, Vec::len) {
-        1 => ReplyBuilder::new()
-            .tool_use(
-                "toolu_1",
-                "task",
-                json!({"description": "edit", "prompt": "child: edit",
+    server.respond_with(
+        |req| match req.body["messages"].as_array().map_or(0, Vec::len) {
+            1 => ReplyBuilder::new()
+                .tool_use(
+                    "toolu_1",
+                    "task",
+                    json!({"description": "edit", "prompt": "child: edit",
                        "isolation": "worktree"}),
-            )
-            .build(),
-        _ => ReplyBuilder::new().text("it could not").build(),
-    });
+                )
+                .build(),
+            _ => ReplyBuilder::new().text("it could not").build(),
+        },
+    );
     let base = server.anthropic_base();
     let run = Tooloop::new(&[
         "--provider",

@@ -50,8 +50,8 @@ fn a_run_with_changes_keeps_its_branch_and_merges() {
     let repo = repo();
     let r = repo.path();
     let server = MockServer::start();
-    server.respond_with(|req| {
-        match req.body["messages"].as_array().map_or(0, Vec::len) {
+    server.respond_with(
+        |req| match req.body["messages"].as_array().map_or(0, Vec::len) {
             1 => ReplyBuilder::new()
                 .tool_use(
                     "toolu_1",
@@ -60,8 +60,8 @@ fn a_run_with_changes_keeps_its_branch_and_merges() {
                 )
                 .build(),
             _ => ReplyBuilder::new().text("added").build(),
-        }
-    });
+        },
+    );
     let out = run(&server, r, &["--worktree", "keepme", "-p", "add a file"]);
     assert_eq!(out.code, Some(0), "{}", out.stderr);
     let result = out.result();
@@ -84,7 +84,11 @@ fn a_run_with_changes_keeps_its_branch_and_merges() {
     );
     // The system prompt named the worktree as the workspace.
     let first = &server.accepted()[0];
-    assert!(first.body["system"].to_string().contains(".tooloop/worktrees/keepme"));
+    assert!(
+        first.body["system"]
+            .to_string()
+            .contains(".tooloop/worktrees/keepme")
+    );
     assert_eq!(tooloop_branches(r), ["tooloop/keepme"]);
     assert_git_clean(r);
     // Listed with its change; the exit line's merge works.
@@ -107,14 +111,42 @@ fn a_run_with_changes_keeps_its_branch_and_merges() {
 fn worktrees_clean_removes_only_those_without_changes() {
     let repo = repo();
     let r = repo.path();
-    git(r, &["worktree", "add", "-q", "-b", "tooloop/empty", ".tooloop/worktrees/empty"]);
-    git(r, &["worktree", "add", "-q", "-b", "tooloop/busy", ".tooloop/worktrees/busy"]);
+    git(
+        r,
+        &[
+            "worktree",
+            "add",
+            "-q",
+            "-b",
+            "tooloop/empty",
+            ".tooloop/worktrees/empty",
+        ],
+    );
+    git(
+        r,
+        &[
+            "worktree",
+            "add",
+            "-q",
+            "-b",
+            "tooloop/busy",
+            ".tooloop/worktrees/busy",
+        ],
+    );
     std::fs::write(r.join(".tooloop/worktrees/busy/new.txt"), "x").expect("write");
     git(r, &["worktree", "add", "-q", "-b", "other", ".other"]);
     let clean = Tooloop::new(&["worktrees", "clean"]).workspace(r).run();
     assert_eq!(clean.code, Some(0), "{}", clean.stderr);
-    assert!(clean.stdout.contains("removed tooloop/empty"), "{}", clean.stdout);
-    assert!(clean.stdout.contains("kept tooloop/busy (1 changed)"), "{}", clean.stdout);
+    assert!(
+        clean.stdout.contains("removed tooloop/empty"),
+        "{}",
+        clean.stdout
+    );
+    assert!(
+        clean.stdout.contains("kept tooloop/busy (1 changed)"),
+        "{}",
+        clean.stdout
+    );
     assert_eq!(tooloop_branches(r), ["tooloop/busy"]);
     assert!(!r.join(".tooloop/worktrees/empty").exists());
     // Worktrees that are not tooloop's are neither listed nor touched.

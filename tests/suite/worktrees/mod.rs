@@ -44,10 +44,13 @@ pub fn repo() -> tempfile::TempDir {
 
 /// The branches under `tooloop/`.
 pub fn tooloop_branches(repo: &Path) -> Vec<String> {
-    git(repo, &["branch", "--list", "tooloop/*", "--format=%(refname:short)"])
-        .lines()
-        .map(str::to_string)
-        .collect()
+    git(
+        repo,
+        &["branch", "--list", "tooloop/*", "--format=%(refname:short)"],
+    )
+    .lines()
+    .map(str::to_string)
+    .collect()
 }
 
 /// What git is left with after any run, finished or interrupted: every worktree but the

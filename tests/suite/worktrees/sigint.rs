@@ -115,7 +115,10 @@ fn sigint_at_random_points_leaves_git_clean() {
     // The points reach both ends: some runs were stopped, some (late ones) had finished,
     // and some stopped ones had work to keep (a branch per kept worktree, children's too).
     let branches = super::tooloop_branches(r);
-    eprintln!("SIGINT points: exits {codes:?}; {} tooloop branches kept", branches.len());
+    eprintln!(
+        "SIGINT points: exits {codes:?}; {} tooloop branches kept",
+        branches.len()
+    );
     assert!(codes.contains(&Some(130)), "{codes:?}");
     assert!(codes.contains(&Some(0)), "{codes:?}");
     assert!(!branches.is_empty());

@@ -1,9 +1,7 @@
 //! `git_porcelain`: tooloop's reader of `git worktree list --porcelain` and
 //! `git status --porcelain=v1 -z` (src/worktree/porcelain.rs).
 
-use tooloop::worktree::porcelain::{
-    StatusEntry, WorktreeEntry, parse_status, parse_worktree_list,
-};
+use tooloop::worktree::porcelain::{StatusEntry, WorktreeEntry, parse_status, parse_worktree_list};
 
 /// Byte 0 even: the rest as a worktree list; odd: as status entries. Never a panic; what
 /// was read, written back in git's format, reads back the same; no entry without a path.
