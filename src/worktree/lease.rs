@@ -288,7 +288,7 @@ impl Worktree {
             .and_then(|b| serde_json::from_slice(&b).ok())
             .unwrap_or_default();
         let pick = |new: Option<&str>, key: &str| {
-            new.map(|s| serde_json::Value::from(s))
+            new.map(serde_json::Value::from)
                 .unwrap_or_else(|| old.get(key).cloned().unwrap_or_default())
         };
         let meta = serde_json::json!({
