@@ -10,7 +10,7 @@ use super::{BRANCH_PREFIX, WorktreeError, git};
 #[derive(Clone, Debug)]
 pub struct Listed {
     pub path: PathBuf,
-    /// The path relative to the checkout that asked (`.tooloop/worktrees/NAME`).
+    /// The path relative to the main checkout (`.tooloop/worktrees/NAME`).
     pub folder: String,
     pub branch: String,
     /// Files that differ from where its own work started; None when its folder is gone.
@@ -30,8 +30,12 @@ pub fn list(dir: &Path) -> Result<Vec<Listed>, WorktreeError> {
     }
     let origin = PathBuf::from(top.text());
     let out = git::ok(&origin, &["worktree", "list", "--porcelain"])?;
+    let entries = parse_worktree_list(&String::from_utf8_lossy(&out.stdout));
+    // Folders are shown from the main checkout (git lists it first), wherever one asks from
+    // (inside a `--worktree` session too).
+    let main = entries.first().map(|e| e.path.clone()).unwrap_or(origin);
     let mut listed = Vec::new();
-    for entry in parse_worktree_list(&String::from_utf8_lossy(&out.stdout)) {
+    for entry in entries {
         let Some(branch) = entry.branch.filter(|b| b.starts_with(BRANCH_PREFIX)) else {
             continue;
         };
@@ -55,12 +59,10 @@ pub fn list(dir: &Path) -> Result<Vec<Listed>, WorktreeError> {
             .and_then(serde_json::Value::as_u64)
             .and_then(|p| u32::try_from(p).ok())
             .filter(|p| alive(*p));
-        let folder = entry
-            .path
-            .strip_prefix(&origin)
-            .unwrap_or(&entry.path)
-            .display()
-            .to_string();
+        let folder = match entry.path.strip_prefix(&main) {
+            Ok(rel) if !rel.as_os_str().is_empty() => rel.display().to_string(),
+            _ => entry.path.display().to_string(),
+        };
         listed.push(Listed {
             folder,
             path: entry.path,
