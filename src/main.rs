@@ -82,7 +82,7 @@ async fn run(mut cli: Cli) -> i32 {
     // Before the config is read: the workspace (and with it the project's settings, hooks,
     // sandbox and file tools) is the worktree's. Dropped on any early return below, it is
     // removed again (nothing changed in it yet).
-    let worktree = match start_worktree(&mut cli) {
+    let worktree = match tooloop::engine::worktree::start(&mut cli) {
         Ok(w) => w,
         Err(code) => return code,
     };
@@ -146,7 +146,7 @@ async fn run(mut cli: Cli) -> i32 {
             return 2;
         }
     };
-    engine.worktree = owned_worktree(worktree, engine.session.as_ref());
+    engine.worktree = tooloop::engine::worktree::owned(worktree, engine.session.as_ref());
     let code = match tooloop::headless::run(engine, &prompt, cli.output_format).await {
         Ok(code) => code,
         Err(e) => {
@@ -181,92 +181,15 @@ async fn run_tui(
             return Ok(2);
         }
     };
-    let worktree = owned_worktree(worktree, engine.session.as_ref());
+    let worktree = tooloop::engine::worktree::owned(worktree, engine.session.as_ref());
     let code = tooloop::tui::run(engine, settings, initial_prompt).await;
     // The terminal is restored and the agent stopped: committed and kept, or removed.
-    if let Some(wt) = worktree {
-        let outcome = tokio::task::spawn_blocking(move || {
-            wt.finish("tooloop: the changes of a --worktree session")
-        })
-        .await;
-        if let Ok(outcome) = outcome {
-            let line = tooloop::sanitize::output::for_stderr(&outcome.exit_line());
-            let _ = writeln!(std::io::stdout(), "{line}");
-        }
+    if let Some(outcome) = tooloop::engine::worktree::finish(worktree, "a --worktree session").await
+    {
+        let line = tooloop::sanitize::output::for_stderr(&outcome.exit_line());
+        let _ = writeln!(std::io::stdout(), "{line}");
     }
     code
-}
-
-/// `--worktree [NAME]`: a new worktree of the repository around the workspace (or the
-/// current directory), which becomes the workspace. Exit 2 when it cannot be made.
-fn start_worktree(cli: &mut Cli) -> Result<Option<tooloop::worktree::Worktree>, i32> {
-    let Some(name) = cli.worktree.clone() else {
-        return Ok(None);
-    };
-    let from = match cli.workspace.clone() {
-        Some(dir) => dir,
-        None => std::env::current_dir().map_err(|e| {
-            eprintln!("tooloop: --worktree: current directory: {e}");
-            2
-        })?,
-    };
-    let how = tooloop::worktree::Create {
-        name: (!name.is_empty()).then_some(name),
-        carry: true,
-        ..Default::default()
-    };
-    match tooloop::worktree::Worktree::create(&from, &how) {
-        Ok(wt) => {
-            tracing::info!(branch = %wt.branch, path = %wt.path.display(), "worktree");
-            cli.workspace = Some(wt.workspace.clone());
-            Ok(Some(wt))
-        }
-        Err(e) => {
-            eprintln!(
-                "tooloop: --worktree: {}",
-                tooloop::sanitize::output::for_stderr(&e.to_string())
-            );
-            Err(2)
-        }
-    }
-}
-
-/// The worktree with the session that owns it written down (`tooloop worktrees` shows it).
-fn owned_worktree(
-    worktree: Option<tooloop::worktree::Worktree>,
-    session: Option<&tooloop::session::SessionInfo>,
-) -> Option<tooloop::worktree::Worktree> {
-    let wt = worktree?;
-    if let Some(s) = session {
-        wt.set_session(&s.id);
-    }
-    Some(wt)
-}
-
-/// `tooloop worktrees [clean]`, in the repository around the workspace.
-fn worktrees(cli: &Cli, clean: bool) -> i32 {
-    let dir = match cli
-        .workspace
-        .clone()
-        .map(Ok)
-        .unwrap_or_else(std::env::current_dir)
-    {
-        Ok(d) => d,
-        Err(e) => return fail(e.into(), 1),
-    };
-    let out = if clean {
-        tooloop::worktree::clean(&dir)
-    } else {
-        tooloop::worktree::list(&dir).map(|l| tooloop::worktree::format_table(&l))
-    };
-    match out {
-        Ok(text) => {
-            print!("{}", tooloop::sanitize::output::for_stderr(&text));
-            0
-        }
-        Err(e @ tooloop::worktree::WorktreeError::NotARepo(_)) => fail(e.into(), 2),
-        Err(e) => fail(e.into(), 1),
-    }
 }
 
 /// `tooloop acp`: the command line parsed as the TUI's, the config resolved, then the ACP
@@ -538,7 +461,7 @@ fn config_init(cli: &Cli) -> i32 {
 fn without_config(cli: &Cli, command: &Command) -> Option<i32> {
     Some(match command {
         Command::Sessions => list_sessions(),
-        Command::Worktrees { action } => worktrees(cli, action.is_some()),
+        Command::Worktrees { action } => tooloop::engine::worktree::command(cli, action.is_some()),
         Command::Models => list_models(cli),
         Command::Agents => list_agents(cli),
         Command::Skills => list_skills(cli),

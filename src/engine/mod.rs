@@ -25,6 +25,7 @@ use crate::tools::ToolRegistry;
 use crate::trace::Tap;
 
 mod parts;
+pub mod worktree;
 pub use parts::{agent_definitions, exec_env, loop_settings, start_mcp};
 use parts::{
     loop_settings_and_notes, sandboxed_tools, subagents, telemetry_run, with_plan_tool, with_skills,

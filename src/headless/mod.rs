@@ -156,14 +156,8 @@ async fn finish_worktree(
     worktree: Option<crate::worktree::Worktree>,
     session: Option<&str>,
 ) -> Option<Value> {
-    let wt = worktree?;
-    let message = format!(
-        "tooloop: the changes of session {}",
-        session.unwrap_or("(no transcript)")
-    );
-    let outcome = tokio::task::spawn_blocking(move || wt.finish(&message))
-        .await
-        .ok()?;
+    let what = format!("session {}", session.unwrap_or("(no transcript)"));
+    let outcome = engine::worktree::finish(worktree, &what).await?;
     eprintln!(
         "{}",
         crate::sanitize::output::for_stderr(&outcome.exit_line())

@@ -12,12 +12,14 @@
 mod git;
 mod lease;
 mod list;
+mod outcome;
 pub mod porcelain;
 
 use std::path::PathBuf;
 
-pub use lease::{Create, Outcome, Worktree};
+pub use lease::{Create, Worktree};
 pub use list::{Listed, clean, format_table, list};
+pub use outcome::Outcome;
 
 /// Where tooloop's worktrees live, relative to the repository's top.
 pub const DIR: &str = ".tooloop/worktrees";
