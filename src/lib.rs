@@ -43,3 +43,4 @@ pub mod todo;
 pub mod tools;
 pub mod trace;
 pub mod tui;
+pub mod worktree;

@@ -48,7 +48,7 @@ fn main() {
     std::process::exit(code);
 }
 
-async fn run(cli: Cli) -> i32 {
+async fn run(mut cli: Cli) -> i32 {
     // Async and config-free (a replay reads its own recording); the TUI replay resolves the
     // config for its theme and keys itself.
     if let Some(Command::Replay {
@@ -79,6 +79,13 @@ async fn run(cli: Cli) -> i32 {
     {
         return code;
     }
+    // Before the config is read: the workspace (and with it the project's settings, hooks,
+    // sandbox and file tools) is the worktree's. Dropped on any early return below, it is
+    // removed again (nothing changed in it yet).
+    let worktree = match tooloop::engine::worktree::start(&mut cli) {
+        Ok(w) => w,
+        Err(code) => return code,
+    };
     // The log guard is kept until the process exits: dropping it flushes the log file.
     let (config, _log_guard) = match configured(&cli) {
         Ok(c) => c,
@@ -101,7 +108,7 @@ async fn run(cli: Cli) -> i32 {
         return tooloop::mcp::list::run(config.mcp.clone(), config.workspace.clone()).await;
     }
     let Some(prompt) = cli.prompt.clone() else {
-        return match run_tui(&config, cli.initial_prompt.clone()).await {
+        return match run_tui(&config, cli.initial_prompt.clone(), worktree).await {
             Ok(code) => code,
             Err(e) => {
                 tracing::error!("tui: {e:#}");
@@ -132,13 +139,14 @@ async fn run(cli: Cli) -> i32 {
         eprintln!("tooloop: the prompt is empty");
         return 2;
     }
-    let engine = match tooloop::engine::start(&config, tooloop::engine::FrontEnd::Headless) {
+    let mut engine = match tooloop::engine::start(&config, tooloop::engine::FrontEnd::Headless) {
         Ok(engine) => engine,
         Err(e) => {
             eprintln!("tooloop: {e}");
             return 2;
         }
     };
+    engine.worktree = tooloop::engine::worktree::owned(worktree, engine.session.as_ref());
     let code = match tooloop::headless::run(engine, &prompt, cli.output_format).await {
         Ok(code) => code,
         Err(e) => {
@@ -157,7 +165,11 @@ async fn run(cli: Cli) -> i32 {
 /// What cannot start (a theme that does not exist, no session to continue, a session open in
 /// another tooloop) is bad usage or config: exit 2, as headless says for the same case
 /// (CLI.md). Only what fails once the TUI runs is a runtime error (1).
-async fn run_tui(config: &Config, initial_prompt: Option<String>) -> anyhow::Result<i32> {
+async fn run_tui(
+    config: &Config,
+    initial_prompt: Option<String>,
+    worktree: Option<tooloop::worktree::Worktree>,
+) -> anyhow::Result<i32> {
     let started = tui_settings(config).and_then(|settings| {
         let engine = tooloop::engine::start(config, tooloop::engine::FrontEnd::Interactive)?;
         Ok((settings, engine))
@@ -169,7 +181,15 @@ async fn run_tui(config: &Config, initial_prompt: Option<String>) -> anyhow::Res
             return Ok(2);
         }
     };
-    tooloop::tui::run(engine, settings, initial_prompt).await
+    let worktree = tooloop::engine::worktree::owned(worktree, engine.session.as_ref());
+    let code = tooloop::tui::run(engine, settings, initial_prompt).await;
+    // The terminal is restored and the agent stopped: committed and kept, or removed.
+    if let Some(outcome) = tooloop::engine::worktree::finish(worktree, "a --worktree session").await
+    {
+        let line = tooloop::sanitize::output::for_stderr(&outcome.exit_line());
+        let _ = writeln!(std::io::stdout(), "{line}");
+    }
+    code
 }
 
 /// `tooloop acp`: the command line parsed as the TUI's, the config resolved, then the ACP
@@ -186,6 +206,10 @@ async fn run_acp() -> i32 {
     };
     if cli.prompt.is_some() || cli.initial_prompt.is_some() || cli.command.is_some() {
         eprintln!("tooloop: acp takes options only (prompts come from the editor)");
+        return 2;
+    }
+    if cli.worktree.is_some() {
+        eprintln!("tooloop: acp does not take --worktree (the editor chooses the folder)");
         return 2;
     }
     // The log guard is kept until the process exits: dropping it flushes the log file.
@@ -452,6 +476,7 @@ fn config_init(cli: &Cli) -> i32 {
 fn without_config(cli: &Cli, command: &Command) -> Option<i32> {
     Some(match command {
         Command::Sessions => list_sessions(),
+        Command::Worktrees { action } => tooloop::engine::worktree::command(cli, action.is_some()),
         Command::Models => list_models(cli),
         Command::Agents => list_agents(cli),
         Command::Skills => list_skills(cli),

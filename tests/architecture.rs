@@ -145,6 +145,8 @@ const FLOORS: &[&str] = &[
     "sandbox",
     "process",
     "sanitize",
+    // Git worktrees (git operations only: the engine and the task tool decide when).
+    "worktree",
     // Providers, and what the protocol's events carry from hooks and background jobs.
     "provider",
     "hooks",

@@ -77,6 +77,12 @@ pub struct Cli {
     #[command(flatten)]
     pub context: settings::context::ContextFlags,
 
+    /// Run the session in a new git worktree (branch `tooloop/NAME`, folder
+    /// `.tooloop/worktrees/NAME`; NAME defaults to a short id); kept on exit only if it has
+    /// changes (committed on its branch).
+    #[arg(long, value_name = "NAME", num_args = 0..=1, default_missing_value = "")]
+    pub worktree: Option<String>,
+
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -161,6 +167,11 @@ pub enum Command {
         )]
         options: Vec<std::ffi::OsString>,
     },
+    /// tooloop's git worktrees of this repository: branch, files changed, session.
+    Worktrees {
+        #[command(subcommand)]
+        action: Option<WorktreesAction>,
+    },
     /// MCP servers from config.toml ([mcp.servers.NAME]).
     Mcp {
         #[command(subcommand)]
@@ -227,6 +238,12 @@ pub enum ExportFormat {
 pub enum McpAction {
     /// Start every configured server and print its state and tools; exit 1 if any failed.
     List,
+}
+
+#[derive(Subcommand, Debug, Clone)]
+pub enum WorktreesAction {
+    /// Remove the worktrees (and their branches) that have no changes.
+    Clean,
 }
 
 #[derive(Subcommand, Debug, Clone)]

@@ -25,6 +25,7 @@ use crate::tools::ToolRegistry;
 use crate::trace::Tap;
 
 mod parts;
+pub mod worktree;
 pub use parts::{agent_definitions, exec_env, loop_settings, start_mcp};
 use parts::{
     loop_settings_and_notes, sandboxed_tools, subagents, telemetry_run, with_plan_tool, with_skills,
@@ -78,6 +79,10 @@ pub struct Engine {
     pub sandboxed_tools: Vec<String>,
     /// The session's background jobs (headless lists them in `result.background`).
     pub jobs: Arc<crate::background::Jobs>,
+    /// `--worktree`: the worktree the run works in, finished by the front end once the
+    /// agent stopped (`main` makes it before the config is read, so everything is rooted
+    /// there).
+    pub worktree: Option<crate::worktree::Worktree>,
 }
 
 /// The front end's handle on the agent task.
@@ -280,6 +285,9 @@ fn start_parts(
             &mut agent,
         )?,
     };
+    if let Some(s) = &session {
+        hub.set_session(&s.id);
+    }
     // Children's histories go into the live transcript (it changes with /new and forks).
     if let Some(handle) = agent.observer.as_ref().and_then(|r| r.handle()) {
         hub.set_recorders(Arc::new(move |info| {
@@ -331,5 +339,6 @@ fn start_parts(
         sandbox,
         sandboxed_tools,
         jobs,
+        worktree: None,
     })
 }

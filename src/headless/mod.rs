@@ -64,10 +64,12 @@ pub async fn run(
         sandbox,
         sandboxed_tools,
         jobs,
+        worktree,
         ..
     } = engine;
     // t_ms counts from here: the agent is ready, the prompt goes in next.
     let start = Instant::now();
+    let session_id = session.as_ref().map(|s| s.id.clone());
     if let Some(notice) = session.and_then(|s| s.notice) {
         for line in notice.lines() {
             eprintln!("tooloop: {}", crate::sanitize::output::for_stderr(line));
@@ -128,6 +130,8 @@ pub async fn run(
         });
         print_event(&event, format, start, &sandbox);
     }
+    // Once the agent stopped (no tool writes any more): committed and kept, or removed.
+    let worktree = finish_worktree(worktree, session_id.as_deref()).await;
     let summary = summary.ok_or(HeadlessError::AgentGone)?;
     let (history, todos) = agent
         .map(|a| (a.history, a.todos.current()))
@@ -137,12 +141,28 @@ pub async fn run(
         plan,
         background,
         agents,
+        worktree,
     };
     print_result(&summary, &history, &extra, format, start);
     Ok(match terminated.signal() {
         Some(sig) => 128 + sig,
         None => exit_code(summary.reason),
     })
+}
+
+/// `--worktree`: the run's changes committed on its branch and the worktree kept, or
+/// worktree and branch removed; the exit line says which (stderr, in every format).
+async fn finish_worktree(
+    worktree: Option<crate::worktree::Worktree>,
+    session: Option<&str>,
+) -> Option<Value> {
+    let what = format!("session {}", session.unwrap_or("(no transcript)"));
+    let outcome = engine::worktree::finish(worktree, &what).await?;
+    eprintln!(
+        "{}",
+        crate::sanitize::output::for_stderr(&outcome.exit_line())
+    );
+    Some(outcome.to_json())
 }
 
 /// The termination signal (SIGTERM, SIGHUP) that ended the run, if one did.
@@ -252,6 +272,8 @@ pub struct Extra {
     pub agents: Vec<AgentReport>,
     /// The session's background jobs with their final state (left out when none).
     pub background: Vec<crate::background::JobInfo>,
+    /// `--worktree`: what became of the run's worktree.
+    pub worktree: Option<Value>,
 }
 
 /// The `result` object: always the last line.
@@ -292,6 +314,9 @@ pub fn result_json<H: serde::Serialize + ?Sized>(
                 .map(|j| j.json_fields(j.state.as_str()))
                 .collect();
             map.insert("background".into(), json!(jobs));
+        }
+        if let Some(worktree) = &extra.worktree {
+            map.insert("worktree".into(), worktree.clone());
         }
     }
     v

@@ -18,3 +18,4 @@ mod thinking;
 mod tmux;
 mod tools;
 mod tui;
+mod worktrees;

@@ -29,6 +29,8 @@ pub struct AgentDefinition {
     pub prompt: String,
     /// The file it came from (None: built in).
     pub source: Option<PathBuf>,
+    /// `isolation: worktree`: every run works in its own git worktree.
+    pub worktree: bool,
 }
 
 const GENERAL_PROMPT: &str = "You are a subagent of tooloop, a coding agent in the user's \
@@ -56,6 +58,7 @@ pub fn builtin() -> Vec<AgentDefinition> {
             max_turns: None,
             prompt: GENERAL_PROMPT.into(),
             source: None,
+            worktree: false,
         },
         AgentDefinition {
             name: "explore".into(),
@@ -68,6 +71,7 @@ pub fn builtin() -> Vec<AgentDefinition> {
             max_turns: None,
             prompt: EXPLORE_PROMPT.into(),
             source: None,
+            worktree: false,
         },
     ]
 }
@@ -157,6 +161,7 @@ pub fn parse(path: &Path, text: &str) -> Result<AgentDefinition, DefinitionError
     let mut tools = None;
     let mut model = None;
     let mut max_turns = None;
+    let mut worktree = false;
     let mut closed = None;
     // `tools:` may continue as YAML list items (`  - read_file`).
     let mut in_tools_list = false;
@@ -219,6 +224,16 @@ pub fn parse(path: &Path, text: &str) -> Result<AgentDefinition, DefinitionError
                     ));
                 }
             },
+            "isolation" => match value {
+                "worktree" => worktree = true,
+                "" | "none" => worktree = false,
+                other => {
+                    return Err(err(
+                        n,
+                        format!("isolation {other:?}: expected `worktree` (or `none`)"),
+                    ));
+                }
+            },
             // Claude Code keys that mean nothing here.
             "color" | "permissionMode" | "hooks" | "skills" => {}
             other => {
@@ -226,7 +241,7 @@ pub fn parse(path: &Path, text: &str) -> Result<AgentDefinition, DefinitionError
                     n,
                     format!(
                         "unknown key `{other}` (expected name, description, tools, model, \
-                         max_turns)"
+                         max_turns, isolation)"
                     ),
                 ));
             }
@@ -255,6 +270,7 @@ pub fn parse(path: &Path, text: &str) -> Result<AgentDefinition, DefinitionError
         max_turns,
         prompt,
         source: Some(path.to_path_buf()),
+        worktree,
     })
 }
 
@@ -319,6 +335,15 @@ mod tests {
         assert_eq!(d.model.as_deref(), Some("claude-haiku-4-5"));
         assert_eq!(d.max_turns, Some(20));
         assert_eq!(d.prompt, "The system prompt of the agent.");
+        assert!(!d.worktree);
+    }
+
+    #[test]
+    fn isolation_worktree() {
+        let d = p("---\nname: w\ndescription: d\nisolation: worktree\n---\nGo.").expect("parses");
+        assert!(d.worktree);
+        let e = p("---\nname: w\ndescription: d\nisolation: vm\n---\nGo.").unwrap_err();
+        assert_eq!(e.line, 4);
     }
 
     #[test]

@@ -11,6 +11,7 @@
 pub mod definitions;
 mod run;
 mod task_tool;
+mod worktree;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -64,6 +65,8 @@ pub struct Subagents {
     next_id: AtomicU32,
     /// Makes each child's transcript recorder (set when sessions are on).
     recorders: std::sync::OnceLock<RecorderFactory>,
+    /// The session's id, written beside a child's worktree (`tooloop worktrees`).
+    session: std::sync::Mutex<Option<String>>,
 }
 
 /// A child's recorder from its start: where its history is kept beside the parent's.
@@ -93,12 +96,24 @@ impl Subagents {
             limits,
             next_id: AtomicU32::new(0),
             recorders: std::sync::OnceLock::new(),
+            session: std::sync::Mutex::new(None),
         })
     }
 
     /// Children's histories are recorded through `factory` from now on.
     pub fn set_recorders(&self, factory: RecorderFactory) {
         let _ = self.recorders.set(factory);
+    }
+
+    /// The session children's worktrees belong to.
+    pub fn set_session(&self, id: &str) {
+        if let Ok(mut s) = self.session.lock() {
+            *s = Some(id.to_string());
+        }
+    }
+
+    fn session(&self) -> Option<String> {
+        self.session.lock().ok().and_then(|s| s.clone())
     }
 
     fn recorder(

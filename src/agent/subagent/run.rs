@@ -17,8 +17,9 @@ use crate::protocol::{AgentEvent, AgentInfo, AgentReport, Terminal, TurnSummary}
 use crate::provider::{SystemPart, SystemPrompt};
 use crate::tools::{ToolContext, ToolOutput};
 
-/// Room kept for the figures line when the child's text is cut to the output limit.
-const FIGURES_ROOM: usize = 200;
+/// Room kept for the figures line (with its worktree) when the child's text is cut to the
+/// output limit.
+const FIGURES_ROOM: usize = 400;
 
 /// The agent a `task` tool belongs to: where its children start from.
 pub(super) struct Owner {
@@ -70,8 +71,25 @@ pub(super) async fn run_task(tool: &Owner, input: Value, ctx: ToolContext) -> To
         }
     };
     let agent_id = hub.next_id();
+    let isolated =
+        def.worktree || input.get("isolation").and_then(Value::as_str) == Some("worktree");
+    let worktree = if isolated {
+        match super::worktree::create(hub, &ctx, &agent_id).await {
+            Ok(wt) => Some(wt),
+            Err(e) => return ToolOutput::error(format!("Error: isolation worktree: {e}")),
+        }
+    } else {
+        None
+    };
     let ledger = Ledger::child(&tool.ledger);
-    let mut child = child_agent(tool, def, &agent_id, &ctx.call_id, &ledger);
+    let mut child = match child_agent(tool, def, &agent_id, &ctx, &ledger, worktree.as_ref()) {
+        Ok(child) => child,
+        Err(e) => {
+            // Nothing ran in it: finishing removes it again.
+            super::worktree::finish(worktree, String::new()).await;
+            return ToolOutput::error(format!("Error: isolation worktree: {e}"));
+        }
+    };
     let info = AgentInfo {
         agent_id: agent_id.clone(),
         parent_tool_use_id: ctx.call_id.clone(),
@@ -103,6 +121,9 @@ pub(super) async fn run_task(tool: &Owner, input: Value, ctx: ToolContext) -> To
         &ctx.cancel,
     )
     .await;
+    // Its changes committed on its branch (kept), or worktree and branch removed.
+    let message = format!("tooloop: agent {agent_id} ({}): {description}", def.name);
+    let worktree = super::worktree::finish(worktree, message).await;
     let elapsed = started.elapsed();
     let tools = tool_calls(&child);
     let report = AgentReport {
@@ -117,38 +138,54 @@ pub(super) async fn run_task(tool: &Owner, input: Value, ctx: ToolContext) -> To
         duration_ms: elapsed.as_millis() as u64,
     };
     tool.events.send(AgentEvent::AgentEnd(report.clone()));
-    result(&child, &summary, &report, ctx.max_output_bytes)
+    result(
+        &child,
+        &summary,
+        &report,
+        worktree.as_ref().map(|o| o.summary()),
+        ctx.max_output_bytes,
+    )
 }
 
 /// The child: the parent's provider and policy, its own history, system prompt, context
-/// state (a node under the parent's ledger), hooks and tools.
+/// state (a node under the parent's ledger), hooks and tools. It works where its parent
+/// works, or in its own worktree.
 fn child_agent(
     tool: &Owner,
     def: &AgentDefinition,
     agent_id: &str,
-    call_id: &str,
+    ctx: &ToolContext,
     ledger: &Arc<Ledger>,
-) -> Agent {
+    worktree: Option<&crate::worktree::Worktree>,
+) -> std::io::Result<Agent> {
     let hub = &tool.hub;
-    let events = hub.exec.events.tagged(agent_id, call_id);
+    let events = hub.exec.events.tagged(agent_id, &ctx.call_id);
     let registry = hub.tools_for(def, tool.depth, ledger, &events);
     let mut exec = hub.exec.clone();
     exec.registry = Arc::new(registry);
     exec.events = events;
     exec.hooks = Arc::new(hub.exec.hooks.for_subagent());
+    let mut system = system_prompt(def, &hub.settings.system);
+    let root = match worktree {
+        Some(wt) => wt.workspace.clone(),
+        None => ctx.workspace.root().to_path_buf(),
+    };
+    if root != hub.exec.workspace.root() {
+        super::worktree::reroot(&mut exec, &mut system, &root, ctx, worktree)?;
+    }
     let settings = LoopSettings {
         model: def
             .model
             .clone()
             .unwrap_or_else(|| hub.settings.model.clone()),
-        system: system_prompt(def, &hub.settings.system),
+        system,
         max_turns: def.max_turns.unwrap_or(hub.limits.max_turns),
         ..hub.settings.clone()
     };
     let mut child = Agent::new(hub.provider.clone(), exec, settings);
     child.context = ContextState::new(hub.context.clone());
     child.context.ledger = ledger.clone();
-    child
+    Ok(child)
 }
 
 /// The definition's prompt, then the parent's environment and project instructions (the
@@ -179,7 +216,13 @@ fn tool_calls(child: &Agent) -> u32 {
 
 /// The call's result: the child's final text, cut like any tool output, then the figures
 /// line. A child that did not complete is an error saying why, with what text it had.
-fn result(child: &Agent, summary: &TurnSummary, r: &AgentReport, limit: usize) -> ToolOutput {
+fn result(
+    child: &Agent,
+    summary: &TurnSummary,
+    r: &AgentReport,
+    worktree: Option<String>,
+    limit: usize,
+) -> ToolOutput {
     let text = if summary.reason == Terminal::Completed {
         summary.text.clone()
     } else {
@@ -187,12 +230,13 @@ fn result(child: &Agent, summary: &TurnSummary, r: &AgentReport, limit: usize) -
     };
     let tokens = r.usage.total_input() + r.usage.output_tokens;
     let figures = format!(
-        "(agent {} · {} turns · {} tools · {} tokens · {:.1}s)",
+        "(agent {} · {} turns · {} tools · {} tokens · {:.1}s{})",
         r.agent,
         r.turns,
         r.tools,
         tokens,
-        r.duration_ms as f64 / 1000.0
+        r.duration_ms as f64 / 1000.0,
+        worktree.map(|w| format!(" · {w}")).unwrap_or_default()
     );
     let text = cut_output(ToolOutput::ok(text), limit.saturating_sub(FIGURES_ROOM)).content;
     let body = |head: String| {

@@ -63,6 +63,14 @@ struct Input {
     prompt: Text,
     #[serde(default)]
     agent: Text,
+    #[serde(default)]
+    isolation: Option<Isolation>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum Isolation {
+    Worktree,
 }
 
 #[async_trait]
@@ -92,6 +100,13 @@ impl Tool for TaskTool {
                     "type": "string",
                     "enum": self.names,
                     "description": "Which agent to start (default: general)."
+                },
+                "isolation": {
+                    "type": "string",
+                    "enum": ["worktree"],
+                    "description": "worktree: it works in its own git worktree and branch \
+                                    (your HEAD plus uncommitted changes); its changes are \
+                                    committed there and the result names the branch."
                 }
             },
             "required": ["description", "prompt"],

@@ -100,6 +100,20 @@ impl App {
         self.panes.conversation.scroll.bottom();
     }
 
+    /// `/worktrees`: the table `tooloop worktrees` prints, for this workspace's repository.
+    pub(crate) fn show_worktrees(&mut self) {
+        let text = match crate::worktree::list(&self.info.workspace) {
+            Ok(listed) => crate::worktree::format_table(&listed),
+            Err(e) => e.to_string(),
+        };
+        self.panes
+            .conversation
+            .push(CellKind::Notice(crate::sanitize::output::for_stderr(
+                text.trim_end(),
+            )));
+        self.panes.conversation.scroll.bottom();
+    }
+
     pub(crate) fn show_mcp(&mut self) {
         let text = if self.status.mcp.is_empty() {
             "no MCP servers configured (add [mcp.servers.NAME] to config.toml; see README)".into()

@@ -97,6 +97,12 @@ pub const COMMANDS: &[SlashCommand] = &[
         run: |app, _, _| app.show_skills(),
     },
     SlashCommand {
+        name: "worktrees",
+        args: "",
+        help: "git worktrees: branch, changes, session",
+        run: |app, _, _| app.show_worktrees(),
+    },
+    SlashCommand {
         name: "jobs",
         args: "",
         help: "background jobs: state, command, pid",

@@ -7,7 +7,7 @@ use crate::support;
 
 use std::path::Path;
 
-use support::fuzz::{acp, claude, files, readers, rules, sse, text, tools};
+use support::fuzz::{acp, claude, files, git, readers, rules, sse, text, tools};
 
 /// Runs `check` over every file in fuzz/corpus/`target`, naming the file that fails.
 fn corpus(target: &str, check: fn(&[u8])) {
@@ -56,6 +56,11 @@ fn corpus_recording_load() {
 #[test]
 fn corpus_claude_settings() {
     corpus("claude_settings", claude::claude_settings);
+}
+
+#[test]
+fn corpus_git_porcelain() {
+    corpus("git_porcelain", git::git_porcelain);
 }
 
 #[test]

@@ -11,6 +11,7 @@
 pub mod acp;
 pub mod claude;
 pub mod files;
+pub mod git;
 pub mod readers;
 pub mod rules;
 pub mod sse;
