@@ -15,6 +15,7 @@ mod rewind;
 mod sandbox_call;
 pub mod session_switch;
 pub mod shell_command;
+pub mod steer_inbox;
 pub mod subagent;
 pub mod task;
 mod tool_call;
@@ -100,6 +101,8 @@ pub struct Agent {
     /// The last prompt's message, kept only while the model has not answered it
     /// (unanswered.rs): the next prompt replaces it instead of joining it.
     unanswered: unanswered::PromptSlot,
+    /// Texts sent while the turn runs, joined at the next tool boundary (issue 40).
+    pub steer: steer_inbox::SteerInbox,
 }
 
 impl Agent {
@@ -121,6 +124,7 @@ impl Agent {
             todos_recorded: 0,
             plan: Default::default(),
             unanswered: Default::default(),
+            steer: Default::default(),
         }
     }
 

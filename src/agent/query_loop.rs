@@ -268,12 +268,15 @@ async fn one_request(agent: &mut Agent, state: &mut State, cancel: &Cancellation
     let Plan { tail, next } = decide::decide(outcome, reply, state.max_tokens_recoveries);
     let mut message = results;
     message.extend(tail.map(ContentBlock::text));
+    let steered = steering::joins_now(agent, &next, &message, state.turn, cancel);
+    message.extend(steered.iter().map(|t| ContentBlock::text(t.as_str())));
     // Only with a request to follow: a reply without tools ends the prompt, and the notice
     // then goes with the next one.
     if !message.is_empty() {
         job_notices::append(&agent.exec.jobs, &mut message);
     }
     agent.push(Message::user(message));
+    steering::joined(agent, steered);
     agent.record_todos();
     if let Some(plan) = steering::plan_ready(agent) {
         agent.exec.events.send(AgentEvent::PlanReady { plan });

@@ -169,6 +169,8 @@ pub struct App {
     pub mcp: Vec<crate::protocol::status::ServerStatus>,
     /// The approval mode, the todo list and the permission rules as the agent last said.
     pub steering: super::steering::Steering,
+    /// Text sent into the running turn, until the agent says where it went (issue 40).
+    pub steer: super::steer::SteerState,
     /// Calls the user back (bell, OSC 9) while the terminal is not focused.
     pub notify: super::notify::Notifier,
     /// The sources already listed for the newest reply (its index and how many): a reply
@@ -223,6 +225,7 @@ impl App {
             timings: Default::default(),
             mcp: Vec::new(),
             steering,
+            steer: Default::default(),
             notify: Default::default(),
             status_line: None,
             outbox: Vec::new(),

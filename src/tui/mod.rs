@@ -21,6 +21,7 @@ pub mod notify;
 pub mod overlays;
 pub mod panes;
 pub mod status_line;
+pub mod steer;
 pub mod steering;
 pub mod strings;
 pub mod subagents;

@@ -82,7 +82,9 @@ fn layout(app: &mut App, area: Rect, now: Instant) -> Frame3 {
     }
     if input.height > 0 {
         app.sync_menu();
-        let note = if !app.queued.is_empty() {
+        let note = if app.steer.waiting() > 0 {
+            Some(crate::tui::steer::note(app.steer.waiting()))
+        } else if !app.queued.is_empty() {
             Some(strings::queued(app.queued.len()))
         } else {
             focus_note(app)

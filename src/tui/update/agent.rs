@@ -39,6 +39,7 @@ impl App {
                 self.conversation.scroll.bottom();
             }
             AgentEvent::TurnStart { turn } => self.turn.turn = turn,
+            AgentEvent::Steer { text, fate } => self.on_steer(text, fate),
             AgentEvent::RequestStart {
                 body,
                 turn,
@@ -276,6 +277,22 @@ impl App {
             // Drawn by the tools pane's background group (TUI part of issue 26).
             AgentEvent::Background(e) => self.tools.jobs.apply(&e, now),
             AgentEvent::Done(summary) => self.done(summary, now),
+        }
+    }
+
+    /// Where steered text went: shown in the conversation where it joined (a prompt that
+    /// follows the turn shows itself when it starts); back in the input when not sent.
+    fn on_steer(&mut self, text: String, fate: crate::protocol::steer::SteerFate) {
+        use crate::protocol::steer::SteerFate;
+        if let Some(back) = self.steer.settled(&text, fate) {
+            let mut parts = vec![back];
+            if !self.input.is_empty() {
+                parts.push(self.input.text());
+            }
+            self.input.set_text(&parts.join("\n"));
+        } else if fate == SteerFate::Joined {
+            self.conversation.push(CellKind::User(text));
+            self.conversation.scroll.bottom();
         }
     }
 
