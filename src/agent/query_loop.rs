@@ -86,6 +86,8 @@ impl Agent {
         if let Some(r) = &mut self.observer {
             r.prompt_end(&summary);
         }
+        self.steer
+            .announce(summary.reason.is_aborted(), &self.exec.events);
         self.exec.events.send(AgentEvent::Done(summary.clone()));
         summary
     }

@@ -128,12 +128,12 @@ async fn run(mut agent: Agent, mut rx: mpsc::UnboundedReceiver<AgentCommand>) ->
         // The running prompt borrows the agent; a switch waits for it to end.
         let mut next_model: Option<String> = None;
         let inbox = agent.steer.clone();
-        let summary = {
+        {
             let turn = agent.run_prompt(&text, &cancel);
             tokio::pin!(turn);
             loop {
                 tokio::select! {
-                    summary = &mut turn => break summary,
+                    _ = &mut turn => break,
                     cmd = rx.recv() => match cmd {
                         Some(AgentCommand::Abort) => cancel.cancel(),
                         Some(AgentCommand::Steer { text }) => inbox.push(text),
@@ -171,11 +171,10 @@ async fn run(mut agent: Agent, mut rx: mpsc::UnboundedReceiver<AgentCommand>) ->
                     },
                 }
             }
-        };
+        }
         // Words that found no tool boundary to join: the next prompt, or back to the user
         // when the turn was aborted (or the conversation is going away).
-        let returned = summary.reason.is_aborted() || reset || shutdown;
-        super::steer_inbox::settle(&inbox, returned, &events, &mut queued);
+        super::steer_inbox::settle(&inbox, reset || shutdown, &events, &mut queued);
         // A skill's allowed-tools last as long as the turn that used it.
         policy.end_skill_grants();
         if let Some(model) = next_model {

@@ -9,8 +9,10 @@ use tokio_util::sync::CancellationToken;
 use crate::cli::OutputFormat;
 use crate::engine;
 use crate::protocol::compaction::Trigger;
+use crate::protocol::steer::SteerFate;
 use crate::protocol::{AgentCommand, AgentEvent, AgentReport, Terminal, TurnSummary};
 
+pub mod stdin_messages;
 mod stream_json;
 pub use stream_json::{Sandboxed, event_line, stream_json};
 
@@ -43,11 +45,13 @@ pub fn exit_code(reason: Terminal) -> i32 {
 }
 
 /// Runs `prompt` on the engine `main` built for this run, like one prompt in the TUI;
-/// SIGINT aborts the turn like Ctrl+C there.
+/// SIGINT aborts the turn like Ctrl+C there. `steering`: the messages `--input-format
+/// stream-json` reads from stdin, each sent into the running turn.
 pub async fn run(
     engine: engine::Engine,
     prompt: &str,
     format: OutputFormat,
+    steering: Option<tokio::sync::mpsc::UnboundedReceiver<String>>,
 ) -> Result<i32, HeadlessError> {
     // SIGINT is caught from main's first line (crate::interrupt); one that came before this
     // point, or came while main started the engine or loaded a session, still aborts the
@@ -86,18 +90,39 @@ pub async fn run(
         on_cancel.cancelled().await;
         let _ = abort.send(AgentCommand::Abort);
     });
+    let steer = steering.map(|mut messages| {
+        let commands = control.commands().clone();
+        tokio::spawn(async move {
+            while let Some(text) = messages.recv().await {
+                let _ = commands.send(AgentCommand::Steer { text });
+            }
+        })
+    });
     let sandbox = Sandboxed {
         label: sandbox,
         tools: sandboxed_tools,
     };
-    let mut summary = None;
+    let mut summary: Option<TurnSummary> = None;
+    // Steered text that missed the last tool boundary runs as one more prompt: the run
+    // waits for its Done too, and `result` counts both.
+    let mut another_prompt = false;
+    let mut not_sent = Vec::new();
     let mut plan = None;
     // Every subagent's end, for `result.agents`.
     let mut agents = Vec::new();
     let mut ended = std::collections::HashSet::new();
     while let Some(event) = events.recv().await {
+        let mut done = false;
         match &event {
-            AgentEvent::Done(s) => summary = Some(s.clone()),
+            AgentEvent::Done(s) => {
+                summary = Some(add_prompt(summary.take(), s));
+                done = !std::mem::take(&mut another_prompt);
+            }
+            AgentEvent::Steer { text, fate } => match fate {
+                SteerFate::NextPrompt => another_prompt = true,
+                SteerFate::Returned => not_sent.push(text.clone()),
+                SteerFate::Joined => {}
+            },
             AgentEvent::PlanReady { plan: p } => plan = Some(p.clone()),
             AgentEvent::AgentEnd(r) => agents.push(r.clone()),
             _ => {}
@@ -108,9 +133,12 @@ pub async fn run(
             ended.insert(e.job.shell_id.clone());
         }
         print_event(&event, format, start, &sandbox);
-        if summary.is_some() {
+        if done {
             break;
         }
+    }
+    if let Some(steer) = steer {
+        steer.abort();
     }
     sigint.abort();
     forward.abort();
@@ -137,12 +165,24 @@ pub async fn run(
         plan,
         background,
         agents,
+        not_sent,
     };
     print_result(&summary, &history, &extra, format, start);
     Ok(match terminated.signal() {
         Some(sig) => 128 + sig,
         None => exit_code(summary.reason),
     })
+}
+
+/// The run's summary after one more prompt's `done`: the last prompt's, with the turns and
+/// usage of those before it.
+fn add_prompt(before: Option<TurnSummary>, done: &TurnSummary) -> TurnSummary {
+    let mut summary = done.clone();
+    if let Some(before) = before {
+        summary.turns += before.turns;
+        summary.usage.add(before.usage);
+    }
+    summary
 }
 
 /// The termination signal (SIGTERM, SIGHUP) that ended the run, if one did.
@@ -252,6 +292,8 @@ pub struct Extra {
     pub agents: Vec<AgentReport>,
     /// The session's background jobs with their final state (left out when none).
     pub background: Vec<crate::background::JobInfo>,
+    /// Steered text the abort kept from being sent (`--input-format stream-json`).
+    pub not_sent: Vec<String>,
 }
 
 /// The `result` object: always the last line.
@@ -285,6 +327,9 @@ pub fn result_json<H: serde::Serialize + ?Sized>(
         if !extra.agents.is_empty() {
             map.insert("agents".into(), json!(extra.agents));
         }
+        if !extra.not_sent.is_empty() {
+            map.insert("not_sent".into(), json!(extra.not_sent));
+        }
         if !extra.background.is_empty() {
             let jobs: Vec<Value> = extra
                 .background
@@ -310,6 +355,10 @@ pub fn print_result<H: serde::Serialize + ?Sized>(
             // A plan-mode run's answer is its plan.
             let text = extra.plan.as_deref().unwrap_or(&summary.text);
             let _ = writeln!(out, "{}", crate::sanitize::output::for_stdout(text));
+            for text in &extra.not_sent {
+                let text = crate::sanitize::output::for_stderr(text);
+                eprintln!("tooloop: not sent (the turn was aborted): {text}");
+            }
             if let Some(err) = &summary.error {
                 let err = crate::sanitize::output::for_stderr(err);
                 eprintln!("tooloop: {} ({err})", summary.reason.as_str());

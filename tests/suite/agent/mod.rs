@@ -10,4 +10,5 @@ mod loop_abort;
 mod loop_shared_history;
 mod loop_turns;
 mod rewind;
+mod steer_interleavings;
 mod steering_todo;
