@@ -12,7 +12,9 @@ use tokio::sync::mpsc;
 pub enum LineError {
     #[error("not JSON: {0}")]
     NotJson(String),
-    #[error("not a user message (expected {{\"type\":\"user\",\"message\":{{\"role\":\"user\",\"content\":…}}}})")]
+    #[error(
+        "not a user message (expected {{\"type\":\"user\",\"message\":{{\"role\":\"user\",\"content\":…}}}})"
+    )]
     NotUser,
     #[error("the message has no text")]
     NoText,
@@ -87,7 +89,10 @@ mod tests {
         let blocks = r#"{"type":"user","message":{"role":"user","content":[{"type":"text","text":"a"},{"type":"image"},{"type":"text","text":"b"}]}}"#;
         assert_eq!(parse_line(blocks), Some(Ok("a\nb".into())));
         assert_eq!(parse_line("  "), None);
-        assert!(matches!(parse_line("{oops"), Some(Err(LineError::NotJson(_)))));
+        assert!(matches!(
+            parse_line("{oops"),
+            Some(Err(LineError::NotJson(_)))
+        ));
         let assistant = r#"{"type":"assistant","message":{"role":"assistant","content":"x"}}"#;
         assert_eq!(parse_line(assistant), Some(Err(LineError::NotUser)));
         let empty = r#"{"type":"user","message":{"role":"user","content":" "}}"#;

@@ -308,7 +308,9 @@ impl App {
             // During a turn Alt+Enter queues the text for after it (Ctrl+J and Shift+Enter
             // still make a new line).
             Some(Action::Newline)
-                if self.turn.busy && key.code == KeyCode::Enter && key.modifiers == KeyModifiers::ALT =>
+                if self.turn.busy
+                    && key.code == KeyCode::Enter
+                    && key.modifiers == KeyModifiers::ALT =>
             {
                 let text = self.input.text();
                 if text.trim().is_empty() {

@@ -29,7 +29,13 @@ fn looping_provider(steps: usize) -> ScriptedProvider {
             ReplyBuilder::new().text(10, "done").end(40, "end_turn")
         } else {
             ReplyBuilder::new()
-                .tool(5, 20, &format!("toolu_{i}"), "wait", json!({"tag": i.to_string()}))
+                .tool(
+                    5,
+                    20,
+                    &format!("toolu_{i}"),
+                    "wait",
+                    json!({"tag": i.to_string()}),
+                )
                 .end(30, "tool_use")
         })
     }))
@@ -122,7 +128,11 @@ async fn text_sent_during_step_one_joins_the_request_after_it_and_not_before() {
         text: "use the other file".into(),
     };
     let (history, requests, steers) = run_task(h, vec![(25, steer)]).await;
-    assert_eq!(requests.len(), 4, "three steps and the answer, no extra request");
+    assert_eq!(
+        requests.len(),
+        4,
+        "three steps and the answer, no extra request"
+    );
     assert!(!has_text(&requests[0], "use the other file"), "not before");
     let second = requests[1].last().expect("the request after step 1");
     assert_eq!(second.role, Role::User);
@@ -148,7 +158,10 @@ async fn text_sent_during_the_final_answer_is_the_next_prompt() {
         text: "and then?".into(),
     };
     let (history, requests, steers) = run_task(h, vec![(90, steer)]).await;
-    assert_eq!(steers, vec![("and then?".to_string(), SteerFate::NextPrompt)]);
+    assert_eq!(
+        steers,
+        vec![("and then?".to_string(), SteerFate::NextPrompt)]
+    );
     // The next prompt's own request starts with it as the last user message.
     let third = requests.get(2).expect("the next prompt's request");
     assert_eq!(text_blocks(third.last().expect("last")), vec!["and then?"]);
@@ -208,7 +221,10 @@ async fn a_thousand_random_steer_and_abort_interleavings_keep_history_valid_and_
             };
             if !ok {
                 lost += 1;
-                eprintln!("seed {seed}: {text:?} ({:?}) lost", fates.get(text.as_str()));
+                eprintln!(
+                    "seed {seed}: {text:?} ({:?}) lost",
+                    fates.get(text.as_str())
+                );
             }
             match fates.get(text.as_str()) {
                 Some(SteerFate::Joined) => joined += 1,
@@ -222,5 +238,8 @@ async fn a_thousand_random_steer_and_abort_interleavings_keep_history_valid_and_
     eprintln!("joined {joined}, next prompt {next}, returned {returned}");
     assert_eq!((invalid, lost), (0, 0), "invalid histories, lost texts");
     // The cases really cover all three fates.
-    assert!(joined > 100 && returned > 20 && next > 20, "{joined} {next} {returned}");
+    assert!(
+        joined > 100 && returned > 20 && next > 20,
+        "{joined} {next} {returned}"
+    );
 }
