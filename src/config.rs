@@ -50,6 +50,8 @@ pub struct Config {
     pub sibling_abort: bool,
     pub disable_parallel_tool_use: bool,
     pub fallback_model: Option<String>,
+    /// `[models] plan / small`, `--plan-model`, `--small-model`.
+    pub routes: crate::agent::model_routes::ModelRoutes,
     pub retry: RetryPolicy,
     pub idle_timeout: Duration,
     pub max_output_bytes: usize,
@@ -259,7 +261,8 @@ impl Config {
                 None,
             )
         } else {
-            let model_file = file.model.clone().or_else(|| section.model.clone());
+            let model_file = (file.model.clone().or_else(|| file.models.main.clone()))
+                .or_else(|| section.model.clone());
             (
                 pick(
                     &cli.model,
@@ -451,7 +454,7 @@ impl Config {
             prompt_cache: !cli.no_prompt_cache && file.prompt_cache.unwrap_or(true),
             context: crate::agent::context::ContextSettings {
                 models: std::sync::Arc::new(
-                    crate::models::ModelTable::builtin().with_overrides(&file.models),
+                    crate::models::ModelTable::builtin().with_overrides(&file.models.table),
                 ),
                 auto_compact: match cli.auto_compact {
                     Some(v) => v == crate::cli::OnOff::On,
@@ -479,6 +482,9 @@ impl Config {
                 .or_else(|| claude.status_line.clone()),
             claude,
             agents: file.agents.limits(),
+            routes: file
+                .models
+                .routes(cli.plan_model.as_deref(), cli.small_model.as_deref()),
             telemetry: crate::telemetry::settings::resolve(&file.telemetry, &|k| env.var(k)),
             workspace,
         })

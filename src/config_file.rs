@@ -66,9 +66,10 @@ pub struct FileConfig {
     pub auto_compact: Option<bool>,
     /// Tokens kept free below the window besides the output reserve.
     pub auto_compact_buffer_tokens: Option<u64>,
-    /// `[models."NAME"]`: window, output limit and prices (see src/models.rs).
+    /// `[models] main/plan/small` (src/agent/model_routes.rs) and `[models."NAME"]`:
+    /// window, output limit and prices (see src/models.rs).
     #[serde(default)]
-    pub models: std::collections::BTreeMap<String, crate::models::ModelOverride>,
+    pub models: crate::agent::model_routes::ModelsSection,
     #[serde(default)]
     pub anthropic: ProviderSection,
     #[serde(default)]

@@ -9,6 +9,7 @@ pub mod exec_env;
 pub mod executor;
 pub mod hook_calls;
 pub mod mentions;
+pub mod model_routes;
 pub mod query_loop;
 mod request_errors;
 mod rewind;
@@ -47,6 +48,8 @@ pub struct LoopSettings {
     pub fallback_model: Option<String>,
     /// Offer Anthropic's server-side web_search tool, at most this many searches a request.
     pub web_search: Option<u32>,
+    /// `[models] plan / small`: the models of plan mode and of small jobs.
+    pub routes: model_routes::ModelRoutes,
 }
 
 /// Tests and benchmarks: a made-up model name and a short system prompt.
@@ -64,6 +67,7 @@ impl Default for LoopSettings {
             disable_parallel_tool_use: false,
             fallback_model: None,
             web_search: None,
+            routes: Default::default(),
         }
     }
 }

@@ -149,7 +149,7 @@ async fn run(agent: &mut Agent, prompt: &str, cancel: &CancellationToken) -> Tur
     let mut state = State {
         turn: 1,
         attempt: 1,
-        model: agent.settings.model.clone(),
+        model: steering::request_model(agent),
         usage: Usage::default(),
         transitions: Vec::new(),
         max_tokens_recoveries: 0,
@@ -177,6 +177,11 @@ async fn run(agent: &mut Agent, prompt: &str, cancel: &CancellationToken) -> Tur
                     (Terminal::MaxTurns, Some(text))
                 } else {
                     state.turn += 1;
+                    // Plan mode ends when the plan is approved: the next request is main's
+                    // (after a switch to the fallback model, that one stays).
+                    if Some(&state.model) != agent.settings.fallback_model.as_ref() {
+                        state.model = steering::request_model(agent);
+                    }
                     events.send(AgentEvent::TurnStart { turn: state.turn });
                     continue;
                 }

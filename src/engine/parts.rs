@@ -186,6 +186,7 @@ pub(super) fn loop_settings_and_notes(config: &Config) -> (LoopSettings, Vec<Str
         disable_parallel_tool_use: config.disable_parallel_tool_use,
         fallback_model: config.fallback_model.clone(),
         web_search: config.web_search,
+        routes: config.routes.clone(),
     };
     (settings, notes)
 }

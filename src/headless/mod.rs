@@ -157,8 +157,8 @@ pub async fn run(
         print_event(&event, format, start, &sandbox);
     }
     let summary = summary.ok_or(HeadlessError::AgentGone)?;
-    let (history, todos) = agent
-        .map(|a| (a.history, a.todos.current()))
+    let (history, todos, by_model) = agent
+        .map(|a| (a.history, a.todos.current(), a.context.ledger.by_model()))
         .unwrap_or_default();
     let extra = Extra {
         todos,
@@ -166,6 +166,7 @@ pub async fn run(
         background,
         agents,
         not_sent,
+        by_model,
     };
     print_result(&summary, &history, &extra, format, start);
     Ok(match terminated.signal() {
@@ -294,6 +295,8 @@ pub struct Extra {
     pub background: Vec<crate::background::JobInfo>,
     /// Steered text the abort kept from being sent (`--input-format stream-json`).
     pub not_sent: Vec<String>,
+    /// What each model spent (`usage_by_model`, printed once more than one answered).
+    pub by_model: std::collections::BTreeMap<String, crate::agent::context::ledger::Spend>,
 }
 
 /// The `result` object: always the last line.
@@ -326,6 +329,17 @@ pub fn result_json<H: serde::Serialize + ?Sized>(
         }
         if !extra.agents.is_empty() {
             map.insert("agents".into(), json!(extra.agents));
+        }
+        if extra.by_model.len() > 1 {
+            let split: serde_json::Map<String, Value> = extra
+                .by_model
+                .iter()
+                .map(|(model, s)| {
+                    let v = json!({"usage": s.usage, "cost_usd": s.cost_usd()});
+                    (model.clone(), v)
+                })
+                .collect();
+            map.insert("usage_by_model".into(), Value::Object(split));
         }
         if !extra.not_sent.is_empty() {
             map.insert("not_sent".into(), json!(extra.not_sent));

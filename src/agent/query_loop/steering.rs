@@ -18,6 +18,16 @@ pub(super) fn offered_tools(agent: &Agent) -> Vec<ToolSpec> {
     specs
 }
 
+/// The model of the next request: `[models] plan` while in plan mode, else the main one.
+pub(super) fn request_model(agent: &Agent) -> String {
+    let mode = agent.exec.policy.mode();
+    agent
+        .settings
+        .routes
+        .for_request(mode, &agent.settings.model)
+        .to_string()
+}
+
 /// The plan `exit_plan_mode` handed over in the reply just closed, when the run must end
 /// with it: headless, still in plan mode (nobody approved it). In the TUI the user answered
 /// the plan before the tool ran, so the slot is only cleared.

@@ -137,10 +137,14 @@ fn child_agent(
     exec.events = events;
     exec.hooks = Arc::new(hub.exec.hooks.for_subagent());
     let settings = LoopSettings {
-        model: def
-            .model
-            .clone()
-            .unwrap_or_else(|| hub.settings.model.clone()),
+        model: def.model.clone().unwrap_or_else(|| {
+            // The built-in explore agent is a small job (`[models] small`).
+            let main = &hub.settings.model;
+            match def.source {
+                None if def.name == "explore" => hub.settings.routes.small(main).to_string(),
+                _ => main.clone(),
+            }
+        }),
         system: system_prompt(def, &hub.settings.system),
         max_turns: def.max_turns.unwrap_or(hub.limits.max_turns),
         ..hub.settings.clone()
