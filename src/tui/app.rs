@@ -171,6 +171,8 @@ pub struct App {
     pub steering: super::steering::Steering,
     /// Text sent into the running turn, until the agent says where it went (issue 40).
     pub steer: super::steer::SteerState,
+    /// The model answering now and what each model spent (issue 40).
+    pub spend: super::model_spend::ModelSpend,
     /// Calls the user back (bell, OSC 9) while the terminal is not focused.
     pub notify: super::notify::Notifier,
     /// The sources already listed for the newest reply (its index and how many): a reply
@@ -226,6 +228,7 @@ impl App {
             mcp: Vec::new(),
             steering,
             steer: Default::default(),
+            spend: Default::default(),
             notify: Default::default(),
             status_line: None,
             outbox: Vec::new(),

@@ -15,6 +15,7 @@ pub mod editor;
 pub mod event_loop;
 pub mod frame_times;
 pub mod hangup;
+pub mod model_spend;
 pub mod input;
 pub mod keys;
 pub mod notify;

@@ -284,7 +284,7 @@ fn status_view<'a>(app: &'a App, now: Instant) -> StatusView<'a> {
         .collect();
     StatusView {
         provider: &app.info.provider,
-        model: &app.info.model,
+        model: app.spend.answering().unwrap_or(&app.info.model),
         state: app.state_label(now),
         busy: app.turn.busy,
         turn: app.turn.turn,

@@ -23,6 +23,7 @@ impl App {
         for pane in &mut self.panes {
             pane.on_agent(&event, now);
         }
+        self.spend.on_event(&event, self.info.models.as_deref());
         match event {
             AgentEvent::AgentStart(info) => self.on_agent_start(info, now),
             AgentEvent::AgentEnd(report) => self.on_agent_end(report, now),
