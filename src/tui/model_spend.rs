@@ -114,7 +114,10 @@ mod tests {
         assert_eq!(s.answering(), Some("big"), "a child does not take the bar");
         let lines = s.split_lines();
         assert_eq!(lines.len(), 2, "{lines:?}");
-        assert!(lines[0].contains("big: unknown (0 in, 10 out)"), "{lines:?}");
+        assert!(
+            lines[0].contains("big: unknown (0 in, 10 out)"),
+            "{lines:?}"
+        );
         assert!(lines[1].contains("small"), "{lines:?}");
     }
 }

@@ -200,3 +200,94 @@ async fn the_explore_agent_runs_on_small_the_general_one_on_main() {
     );
     tree.assert_valid();
 }
+
+/// BENCHMARKS.md: one scripted plan → explore → edit task, priced like Sonnet (main), Opus
+/// (plan) and Haiku (small), with and without routing. Prints the figures
+/// (`-- --nocapture`); asserts only that each run's split adds up.
+#[tokio::test(start_paused = true)]
+async fn cost_of_a_plan_explore_edit_task_with_and_without_routing() {
+    let mut costs = Vec::new();
+    for routed in [false, true] {
+        let explore = json!({"description": "find", "prompt": "child-1: find the config", "agent": "explore"});
+        let replies = vec![
+            // Plan mode: one look, then the plan (approved while the look runs).
+            ReplyBuilder::new()
+                .tool(5, 10, "p1", "wait", json!({"tag": "look"}))
+                .end(20, "tool_use"),
+            // Approved: explore, then the edit, then the answer.
+            ReplyBuilder::new()
+                .tool(5, 10, "t1", "task", explore)
+                .end(20, "tool_use"),
+            ReplyBuilder::new()
+                .tool(5, 10, "e1", "change", json!({"tag": "edit"}))
+                .end(20, "tool_use"),
+            ReplyBuilder::new().text(10, "done").end(20, "end_turn"),
+        ];
+        // The explore child reads four times, then reports.
+        let children = Arc::new(|_s: &str, messages: &[Message]| {
+            first_prompt(messages).strip_prefix("child-")?;
+            let turn = messages.len() / 2;
+            Some(if turn < 4 {
+                ReplyBuilder::new()
+                    .tool(5, 10, &format!("c{turn}"), "wait", json!({"tag": "read"}))
+                    .end(20, "tool_use")
+            } else {
+                ReplyBuilder::new()
+                    .text(10, "it is in config.toml")
+                    .end(20, "end_turn")
+            })
+        });
+        let mut setup = Setup::new(replies, children);
+        setup.tools = vec![("wait", true, 10), ("change", false, 10)];
+        setup.context = priced_like_claude();
+        if routed {
+            setup.routes = ModelRoutes {
+                plan: Some("opus".into()),
+                small: Some("haiku".into()),
+            };
+        }
+        let mut tree = setup.build();
+        tree.agent.settings.model = "sonnet".into();
+        let policy = tree.agent.exec.policy.clone();
+        policy.set_mode(ApprovalMode::Plan);
+        let approve = tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(15)).await;
+            policy.set_mode(ApprovalMode::Yolo);
+        });
+        let s = tree
+            .agent
+            .run_prompt("plan, explore, edit", &CancellationToken::new())
+            .await;
+        approve.await.expect("approve");
+        assert_eq!(s.reason, Terminal::Completed, "{:?}", s.error);
+        let split = tree.agent.context.ledger.by_model();
+        let total = tree.agent.context.ledger.tree().cost.expect("priced");
+        let sum: f64 = split.values().filter_map(|s| s.cost).sum();
+        assert!((sum - total).abs() < 1e-12);
+        let parts: Vec<String> = split
+            .iter()
+            .map(|(m, s)| format!("{m} ${:.6}", s.cost.unwrap_or(0.0)))
+            .collect();
+        eprintln!("routed={routed}: total ${total:.6} = {}", parts.join(" + "));
+        costs.push(total);
+    }
+    eprintln!("routing saves {:.0} %", 100.0 * (1.0 - costs[1] / costs[0]));
+}
+
+fn priced_like_claude() -> ContextSettings {
+    let price = |input: f64, output: f64| ModelOverride {
+        price_input: Some(input),
+        price_output: Some(output),
+        ..Default::default()
+    };
+    let overrides: BTreeMap<String, ModelOverride> = [
+        ("sonnet".to_string(), price(3.0, 15.0)),
+        ("opus".to_string(), price(15.0, 75.0)),
+        ("haiku".to_string(), price(1.0, 5.0)),
+    ]
+    .into();
+    ContextSettings {
+        models: Arc::new(ModelTable::builtin().with_overrides(&overrides)),
+        ..Default::default()
+    }
+}

@@ -126,6 +126,15 @@ fn a_stdin_message_during_step_one_joins_the_request_after_it() {
         .map(|(i, _)| i)
         .expect("second request");
     assert!(end1 < user && user < second, "{end1} {user} {second}");
+    // BENCHMARKS.md: from the step's end to the request carrying the words (`-- --nocapture`).
+    let t = |i: usize| lines[i]["t_ms"].as_u64().expect("t_ms");
+    eprintln!(
+        "steered text: written at step 1's tool_start, joined {} ms after step 1's tool_end, \
+         on the wire (request_start) {} ms after it; {} requests",
+        t(user) - t(end1),
+        t(second) - t(end1),
+        requests.len()
+    );
     let result = lines.last().expect("result");
     assert_eq!(result["type"], "result");
     assert_eq!(result["turns"], 4);
