@@ -247,7 +247,6 @@ async fn cost_of_a_plan_explore_edit_task_with_and_without_routing() {
             };
         }
         let mut tree = setup.build();
-        tree.agent.settings.model = "sonnet".into();
         let policy = tree.agent.exec.policy.clone();
         policy.set_mode(ApprovalMode::Plan);
         let approve = tokio::spawn(async move {
@@ -281,7 +280,8 @@ fn priced_like_claude() -> ContextSettings {
         ..Default::default()
     };
     let overrides: BTreeMap<String, ModelOverride> = [
-        ("sonnet".to_string(), price(3.0, 15.0)),
+        // The harness's main model, at Sonnet's prices.
+        ("test-model".to_string(), price(3.0, 15.0)),
         ("opus".to_string(), price(15.0, 75.0)),
         ("haiku".to_string(), price(1.0, 5.0)),
     ]
