@@ -61,14 +61,17 @@ pub fn start() -> mpsc::UnboundedReceiver<String> {
             use std::io::BufRead;
             for (n, line) in std::io::stdin().lock().lines().enumerate() {
                 let Ok(line) = line else { break };
-                match parse_line(&line) {
-                    None => {}
-                    Some(Ok(text)) => {
-                        if tx.send(text).is_err() {
-                            break;
-                        }
+                let sent = match parse_line(&line) {
+                    None => Ok(()),
+                    Some(Ok(text)) => tx.send(text),
+                    Some(Err(e)) => {
+                        eprintln!("tooloop: stdin line {}: {e}; skipped", n + 1);
+                        Ok(())
                     }
-                    Some(Err(e)) => eprintln!("tooloop: stdin line {}: {e}; skipped", n + 1),
+                };
+                // The run is over: nobody reads further messages.
+                if sent.is_err() {
+                    break;
                 }
             }
         });

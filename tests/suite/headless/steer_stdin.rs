@@ -115,7 +115,7 @@ fn a_stdin_message_during_step_one_joins_the_request_after_it() {
     assert_eq!(echoed.len(), 1, "{lines:#?}");
     assert_eq!(echoed[0]["text"], "use the other file");
     // The echo comes after step 1's tool ended and before the second request.
-    let pos = |pred: &dyn Fn(&Value) -> bool| lines.iter().position(|v| pred(v)).expect("line");
+    let pos = |pred: &dyn Fn(&Value) -> bool| lines.iter().position(pred).expect("line");
     let end1 = pos(&|v| v["type"] == "tool_end" && v["id"] == "toolu_1");
     let user = pos(&|v| v["type"] == "user");
     let second = lines
