@@ -261,6 +261,7 @@ impl App {
         self.turn.abort_requested = false;
         // `!command` runs in the workspace's shell; its output joins the conversation.
         let command = text.trim_start().strip_prefix('!').map(str::trim);
+        self.steer.shell = command.is_some_and(|c| !c.is_empty());
         let cmd = match command.filter(|c| !c.is_empty()) {
             Some(command) => AgentCommand::Shell {
                 command: command.to_string(),

@@ -28,6 +28,11 @@ impl EnterWhileRunning {
 #[derive(Debug, Default)]
 pub struct SteerState {
     pub enter: EnterWhileRunning,
+    /// A prompt's loop runs (PromptStart seen, Done not yet): there is a turn to steer. A
+    /// `!command` or `/compact` keeps the TUI busy without one.
+    pub in_prompt: bool,
+    /// The busy work is a `!command` (its Done ends it too): nothing to steer.
+    pub shell: bool,
     /// Sent with `AgentCommand::Steer`, not yet answered with an `AgentEvent::Steer`.
     pending: Vec<String>,
 }

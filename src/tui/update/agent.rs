@@ -32,6 +32,7 @@ impl App {
             } => self.on_subagent(&agent_id, *event, now),
             AgentEvent::PromptStart { text } => {
                 self.turn.busy = true;
+                self.steer.in_prompt = true;
                 self.turn.last_error = None;
                 self.turn.unanswered = Some(text.clone());
                 self.tools.prompt_started(now);
@@ -319,6 +320,8 @@ impl App {
 
     fn done(&mut self, summary: TurnSummary, now: Instant) {
         self.turn.busy = false;
+        self.steer.in_prompt = false;
+        self.steer.shell = false;
         self.turn.streaming = false;
         self.turn.retry_until = None;
         self.turn.usage = summary.usage;

@@ -275,7 +275,8 @@ impl App {
     /// `!command`, and anything during `/compact`, is always queued (no turn to join).
     fn while_running(&mut self, text: String, how: crate::tui::steer::EnterWhileRunning) {
         let shell = text.trim_start().starts_with('!');
-        if how == crate::tui::steer::EnterWhileRunning::Queue || shell || self.turn.compacting {
+        let no_turn = !self.steer.in_prompt || self.steer.shell || self.turn.compacting;
+        if how == crate::tui::steer::EnterWhileRunning::Queue || shell || no_turn {
             self.queued.push_back(text);
         } else {
             self.steer.sent(text.clone());
