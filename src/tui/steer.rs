@@ -1,6 +1,7 @@
 //! Steering a running turn from the TUI (issue 40): Enter during a turn sends the text into
-//! it (the agent joins it at the next tool boundary); Alt+Enter, or `[tui]
-//! enter_while_running = "queue"`, keeps it for after the turn. This keeps what was sent
+//! it (the agent joins it at the next tool boundary); Alt+Enter keeps it for after the turn.
+//! [`SteerState::enter`] is where a `[tui] enter_while_running = "steer"|"queue"` setting
+//! plugs in (not read from config.toml yet: it defaults to steer). This keeps what was sent
 //! until the agent says where it went, so an abort can put it back in the input.
 
 use crate::protocol::steer::SteerFate;
