@@ -118,7 +118,17 @@ async fn run(mut cli: Cli) -> i32 {
             }
         };
     };
-    let prompt = if prompt == "-" {
+    // stream-json input: stdin carries messages for the running turn, not context; with
+    // `-p -` the first message is the prompt.
+    let mut steering = (cli.input_format == tooloop::cli::InputFormat::StreamJson)
+        .then(tooloop::headless::stdin_messages::start);
+    let prompt = if let Some(messages) = &mut steering {
+        if prompt == "-" {
+            messages.recv().await.unwrap_or_default()
+        } else {
+            prompt
+        }
+    } else if prompt == "-" {
         let mut buf = String::new();
         if let Err(e) = std::io::stdin().read_to_string(&mut buf) {
             eprintln!("tooloop: cannot read the prompt from stdin: {e}");
@@ -147,7 +157,7 @@ async fn run(mut cli: Cli) -> i32 {
         }
     };
     engine.worktree = tooloop::engine::worktree::owned(worktree, engine.session.as_ref());
-    let code = match tooloop::headless::run(engine, &prompt, cli.output_format).await {
+    let code = match tooloop::headless::run(engine, &prompt, cli.output_format, steering).await {
         Ok(code) => code,
         Err(e) => {
             eprintln!("tooloop: {e}");

@@ -9,12 +9,14 @@ pub mod exec_env;
 pub mod executor;
 pub mod hook_calls;
 pub mod mentions;
+pub mod model_routes;
 pub mod query_loop;
 mod request_errors;
 mod rewind;
 mod sandbox_call;
 pub mod session_switch;
 pub mod shell_command;
+pub mod steer_inbox;
 pub mod subagent;
 pub mod task;
 mod tool_call;
@@ -46,6 +48,8 @@ pub struct LoopSettings {
     pub fallback_model: Option<String>,
     /// Offer Anthropic's server-side web_search tool, at most this many searches a request.
     pub web_search: Option<u32>,
+    /// `[models] plan / small`: the models of plan mode and of small jobs.
+    pub routes: model_routes::ModelRoutes,
 }
 
 /// Tests and benchmarks: a made-up model name and a short system prompt.
@@ -63,6 +67,7 @@ impl Default for LoopSettings {
             disable_parallel_tool_use: false,
             fallback_model: None,
             web_search: None,
+            routes: Default::default(),
         }
     }
 }
@@ -100,6 +105,8 @@ pub struct Agent {
     /// The last prompt's message, kept only while the model has not answered it
     /// (unanswered.rs): the next prompt replaces it instead of joining it.
     unanswered: unanswered::PromptSlot,
+    /// Texts sent while the turn runs, joined at the next tool boundary (issue 40).
+    pub steer: steer_inbox::SteerInbox,
 }
 
 impl Agent {
@@ -121,6 +128,7 @@ impl Agent {
             todos_recorded: 0,
             plan: Default::default(),
             unanswered: Default::default(),
+            steer: Default::default(),
         }
     }
 

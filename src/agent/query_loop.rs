@@ -86,6 +86,8 @@ impl Agent {
         if let Some(r) = &mut self.observer {
             r.prompt_end(&summary);
         }
+        self.steer
+            .announce(summary.reason.is_aborted(), &self.exec.events);
         self.exec.events.send(AgentEvent::Done(summary.clone()));
         summary
     }
@@ -147,7 +149,7 @@ async fn run(agent: &mut Agent, prompt: &str, cancel: &CancellationToken) -> Tur
     let mut state = State {
         turn: 1,
         attempt: 1,
-        model: agent.settings.model.clone(),
+        model: steering::request_model(agent),
         usage: Usage::default(),
         transitions: Vec::new(),
         max_tokens_recoveries: 0,
@@ -175,6 +177,11 @@ async fn run(agent: &mut Agent, prompt: &str, cancel: &CancellationToken) -> Tur
                     (Terminal::MaxTurns, Some(text))
                 } else {
                     state.turn += 1;
+                    // Plan mode ends when the plan is approved: the next request is main's
+                    // (after a switch to the fallback model, that one stays).
+                    if Some(&state.model) != agent.settings.fallback_model.as_ref() {
+                        state.model = steering::request_model(agent);
+                    }
                     events.send(AgentEvent::TurnStart { turn: state.turn });
                     continue;
                 }
@@ -268,12 +275,15 @@ async fn one_request(agent: &mut Agent, state: &mut State, cancel: &Cancellation
     let Plan { tail, next } = decide::decide(outcome, reply, state.max_tokens_recoveries);
     let mut message = results;
     message.extend(tail.map(ContentBlock::text));
+    let steered = steering::joins_now(agent, &next, &message, state.turn, cancel);
+    message.extend(steered.iter().map(|t| ContentBlock::text(t.as_str())));
     // Only with a request to follow: a reply without tools ends the prompt, and the notice
     // then goes with the next one.
     if !message.is_empty() {
         job_notices::append(&agent.exec.jobs, &mut message);
     }
     agent.push(Message::user(message));
+    steering::joined(agent, steered);
     agent.record_todos();
     if let Some(plan) = steering::plan_ready(agent) {
         agent.exec.events.send(AgentEvent::PlanReady { plan });

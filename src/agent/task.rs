@@ -55,7 +55,8 @@ async fn run(mut agent: Agent, mut rx: mpsc::UnboundedReceiver<AgentCommand>) ->
         let text = match queued.pop_front() {
             Some(t) => t,
             None => match rx.recv().await {
-                Some(AgentCommand::Submit { text }) => text,
+                // Nothing runs to steer: the words are a prompt.
+                Some(AgentCommand::Submit { text } | AgentCommand::Steer { text }) => text,
                 Some(AgentCommand::NewConversation) => {
                     agent.reset(Vec::new());
                     agent.exec.hooks.cleared();
@@ -126,6 +127,7 @@ async fn run(mut agent: Agent, mut rx: mpsc::UnboundedReceiver<AgentCommand>) ->
         let mut reset = false;
         // The running prompt borrows the agent; a switch waits for it to end.
         let mut next_model: Option<String> = None;
+        let inbox = agent.steer.clone();
         {
             let turn = agent.run_prompt(&text, &cancel);
             tokio::pin!(turn);
@@ -134,6 +136,7 @@ async fn run(mut agent: Agent, mut rx: mpsc::UnboundedReceiver<AgentCommand>) ->
                     _ = &mut turn => break,
                     cmd = rx.recv() => match cmd {
                         Some(AgentCommand::Abort) => cancel.cancel(),
+                        Some(AgentCommand::Steer { text }) => inbox.push(text),
                         Some(AgentCommand::PermissionReply { id, decision }) => {
                             policy.reply(&id, decision)
                         }
@@ -169,6 +172,9 @@ async fn run(mut agent: Agent, mut rx: mpsc::UnboundedReceiver<AgentCommand>) ->
                 }
             }
         }
+        // Words that found no tool boundary to join: the next prompt, or back to the user
+        // when the turn was aborted (or the conversation is going away).
+        super::steer_inbox::settle(&inbox, reset || shutdown, &events, &mut queued);
         // A skill's allowed-tools last as long as the turn that used it.
         policy.end_skill_grants();
         if let Some(model) = next_model {
@@ -259,7 +265,10 @@ impl Side {
                 _ = &mut work => break,
                 cmd = rx.recv() => match cmd {
                     Some(AgentCommand::Abort) => cancel.cancel(),
-                    Some(AgentCommand::Submit { text }) => queued.push_back(text),
+                    // No turn to steer: it waits like a prompt.
+                    Some(AgentCommand::Submit { text } | AgentCommand::Steer { text }) => {
+                        queued.push_back(text)
+                    }
                     Some(AgentCommand::PermissionReply { id, decision }) => policy.reply(&id, decision),
                     Some(AgentCommand::RevokeSessionGrant { tool }) => policy.revoke(&tool),
                     Some(AgentCommand::SetApproval { mode }) => {

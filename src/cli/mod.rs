@@ -25,6 +25,15 @@ pub enum OutputFormat {
     StreamJson,
 }
 
+/// `--input-format`: what headless mode reads from stdin.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum InputFormat {
+    #[default]
+    Text,
+    /// User messages, one JSON object a line, sent into the running turn (steering).
+    StreamJson,
+}
+
 #[derive(Parser, Debug, Clone, Default)]
 #[command(
     name = "tooloop",
@@ -46,6 +55,11 @@ pub struct Cli {
     /// Headless output: text | json | stream-json.
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     pub output_format: OutputFormat,
+
+    /// Headless stdin: text (context for the prompt) | stream-json (user messages sent
+    /// into the running turn, each joining at the next tool boundary).
+    #[arg(long, value_enum, default_value_t = InputFormat::Text)]
+    pub input_format: InputFormat,
 
     /// Root that file tools are confined to (default: the current directory).
     #[arg(long, value_name = "DIR")]

@@ -55,6 +55,8 @@ pub struct Config {
     pub claude: crate::claude::settings::ClaudeSettings,
     /// `[agents]`: subagent depth, parallelism and turns.
     pub agents: crate::agent::subagent::AgentLimits,
+    /// `[models] plan / small`, `--plan-model`, `--small-model`.
+    pub routes: crate::agent::model_routes::ModelRoutes,
     /// `[telemetry]` and its environment variables (OTEL_* are read when it starts).
     pub telemetry: crate::telemetry::settings::Settings,
 }
@@ -138,7 +140,12 @@ impl Config {
         env: &dyn Env,
         file: &FileConfig,
     ) -> Result<Config, ConfigError> {
-        let provider = settings::provider::resolve(&cli.provider, env, &file.provider)?;
+        // `[models] main` is the top-level `model` by another name (issue 40).
+        let mut provider_file = file.provider.clone();
+        if provider_file.model.is_none() {
+            provider_file.model = file.context.models.main.clone();
+        }
+        let provider = settings::provider::resolve(&cli.provider, env, &provider_file)?;
         let workspace = workspace(cli)?;
         let session = settings::session::resolve(&cli.session, &file.session)?;
         let context = settings::context::resolve(&cli.context, &file.context)?;
@@ -170,6 +177,10 @@ impl Config {
             mcp: file.parts.mcp.resolve()?,
             hooks,
             agents: settings::agents::resolve(&file.agents),
+            routes: file.context.models.routes(
+                cli.provider.plan_model.as_deref(),
+                cli.provider.small_model.as_deref(),
+            ),
             telemetry: crate::telemetry::settings::resolve(&file.parts.telemetry, &|k| env.var(k)),
             claude,
             provider,

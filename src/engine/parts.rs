@@ -188,6 +188,7 @@ pub(super) fn loop_settings_and_notes(config: &Config) -> (LoopSettings, Vec<Str
         disable_parallel_tool_use: config.request.disable_parallel_tool_use,
         fallback_model: config.provider.fallback_model.clone(),
         web_search: config.tools.web_search,
+        routes: config.routes.clone(),
     };
     (settings, notes)
 }

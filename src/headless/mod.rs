@@ -9,8 +9,10 @@ use tokio_util::sync::CancellationToken;
 use crate::cli::OutputFormat;
 use crate::engine;
 use crate::protocol::compaction::Trigger;
+use crate::protocol::steer::SteerFate;
 use crate::protocol::{AgentCommand, AgentEvent, AgentReport, Terminal, TurnSummary};
 
+pub mod stdin_messages;
 mod stream_json;
 pub use stream_json::{Sandboxed, event_line, stream_json};
 
@@ -43,11 +45,13 @@ pub fn exit_code(reason: Terminal) -> i32 {
 }
 
 /// Runs `prompt` on the engine `main` built for this run, like one prompt in the TUI;
-/// SIGINT aborts the turn like Ctrl+C there.
+/// SIGINT aborts the turn like Ctrl+C there. `steering`: the messages `--input-format
+/// stream-json` reads from stdin, each sent into the running turn.
 pub async fn run(
     engine: engine::Engine,
     prompt: &str,
     format: OutputFormat,
+    steering: Option<tokio::sync::mpsc::UnboundedReceiver<String>>,
 ) -> Result<i32, HeadlessError> {
     // SIGINT is caught from main's first line (crate::interrupt); one that came before this
     // point, or came while main started the engine or loaded a session, still aborts the
@@ -88,18 +92,39 @@ pub async fn run(
         on_cancel.cancelled().await;
         let _ = abort.send(AgentCommand::Abort);
     });
+    let steer = steering.map(|mut messages| {
+        let commands = control.commands().clone();
+        tokio::spawn(async move {
+            while let Some(text) = messages.recv().await {
+                let _ = commands.send(AgentCommand::Steer { text });
+            }
+        })
+    });
     let sandbox = Sandboxed {
         label: sandbox,
         tools: sandboxed_tools,
     };
-    let mut summary = None;
+    let mut summary: Option<TurnSummary> = None;
+    // Steered text that missed the last tool boundary runs as one more prompt: the run
+    // waits for its Done too, and `result` counts both.
+    let mut another_prompt = false;
+    let mut not_sent = Vec::new();
     let mut plan = None;
     // Every subagent's end, for `result.agents`.
     let mut agents = Vec::new();
     let mut ended = std::collections::HashSet::new();
     while let Some(event) = events.recv().await {
+        let mut done = false;
         match &event {
-            AgentEvent::Done(s) => summary = Some(s.clone()),
+            AgentEvent::Done(s) => {
+                summary = Some(add_prompt(summary.take(), s));
+                done = !std::mem::take(&mut another_prompt);
+            }
+            AgentEvent::Steer { text, fate } => match fate {
+                SteerFate::NextPrompt => another_prompt = true,
+                SteerFate::Returned => not_sent.push(text.clone()),
+                SteerFate::Joined => {}
+            },
             AgentEvent::PlanReady { plan: p } => plan = Some(p.clone()),
             AgentEvent::AgentEnd(r) => agents.push(r.clone()),
             _ => {}
@@ -110,9 +135,12 @@ pub async fn run(
             ended.insert(e.job.shell_id.clone());
         }
         print_event(&event, format, start, &sandbox);
-        if summary.is_some() {
+        if done {
             break;
         }
+    }
+    if let Some(steer) = steer {
+        steer.abort();
     }
     sigint.abort();
     forward.abort();
@@ -133,8 +161,8 @@ pub async fn run(
     // Once the agent stopped (no tool writes any more): committed and kept, or removed.
     let worktree = finish_worktree(worktree, session_id.as_deref()).await;
     let summary = summary.ok_or(HeadlessError::AgentGone)?;
-    let (history, todos) = agent
-        .map(|a| (a.history, a.todos.current()))
+    let (history, todos, by_model) = agent
+        .map(|a| (a.history, a.todos.current(), a.context.ledger.by_model()))
         .unwrap_or_default();
     let extra = Extra {
         todos,
@@ -142,6 +170,8 @@ pub async fn run(
         background,
         agents,
         worktree,
+        not_sent,
+        by_model,
     };
     print_result(&summary, &history, &extra, format, start);
     Ok(match terminated.signal() {
@@ -163,6 +193,17 @@ async fn finish_worktree(
         crate::sanitize::output::for_stderr(&outcome.exit_line())
     );
     Some(outcome.to_json())
+}
+
+/// The run's summary after one more prompt's `done`: the last prompt's, with the turns and
+/// usage of those before it.
+fn add_prompt(before: Option<TurnSummary>, done: &TurnSummary) -> TurnSummary {
+    let mut summary = done.clone();
+    if let Some(before) = before {
+        summary.turns += before.turns;
+        summary.usage.add(before.usage);
+    }
+    summary
 }
 
 /// The termination signal (SIGTERM, SIGHUP) that ended the run, if one did.
@@ -274,6 +315,10 @@ pub struct Extra {
     pub background: Vec<crate::background::JobInfo>,
     /// `--worktree`: what became of the run's worktree.
     pub worktree: Option<Value>,
+    /// Steered text the abort kept from being sent (`--input-format stream-json`).
+    pub not_sent: Vec<String>,
+    /// What each model spent (`usage_by_model`, printed once more than one answered).
+    pub by_model: std::collections::BTreeMap<String, crate::agent::context::ledger::Spend>,
 }
 
 /// The `result` object: always the last line.
@@ -307,6 +352,20 @@ pub fn result_json<H: serde::Serialize + ?Sized>(
         if !extra.agents.is_empty() {
             map.insert("agents".into(), json!(extra.agents));
         }
+        if extra.by_model.len() > 1 {
+            let split: serde_json::Map<String, Value> = extra
+                .by_model
+                .iter()
+                .map(|(model, s)| {
+                    let v = json!({"usage": s.usage, "cost_usd": s.cost_usd()});
+                    (model.clone(), v)
+                })
+                .collect();
+            map.insert("usage_by_model".into(), Value::Object(split));
+        }
+        if !extra.not_sent.is_empty() {
+            map.insert("not_sent".into(), json!(extra.not_sent));
+        }
         if !extra.background.is_empty() {
             let jobs: Vec<Value> = extra
                 .background
@@ -335,6 +394,10 @@ pub fn print_result<H: serde::Serialize + ?Sized>(
             // A plan-mode run's answer is its plan.
             let text = extra.plan.as_deref().unwrap_or(&summary.text);
             let _ = writeln!(out, "{}", crate::sanitize::output::for_stdout(text));
+            for text in &extra.not_sent {
+                let text = crate::sanitize::output::for_stderr(text);
+                eprintln!("tooloop: not sent (the turn was aborted): {text}");
+            }
             if let Some(err) = &summary.error {
                 let err = crate::sanitize::output::for_stderr(err);
                 eprintln!("tooloop: {} ({err})", summary.reason.as_str());

@@ -32,6 +32,7 @@ pub fn event_line(event: &AgentEvent, sandbox: &Sandboxed<'_>) -> Option<Value> 
 /// are for screens and recordings only have no line.
 pub fn stream_json(event: &AgentEvent) -> Option<Value> {
     use crate::protocol::status::ServerState;
+    use crate::protocol::steer::SteerFate;
     use AgentEvent as E;
     match event {
         // The subagent's own line, with whose it is (CLI.md).
@@ -68,6 +69,13 @@ pub fn stream_json(event: &AgentEvent) -> Option<Value> {
         // Micro-compaction is not a `compact` in CLI.md's sense (no summary, same messages).
         E::Compacted { info, .. } if info.trigger == Trigger::Micro => None,
         E::Background(e) => e.stream_json(),
+        // CLI.md's `user` line: the words joined the turn. Words that missed the last tool
+        // boundary say they go as the next prompt; after an abort, that they were not sent.
+        E::Steer { text, fate } => Some(match fate {
+            SteerFate::Joined => json!({"type": "user", "text": text}),
+            SteerFate::NextPrompt => json!({"type": "user", "text": text, "next_prompt": true}),
+            SteerFate::Returned => json!({"type": "user", "text": text, "sent": false}),
+        }),
         // The body stays out of the line: not serialized only to be dropped.
         E::RequestStart {
             turn,

@@ -8,6 +8,7 @@ pub mod events;
 pub mod history_observer;
 pub mod session_error;
 pub mod status;
+pub mod steer;
 pub mod wire;
 
 use std::sync::Arc;
@@ -34,6 +35,10 @@ pub enum AgentCommand {
     /// `!command`: run a shell command in the workspace for the user; its output joins
     /// the conversation for the model. Ends with Done like a prompt; Abort stops it.
     Shell { command: String },
+    /// Words for the running turn (Enter while it runs): they join the next request after
+    /// the current step's tool results, or become the next prompt if the model is giving its
+    /// final answer. Answered with [`AgentEvent::Steer`]; when idle, a plain prompt.
+    Steer { text: String },
     /// Stop the turn in progress (Ctrl+C). History stays valid.
     Abort,
     /// The user's answer to a [`AgentEvent::PermissionRequest`].
@@ -256,6 +261,13 @@ pub enum AgentEvent {
         index: usize,
         #[serde(with = "wire::arc")]
         message: Arc<Message>,
+    },
+    /// What became of a [`AgentCommand::Steer`]'s text: joined the request after a tool
+    /// step (stream-json's `user` line), waits to be the next prompt, or came back unsent
+    /// after an abort (front ends put it back in the input).
+    Steer {
+        text: String,
+        fate: steer::SteerFate,
     },
     /// Something the user should know (max_turns reached, a fallback model, …).
     Notice {

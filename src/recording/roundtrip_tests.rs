@@ -21,7 +21,7 @@ use crate::provider::{RequestBody, Usage};
 
 /// How many variants [`E`] has. A new variant needs an arm in [`variant`] (the match is
 /// exhaustive) with the next number, this count raised, and an example in [`examples`].
-const VARIANTS: usize = 40;
+const VARIANTS: usize = 41;
 
 fn variant(e: &E) -> usize {
     match e {
@@ -66,6 +66,7 @@ fn variant(e: &E) -> usize {
         E::ApprovalChanged { .. } => 37,
         E::PlanReady { .. } => 38,
         E::PromptNotSent { .. } => 39,
+        E::Steer { .. } => 40,
     }
 }
 
@@ -112,6 +113,10 @@ fn examples() -> Vec<E> {
         },
         E::PromptNotSent {
             text: "你好 hello".into(),
+        },
+        E::Steer {
+            text: "use b.rs 改".into(),
+            fate: crate::protocol::steer::SteerFate::Joined,
         },
         E::Todos {
             todos: vec![crate::todo::TodoItem {

@@ -1,8 +1,6 @@
 //! The context window and what keeps it in bounds: the model table, compaction, budgets
 //! (DESIGN.md §10).
 
-use std::collections::BTreeMap;
-
 use clap::ValueEnum;
 use serde::Deserialize;
 
@@ -38,9 +36,10 @@ pub struct ContextFile {
     pub auto_compact: Option<bool>,
     /// Tokens kept free below the window besides the output reserve.
     pub auto_compact_buffer_tokens: Option<u64>,
-    /// `[models."NAME"]`: window, output limit and prices (see src/models.rs).
+    /// `[models] main/plan/small` (src/agent/model_routes.rs) and `[models."NAME"]`:
+    /// window, output limit and prices (see src/models.rs).
     #[serde(default)]
-    pub models: BTreeMap<String, crate::models::ModelOverride>,
+    pub models: crate::agent::model_routes::ModelsSection,
 }
 
 pub fn resolve(flags: &ContextFlags, file: &ContextFile) -> Result<ContextSettings, SettingsError> {
@@ -51,7 +50,7 @@ pub fn resolve(flags: &ContextFlags, file: &ContextFile) -> Result<ContextSettin
     }
     Ok(ContextSettings {
         models: std::sync::Arc::new(
-            crate::models::ModelTable::builtin().with_overrides(&file.models),
+            crate::models::ModelTable::builtin().with_overrides(&file.models.table),
         ),
         auto_compact: match flags.auto_compact {
             Some(v) => v == OnOff::On,

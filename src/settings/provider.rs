@@ -27,6 +27,14 @@ pub struct ProviderFlags {
     #[arg(long, value_name = "NAME")]
     pub fallback_model: Option<String>,
 
+    /// The model while in plan mode, until the plan is approved (`[models] plan`).
+    #[arg(long, value_name = "NAME")]
+    pub plan_model: Option<String>,
+
+    /// The model of the `explore` agent and compaction summaries (`[models] small`).
+    #[arg(long, value_name = "NAME")]
+    pub small_model: Option<String>,
+
     /// Most attempts per request (retries before and after the first byte).
     #[arg(long, value_name = "N")]
     pub max_retries: Option<u32>,

@@ -105,6 +105,10 @@ pub struct App {
     /// What compactions replaced, a resume's timings, listed sources, the subagents.
     pub history: History,
     pub(super) keys: KeyTimes,
+    /// Text sent into the running turn, until the agent says where it went (issue 40).
+    pub steer: super::steer::SteerState,
+    /// The model answering now and what each model spent (issue 40).
+    pub spend: super::model_spend::ModelSpend,
 }
 
 impl App {
@@ -131,6 +135,8 @@ impl App {
             steering,
             history: History::default(),
             keys: KeyTimes::default(),
+            steer: Default::default(),
+            spend: Default::default(),
         }
     }
 
@@ -160,6 +166,7 @@ impl App {
         self.turn.abort_requested = false;
         // `!command` runs in the workspace's shell; its output joins the conversation.
         let command = text.trim_start().strip_prefix('!').map(str::trim);
+        self.steer.shell = command.is_some_and(|c| !c.is_empty());
         let cmd = match command.filter(|c| !c.is_empty()) {
             Some(command) => AgentCommand::Shell {
                 command: command.to_string(),

@@ -84,7 +84,9 @@ fn layout(app: &mut App, area: Rect, now: Instant) -> Frame3 {
         .layout(areas.conversation, &ctx(false));
     if input.height > 0 {
         app.sync_menu();
-        let note = if !app.outbox.queued.is_empty() {
+        let note = if app.steer.waiting() > 0 {
+            Some(crate::tui::steer::note(app.steer.waiting()))
+        } else if !app.outbox.queued.is_empty() {
             Some(strings::queued(app.outbox.queued.len()))
         } else {
             focus_note(app)
@@ -274,7 +276,7 @@ fn status_view<'a>(app: &'a App, now: Instant) -> StatusView<'a> {
         .collect();
     StatusView {
         provider: &app.info.provider,
-        model: &app.info.model,
+        model: app.spend.answering().unwrap_or(&app.info.model),
         state: app.state_label(now),
         busy: app.turn.busy,
         turn: app.turn.turn,

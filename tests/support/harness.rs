@@ -224,6 +224,8 @@ pub struct Setup {
     pub extra_definitions: Vec<AgentDefinition>,
     pub approval: ApprovalMode,
     pub context: ContextSettings,
+    /// `[models] plan / small` of the parent (and so of its children).
+    pub routes: tooloop::agent::model_routes::ModelRoutes,
 }
 
 impl Setup {
@@ -236,6 +238,7 @@ impl Setup {
             extra_definitions: Vec::new(),
             approval: ApprovalMode::Yolo,
             context: ContextSettings::default(),
+            routes: Default::default(),
         }
     }
 
@@ -249,7 +252,10 @@ impl Setup {
         let workspace = Workspace::new(dir.path(), false).expect("workspace");
         let mut exec =
             ExecEnv::with_defaults(registry, workspace, sink.clone()).with_approval(self.approval);
-        let settings = LoopSettings::default();
+        let settings = LoopSettings {
+            routes: self.routes.clone(),
+            ..LoopSettings::default()
+        };
         let mut defs = definitions::builtin();
         defs.extend(self.extra_definitions);
         let hub = Subagents::new(

@@ -114,14 +114,21 @@ pub async fn compact(
         .min(agent.settings.max_tokens)
         .min(room.clamp(64, u64::from(u32::MAX)) as u32);
     // Room for the transcript: the window minus the answer and some slack, in bytes.
-    let room_bytes = limits
-        .window
+    // The summary is a small job (`[models] small`); its request must fit that model too.
+    let summarizer = agent.settings.routes.small(model).to_string();
+    let window = limits.window.min(
+        agent
+            .context
+            .limits(&summarizer, agent.settings.max_tokens)
+            .window,
+    );
+    let room_bytes = window
         .saturating_sub(u64::from(summary_max) + 1_000)
         .saturating_mul(estimate::BYTES_PER_TOKEN)
         * 8
         / 10;
     let req = summary_request::request(
-        model,
+        &summarizer,
         &owned[..cut],
         &block.text,
         &extra,
@@ -129,7 +136,7 @@ pub async fn compact(
         room_bytes as usize,
     );
     let (summary, usage) = summary_request::summarize(agent, turn, &req, cancel).await?;
-    agent.context.add_cost(model, usage);
+    agent.context.add_cost(&summarizer, usage);
     let new_history = rebuild_at(&owned, cut, &summary, &block.text);
     let post_tokens = fixed + estimate::messages(&new_history);
     if !shrinks_enough(base, post_tokens) {

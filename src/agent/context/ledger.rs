@@ -37,6 +37,8 @@ impl Spend {
 struct Sums {
     /// This agent's requests and its descendants'.
     tree: Spend,
+    /// The same, split by the model that answered (`result.usage_by_model`, `/cost`).
+    by_model: std::collections::BTreeMap<String, Spend>,
     /// Only its descendants' usage (what a prompt adds to its own `usage`).
     descendants: Usage,
 }
@@ -62,13 +64,20 @@ impl Ledger {
         })
     }
 
-    /// Counts one request of this agent, here and in every node above.
-    pub fn add(&self, usage: Usage, cost: Option<f64>) {
-        self.with(|s| s.tree.add(usage, cost));
+    /// Counts one request of this agent to `model`, here and in every node above.
+    pub fn add(&self, model: &str, usage: Usage, cost: Option<f64>) {
+        let count = |s: &mut Sums| {
+            s.tree.add(usage, cost);
+            s.by_model
+                .entry(model.to_string())
+                .or_default()
+                .add(usage, cost);
+        };
+        self.with(count);
         let mut up = self.parent.clone();
         while let Some(node) = up {
             node.with(|s| {
-                s.tree.add(usage, cost);
+                count(s);
                 s.descendants.add(usage);
             });
             up = node.parent.clone();
@@ -78,6 +87,11 @@ impl Ledger {
     /// This agent's spend with its descendants'.
     pub fn tree(&self) -> Spend {
         self.with(|s| s.tree)
+    }
+
+    /// This agent's spend with its descendants', by model; the parts add up to [`Self::tree`].
+    pub fn by_model(&self) -> std::collections::BTreeMap<String, Spend> {
+        self.with(|s| s.by_model.clone())
     }
 
     /// The usage of this agent's descendants so far.
@@ -130,14 +144,16 @@ mod tests {
         let root = Ledger::root();
         let child = Ledger::child(&root);
         let grandchild = Ledger::child(&child);
-        root.add(u(100), Some(1.0));
-        grandchild.add(u(10), Some(0.5));
+        root.add("big", u(100), Some(1.0));
+        grandchild.add("small", u(10), Some(0.5));
         assert_eq!(root.tree().usage.input_tokens, 110);
         assert_eq!(root.tree().cost, Some(1.5));
         assert_eq!(root.descendants().input_tokens, 10);
         assert_eq!(child.tree().usage.input_tokens, 10);
         assert_eq!(grandchild.root_spend().cost, Some(1.5));
-        child.add(u(1), None);
+        assert_eq!(root.by_model()["small"].cost, Some(0.5));
+        assert_eq!(root.by_model()["big"].usage.input_tokens, 100);
+        child.add("small", u(1), None);
         assert_eq!(
             root.tree().cost,
             None,

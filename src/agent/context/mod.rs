@@ -128,7 +128,7 @@ impl ContextState {
         };
         self.any_request = true;
         self.session_usage.add(usage);
-        self.ledger.add(usage, cost);
+        self.ledger.add(model, usage, cost);
     }
 
     /// The session's cost with its subagents' (None when a price is unknown).

@@ -1,5 +1,6 @@
 //! The loop's part in steering (issue 27): which tools a request offers in the current
-//! approval mode, and the end of a headless plan-mode run once the plan is handed over.
+//! approval mode, and the end of a headless plan-mode run once the plan is handed over;
+//! and steering a running turn (issue 40): the user's words joining at a tool boundary.
 
 use super::super::Agent;
 use crate::protocol::approval_mode::ApprovalMode;
@@ -17,6 +18,16 @@ pub(super) fn offered_tools(agent: &Agent) -> Vec<ToolSpec> {
     specs
 }
 
+/// The model of the next request: `[models] plan` while in plan mode, else the main one.
+pub(super) fn request_model(agent: &Agent) -> String {
+    let mode = agent.exec.policy.mode();
+    agent
+        .settings
+        .routes
+        .for_request(mode, &agent.settings.model)
+        .to_string()
+}
+
 /// The plan `exit_plan_mode` handed over in the reply just closed, when the run must end
 /// with it: headless, still in plan mode (nobody approved it). In the TUI the user answered
 /// the plan before the tool ran, so the slot is only cleared.
@@ -24,4 +35,41 @@ pub(super) fn plan_ready(agent: &Agent) -> Option<String> {
     let plan = agent.plan.lock().ok().and_then(|mut p| p.take())?;
     let policy = &agent.exec.policy;
     (!policy.is_interactive() && policy.mode() == ApprovalMode::Plan).then_some(plan)
+}
+
+/// The texts the user steered with, if they join the user message closing this reply: only
+/// after a tool step the loop goes on from (the message holds the step's results and the
+/// next request follows), never when the turn ends there (a final answer, an abort, the
+/// last allowed turn): then they stay in the inbox for the agent task.
+pub(super) fn joins_now(
+    agent: &Agent,
+    next: &super::decide::Step,
+    message: &[crate::message::ContentBlock],
+    turn: u32,
+    cancel: &tokio_util::sync::CancellationToken,
+) -> Vec<String> {
+    use crate::protocol::Transition;
+    let goes_on = *next == super::decide::Step::Continue(Transition::NextTurn)
+        && turn < agent.settings.max_turns
+        && !cancel.is_cancelled();
+    let after_tools = message
+        .iter()
+        .any(|b| matches!(b, crate::message::ContentBlock::ToolResult { .. }));
+    if goes_on && after_tools {
+        agent.steer.take()
+    } else {
+        Vec::new()
+    }
+}
+
+/// The steered texts are in history now: front ends hear where they joined, and the state
+/// block a compaction writes counts them among the user's requests.
+pub(super) fn joined(agent: &mut Agent, texts: Vec<String>) {
+    for text in texts {
+        agent.facts.record_request(&text);
+        agent.exec.events.send(crate::protocol::AgentEvent::Steer {
+            text,
+            fate: crate::protocol::steer::SteerFate::Joined,
+        });
+    }
 }

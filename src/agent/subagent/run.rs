@@ -174,10 +174,14 @@ fn child_agent(
         super::worktree::reroot(&mut exec, &mut system, &root, ctx, worktree)?;
     }
     let settings = LoopSettings {
-        model: def
-            .model
-            .clone()
-            .unwrap_or_else(|| hub.settings.model.clone()),
+        model: def.model.clone().unwrap_or_else(|| {
+            // The built-in explore agent is a small job (`[models] small`).
+            let main = &hub.settings.model;
+            match def.source {
+                None if def.name == "explore" => hub.settings.routes.small(main).to_string(),
+                _ => main.clone(),
+            }
+        }),
         system,
         max_turns: def.max_turns.unwrap_or(hub.limits.max_turns),
         ..hub.settings.clone()

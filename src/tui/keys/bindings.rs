@@ -193,7 +193,7 @@ pub const BINDINGS: &[Binding] = &[
         &[key(Enter)],
         "Enter",
         Action::Submit,
-        "send (queued while a turn runs)",
+        "send (a turn running: steer it)",
     ),
     bind(
         Input,

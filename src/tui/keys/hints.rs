@@ -34,7 +34,7 @@ const QUIT_TWICE: Hint = Hint {
 /// Hints while a turn runs, most useful first (the status bar shows as many as fit).
 pub const BUSY_HINTS: &[Hint] = &[
     hint(Action::Interrupt, Global, "abort"),
-    hint(Action::Submit, Input, "queue"),
+    hint(Action::Submit, Input, "steer"),
     hint(Action::ToggleJson, Global, "JSON"),
     hint(Action::FocusNext, Global, "focus"),
     hint(Action::Help, Global, "help"),

@@ -25,11 +25,13 @@ impl App {
         if let Scope::Subagent { agent_id, row } = &scope {
             return self.on_subagent_event(agent_id, row, event, now);
         }
+        self.spend.on_event(&event, self.info.models.as_deref());
         match event {
             E::AgentStart(info) => self.on_agent_start(info, now),
             E::AgentEnd(report) => self.on_agent_end(report, now),
             E::PromptStart { text } => self.prompt_started(text, now),
             E::TurnStart { turn } => self.turn.turn = turn,
+            E::Steer { text, fate } => self.on_steer(text, fate),
             E::RequestStart {
                 body,
                 turn,
@@ -76,8 +78,25 @@ impl App {
         }
     }
 
+    /// Where steered text went: shown in the conversation where it joined (a prompt that
+    /// follows the turn shows itself when it starts); back in the input when not sent.
+    fn on_steer(&mut self, text: String, fate: crate::protocol::steer::SteerFate) {
+        use crate::protocol::steer::SteerFate;
+        if let Some(back) = self.steer.settled(&text, fate) {
+            let mut parts = vec![back];
+            if !self.input.is_empty() {
+                parts.push(self.input.text());
+            }
+            self.input.set_text(&parts.join("\n"));
+        } else if fate == SteerFate::Joined {
+            self.panes.conversation.push(CellKind::User(text));
+            self.panes.conversation.scroll.bottom();
+        }
+    }
+
     fn prompt_started(&mut self, text: String, now: Instant) {
         self.turn.busy = true;
+        self.steer.in_prompt = true;
         self.turn.last_error = None;
         self.turn.unanswered = Some(text.clone());
         self.panes.tools.prompt_started(now);
@@ -173,6 +192,8 @@ impl App {
 
     fn done(&mut self, summary: TurnSummary, now: Instant) {
         self.turn.busy = false;
+        self.steer.in_prompt = false;
+        self.steer.shell = false;
         self.turn.streaming = false;
         self.turn.retry_until = None;
         self.turn.usage = summary.usage;

@@ -99,10 +99,17 @@ impl App {
     }
 
     fn cost_line(&self) -> String {
-        match self.turn.context.as_ref().map(|c| c.cost_usd) {
+        let total = match self.turn.context.as_ref().map(|c| c.cost_usd) {
             Some(Some(usd)) => format!("${usd:.4} this session"),
             Some(None) => format!("unknown (no prices for {})", self.info.model),
             None => "$0 (nothing sent yet)".into(),
+        };
+        // By model, once more than one answered (`[models] plan / small`).
+        let split = self.spend.split_lines();
+        if split.is_empty() {
+            total
+        } else {
+            format!("{total}\n{}", split.join("\n"))
         }
     }
 }

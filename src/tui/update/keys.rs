@@ -283,6 +283,19 @@ impl App {
         }
     }
 
+    /// Text entered while a turn runs: sent into it (steering), or queued for after it. A
+    /// `!command`, and anything during `/compact`, is always queued (no turn to join).
+    fn while_running(&mut self, text: String, how: crate::tui::steer::EnterWhileRunning) {
+        let shell = text.trim_start().starts_with('!');
+        let no_turn = !self.steer.in_prompt || self.steer.shell || self.turn.compacting;
+        if how == crate::tui::steer::EnterWhileRunning::Queue || shell || no_turn {
+            self.outbox.queued.push_back(text);
+        } else {
+            self.steer.sent(text.clone());
+            self.send(AgentCommand::Steer { text });
+        }
+    }
+
     pub(super) fn input_key(&mut self, key: KeyEvent, now: Instant) {
         if key.code == KeyCode::Char('?') && self.input.is_empty() {
             self.open_help();
@@ -299,10 +312,25 @@ impl App {
                     return;
                 }
                 if self.turn.busy {
-                    self.outbox.queued.push_back(text);
+                    self.while_running(text, self.steer.enter);
                 } else {
                     self.submit(text);
                 }
+                self.panes.conversation.scroll.bottom();
+            }
+            // During a turn Alt+Enter queues the text for after it (Ctrl+J and Shift+Enter
+            // still make a new line).
+            Some(Action::Newline)
+                if self.turn.busy
+                    && key.code == KeyCode::Enter
+                    && key.modifiers == KeyModifiers::ALT =>
+            {
+                let text = self.input.text();
+                if text.trim().is_empty() {
+                    return;
+                }
+                let text = self.input.take();
+                self.while_running(text, crate::tui::steer::EnterWhileRunning::Queue);
                 self.panes.conversation.scroll.bottom();
             }
             Some(Action::Newline) => self.input.newline(),

@@ -9,5 +9,7 @@ mod instructions_prompt;
 mod loop_abort;
 mod loop_shared_history;
 mod loop_turns;
+mod model_routes;
 mod rewind;
+mod steer_interleavings;
 mod steering_todo;

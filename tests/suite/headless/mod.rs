@@ -13,6 +13,7 @@ mod prompt_input;
 mod quiet_pipe;
 mod readme_examples;
 mod skills;
+mod steer_stdin;
 mod steering;
 mod telemetry;
 mod telemetry_compaction;

@@ -15,7 +15,7 @@ const DEADLINE: Duration = Duration::from_secs(30);
 /// The approval box takes no answer for 400 ms after it opens.
 const PAST_GUARD: Duration = Duration::from_millis(700);
 
-struct Screen {
+pub(super) struct Screen {
     t: Tmux,
     _dir: tempfile::TempDir,
     workspace: PathBuf,
@@ -30,7 +30,7 @@ impl std::ops::Deref for Screen {
 
 impl Screen {
     /// tooloop on the mock in a `w`×`h` pane, in a workspace holding `files`.
-    fn start(
+    pub(super) fn start(
         name: &str,
         w: u16,
         h: u16,

@@ -10,5 +10,6 @@ mod mock;
 mod provider_features;
 mod replay;
 mod status_line;
+mod steer;
 mod steering;
 mod subagents;

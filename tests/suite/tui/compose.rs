@@ -4,7 +4,7 @@
 
 use crate::support;
 
-use crossterm::event::KeyCode;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use support::tui::*;
 use tokio::time::Instant;
 use tooloop::protocol::{AgentCommand, Terminal};
@@ -154,9 +154,10 @@ async fn up_takes_the_last_queued_prompt_back_and_esc_drops_it() {
     let mut app = app_in(dir.path());
     let now = Instant::now();
     start_turn(&mut app, now);
+    // Alt+Enter during a turn queues (Enter would steer it).
     for p in ["一", "two"] {
         type_text(&mut app, p, now);
-        app.on_key(key(KeyCode::Enter), now);
+        app.on_key(KeyEvent::new(KeyCode::Enter, KeyModifiers::ALT), now);
     }
     assert_eq!(app.outbox.queued.len(), 2);
     app.on_key(key(KeyCode::Up), now);

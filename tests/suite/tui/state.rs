@@ -138,7 +138,8 @@ async fn prompts_typed_while_busy_are_queued_until_done() {
     let now = Instant::now();
     start_turn(&mut app, now);
     type_text(&mut app, "next one", now);
-    app.on_key(key(KeyCode::Enter), now);
+    // Alt+Enter during a turn queues (Enter would steer it).
+    app.on_key(KeyEvent::new(KeyCode::Enter, KeyModifiers::ALT), now);
     assert_eq!(app.take_commands(), vec![], "nothing is sent while busy");
     assert_eq!(app.outbox.queued.len(), 1);
     assert!(app.input.is_empty());
@@ -420,7 +421,7 @@ async fn queued_prompts_return_to_the_input_after_an_abort() {
     let now = Instant::now();
     start_turn(&mut app, now);
     type_text(&mut app, "later", now);
-    app.on_key(key(KeyCode::Enter), now);
+    app.on_key(KeyEvent::new(KeyCode::Enter, KeyModifiers::ALT), now);
     app.on_key(ctrl('c'), now);
     assert_eq!(app.take_commands(), vec![AgentCommand::Abort]);
     app.on_agent(done(Terminal::AbortedStreaming), now);
