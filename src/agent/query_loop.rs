@@ -10,6 +10,7 @@ mod extensions;
 mod failure;
 mod job_notices;
 mod open;
+mod skill_command;
 mod steering;
 mod stream_events;
 
@@ -82,6 +83,12 @@ impl Agent {
             r.prompt_start(prompt, &model);
         }
         let summary = run(self, prompt, cancel).await;
+        // A skill's model lasts as long as the prompt: the next one uses the session's.
+        if self.skills.as_ref().is_some_and(|s| s.active.end()) {
+            self.exec.events.send(AgentEvent::ModelChanged {
+                model: self.settings.model.clone(),
+            });
+        }
         self.prompt_ended(&summary);
         if let Some(r) = &mut self.observer {
             r.prompt_end(&summary);
@@ -101,6 +108,8 @@ async fn run(agent: &mut Agent, prompt: &str, cancel: &CancellationToken) -> Tur
     if let Some(id) = agent.observer.as_ref().and_then(|r| r.session_id()) {
         hooks.set_session(&id);
     }
+    // A skill typed as `/NAME` is looked up in the catalog as it is on disk now.
+    extensions::refresh_skills(agent);
     let mut message = match extensions::prompt_message(agent, prompt, cancel).await {
         Ok(m) => m,
         Err(reason) => {
@@ -208,10 +217,24 @@ fn prepare_messages(agent: &Agent) {
     }
 }
 
+/// A skill in use that names a model: the requests from here on use it (the status bar
+/// shows it), until the prompt ends.
+fn use_skill_model(agent: &Agent, state: &mut State) {
+    let Some(model) = agent.skills.as_ref().and_then(|s| s.active.model()) else {
+        return;
+    };
+    if model != state.model {
+        tracing::info!(from = %state.model, to = %model, "a skill's model");
+        state.model = model.clone();
+        agent.exec.events.send(AgentEvent::ModelChanged { model });
+    }
+}
+
 /// One model request and, if it asked for tools, their results.
 async fn one_request(agent: &mut Agent, state: &mut State, cancel: &CancellationToken) -> Flow {
     let events = agent.exec.events.clone();
     extensions::refresh_skills(agent);
+    use_skill_model(agent, state);
     match prepare::prepare(agent, state.turn, &state.model, cancel).await {
         Prepared::Send { usage } => state.usage.add(usage),
         Prepared::End {

@@ -93,6 +93,7 @@ pub(super) fn with_skills(
         catalog: Arc::new(catalog),
         window_tokens: config.context.models.lookup(&config.model).context_window,
         policy: Some(exec.policy.clone()),
+        active: Arc::default(),
     };
     if let Some(tool) = state.tool() {
         let (registry, _) = exec.registry.with_builtin(tool);

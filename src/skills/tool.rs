@@ -1,7 +1,8 @@
 //! The `skill` tool: `{"name": "…", "arguments": "…"}`. Its description lists the skills
 //! the model may use (names and descriptions only); its result is the skill's body with the
-//! folder's path, read from disk at the call. A skill's `allowed-tools` are allowed until
-//! the turn ends, within the mode, the sandbox and the deny rules.
+//! folder's path, read from disk at the call. A skill's `allowed-tools` are allowed (and its
+//! `model` used) until the prompt ends, within the mode, the sandbox and the deny rules
+//! ([`super::active`]).
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -25,6 +26,7 @@ pub struct SkillTool {
     catalog: Arc<Catalog>,
     description: String,
     policy: Option<Arc<PermissionPolicy>>,
+    active: Arc<super::active::Active>,
     home: Option<PathBuf>,
 }
 
@@ -35,6 +37,7 @@ impl SkillTool {
         catalog: Arc<Catalog>,
         window_tokens: u64,
         policy: Option<Arc<PermissionPolicy>>,
+        active: Arc<super::active::Active>,
     ) -> SkillTool {
         let listing =
             super::listing::build(&catalog.skills, super::listing::cap_bytes(window_tokens));
@@ -42,6 +45,7 @@ impl SkillTool {
             description: format!("{INTRO}{}", listing.text),
             catalog,
             policy,
+            active,
             home: std::env::var_os("HOME").map(PathBuf::from),
         }
     }
@@ -106,15 +110,13 @@ impl Tool for SkillTool {
                 }
             ));
         };
-        let body = match skill.read_body() {
-            Ok(b) => b,
-            Err(e) => return ToolOutput::error(format!("skill {name} cannot be read: {e}")),
-        };
-        if let Some(policy) = &self.policy {
-            let rules = allowed_rules(&skill.allowed_tools, self.home.as_deref());
-            policy.grant_for_skill(&skill.name, &rules);
+        match self
+            .active
+            .invoke(skill, args, self.policy.as_deref(), self.home.as_deref())
+        {
+            Ok(text) => ToolOutput::ok(text),
+            Err(e) => ToolOutput::error(format!("skill {name} cannot be read: {e}")),
         }
-        ToolOutput::ok(skill.expand(&body, args))
     }
 }
 

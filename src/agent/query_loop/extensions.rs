@@ -122,6 +122,10 @@ pub(super) async fn prompt_message(
             PromptCheck::Blocked(reason) => return Err(reason),
         }
     }
+    // After the hooks let the prompt through: only then are the skill's tools granted.
+    if let Some(block) = super::skill_command::expand(agent, prompt) {
+        blocks.insert(1, block);
+    }
     Ok(if blocks.len() == 1 {
         Message::user_text(prompt)
     } else {

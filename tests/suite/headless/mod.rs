@@ -12,6 +12,7 @@ mod openai;
 mod prompt_input;
 mod quiet_pipe;
 mod readme_examples;
+mod skill_command;
 mod skills;
 mod steering;
 mod telemetry;
