@@ -21,6 +21,8 @@ pub struct HookEnv {
     hooks: Hooks,
     /// The session hooks are told about (it changes with /new and fork).
     session_id: Mutex<String>,
+    /// The session's transcript file (`transcript_path` on a hook's stdin).
+    transcript: Mutex<String>,
     /// A hook answered `"decision": "stop"` during this prompt: the turn ends after the
     /// current step with `hook_stopped`.
     stop: Mutex<Option<String>>,
@@ -50,17 +52,23 @@ impl HookEnv {
     /// its loop, not the parent's) and hook ids, the same session.
     pub fn for_subagent(&self) -> HookEnv {
         let session = self.session_id.lock().unwrap_or_else(|p| p.into_inner());
+        let transcript = self.transcript.lock().unwrap_or_else(|p| p.into_inner());
         HookEnv {
             hooks: self.hooks.clone(),
             session_id: Mutex::new(session.clone()),
+            transcript: Mutex::new(transcript.clone()),
             // SessionStart is the session's, not each subagent's.
             session_start: Mutex::new(StartState::Told),
             ..HookEnv::default()
         }
     }
 
-    pub fn set_session(&self, id: &str) {
+    /// The session hooks are told about and its transcript file.
+    pub fn set_session(&self, id: &str, transcript: Option<&std::path::Path>) {
         *self.session_id.lock().unwrap_or_else(|p| p.into_inner()) = id.to_string();
+        *self.transcript.lock().unwrap_or_else(|p| p.into_inner()) = transcript
+            .map(|p| p.display().to_string())
+            .unwrap_or_default();
     }
 
     /// The reason of a `stop` answered since the last call, taken.
@@ -105,31 +113,41 @@ impl HookEnv {
         events: &EventSink,
         event: HookEvent,
         tool: Option<&str>,
-        fields: Map<String, Value>,
+        mut fields: Map<String, Value>,
         cancel: &CancellationToken,
     ) -> HookOutcome {
         if !self.hooks.wants(event, tool) {
             return HookOutcome::default();
         }
+        let transcript = self
+            .transcript
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        fields
+            .entry("transcript_path")
+            .or_insert_with(|| transcript.into());
         let session = self
             .session_id
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .clone();
-        let mut id = String::new();
+        let mut ids: Vec<String> = Vec::new();
         let outcome = self
             .hooks
             .run(event, tool, &session, fields, cancel, |step| match step {
-                HookStep::Start { command } => {
-                    id = format!("hook-{}", self.next_id.fetch_add(1, Ordering::Relaxed) + 1);
+                HookStep::Start { index, command } => {
+                    let id = format!("hook-{}", self.next_id.fetch_add(1, Ordering::Relaxed) + 1);
                     events.send(AgentEvent::HookStart {
                         id: id.clone(),
                         event,
                         command: command.to_string(),
                     });
+                    ids.resize(index + 1, String::new());
+                    ids[index] = id;
                 }
-                HookStep::End(report) => events.send(AgentEvent::HookEnd {
-                    id: id.clone(),
+                HookStep::End { index, report } => events.send(AgentEvent::HookEnd {
+                    id: ids.get(index).cloned().unwrap_or_default(),
                     report,
                 }),
             })
@@ -161,15 +179,17 @@ pub enum PreTool {
     Refused(ToolOutput),
 }
 
+/// What the hooks decided, and the input a hook's `updatedInput` gives the call instead
+/// (not yet checked against the tool's input type).
 pub async fn pre_tool_use(
     hooks: &HookEnv,
     events: &EventSink,
     name: &str,
     input: &Value,
     cancel: &CancellationToken,
-) -> PreTool {
+) -> (PreTool, Option<Value>) {
     if !hooks.wants(HookEvent::PreToolUse, Some(name)) {
-        return PreTool::Ask;
+        return (PreTool::Ask, None);
     }
     let mut fields = Map::new();
     fields.insert("tool_name".into(), name.into());
@@ -178,7 +198,7 @@ pub async fn pre_tool_use(
         .run(events, HookEvent::PreToolUse, Some(name), fields, cancel)
         .await;
     let reason = out.reason().unwrap_or("no reason given");
-    match out.decision() {
+    let decided = match out.decision() {
         HookDecision::Deny => PreTool::Refused(ToolOutput::error(format!(
             "{name} was not run: a pre_tool_use hook blocked it: {reason}"
         ))),
@@ -187,7 +207,8 @@ pub async fn pre_tool_use(
         ))),
         HookDecision::Allow => PreTool::Allowed,
         HookDecision::None => PreTool::Ask,
-    }
+    };
+    (decided, out.updated_input)
 }
 
 /// `session_start` (SessionStart): told the `source` (startup, resume, clear, compact); what

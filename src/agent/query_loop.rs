@@ -105,8 +105,11 @@ async fn run(agent: &mut Agent, prompt: &str, cancel: &CancellationToken) -> Tur
     });
     let hooks = agent.exec.hooks.clone();
     hooks.take_stop();
-    if let Some(id) = agent.observer.as_ref().and_then(|r| r.session_id()) {
-        hooks.set_session(&id);
+    if let Some(r) = agent.observer.as_ref()
+        && let Some(id) = r.session_id()
+    {
+        // The transcript file exists from here on: its prompt record is written.
+        hooks.set_session(&id, r.path().as_deref());
     }
     // A skill typed as `/NAME` is looked up in the catalog as it is on disk now.
     extensions::refresh_skills(agent);
