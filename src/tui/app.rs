@@ -117,6 +117,8 @@ impl Areas {
 pub struct App {
     /// The user's status-line command, when one is configured.
     pub status_line: Option<super::status_line::StatusLine>,
+    /// Durations and lines changed, for the status line's `cost`.
+    pub status_tally: super::status_line::tally::Tally,
     pub theme: Theme,
     pub info: RunInfo,
     /// Every tool call, drawn by both the conversation and the tools pane.
@@ -225,6 +227,7 @@ impl App {
             steering,
             notify: Default::default(),
             status_line: None,
+            status_tally: super::status_line::tally::Tally::new(Instant::now()),
             outbox: Vec::new(),
         }
     }
@@ -292,7 +295,7 @@ impl App {
         let Some(mut sl) = self.status_line.take() else {
             return false;
         };
-        let changed = sl.tick(now, || self.status_line_payload());
+        let changed = sl.tick(now, || self.status_line_payload(now));
         if let Some(text) = sl.take_notice() {
             self.conversation
                 .push(super::panes::cells::CellKind::Notice(text));
@@ -301,7 +304,7 @@ impl App {
         changed
     }
 
-    fn status_line_payload(&self) -> serde_json::Value {
+    fn status_line_payload(&self, now: Instant) -> serde_json::Value {
         let ctx = self.turn.context.as_ref();
         let usage = self.turn.total_usage;
         super::status_line::payload(&super::status_line::Facts {
@@ -319,6 +322,10 @@ impl App {
             window: ctx.map_or(0, |c| c.window),
             input_tokens: usage.input_tokens + self.turn.usage.input_tokens,
             output_tokens: usage.output_tokens + self.turn.usage.output_tokens,
+            duration_ms: self.status_tally.duration_ms(now),
+            api_duration_ms: self.status_tally.api_duration_ms(now),
+            lines_added: self.status_tally.lines_added,
+            lines_removed: self.status_tally.lines_removed,
         })
     }
 

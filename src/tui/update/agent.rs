@@ -20,6 +20,7 @@ const MAX_PROGRESS_BYTES: usize = 64 * 1024;
 
 impl App {
     pub fn on_agent(&mut self, event: AgentEvent, now: Instant) {
+        self.status_tally.observe(&event, now);
         for pane in &mut self.panes {
             pane.on_agent(&event, now);
         }
