@@ -11,6 +11,7 @@ mod hardening;
 mod hooks;
 mod openai;
 mod prompt_input;
+mod public_skills;
 mod quiet_pipe;
 mod readme_examples;
 mod skill_command;
