@@ -90,6 +90,7 @@ impl Agent {
             });
         }
         self.prompt_ended(&summary);
+        self.exec.hooks.turn_ended(&self.exec.events);
         if let Some(r) = &mut self.observer {
             r.prompt_end(&summary);
         }

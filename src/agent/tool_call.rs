@@ -258,7 +258,7 @@ async fn ask_consent(
             super::hook_calls::notify(
                 &env.hooks,
                 &env.events,
-                "permission_prompt",
+                super::hook_calls::QUESTION,
                 format!("tooloop needs your permission to use {name}"),
             );
             // A subagent's call ids may repeat another agent's: the question is filed

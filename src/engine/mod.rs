@@ -78,6 +78,8 @@ pub struct Engine {
     pub sandboxed_tools: Vec<String>,
     /// The session's background jobs (headless lists them in `result.background`).
     pub jobs: Arc<crate::background::Jobs>,
+    /// The terminal's focus, for the Notification hooks (None: no hook listens).
+    pub focus: Option<Arc<crate::agent::hook_calls::Focus>>,
 }
 
 /// The front end's handle on the agent task.
@@ -295,8 +297,14 @@ pub fn start_with(
         agent.events(),
         events,
     );
+    let focus = agent
+        .exec
+        .hooks
+        .wants_notifications()
+        .then(|| agent.exec.hooks.focus());
     let task = crate::agent::task::spawn(agent, commands_rx);
     Ok(Engine {
+        focus,
         events,
         control: Control {
             commands,

@@ -173,6 +173,8 @@ pub struct App {
     pub steering: super::steering::Steering,
     /// Calls the user back (bell, OSC 9) while the terminal is not focused.
     pub notify: super::notify::Notifier,
+    /// The agent's focus flag, when a Notification hook wants to know.
+    pub hook_focus: Option<std::sync::Arc<crate::agent::hook_calls::Focus>>,
     /// The sources already listed for the newest reply (its index and how many): a reply
     /// continued after `pause_turn` arrives again and lists only the new ones.
     pub(super) sources_shown: (usize, usize),
@@ -226,6 +228,7 @@ impl App {
             mcp: Vec::new(),
             steering,
             notify: Default::default(),
+            hook_focus: None,
             status_line: None,
             status_tally: super::status_line::tally::Tally::new(Instant::now()),
             outbox: Vec::new(),
@@ -302,6 +305,14 @@ impl App {
         }
         self.status_line = Some(sl);
         changed
+    }
+
+    /// The terminal gained or lost the focus: the bell and the Notification hooks follow.
+    pub fn set_focused(&mut self, focused: bool) {
+        self.notify.focused = focused;
+        if let Some(f) = &self.hook_focus {
+            f.set(focused);
+        }
     }
 
     fn status_line_payload(&self, now: Instant) -> serde_json::Value {

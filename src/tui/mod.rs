@@ -85,6 +85,7 @@ pub async fn run(
         control,
         session,
         sandbox,
+        focus,
         ..
     } = engine;
     let sandbox = sandbox.to_string();
@@ -118,7 +119,8 @@ pub async fn run(
         settings.notify,
         &notify::TermEnv::from_env(),
     ));
-    if app.notify.wants_focus_events() {
+    app.hook_focus = focus;
+    if app.notify.wants_focus_events() || app.hook_focus.is_some() {
         // Only then: a terminal without focus reporting ignores the request anyway.
         if let Err(e) = terminal::enable_focus_events() {
             tracing::warn!("no focus events: {e}");

@@ -1,6 +1,7 @@
 //! Claude Code's `.claude/` folder in the real TUI (tmux) against the mock model: the status
 //! line from a script (updated as the cost grows, its colours kept, a broken script falling
-//! back to tooloop's own bar with one notice) and `/skills`. Skipped (with a message) when
+//! back to tooloop's own bar with one notice; several lines; the `cost` figures), `/skills`,
+//! a typed `/NAME` skill, and the Notification hook of a turn ending unfocused. Skipped (with a message) when
 //! tmux is not installed.
 
 use crate::support;
@@ -278,4 +279,52 @@ fn a_typed_skill_is_used_like_the_models_skill_call() {
         "{first}"
     );
     assert!(first.contains("Focus: API only"), "{first}");
+}
+
+#[test]
+fn a_turn_that_ends_unfocused_tells_the_notification_hook() {
+    let server = MockServer::start();
+    server.enqueue(
+        ReplyBuilder::new()
+            .text("first answer")
+            .usage(10, 5)
+            .build(),
+    );
+    server.enqueue(
+        ReplyBuilder::new()
+            .text("second answer")
+            .usage(10, 5)
+            .build(),
+    );
+    let Some(s) = start("notify", 80, 24, &server, |ws| {
+        std::fs::write(
+            ws.join(".claude/settings.json"),
+            r#"{"hooks": {"Notification": [{"hooks": [
+                {"type": "command", "command": "cat >> notified.jsonl; echo >> notified.jsonl"}
+            ]}]}}"#,
+        )
+        .unwrap();
+    }) else {
+        return;
+    };
+    let ws = s._dir.path().join("ws");
+    s.wait_text("Ask something");
+    // Focused: the turn's end tells nobody.
+    s.send_line("one");
+    s.wait_text("first answer");
+    // The terminal reports the focus lost (CSI O), as a terminal with focus events does.
+    s.tmux(&["send-keys", "-t", "0", "-H", "1b", "5b", "4f"]);
+    s.send_line("two");
+    s.wait_text("second answer");
+    let file = ws.join("notified.jsonl");
+    wait_for_file_text(&file, "idle_prompt", DEADLINE);
+    let text = std::fs::read_to_string(&file).unwrap();
+    let records: Vec<serde_json::Value> = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(records.len(), 1, "only the unfocused turn: {text}");
+    assert_eq!(records[0]["hook_event_name"], "Notification");
+    assert_eq!(records[0]["notification_type"], "idle_prompt");
 }
