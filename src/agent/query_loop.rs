@@ -238,6 +238,7 @@ fn use_skill_model(agent: &Agent, state: &mut State) {
 async fn one_request(agent: &mut Agent, state: &mut State, cancel: &CancellationToken) -> Flow {
     let events = agent.exec.events.clone();
     extensions::refresh_skills(agent);
+    extensions::check_settings(agent);
     use_skill_model(agent, state);
     match prepare::prepare(agent, state.turn, &state.model, cancel).await {
         Prepared::Send { usage } => state.usage.add(usage),

@@ -242,6 +242,9 @@ pub fn start_with(
     let (exec, skills) = with_skills(config, exec);
     let mut agent = Agent::new(provider, exec, settings);
     agent.skills = Some(skills);
+    agent.settings_watch = Some(crate::claude::watch::SettingsWatch::start(
+        &config.workspace,
+    ));
     agent.todos = todos;
     agent.plan = plan;
     agent.context = context;

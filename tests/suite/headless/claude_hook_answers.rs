@@ -183,3 +183,50 @@ fn a_prompt_hook_is_named_and_skipped() {
     assert_eq!(r.of_type("hook").len(), 1, "the command hook still runs");
     assert!(ws.join("ran.txt").exists());
 }
+
+#[test]
+fn hooks_written_during_the_session_are_said_and_not_applied() {
+    let (dir, ws) = setup();
+    settings(&ws, json!({"hooks": {}}));
+    let server = MockServer::start();
+    // The model writes a hook that would block every bash call, then calls bash.
+    let written = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": "echo blocked >&2; exit 2"}]}]}});
+    server.enqueue(
+        ReplyBuilder::new()
+            .tool_use(
+                "toolu_1",
+                "write_file",
+                json!({"path": ".claude/settings.json", "content": written.to_string()}),
+            )
+            .usage(10, 5)
+            .build(),
+    );
+    server.enqueue(
+        ReplyBuilder::new()
+            .tool_use("toolu_2", "bash", json!({"command": "echo ran > ran.txt"}))
+            .usage(10, 5)
+            .build(),
+    );
+    server.enqueue(ReplyBuilder::new().text("done").usage(10, 5).build());
+    let r = run(
+        &server,
+        dir.path(),
+        &ws,
+        &["--allow-tool", "write_file", "--allow-tool", "bash"],
+    );
+    assert_eq!(r.code, Some(0), "stderr:\n{}", r.stderr);
+    let ends = r.of_type("tool_end");
+    assert_eq!(ends[0]["is_error"], false, "the write itself: {}", ends[0]);
+    let all = format!("{}\n{}", r.stdout, r.stderr);
+    assert_eq!(
+        all.matches(".claude/settings.json changed during the session (hooks)")
+            .count(),
+        1,
+        "{all}"
+    );
+    assert!(all.contains("not applied"), "{all}");
+    assert!(r.of_type("hook").is_empty(), "the written hook never ran");
+    assert!(ws.join("ran.txt").exists(), "the hooks of the start hold");
+    assert_valid_history(r.result());
+}
