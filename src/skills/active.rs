@@ -6,6 +6,7 @@ use std::path::Path;
 use std::sync::Mutex;
 
 use super::{Skill, SkillError};
+use crate::claude::rules::{Mapped, map};
 use crate::permission::PermissionPolicy;
 
 /// The model the skill in use asks for; shared between the `skill` tool and the loop,
@@ -27,7 +28,7 @@ impl Active {
     ) -> Result<String, SkillError> {
         let body = skill.read_body()?;
         if let Some(policy) = policy {
-            let rules = super::tool::allowed_rules(&skill.allowed_tools, home);
+            let rules = allowed_rules(&skill.allowed_tools, home);
             policy.grant_for_skill(&skill.name, &rules);
         }
         if let Some(model) = &skill.model
@@ -47,4 +48,16 @@ impl Active {
     pub fn end(&self) -> bool {
         self.model.lock().ok().and_then(|mut m| m.take()).is_some()
     }
+}
+
+/// `allowed-tools` entries (Claude Code's names and rule forms, or tooloop's) as tooloop
+/// allow rules; entries naming tools tooloop lacks are dropped.
+pub fn allowed_rules(entries: &[String], home: Option<&std::path::Path>) -> Vec<String> {
+    entries
+        .iter()
+        .flat_map(|e| match map(e, false, home) {
+            Mapped::Rules(r) => r,
+            Mapped::Unused(_) => Vec::new(),
+        })
+        .collect()
 }

@@ -11,7 +11,6 @@ use async_trait::async_trait;
 use serde_json::{Value, json};
 
 use super::Catalog;
-use crate::claude::rules::{Mapped, map};
 use crate::permission::PermissionPolicy;
 use crate::tools::{Effect, Tool, ToolContext, ToolOutput};
 
@@ -118,16 +117,4 @@ impl Tool for SkillTool {
             Err(e) => ToolOutput::error(format!("skill {name} cannot be read: {e}")),
         }
     }
-}
-
-/// `allowed-tools` entries (Claude Code's names and rule forms, or tooloop's) as tooloop
-/// allow rules; entries naming tools tooloop lacks are dropped.
-pub fn allowed_rules(entries: &[String], home: Option<&std::path::Path>) -> Vec<String> {
-    entries
-        .iter()
-        .flat_map(|e| match map(e, false, home) {
-            Mapped::Rules(r) => r,
-            Mapped::Unused(_) => Vec::new(),
-        })
-        .collect()
 }

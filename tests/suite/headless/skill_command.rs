@@ -120,3 +120,30 @@ fn a_slash_word_that_is_no_skill_is_sent_as_typed() {
     assert!(!first.body_text.contains("Keep a Changelog"));
     assert_valid_history(r.result());
 }
+
+#[test]
+fn a_skill_the_model_calls_switches_the_model_from_the_next_request() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    let d = ws.join(".claude/skills/quick");
+    std::fs::create_dir_all(&d).unwrap();
+    std::fs::write(
+        d.join("SKILL.md"),
+        "---\nname: quick\ndescription: Quick answers.\nmodel: claude-mock-small\n---\nBe brief.\n",
+    )
+    .unwrap();
+    let server = MockServer::start();
+    server.enqueue(
+        ReplyBuilder::new()
+            .tool_use("toolu_1", "skill", json!({"name": "quick"}))
+            .usage(10, 5)
+            .build(),
+    );
+    server.enqueue(ReplyBuilder::new().text("brief").usage(10, 5).build());
+    let r = run(&server, &ws, "answer quickly");
+    assert_eq!(r.code, Some(0), "stderr:\n{}", r.stderr);
+    let reqs = server.accepted();
+    assert_eq!(reqs[0].body["model"], "claude-mock");
+    assert_eq!(reqs[1].body["model"], "claude-mock-small");
+    assert_valid_history(r.result());
+}
