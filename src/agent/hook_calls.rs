@@ -28,29 +28,9 @@ pub struct HookEnv {
     stop: Mutex<Option<String>>,
     next_id: AtomicU64,
     session_start: Mutex<StartState>,
-    /// Whether the person's terminal has the focus (the TUI keeps it current; headless
-    /// never clears it): a turn that ends without it tells the Notification hooks.
-    focused: Arc<Focus>,
-}
-
-/// The terminal's focus as the TUI last heard it (focused until told otherwise).
-#[derive(Debug)]
-pub struct Focus(std::sync::atomic::AtomicBool);
-
-impl Default for Focus {
-    fn default() -> Self {
-        Focus(std::sync::atomic::AtomicBool::new(true))
-    }
-}
-
-impl Focus {
-    pub fn set(&self, focused: bool) {
-        self.0.store(focused, Ordering::Relaxed);
-    }
-
-    pub fn get(&self) -> bool {
-        self.0.load(Ordering::Relaxed)
-    }
+    /// Set while the person's terminal is unfocused (the TUI keeps it current; headless
+    /// never sets it): a turn that ends then tells the Notification hooks.
+    pub(super) unfocused: Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// Whether session_start was told for the session at hand.
@@ -83,30 +63,6 @@ impl HookEnv {
             // SessionStart is the session's, not each subagent's.
             session_start: Mutex::new(StartState::Told),
             ..HookEnv::default()
-        }
-    }
-
-    /// The focus flag the front end sets.
-    pub fn focus(&self) -> Arc<Focus> {
-        self.focused.clone()
-    }
-
-    /// Whether a hook listens for notifications (the front end then reports focus).
-    pub fn wants_notifications(&self) -> bool {
-        self.hooks.wants(HookEvent::Notification, Some(IDLE))
-            || self.hooks.wants(HookEvent::Notification, Some(QUESTION))
-    }
-
-    /// The prompt ended: while the terminal is unfocused, the Notification hooks are told
-    /// at once (`idle_prompt`), beside whatever comes next.
-    pub fn turn_ended(self: &Arc<Self>, events: &EventSink) {
-        if !self.focused.get() {
-            notify(
-                self,
-                events,
-                IDLE,
-                "tooloop is waiting for your input".to_string(),
-            );
         }
     }
 
@@ -342,33 +298,6 @@ pub async fn permission_request(
         )),
         HookDecision::None => PermissionAnswer::Ask,
     }
-}
-
-/// Claude Code's `notification_type`s: a turn ended while unfocused, a question waits.
-pub const IDLE: &str = "idle_prompt";
-pub const QUESTION: &str = "permission_prompt";
-
-/// `notification` (Notification): a question is waiting for the person. Run beside the
-/// question (never delaying it); what it says changes nothing.
-pub fn notify(hooks: &Arc<HookEnv>, events: &EventSink, kind: &'static str, message: String) {
-    if !hooks.wants(HookEvent::Notification, Some(kind)) {
-        return;
-    }
-    let (hooks, events) = (hooks.clone(), events.clone());
-    tokio::spawn(async move {
-        let mut fields = Map::new();
-        fields.insert("message".into(), message.into());
-        fields.insert("notification_type".into(), kind.into());
-        hooks
-            .run(
-                &events,
-                HookEvent::Notification,
-                Some(kind),
-                fields,
-                &CancellationToken::new(),
-            )
-            .await;
-    });
 }
 
 /// `post_compact` (PostCompact): told the trigger once the history is compacted; it

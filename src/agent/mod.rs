@@ -9,6 +9,7 @@ pub mod exec_env;
 pub mod executor;
 pub mod hook_calls;
 pub mod mentions;
+pub mod notification;
 pub mod query_loop;
 mod request_errors;
 mod rewind;

@@ -221,25 +221,12 @@ fn prepare_messages(agent: &Agent) {
     }
 }
 
-/// A skill in use that names a model: the requests from here on use it (the status bar
-/// shows it), until the prompt ends.
-fn use_skill_model(agent: &Agent, state: &mut State) {
-    let Some(model) = agent.skills.as_ref().and_then(|s| s.active.model()) else {
-        return;
-    };
-    if model != state.model {
-        tracing::info!(from = %state.model, to = %model, "a skill's model");
-        state.model = model.clone();
-        agent.exec.events.send(AgentEvent::ModelChanged { model });
-    }
-}
-
 /// One model request and, if it asked for tools, their results.
 async fn one_request(agent: &mut Agent, state: &mut State, cancel: &CancellationToken) -> Flow {
     let events = agent.exec.events.clone();
     extensions::refresh_skills(agent);
     extensions::check_settings(agent);
-    use_skill_model(agent, state);
+    skill_command::use_skill_model(agent, &mut state.model);
     match prepare::prepare(agent, state.turn, &state.model, cancel).await {
         Prepared::Send { usage } => state.usage.add(usage),
         Prepared::End {

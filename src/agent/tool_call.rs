@@ -255,10 +255,10 @@ async fn ask_consent(
                 }
                 PermissionAnswer::Ask => {}
             }
-            super::hook_calls::notify(
+            super::notification::notify(
                 &env.hooks,
                 &env.events,
-                super::hook_calls::QUESTION,
+                super::notification::QUESTION,
                 format!("tooloop needs your permission to use {name}"),
             );
             // A subagent's call ids may repeat another agent's: the question is filed

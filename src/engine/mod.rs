@@ -79,7 +79,7 @@ pub struct Engine {
     /// The session's background jobs (headless lists them in `result.background`).
     pub jobs: Arc<crate::background::Jobs>,
     /// The terminal's focus, for the Notification hooks (None: no hook listens).
-    pub focus: Option<Arc<crate::agent::hook_calls::Focus>>,
+    pub unfocused: Option<Arc<std::sync::atomic::AtomicBool>>,
 }
 
 /// The front end's handle on the agent task.
@@ -300,14 +300,14 @@ pub fn start_with(
         agent.events(),
         events,
     );
-    let focus = agent
+    let unfocused = agent
         .exec
         .hooks
         .wants_notifications()
-        .then(|| agent.exec.hooks.focus());
+        .then(|| agent.exec.hooks.unfocused_flag());
     let task = crate::agent::task::spawn(agent, commands_rx);
     Ok(Engine {
-        focus,
+        unfocused,
         events,
         control: Control {
             commands,

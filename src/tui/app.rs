@@ -174,7 +174,8 @@ pub struct App {
     /// Calls the user back (bell, OSC 9) while the terminal is not focused.
     pub notify: super::notify::Notifier,
     /// The agent's focus flag, when a Notification hook wants to know.
-    pub hook_focus: Option<std::sync::Arc<crate::agent::hook_calls::Focus>>,
+    /// Set while the terminal is unfocused.
+    pub hook_focus: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
     /// The sources already listed for the newest reply (its index and how many): a reply
     /// continued after `pause_turn` arrives again and lists only the new ones.
     pub(super) sources_shown: (usize, usize),
@@ -311,7 +312,7 @@ impl App {
     pub fn set_focused(&mut self, focused: bool) {
         self.notify.focused = focused;
         if let Some(f) = &self.hook_focus {
-            f.set(focused);
+            f.store(!focused, std::sync::atomic::Ordering::Relaxed);
         }
     }
 

@@ -85,7 +85,7 @@ pub async fn run(
         control,
         session,
         sandbox,
-        focus,
+        unfocused,
         ..
     } = engine;
     let sandbox = sandbox.to_string();
@@ -119,7 +119,7 @@ pub async fn run(
         settings.notify,
         &notify::TermEnv::from_env(),
     ));
-    app.hook_focus = focus;
+    app.hook_focus = unfocused;
     if app.notify.wants_focus_events() || app.hook_focus.is_some() {
         // Only then: a terminal without focus reporting ignores the request anyway.
         if let Err(e) = terminal::enable_focus_events() {

@@ -45,6 +45,19 @@ fn split(prompt: &str) -> Option<(&str, &str)> {
     ok.then_some((name, args))
 }
 
+/// A skill in use that names a model: the requests from here on use it (the status bar
+/// shows it), until the prompt ends.
+pub(super) fn use_skill_model(agent: &Agent, current: &mut String) {
+    let Some(model) = agent.skills.as_ref().and_then(|s| s.active.model()) else {
+        return;
+    };
+    if model != *current {
+        tracing::info!(from = %current, to = %model, "a skill's model");
+        *current = model.clone();
+        agent.exec.events.send(AgentEvent::ModelChanged { model });
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::split;
