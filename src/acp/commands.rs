@@ -109,6 +109,7 @@ mod tests {
             description: "Review a file".into(),
             body: "Review $ARGUMENTS carefully".into(),
             path: "/x/review.md".into(),
+            skill: false,
         }
     }
 

@@ -22,11 +22,16 @@ pub struct HookEnv {
     hooks: Hooks,
     /// The session hooks are told about (it changes with /new and fork).
     session_id: Mutex<String>,
+    /// The session's transcript file (`transcript_path` on a hook's stdin).
+    transcript: Mutex<String>,
     /// A hook answered `"decision": "stop"` during this prompt: the turn ends after the
     /// current step with `hook_stopped`.
     stop: Mutex<Option<String>>,
     next_id: AtomicU64,
     session_start: Mutex<StartState>,
+    /// Set while the person's terminal is unfocused (the TUI keeps it current; headless
+    /// never sets it): a turn that ends then tells the Notification hooks.
+    pub(super) unfocused: Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// Whether session_start was told for the session at hand.
@@ -51,17 +56,23 @@ impl HookEnv {
     /// its loop, not the parent's) and hook ids, the same session.
     pub fn for_subagent(&self) -> HookEnv {
         let session = self.session_id.lock().unwrap_or_else(|p| p.into_inner());
+        let transcript = self.transcript.lock().unwrap_or_else(|p| p.into_inner());
         HookEnv {
             hooks: self.hooks.clone(),
             session_id: Mutex::new(session.clone()),
+            transcript: Mutex::new(transcript.clone()),
             // SessionStart is the session's, not each subagent's.
             session_start: Mutex::new(StartState::Told),
             ..HookEnv::default()
         }
     }
 
-    pub fn set_session(&self, id: &str) {
+    /// The session hooks are told about and its transcript file.
+    pub fn set_session(&self, id: &str, transcript: Option<&std::path::Path>) {
         *self.session_id.lock().unwrap_or_else(|p| p.into_inner()) = id.to_string();
+        *self.transcript.lock().unwrap_or_else(|p| p.into_inner()) = transcript
+            .map(|p| p.display().to_string())
+            .unwrap_or_default();
     }
 
     /// The reason of a `stop` answered since the last call, taken.
@@ -106,31 +117,41 @@ impl HookEnv {
         events: &EventSink,
         event: HookEvent,
         tool: Option<&str>,
-        fields: Map<String, Value>,
+        mut fields: Map<String, Value>,
         cancel: &CancellationToken,
     ) -> HookOutcome {
         if !self.hooks.wants(event, tool) {
             return HookOutcome::default();
         }
+        let transcript = self
+            .transcript
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        fields
+            .entry("transcript_path")
+            .or_insert_with(|| transcript.into());
         let session = self
             .session_id
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .clone();
-        let mut id = String::new();
+        let mut ids: Vec<String> = Vec::new();
         let outcome = self
             .hooks
             .run(event, tool, &session, fields, cancel, |step| match step {
-                HookStep::Start { command } => {
-                    id = format!("hook-{}", self.next_id.fetch_add(1, Ordering::Relaxed) + 1);
+                HookStep::Start { index, command } => {
+                    let id = format!("hook-{}", self.next_id.fetch_add(1, Ordering::Relaxed) + 1);
                     events.send(AgentEvent::HookStart {
                         id: id.clone(),
                         event,
                         command: command.to_string(),
                     });
+                    ids.resize(index + 1, String::new());
+                    ids[index] = id;
                 }
-                HookStep::End(report) => events.send(AgentEvent::HookEnd {
-                    id: id.clone(),
+                HookStep::End { index, report } => events.send(AgentEvent::HookEnd {
+                    id: ids.get(index).cloned().unwrap_or_default(),
                     report,
                 }),
             })
@@ -162,15 +183,17 @@ pub enum PreTool {
     Refused(ToolOutput),
 }
 
+/// What the hooks decided, and the input a hook's `updatedInput` gives the call instead
+/// (not yet checked against the tool's input type).
 pub async fn pre_tool_use(
     hooks: &HookEnv,
     events: &EventSink,
     name: &str,
     input: &Value,
     cancel: &CancellationToken,
-) -> PreTool {
+) -> (PreTool, Option<Value>) {
     if !hooks.wants(HookEvent::PreToolUse, Some(name)) {
-        return PreTool::Ask;
+        return (PreTool::Ask, None);
     }
     let mut fields = Map::new();
     fields.insert("tool_name".into(), name.into());
@@ -179,7 +202,7 @@ pub async fn pre_tool_use(
         .run(events, HookEvent::PreToolUse, Some(name), fields, cancel)
         .await;
     let reason = out.reason().unwrap_or("no reason given");
-    match out.decision() {
+    let decided = match out.decision() {
         HookDecision::Deny => PreTool::Refused(ToolOutput::error(not_run(
             name,
             &format!("a pre_tool_use hook blocked it: {reason}"),
@@ -190,7 +213,8 @@ pub async fn pre_tool_use(
         ))),
         HookDecision::Allow => PreTool::Allowed,
         HookDecision::None => PreTool::Ask,
-    }
+    };
+    (decided, out.updated_input)
 }
 
 /// `session_start` (SessionStart): told the `source` (startup, resume, clear, compact); what
@@ -280,29 +304,6 @@ pub async fn permission_request(
         )),
         HookDecision::None => PermissionAnswer::Ask,
     }
-}
-
-/// `notification` (Notification): a question is waiting for the person. Run beside the
-/// question (never delaying it); what it says changes nothing.
-pub fn notify(hooks: &Arc<HookEnv>, events: &EventSink, kind: &'static str, message: String) {
-    if !hooks.wants(HookEvent::Notification, Some(kind)) {
-        return;
-    }
-    let (hooks, events) = (hooks.clone(), events.clone());
-    tokio::spawn(async move {
-        let mut fields = Map::new();
-        fields.insert("message".into(), message.into());
-        fields.insert("notification_type".into(), kind.into());
-        hooks
-            .run(
-                &events,
-                HookEvent::Notification,
-                Some(kind),
-                fields,
-                &CancellationToken::new(),
-            )
-            .await;
-    });
 }
 
 /// `post_compact` (PostCompact): told the trigger once the history is compacted; it

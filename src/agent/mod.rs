@@ -10,6 +10,7 @@ pub mod executor;
 pub mod hook_calls;
 pub mod mentions;
 pub mod model_routes;
+pub mod notification;
 pub mod query_loop;
 mod request_errors;
 mod rewind;
@@ -92,6 +93,9 @@ pub struct Agent {
     pub mcp: Option<Arc<crate::mcp::McpManager>>,
     /// The skills offered through the `skill` tool (None: not looked for, as in subagents).
     pub skills: Option<crate::skills::SkillState>,
+    /// The hooks and permissions of `.claude/settings*.json` as read at start: a change
+    /// during the session is said, never applied (None: not watched, as in subagents).
+    pub settings_watch: Option<crate::claude::watch::SettingsWatch>,
     /// Whether they have.
     mcp_joined: bool,
     /// The session's todo list (`todo_write` writes it; compaction carries
@@ -123,6 +127,7 @@ impl Agent {
             facts: Default::default(),
             mcp: None,
             skills: None,
+            settings_watch: None,
             mcp_joined: false,
             todos: crate::todo::TodoList::new(),
             todos_recorded: 0,

@@ -10,6 +10,7 @@ mod extensions;
 mod failure;
 mod job_notices;
 mod open;
+mod skill_command;
 mod steering;
 mod stream_events;
 
@@ -82,7 +83,14 @@ impl Agent {
             r.prompt_start(prompt, &model);
         }
         let summary = run(self, prompt, cancel).await;
+        // A skill's model lasts as long as the prompt: the next one uses the session's.
+        if self.skills.as_ref().is_some_and(|s| s.active.end()) {
+            self.exec.events.send(AgentEvent::ModelChanged {
+                model: self.settings.model.clone(),
+            });
+        }
         self.prompt_ended(&summary);
+        self.exec.hooks.turn_ended(&self.exec.events);
         if let Some(r) = &mut self.observer {
             r.prompt_end(&summary);
         }
@@ -100,9 +108,14 @@ async fn run(agent: &mut Agent, prompt: &str, cancel: &CancellationToken) -> Tur
     });
     let hooks = agent.exec.hooks.clone();
     hooks.take_stop();
-    if let Some(id) = agent.observer.as_ref().and_then(|r| r.session_id()) {
-        hooks.set_session(&id);
+    if let Some(r) = agent.observer.as_ref()
+        && let Some(id) = r.session_id()
+    {
+        // The transcript file exists from here on: its prompt record is written.
+        hooks.set_session(&id, r.path().as_deref());
     }
+    // A skill typed as `/NAME` is looked up in the catalog as it is on disk now.
+    extensions::refresh_skills(agent);
     let mut message = match extensions::prompt_message(agent, prompt, cancel).await {
         Ok(m) => m,
         Err(reason) => {
@@ -219,6 +232,8 @@ fn prepare_messages(agent: &Agent) {
 async fn one_request(agent: &mut Agent, state: &mut State, cancel: &CancellationToken) -> Flow {
     let events = agent.exec.events.clone();
     extensions::refresh_skills(agent);
+    extensions::check_settings(agent);
+    skill_command::use_skill_model(agent, &mut state.model);
     match prepare::prepare(agent, state.turn, &state.model, cancel).await {
         Prepared::Send { usage } => state.usage.add(usage),
         Prepared::End {

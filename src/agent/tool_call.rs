@@ -52,7 +52,19 @@ impl Call {
         } = self;
         let effect = tool.effect();
         // The user's pre_tool_use hooks come before consent: a blocked call is never asked.
-        let hooked = pre_tool_use(&env.hooks, &env.events, &name, &input, &token).await;
+        let (hooked, updated) = pre_tool_use(&env.hooks, &env.events, &name, &input, &token).await;
+        // A hook's `updatedInput` is checked as the model's input was: a bad one is the
+        // call's error, never run. Consent is asked about the input that will run.
+        let input = match updated.map(|u| (env.registry.get(&name).map(|r| r.validate(&u)), u)) {
+            None => input,
+            Some((Some(Err(e)), _)) if !matches!(hooked, PreTool::Refused(_)) => {
+                let text = format!(
+                    "{name} was not run: a pre_tool_use hook's updatedInput is not valid for it: {e}"
+                );
+                return (ToolOutput::error(text), None, ToolOutcome::Error, false);
+            }
+            Some((_, u)) => u,
+        };
         let pre_allowed = match hooked {
             PreTool::Refused(output) => return (output, None, ToolOutcome::Error, false),
             PreTool::Allowed => true,
@@ -244,10 +256,10 @@ async fn ask_consent(
                 }
                 PermissionAnswer::Ask => {}
             }
-            super::hook_calls::notify(
+            super::notification::notify(
                 &env.hooks,
                 &env.events,
-                "permission_prompt",
+                super::notification::QUESTION,
                 format!("tooloop needs your permission to use {name}"),
             );
             // A subagent's call ids may repeat another agent's: the question is filed

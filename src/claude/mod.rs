@@ -4,3 +4,4 @@
 
 pub mod rules;
 pub mod settings;
+pub mod watch;

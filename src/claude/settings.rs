@@ -337,6 +337,9 @@ impl From<String> for PieceError {
 fn hook(h: &Value) -> Result<(String, Option<u64>), PieceError> {
     match h.get("type").and_then(Value::as_str) {
         Some("command") => {}
+        // Claude Code asks a small model and reads {ok, reason}; tooloop does not (yet):
+        // said once per entry, and the entry is skipped rather than guessed at.
+        Some("prompt") => return Err("prompt hooks (type \"prompt\") are not supported".into()),
         Some(other) => {
             return Err(format!("type {other:?} is not supported (only \"command\")").into());
         }

@@ -83,6 +83,8 @@ pub struct Engine {
     /// agent stopped (`main` makes it before the config is read, so everything is rooted
     /// there).
     pub worktree: Option<crate::worktree::Worktree>,
+    /// The terminal's focus, for the Notification hooks (None: no hook listens).
+    pub unfocused: Option<Arc<std::sync::atomic::AtomicBool>>,
 }
 
 /// The front end's handle on the agent task.
@@ -266,6 +268,9 @@ fn start_parts(
     let (exec, skills) = with_skills(config, exec);
     let mut agent = Agent::new(provider, exec, settings);
     agent.skills = Some(skills);
+    agent.settings_watch = Some(crate::claude::watch::SettingsWatch::start(
+        &config.workspace,
+    ));
     agent.todos = todos;
     agent.plan = plan;
     agent.context = context;
@@ -324,8 +329,14 @@ fn start_parts(
         agent.events(),
         events,
     );
+    let unfocused = agent
+        .exec
+        .hooks
+        .wants_notifications()
+        .then(|| agent.exec.hooks.unfocused_flag());
     let task = crate::agent::task::spawn(agent, commands_rx);
     Ok(Engine {
+        unfocused,
         events,
         control: Control {
             commands,

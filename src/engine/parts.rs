@@ -95,6 +95,7 @@ pub(super) fn with_skills(
             .lookup(&config.provider.model)
             .context_window,
         policy: Some(exec.policy.clone()),
+        active: Arc::default(),
     };
     if let Some(tool) = state.tool() {
         let (registry, _) = exec.registry.with_builtin(tool);

@@ -46,6 +46,9 @@ pub struct Verdict {
     pub context: Option<String>,
     /// Claude Code's `systemMessage`: for the user.
     pub system_message: Option<String>,
+    /// PreToolUse's `hookSpecificOutput.updatedInput`: the input the tool runs with instead
+    /// (as the hook wrote it: Claude Code's field names for a Claude Code hook).
+    pub updated_input: Option<serde_json::Value>,
 }
 
 #[derive(Deserialize)]
@@ -67,6 +70,7 @@ struct Specific {
     permission_decision: Option<String>,
     permission_decision_reason: Option<String>,
     additional_context: Option<String>,
+    updated_input: Option<serde_json::Map<String, serde_json::Value>>,
     /// PermissionRequest: `{"behavior": "allow" | "deny", "message": …}`.
     decision: Option<Behavior>,
 }
@@ -84,6 +88,7 @@ pub fn interpret(p: &HookProcess, plain_context: bool) -> Verdict {
         reason,
         context: None,
         system_message: None,
+        updated_input: None,
     };
     if let Some(e) = &p.spawn_error {
         return none(Some(e.clone()));
@@ -120,6 +125,7 @@ pub fn interpret(p: &HookProcess, plain_context: bool) -> Verdict {
                 reason: Some(reason),
                 context: from_json.and_then(|a| a.context),
                 system_message: None,
+                updated_input: None,
             }
         }
         Some(code) => none(Some(format!(
@@ -144,16 +150,17 @@ fn parse_json(stdout: &str) -> Option<Result<Verdict, String>> {
     };
     let text = |s: Option<String>| s.filter(|r| !r.trim().is_empty());
     let specific = answer.hook_specific_output;
-    let (specific_decision, specific_reason, specific_context) = match specific {
+    let (specific_decision, specific_reason, specific_context, updated_input) = match specific {
         Some(s) => {
             let (d, r) = match (s.permission_decision, s.decision) {
                 (Some(d), _) => (Some(d), s.permission_decision_reason),
                 (None, Some(b)) => (b.behavior, b.message),
                 (None, None) => (None, None),
             };
-            (d, r, s.additional_context)
+            let updated = s.updated_input.map(serde_json::Value::Object);
+            (d, r, s.additional_context, updated)
         }
-        None => (None, None, None),
+        None => (None, None, None, None),
     };
     // `continue: false` beats every other answer: the turn ends.
     if answer.go_on == Some(false) {
@@ -162,6 +169,7 @@ fn parse_json(stdout: &str) -> Option<Result<Verdict, String>> {
             reason: text(answer.stop_reason).or(text(answer.reason)),
             context: None,
             system_message: text(answer.system_message),
+            updated_input: None,
         }));
     }
     let decision = match specific_decision.as_deref().or(answer.decision.as_deref()) {
@@ -182,6 +190,7 @@ fn parse_json(stdout: &str) -> Option<Result<Verdict, String>> {
         reason: text(specific_reason).or(text(answer.reason)),
         context: text(specific_context).or(text(answer.context)),
         system_message: text(answer.system_message),
+        updated_input,
     }))
 }
 
@@ -223,6 +232,16 @@ mod tests {
             (HookDecision::Deny, Some("no"))
         );
         assert_eq!(v.system_message.as_deref(), Some("blocked rm"));
+        let v = interpret_plain(&exited(
+            0,
+            r#"{"hookSpecificOutput":{"permissionDecision":"allow","updatedInput":{"command":"ls -a"}}}"#,
+            "",
+        ));
+        assert_eq!(v.decision, HookDecision::Allow);
+        assert_eq!(
+            v.updated_input,
+            Some(serde_json::json!({"command": "ls -a"}))
+        );
         let v = interpret_plain(&exited(
             0,
             r#"{"decision":"block","reason":"tests fail"}"#,

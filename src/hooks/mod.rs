@@ -136,19 +136,25 @@ pub struct HookReport {
 
 /// A hook starting or ending, as [`Hooks::run`] goes (the timeline draws each as a bar).
 #[derive(Clone, Debug, PartialEq)]
+/// `index` is the hook's place among those run (they run at once, so they end in any
+/// order).
 pub enum HookStep<'a> {
-    Start { command: &'a str },
-    End(HookReport),
+    Start { index: usize, command: &'a str },
+    End { index: usize, report: HookReport },
 }
 
-/// What all the hooks of one event decided together: the strongest decision wins
-/// (stop > deny > allow > none), contexts are joined in config order.
+/// What all the hooks of one event decided together, whatever order they finished in: the
+/// strongest decision wins (stop > deny > allow > none; on a tie the first in config order
+/// gives the reason), contexts are joined in config order, the first `updatedInput` in
+/// config order is the one used.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct HookOutcome {
     pub decision: Option<(HookDecision, Option<String>)>,
     pub context: Vec<String>,
     /// Claude Code's `systemMessage`s: said to the user, not the model.
     pub messages: Vec<String>,
+    /// PreToolUse's `updatedInput`, in tooloop's field names.
+    pub updated_input: Option<Value>,
 }
 
 impl HookOutcome {
@@ -215,11 +221,11 @@ impl Hooks {
         self.list(event).iter().any(|h| h.matches(event, subject))
     }
 
-    /// Runs the matching hooks of `event` in config order, each with the JSON object
-    /// `fields` + `session_id`, `event` and `cwd` on stdin (a Claude Code hook gets the
-    /// same facts in Claude Code's shape, see [`claude_payload`]). A deny or stop ends the run
-    /// (later hooks would be asked about something that will not happen). Each hook is
-    /// passed to `report` as it starts and as it ends.
+    /// Runs the matching hooks of `event` all at once (as Claude Code does), each with the
+    /// JSON object `fields` + `session_id`, `event` and `cwd` on stdin (a Claude Code hook
+    /// gets the same facts in Claude Code's shape, see [`claude_payload`]), and merges their
+    /// answers in config order ([`HookOutcome`]). Each hook is passed to `report` as it
+    /// starts and as it ends.
     pub async fn run(
         &self,
         event: HookEvent,
@@ -229,6 +235,7 @@ impl Hooks {
         cancel: &CancellationToken,
         mut report: impl FnMut(HookStep<'_>),
     ) -> HookOutcome {
+        use futures::StreamExt;
         let mut outcome = HookOutcome::default();
         let hooks: Vec<&Hook> = self
             .list(event)
@@ -246,37 +253,58 @@ impl Hooks {
             .then(|| serde_json::to_vec(&claude_payload(event, &fields)).unwrap_or_default());
         fields.insert("event".into(), event.as_str().into());
         let own = serde_json::to_vec(&Value::Object(fields)).unwrap_or_default();
-        for hook in hooks {
+        let mut running = futures::stream::FuturesUnordered::new();
+        for (index, hook) in hooks.iter().enumerate() {
             report(HookStep::Start {
+                index,
                 command: &hook.command,
             });
             let stdin = match (&claude, hook.dialect) {
                 (Some(c), Dialect::Claude) => c.clone(),
                 _ => own.clone(),
             };
-            let p = runner::run_hook(&hook.command, &self.cwd, stdin, hook.timeout, cancel).await;
+            let cwd = &self.cwd;
+            running.push(async move {
+                let p = runner::run_hook(&hook.command, cwd, stdin, hook.timeout, cancel).await;
+                (index, p)
+            });
+        }
+        let mut verdicts: Vec<Option<Verdict>> = vec![None; hooks.len()];
+        while let Some((index, p)) = running.next().await {
+            let hook = hooks[index];
             let verdict = decision::interpret(&p, plain_stdout_is_context(event, hook.dialect));
-            report(HookStep::End(HookReport {
-                event,
-                command: hook.command.clone(),
-                exit: p.exit,
-                duration_ms: p.duration.as_millis() as u64,
-                decision: verdict.decision,
-                reason: verdict.reason.clone(),
-            }));
+            report(HookStep::End {
+                index,
+                report: HookReport {
+                    event,
+                    command: hook.command.clone(),
+                    exit: p.exit,
+                    duration_ms: p.duration.as_millis() as u64,
+                    decision: verdict.decision,
+                    reason: verdict.reason.clone(),
+                },
+            });
+            verdicts[index] = Some(verdict);
+        }
+        for (hook, verdict) in hooks.iter().zip(verdicts.into_iter().flatten()) {
             if let Some(c) = verdict.context {
                 outcome.context.push(c);
             }
             if let Some(m) = verdict.system_message {
                 outcome.messages.push(m);
             }
+            if outcome.updated_input.is_none()
+                && event == HookEvent::PreToolUse
+                && verdict.decision != HookDecision::Deny
+                && let (Some(input), Some(tool)) = (verdict.updated_input, subject)
+            {
+                outcome.updated_input = Some(match hook.dialect {
+                    Dialect::Claude => claude_tools::input_to_tooloop(tool, &input),
+                    Dialect::Tooloop => input,
+                });
+            }
             if verdict.decision > outcome.decision() {
                 outcome.decision = Some((verdict.decision, verdict.reason));
-            }
-            if matches!(outcome.decision(), HookDecision::Deny | HookDecision::Stop)
-                || cancel.is_cancelled()
-            {
-                break;
             }
         }
         outcome
@@ -337,7 +365,7 @@ mod tests {
             &section(&[
                 ("bash", "cat > seen.json; echo '{\"context\":\"first\"}'"),
                 ("bash|write_file", "echo 'not allowed' >&2; exit 2"),
-                ("bash", "touch never-ran"),
+                ("bash", "touch also-ran"),
             ]),
             dir.path().to_path_buf(),
         )
@@ -357,8 +385,8 @@ mod tests {
                 fields,
                 &CancellationToken::new(),
                 |step| {
-                    if let HookStep::End(r) = step {
-                        reports.push(r)
+                    if let HookStep::End { index, report } = step {
+                        reports.push((index, report))
                     }
                 },
             )
@@ -366,9 +394,11 @@ mod tests {
         assert_eq!(out.decision(), HookDecision::Deny);
         assert_eq!(out.reason(), Some("not allowed"));
         assert_eq!(out.context_text().as_deref(), Some("first"));
-        assert_eq!(reports.len(), 2, "a deny ends the run");
-        assert_eq!(reports[1].exit, Some(2));
-        assert!(!dir.path().join("never-ran").exists());
+        // They run at once (as in Claude Code): a deny does not stop the others.
+        assert_eq!(reports.len(), 3);
+        let second = reports.iter().find(|(i, _)| *i == 1).unwrap();
+        assert_eq!(second.1.exit, Some(2));
+        assert!(dir.path().join("also-ran").exists());
         let seen: Value =
             serde_json::from_slice(&std::fs::read(dir.path().join("seen.json")).unwrap()).unwrap();
         assert_eq!(seen["event"], "pre_tool_use");

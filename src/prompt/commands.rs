@@ -23,6 +23,9 @@ pub struct FileCommand {
     /// The template, front matter removed.
     pub body: String,
     pub path: PathBuf,
+    /// A skill's `/NAME`: sent as typed, the agent expands it (as it does for `-p "/NAME"`)
+    /// so it is used the same way as the model's `skill` call, grants and model included.
+    pub skill: bool,
 }
 
 impl FileCommand {
@@ -35,6 +38,9 @@ impl FileCommand {
     /// the placeholder gets the arguments appended, so nothing typed is dropped.
     pub fn expand(&self, args: &str) -> String {
         let args = args.trim();
+        if self.skill {
+            return format!("/{} {args}", self.name).trim_end().to_string();
+        }
         let body = self.body.trim();
         if self.takes_arguments() {
             body.replace("$ARGUMENTS", args)
@@ -133,6 +139,7 @@ fn read(path: &Path, name: String) -> Option<FileCommand> {
         description: one_line(&description),
         body: body.to_string(),
         path: path.to_path_buf(),
+        skill: false,
     })
 }
 
@@ -223,6 +230,7 @@ mod tests {
             description: String::new(),
             body: "Run the tests.\n".into(),
             path: PathBuf::new(),
+            skill: false,
         };
         assert!(!cmd.takes_arguments());
         assert_eq!(cmd.expand(""), "Run the tests.");

@@ -187,7 +187,7 @@ fn prompt_text(m: &Message) -> String {
                 // as a `!command`, or compacted away); a new prompt follows it.
                 Some(Marker::Interrupt | Marker::Shell { .. } | Marker::Summary(_)) => out.clear(),
                 // What tooloop adds to a prompt (an `@file`, a job's notice) is not asked.
-                Some(Marker::Mention(_) | Marker::JobNotice(_)) => {}
+                Some(Marker::Mention(_) | Marker::JobNotice(_) | Marker::Skill(_)) => {}
                 None => {
                     out.push_str(text);
                     out.push('\n');

@@ -7,6 +7,7 @@
 //! is used from the next request on ([`Catalog::changed`]). A bad file is one notice naming
 //! its line, and is skipped.
 
+pub mod active;
 pub mod front_matter;
 pub mod listing;
 pub mod table;
@@ -32,6 +33,8 @@ pub struct Skill {
     /// Offered as `/NAME` (`user-invocable: true`).
     pub user_invocable: bool,
     pub argument_hint: Option<String>,
+    /// The model the turns use while the skill is active (`model:`; `inherit` is None).
+    pub model: Option<String>,
 }
 
 impl Skill {
@@ -80,6 +83,8 @@ pub struct SkillState {
     pub catalog: std::sync::Arc<Catalog>,
     pub window_tokens: u64,
     pub policy: Option<std::sync::Arc<crate::permission::PermissionPolicy>>,
+    /// The skill in use this prompt (its model), shared with the `skill` tool.
+    pub active: std::sync::Arc<active::Active>,
 }
 
 impl SkillState {
@@ -95,6 +100,7 @@ impl SkillState {
                     self.catalog.clone(),
                     self.window_tokens,
                     self.policy.clone(),
+                    self.active.clone(),
                 )) as std::sync::Arc<dyn crate::tools::Tool>
             })
     }
@@ -117,10 +123,10 @@ impl SkillState {
     }
 }
 
-/// The user-invocable skills as `/NAME ARGS` commands, through the command-file machinery:
-/// the template is the skill's folder line and body (`$ARGUMENTS` as in a command file).
-/// A name a built-in command or a command file already has is not taken (`/skills` says
-/// so). The body is read now, so an edited skill is used as it is on disk.
+/// The user-invocable skills as `/NAME ARGS` commands for the `/` menu. They are sent as
+/// typed and the agent uses the skill ([`active::Active::invoke`]), so a typed skill and the
+/// model's `skill` call go the same way. A name a built-in command or a command file
+/// already has is not taken (`/skills` says so).
 pub fn commands(catalog: &Catalog, taken: &[&str]) -> Vec<crate::prompt::commands::FileCommand> {
     catalog
         .skills
@@ -131,17 +137,10 @@ pub fn commands(catalog: &Catalog, taken: &[&str]) -> Vec<crate::prompt::command
             Some(crate::prompt::commands::FileCommand {
                 name: s.name.clone(),
                 description: format!("skill: {}", s.description),
-                // The placeholder stays for the command machinery to fill; a body without
-                // one gets typed arguments appended there.
-                body: s.expand(
-                    &body,
-                    if body.contains("$ARGUMENTS") {
-                        "$ARGUMENTS"
-                    } else {
-                        ""
-                    },
-                ),
+                // Only what the menu asks of it: whether it waits for arguments.
+                body,
                 path: s.path.clone(),
+                skill: true,
             })
         })
         .collect()
@@ -329,6 +328,10 @@ fn read_skill(path: &Path, label: &str) -> Result<Skill, SkillError> {
         model_invocable: !fm.disable_model_invocation,
         user_invocable: fm.user_invocable,
         argument_hint: fm.argument_hint,
+        model: fm
+            .model
+            .map(|m| one_line(&m))
+            .filter(|m| !m.is_empty() && m != "inherit"),
     })
 }
 

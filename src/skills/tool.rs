@@ -1,7 +1,8 @@
 //! The `skill` tool: `{"name": "…", "arguments": "…"}`. Its description lists the skills
 //! the model may use (names and descriptions only); its result is the skill's body with the
-//! folder's path, read from disk at the call. A skill's `allowed-tools` are allowed until
-//! the turn ends, within the mode, the sandbox and the deny rules.
+//! folder's path, read from disk at the call. A skill's `allowed-tools` are allowed (and its
+//! `model` used) until the prompt ends, within the mode, the sandbox and the deny rules
+//! ([`super::active`]).
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -10,7 +11,6 @@ use async_trait::async_trait;
 use serde_json::{Value, json};
 
 use super::Catalog;
-use crate::claude::rules::{Mapped, map};
 use crate::permission::PermissionPolicy;
 use crate::tools::{Effect, Tool, ToolContext, ToolOutput};
 
@@ -25,6 +25,7 @@ pub struct SkillTool {
     catalog: Arc<Catalog>,
     description: String,
     policy: Option<Arc<PermissionPolicy>>,
+    active: Arc<super::active::Active>,
     home: Option<PathBuf>,
 }
 
@@ -35,6 +36,7 @@ impl SkillTool {
         catalog: Arc<Catalog>,
         window_tokens: u64,
         policy: Option<Arc<PermissionPolicy>>,
+        active: Arc<super::active::Active>,
     ) -> SkillTool {
         let listing =
             super::listing::build(&catalog.skills, super::listing::cap_bytes(window_tokens));
@@ -42,6 +44,7 @@ impl SkillTool {
             description: format!("{INTRO}{}", listing.text),
             catalog,
             policy,
+            active,
             home: std::env::var_os("HOME").map(PathBuf::from),
         }
     }
@@ -106,26 +109,12 @@ impl Tool for SkillTool {
                 }
             ));
         };
-        let body = match skill.read_body() {
-            Ok(b) => b,
-            Err(e) => return ToolOutput::error(format!("skill {name} cannot be read: {e}")),
-        };
-        if let Some(policy) = &self.policy {
-            let rules = allowed_rules(&skill.allowed_tools, self.home.as_deref());
-            policy.grant_for_skill(&skill.name, &rules);
+        match self
+            .active
+            .invoke(skill, args, self.policy.as_deref(), self.home.as_deref())
+        {
+            Ok(text) => ToolOutput::ok(text),
+            Err(e) => ToolOutput::error(format!("skill {name} cannot be read: {e}")),
         }
-        ToolOutput::ok(skill.expand(&body, args))
     }
-}
-
-/// `allowed-tools` entries (Claude Code's names and rule forms, or tooloop's) as tooloop
-/// allow rules; entries naming tools tooloop lacks are dropped.
-pub fn allowed_rules(entries: &[String], home: Option<&std::path::Path>) -> Vec<String> {
-    entries
-        .iter()
-        .flat_map(|e| match map(e, false, home) {
-            Mapped::Rules(r) => r,
-            Mapped::Unused(_) => Vec::new(),
-        })
-        .collect()
 }

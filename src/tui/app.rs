@@ -85,6 +85,8 @@ pub struct RunInfo {
 /// The TUI's state, in parts (parts.rs). `input`, `compose`, `turn` and `steering` are parts
 /// of their own, defined beside the code that reads them.
 pub struct App {
+    /// Durations and lines changed, for the status line's `cost`.
+    pub status_tally: super::status_line::tally::Tally,
     pub info: RunInfo,
     pub theme: Theme,
     /// The panes, their tool calls, the focus, the last frame's areas.
@@ -109,6 +111,9 @@ pub struct App {
     pub steer: super::steer::SteerState,
     /// The model answering now and what each model spent (issue 40).
     pub spend: super::model_spend::ModelSpend,
+    /// The agent's focus flag, when a Notification hook wants to know.
+    /// Set while the terminal is unfocused.
+    pub hook_focus: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 impl App {
@@ -137,6 +142,8 @@ impl App {
             keys: KeyTimes::default(),
             steer: Default::default(),
             spend: Default::default(),
+            hook_focus: None,
+            status_tally: super::status_line::tally::Tally::new(Instant::now()),
         }
     }
 
@@ -205,7 +212,7 @@ impl App {
         let Some(mut sl) = self.status.status_line.take() else {
             return false;
         };
-        let changed = sl.tick(now, || self.status_line_payload());
+        let changed = sl.tick(now, || self.status_line_payload(now));
         if let Some(text) = sl.take_notice() {
             self.panes
                 .conversation
@@ -215,7 +222,15 @@ impl App {
         changed
     }
 
-    fn status_line_payload(&self) -> serde_json::Value {
+    /// The terminal gained or lost the focus: the bell and the Notification hooks follow.
+    pub fn set_focused(&mut self, focused: bool) {
+        self.status.notify.focused = focused;
+        if let Some(f) = &self.hook_focus {
+            f.store(!focused, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
+    fn status_line_payload(&self, now: Instant) -> serde_json::Value {
         let ctx = self.turn.context.as_ref();
         let usage = self.turn.total_usage;
         super::status_line::payload(&super::status_line::Facts {
@@ -233,6 +248,10 @@ impl App {
             window: ctx.map_or(0, |c| c.window),
             input_tokens: usage.input_tokens + self.turn.usage.input_tokens,
             output_tokens: usage.output_tokens + self.turn.usage.output_tokens,
+            duration_ms: self.status_tally.duration_ms(now),
+            api_duration_ms: self.status_tally.api_duration_ms(now),
+            lines_added: self.status_tally.lines_added,
+            lines_removed: self.status_tally.lines_removed,
         })
     }
 

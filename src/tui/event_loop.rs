@@ -214,8 +214,8 @@ fn on_input<S: Screen>(
         Some(Ok(Event::Key(k))) => app.on_key(k, now),
         Some(Ok(Event::Paste(s))) => app.on_paste(&s),
         Some(Ok(Event::Mouse(m))) => app.on_mouse(m),
-        Some(Ok(Event::FocusGained)) => app.status.notify.focused = true,
-        Some(Ok(Event::FocusLost)) => app.status.notify.focused = false,
+        Some(Ok(Event::FocusGained)) => app.set_focused(true),
+        Some(Ok(Event::FocusLost)) => app.set_focused(false),
         Some(Ok(Event::Resize(..))) => {
             app.on_resize();
             terminal.resized()?;

@@ -88,6 +88,7 @@ pub async fn run(
         control,
         session,
         sandbox,
+        unfocused,
         ..
     } = engine;
     let sandbox = sandbox.to_string();
@@ -121,7 +122,8 @@ pub async fn run(
         settings.notify,
         &notify::TermEnv::from_env(),
     ));
-    if app.status.notify.wants_focus_events() {
+    app.hook_focus = unfocused;
+    if app.status.notify.wants_focus_events() || app.hook_focus.is_some() {
         // Only then: a terminal without focus reporting ignores the request anyway.
         if let Err(e) = terminal::enable_focus_events() {
             tracing::warn!("no focus events: {e}");

@@ -43,7 +43,11 @@ pub fn draw(app: &mut App, f: &mut Frame, now: Instant) {
 }
 
 fn layout(app: &mut App, area: Rect, now: Instant) -> Frame3 {
-    let status_h = 1;
+    let status_h = user_status_lines(app, now)
+        .map_or(1, |(lines, _)| lines.len() as u16)
+        // The status area grows for a multi-line status line, never past a third of
+        // the screen (the conversation and the input come first).
+        .clamp(1, (area.height / 3).max(1));
     let input_h = if area.height >= 4 {
         app.input.height(area.width).min(area.height - status_h - 1)
     } else {
@@ -138,20 +142,18 @@ fn render(app: &App, f: &mut Frame, frame: &Frame3, now: Instant) {
     {
         menu.draw(f, frame.input, &app.theme);
     }
-    match app
-        .status
-        .status_line
-        .as_ref()
-        .and_then(|s| s.line().map(|l| (l, s.padding())))
-    {
+    match user_status_lines(app, now) {
         // The user's status line replaces tooloop's (a quit confirmation still wins).
-        Some((line, pad)) if !app.quit_armed(now) => {
-            let mut spans = vec![ratatui::text::Span::raw(" ".repeat(pad as usize))];
-            spans.extend(line.spans.iter().cloned());
-            f.render_widget(
-                ratatui::widgets::Paragraph::new(ratatui::text::Line::from(spans)),
-                frame.status,
-            );
+        Some((lines, pad)) => {
+            let rows: Vec<ratatui::text::Line> = lines
+                .iter()
+                .map(|line| {
+                    let mut spans = vec![ratatui::text::Span::raw(" ".repeat(pad as usize))];
+                    spans.extend(line.spans.iter().cloned());
+                    ratatui::text::Line::from(spans)
+                })
+                .collect();
+            f.render_widget(ratatui::widgets::Paragraph::new(rows), frame.status);
         }
         _ => {
             let view = status_view(app, now);
@@ -185,6 +187,13 @@ fn render(app: &App, f: &mut Frame, frame: &Frame3, now: Instant) {
             &slash::help_rows(),
         );
     }
+}
+
+/// The user's status-line rows and padding when they replace tooloop's status bar now.
+fn user_status_lines(app: &App, now: Instant) -> Option<(&[ratatui::text::Line<'static>], u16)> {
+    let sl = app.status.status_line.as_ref()?;
+    let lines = sl.lines().filter(|l| !l.is_empty())?;
+    (!app.quit_armed(now)).then_some((lines, sl.padding()))
 }
 
 fn split_main(app: &App, main: Rect) -> Areas {

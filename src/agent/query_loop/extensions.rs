@@ -95,6 +95,17 @@ pub(super) fn refresh_skills(agent: &mut Agent) {
     agent.exec.registry = Arc::new(next);
 }
 
+/// Before every request: a changed hooks or permissions section of the workspace's
+/// `.claude/settings*.json` is said (once), never applied.
+pub(super) fn check_settings(agent: &mut Agent) {
+    let Some(watch) = agent.settings_watch.as_mut() else {
+        return;
+    };
+    for text in watch.check() {
+        agent.exec.events.send(AgentEvent::Notice { text });
+    }
+}
+
 /// `user_prompt_submit`: the message the prompt becomes, or why it is not sent.
 pub(super) async fn prompt_message(
     agent: &Agent,
@@ -121,6 +132,10 @@ pub(super) async fn prompt_message(
             ))),
             PromptCheck::Blocked(reason) => return Err(reason),
         }
+    }
+    // After the hooks let the prompt through: only then are the skill's tools granted.
+    if let Some(block) = super::skill_command::expand(agent, prompt) {
+        blocks.insert(1, block);
     }
     Ok(if blocks.len() == 1 {
         Message::user_text(prompt)

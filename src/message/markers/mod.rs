@@ -11,6 +11,7 @@
 pub mod job;
 pub mod mention;
 pub mod shell;
+pub mod skill;
 pub mod summary;
 pub mod tool_results;
 
@@ -50,6 +51,8 @@ pub enum Marker<'a> {
     },
     /// A background job's notice, with the job's id.
     JobNotice(&'a str),
+    /// The skill a user's `/NAME` brought in: its name (the text is for the model).
+    Skill(&'a str),
 }
 
 /// What a user message's text block is, if tooloop wrote it.
@@ -66,8 +69,13 @@ pub fn parse(text: &str) -> Option<Marker<'_>> {
     if let Some((command, output)) = shell::parse(text) {
         return Some(Marker::Shell { command, output });
     }
+    if let Some((name, _)) = skill::parse_user_skill(text) {
+        return Some(Marker::Skill(name));
+    }
     job::parse(text).map(Marker::JobNotice)
 }
+
+pub use skill::{parse_user_skill, user_skill};
 
 #[cfg(test)]
 mod tests {

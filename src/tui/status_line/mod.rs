@@ -1,12 +1,14 @@
 //! A status line from the user's script (`[tui] status_line` in config.toml, or Claude
 //! Code's `statusLine` in settings.json): the command gets Claude Code's JSON on stdin and
-//! its first line of stdout, colours kept (sanitized), replaces tooloop's status bar.
+//! its first lines of stdout (up to [`MAX_LINES`]; the status area grows to hold them),
+//! colours kept (sanitized), replace tooloop's status bar.
 //!
 //! It runs beside the UI, never in a frame: at most every 300 ms, when something happened
 //! (an agent event) since its last run; a run is stopped after 1 s. A failure (exit code,
 //! timeout, nothing printed) puts tooloop's own status bar back and is said once.
 
 pub mod ansi;
+pub mod tally;
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -23,8 +25,10 @@ pub const MIN_INTERVAL: Duration = Duration::from_millis(300);
 pub const TIMEOUT: Duration = Duration::from_secs(1);
 /// How often a running script's result is looked for.
 const POLL: Duration = Duration::from_millis(50);
-/// Most characters of the line kept.
+/// Most characters of a line kept.
 const MAX_CHARS: usize = 500;
+/// Most lines of stdout shown (each a row of the status area).
+pub const MAX_LINES: usize = 3;
 
 /// The command and its padding (columns before the text).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -35,7 +39,7 @@ pub struct StatusLineCommand {
 
 /// What the last finished run gave.
 enum Outcome {
-    Line(Line<'static>),
+    Lines(Vec<Line<'static>>),
     Failed(String),
 }
 
@@ -48,7 +52,7 @@ pub struct StatusLine {
     last_start: Option<Instant>,
     /// Something happened since the last run started.
     pending: bool,
-    line: Option<Line<'static>>,
+    lines: Option<Vec<Line<'static>>>,
     /// The failure notice not yet said (said once per failing streak).
     notice: Option<String>,
     failing: bool,
@@ -63,7 +67,7 @@ impl StatusLine {
             running: false,
             last_start: None,
             pending: true,
-            line: None,
+            lines: None,
             notice: None,
             failing: false,
         }
@@ -74,9 +78,9 @@ impl StatusLine {
         self.pending = true;
     }
 
-    /// The line to draw instead of tooloop's status bar (None: draw tooloop's own).
-    pub fn line(&self) -> Option<&Line<'static>> {
-        self.line.as_ref().filter(|_| !self.failing)
+    /// The lines to draw instead of tooloop's status bar (None: draw tooloop's own).
+    pub fn lines(&self) -> Option<&[Line<'static>]> {
+        self.lines.as_deref().filter(|_| !self.failing)
     }
 
     pub fn padding(&self) -> u16 {
@@ -97,8 +101,8 @@ impl StatusLine {
         {
             self.running = false;
             match outcome {
-                Outcome::Line(l) => {
-                    self.line = Some(l);
+                Outcome::Lines(l) => {
+                    self.lines = Some(l);
                     self.failing = false;
                 }
                 Outcome::Failed(why) => {
@@ -150,16 +154,18 @@ impl StatusLine {
                 &CancellationToken::new(),
             )
             .await;
-            let first = p.stdout.lines().find(|l| !l.trim().is_empty());
-            let outcome = match (p.exit, first) {
+            let shown = shown_lines(&p.stdout);
+            let outcome = match (p.exit, shown.is_empty()) {
                 _ if p.timed_out => {
                     Outcome::Failed(format!("killed after {} s", TIMEOUT.as_secs()))
                 }
                 _ if p.spawn_error.is_some() => {
                     Outcome::Failed(p.spawn_error.clone().unwrap_or_default())
                 }
-                (Some(0), Some(l)) => Outcome::Line(ansi::line(l, MAX_CHARS)),
-                (Some(0), None) => Outcome::Failed("it printed nothing".into()),
+                (Some(0), false) => {
+                    Outcome::Lines(shown.iter().map(|l| ansi::line(l, MAX_CHARS)).collect())
+                }
+                (Some(0), true) => Outcome::Failed("it printed nothing".into()),
                 (Some(code), _) => Outcome::Failed(format!("exit code {code}")),
                 (None, _) => Outcome::Failed("killed by a signal".into()),
             };
@@ -168,6 +174,24 @@ impl StatusLine {
             }
         });
     }
+}
+
+/// The first [`MAX_LINES`] lines of stdout, blank lines at either end left out (a
+/// blank line between two kept, as the script printed it).
+fn shown_lines(stdout: &str) -> Vec<&str> {
+    let lines: Vec<&str> = stdout.lines().collect();
+    let Some(first) = lines.iter().position(|l| !l.trim().is_empty()) else {
+        return Vec::new();
+    };
+    let last = lines
+        .iter()
+        .rposition(|l| !l.trim().is_empty())
+        .unwrap_or(first);
+    lines[first..=last]
+        .iter()
+        .take(MAX_LINES)
+        .copied()
+        .collect()
 }
 
 /// What the script reads on stdin: Claude Code's status-line JSON.
@@ -181,6 +205,10 @@ pub struct Facts<'a> {
     pub window: u64,
     pub input_tokens: u64,
     pub output_tokens: u64,
+    pub duration_ms: u64,
+    pub api_duration_ms: u64,
+    pub lines_added: u64,
+    pub lines_removed: u64,
 }
 
 pub fn payload(f: &Facts<'_>) -> Value {
@@ -194,8 +222,13 @@ pub fn payload(f: &Facts<'_>) -> Value {
         "workspace": {"current_dir": dir, "project_dir": dir},
         "version": env!("CARGO_PKG_VERSION"),
         "output_style": {"name": "default"},
-        // Durations and line counts are not tracked by tooloop: absent, not made up.
-        "cost": {"total_cost_usd": f.cost_usd},
+        "cost": {
+            "total_cost_usd": f.cost_usd,
+            "total_duration_ms": f.duration_ms,
+            "total_api_duration_ms": f.api_duration_ms,
+            "total_lines_added": f.lines_added,
+            "total_lines_removed": f.lines_removed
+        },
         "context_window": {
             "context_window_size": f.window,
             "total_input_tokens": f.input_tokens,

@@ -16,6 +16,7 @@ use crate::tui::update::tool_events::{Scope, is_tool_event};
 
 impl App {
     pub fn on_agent(&mut self, event: AgentEvent, now: Instant) {
+        self.status_tally.observe(&event, now);
         let Some((scope, event)) = self.scoped(event) else {
             return;
         };

@@ -192,6 +192,11 @@ impl App {
             }
             // Told to the model; the jobs pane showed the user.
             Some(Marker::JobNotice(_)) => {}
+            // The prompt as typed came first; the skill's text is for the model.
+            Some(Marker::Skill(name)) => self
+                .panes
+                .conversation
+                .push(CellKind::Notice(format!("skill /{name}"))),
             None => {
                 self.panes.tools.begin_group(text);
                 self.panes

@@ -2,6 +2,7 @@
 
 mod anthropic;
 mod anthropic_faults;
+mod claude_hook_answers;
 mod claude_settings;
 mod demo;
 mod duplicate_ids;
@@ -10,8 +11,10 @@ mod hardening;
 mod hooks;
 mod openai;
 mod prompt_input;
+mod public_skills;
 mod quiet_pipe;
 mod readme_examples;
+mod skill_command;
 mod skills;
 mod steer_stdin;
 mod steering;

@@ -1,6 +1,7 @@
 //! Claude Code's `.claude/` folder in the real TUI (tmux) against the mock model: the status
 //! line from a script (updated as the cost grows, its colours kept, a broken script falling
-//! back to tooloop's own bar with one notice) and `/skills`. Skipped (with a message) when
+//! back to tooloop's own bar with one notice; several lines; the `cost` figures), `/skills`,
+//! a typed `/NAME` skill, and the Notification hook of a turn ending unfocused. Skipped (with a message) when
 //! tmux is not installed.
 
 use crate::support;
@@ -180,4 +181,150 @@ fn slash_skills_lists_the_skills() {
     );
     assert!(screen.contains("model and user"), "{screen}");
     assert!(screen.contains("user only"), "{screen}");
+}
+
+/// Four lines of stdout: the first three are the status area (it grows to three rows), with
+/// the `cost` figures tooloop counts.
+const MULTI: &str = r#"#!/usr/bin/env bash
+input=$(cat)
+echo "ROW1 $(echo "$input" | jq -r '.model.display_name')"
+echo "ROW2 added=$(echo "$input" | jq -r '.cost.total_lines_added') removed=$(echo "$input" | jq -r '.cost.total_lines_removed')"
+echo "ROW3 api=$(echo "$input" | jq -r '.cost.total_api_duration_ms') dur=$(echo "$input" | jq -r '.cost.total_duration_ms')"
+echo "ROW4 never shown"
+"#;
+
+#[test]
+fn a_multi_line_status_line_grows_the_status_area_and_counts_lines() {
+    let server = MockServer::start();
+    server.enqueue(
+        ReplyBuilder::new()
+            .tool_use(
+                "toolu_1",
+                "write_file",
+                serde_json::json!({"path": "notes.txt", "content": "a\nb\nc\n"}),
+            )
+            .usage(1_000, 100)
+            .build(),
+    );
+    server.enqueue(
+        ReplyBuilder::new()
+            .text("written")
+            .usage(1_000, 100)
+            .build(),
+    );
+    let Some(s) = start("multi", 80, 24, &server, |ws| {
+        let path = ws.join(".claude/statusline.sh");
+        std::fs::write(&path, MULTI).unwrap();
+        std::process::Command::new("chmod")
+            .args(["+x", &path.display().to_string()])
+            .status()
+            .unwrap();
+        // Write allowed by Claude Code's rule: no question in the way.
+        std::fs::write(
+            ws.join(".claude/settings.json"),
+            r#"{"statusLine": {"type": "command", "command": "\"$CLAUDE_PROJECT_DIR\"/.claude/statusline.sh"},
+                "permissions": {"allow": ["Write"]}}"#,
+        )
+        .unwrap();
+    }) else {
+        return;
+    };
+    s.wait_text("ROW3 api=0");
+    s.send_line("write the notes");
+    let screen = s.wait_for("three lines counted", |sc| {
+        sc.contains("ROW2 added=3 removed=0")
+    });
+    let rows: Vec<&str> = screen.lines().filter(|l| !l.trim().is_empty()).collect();
+    let last3 = &rows[rows.len() - 3..];
+    assert!(last3[0].starts_with("ROW1 claude-sonnet-4-5"), "{screen}");
+    assert!(last3[1].starts_with("ROW2 added=3"), "{screen}");
+    assert!(last3[2].starts_with("ROW3 api="), "{screen}");
+    assert!(!screen.contains("ROW4"), "three rows at most:\n{screen}");
+    // Time is counted from the session's start.
+    let dur = |sc: &str| -> Option<u64> {
+        let at = sc.find("dur=")?;
+        sc[at + 4..].split_whitespace().next()?.parse().ok()
+    };
+    let d1 = dur(&screen).unwrap();
+    assert!(d1 > 0, "{screen}");
+}
+
+#[test]
+fn a_typed_skill_is_used_like_the_models_skill_call() {
+    let server = MockServer::start();
+    server.enqueue(
+        ReplyBuilder::new()
+            .text("changelog done")
+            .usage(10, 5)
+            .build(),
+    );
+    let Some(s) = start("skillcmd", 80, 24, &server, |ws| {
+        let d = ws.join(".claude/skills/changelog-writer");
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(
+            d.join("SKILL.md"),
+            "---\nname: changelog-writer\ndescription: Writes the changelog.\n---\nGroup the commits. Focus: $ARGUMENTS\n",
+        )
+        .unwrap();
+    }) else {
+        return;
+    };
+    s.wait_text("Ask something");
+    s.send_line("/changelog-writer API only");
+    let screen = s.wait_text("changelog done");
+    assert!(screen.contains("/changelog-writer API only"), "{screen}");
+    let first = &server.accepted()[0].body_text;
+    assert!(
+        first.contains("<command-name>/changelog-writer</command-name>"),
+        "{first}"
+    );
+    assert!(first.contains("Focus: API only"), "{first}");
+}
+
+#[test]
+fn a_turn_that_ends_unfocused_tells_the_notification_hook() {
+    let server = MockServer::start();
+    server.enqueue(
+        ReplyBuilder::new()
+            .text("first answer")
+            .usage(10, 5)
+            .build(),
+    );
+    server.enqueue(
+        ReplyBuilder::new()
+            .text("second answer")
+            .usage(10, 5)
+            .build(),
+    );
+    let Some(s) = start("notify", 80, 24, &server, |ws| {
+        std::fs::write(
+            ws.join(".claude/settings.json"),
+            r#"{"hooks": {"Notification": [{"hooks": [
+                {"type": "command", "command": "cat >> notified.jsonl; echo >> notified.jsonl"}
+            ]}]}}"#,
+        )
+        .unwrap();
+    }) else {
+        return;
+    };
+    let ws = s._dir.path().join("ws");
+    s.wait_text("Ask something");
+    // Focused: the turn's end tells nobody.
+    s.send_line("one");
+    s.wait_text("first answer");
+    // The terminal reports the focus lost (CSI O), as a terminal with focus events does.
+    s.tmux(&["send-keys", "-t", "0", "-H", "1b", "5b", "4f"]);
+    s.send_line("two");
+    s.wait_text("second answer");
+    let file = ws.join("notified.jsonl");
+    wait_for_file_text(&file, "idle_prompt", DEADLINE);
+    let text = std::fs::read_to_string(&file).unwrap();
+    let records: Vec<serde_json::Value> = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(records.len(), 1, "only the unfocused turn: {text}");
+    assert_eq!(records[0]["hook_event_name"], "Notification");
+    assert_eq!(records[0]["notification_type"], "idle_prompt");
 }
