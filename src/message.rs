@@ -52,6 +52,10 @@ pub enum ContentBlock {
         /// Images the tool returned (read_file on a picture); on the wire they follow the
         /// text in one `content` array.
         images: Vec<ImageSource>,
+        /// Deferred tools this result loads (`tool_search` on Anthropic, issue 39): on the
+        /// wire the content is one `tool_reference` block per name instead of the text (the
+        /// API puts each tool's definition there); other providers get the text.
+        references: Vec<String>,
     },
     /// An image the user attached to a prompt.
     Image {
@@ -86,6 +90,7 @@ impl ContentBlock {
             content: content.into(),
             is_error,
             images: Vec::new(),
+            references: Vec::new(),
         }
     }
 }
@@ -253,6 +258,11 @@ pub struct ToolSpec {
     pub name: String,
     pub description: String,
     pub input_schema: Value,
+    /// Anthropic's deferred loading (issue 39): the definition stays in `tools` (so the
+    /// cached prefix never changes) but is out of the model's context until a `tool_reference`
+    /// in a tool result loads it. Never set for other providers.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub defer_loading: bool,
 }
 
 #[cfg(test)]

@@ -110,6 +110,14 @@ impl McpManager {
         }
     }
 
+    /// Tools servers listed that cannot be offered, each with why; said once.
+    pub fn take_left_out(&self) -> Vec<String> {
+        self.servers
+            .iter()
+            .flat_map(|s| s.take_left_out())
+            .collect()
+    }
+
     /// The tools of every server that started, in server order then the server's order.
     pub fn tools(&self) -> Vec<Arc<dyn Tool>> {
         let mut tools = self.tools.lock().unwrap_or_else(|p| p.into_inner()).clone();
@@ -134,6 +142,7 @@ impl McpManager {
                 name: t.name().to_string(),
                 description: t.description().to_string(),
                 input_schema: t.input_schema(),
+                defer_loading: false,
             };
             let tokens = defer::spec_tokens(&spec);
             total += tokens;

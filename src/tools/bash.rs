@@ -338,6 +338,7 @@ fn report(
         content: text,
         is_error,
         images: Vec::new(),
+        references: Vec::new(),
     }
 }
 

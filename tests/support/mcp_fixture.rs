@@ -9,6 +9,11 @@
 //! call's `_meta.traceparent` as a `traceparent NAME VALUE` line (`none` without one).
 //! `MCP_FIXTURE_SYNTHETIC=N` adds N synthetic tools (mcp_synthetic.rs) that answer with
 //! their name and arguments.
+//!
+//! Bad servers (issue 39): `MCP_FIXTURE_NO_TOOLS=1` lists none; `MCP_FIXTURE_SCALAR=1` adds
+//! `scalar`, whose input schema is `{"type": "string"}` (not an object);
+//! `MCP_FIXTURE_ONCE=PATH` starts only while PATH does not exist (it creates it), so a server
+//! that died is not restarted.
 
 #[path = "mcp_synthetic.rs"]
 mod synthetic;
@@ -59,7 +64,17 @@ fn synthetic_count() -> usize {
 }
 
 fn tools() -> Vec<Tool> {
+    if std::env::var_os("MCP_FIXTURE_NO_TOOLS").is_some() {
+        return Vec::new();
+    }
     let mut all = builtin_tools();
+    if std::env::var_os("MCP_FIXTURE_SCALAR").is_some() {
+        all.push(Tool::new(
+            "scalar",
+            "Takes a bare string.",
+            schema(json!({"type": "string"})),
+        ));
+    }
     for i in 0..synthetic_count() {
         let (name, description, input) = synthetic::tool(i);
         all.push(Tool::new(name, description, schema(input)));
@@ -188,6 +203,13 @@ async fn main() {
         };
         serve_http(fixture, port_file).await;
         return;
+    }
+    if let Some(once) = std::env::var_os("MCP_FIXTURE_ONCE") {
+        if std::path::Path::new(&once).exists() {
+            eprintln!("this server already ran once");
+            std::process::exit(1);
+        }
+        let _ = std::fs::write(&once, "started");
     }
     if args.get(1).map(String::as_str) == Some("--fail-start") {
         eprintln!("this server refuses to start");

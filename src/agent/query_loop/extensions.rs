@@ -35,6 +35,10 @@ pub(super) async fn join_mcp_tools(agent: &mut Agent, cancel: &CancellationToken
     }
     let tools = mcp.tools();
     let (mut registry, errors) = agent.exec.registry.with_tools(tools.clone());
+    let errors = errors
+        .into_iter()
+        .map(|e| e.to_string())
+        .chain(mcp.take_left_out());
     for e in errors {
         tracing::warn!("MCP tool left out: {e}");
         agent.exec.events.send(AgentEvent::Notice {
@@ -55,7 +59,12 @@ pub(super) async fn join_mcp_tools(agent: &mut Agent, cancel: &CancellationToken
         })
         .collect();
     if let Some(deferral) = mcp.deferral(&joined, window) {
-        let deferral = Arc::new(deferral);
+        // Anthropic loads found tools itself (tool_reference), so `tools` never changes.
+        let deferral = Arc::new(if agent.provider.loads_deferred_tools() {
+            deferral.by_reference()
+        } else {
+            deferral
+        });
         let search = crate::mcp::tool_search::ToolSearch::new(deferral.clone());
         let (with_search, error) = registry.with_builtin(Arc::new(search));
         match error {
