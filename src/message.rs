@@ -271,6 +271,39 @@ mod tests {
     use serde_json::json;
 
     #[test]
+    fn a_result_that_loads_tools_is_tool_reference_blocks_and_reads_back() {
+        let block = ContentBlock::ToolResult {
+            tool_use_id: "toolu_1".into(),
+            content: "Found 2 tools".into(),
+            is_error: false,
+            images: Vec::new(),
+            references: vec!["mcp__a__x".into(), "mcp__a__y".into()],
+        };
+        let v = serde_json::to_value(&block).unwrap();
+        assert_eq!(
+            v["content"],
+            json!([
+                {"type": "tool_reference", "tool_name": "mcp__a__x"},
+                {"type": "tool_reference", "tool_name": "mcp__a__y"}
+            ])
+        );
+        let back: ContentBlock = serde_json::from_value(v.clone()).unwrap();
+        let ContentBlock::ToolResult { references, .. } = &back else {
+            panic!("{back:?}");
+        };
+        assert_eq!(references, &["mcp__a__x", "mcp__a__y"]);
+        // Byte-stable: a resumed session sends what it sent before.
+        assert_eq!(serde_json::to_value(&back).unwrap(), v);
+        let spec = ToolSpec {
+            name: "t".into(),
+            description: String::new(),
+            input_schema: json!({"type": "object"}),
+            defer_loading: false,
+        };
+        assert!(serde_json::to_value(&spec).unwrap().get("defer_loading").is_none());
+    }
+
+    #[test]
     fn serde_matches_the_api_shape() {
         let m = Message::user(vec![ContentBlock::tool_result("t1", "boom", true)]);
         let v = serde_json::to_value(&m).expect("serialize");
