@@ -300,7 +300,12 @@ mod tests {
             input_schema: json!({"type": "object"}),
             defer_loading: false,
         };
-        assert!(serde_json::to_value(&spec).unwrap().get("defer_loading").is_none());
+        assert!(
+            serde_json::to_value(&spec)
+                .unwrap()
+                .get("defer_loading")
+                .is_none()
+        );
     }
 
     #[test]

@@ -212,6 +212,7 @@ fn prepare_messages(agent: &Agent) {
 async fn one_request(agent: &mut Agent, state: &mut State, cancel: &CancellationToken) -> Flow {
     let events = agent.exec.events.clone();
     extensions::refresh_skills(agent);
+    extensions::refresh_mcp_tools(agent).await;
     match prepare::prepare(agent, state.turn, &state.model, cancel).await {
         Prepared::Send { usage } => state.usage.add(usage),
         Prepared::End {

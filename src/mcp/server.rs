@@ -62,6 +62,8 @@ pub struct McpServer {
     on_status: StatusSink,
     /// Tools the server listed that cannot be offered, each with why (said in a notice).
     left_out: Mutex<Vec<String>>,
+    /// Its notifications (the same flag across restarts).
+    handler: super::notify::Handler,
 }
 
 impl McpServer {
@@ -86,6 +88,7 @@ impl McpServer {
             status: Mutex::new(status),
             on_status,
             left_out: Mutex::new(Vec::new()),
+            handler: super::notify::Handler::default(),
         }
     }
 
@@ -117,7 +120,13 @@ impl McpServer {
     /// Connects and lists the tools, within the startup timeout.
     pub async fn start(&self) -> Result<Vec<ToolDef>, StartError> {
         let started = tokio::time::timeout(self.config.startup_timeout, async {
-            let client = connect(&self.config, &self.workspace, self.lookup.as_ref()).await?;
+            let client = connect(
+                &self.config,
+                &self.workspace,
+                self.lookup.as_ref(),
+                self.handler.clone(),
+            )
+            .await?;
             let tools = client
                 .peer()
                 .list_all_tools()
@@ -136,6 +145,41 @@ impl McpServer {
                 return Err(e);
             }
         };
+        let defs = self.offered_defs(&tools);
+        *self.client.lock().await = Some(Arc::new(client));
+        self.set_ready(&defs);
+        Ok(defs)
+    }
+
+    /// After a `list_changed` notification: the tools listed again (None when nothing
+    /// changed, or the server cannot answer; its calls say why then).
+    pub async fn relist(&self) -> Option<Vec<ToolDef>> {
+        if !self.handler.take_tools_changed() {
+            return None;
+        }
+        let client = self.client.lock().await.clone()?;
+        let tools = match client.peer().list_all_tools().await {
+            Ok(t) => t,
+            Err(e) => {
+                tracing::warn!(server = %self.config.name, "tools/list after list_changed: {e}");
+                return None;
+            }
+        };
+        let defs = self.offered_defs(&tools);
+        self.set_ready(&defs);
+        Some(defs)
+    }
+
+    fn set_ready(&self, defs: &[ToolDef]) {
+        let names = defs
+            .iter()
+            .map(|d| super::config::qualified_name(&self.config.name, &d.name))
+            .collect();
+        self.set_status(ServerState::Ready, Some(names), None);
+    }
+
+    /// The listed tools this server offers; those no API would take are kept for a notice.
+    fn offered_defs(&self, tools: &[rmcp::model::Tool]) -> Vec<ToolDef> {
         let mut defs = Vec::new();
         let mut left_out = Vec::new();
         for v in tools.iter().filter_map(|t| serde_json::to_value(t).ok()) {
@@ -149,13 +193,7 @@ impl McpServer {
             }
         }
         *self.left_out.lock().unwrap_or_else(|p| p.into_inner()) = left_out;
-        *self.client.lock().await = Some(Arc::new(client));
-        let names = defs
-            .iter()
-            .map(|d| super::config::qualified_name(&self.config.name, &d.name))
-            .collect();
-        self.set_status(ServerState::Ready, Some(names), None);
-        Ok(defs)
+        defs
     }
 
     /// The tools it listed that were left out, and why (taken: said once).

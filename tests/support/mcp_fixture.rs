@@ -14,6 +14,8 @@
 //! `scalar`, whose input schema is `{"type": "string"}` (not an object);
 //! `MCP_FIXTURE_ONCE=PATH` starts only while PATH does not exist (it creates it), so a server
 //! that died is not restarted.
+//!
+//! `grow` adds the tool `grown` and sends `notifications/tools/list_changed`.
 
 #[path = "mcp_synthetic.rs"]
 mod synthetic;
@@ -63,11 +65,24 @@ fn synthetic_count() -> usize {
         .unwrap_or(0)
 }
 
+/// Set by `grow`: `grown` is listed from then on.
+static GROWN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 fn tools() -> Vec<Tool> {
     if std::env::var_os("MCP_FIXTURE_NO_TOOLS").is_some() {
         return Vec::new();
     }
     let mut all = builtin_tools();
+    if GROWN.load(std::sync::atomic::Ordering::SeqCst) {
+        all.push(
+            Tool::new(
+                "grown",
+                "Appeared later.",
+                schema(json!({"type": "object"})),
+            )
+            .annotate(ToolAnnotations::new().read_only(true)),
+        );
+    }
     if std::env::var_os("MCP_FIXTURE_SCALAR").is_some() {
         all.push(Tool::new(
             "scalar",
@@ -107,6 +122,12 @@ fn builtin_tools() -> Vec<Tool> {
             schema(json!({"type": "object"})),
         ),
         Tool::new(
+            "grow",
+            "Adds the tool `grown` (tools/list_changed).",
+            schema(json!({"type": "object"})),
+        )
+        .annotate(ToolAnnotations::new().read_only(true)),
+        Tool::new(
             "picture",
             "Returns an image.",
             schema(json!({"type": "object"})),
@@ -117,7 +138,12 @@ fn builtin_tools() -> Vec<Tool> {
 
 impl ServerHandler for Fixture {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_tool_list_changed()
+                .build(),
+        )
     }
 
     async fn list_tools(
@@ -176,6 +202,12 @@ impl ServerHandler for Fixture {
                 self.log("crashing");
                 std::process::exit(3);
             }
+            "grow" => {
+                GROWN.store(true, std::sync::atomic::Ordering::SeqCst);
+                let _ = context.peer.notify_tool_list_changed().await;
+                text("grew a tool".into())
+            }
+            "grown" => text("grown ran".into()),
             "picture" => Ok(CallToolResult::success(vec![ContentBlock::image(
                 "iVBORw0KGgo=",
                 "image/png",

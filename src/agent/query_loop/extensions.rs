@@ -80,6 +80,41 @@ pub(super) async fn join_mcp_tools(agent: &mut Agent, cancel: &CancellationToken
     agent.mcp_joined = true;
 }
 
+/// Before every request: a server that sent `notifications/tools/list_changed` has its tools
+/// listed again, and the request offers the new list (the one time the tool list changes
+/// mid-session without a compaction: the server changed it).
+pub(super) async fn refresh_mcp_tools(agent: &mut Agent) {
+    let Some(mcp) = agent.mcp.clone() else { return };
+    if !agent.mcp_joined {
+        return;
+    }
+    // rmcp runs notification handlers as tasks of their own: let one that arrived with the
+    // last tool result set its flag first.
+    tokio::task::yield_now().await;
+    for (server, tools) in mcp.refresh().await {
+        let prefix = format!("mcp__{server}__");
+        let count = tools.len();
+        let without = agent.exec.registry.subset(|n| !n.starts_with(&prefix));
+        let (mut next, errors) = without.with_tools(tools);
+        if let Some(d) = agent.exec.registry.deferral() {
+            next = next.with_deferral(d.clone());
+        }
+        agent.exec.registry = Arc::new(next);
+        let errors = errors
+            .into_iter()
+            .map(|e| e.to_string())
+            .chain(mcp.take_left_out());
+        for e in errors {
+            agent.exec.events.send(AgentEvent::Notice {
+                text: format!("MCP tool left out: {e}"),
+            });
+        }
+        agent.exec.events.send(AgentEvent::Notice {
+            text: format!("MCP server {server} changed its tools: {count} now"),
+        });
+    }
+}
+
 /// Before every request: a SKILL.md that changed, appeared or went since the last one is
 /// used from this request on (the `skill` tool is rebuilt with the new listing).
 pub(super) fn refresh_skills(agent: &mut Agent) {

@@ -10,6 +10,8 @@ use support::openai as oa;
 use support::*;
 
 const SYNTHETIC: usize = 150;
+/// The fixture's own tools (slow_read, write_note, fail, crash, grow, picture).
+const OWN_TOOLS: usize = 6;
 const YOLO: &[&str] = &["--approval", "yolo"];
 
 /// The fixture as server `fx` with `SYNTHETIC` extra tools; `mcp` goes into `[mcp]` and
@@ -92,7 +94,7 @@ fn the_model_finds_a_deferred_tool_then_calls_it() {
     assert!(loaded.contains(&"tool_search") && loaded.contains(&"read_file"));
     assert!(loaded.iter().all(|n| !n.starts_with("mcp__")), "{loaded:?}");
     let deferred = &tools[loaded.len()..];
-    assert_eq!(deferred.len(), SYNTHETIC + 5);
+    assert_eq!(deferred.len(), SYNTHETIC + OWN_TOOLS);
     assert!(deferred.iter().all(|t| t["defer_loading"] == true));
     let beta = requests[0].header("anthropic-beta").unwrap_or("");
     assert!(beta.contains("advanced-tool-use-2025-11-20"), "{beta}");
@@ -247,7 +249,7 @@ fn defer_false_and_a_server_that_opts_out_send_every_definition() {
         assert_eq!(run.code, Some(0), "stderr:\n{}", run.stderr);
         let names = tool_names(&server.accepted()[0]);
         let mcp_tools = names.iter().filter(|n| n.starts_with("mcp__")).count();
-        assert_eq!(mcp_tools, SYNTHETIC + 5, "{mcp} / {server_line}");
+        assert_eq!(mcp_tools, SYNTHETIC + OWN_TOOLS, "{mcp} / {server_line}");
         assert!(!names.contains(&"tool_search".to_string()));
     }
 }

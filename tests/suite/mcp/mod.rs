@@ -4,3 +4,4 @@ mod bad_input;
 mod client;
 mod defer;
 mod headless;
+mod list_changed;
