@@ -52,6 +52,10 @@ pub enum ContentBlock {
         /// Images the tool returned (read_file on a picture); on the wire they follow the
         /// text in one `content` array.
         images: Vec<ImageSource>,
+        /// Deferred tools this result loads (`tool_search` on Anthropic, issue 39): on the
+        /// wire the content is one `tool_reference` block per name instead of the text (the
+        /// API puts each tool's definition there); other providers get the text.
+        references: Vec<String>,
     },
     /// An image the user attached to a prompt.
     Image {
@@ -86,6 +90,7 @@ impl ContentBlock {
             content: content.into(),
             is_error,
             images: Vec::new(),
+            references: Vec::new(),
         }
     }
 }
@@ -253,12 +258,55 @@ pub struct ToolSpec {
     pub name: String,
     pub description: String,
     pub input_schema: Value,
+    /// Anthropic's deferred loading (issue 39): the definition stays in `tools` (so the
+    /// cached prefix never changes) but is out of the model's context until a `tool_reference`
+    /// in a tool result loads it. Never set for other providers.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub defer_loading: bool,
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_result_that_loads_tools_is_tool_reference_blocks_and_reads_back() {
+        let block = ContentBlock::ToolResult {
+            tool_use_id: "toolu_1".into(),
+            content: "Found 2 tools".into(),
+            is_error: false,
+            images: Vec::new(),
+            references: vec!["mcp__a__x".into(), "mcp__a__y".into()],
+        };
+        let v = serde_json::to_value(&block).unwrap();
+        assert_eq!(
+            v["content"],
+            json!([
+                {"type": "tool_reference", "tool_name": "mcp__a__x"},
+                {"type": "tool_reference", "tool_name": "mcp__a__y"}
+            ])
+        );
+        let back: ContentBlock = serde_json::from_value(v.clone()).unwrap();
+        let ContentBlock::ToolResult { references, .. } = &back else {
+            panic!("{back:?}");
+        };
+        assert_eq!(references, &["mcp__a__x", "mcp__a__y"]);
+        // Byte-stable: a resumed session sends what it sent before.
+        assert_eq!(serde_json::to_value(&back).unwrap(), v);
+        let spec = ToolSpec {
+            name: "t".into(),
+            description: String::new(),
+            input_schema: json!({"type": "object"}),
+            defer_loading: false,
+        };
+        assert!(
+            serde_json::to_value(&spec)
+                .unwrap()
+                .get("defer_loading")
+                .is_none()
+        );
+    }
 
     #[test]
     fn serde_matches_the_api_shape() {

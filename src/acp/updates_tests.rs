@@ -154,6 +154,7 @@ fn every_event_kind_becomes_its_update() {
             window: 200_000,
             cost_usd: Some(0.25),
             cache_read_share: None,
+            tools: Default::default(),
         }),
     );
     assert_eq!(usage["sessionUpdate"], "usage_update");

@@ -44,6 +44,7 @@ impl ToolRun {
             content: self.output.content.clone(),
             is_error: self.output.is_error,
             images: self.output.images.clone(),
+            references: self.output.references.clone(),
         }
     }
 

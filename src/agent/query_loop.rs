@@ -234,6 +234,7 @@ async fn one_request(agent: &mut Agent, state: &mut State, cancel: &Cancellation
     extensions::refresh_skills(agent);
     extensions::check_settings(agent);
     skill_command::use_skill_model(agent, &mut state.model);
+    extensions::refresh_mcp_tools(agent).await;
     match prepare::prepare(agent, state.turn, &state.model, cancel).await {
         Prepared::Send { usage } => state.usage.add(usage),
         Prepared::End {

@@ -35,6 +35,7 @@ fn conversation() -> Vec<Message> {
             content: "Image: a.png (image/png, 1 KB)".into(),
             is_error: false,
             images: vec![image],
+            references: Vec::new(),
         }]),
     ]
 }

@@ -50,6 +50,7 @@ pub fn results_by_id(messages: &[Message]) -> HashMap<&str, ToolResult<'_>> {
                 content,
                 is_error,
                 images,
+                ..
             } => Some((
                 tool_use_id.as_str(),
                 ToolResult {

@@ -14,7 +14,7 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 use super::config::{ServerConfig, Transport, expand_env};
 
 /// A live client session with one server.
-pub type Client = RunningService<RoleClient, ()>;
+pub type Client = RunningService<RoleClient, super::notify::Handler>;
 
 /// Environment lookups for `${VAR}` in env and header values.
 pub type Lookup = dyn Fn(&str) -> Option<String> + Send + Sync;
@@ -39,6 +39,7 @@ pub async fn connect(
     server: &ServerConfig,
     workspace: &Path,
     lookup: &Lookup,
+    handler: super::notify::Handler,
 ) -> Result<Client, ConnectError> {
     match &server.transport {
         Transport::Stdio {
@@ -73,7 +74,8 @@ pub async fn connect(
                     }
                 });
             }
-            ().serve(transport)
+            handler
+                .serve(transport)
                 .await
                 .map_err(|e| ConnectError::Handshake(crate::text::ellipsize(&e.to_string(), 300)))
         }
@@ -91,7 +93,8 @@ pub async fn connect(
             let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
             config.custom_headers = custom;
             let transport = StreamableHttpClientTransport::from_config(config);
-            ().serve(transport)
+            handler
+                .serve(transport)
                 .await
                 .map_err(|e| ConnectError::Handshake(crate::text::ellipsize(&e.to_string(), 300)))
         }

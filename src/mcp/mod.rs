@@ -8,6 +8,7 @@ pub mod config;
 pub mod connect;
 pub mod defer;
 pub mod list;
+pub mod notify;
 pub mod result;
 pub mod search_rank;
 pub mod server;
@@ -110,6 +111,35 @@ impl McpManager {
         }
     }
 
+    /// Tools servers listed that cannot be offered, each with why; said once.
+    pub fn take_left_out(&self) -> Vec<String> {
+        self.servers
+            .iter()
+            .flat_map(|s| s.take_left_out())
+            .collect()
+    }
+
+    /// The servers whose tools changed (`list_changed`) since the last call, each listed
+    /// again, with its new tools; the manager's own list is updated too.
+    pub async fn refresh(&self) -> Vec<(String, Vec<Arc<dyn Tool>>)> {
+        let mut changed = Vec::new();
+        for server in &self.servers {
+            let Some(defs) = server.relist().await else {
+                continue;
+            };
+            let prefix = format!("mcp__{}__", server.config.name);
+            let fresh: Vec<Arc<dyn Tool>> = defs
+                .iter()
+                .map(|d| Arc::new(tool::McpTool::new(server.clone(), d)) as Arc<dyn Tool>)
+                .collect();
+            let mut tools = self.tools.lock().unwrap_or_else(|p| p.into_inner());
+            tools.retain(|t| !t.name().starts_with(&prefix));
+            tools.extend(fresh.iter().cloned());
+            changed.push((server.config.name.clone(), fresh));
+        }
+        changed
+    }
+
     /// The tools of every server that started, in server order then the server's order.
     pub fn tools(&self) -> Vec<Arc<dyn Tool>> {
         let mut tools = self.tools.lock().unwrap_or_else(|p| p.into_inner()).clone();
@@ -134,6 +164,7 @@ impl McpManager {
                 name: t.name().to_string(),
                 description: t.description().to_string(),
                 input_schema: t.input_schema(),
+                defer_loading: false,
             };
             let tokens = defer::spec_tokens(&spec);
             total += tokens;

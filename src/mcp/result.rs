@@ -31,6 +31,7 @@ pub fn to_output(result: &Value) -> ToolOutput {
         content,
         is_error,
         images: Vec::new(),
+        references: Vec::new(),
     }
 }
 

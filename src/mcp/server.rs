@@ -60,6 +60,10 @@ pub struct McpServer {
     restarts: Mutex<u32>,
     status: Mutex<ServerStatus>,
     on_status: StatusSink,
+    /// Tools the server listed that cannot be offered, each with why (said in a notice).
+    left_out: Mutex<Vec<String>>,
+    /// Its notifications (the same flag across restarts).
+    handler: super::notify::Handler,
 }
 
 impl McpServer {
@@ -83,6 +87,8 @@ impl McpServer {
             restarts: Mutex::new(0),
             status: Mutex::new(status),
             on_status,
+            left_out: Mutex::new(Vec::new()),
+            handler: super::notify::Handler::default(),
         }
     }
 
@@ -114,7 +120,13 @@ impl McpServer {
     /// Connects and lists the tools, within the startup timeout.
     pub async fn start(&self) -> Result<Vec<ToolDef>, StartError> {
         let started = tokio::time::timeout(self.config.startup_timeout, async {
-            let client = connect(&self.config, &self.workspace, self.lookup.as_ref()).await?;
+            let client = connect(
+                &self.config,
+                &self.workspace,
+                self.lookup.as_ref(),
+                self.handler.clone(),
+            )
+            .await?;
             let tools = client
                 .peer()
                 .list_all_tools()
@@ -133,19 +145,60 @@ impl McpServer {
                 return Err(e);
             }
         };
-        let defs: Vec<ToolDef> = tools
-            .iter()
-            .filter_map(|t| serde_json::to_value(t).ok())
-            .filter_map(|v| tool_def(&v))
-            .filter(|d| self.config.offers(&d.name))
-            .collect();
+        let defs = self.offered_defs(&tools);
         *self.client.lock().await = Some(Arc::new(client));
+        self.set_ready(&defs);
+        Ok(defs)
+    }
+
+    /// After a `list_changed` notification: the tools listed again (None when nothing
+    /// changed, or the server cannot answer; its calls say why then).
+    pub async fn relist(&self) -> Option<Vec<ToolDef>> {
+        if !self.handler.take_tools_changed() {
+            return None;
+        }
+        let client = self.client.lock().await.clone()?;
+        let tools = match client.peer().list_all_tools().await {
+            Ok(t) => t,
+            Err(e) => {
+                tracing::warn!(server = %self.config.name, "tools/list after list_changed: {e}");
+                return None;
+            }
+        };
+        let defs = self.offered_defs(&tools);
+        self.set_ready(&defs);
+        Some(defs)
+    }
+
+    fn set_ready(&self, defs: &[ToolDef]) {
         let names = defs
             .iter()
             .map(|d| super::config::qualified_name(&self.config.name, &d.name))
             .collect();
         self.set_status(ServerState::Ready, Some(names), None);
-        Ok(defs)
+    }
+
+    /// The listed tools this server offers; those no API would take are kept for a notice.
+    fn offered_defs(&self, tools: &[rmcp::model::Tool]) -> Vec<ToolDef> {
+        let mut defs = Vec::new();
+        let mut left_out = Vec::new();
+        for v in tools.iter().filter_map(|t| serde_json::to_value(t).ok()) {
+            match tool_def(&v) {
+                Some(Ok(d)) if self.config.offers(&d.name) => defs.push(d),
+                Some(Err((name, why))) if self.config.offers(&name) => left_out.push(format!(
+                    "{}: {why}",
+                    super::config::qualified_name(&self.config.name, &name)
+                )),
+                _ => {}
+            }
+        }
+        *self.left_out.lock().unwrap_or_else(|p| p.into_inner()) = left_out;
+        defs
+    }
+
+    /// The tools it listed that were left out, and why (taken: said once).
+    pub fn take_left_out(&self) -> Vec<String> {
+        std::mem::take(&mut *self.left_out.lock().unwrap_or_else(|p| p.into_inner()))
     }
 
     /// The live client, restarting a crashed server (within the restart budget).
@@ -238,8 +291,9 @@ impl McpServer {
     }
 }
 
-/// A tool from its spec JSON; None for one without a usable name.
-fn tool_def(v: &Value) -> Option<ToolDef> {
+/// A tool from its spec JSON; None for one without a usable name, Err (name, why) for one
+/// no model API would take.
+fn tool_def(v: &Value) -> Option<Result<ToolDef, (String, String)>> {
     let name = v.get("name")?.as_str()?.to_string();
     if name.is_empty() {
         return None;
@@ -252,7 +306,18 @@ fn tool_def(v: &Value) -> Option<ToolDef> {
     if let Value::Object(map) = &mut schema {
         map.entry("type").or_insert_with(|| "object".into());
     }
-    Some(ToolDef {
+    // Anything else would make every request fail (the API refuses the whole list).
+    if schema.get("type").and_then(Value::as_str) != Some("object") {
+        let found = match schema.get("type") {
+            Some(t) => format!("type {}", crate::text::ellipsize(&t.to_string(), 40)),
+            None => "not a JSON object".to_string(),
+        };
+        return Some(Err((
+            name,
+            format!("its input schema is not an object ({found}); the tool is left out"),
+        )));
+    }
+    Some(Ok(ToolDef {
         description: v
             .get("description")
             .and_then(Value::as_str)
@@ -264,7 +329,7 @@ fn tool_def(v: &Value) -> Option<ToolDef> {
             .unwrap_or(false),
         input_schema: schema,
         name,
-    })
+    }))
 }
 
 #[cfg(test)]
@@ -280,12 +345,26 @@ mod tests {
             "inputSchema": {"properties": {"ms": {"type": "integer"}}},
             "annotations": {"readOnlyHint": true}
         }))
+        .unwrap()
         .unwrap();
         assert!(d.read_only);
         assert_eq!(d.input_schema["type"], "object");
-        let w = tool_def(&json!({"name": "write", "inputSchema": {"type": "object"}})).unwrap();
+        let w = tool_def(&json!({"name": "write", "inputSchema": {"type": "object"}}))
+            .unwrap()
+            .unwrap();
         assert!(!w.read_only, "no annotation means unsafe");
         assert!(tool_def(&json!({"name": ""})).is_none());
         assert!(tool_def(&json!({"description": "nameless"})).is_none());
+        for bad in [
+            json!({"type": "string"}),
+            json!("x"),
+            json!({"type": ["object"]}),
+        ] {
+            let (name, why) = tool_def(&json!({"name": "s", "inputSchema": bad}))
+                .unwrap()
+                .unwrap_err();
+            assert_eq!(name, "s");
+            assert!(why.contains("not an object"), "{why}");
+        }
     }
 }

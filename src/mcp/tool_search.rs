@@ -162,7 +162,13 @@ impl Tool for ToolSearch {
                 .unwrap_or_default();
             out.push_str(&format!("\n- {name}: {desc}"));
         }
-        ToolOutput::ok(out)
+        let mut output = ToolOutput::ok(out);
+        if self.deferral.loads_by_reference() {
+            // The API puts each definition where its reference is: the tools list (and
+            // the cached prefix) stays as it was.
+            output.references = names;
+        }
+        output
     }
 }
 

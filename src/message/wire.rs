@@ -56,15 +56,34 @@ enum Out<'a> {
 }
 
 /// A tool result's `content`: its text as a string (the common case, and the bytes every
-/// request before images had), or a text block followed by image blocks.
+/// request before images had), or a text block followed by image blocks, or (a result that
+/// loads deferred tools) only `tool_reference` blocks.
 struct ResultOut<'a> {
     text: &'a str,
     images: &'a [ImageSource],
+    references: &'a [String],
+}
+
+#[derive(Serialize)]
+struct ToolReference<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    tool_name: &'a str,
 }
 
 impl Serialize for ResultOut<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeSeq;
+        if !self.references.is_empty() {
+            let mut seq = s.serialize_seq(Some(self.references.len()))?;
+            for name in self.references {
+                seq.serialize_element(&ToolReference {
+                    kind: "tool_reference",
+                    tool_name: name,
+                })?;
+            }
+            return seq.end();
+        }
         if self.images.is_empty() {
             return s.serialize_str(self.text);
         }
@@ -100,11 +119,13 @@ impl Serialize for ContentBlock {
                 content,
                 is_error,
                 images,
+                references,
             } => Out::ToolResult {
                 tool_use_id,
                 content: ResultOut {
                     text: content,
                     images,
+                    references,
                 },
                 is_error: *is_error,
             },
@@ -165,22 +186,31 @@ impl Default for ResultIn {
 }
 
 impl ResultIn {
-    /// The text blocks joined by newlines, and the images.
-    fn split(self) -> (String, Vec<ImageSource>) {
+    /// The text blocks joined by newlines, the images, and the tools referenced.
+    fn split(self) -> (String, Vec<ImageSource>, Vec<String>) {
         match self {
-            ResultIn::Text(s) => (s, Vec::new()),
+            ResultIn::Text(s) => (s, Vec::new(), Vec::new()),
             ResultIn::Blocks(blocks) => {
-                let text = blocks
-                    .iter()
-                    .filter_map(|b| b.get("text").and_then(Value::as_str))
-                    .collect::<Vec<_>>()
-                    .join("\n");
                 let images = blocks
                     .iter()
                     .filter(|b| b["type"] == "image")
                     .filter_map(|b| serde_json::from_value(b["source"].clone()).ok())
                     .collect();
-                (text, images)
+                let references: Vec<String> = blocks
+                    .iter()
+                    .filter(|b| b["type"] == "tool_reference")
+                    .filter_map(|b| b["tool_name"].as_str().map(String::from))
+                    .collect();
+                let mut text = blocks
+                    .iter()
+                    .filter_map(|b| b.get("text").and_then(Value::as_str))
+                    .collect::<Vec<_>>()
+                    .join("\n");
+                if text.is_empty() {
+                    // Only references on the wire: the names are the readable part.
+                    text = references.join("\n");
+                }
+                (text, images, references)
             }
         }
     }
@@ -207,12 +237,13 @@ impl<'de> Deserialize<'de> for ContentBlock {
                 content,
                 is_error,
             } => {
-                let (content, images) = content.split();
+                let (content, images, references) = content.split();
                 ContentBlock::ToolResult {
                     tool_use_id,
                     content,
                     is_error,
                     images,
+                    references,
                 }
             }
             In::Image { source } => ContentBlock::Image { source },

@@ -53,6 +53,27 @@ pub struct ContextStatus {
     pub cost_usd: Option<f64>,
     /// Share of the last request's input read from the cache, 0..=1.
     pub cache_read_share: Option<f64>,
+    /// Tokens of tool definitions (issue 39): sent, and held back by deferral. Left out
+    /// when there are none (recordings from before it read and write back the same).
+    #[serde(default, skip_serializing_if = "ToolTokens::is_none")]
+    pub tools: ToolTokens,
+}
+
+/// Estimated tokens of the tool definitions (`/context`, the context meter).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolTokens {
+    /// Definitions every request carries now.
+    pub loaded: u64,
+    pub loaded_count: usize,
+    /// Deferred MCP definitions not found yet: what deferral keeps out of every request.
+    pub deferred: u64,
+    pub deferred_count: usize,
+}
+
+impl ToolTokens {
+    pub fn is_none(&self) -> bool {
+        *self == ToolTokens::default()
+    }
 }
 
 /// What a compaction carried over by construction (stream-json `compact.kept`, the TUI's

@@ -21,6 +21,8 @@ use super::{
 use stream::event_stream;
 
 pub const ANTHROPIC_VERSION: &str = "2023-06-01";
+/// The beta that enables `defer_loading` on tool definitions and `tool_reference` blocks.
+pub const ADVANCED_TOOL_USE_BETA: &str = "advanced-tool-use-2025-11-20";
 
 /// Model, endpoint and key variable when nothing else names them (see the registry).
 pub const DEFAULTS: super::settings::ProviderDefaults = super::settings::ProviderDefaults {
@@ -123,12 +125,17 @@ impl AnthropicProvider {
             .post(body.bytes())
             .header("x-api-key", self.api_key.clone())
             .header("anthropic-version", ANTHROPIC_VERSION);
+        let mut betas = Vec::new();
         if req.reasoning.thinking_on() {
             // Thinking between tool calls streams in order (Claude 4).
-            send = send.header(
-                "anthropic-beta",
-                super::reasoning::INTERLEAVED_THINKING_BETA,
-            );
+            betas.push(super::reasoning::INTERLEAVED_THINKING_BETA);
+        }
+        if req.tools.iter().any(|t| t.defer_loading) {
+            // `defer_loading` and `tool_reference` (deferred MCP tools, issue 39).
+            betas.push(ADVANCED_TOOL_USE_BETA);
+        }
+        if !betas.is_empty() {
+            send = send.header("anthropic-beta", betas.join(","));
         }
         let resp = self.http.send(send, req.model).await?;
         if exchange::is_json(&resp) {
@@ -142,6 +149,10 @@ impl AnthropicProvider {
 impl Provider for AnthropicProvider {
     fn name(&self) -> &str {
         "anthropic"
+    }
+
+    fn loads_deferred_tools(&self) -> bool {
+        true
     }
 
     fn encode(&self, req: &Request<'_>) -> RequestBody {
@@ -182,6 +193,7 @@ mod tests {
                 name: "get_current_time".into(),
                 description: "the time".into(),
                 input_schema: json!({"type": "object"}),
+                defer_loading: false,
             }],
             max_tokens: 100,
             disable_parallel_tool_use: disable_parallel,

@@ -273,6 +273,12 @@ pub trait Provider: Send + Sync {
     /// The body for `req`, serialized once: the bytes `open` sends and the JSON pane shows
     /// (never with credentials). Byte-stable: the same request gives the same bytes.
     fn encode(&self, req: &Request<'_>) -> RequestBody;
+    /// Whether the API loads deferred tools itself (`defer_loading` definitions and
+    /// `tool_reference` blocks in tool results, Anthropic's mechanism; issue 39). Others get
+    /// the found definitions appended to `tools`.
+    fn loads_deferred_tools(&self) -> bool {
+        false
+    }
     /// Sends `body`, which `encode` made from `req` (in-process providers read `req`).
     fn open<'a>(
         &'a self,

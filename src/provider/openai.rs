@@ -212,6 +212,7 @@ mod tests {
                 name: "glob".into(),
                 description: "d".into(),
                 input_schema: json!({"type": "object"}),
+                defer_loading: false,
             }],
             max_tokens: 100,
             disable_parallel_tool_use: false,

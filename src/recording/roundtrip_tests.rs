@@ -269,6 +269,7 @@ fn examples() -> Vec<E> {
             window: 200_000,
             cost_usd: Some(0.25),
             cache_read_share: Some(0.5),
+            tools: Default::default(),
         }),
         E::HookStart {
             id: "hook-1".into(),

@@ -351,6 +351,7 @@ fn report(
         content: text,
         is_error,
         images: Vec::new(),
+        references: Vec::new(),
     }
 }
 

@@ -31,6 +31,9 @@ pub struct Deferral {
     entries: BTreeMap<String, Entry>,
     /// Names found, in the order found: the order they are appended to `tools`.
     loaded: Mutex<Vec<String>>,
+    /// The provider loads them itself (Anthropic): every definition is sent with
+    /// `defer_loading`, and `tool_search` answers with `tool_reference` blocks.
+    by_reference: bool,
 }
 
 impl Deferral {
@@ -38,7 +41,18 @@ impl Deferral {
         Deferral {
             entries,
             loaded: Mutex::new(Vec::new()),
+            by_reference: false,
         }
+    }
+
+    /// For a provider that loads deferred tools itself (see `by_reference`).
+    pub fn by_reference(mut self) -> Self {
+        self.by_reference = true;
+        self
+    }
+
+    pub fn loads_by_reference(&self) -> bool {
+        self.by_reference
     }
 
     pub fn entries(&self) -> &BTreeMap<String, Entry> {
@@ -100,7 +114,8 @@ impl Deferral {
 }
 
 /// The tools a request offers: every tool but the deferred ones, then the deferred ones
-/// found so far in the order found.
+/// found so far in the order found. By reference (Anthropic), every deferred one after the
+/// others, each marked `defer_loading`: the list never changes, whatever is found.
 pub fn offered(
     specs: &[crate::message::ToolSpec],
     deferral: Option<&Deferral>,
@@ -113,6 +128,15 @@ pub fn offered(
         .filter(|s| !d.is_deferred(&s.name))
         .cloned()
         .collect();
+    if d.by_reference {
+        out.extend(specs.iter().filter(|s| d.is_deferred(&s.name)).map(|s| {
+            crate::message::ToolSpec {
+                defer_loading: true,
+                ..s.clone()
+            }
+        }));
+        return out;
+    }
     for name in d.loaded() {
         if let Some(s) = specs.iter().find(|s| s.name == name) {
             out.push(s.clone());

@@ -59,6 +59,9 @@ pub struct ToolOutput {
     pub is_error: bool,
     /// Images for the model (read_file on a picture), after the text.
     pub images: Vec<crate::message::ImageSource>,
+    /// Deferred tools the result loads (`tool_search` on Anthropic): see
+    /// `ContentBlock::ToolResult::references`.
+    pub references: Vec<String>,
 }
 
 impl ToolOutput {
@@ -67,6 +70,7 @@ impl ToolOutput {
             content: content.into(),
             is_error: false,
             images: Vec::new(),
+            references: Vec::new(),
         }
     }
 
@@ -75,6 +79,7 @@ impl ToolOutput {
             content: content.into(),
             is_error: true,
             images: Vec::new(),
+            references: Vec::new(),
         }
     }
 
@@ -84,6 +89,7 @@ impl ToolOutput {
             content: content.into(),
             is_error: false,
             images: vec![image],
+            references: Vec::new(),
         }
     }
 }
@@ -485,6 +491,7 @@ impl ToolRegistry {
                     name: r.tool.name().to_string(),
                     description: r.tool.description().to_string(),
                     input_schema: r.tool.input_schema(),
+                    defer_loading: false,
                 })
                 .collect();
             let len = serde_json::to_vec(&specs).map_or(0, |v| v.len());

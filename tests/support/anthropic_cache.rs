@@ -131,9 +131,13 @@ fn segments(body: &Value) -> Vec<(String, bool)> {
         };
         out.push((format!("{prefix}{v}\u{1e}"), bp));
     };
+    // A deferred definition is out of the prompt; a tool_reference is where it goes in.
     for t in body["tools"].as_array().into_iter().flatten() {
-        push("tool:", t);
+        if let Some(t) = super::anthropic_defer::tool_segment(t) {
+            push("tool:", &t);
+        }
     }
+    let defs = super::anthropic_defer::definitions(body);
     match &body["system"] {
         Value::String(s) => push("system:", &serde_json::json!({"type": "text", "text": s})),
         Value::Array(blocks) => blocks.iter().for_each(|b| push("system:", b)),
@@ -146,7 +150,12 @@ fn segments(body: &Value) -> Vec<(String, bool)> {
                 &format!("{role}:"),
                 &serde_json::json!({"type": "text", "text": s}),
             ),
-            Value::Array(blocks) => blocks.iter().for_each(|b| push(&format!("{role}:"), b)),
+            Value::Array(blocks) => blocks.iter().for_each(|b| {
+                push(
+                    &format!("{role}:"),
+                    &super::anthropic_defer::expand(b, &defs),
+                )
+            }),
             _ => {}
         }
     }

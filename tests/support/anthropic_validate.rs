@@ -52,6 +52,7 @@ pub fn validate(req: &Recorded) -> Result<(), Reply> {
         return Err(invalid("system: Input should be a valid string".into()));
     }
     validate_tools(body)?;
+    super::anthropic_defer::validate(body, req.header("anthropic-beta")).map_err(invalid)?;
     super::anthropic_cache::validate_cache(body).map_err(invalid)?;
     let Some(messages) = body["messages"].as_array() else {
         return Err(invalid("messages: Input should be a valid list".into()));
@@ -80,6 +81,11 @@ fn validate_tools(body: &Value) -> Result<(), Reply> {
             };
             if !t["input_schema"].is_object() {
                 return Err(invalid(format!("tools.{i}.input_schema: Field required")));
+            }
+            if t["input_schema"]["type"] != "object" {
+                return Err(invalid(format!(
+                    "tools.{i}.custom.input_schema.type: Input should be 'object'"
+                )));
             }
             if !names.insert(name) {
                 return Err(invalid("tools: Tool names must be unique.".into()));

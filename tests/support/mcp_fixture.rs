@@ -9,6 +9,13 @@
 //! call's `_meta.traceparent` as a `traceparent NAME VALUE` line (`none` without one).
 //! `MCP_FIXTURE_SYNTHETIC=N` adds N synthetic tools (mcp_synthetic.rs) that answer with
 //! their name and arguments.
+//!
+//! Bad servers (issue 39): `MCP_FIXTURE_NO_TOOLS=1` lists none; `MCP_FIXTURE_SCALAR=1` adds
+//! `scalar`, whose input schema is `{"type": "string"}` (not an object);
+//! `MCP_FIXTURE_ONCE=PATH` starts only while PATH does not exist (it creates it), so a server
+//! that died is not restarted.
+//!
+//! `grow` adds the tool `grown` and sends `notifications/tools/list_changed`.
 
 #[path = "mcp_synthetic.rs"]
 mod synthetic;
@@ -58,8 +65,31 @@ fn synthetic_count() -> usize {
         .unwrap_or(0)
 }
 
+/// Set by `grow`: `grown` is listed from then on.
+static GROWN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 fn tools() -> Vec<Tool> {
+    if std::env::var_os("MCP_FIXTURE_NO_TOOLS").is_some() {
+        return Vec::new();
+    }
     let mut all = builtin_tools();
+    if GROWN.load(std::sync::atomic::Ordering::SeqCst) {
+        all.push(
+            Tool::new(
+                "grown",
+                "Appeared later.",
+                schema(json!({"type": "object"})),
+            )
+            .annotate(ToolAnnotations::new().read_only(true)),
+        );
+    }
+    if std::env::var_os("MCP_FIXTURE_SCALAR").is_some() {
+        all.push(Tool::new(
+            "scalar",
+            "Takes a bare string.",
+            schema(json!({"type": "string"})),
+        ));
+    }
     for i in 0..synthetic_count() {
         let (name, description, input) = synthetic::tool(i);
         all.push(Tool::new(name, description, schema(input)));
@@ -92,6 +122,12 @@ fn builtin_tools() -> Vec<Tool> {
             schema(json!({"type": "object"})),
         ),
         Tool::new(
+            "grow",
+            "Adds the tool `grown` (tools/list_changed).",
+            schema(json!({"type": "object"})),
+        )
+        .annotate(ToolAnnotations::new().read_only(true)),
+        Tool::new(
             "picture",
             "Returns an image.",
             schema(json!({"type": "object"})),
@@ -102,7 +138,12 @@ fn builtin_tools() -> Vec<Tool> {
 
 impl ServerHandler for Fixture {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_tool_list_changed()
+                .build(),
+        )
     }
 
     async fn list_tools(
@@ -161,6 +202,12 @@ impl ServerHandler for Fixture {
                 self.log("crashing");
                 std::process::exit(3);
             }
+            "grow" => {
+                GROWN.store(true, std::sync::atomic::Ordering::SeqCst);
+                let _ = context.peer.notify_tool_list_changed().await;
+                text("grew a tool".into())
+            }
+            "grown" => text("grown ran".into()),
             "picture" => Ok(CallToolResult::success(vec![ContentBlock::image(
                 "iVBORw0KGgo=",
                 "image/png",
@@ -188,6 +235,13 @@ async fn main() {
         };
         serve_http(fixture, port_file).await;
         return;
+    }
+    if let Some(once) = std::env::var_os("MCP_FIXTURE_ONCE") {
+        if std::path::Path::new(&once).exists() {
+            eprintln!("this server already ran once");
+            std::process::exit(1);
+        }
+        let _ = std::fs::write(&once, "started");
     }
     if args.get(1).map(String::as_str) == Some("--fail-start") {
         eprintln!("this server refuses to start");

@@ -101,6 +101,7 @@
 
 pub mod anthropic;
 pub mod anthropic_cache;
+pub mod anthropic_defer;
 pub mod anthropic_thinking;
 pub mod anthropic_validate;
 pub mod bin;

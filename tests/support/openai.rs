@@ -385,6 +385,7 @@ pub fn request(messages: Vec<Message>) -> ModelRequest {
             name: "read_file".into(),
             description: "read".into(),
             input_schema: json!({"type": "object"}),
+            defer_loading: false,
         }],
         max_tokens: 64,
         disable_parallel_tool_use: false,

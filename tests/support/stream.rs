@@ -94,6 +94,7 @@ pub fn sample_request() -> ModelRequest {
             name: "get_current_time".into(),
             description: "The current time".into(),
             input_schema: json!({"type": "object", "properties": {}}),
+            defer_loading: false,
         }],
         max_tokens: 256,
         disable_parallel_tool_use: false,

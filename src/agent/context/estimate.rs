@@ -25,6 +25,17 @@ pub fn fixed(system: &str, tools: &crate::tools::ToolRegistry) -> u64 {
     bytes(system.len()) + bytes(tools.specs_json_len()).saturating_sub(hidden)
 }
 
+/// The tool definitions' tokens: those sent and those deferral holds back.
+pub fn tool_tokens(tools: &crate::tools::ToolRegistry) -> crate::protocol::compaction::ToolTokens {
+    let stats = tools.deferral().map(|d| d.stats()).unwrap_or_default();
+    crate::protocol::compaction::ToolTokens {
+        loaded: bytes(tools.specs_json_len()).saturating_sub(stats.deferred_tokens),
+        loaded_count: tools.names().count().saturating_sub(stats.deferred),
+        deferred: stats.deferred_tokens,
+        deferred_count: stats.deferred,
+    }
+}
+
 /// What an image costs, roughly: the API bills width × height / 750 tokens and scales
 /// images down to about 1.15 megapixels, so at most ~1,600 (the bytes say nothing).
 const IMAGE_TOKENS: u64 = 1_600;

@@ -163,7 +163,12 @@ impl ContextState {
         }
     }
 
-    pub fn status(&self, tokens: u64, window: u64) -> ContextStatus {
+    pub fn status(
+        &self,
+        tokens: u64,
+        window: u64,
+        tools: &crate::tools::ToolRegistry,
+    ) -> ContextStatus {
         let share = self.last.and_then(|(u, _)| {
             let total = u.total_input();
             (total > 0).then(|| u.cache_read_tokens as f64 / total as f64)
@@ -174,6 +179,7 @@ impl ContextState {
             // Subagents' requests included: the status bar shows what the session costs.
             cost_usd: self.ledger.tree().cost_usd(),
             cache_read_share: share,
+            tools: estimate::tool_tokens(tools),
         }
     }
 

@@ -104,9 +104,14 @@ pub async fn prepare(
             usage,
         };
     }
-    agent.exec.events.send(AgentEvent::Context(
-        agent.context.status(tokens, limits.window),
-    ));
+    agent
+        .exec
+        .events
+        .send(AgentEvent::Context(agent.context.status(
+            tokens,
+            limits.window,
+            &agent.exec.registry,
+        )));
     Prepared::Send { usage }
 }
 
@@ -184,9 +189,14 @@ pub fn after_response(agent: &mut Agent, model: &str, usage: Usage, sent_len: us
     let limits = agent.context.limits(model, agent.settings.max_tokens);
     let fixed = estimate::fixed(&agent.settings.system, &agent.exec.registry);
     let tokens = agent.context.context_tokens(fixed, &agent.history);
-    agent.exec.events.send(AgentEvent::Context(
-        agent.context.status(tokens, limits.window),
-    ));
+    agent
+        .exec
+        .events
+        .send(AgentEvent::Context(agent.context.status(
+            tokens,
+            limits.window,
+            &agent.exec.registry,
+        )));
 }
 
 /// The current context estimate and window, for the end-of-prompt result.
@@ -225,7 +235,11 @@ pub async fn manual(agent: &mut Agent, instructions: Option<&str>, cancel: &Canc
             agent
                 .exec
                 .events
-                .send(AgentEvent::Context(agent.context.status(tokens, window)));
+                .send(AgentEvent::Context(agent.context.status(
+                    tokens,
+                    window,
+                    &agent.exec.registry,
+                )));
         }
         // Not a failure: the conversation is already as small as a summary would make it.
         Err(e @ CompactError::NothingToCompact { .. }) => {

@@ -35,6 +35,10 @@ pub(super) async fn join_mcp_tools(agent: &mut Agent, cancel: &CancellationToken
     }
     let tools = mcp.tools();
     let (mut registry, errors) = agent.exec.registry.with_tools(tools.clone());
+    let errors = errors
+        .into_iter()
+        .map(|e| e.to_string())
+        .chain(mcp.take_left_out());
     for e in errors {
         tracing::warn!("MCP tool left out: {e}");
         agent.exec.events.send(AgentEvent::Notice {
@@ -55,7 +59,12 @@ pub(super) async fn join_mcp_tools(agent: &mut Agent, cancel: &CancellationToken
         })
         .collect();
     if let Some(deferral) = mcp.deferral(&joined, window) {
-        let deferral = Arc::new(deferral);
+        // Anthropic loads found tools itself (tool_reference), so `tools` never changes.
+        let deferral = Arc::new(if agent.provider.loads_deferred_tools() {
+            deferral.by_reference()
+        } else {
+            deferral
+        });
         let search = crate::mcp::tool_search::ToolSearch::new(deferral.clone());
         let (with_search, error) = registry.with_builtin(Arc::new(search));
         match error {
@@ -69,6 +78,41 @@ pub(super) async fn join_mcp_tools(agent: &mut Agent, cancel: &CancellationToken
     }
     agent.exec.registry = Arc::new(registry);
     agent.mcp_joined = true;
+}
+
+/// Before every request: a server that sent `notifications/tools/list_changed` has its tools
+/// listed again, and the request offers the new list (the one time the tool list changes
+/// mid-session without a compaction: the server changed it).
+pub(super) async fn refresh_mcp_tools(agent: &mut Agent) {
+    let Some(mcp) = agent.mcp.clone() else { return };
+    if !agent.mcp_joined {
+        return;
+    }
+    // rmcp runs notification handlers as tasks of their own: let one that arrived with the
+    // last tool result set its flag first.
+    tokio::task::yield_now().await;
+    for (server, tools) in mcp.refresh().await {
+        let prefix = format!("mcp__{server}__");
+        let count = tools.len();
+        let without = agent.exec.registry.subset(|n| !n.starts_with(&prefix));
+        let (mut next, errors) = without.with_tools(tools);
+        if let Some(d) = agent.exec.registry.deferral() {
+            next = next.with_deferral(d.clone());
+        }
+        agent.exec.registry = Arc::new(next);
+        let errors = errors
+            .into_iter()
+            .map(|e| e.to_string())
+            .chain(mcp.take_left_out());
+        for e in errors {
+            agent.exec.events.send(AgentEvent::Notice {
+                text: format!("MCP tool left out: {e}"),
+            });
+        }
+        agent.exec.events.send(AgentEvent::Notice {
+            text: format!("MCP server {server} changed its tools: {count} now"),
+        });
+    }
 }
 
 /// Before every request: a SKILL.md that changed, appeared or went since the last one is

@@ -166,9 +166,16 @@ impl Serialize for CachedTools<'_> {
             input_schema: &'a Value,
             cache_control: CacheControl,
         }
+        // The last tool the model always sees: a deferred definition is not in the prefix
+        // the API caches until a tool_reference loads it.
+        let marked = self
+            .tools
+            .iter()
+            .rposition(|t| !t.defer_loading)
+            .filter(|_| self.mark_last);
         let mut seq = s.serialize_seq(None)?;
         for (i, t) in self.tools.iter().enumerate() {
-            if self.mark_last && i + 1 == self.tools.len() {
+            if marked == Some(i) {
                 seq.serialize_element(&Marked {
                     name: &t.name,
                     description: &t.description,

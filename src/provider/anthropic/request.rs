@@ -136,6 +136,7 @@ mod tests {
                     name: "glob".into(),
                     description: "d".into(),
                     input_schema: json!({"type": "object", "properties": {}}),
+                    defer_loading: false,
                 }]
             } else {
                 vec![]

@@ -317,6 +317,7 @@ fn user<S: SerializeSeq>(message: &Message, seq: &mut S) -> Result<(), S::Error>
                 content,
                 is_error,
                 images,
+                ..
             } => {
                 let mut content = tool_result_content(content, *is_error);
                 if !images.is_empty() {
@@ -411,6 +412,7 @@ mod tests {
                         name: "glob".into(),
                         description: "d".into(),
                         input_schema: json!({"type": "object"}),
+                        defer_loading: false,
                     }]
                 } else {
                     vec![]

@@ -108,6 +108,17 @@ pub fn draw(f: &mut Frame, area: Rect, v: &StatusView, theme: &Theme) {
         if let Some(share) = c.cache_read_share {
             optional.push(format!("cache {:.0}%", share * 100.0));
         }
+        // Tool definitions in every request, and what deferral keeps out (issue 39).
+        let t = c.tools;
+        if t.deferred_count > 0 {
+            optional.push(format!(
+                "tools {} +{} deferred",
+                tokens(t.loaded),
+                tokens(t.deferred)
+            ));
+        } else if t.loaded > 0 {
+            optional.push(format!("tools {}", tokens(t.loaded)));
+        }
     }
     if !v.sandbox.is_empty() {
         optional.push(strings::sandbox_status(v.sandbox));
@@ -207,6 +218,7 @@ mod tests {
             window: 200_000,
             cost_usd: Some(1.25),
             cache_read_share: Some(0.5),
+            tools: Default::default(),
         };
         let v = StatusView {
             provider: "anthropic",

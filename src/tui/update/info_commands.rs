@@ -1,5 +1,6 @@
-//! `/status`, `/cost` and `/init`: what this run is (model, provider, base URL, workspace,
-//! mode, sandbox, session, context, cost), what it spent, and a starting AGENTS.md.
+//! `/status`, `/context`, `/cost` and `/init`: what this run is (model, provider, base URL,
+//! workspace, mode, sandbox, session, context, tool definitions, cost), what it spent, and a
+//! starting AGENTS.md.
 
 use crate::tui::app::App;
 use crate::tui::panes::cells::CellKind;
@@ -42,6 +43,7 @@ impl App {
             Some(("session", session)),
             transcript.map(|t| ("transcript", t)),
             Some(("context", self.context_line())),
+            Some(("tools", self.tools_line())),
             Some(("cost", self.cost_line())),
         ];
         let text = rows
@@ -53,6 +55,29 @@ impl App {
         self.panes
             .conversation
             .push(CellKind::Notice(format!("status\n{text}")));
+    }
+
+    /// `/context`: how full the window is, and what the tool definitions take of it: those
+    /// sent with every request, and those deferral keeps out (issue 39).
+    pub(crate) fn show_context(&mut self) {
+        let mut text = format!(
+            "context {}
+tools   {}",
+            self.context_line(),
+            self.tools_line()
+        );
+        if let Some(c) = &self.turn.context
+            && c.tools.deferred_count > 0
+        {
+            text.push_str(&format!(
+                "
+        deferral saves {} tokens on every request: {} MCP tool definitions \
+                 are sent only once tool_search finds them",
+                group(c.tools.deferred),
+                c.tools.deferred_count
+            ));
+        }
+        self.panes.conversation.push(CellKind::Notice(text));
     }
 
     /// `/cost`: the session's cost and the tokens this run's prompts used.
@@ -96,6 +121,26 @@ impl App {
             Some(c) => format!("{} tokens", group(c.context_tokens)),
             None => "nothing sent yet".into(),
         }
+    }
+
+    fn tools_line(&self) -> String {
+        let Some(c) = &self.turn.context else {
+            return "nothing sent yet".into();
+        };
+        let t = c.tools;
+        let loaded = format!(
+            "{} tokens of definitions in every request ({} tools)",
+            group(t.loaded),
+            t.loaded_count
+        );
+        if t.deferred_count == 0 {
+            return loaded;
+        }
+        format!(
+            "{loaded}, {} deferred ({} tools)",
+            group(t.deferred),
+            t.deferred_count
+        )
     }
 
     fn cost_line(&self) -> String {

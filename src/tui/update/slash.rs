@@ -139,6 +139,12 @@ pub const COMMANDS: &[SlashCommand] = &[
         run: |app, _, _| app.show_status(),
     },
     SlashCommand {
+        name: "context",
+        args: "",
+        help: "context window use; tool definitions loaded and deferred",
+        run: |app, _, _| app.show_context(),
+    },
+    SlashCommand {
         name: "cost",
         args: "",
         help: "session cost and tokens used",
@@ -330,6 +336,7 @@ mod tests {
             "agents",
             "permissions",
             "status",
+            "context",
             "cost",
             "init",
             "exit",

@@ -90,6 +90,7 @@ async fn stdio_server_tools_join_with_their_safety_and_answer() {
         [
             "mcp__fx__crash",
             "mcp__fx__fail",
+            "mcp__fx__grow",
             "mcp__fx__picture",
             "mcp__fx__slow_read",
             "mcp__fx__write_note"
@@ -125,7 +126,7 @@ async fn stdio_server_tools_join_with_their_safety_and_answer() {
     // The states went starting → ready through the sink, as the front ends see them.
     let seen = s.seen.lock().unwrap().clone();
     assert_eq!(seen.last().unwrap().state, ServerState::Ready);
-    assert_eq!(seen.last().unwrap().tools.len(), 5);
+    assert_eq!(seen.last().unwrap().tools.len(), 6);
     s.manager.shutdown().await;
 }
 
@@ -241,7 +242,7 @@ async fn servers_that_fail_to_start_are_reported_and_the_rest_work() {
             .unwrap()
             .contains("did not start within")
     );
-    assert_eq!(s.manager.tools().len(), 5, "only the good server's tools");
+    assert_eq!(s.manager.tools().len(), 6, "only the good server's tools");
 }
 
 #[tokio::test]

@@ -297,7 +297,7 @@ fn mcp_list_prints_each_server_and_exits_1_when_one_failed() {
         .workspace(dir.path())
         .run();
     assert_eq!(run.code, Some(0), "stderr:\n{}", run.stderr);
-    assert!(run.stdout.contains("fx: ready, 4 tools"), "{}", run.stdout);
+    assert!(run.stdout.contains("fx: ready, 5 tools"), "{}", run.stdout);
     assert!(
         !run.stdout.contains("mcp__fx__crash"),
         "tools_deny: {}",

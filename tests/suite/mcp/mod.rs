@@ -1,5 +1,7 @@
 //! MCP servers: the client and headless runs with the fixture server.
 
+mod bad_input;
 mod client;
 mod defer;
 mod headless;
+mod list_changed;

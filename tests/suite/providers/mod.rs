@@ -2,6 +2,7 @@
 
 mod anthropic_http;
 mod anthropic_mock;
+mod anthropic_mock_defer;
 mod anthropic_protocol;
 mod base_url_errors;
 mod models_switch;

@@ -20,6 +20,7 @@ fn request(messages: Vec<Message>) -> ModelRequest {
             name: "glob".into(),
             description: "find files".into(),
             input_schema: json!({"type": "object", "properties": {"pattern": {"type": "string"}}}),
+            defer_loading: false,
         }],
         max_tokens: 128,
         disable_parallel_tool_use: true,

@@ -175,6 +175,7 @@ fn tools_are_functions() {
         name: "glob".into(),
         description: "find files".into(),
         input_schema: json!({"type": "object"}),
+        defer_loading: false,
     }]);
     assert_eq!(
         tools,

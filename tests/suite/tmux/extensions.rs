@@ -129,7 +129,7 @@ fn mcp_tools_and_hooks_in_the_tui() {
     );
 
     t.send("/mcp");
-    let s = t.wait_text("MCP fx: ready, 5 tools");
+    let s = t.wait_text("MCP fx: ready, 6 tools");
     assert!(s.contains("mcp__fx__slow_read"), "{s}");
     assert_eq!(server.accepted().len(), 4, "/mcp is not sent to the model");
 }

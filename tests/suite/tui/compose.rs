@@ -37,7 +37,8 @@ async fn the_menu_follows_typing_and_a_completion_leaves_nothing_stale() {
     let mut app = app_in(dir.path());
     let now = Instant::now();
     type_text(&mut app, "/ex", now);
-    assert_eq!(labels(&app), ["/export [FILE]", "/exit"]);
+    // Prefix matches first, then names that contain it (/context).
+    assert_eq!(labels(&app), ["/export [FILE]", "/exit", "/context"]);
     app.on_key(key(KeyCode::Down), now);
     app.on_key(key(KeyCode::Tab), now);
     assert_eq!(app.input.text(), "/exit");

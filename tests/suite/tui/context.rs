@@ -67,6 +67,7 @@ async fn status_bar_shows_context_cost_and_cache_share() {
             window: 200_000,
             cost_usd: Some(0.4213),
             cache_read_share: Some(0.92),
+            tools: Default::default(),
         }),
         now,
     );
@@ -81,6 +82,7 @@ async fn status_bar_shows_context_cost_and_cache_share() {
             window: 200_000,
             cost_usd: None,
             cache_read_share: None,
+            tools: Default::default(),
         }),
         now,
     );

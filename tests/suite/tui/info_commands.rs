@@ -1,4 +1,4 @@
-//! `/status`, `/cost`, `/init` and `/quit`: state tests on the App, drawn at 80×24 and
+//! `/status`, `/context`, `/cost`, `/init` and `/quit`: state tests on the App, drawn at 80×24 and
 //! 200×50.
 
 use crate::support;
@@ -34,6 +34,7 @@ fn used(app: &mut App, input: u64, output: u64, cost: f64) {
             window: 200_000,
             cost_usd: Some(cost),
             cache_read_share: None,
+            tools: Default::default(),
         }),
         now,
     );
@@ -150,4 +151,46 @@ async fn quit_is_exit() {
     for c in ["status", "cost", "init", "quit"] {
         assert!(rows.iter().any(|(name, _, _)| *name == c), "{c}");
     }
+}
+
+#[tokio::test(start_paused = true)]
+async fn context_and_status_show_the_tool_definitions_loaded_and_deferred() {
+    let mut a = app();
+    command(&mut a, "/context");
+    assert!(
+        last_cell(&a).contains("nothing sent yet"),
+        "{}",
+        last_cell(&a)
+    );
+    a.on_agent(
+        AgentEvent::Context(ContextStatus {
+            context_tokens: 9_000,
+            window: 200_000,
+            cost_usd: None,
+            cache_read_share: None,
+            tools: tooloop::protocol::compaction::ToolTokens {
+                loaded: 3_120,
+                loaded_count: 14,
+                deferred: 27_935,
+                deferred_count: 155,
+            },
+        }),
+        Instant::now(),
+    );
+    command(&mut a, "/context");
+    let text = last_cell(&a);
+    for want in [
+        "9,000 of 200,000 tokens",
+        "3,120 tokens of definitions in every request (14 tools)",
+        "27,935 deferred (155 tools)",
+        "deferral saves 27,935 tokens on every request",
+    ] {
+        assert!(text.contains(want), "{want:?} in {text}");
+    }
+    command(&mut a, "/status");
+    let text = last_cell(&a);
+    assert!(text.contains("tools      3,120 tokens"), "{text}");
+    // The meter in the status bar, wide enough for its optional items.
+    let screen = render_text(&mut a, 200, 50, Instant::now());
+    assert!(screen.contains("tools 3.1k +27k deferred"), "{screen}");
 }
