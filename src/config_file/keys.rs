@@ -62,7 +62,17 @@ pub fn line_of_key(text: &str, key: &str) -> Option<usize> {
             return Some(i + 1);
         }
     }
-    None
+    spanned_line(text, key)
+}
+
+/// The line of a top-level `key` the plain reading above misses (a quoted key with escapes
+/// or a newline in it): where the TOML parser itself saw the key.
+fn spanned_line(text: &str, key: &str) -> Option<usize> {
+    let table: std::collections::BTreeMap<toml::Spanned<String>, serde::de::IgnoredAny> =
+        toml::from_str(text).ok()?;
+    let (found, _) = table.iter().find(|(k, _)| k.get_ref() == key)?;
+    let start = found.span().start;
+    Some(text.get(..start)?.matches('\n').count() + 1)
 }
 
 #[cfg(test)]
@@ -88,5 +98,8 @@ mod tests {
         assert_eq!(line_of_key(text, "x"), Some(2));
         assert_eq!(line_of_key(text, "z"), None, "z belongs to [t]");
         assert_eq!(line_of_key(text, "w"), Some(5));
+        // A quoted key with a newline escaped in it: where the parser saw it.
+        let quoted = "a = 1\n\"\\n4o8\\n e\" = 2\n";
+        assert_eq!(line_of_key(quoted, "\n4o8\n e"), Some(2));
     }
 }

@@ -16,7 +16,9 @@ use crate::tui::update::tool_events::{Scope, is_tool_event};
 
 impl App {
     pub fn on_agent(&mut self, event: AgentEvent, now: Instant) {
+        // Before the event is taken apart: both count a subagent's requests too.
         self.status_tally.observe(&event, now);
+        self.spend.on_event(&event, self.info.models.as_deref());
         let Some((scope, event)) = self.scoped(event) else {
             return;
         };
@@ -26,25 +28,15 @@ impl App {
         if let Scope::Subagent { agent_id, row } = &scope {
             return self.on_subagent_event(agent_id, row, event, now);
         }
-        self.spend.on_event(&event, self.info.models.as_deref());
         match event {
             E::AgentStart(info) => self.on_agent_start(info, now),
             E::AgentEnd(report) => self.on_agent_end(report, now),
             E::PromptStart { text } => self.prompt_started(text, now),
             E::TurnStart { turn } => self.turn.turn = turn,
             E::Steer { text, fate } => self.on_steer(text, fate),
-            E::RequestStart {
-                body,
-                turn,
-                attempt,
-                ..
-            } => self.request_started(body, turn, attempt, now),
+            e @ E::RequestStart { .. } => self.request_started(e, now),
             E::RequestFailed { status, body } => self.panes.json.request_http_failed(status, &body),
-            E::Retry {
-                attempt,
-                delay_ms,
-                error,
-            } => self.retry(attempt, delay_ms, error, now),
+            e @ E::Retry { .. } => self.retry(e, now),
             E::TextDelta { text } => self.panes.conversation.text_delta(&text),
             E::ThinkingDelta { text } => self.panes.conversation.thinking_delta(&text),
             E::StreamEnd { .. } => self.stream_ended(now),
@@ -106,13 +98,16 @@ impl App {
         self.panes.conversation.scroll.bottom();
     }
 
-    fn request_started(
-        &mut self,
-        body: std::sync::Arc<crate::provider::RequestBody>,
-        turn: u32,
-        attempt: u32,
-        now: Instant,
-    ) {
+    fn request_started(&mut self, event: AgentEvent, now: Instant) {
+        let E::RequestStart {
+            body,
+            turn,
+            attempt,
+            ..
+        } = event
+        else {
+            return;
+        };
         self.panes.json.request_started(turn, attempt, body);
         self.panes.tools.stream_started(now);
         let index = self.panes.json.requests.metas.len().saturating_sub(1);
@@ -121,7 +116,15 @@ impl App {
         self.turn.retry_until = None;
     }
 
-    fn retry(&mut self, attempt: u32, delay_ms: u64, error: String, now: Instant) {
+    fn retry(&mut self, event: AgentEvent, now: Instant) {
+        let E::Retry {
+            attempt,
+            delay_ms,
+            error,
+        } = event
+        else {
+            return;
+        };
         self.panes.json.request_failed(&error);
         self.turn.streaming = false;
         self.panes.tools.stream_ended(now);
