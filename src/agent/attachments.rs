@@ -126,7 +126,10 @@ pub fn load(prompt: &str, root: &Path, denied: DenyCheck) -> (Vec<ImageSource>, 
             .map_err(|e| e.to_string())
             .and_then(|b| ImageSource::from_bytes(&b).map_err(|e| e.to_string()))
         {
-            Ok(image) => images.push(image),
+            Ok(image) => {
+                notices.push(format!("attached {} (an image)", a.name));
+                images.push(image)
+            }
             Err(e) => notices.push(format!("{} not attached: {e}", a.name)),
         }
     }

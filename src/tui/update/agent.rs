@@ -23,6 +23,11 @@ impl App {
         for pane in &mut self.panes {
             pane.on_agent(&event, now);
         }
+        // Any word from this agent (a subagent's are its own) is a sign of life: the status
+        // counts the silence from it (`state_label`).
+        if !matches!(event, AgentEvent::Subagent { .. }) {
+            self.turn.heard_at = Some(now);
+        }
         match event {
             AgentEvent::AgentStart(info) => self.on_agent_start(info, now),
             AgentEvent::AgentEnd(report) => self.on_agent_end(report, now),
@@ -57,6 +62,7 @@ impl App {
             }
             AgentEvent::Retry {
                 attempt,
+                max_attempts,
                 delay_ms,
                 error,
             } => {
@@ -64,7 +70,7 @@ impl App {
                 self.turn.streaming = false;
                 self.tools.stream_ended(now);
                 self.turn.retry_until = Some(now + Duration::from_millis(delay_ms));
-                let note = strings::retry_note(attempt, delay_ms, &error);
+                let note = strings::retry_note(attempt, max_attempts, delay_ms, &error);
                 self.conversation.push(CellKind::Notice(note));
             }
             AgentEvent::TextDelta { text } => self.conversation.text_delta(&text),

@@ -45,13 +45,15 @@ fn config(workspace: &Path, server: &MockServer) -> Config {
     Config::resolve_with(&cli, &KeyEnv, &FileConfig::default()).expect("config")
 }
 
-/// Events until Done: its reason, and the tool output the front end was shown.
+/// Events until Done: its reason, and the tool output the front end was shown, and a
+/// line for each notice.
 async fn until_done(rx: &mut mpsc::UnboundedReceiver<AgentEvent>) -> (Terminal, String) {
     let mut shown = String::new();
     while let Some(e) = rx.recv().await {
         match e {
             AgentEvent::Done(s) => return (s.reason, shown),
             AgentEvent::ToolEnd { output, .. } => shown.push_str(&output),
+            AgentEvent::Notice { text } => shown.push_str(&format!("\nnotice: {text}\n")),
             _ => {}
         }
     }
@@ -102,8 +104,14 @@ async fn at_files_and_shell_output_reach_the_model() {
     control.send(AgentCommand::Submit {
         text: "what does @notes.md say, and what is in @src?".into(),
     });
-    let (reason, _) = until_done(&mut rx).await;
+    let (reason, shown) = until_done(&mut rx).await;
     assert_eq!(reason, Terminal::Completed);
+    // The user sees what was attached, as a resumed session shows it (issue #41 item 17).
+    assert!(
+        shown.contains("notice: attached notes.md (1 line)\n")
+            && shown.contains("notice: attached src/ (1 entry)\n"),
+        "{shown}"
+    );
     let sent = server.accepted();
     assert_eq!(sent.len(), 1);
     let body = &sent[0].body;
