@@ -347,11 +347,7 @@ impl App {
     }
 
     pub fn on_paste(&mut self, text: &str) {
-        if self.approvals.is_open()
-            || self.help_open
-            || self.rewind.is_some()
-            || self.sessions.is_some()
-        {
+        if !self.takes_paste() {
             return;
         }
         self.set_focus(Focus::Input);
@@ -363,6 +359,14 @@ impl App {
             return;
         }
         self.input.paste(text);
+    }
+
+    /// No box that answers keys (approval, help, rewind, sessions) is open.
+    pub fn takes_paste(&self) -> bool {
+        !(self.approvals.is_open()
+            || self.help_open
+            || self.rewind.is_some()
+            || self.sessions.is_some())
     }
 
     pub fn on_resize(&mut self) {
