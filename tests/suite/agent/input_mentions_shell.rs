@@ -211,7 +211,14 @@ fn a_denied_path_is_never_attached() {
         sent[0].body_text
     );
     let texts = last_user_texts(&sent[0].body);
-    assert!(texts[1].starts_with("[@.env was not attached: read_file was not run: the permission rule deny `read_file(.env)`"), "{texts:?}");
+    // Words for the user as much as the model (they are its notice too): the rule, not
+    // "read_file was not run" (issue #41 item 19).
+    assert!(
+        texts[1]
+            .starts_with("[@.env was not attached: the permission rule deny `read_file(.env)` in ")
+            && texts[1].ends_with(" forbids reading it]"),
+        "{texts:?}"
+    );
     #[cfg(unix)]
     assert!(
         texts[2].starts_with("[@env-link was not attached:"),
