@@ -126,7 +126,10 @@ pub fn load(prompt: &str, root: &Path, denied: DenyCheck) -> (Vec<ImageSource>, 
             .map_err(|e| e.to_string())
             .and_then(|b| ImageSource::from_bytes(&b).map_err(|e| e.to_string()))
         {
-            Ok(image) => images.push(image),
+            Ok(image) => {
+                notices.push(format!("attached {} (an image)", a.name));
+                images.push(image)
+            }
             Err(e) => notices.push(format!("{} not attached: {e}", a.name)),
         }
     }
@@ -160,7 +163,11 @@ mod tests {
         assert_eq!(found[0].label(), "[image shot.png 1 KB]");
         let (images, notices) = load(&prompt, root, &|_| None);
         assert_eq!(images.len(), 2);
-        assert!(notices.is_empty());
+        assert_eq!(
+            notices,
+            ["attached shot.png (an image)", "attached b.png (an image)"],
+            "the user is told what was attached"
+        );
         assert!(find("email me @ noon, see /etc/hostname", root).is_empty());
     }
 }

@@ -52,8 +52,14 @@ pub fn read_denied(
         inside_workspace: path.starts_with(root),
         sandboxed: false,
     };
-    match policy.decide(&call, root).verdict {
-        crate::permission::Verdict::Deny(why) => Some(why),
+    let decided = policy.decide(&call, root);
+    match (decided.verdict, decided.rule) {
+        // Said to the user as much as to the model: the rule, not "read_file was not run".
+        (crate::permission::Verdict::Deny(_), Some(r)) => Some(format!(
+            "the permission rule deny `{}` in {} forbids reading it",
+            r.rule, r.source
+        )),
+        (crate::permission::Verdict::Deny(why), None) => Some(why),
         _ => None,
     }
 }

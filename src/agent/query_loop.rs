@@ -143,6 +143,14 @@ async fn run(agent: &mut Agent, prompt: &str, cancel: &CancellationToken) -> Tur
     let (files, mut notices) = super::mentions::load(prompt, &root, &denied);
     let (images, image_notices) = super::attachments::load(prompt, &root, &denied);
     notices.extend(image_notices);
+    // Each file attached gets the line a resumed session shows for it.
+    let attached = files.iter().filter_map(|b| match b {
+        ContentBlock::Text { text, .. } => {
+            crate::message::markers::mention::label(text).filter(|label| !label.starts_with('@'))
+        }
+        _ => None,
+    });
+    let notices: Vec<String> = attached.chain(notices).collect();
     for text in notices {
         events.send(AgentEvent::Notice { text });
     }

@@ -253,6 +253,7 @@ mod tests {
                 10,
                 AgentEvent::Retry {
                     attempt: 2,
+                    max_attempts: 8,
                     delay_ms: 30,
                     error: "HTTP 529".into(),
                 },

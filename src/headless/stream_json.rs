@@ -218,10 +218,11 @@ mod tests {
         say(
             AgentEvent::Retry {
                 attempt: 2,
+                max_attempts: 8,
                 delay_ms: 30,
                 error: "e".into(),
             },
-            r#"{"type":"retry","attempt":2,"delay_ms":30,"error":"e"}"#,
+            r#"{"type":"retry","attempt":2,"max_attempts":8,"delay_ms":30,"error":"e"}"#,
         );
         say(
             AgentEvent::ThinkingDelta { text: "t".into() },

@@ -168,9 +168,13 @@ pub enum AgentEvent {
         status: u16,
         body: String,
     },
-    /// Waiting before another attempt.
+    /// Waiting before another attempt. `attempt` is the one about to be made (the first
+    /// retry is attempt 2) of `max_attempts` in all, the first included; 0 in recordings
+    /// made before it was written.
     Retry {
         attempt: u32,
+        #[serde(default)]
+        max_attempts: u32,
         delay_ms: u64,
         error: String,
     },

@@ -46,9 +46,12 @@ const FILLER: &[&str] = &[
     "the", "file", "files", "for", "a", "me", "contents", "of", "in",
 ];
 
+/// A word as a name: quotes and punctuation off, and the `@` of a mention (`@notes.md`
+/// names notes.md, which tooloop attached).
 fn clean(word: &str) -> String {
     word.trim_matches(|c: char| "`'\"“”‘’,;:!?()".contains(c))
         .trim_end_matches('.')
+        .trim_start_matches('@')
         .to_string()
 }
 
@@ -282,5 +285,16 @@ mod tests {
         );
         assert_eq!(intents("find *.rs"), vec![Intent::Glob("*.rs".into())]);
         assert!(intents("hello there").is_empty());
+    }
+
+    #[test]
+    fn a_mention_names_the_file_not_an_at_path() {
+        assert_eq!(
+            intents("read @notes.txt and @src/main.rs"),
+            vec![
+                Intent::ReadFile("notes.txt".into()),
+                Intent::ReadFile("src/main.rs".into())
+            ]
+        );
     }
 }

@@ -47,12 +47,16 @@ impl RetryPolicy {
     /// server (connection refused, unknown host) gets [`UNREACHABLE_ATTEMPTS`] at most: a
     /// wrong base URL fails in about a second and a half instead of a minute of backoff.
     pub fn should_retry(&self, attempt: u32, err: &ProviderError) -> bool {
-        let limit = if err.is_unreachable() {
+        attempt < self.attempts_for(err) && err.is_retryable()
+    }
+
+    /// Attempts in all, the first included, that an error of this kind gets.
+    pub fn attempts_for(&self, err: &ProviderError) -> u32 {
+        if err.is_unreachable() {
             self.max_attempts.min(UNREACHABLE_ATTEMPTS)
         } else {
             self.max_attempts
-        };
-        attempt < limit && err.is_retryable()
+        }
     }
 }
 

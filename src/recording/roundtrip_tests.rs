@@ -141,6 +141,7 @@ fn examples() -> Vec<E> {
         },
         E::Retry {
             attempt: 2,
+            max_attempts: 8,
             delay_ms: 500,
             error: "HTTP 529 overloaded_error: Overloaded".into(),
         },

@@ -162,6 +162,7 @@ impl Observer {
                 attempt,
                 delay_ms,
                 error,
+                ..
             } => {
                 if let Some(chat) = self.chat(&agent) {
                     chat.cx.span().add_event(

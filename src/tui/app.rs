@@ -24,6 +24,9 @@ pub const NOTE_WINDOW: Duration = Duration::from_secs(5);
 pub const TICK: Duration = Duration::from_millis(100);
 /// How often a running background job's timer moves (whole seconds).
 pub const JOB_TICK: Duration = Duration::from_secs(1);
+/// A stream this long without a byte says so in the status (and keeps counting): a stalled
+/// connection otherwise looks like a slow model until the read timeout, minutes later.
+pub const STALL_AFTER: Duration = Duration::from_secs(5);
 
 /// Where the running prompt is, as the status bar tells it.
 #[derive(Debug, Default)]
@@ -42,6 +45,8 @@ pub struct TurnState {
     /// Context use and cost, from the agent's last Context event.
     pub context: Option<crate::protocol::compaction::ContextStatus>,
     pub retry_until: Option<Instant>,
+    /// When the agent last sent anything: a stream silent for [`STALL_AFTER`] says so.
+    pub heard_at: Option<Instant>,
     /// Ctrl+C was sent for this prompt (so it is sent once).
     pub abort_requested: bool,
     /// The last error shown for this prompt (the end line does not repeat it).
@@ -302,6 +307,13 @@ impl App {
             return running_tools(running);
         }
         if self.turn.streaming {
+            let silent = self
+                .turn
+                .heard_at
+                .map_or(Duration::ZERO, |t| now.saturating_duration_since(t));
+            if silent >= STALL_AFTER {
+                return no_data_for(silent.as_secs());
+            }
             return STATE_STREAMING.into();
         }
         if self.turn.busy {

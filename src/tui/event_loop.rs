@@ -14,6 +14,7 @@ use tokio::time::{Instant, sleep_until};
 
 use super::app::App;
 use super::terminal::Tui;
+use super::update::paste_burst;
 use super::view;
 use crate::protocol::{AgentCommand, AgentEvent};
 
@@ -101,6 +102,7 @@ where
     let mut deadline: Option<Instant> = Some(Instant::now());
     // `TOOLOOP_FRAME_TIMES=FILE` (benchmarks): each frame's draw time, written at the end.
     let mut frame_times = super::frame_times::FrameTimes::from_env();
+    let mut burst = paste_burst::Burst::default();
     loop {
         let sleep = async {
             match deadline {
@@ -110,28 +112,38 @@ where
         };
         tokio::select! {
             ev = input.next() => {
-                if let Some(exit) = on_input(terminal, app, ev)? {
-                    return Ok(exit);
-                }
                 // Everything the terminal already delivered is handled before the next
                 // frame: a burst (3,000 characters typed by an input method, a paste without
                 // bracketed paste) then costs one frame, and the Enter after it sees all of it.
                 // Polled with this task's own waker, so a Pending still wakes the loop.
-                let mut n = 1;
-                while n < MAX_DRAIN {
-                    let ready = std::future::poll_fn(|cx| {
-                        std::task::Poll::Ready(input.poll_next_unpin(cx))
-                    })
-                    .await;
-                    let std::task::Poll::Ready(ev) = ready else { break };
+                // Plain keys go through `burst`: a paste without bracketed paste is one
+                // paste (update/paste_burst.rs).
+                let mut next = Some(ev);
+                for _ in 0..MAX_DRAIN {
+                    let ev = match next.take() {
+                        Some(ev) => ev,
+                        // Keys after a quit or Ctrl+G stay queued (the editor gets them).
+                        None if app.status.should_quit || app.compose.editor_requested => break,
+                        None => {
+                            let ready = std::future::poll_fn(|cx| {
+                                std::task::Poll::Ready(input.poll_next_unpin(cx))
+                            })
+                            .await;
+                            let std::task::Poll::Ready(ev) = ready else { break };
+                            ev
+                        }
+                    };
+                    let now = Instant::now();
+                    if let Some(Ok(Event::Key(k))) = &ev
+                        && paste_burst::plain(k).is_some()
+                    {
+                        burst.key(app, *k, now);
+                        continue;
+                    }
+                    burst.flush(app, now);
                     if let Some(exit) = on_input(terminal, app, ev)? {
                         return Ok(exit);
                     }
-                    // Keys after a quit or Ctrl+G stay queued (the editor gets them).
-                    if app.status.should_quit || app.compose.editor_requested {
-                        break;
-                    }
-                    n += 1;
                 }
                 dirty = true;
             }
@@ -152,7 +164,10 @@ where
                 }
                 dirty = true;
             }
-            _ = sleep => dirty = true,
+            _ = sleep => {
+                burst.settle(app, Instant::now());
+                dirty = true;
+            }
             _ = sigint.recv() => {
                 let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
                 app.on_key(ctrl_c, Instant::now());
@@ -195,7 +210,10 @@ where
             dirty = false;
         }
         let next_frame = if dirty { Some(due) } else { None };
-        let wake = app.next_wakeup(now);
+        let wake = [app.next_wakeup(now), burst.deadline()]
+            .into_iter()
+            .flatten()
+            .min();
         deadline = match (next_frame, wake) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),

@@ -111,17 +111,22 @@ pub fn running_tools(n: usize) -> String {
     }
 }
 
+pub fn no_data_for(secs: u64) -> String {
+    format!("no data for {secs}s · Ctrl+C to stop")
+}
+
 pub fn retrying_in(secs: u64) -> String {
     format!("retrying in {secs}s")
 }
 
 /// Columns of the error a retry note keeps: the note stays one line at 80 columns (the
 /// final error, if it comes to that, is shown whole once).
-const RETRY_ERROR_COLS: usize = 58;
+const RETRY_ERROR_COLS: usize = 52;
 
-/// `attempt` is the attempt about to be made, so the first retry is attempt 2: numbered
-/// from 1 here.
-pub fn retry_note(attempt: u32, delay_ms: u64, error: &str) -> String {
+/// `attempt` is the attempt about to be made of `max_attempts` in all, so the first retry
+/// is attempt 2: retries are numbered from 1 here, "retry 3 of 7". `max_attempts` 0 (a
+/// recording older than the field) leaves out the "of".
+pub fn retry_note(attempt: u32, max_attempts: u32, delay_ms: u64, error: &str) -> String {
     let first_line = error.lines().next().unwrap_or("");
     // "connection error: error sending …: tcp connect error: Connection refused" → its kind
     // and its root cause, the two parts worth a glance.
@@ -131,9 +136,13 @@ pub fn retry_note(attempt: u32, delay_ms: u64, error: &str) -> String {
     } else {
         first_line.to_string()
     };
+    let retry = attempt.saturating_sub(1).max(1);
+    let of = match max_attempts.saturating_sub(1) {
+        0 => String::new(),
+        retries => format!(" of {}", retries.max(retry)),
+    };
     format!(
-        "retry {} in {:.1}s · {}",
-        attempt.saturating_sub(1).max(1),
+        "retry {retry}{of} in {:.1}s · {}",
         delay_ms as f64 / 1000.0,
         super::text::fit::fit(&short, RETRY_ERROR_COLS)
     )

@@ -104,6 +104,7 @@ pub(super) async fn wait_before_retry(
     let delay = agent.settings.retry.delay(state.attempt, err);
     agent.exec.events.send(AgentEvent::Retry {
         attempt: state.attempt + 1,
+        max_attempts: agent.settings.retry.attempts_for(err),
         delay_ms: delay.as_millis() as u64,
         error: err.to_string(),
     });

@@ -123,10 +123,36 @@ pub fn lines(theme: &Theme, commands: &[CommandRow]) -> Vec<Line<'static>> {
 
 fn body(area: Rect, theme: &Theme, commands: &[CommandRow]) -> (u16, Vec<Line<'static>>) {
     let w = area.width.saturating_sub(2).min(96);
-    (
-        w,
-        crate::tui::text::wrap::wrap(&lines(theme, commands), w.saturating_sub(2).max(1)),
-    )
+    let width = w.saturating_sub(2).max(1);
+    let body = lines(theme, commands)
+        .iter()
+        .flat_map(|line| hanging(line, width))
+        .collect();
+    (w, body)
+}
+
+/// A row (a key or command, then what it does) wrapped so its description continues under
+/// the description, not under the key; a label too wide for that wraps as plain text.
+fn hanging(line: &Line<'static>, width: u16) -> Vec<Line<'static>> {
+    use crate::tui::text::wrap::{drawn_width, wrap_line};
+    let [label, help] = &line.spans[..] else {
+        return wrap_line(line, width);
+    };
+    let label_w = drawn_width(&Line::from(label.clone()));
+    let room = usize::from(width).saturating_sub(label_w);
+    if room * 2 < usize::from(width) || drawn_width(line) <= usize::from(width) {
+        return wrap_line(line, width);
+    }
+    let pad = Span::styled(" ".repeat(label_w), label.style);
+    wrap_line(&Line::from(help.clone()), room as u16)
+        .into_iter()
+        .enumerate()
+        .map(|(i, part)| {
+            let mut spans = vec![if i == 0 { label.clone() } else { pad.clone() }];
+            spans.extend(part.spans);
+            Line::from(spans)
+        })
+        .collect()
 }
 
 /// The furthest the help can scroll in `area` (the layout step clamps to it).

@@ -28,6 +28,8 @@ impl App {
         if let Scope::Subagent { agent_id, row } = &scope {
             return self.on_subagent_event(agent_id, row, event, now);
         }
+        // A word from this agent is a sign of life: the status counts silence from it.
+        self.turn.heard_at = Some(now);
         match event {
             E::AgentStart(info) => self.on_agent_start(info, now),
             E::AgentEnd(report) => self.on_agent_end(report, now),
@@ -119,6 +121,7 @@ impl App {
     fn retry(&mut self, event: AgentEvent, now: Instant) {
         let E::Retry {
             attempt,
+            max_attempts,
             delay_ms,
             error,
         } = event
@@ -129,7 +132,7 @@ impl App {
         self.turn.streaming = false;
         self.panes.tools.stream_ended(now);
         self.turn.retry_until = Some(now + Duration::from_millis(delay_ms));
-        let note = strings::retry_note(attempt, delay_ms, &error);
+        let note = strings::retry_note(attempt, max_attempts, delay_ms, &error);
         self.panes.conversation.push(CellKind::Notice(note));
     }
 

@@ -388,11 +388,7 @@ impl App {
     }
 
     pub fn on_paste(&mut self, text: &str) {
-        if self.overlays.approvals.is_open()
-            || self.overlays.help_open
-            || self.overlays.rewind.is_some()
-            || self.overlays.sessions.is_some()
-        {
+        if !self.takes_paste() {
             return;
         }
         self.set_focus(Focus::Input);
@@ -404,6 +400,14 @@ impl App {
             return;
         }
         self.input.paste(text);
+    }
+
+    /// No box that answers keys (approval, help, rewind, sessions) is open.
+    pub fn takes_paste(&self) -> bool {
+        !(self.overlays.approvals.is_open()
+            || self.overlays.help_open
+            || self.overlays.rewind.is_some()
+            || self.overlays.sessions.is_some())
     }
 
     pub fn on_resize(&mut self) {

@@ -16,6 +16,7 @@ pub mod info_commands;
 pub mod jobs;
 pub mod keys;
 pub mod mouse;
+pub mod paste_burst;
 pub mod rewind;
 pub mod sessions;
 pub mod slash;

@@ -45,13 +45,15 @@ fn config(workspace: &Path, server: &MockServer) -> Config {
     Config::resolve_with(&cli, &KeyEnv, &FileConfig::default()).expect("config")
 }
 
-/// Events until Done: its reason, and the tool output the front end was shown.
+/// Events until Done: its reason, and the tool output the front end was shown, and a
+/// line for each notice.
 async fn until_done(rx: &mut mpsc::UnboundedReceiver<AgentEvent>) -> (Terminal, String) {
     let mut shown = String::new();
     while let Some(e) = rx.recv().await {
         match e {
             AgentEvent::Done(s) => return (s.reason, shown),
             AgentEvent::ToolEnd { output, .. } => shown.push_str(&output),
+            AgentEvent::Notice { text } => shown.push_str(&format!("\nnotice: {text}\n")),
             _ => {}
         }
     }
@@ -102,8 +104,14 @@ async fn at_files_and_shell_output_reach_the_model() {
     control.send(AgentCommand::Submit {
         text: "what does @notes.md say, and what is in @src?".into(),
     });
-    let (reason, _) = until_done(&mut rx).await;
+    let (reason, shown) = until_done(&mut rx).await;
     assert_eq!(reason, Terminal::Completed);
+    // The user sees what was attached, as a resumed session shows it (issue #41 item 17).
+    assert!(
+        shown.contains("notice: attached notes.md (1 line)\n")
+            && shown.contains("notice: attached src/ (1 entry)\n"),
+        "{shown}"
+    );
     let sent = server.accepted();
     assert_eq!(sent.len(), 1);
     let body = &sent[0].body;
@@ -203,7 +211,14 @@ fn a_denied_path_is_never_attached() {
         sent[0].body_text
     );
     let texts = last_user_texts(&sent[0].body);
-    assert!(texts[1].starts_with("[@.env was not attached: read_file was not run: the permission rule deny `read_file(.env)`"), "{texts:?}");
+    // Words for the user as much as the model (they are its notice too): the rule, not
+    // "read_file was not run" (issue #41 item 19).
+    assert!(
+        texts[1]
+            .starts_with("[@.env was not attached: the permission rule deny `read_file(.env)` in ")
+            && texts[1].ends_with(" forbids reading it]"),
+        "{texts:?}"
+    );
     #[cfg(unix)]
     assert!(
         texts[2].starts_with("[@env-link was not attached:"),

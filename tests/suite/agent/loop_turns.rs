@@ -192,6 +192,33 @@ async fn backoff_grows_without_retry_after() {
     assert!((2000..=2500).contains(&gaps[2]), "{gaps:?}");
 }
 
+/// A constant HTTP 500: each retry says which of how many (issue #41 item 10): the front
+/// ends number them "retry 3 of 7" from the event alone.
+#[tokio::test(start_paused = true)]
+async fn each_retry_says_how_many_attempts_there_are_in_all() {
+    let replies = (0..8)
+        .map(|_| Reply::Fail(Duration::ZERO, http(500, "api_error", None)))
+        .collect();
+    let mut h = harness(replies, &[], ToolExec::Streaming);
+    let s = h.agent.run_prompt("go", &CancellationToken::new()).await;
+    h.settle().await;
+    assert_eq!(s.reason, Terminal::ModelError);
+    let retries: Vec<(u32, u32)> = h
+        .events()
+        .iter()
+        .filter_map(|(_, e)| match e {
+            AgentEvent::Retry {
+                attempt,
+                max_attempts,
+                ..
+            } => Some((*attempt, *max_attempts)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(retries, (2..=8).map(|a| (a, 8)).collect::<Vec<_>>());
+    h.assert_valid();
+}
+
 #[tokio::test(start_paused = true)]
 async fn auth_and_bad_request_errors_are_not_retried() {
     for (status, kind, want) in [

@@ -237,3 +237,34 @@ fn up_takes_a_queued_prompt_back_and_ctrl_c_stops_a_bang_command() {
     t.wait_text("interrupted");
     t.wait_input("第一个 queued");
 }
+
+/// 40 lines pasted by a terminal without bracketed paste (keys, each newline an Enter, in
+/// one read) are one paste in the input, not 40 prompts (issue #41 item 7); typing a
+/// line and Enter still sends it.
+#[test]
+fn a_paste_without_bracketed_paste_is_one_paste() {
+    if !support::tmux::available() {
+        eprintln!("skipped: no tmux");
+        return;
+    }
+    let t = Tui::start("input-raw-paste");
+    let text: String = (1..=40).map(|i| format!("第{i}行 line {i}\n")).collect();
+    t.tmux(&["set-buffer", "--", text.trim_end()]);
+    // No -p: the text arrives as typed keys, each newline a carriage return.
+    t.tmux(&["paste-buffer", "-t", "0"]);
+    t.wait_input("[Pasted 40 lines]");
+    let s = t.screen();
+    assert!(
+        Tmux::status_line(&s).contains("idle"),
+        "nothing was sent:\n{s}"
+    );
+    assert!(!s.contains("› 第1行"), "no line went as a prompt:\n{s}");
+    t.keys(&["Enter"]);
+    let s = t.wait_for("the one prompt's turn to end", |s| {
+        let status = Tmux::status_line(s);
+        status.contains("idle") && status.contains("turn 1")
+    });
+    assert!(!s.contains("queued"), "one prompt:\n{s}");
+    t.send_line("read notes.txt");
+    t.wait_text("TODO: nothing");
+}

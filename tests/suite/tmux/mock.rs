@@ -204,3 +204,41 @@ fn a_failed_prompt_comes_back_to_the_input_and_is_not_sent_twice_at_80x24() {
     assert_eq!(sent[2], vec!["hello 401"], "resent once, by choice");
     assert_eq!(sent[3], vec!["hello 401", "hi 你好"]);
 }
+
+/// A stream that stalls mid-answer says so in the status after a few seconds and keeps
+/// counting; Ctrl+C stops it and the next prompt is answered (issue #41 item 9).
+#[test]
+fn a_stalled_stream_says_how_long_it_has_been_silent_at_80x24() {
+    let server = MockServer::start();
+    server.enqueue(ReplyBuilder::new().text("半句 then nothing").stall_after(4));
+    server.enqueue(text_reply("after the stall"));
+    let Some(s) = Screen::start("stall", 80, 24, &server, &[]) else {
+        return;
+    };
+    s.wait_text("Ask something");
+    s.send_line("hello");
+    let first = s.wait_for("the stall", |x| {
+        Tmux::status_line(x).contains("no data for")
+    });
+    eprintln!("stalled:\n{first}");
+    let seconds = |x: &str| -> u64 {
+        let line = Tmux::status_line(x);
+        let after = &line[line.find("no data for ").expect("count") + 12..];
+        after[..after.find('s').expect("s")]
+            .parse()
+            .expect("a number")
+    };
+    assert!(
+        Tmux::status_line(&first).contains("Ctrl+C to stop"),
+        "{first}"
+    );
+    let before = seconds(&first);
+    let later = s.wait_for("the count to move", |x| {
+        Tmux::status_line(x).contains("no data for") && seconds(x) > before
+    });
+    assert!(seconds(&later) > before);
+    s.keys(&["C-c"]);
+    s.wait_for("the abort", |x| Tmux::status_line(x).contains("idle"));
+    s.send_line("again");
+    s.wait_text("after the stall");
+}

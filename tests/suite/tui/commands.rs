@@ -148,6 +148,7 @@ async fn retries_are_one_line_each_counted_from_one_and_the_final_error_shows_on
         app.on_agent(
             AgentEvent::Retry {
                 attempt,
+                max_attempts: 4,
                 delay_ms: 500,
                 error: refused.into(),
             },
@@ -176,9 +177,9 @@ async fn retries_are_one_line_each_counted_from_one_and_the_final_error_shows_on
     let texts = cell_texts(&app);
     assert_eq!(
         texts[0],
-        "retry 1 in 0.5s · connection error: Connection refused (os error 111)"
+        "retry 1 of 3 in 0.5s · connection error: Connection refused (os error 111)"
     );
-    assert!(texts[2].starts_with("retry 3 "), "{texts:?}");
+    assert!(texts[2].starts_with("retry 3 of 3 "), "{texts:?}");
     let screen = render_text(&mut app, 80, 24, now);
     let retry_rows = screen.lines().filter(|l| l.contains("retry ")).count();
     assert_eq!(retry_rows, 3, "one row per retry at 80 columns:\n{screen}");

@@ -276,6 +276,47 @@ async fn help_scrolls_at_80x24_with_a_more_line() {
     insta::assert_snapshot!("help_80x24_end", t.backend());
 }
 
+/// A help row too long for the box continues under its description, not at the key's
+/// column (issue #41 item 14).
+#[tokio::test(start_paused = true)]
+async fn help_rows_that_wrap_continue_under_the_description_at_80x24() {
+    let mut app = app();
+    app.overlays.help_open = true;
+    let mut checked = 0;
+    for _ in 0..12 {
+        let screen = render(&mut app, 80, 24, Instant::now())
+            .backend()
+            .to_string();
+        let rows: Vec<Vec<char>> = screen.lines().map(|l| l.chars().collect()).collect();
+        for (i, row) in rows.iter().enumerate() {
+            let text: String = row.iter().collect();
+            let Some(at) = text.find("attach a file") else {
+                continue;
+            };
+            let col = text[..at].chars().count();
+            let Some(next) = rows.get(i + 1).filter(|r| !r.contains(&'↓')) else {
+                continue;
+            };
+            let first = next
+                .iter()
+                .skip(1)
+                .position(|c| !c.is_whitespace() && *c != '│')
+                .map(|p| p + 1);
+            assert_eq!(
+                first,
+                Some(col),
+                "continued under the description:\n{screen}"
+            );
+            checked += 1;
+        }
+        app.on_key(
+            crossterm::event::KeyEvent::from(crossterm::event::KeyCode::PageDown),
+            Instant::now(),
+        );
+    }
+    assert!(checked > 0, "the @path row was seen wrapped");
+}
+
 #[tokio::test(start_paused = true)]
 async fn tiny_terminals_never_panic() {
     for (w, h) in [

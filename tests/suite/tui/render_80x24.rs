@@ -128,6 +128,7 @@ async fn failed_prompt_after_retries() {
             now,
             vec![AgentEvent::Retry {
                 attempt,
+                max_attempts: 8,
                 delay_ms: 1000,
                 error: err.into(),
             }],

@@ -312,6 +312,7 @@ async fn retry_shows_a_countdown() {
     app.on_agent(
         AgentEvent::Retry {
             attempt: 1,
+            max_attempts: 8,
             delay_ms: 2500,
             error: "overloaded".into(),
         },
@@ -322,6 +323,38 @@ async fn retry_shows_a_countdown() {
         app.state_label(now + Duration::from_millis(1600)),
         "retrying in 1s"
     );
+}
+
+/// A stream that stops sending says so after a few seconds and keeps counting (issue #41
+/// item 9); the next byte puts "streaming" back.
+#[tokio::test(start_paused = true)]
+async fn a_silent_stream_says_how_long_it_has_been_silent() {
+    let mut app = app();
+    let t0 = Instant::now();
+    prompt(&mut app, "hello", t0);
+    app.on_agent(AgentEvent::TextDelta { text: "Hi".into() }, t0);
+    assert_eq!(app.state_label(t0 + Duration::from_secs(4)), "streaming");
+    assert_eq!(
+        app.state_label(t0 + Duration::from_secs(15)),
+        "no data for 15s · Ctrl+C to stop"
+    );
+    assert_eq!(
+        app.state_label(t0 + Duration::from_millis(16_900)),
+        "no data for 16s · Ctrl+C to stop"
+    );
+    // The screen keeps waking while it waits, so the count moves on its own.
+    let t1 = t0 + Duration::from_secs(16);
+    assert!(
+        app.next_wakeup(t1)
+            .is_some_and(|w| w <= t1 + Duration::from_secs(1))
+    );
+    app.on_agent(
+        AgentEvent::TextDelta {
+            text: " there".into(),
+        },
+        t1,
+    );
+    assert_eq!(app.state_label(t1 + Duration::from_secs(1)), "streaming");
 }
 
 #[tokio::test(start_paused = true)]
