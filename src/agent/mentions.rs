@@ -184,6 +184,42 @@ fn listing(dir: &Path, shown: &str) -> Result<String, NotAttached> {
     Ok(mention::directory(shown, total, &body))
 }
 
+/// Files the prompt names (`@notes.md`, `@src/`) and images (`@shot.png`, a pasted path)
+/// follow its text; nothing a deny rule keeps from read_file is read. Each file attached
+/// gets the line a resumed session shows for it; each refusal a notice.
+pub(super) fn attach_to_prompt(
+    agent: &super::Agent,
+    prompt: &str,
+    content: &mut Vec<crate::message::ContentBlock>,
+) {
+    use crate::message::ContentBlock;
+    let root = agent.exec.workspace.root().to_path_buf();
+    let policy = agent.exec.policy.clone();
+    let denied = |p: &Path| read_denied(&policy, &root, p);
+    let (files, mut notices) = load(prompt, &root, &denied);
+    let (images, image_notices) = super::attachments::load(prompt, &root, &denied);
+    notices.extend(image_notices);
+    let attached = files.iter().filter_map(|b| match b {
+        ContentBlock::Text { text, .. } => {
+            crate::message::markers::mention::label(text).filter(|label| !label.starts_with('@'))
+        }
+        _ => None,
+    });
+    let notices: Vec<String> = attached.chain(notices).collect();
+    for text in notices {
+        agent
+            .exec
+            .events
+            .send(crate::protocol::AgentEvent::Notice { text });
+    }
+    content.extend(files);
+    content.extend(
+        images
+            .into_iter()
+            .map(|source| ContentBlock::Image { source }),
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -135,31 +135,7 @@ async fn run(agent: &mut Agent, prompt: &str, cancel: &CancellationToken) -> Tur
             };
         }
     };
-    // Files the prompt names (`@notes.md`, `@src/`) and images (`@shot.png`, a pasted
-    // path) follow its text; nothing a deny rule keeps from read_file is read.
-    let root = agent.exec.workspace.root().to_path_buf();
-    let policy = agent.exec.policy.clone();
-    let denied = |p: &std::path::Path| super::mentions::read_denied(&policy, &root, p);
-    let (files, mut notices) = super::mentions::load(prompt, &root, &denied);
-    let (images, image_notices) = super::attachments::load(prompt, &root, &denied);
-    notices.extend(image_notices);
-    // Each file attached gets the line a resumed session shows for it.
-    let attached = files.iter().filter_map(|b| match b {
-        ContentBlock::Text { text, .. } => {
-            crate::message::markers::mention::label(text).filter(|label| !label.starts_with('@'))
-        }
-        _ => None,
-    });
-    let notices: Vec<String> = attached.chain(notices).collect();
-    for text in notices {
-        events.send(AgentEvent::Notice { text });
-    }
-    message.content.extend(files);
-    message.content.extend(
-        images
-            .into_iter()
-            .map(|source| ContentBlock::Image { source }),
-    );
+    super::mentions::attach_to_prompt(agent, prompt, &mut message.content);
     job_notices::append(&agent.exec.jobs, &mut message.content);
     let kept = agent.take_unanswered();
     agent.push(message);

@@ -22,6 +22,8 @@ pub fn to_output(result: &Value) -> ToolOutput {
     {
         parts.push(structured.to_string());
     }
+    // Blocks with nothing in them (an empty text) say nothing: the same as no block.
+    parts.retain(|p| !p.is_empty());
     let content = if parts.is_empty() {
         "(the tool returned no content)".to_string()
     } else {

@@ -173,7 +173,7 @@ pub enum AgentEvent {
     /// made before it was written.
     Retry {
         attempt: u32,
-        #[serde(default)]
+        #[serde(default, skip_serializing_if = "unknown")]
         max_attempts: u32,
         delay_ms: u64,
         error: String,
@@ -502,4 +502,9 @@ pub struct RewindRequest {
     pub conversation: bool,
     /// Also put back files changed by hand since the tool changed them.
     pub overwrite_conflicts: bool,
+}
+
+/// A count an older recording did not write (0): left out again when written back.
+fn unknown(n: &u32) -> bool {
+    *n == 0
 }

@@ -213,3 +213,31 @@ fn regression_config_parse_settings_error_names_its_line() {
         .to_string();
     assert!(e.starts_with(".tooloop/settings.toml:4:"), "{e}");
 }
+
+/// agent_definition, crash 10 (fuzzer, first seconds of its first run): a CRLF body. The
+/// parser reads lines as `str::lines` does (the prompt has `\n`), which the check's "from
+/// the file" did not allow for: a bug in the check, not in tooloop.
+#[test]
+fn regression_agent_definition_crlf_prompt() {
+    readers::agent_definition(
+        b"---\nname: reviewer\ndescription: review\n---\nYou \0\0iew c\xff\r\n\nYou co\xf4e.\n",
+    );
+}
+
+/// mcp_result, crash 11 (fuzzer, its first input): `{"content":[{"type":"text","text":""}]}`
+/// became an empty tool result (which the API refuses as an empty text block). Fixed: empty
+/// blocks say nothing, so the output says the tool returned no content.
+#[test]
+fn regression_mcp_result_empty_text_block() {
+    readers::mcp_result(br#"{"content":[{"type":"text","text":""}]}"#);
+    readers::mcp_result(br#"{"content":[{"type":"text","text":""}],"isError":true}"#);
+}
+
+/// git_porcelain, crash 12 (fuzzer, first seconds): a rename whose source field is empty
+/// is kept without a source (as tooloop should: the file still changed), but the check's
+/// writer wrote it back with no source field, so its next entry was read as the source: a
+/// bug in the check, not in tooloop. Fixed: the writer keeps the empty field.
+#[test]
+fn regression_git_porcelain_rename_without_source() {
+    git::git_porcelain(b"\x01R  new name.r2\0\0\0d name.rs\0C  copy.rs\0orig.rs\0UU both.rs\0");
+}

@@ -62,8 +62,13 @@ fn write_status(entries: &[StatusEntry]) -> Vec<u8> {
     for e in entries {
         out.extend(format!("{}{} {}", e.index, e.worktree, e.path).bytes());
         out.push(0);
+        // A rename or copy always has its source field after it; one read without a
+        // source (an empty or missing field) is written back with an empty one, or the
+        // next entry would be read as its source.
         if let Some(from) = &e.from {
             out.extend(from.bytes());
+            out.push(0);
+        } else if matches!(e.index, 'R' | 'C') || matches!(e.worktree, 'R' | 'C') {
             out.push(0);
         }
     }

@@ -162,7 +162,9 @@ pub fn agent_definition(data: &[u8]) {
                 d.name
             );
             assert!(d.max_turns != Some(0), "max_turns 0 accepted");
-            assert!(text.contains(d.prompt.trim()), "a prompt not from the file");
+            // Lines are read as `str::lines` reads them: a CRLF file's prompt has `\n`.
+            let unix = text.replace("\r\n", "\n");
+            assert!(unix.contains(d.prompt.trim()), "a prompt not from the file");
             assert_eq!(d.source.as_deref(), Some(path));
         }
         Err(e) => {
