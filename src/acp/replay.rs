@@ -35,7 +35,9 @@ pub fn replay(
         for block in &message.content {
             match (message.role, block) {
                 (Role::User, ContentBlock::Text { text, .. }) => {
-                    out.push(U::UserMessageChunk(chunk(text)))
+                    if let Some(shown) = user_text(text) {
+                        out.push(U::UserMessageChunk(chunk(&shown)))
+                    }
                 }
                 (Role::Assistant, ContentBlock::Text { text, .. }) => {
                     out.push(U::AgentMessageChunk(chunk(text)))
@@ -64,4 +66,37 @@ pub fn replay(
         }
     }
     out
+}
+
+/// A user's text block as the editor shows it: the prompt as typed, or what tooloop wrote
+/// there read back through its marker (an `@file` as its one line, a `!command` as typed,
+/// a compaction as its summary); nothing for what only the model needed (an interruption,
+/// a job notice, a skill's text).
+fn user_text(text: &str) -> Option<String> {
+    use crate::message::markers::{self, Marker};
+    match markers::parse(text) {
+        None => Some(text.to_string()),
+        Some(Marker::Mention(label)) => Some(label),
+        Some(Marker::Shell { command, .. }) => Some(command),
+        Some(Marker::Summary(s)) => {
+            Some(format!("(earlier conversation, summarized)\n{}", s.summary))
+        }
+        Some(Marker::Interrupt | Marker::JobNotice(_) | Marker::Skill(_)) => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tooloops_own_text_is_shown_as_the_tui_shows_it() {
+        assert_eq!(user_text("fix it").as_deref(), Some("fix it"));
+        assert_eq!(user_text(crate::message::markers::INTERRUPT_MARKER), None);
+        let ContentBlock::Text { text, .. } = crate::message::markers::user_skill("pdf", "body")
+        else {
+            panic!("a text block");
+        };
+        assert_eq!(user_text(&text), None);
+    }
 }

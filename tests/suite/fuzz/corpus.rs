@@ -241,3 +241,13 @@ fn regression_mcp_result_empty_text_block() {
 fn regression_git_porcelain_rename_without_source() {
     git::git_porcelain(b"\x01R  new name.r2\0\0\0d name.rs\0C  copy.rs\0orig.rs\0UU both.rs\0");
 }
+
+/// acp_jsonrpc, crash 13 (fuzzer, 2 minutes into its first run): a request whose id is
+/// `999999168.9999999991` was answered with the id `999999169.0`: serde_json's fast float
+/// reading does not always give back the number it printed, so a client could not match
+/// the answer to its request. Fixed: serde_json's `float_roundtrip`.
+#[test]
+fn regression_acp_jsonrpc_fractional_id() {
+    acp::acp_jsonrpc(include_bytes!("../../../fuzz/crashes/acp_jsonrpc-fractional-id"));
+    acp::acp_jsonrpc(br#"{"jsonrpc":"2.0","id":0.1,"method":"initialize","params":{}}"#);
+}
