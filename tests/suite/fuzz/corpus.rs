@@ -248,6 +248,8 @@ fn regression_git_porcelain_rename_without_source() {
 /// the answer to its request. Fixed: serde_json's `float_roundtrip`.
 #[test]
 fn regression_acp_jsonrpc_fractional_id() {
-    acp::acp_jsonrpc(include_bytes!("../../../fuzz/crashes/acp_jsonrpc-fractional-id"));
+    acp::acp_jsonrpc(include_bytes!(
+        "../../../fuzz/crashes/acp_jsonrpc-fractional-id"
+    ));
     acp::acp_jsonrpc(br#"{"jsonrpc":"2.0","id":0.1,"method":"initialize","params":{}}"#);
 }
