@@ -85,6 +85,29 @@ pub enum SetupError {
     },
 }
 
+/// One signal's exporter over its protocol: gRPC through tonic (its channel starts its
+/// worker on the runtime this runs in; the SDK's export thread drives its futures from
+/// outside it), with TLS for an `https://` endpoint, or HTTP with protobuf or JSON bodies;
+/// the short retries either way. A macro: the span and metric builders share no trait.
+macro_rules! exporter {
+    ($builder:expr, $protocol:expr, $tls:expr) => {
+        match $protocol {
+            Protocol::Grpc => {
+                let tonic = $builder.with_tonic().with_retry_policy(retry_policy());
+                match $tls {
+                    Some(tls) => tonic.with_tls_config(tls).build(),
+                    None => tonic.build(),
+                }
+            }
+            http => $builder
+                .with_http()
+                .with_protocol(http)
+                .with_retry_policy(retry_policy())
+                .build(),
+        }
+    };
+}
+
 /// Builds the SDK from `env`.
 pub fn build(
     env: &dyn Fn(&str) -> Option<String>,
@@ -108,23 +131,11 @@ pub fn build(
     // A signal that is off still gets a provider, without exporter or thread: its spans
     // and points are made and dropped, and the observer needs no second path.
     let traces = if traces_on {
-        let builder = opentelemetry_otlp::SpanExporter::builder();
-        let built = match traces_protocol {
-            // gRPC: tonic's channel starts its worker on the runtime this runs in (the
-            // SDK's export thread drives its futures from outside it).
-            Protocol::Grpc => {
-                let tonic = builder.with_tonic().with_retry_policy(retry_policy());
-                match grpc_tls(env, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") {
-                    Some(tls) => tonic.with_tls_config(tls).build(),
-                    None => tonic.build(),
-                }
-            }
-            http => builder
-                .with_http()
-                .with_protocol(http)
-                .with_retry_policy(retry_policy())
-                .build(),
-        };
+        let built = exporter!(
+            opentelemetry_otlp::SpanExporter::builder(),
+            traces_protocol,
+            grpc_tls(env, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+        );
         let exporter = built.map_err(|source| SetupError::Exporter {
             signal: "traces",
             source,
@@ -140,21 +151,11 @@ pub fn build(
             .build()
     };
     let metrics = if metrics_on {
-        let builder = opentelemetry_otlp::MetricExporter::builder();
-        let built = match metrics_protocol {
-            Protocol::Grpc => {
-                let tonic = builder.with_tonic().with_retry_policy(retry_policy());
-                match grpc_tls(env, "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT") {
-                    Some(tls) => tonic.with_tls_config(tls).build(),
-                    None => tonic.build(),
-                }
-            }
-            http => builder
-                .with_http()
-                .with_protocol(http)
-                .with_retry_policy(retry_policy())
-                .build(),
-        };
+        let built = exporter!(
+            opentelemetry_otlp::MetricExporter::builder(),
+            metrics_protocol,
+            grpc_tls(env, "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT")
+        );
         let exporter = match built {
             Ok(e) => e,
             Err(e) => {
