@@ -277,29 +277,35 @@ fn spans_nest_under_the_callers_trace_with_the_genai_names_and_the_usage_adds_up
     assert_eq!(total, 2, "task and get_current_time");
 }
 
+/// A run whose config file is `config_text` (telemetry turned on there), exporting to
+/// `collector`; the workspace is returned so what the run wrote can be read.
+fn with_config(
+    server: &MockServer,
+    collector: &Collector,
+    config_text: &str,
+) -> (Run, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("config.toml");
+    std::fs::write(&config, config_text).unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    let run =
+        support::headless_with_config(server, PROMPT, &config, workspace.path(), &["--no-session"])
+            .env("OTEL_EXPORTER_OTLP_ENDPOINT", &collector.endpoint())
+            .run();
+    (run, workspace)
+}
+
 #[test]
 fn the_switches_put_prompts_and_tool_content_on_the_spans() {
     let collector = Collector::start(Behaviour::Accept);
     let server = MockServer::start();
     script(&server);
-    let dir = tempfile::tempdir().unwrap();
-    let config = dir.path().join("config.toml");
     // The user's config turns it on (no TOOLOOP_TELEMETRY here).
-    std::fs::write(
-        &config,
-        "[telemetry]\nenabled = true\nlog_prompts = true\nlog_tool_content = true\n",
-    )
-    .unwrap();
-    let workspace = tempfile::tempdir().unwrap();
-    let run = support::headless_with_config(
+    let (run, _workspace) = with_config(
         &server,
-        PROMPT,
-        &config,
-        workspace.path(),
-        &["--no-session"],
-    )
-    .env("OTEL_EXPORTER_OTLP_ENDPOINT", &collector.endpoint())
-    .run();
+        &collector,
+        "[telemetry]\nenabled = true\nlog_prompts = true\nlog_tool_content = true\n",
+    );
     assert_eq!(run.code, Some(0), "{}\n{}", run.stdout, run.stderr);
     let spans = collector.spans();
     let root = one(&spans, "invoke_agent tooloop");
@@ -448,24 +454,12 @@ fn hooks_receive_the_prompts_trace_context() {
     let collector = Collector::start(Behaviour::Accept);
     let server = MockServer::start();
     script(&server);
-    let dir = tempfile::tempdir().unwrap();
-    let config = dir.path().join("config.toml");
-    std::fs::write(
-        &config,
+    let (run, workspace) = with_config(
+        &server,
+        &collector,
         "[telemetry]\nenabled = true\n\n[[hooks.pre_tool_use]]\nmatcher = \"get_current_time\"\n\
          command = \"printf '%s' \\\"$TRACEPARENT\\\" > traceparent.txt\"\n",
-    )
-    .unwrap();
-    let workspace = tempfile::tempdir().unwrap();
-    let run = support::headless_with_config(
-        &server,
-        PROMPT,
-        &config,
-        workspace.path(),
-        &["--no-session"],
-    )
-    .env("OTEL_EXPORTER_OTLP_ENDPOINT", &collector.endpoint())
-    .run();
+    );
     assert_eq!(run.code, Some(0), "{}\n{}", run.stdout, run.stderr);
     let seen = std::fs::read_to_string(workspace.path().join("traceparent.txt")).unwrap();
     let spans = collector.spans();
