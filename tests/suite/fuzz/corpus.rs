@@ -109,6 +109,11 @@ fn corpus_mcp_result() {
 }
 
 #[test]
+fn corpus_stdin_message() {
+    corpus("stdin_message", readers::stdin_message);
+}
+
+#[test]
 fn corpus_acp_jsonrpc() {
     corpus("acp_jsonrpc", acp::acp_jsonrpc);
 }

@@ -258,3 +258,27 @@ pub fn mcp_result(data: &[u8]) {
         }
     }
 }
+
+/// One stdin line of `--input-format stream-json` (headless steering): a blank line is
+/// nothing; a message's text is never blank and reads back the same when sent again as a
+/// message of its own; anything else is an error of one line that says why.
+pub fn stdin_message(data: &[u8]) {
+    use tooloop::headless::stdin_messages::parse_line;
+    if data.len() > MAX_INPUT {
+        return;
+    }
+    let line = String::from_utf8_lossy(data);
+    match parse_line(&line) {
+        None => assert!(line.trim().is_empty(), "a line that says something skipped"),
+        Some(Ok(text)) => {
+            assert!(!text.trim().is_empty(), "a blank message");
+            let again =
+                serde_json::json!({"type": "user", "message": {"role": "user", "content": text}});
+            assert_eq!(parse_line(&again.to_string()), Some(Ok(text)));
+        }
+        Some(Err(e)) => {
+            let said = e.to_string();
+            assert!(!said.is_empty() && !said.contains('\n'), "{said:?}");
+        }
+    }
+}
