@@ -6,9 +6,27 @@
 mod terminal;
 
 use std::path::Path;
+use std::sync::Mutex;
+
+/// The pty is one for the process: its tests take turns.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+/// Crash 14 (FUZZING.md): three SGR mouse reports, then one cut short by `!`. crossterm reads
+/// an unfinished `ESC [ <` report until an `M` or `m`; the bytes after it (the marker) waited for
+/// good. The input must decode, and what follows it must come back.
+#[test]
+fn regression_terminal_input_unfinished_mouse_report() {
+    let _turn = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz/crashes/terminal_input-unfinished-mouse-report");
+    let data = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    assert!(data.starts_with(b"\x1b[<0;10;5M") && data.ends_with(b"\x1b[<6!"));
+    terminal::terminal_input(&data);
+}
 
 #[test]
 fn corpus_terminal_input() {
+    let _turn = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/terminal_input");
     let mut entries: Vec<_> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))

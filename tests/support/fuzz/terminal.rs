@@ -10,7 +10,7 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
-use crossterm::event::Event;
+use crossterm::event::{Event, MouseEvent, MouseEventKind};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use tokio::sync::mpsc;
@@ -23,8 +23,11 @@ use tooloop::tui::view;
 const MAX_TERMINAL_INPUT: usize = 2048;
 
 /// Ends a bracketed paste left open, then (twice, in case the first is eaten by a sequence the
-/// input left unfinished) a sequence that ends any other.
-const RESET: &[u8] = b"\x1b[201~\x1b[201~\x1b[201~";
+/// input left unfinished) a sequence that ends any other CSI sequence, then a mouse move to the
+/// top-left cell: crossterm reads an SGR mouse report (`ESC [ <`) until an `M` or `m` with no
+/// bound, so after an unfinished one every byte waits for that letter (crash 14). A real
+/// terminal's next report or a typed `m` ends it the same way, dropping what it held.
+const RESET: &[u8] = b"\x1b[201~\x1b[201~\x1b[201~\x1b[<35;1;1M";
 /// Focus lost, gained, lost: the marker that all before it was decoded.
 const MARKER: &[u8] = b"\x1b[O\x1b[I\x1b[O";
 
@@ -77,6 +80,18 @@ fn decode(bytes: &[u8]) -> Option<Vec<Event>> {
             )
         {
             events.truncate(n - 3);
+            // The reset's mouse move, when no unfinished report took it.
+            if matches!(
+                events.last(),
+                Some(Event::Mouse(MouseEvent {
+                    kind: MouseEventKind::Moved,
+                    column: 0,
+                    row: 0,
+                    ..
+                }))
+            ) {
+                events.pop();
+            }
             return Some(events);
         }
     }
