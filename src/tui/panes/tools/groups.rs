@@ -59,6 +59,31 @@ impl ToolGroups {
         *self = ToolGroups::default();
     }
 
+    /// The list's `window` moved, if need be, so that the newest row `active` says is still
+    /// at work is in it (issue 41, item 1: at 80×24 a child waiting for approval or running
+    /// was scrolled off under its siblings' finished rows). Same height; unchanged when
+    /// every active row is already in it.
+    pub fn keep_active_in_sight(
+        &self,
+        window: (usize, usize),
+        active: impl Fn(usize) -> bool,
+    ) -> (usize, usize) {
+        let (start, end) = window;
+        let h = end - start;
+        let call_active = |i: &usize| matches!(self.items[*i], Item::Call(r) if active(r));
+        let Some(last) = (0..self.items.len()).rev().find(call_active) else {
+            return window;
+        };
+        if (0..self.items.len())
+            .filter(call_active)
+            .all(|i| (start..end).contains(&i))
+        {
+            return window;
+        }
+        let end = (last + 1).max(h).min(self.items.len());
+        (end - h, end)
+    }
+
     /// A prompt begins; its calls will start at row `rows`. The previous prompt's group
     /// closes (unless older ones are shown open).
     pub fn begin(&mut self, text: &str, rows: usize) {
