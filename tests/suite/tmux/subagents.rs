@@ -89,7 +89,10 @@ fn three_children_their_approval_and_rows_at_200x50() {
     let asked = t.wait_for("the child's approval", |s| s.contains("wants to run bash"));
     assert!(asked.contains("general #"), "{asked}");
     // While it asks, the other two children finish: their rows sit under their task rows.
-    let screen = t.wait_for("the children's rows", |s| s.matches("↳ glob").count() == 2);
+    // (The list's rows, with their summary: the timeline's lanes say "↳ glob" too.)
+    let screen = t.wait_for("the children's rows", |s| {
+        s.matches("↳ glob **/*.rs").count() == 2
+    });
     assert!(screen.contains("explore #"), "{screen}");
     std::thread::sleep(Duration::from_millis(500));
     t.keys(&["Enter"]);
