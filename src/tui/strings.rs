@@ -95,6 +95,20 @@ pub fn more_above(n: usize) -> String {
     format!("↑ {n} more")
 }
 
+/// The tools list's mark when running rows are kept in sight over newer finished ones.
+pub fn more_around(above: usize, below: usize) -> String {
+    match (above, below) {
+        (0, b) => format!("↓ {b} more"),
+        (a, 0) => more_above(a),
+        (a, b) => format!("↑ {a} more · ↓ {b} more"),
+    }
+}
+
+/// The timeline's last row when some calls have no row: how many.
+pub fn timeline_more(n: usize) -> String {
+    format!("… {n} more")
+}
+
 pub fn queued(n: usize) -> String {
     if n == 1 {
         " queued: 1 prompt — sends when this turn ends · ↑ edits it ".to_string()

@@ -15,7 +15,8 @@ impl App {
             return;
         };
         let (row, label, status) = (lane.row(), lane.label(), lane.status());
-        self.panes.tools.lanes.started(&row, &label);
+        let agent_id = lane.info.agent_id.clone();
+        self.panes.tools.lanes.started(&row, &agent_id, &label);
         self.panes.tool_calls.update(&row, |c| c.summary = status);
     }
 

@@ -89,12 +89,20 @@ fn three_children_their_approval_and_rows_at_200x50() {
     let asked = t.wait_for("the child's approval", |s| s.contains("wants to run bash"));
     assert!(asked.contains("general #"), "{asked}");
     // While it asks, the other two children finish: their rows sit under their task rows.
-    let screen = t.wait_for("the children's rows", |s| s.matches("↳ glob").count() == 2);
+    // (The list's rows, with their summary: the timeline's lanes say "↳ glob" too.)
+    let screen = t.wait_for("the children's rows", |s| {
+        s.matches("↳ glob **/*.rs").count() == 2
+    });
     assert!(screen.contains("explore #"), "{screen}");
     std::thread::sleep(Duration::from_millis(500));
     t.keys(&["Enter"]);
     let done = t.wait_for("the end", |s| s.contains("All three reported back."));
     assert!(done.contains("↳ bash"), "{done}");
+    // A lane per child, labelled with its agent's number (issue 41, item 1).
+    for agent in ["explore #1", "general #2", "explore #3"] {
+        assert!(lane(&done, agent), "no lane for {agent}:\n{done}");
+    }
+    assert!(!lane(&done, "task"), "{done}");
     println!("{done}");
 
     // The first child's conversation, read-only (`/agents 1`); it answers the key table's
@@ -159,4 +167,40 @@ fn ctrl_c_stops_every_child_at_80x24() {
     t.keys(&["C-c"]);
     let screen = t.wait_for("the interruption", |s| s.contains("interrupted"));
     println!("{screen}");
+}
+
+/// A timeline row labelled `label` (the label column is padded, list rows have " · ").
+fn lane(screen: &str, label: &str) -> bool {
+    screen.lines().any(|l| l.contains(&format!("{label}  ")))
+}
+
+/// Issue 41, item 1 at 80×24: the child waiting for approval keeps its lane and its call on
+/// the timeline; approved and running, its rows are in the tools list above its finished
+/// siblings' newer ones; at the end the lanes that do not fit are counted.
+#[test]
+fn a_running_child_keeps_its_lane_and_rows_at_80x24() {
+    if !support::tmux::available() {
+        return;
+    }
+    let server = MockServer::start();
+    serve(&server);
+    let home = tempfile::tempdir().expect("home");
+    let t = Tmux::start("subagents-lanes-80", 80, 24, &command(&server, home.path()))
+        .with_timing(Duration::from_secs(30), Duration::from_millis(100));
+    t.wait_for("the TUI", |s| s.contains("tools"));
+    t.send_line("split the work");
+    let asking = t.wait_for("the child's lane while it asks", |s| {
+        s.contains("wants to run bash") && lane(s, "general #2") && lane(s, "↳ bash")
+    });
+    println!("{asking}");
+    std::thread::sleep(Duration::from_millis(500));
+    t.keys(&["Enter"]);
+    let running = t.wait_for("its rows in the list while bash runs", |s| {
+        let list = s.split_once(" tools ─").map_or("", |(_, p)| p);
+        list.contains("task general #2") && list.contains("↳ bash sleep 3")
+    });
+    println!("{running}");
+    let done = t.wait_for("the end", |s| s.contains("All three reported back."));
+    assert!(done.contains("… 4 more"), "{done}");
+    println!("{done}");
 }

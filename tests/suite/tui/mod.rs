@@ -10,6 +10,7 @@ mod export;
 mod imports;
 mod info_commands;
 mod json_stepper;
+mod lanes;
 mod models;
 mod mouse;
 mod render;

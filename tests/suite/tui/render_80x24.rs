@@ -74,8 +74,13 @@ async fn two_calls_of_one_tool_are_numbered_on_the_timeline() {
         ],
     );
     let screen = render_text(&mut app, 80, 24, now + Duration::from_millis(400));
-    assert_eq!(timeline_rows(&screen, "web_fetch #1").len(), 1, "{screen}");
-    assert_eq!(timeline_rows(&screen, "web_fetch #2").len(), 1, "{screen}");
+    // An ordinal in parentheses, kept when the name is cut (`#N` is an agent's number).
+    for n in ["(1)", "(2)"] {
+        let rows = timeline_rows(&screen, "web_fet");
+        let label = |r: &&str| r.chars().take(13).collect::<String>();
+        let numbered = rows.iter().filter(|r| label(r).trim_end().ends_with(n));
+        assert_eq!(numbered.count(), 1, "{screen}");
+    }
 }
 
 #[tokio::test(start_paused = true)]

@@ -59,6 +59,34 @@ impl ToolGroups {
         *self = ToolGroups::default();
     }
 
+    /// The list's `window` moved, if need be, so that the newest row `active` says is still
+    /// at work is in it (issue 41, item 1: at 80×24 a child waiting for approval or running
+    /// was scrolled off under its siblings' finished rows). Same height; unchanged when
+    /// every active row is already in it.
+    pub fn keep_active_in_sight(
+        &self,
+        window: (usize, usize),
+        active: impl Fn(usize) -> bool,
+    ) -> (usize, usize) {
+        let (start, end) = window;
+        let h = end - start;
+        if h == 0 {
+            return window;
+        }
+        let call_active = |i: &usize| matches!(self.items[*i], Item::Call(r) if active(r));
+        let Some(last) = (0..self.items.len()).rev().find(call_active) else {
+            return window;
+        };
+        if (0..self.items.len())
+            .filter(call_active)
+            .all(|i| (start..end).contains(&i))
+        {
+            return window;
+        }
+        let end = (last + 1).max(h).min(self.items.len());
+        (end - h, end)
+    }
+
     /// A prompt begins; its calls will start at row `rows`. The previous prompt's group
     /// closes (unless older ones are shown open).
     pub fn begin(&mut self, text: &str, rows: usize) {
@@ -265,5 +293,21 @@ mod tests {
         assert_eq!(g.groups[1].first, 1);
         // The last group (c) has no calls yet: b is closed to its header.
         assert_eq!(g.items(), [Item::Header(0)]);
+    }
+
+    #[test]
+    fn a_running_row_above_the_window_is_brought_into_it() {
+        // A header and six calls: rows 2 and 3 run, a two-row window at the bottom.
+        let mut g = ToolGroups::default();
+        g.begin("split", 0);
+        (0..6).for_each(|r| g.add(r));
+        let running = |r: usize| r == 2 || r == 3;
+        assert_eq!(g.keep_active_in_sight((5, 7), running), (3, 5));
+        // Already in sight, or nothing running, or no room: unchanged.
+        assert_eq!(g.keep_active_in_sight((2, 7), running), (2, 7));
+        assert_eq!(g.keep_active_in_sight((5, 7), |_| false), (5, 7));
+        assert_eq!(g.keep_active_in_sight((7, 7), running), (7, 7));
+        // The newest running row wins: a window of one shows row 3.
+        assert_eq!(g.keep_active_in_sight((6, 7), running), (4, 5));
     }
 }

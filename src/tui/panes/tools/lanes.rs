@@ -1,6 +1,6 @@
-//! The timeline's subagent lanes: each subagent's model streams, drawn on a row of their own
-//! right under the `task` call that started it (its calls follow as rows of their own), so
-//! three subagents at work are three lanes.
+//! The timeline's subagent lanes: each subagent's model streams, drawn on the row of the
+//! `task` call that started it (labelled with the agent, `explore #2`), its calls as rows
+//! of their own under it, so three subagents at work are three lanes.
 
 use std::collections::HashMap;
 
@@ -11,25 +11,36 @@ use crate::sanitize::sanitize;
 use crate::tui::theme::Theme;
 
 struct Lane {
+    /// `a2`: its calls' ids are scoped by it (`a2/…`).
+    agent_id: String,
     label: String,
     streams: Vec<(Instant, Option<Instant>)>,
+    ended: bool,
 }
 
 /// Lanes by the id of the task row that started each subagent.
 #[derive(Default)]
 pub struct Lanes {
     by_row: HashMap<String, Lane>,
+    /// Lanes not ended yet (a frame asks "is any lane running" without a walk).
+    running: usize,
 }
 
 impl Lanes {
-    pub fn started(&mut self, row: &str, label: &str) {
-        self.by_row.insert(
-            row.to_string(),
-            Lane {
-                label: sanitize(label),
-                streams: Vec::new(),
-            },
-        );
+    pub fn started(&mut self, row: &str, agent_id: &str, label: &str) {
+        let lane = Lane {
+            agent_id: agent_id.to_string(),
+            label: sanitize(label),
+            streams: Vec::new(),
+            ended: false,
+        };
+        if self
+            .by_row
+            .insert(row.to_string(), lane)
+            .is_none_or(|old| old.ended)
+        {
+            self.running += 1;
+        }
     }
 
     pub fn stream_started(&mut self, row: &str, now: Instant) {
@@ -49,26 +60,53 @@ impl Lanes {
     /// The subagent ended: a stream it left open ends now.
     pub fn ended(&mut self, row: &str, now: Instant) {
         self.stream_ended(row, now);
+        if let Some(l) = self.by_row.get_mut(row)
+            && !l.ended
+        {
+            l.ended = true;
+            self.running -= 1;
+        }
     }
 
     pub fn clear(&mut self) {
         self.by_row.clear();
+        self.running = 0;
     }
 
-    /// The lane under task row `row`, if one started there: its label and its streams.
-    pub fn row(&self, row: &str, now: Instant, theme: &Theme) -> Option<(String, Vec<Span>)> {
-        let lane = self.by_row.get(row)?;
-        let spans = lane
-            .streams
+    /// The agent's label (`explore #2`) of the lane task row `row` started.
+    pub fn label(&self, row: &str) -> Option<&str> {
+        self.by_row.get(row).map(|l| l.label.as_str())
+    }
+
+    /// The agent id of the lane task row `row` started.
+    pub fn agent_id(&self, row: &str) -> Option<&str> {
+        self.by_row.get(row).map(|l| l.agent_id.as_str())
+    }
+
+    /// Whether the lane under `row` is still at work.
+    pub fn is_running(&self, row: &str) -> bool {
+        self.by_row.get(row).is_some_and(|l| !l.ended)
+    }
+
+    pub fn any_running(&self) -> bool {
+        self.running > 0
+    }
+
+    /// The model streams of the lane under task row `row` (none if no lane started there);
+    /// a picked lane's in the picked fill.
+    pub fn streams(&self, row: &str, now: Instant, picked: bool, theme: &Theme) -> Vec<Span> {
+        let Some(lane) = self.by_row.get(row) else {
+            return Vec::new();
+        };
+        lane.streams
             .iter()
             .map(|(s, e)| Span {
                 start: *s,
                 queued: None,
                 end: e.unwrap_or(now),
                 style: theme.accent,
-                fill: "━",
+                fill: if picked { "═" } else { "━" },
             })
-            .collect();
-        Some((lane.label.clone(), spans))
+            .collect()
     }
 }

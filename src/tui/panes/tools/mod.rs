@@ -6,8 +6,7 @@ pub mod groups;
 pub mod jobs;
 pub mod lanes;
 pub mod timeline;
-
-use std::collections::HashMap;
+pub mod timeline_rows;
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -59,10 +58,11 @@ pub struct ToolsPane {
     pub scroll: Scroll,
     /// Set by `layout`: the list's visible rows and the timeline's height.
     window: (usize, usize),
-    /// Rows of the list hidden above the window: the pane's top border says so ("↑ N more";
-    /// issue 41, item 16: at 80x24 they vanished without a mark). On the border, not in a
-    /// row: a two-row list keeps both its running calls.
-    more_above: usize,
+    /// Rows of the list hidden above and below the window: the pane's top border says so
+    /// ("↑ N more"; issue 41, item 16: at 80x24 they vanished without a mark). On the
+    /// border, not in a row: a two-row list keeps both its running calls. Below only when
+    /// running rows are kept in sight over newer finished ones.
+    more: (usize, usize),
     list_h: u16,
     timeline_h: u16,
     /// Whether the timeline has room for its title row.
@@ -206,6 +206,19 @@ impl ToolsPane {
                     .any(|id| calls.get(id).is_some_and(|c| c.state.is_active())))
     }
 
+    /// The list's window with a running call kept in sight (while it follows the newest).
+    fn keep_running_in_sight(&self, calls: &ToolCalls) -> (usize, usize) {
+        if calls.active() == 0 {
+            return self.window;
+        }
+        self.groups.keep_active_in_sight(self.window, |r| {
+            self.rows
+                .get(r)
+                .and_then(|id| calls.get(id))
+                .is_some_and(|c| c.state.is_active())
+        })
+    }
+
     fn draw_rows(&self, f: &mut Frame, area: Rect, now: Instant, theme: &Theme, calls: &ToolCalls) {
         if self.rows.is_empty() {
             f.render_widget(
@@ -245,7 +258,6 @@ impl ToolsPane {
         let Some((t0, calls_shown)) = self.timeline_scope() else {
             return;
         };
-        let mut rows: Vec<(String, Vec<TimeSpan>)> = Vec::new();
         let picked = self.bars.selected_stream();
         let stream_spans = streams
             .iter()
@@ -257,53 +269,25 @@ impl ToolsPane {
                 fill: if picked == Some(*s) { "═" } else { "━" },
             })
             .collect();
-        rows.push(("model".into(), stream_spans));
-        // Only the newest tools that fit are drawn, so only they are looked up (the time axis
-        // then ends at their and the model's last end: in a turn order, the latest anyway).
-        let fit = (area.height as usize).saturating_sub(2);
-        let shown = &calls_shown[calls_shown.len().saturating_sub(fit)..];
-        // Two calls of one tool are told apart by a number ("web_fetch #2").
-        let mut seen: HashMap<&str, usize> = HashMap::new();
-        let prompt_calls: Vec<_> = shown.iter().filter_map(|id| calls.get(id)).collect();
-        for r in &prompt_calls {
-            *seen.entry(r.name.as_str()).or_default() += 1;
-        }
-        let mut nth: HashMap<&str, usize> = HashMap::new();
-        for r in prompt_calls {
-            let label = if seen[r.name.as_str()] > 1 {
-                let n = nth.entry(r.name.as_str()).or_default();
-                *n += 1;
-                format!("{} #{n}", sanitize(&r.name))
-            } else {
-                sanitize(&r.name)
-            };
-            let spans = match r.started_at {
-                Some(s) => vec![TimeSpan {
-                    start: s,
-                    queued: Some(r.queued_at),
-                    end: r.ended_at.unwrap_or(now),
-                    style: r.state.style(theme),
-                    fill: if self.bars.is_selected_tool(&r.id) {
-                        "▓"
-                    } else {
-                        "█"
-                    },
-                }],
-                None if r.state.is_active() => vec![TimeSpan {
-                    start: now,
-                    queued: Some(r.queued_at),
-                    end: now,
-                    style: theme.dim,
-                    fill: "·",
-                }],
-                None => Vec::new(),
-            };
-            rows.push((label, spans));
-            // A task's subagent: its model streams on a lane of their own, its calls below.
-            if let Some(lane) = self.lanes.row(&r.id, now, theme) {
-                rows.push(lane);
-            }
-        }
+        let mut rows = vec![timeline::Row {
+            label: "model".into(),
+            spans: stream_spans,
+            picked: false,
+        }];
+        // Under the model's row and above the axis: a lane per subagent, the running ones
+        // first when there is not room for all.
+        let scope = timeline_rows::Scope {
+            ids: calls_shown,
+            calls,
+            lanes: &self.lanes,
+            bars: &self.bars,
+            now,
+            theme,
+        };
+        rows.extend(timeline_rows::rows(
+            &scope,
+            (area.height as usize).saturating_sub(2),
+        ));
         let active = self.any_active(calls);
         timeline::draw(f, area, t0, now, active, &rows, theme);
     }
@@ -315,7 +299,7 @@ impl Pane for ToolsPane {
     }
 
     /// Sizes the list and the timeline for `area` (a frame's layout step).
-    fn layout(&mut self, area: Rect, _ctx: &PaneContext) {
+    fn layout(&mut self, area: Rect, ctx: &PaneContext) {
         let inner_h = area.height.saturating_sub(1);
         if inner_h == 0 || area.width == 0 {
             self.list_h = 0;
@@ -347,7 +331,10 @@ impl Pane for ToolsPane {
         self.timeline_titled = self.timeline_h > body;
         self.list_h = (lines.max(1) as u16).min(inner_h - self.timeline_h);
         self.window = self.scroll.window(lines, self.list_h as usize);
-        self.more_above = self.window.0;
+        if self.scroll.follows() {
+            self.window = self.keep_running_in_sight(ctx.tool_calls);
+        }
+        self.more = (self.window.0, lines - self.window.1.min(lines));
     }
 
     fn draw(&self, f: &mut Frame, area: Rect, ctx: &PaneContext) {
@@ -363,9 +350,10 @@ impl Pane for ToolsPane {
             .title(Span::styled(strings::TOOLS_TITLE, border));
         let inner = block.inner(area);
         f.render_widget(block, area);
-        let mark = format!(" {} ", strings::more_above(self.more_above));
+        let (above, below) = self.more;
+        let mark = format!(" {} ", strings::more_around(above, below));
         let mark_w = mark.chars().count() as u16;
-        if self.more_above > 0 && area.height > 0 && area.width > mark_w + 12 {
+        if above + below > 0 && area.height > 0 && area.width > mark_w + 12 {
             f.buffer_mut()
                 .set_string(area.right() - mark_w - 1, area.y, &mark, theme.dim);
         }
@@ -392,8 +380,11 @@ impl Pane for ToolsPane {
             // "Enter: open in JSON" only while Enter reaches the pane (issue 41, item 15).
             let picked = focused
                 .then(|| {
-                    self.bars
-                        .title(|id| ctx.tool_calls.get(id).map(|c| sanitize(&c.name)))
+                    // A task's bar is its agent's: `explore #2`, as its lane says.
+                    self.bars.title(|id| match self.lanes.label(id) {
+                        Some(agent) => Some(agent.to_string()),
+                        None => ctx.tool_calls.get(id).map(|c| sanitize(&c.name)),
+                    })
                 })
                 .flatten();
             let label = match &picked {

@@ -20,34 +20,51 @@ pub struct Span {
     pub fill: &'static str,
 }
 
-/// Cuts a label to `w` columns, keeping a " #N" suffix (it tells two calls apart).
+/// One row: its label and its bars; a picked row's label stands out (the rows of a picked
+/// subagent's lane).
+pub struct Row {
+    pub label: String,
+    pub spans: Vec<Span>,
+    pub picked: bool,
+}
+
+/// Cuts a label to `w` columns, keeping the suffix that tells it apart: an agent's number
+/// (`explore #2`) or a call's ordinal (`glob (2)`).
 fn fit_label(label: &str, w: usize) -> String {
-    match label.rsplit_once(" #") {
-        Some((name, n)) if n.chars().all(|c| c.is_ascii_digit()) && w > n.len() + 3 => {
-            let suffix = format!(" #{n}");
-            format!("{}{suffix}", fit(name, w - suffix.len()))
+    let digits = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_digit());
+    let tail = label.rfind(' ').map(|i| &label[i..]).filter(|t| {
+        t.strip_prefix(" #").is_some_and(digits)
+            || t.strip_prefix(" (")
+                .and_then(|t| t.strip_suffix(')'))
+                .is_some_and(digits)
+    });
+    match tail {
+        Some(t) if w > t.len() + 2 => {
+            let name = &label[..label.len() - t.len()];
+            format!("{}{t}", fit(name, w - t.len()))
         }
         _ => fit(label, w),
     }
 }
 
-/// Draws `rows` (label, spans) with time running from `t0` to the last end (or `now` while
-/// something is active), and an axis line at the bottom.
+/// Draws `rows` (the first ones that fit: the caller chose them) with time running from
+/// `t0` to the last end (or `now` while something is active), and an axis line at the
+/// bottom.
 pub fn draw(
     f: &mut Frame,
     area: Rect,
     t0: Instant,
     now: Instant,
     active: bool,
-    rows: &[(String, Vec<Span>)],
+    rows: &[Row],
     theme: &Theme,
 ) {
     if area.height == 0 || area.width < 4 {
         return;
     }
     let mut t1 = t0;
-    for (_, spans) in rows {
-        for s in spans {
+    for row in rows {
+        for s in &row.spans {
             t1 = t1.max(s.end);
         }
     }
@@ -62,16 +79,10 @@ pub fn draw(
         ((ms / total_ms) * bar_w as f64).floor() as usize
     };
     let body_rows = area.height.saturating_sub(1) as usize;
-    // Keep the model row and the newest tools when there is not room for all.
-    let skip = rows
-        .len()
-        .saturating_sub(body_rows.max(1))
-        .min(rows.len().saturating_sub(1));
-    let shown = std::iter::once(&rows[0]).chain(rows.iter().skip(1 + skip));
     let mut lines: Vec<Line> = Vec::new();
-    for (label, spans) in shown.take(body_rows) {
+    for row in rows.iter().take(body_rows) {
         let mut cells: Vec<(&str, Style)> = vec![(" ", theme.text); bar_w];
-        for s in spans {
+        for s in &row.spans {
             if let Some(q) = s.queued {
                 for c in cells
                     .iter_mut()
@@ -88,8 +99,12 @@ pub fn draw(
             }
         }
         let mut out = vec![TextSpan::styled(
-            format!("{:<w$} ", fit_label(label, label_w), w = label_w),
-            theme.dim,
+            format!("{:<w$} ", fit_label(&row.label, label_w), w = label_w),
+            if row.picked {
+                theme.selection
+            } else {
+                theme.dim
+            },
         )];
         out.extend(cells.into_iter().map(|(s, st)| TextSpan::styled(s, st)));
         lines.push(Line::from(out));
