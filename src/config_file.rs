@@ -34,6 +34,9 @@ pub enum ConfigFileError {
     },
     #[error("{} already exists; not overwriting it", .0.display())]
     Exists(PathBuf),
+    /// A `[permissions]` rule that does not follow the grammar: the file and its line.
+    #[error(transparent)]
+    Rule(#[from] crate::permission::settings::SettingsError),
 }
 
 /// The whole file, as each section sees it: every section reads the keys it owns and
@@ -120,6 +123,8 @@ impl FileConfig {
                 ),
             });
         }
+        // Each rule is checked here, where its line is known (the merged rule set is not).
+        crate::permission::settings::check_rules(text, path)?;
         Ok(FileConfig {
             provider: toml::from_str(text).map_err(invalid)?,
             request: toml::from_str(text).map_err(invalid)?,

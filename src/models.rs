@@ -187,8 +187,16 @@ impl ModelTable {
         self
     }
 
+    /// The built-in table, built once (front ends without a configured table).
+    pub fn builtin_shared() -> &'static ModelTable {
+        static TABLE: std::sync::LazyLock<ModelTable> =
+            std::sync::LazyLock::new(ModelTable::builtin);
+        &TABLE
+    }
+
     /// The canonical name `name` resolves to, if known: exact, alias, or without a trailing
-    /// date (`-20250929`, `-2025-04-14`) or `-latest`.
+    /// date (`-20250929`, `-2025-04-14`) or `-latest`; a gateway's vendor prefix
+    /// (`openai/gpt-4o`) is tried off when the whole name is not known.
     fn canonical(&self, name: &str) -> Option<String> {
         let resolve = |n: &str| {
             if self.models.contains_key(n) {
@@ -197,7 +205,8 @@ impl ModelTable {
                 self.aliases.get(n).cloned()
             }
         };
-        resolve(name).or_else(|| resolve(strip_version_suffix(name)?))
+        let bare = |n: &str| resolve(n).or_else(|| resolve(strip_version_suffix(n)?));
+        bare(name).or_else(|| bare(name.rsplit_once('/')?.1))
     }
 
     /// What is known about `name`; an unknown model gets the default window and no prices.
@@ -316,6 +325,14 @@ mod tests {
             t.lookup("claude-3-5-haiku-20241022").id,
             "claude-3-5-haiku-latest"
         );
+        // A gateway's vendor prefix (OpenRouter-style ids), dated or not.
+        assert_eq!(t.lookup("openai/gpt-4o").id, "gpt-4o");
+        assert_eq!(t.lookup("openai/gpt-4o-2024-08-06").id, "gpt-4o");
+        assert!(
+            t.cost_usd("openai/gpt-4o", &usage(1_000_000, 0, 0, 0))
+                .is_some()
+        );
+        assert!(!t.lookup("openai/").known);
     }
 
     #[test]

@@ -169,6 +169,8 @@ pub(crate) fn attach_with(
     if let Some(text) = unsent {
         agent.events().send(AgentEvent::PromptNotSent { text });
     }
+    // The session left took its jobs along (session_switch::leave_jobs stopped them).
+    agent.exec.jobs.forget();
     agent.exec.jobs.adopt_earlier(loaded.jobs);
     agent.facts = facts;
     if !loaded.todos.is_empty() {

@@ -66,11 +66,26 @@ impl Agent {
         Ok(done.outcome)
     }
 
-    /// Goes on in a new session that starts as a copy of this one; returns its id.
-    pub fn fork(&mut self) -> Result<String, SessionError> {
+    /// Goes on in a new session that starts as a copy of this one; returns its id. The
+    /// running jobs stay with the session left (they are stopped); the copy lists them as
+    /// a resumed copy would: ended, their ids not given out again.
+    pub async fn fork(&mut self) -> Result<String, SessionError> {
+        if self.observer.is_none() {
+            return Err(SessionError::NoTranscript);
+        }
+        let stopped = super::session_switch::leave_jobs(self).await;
         let observer = self.observer.as_mut().ok_or(SessionError::NoTranscript)?;
         let parent = observer.session_id().unwrap_or_default();
-        let id = observer.fork()?;
+        let id = match observer.fork() {
+            Ok(id) => id,
+            Err(e) => {
+                super::session_switch::say(self, stopped);
+                return Err(e);
+            }
+        };
+        super::session_switch::say(self, stopped);
+        let left = self.exec.jobs.forget();
+        self.exec.jobs.adopt_earlier(left);
         self.exec
             .events
             .send(AgentEvent::Session { id: id.clone() });

@@ -71,7 +71,7 @@ async fn run(mut agent: Agent, mut rx: mpsc::UnboundedReceiver<AgentCommand>) ->
                     continue;
                 }
                 Some(AgentCommand::Fork) => {
-                    if let Err(e) = agent.fork() {
+                    if let Err(e) = agent.fork().await {
                         agent.events().send(AgentEvent::Error {
                             message: e.to_string(),
                         });
@@ -79,7 +79,7 @@ async fn run(mut agent: Agent, mut rx: mpsc::UnboundedReceiver<AgentCommand>) ->
                     continue;
                 }
                 Some(AgentCommand::Resume { id }) => {
-                    if let Err(e) = crate::agent::session_switch::resume(&mut agent, &id) {
+                    if let Err(e) = crate::agent::session_switch::resume(&mut agent, &id).await {
                         agent.events().send(AgentEvent::Error {
                             message: format!("cannot resume {id}: {e}"),
                         });

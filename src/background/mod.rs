@@ -267,6 +267,46 @@ impl Jobs {
         }
     }
 
+    /// Leaving the session (another one resumed, a fork): its running jobs end as they do
+    /// at exit (SIGTERM, SIGKILL after `grace`), waited for. Returns them as they ended.
+    pub async fn stop_running(&self, grace: Duration) -> Vec<JobInfo> {
+        let running: Vec<Arc<Job>> = lock(&self.inner)
+            .jobs
+            .iter()
+            .filter(|j| j.state().is_running())
+            .cloned()
+            .collect();
+        futures::future::join_all(running.iter().map(|j| j.kill(KilledBy::Exit, grace))).await;
+        running.iter().map(|j| j.info()).collect()
+    }
+
+    /// Empties the list (the session the jobs belong to was left): each listed job is told
+    /// to front ends as dropped, its output file removed; the ids start again at b1 (the
+    /// next session's own jobs raise that). Returns them as they were, oldest first.
+    pub fn forget(&self) -> Vec<JobInfo> {
+        let mut reg = lock(&self.inner);
+        for job in &reg.jobs {
+            // Stopped by `stop_running` before; nothing outlives the list it was in.
+            job.kill_now();
+        }
+        let gone: Vec<JobInfo> = std::mem::take(&mut reg.earlier)
+            .into_iter()
+            .chain(std::mem::take(&mut reg.jobs).iter().map(|j| j.info()))
+            .collect();
+        reg.next = 1;
+        drop(reg);
+        for job in &gone {
+            if let Some(path) = &job.output {
+                let _ = std::fs::remove_file(path);
+            }
+            (self.shared.on_change)(JobEvent {
+                change: Change::Dropped,
+                job: job.clone(),
+            });
+        }
+        gone
+    }
+
     /// Ends every running job (SIGTERM, SIGKILL after `grace`) and waits for them.
     pub async fn shutdown(&self, grace: Duration) {
         let jobs = lock(&self.inner).jobs.clone();

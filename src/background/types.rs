@@ -43,7 +43,7 @@ pub enum KilledBy {
     Model,
     /// The user (`/kill`, `x` in the tools pane).
     User,
-    /// tooloop was ending.
+    /// tooloop was ending, or the session the job belongs to was left.
     Exit,
 }
 
@@ -116,6 +116,9 @@ pub enum Change {
     Ended,
     /// Listed from a resumed transcript (never running).
     Resumed,
+    /// No longer listed: the session it belongs to was left (`/sessions`, `/fork`); front
+    /// ends drop its row.
+    Dropped,
 }
 
 /// `AgentEvent::Background`: a job and what just changed about it.
@@ -132,7 +135,7 @@ impl JobEvent {
         let state = match self.change {
             Change::Started => "started",
             Change::Ended => self.job.state.as_str(),
-            Change::Output | Change::Resumed => return None,
+            Change::Output | Change::Resumed | Change::Dropped => return None,
         };
         let mut line = self.job.json_fields(state);
         if let Value::Object(map) = &mut line {

@@ -96,6 +96,28 @@ fn read(path: &Path) -> Result<PermissionsSection, SettingsError> {
 pub fn parse(text: &str, path: &Path) -> Result<PermissionsSection, SettingsError> {
     let file = toml::from_str::<SpannedFile>(text).map_err(|e| toml_error(&e, text, path))?;
     let p = file.permissions;
+    check(&p, text, path)?;
+    let plain = |l: Vec<toml::Spanned<String>>| l.into_iter().map(|r| r.into_inner()).collect();
+    Ok(PermissionsSection {
+        allow: plain(p.allow),
+        ask: plain(p.ask),
+        deny: plain(p.deny),
+    })
+}
+
+/// Checks the rules of the `[permissions]` table of a file that holds other tables too
+/// (config.toml, already parsed): the first bad rule is an error naming `path` and its line.
+pub fn check_rules(text: &str, path: &Path) -> Result<(), SettingsError> {
+    #[derive(Deserialize)]
+    struct AnyFile {
+        #[serde(default)]
+        permissions: SpannedSection,
+    }
+    let file = toml::from_str::<AnyFile>(text).map_err(|e| toml_error(&e, text, path))?;
+    check(&file.permissions, text, path)
+}
+
+fn check(p: &SpannedSection, text: &str, path: &Path) -> Result<(), SettingsError> {
     let line_at = |at: usize| text[..at.min(text.len())].matches('\n').count() + 1;
     for rule in p.allow.iter().chain(&p.ask).chain(&p.deny) {
         if let Err(source) = super::rules::Rule::parse(rule.get_ref()) {
@@ -106,12 +128,7 @@ pub fn parse(text: &str, path: &Path) -> Result<PermissionsSection, SettingsErro
             });
         }
     }
-    let plain = |l: Vec<toml::Spanned<String>>| l.into_iter().map(|r| r.into_inner()).collect();
-    Ok(PermissionsSection {
-        allow: plain(p.allow),
-        ask: plain(p.ask),
-        deny: plain(p.deny),
-    })
+    Ok(())
 }
 
 /// The file as read, each rule with where it stands (for the error's line).
@@ -218,6 +235,15 @@ mod tests {
         assert!(err("[permissions]\nallow = 3\n").starts_with(".tooloop/settings.toml:2: "));
         assert!(err("\n\n[permissions\n").starts_with(".tooloop/settings.toml:3: "));
         assert!(err("[permissions]\nalow = []\n").starts_with(".tooloop/settings.toml:2: "));
+        // config.toml: other tables beside it, the rule's own line.
+        let config = "model = \"m\"\n[permissions]\nallow = [\"bash(ls)\",\n  \"bash(unclosed\"]\n";
+        let e = check_rules(config, Path::new("/u/config.toml")).expect_err("bad rule");
+        assert!(
+            e.to_string()
+                .starts_with("/u/config.toml:4: permission rule \"bash(unclosed\""),
+            "{e}"
+        );
+        check_rules("model = \"m\"\n", Path::new("c")).expect("no rules");
         let ok = parse("[permissions]\ndeny = [\"read_file(.env)\"]\n", path).expect("ok");
         assert_eq!(ok.deny, vec!["read_file(.env)".to_string()]);
     }

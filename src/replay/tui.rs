@@ -23,6 +23,9 @@ use crate::tui::{event_loop, terminal, theme};
 const REPLAY_ENDED: &str = "replay finished — Ctrl+C twice quits";
 const REPLAY_STOPPED: &str = "replay stopped (Ctrl+C)";
 const REPLAY_NO_INPUT: &str = "this is a replay: nothing is sent to a model";
+/// The input box while empty: what a replay takes instead of a prompt.
+const REPLAY_INPUT_STEP: &str = "replay · Space: next step · Ctrl+C: stop, twice: quit";
+const REPLAY_INPUT: &str = "replay · nothing typed is sent · Ctrl+C: stop, twice: quit";
 const REPLAY_NO_ANSWER: &str =
     "this is a replay: the recorded answer closes the question at its time (--step: Space)";
 
@@ -131,6 +134,11 @@ pub async fn run(
         intro.push_str(&format!(" ({skipped} damaged lines skipped)"));
     }
     app.panes.conversation.push(CellKind::Notice(intro));
+    app.input.set_placeholder(if opts.step {
+        REPLAY_INPUT_STEP
+    } else {
+        REPLAY_INPUT
+    });
     app.panes
         .json
         .requests

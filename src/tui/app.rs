@@ -87,6 +87,16 @@ pub struct RunInfo {
     pub replay: bool,
 }
 
+impl RunInfo {
+    /// The one model table `/model`, `/cost` and `/skills` read: the configured one, else
+    /// the built-in one.
+    pub fn model_table(&self) -> &crate::models::ModelTable {
+        self.models
+            .as_deref()
+            .unwrap_or_else(|| crate::models::ModelTable::builtin_shared())
+    }
+}
+
 /// The TUI's state, in parts (parts.rs). `input`, `compose`, `turn` and `steering` are parts
 /// of their own, defined beside the code that reads them.
 pub struct App {

@@ -20,7 +20,7 @@ pub struct ModelSpend {
 }
 
 impl ModelSpend {
-    pub fn on_event(&mut self, event: &AgentEvent, models: Option<&ModelTable>) {
+    pub fn on_event(&mut self, event: &AgentEvent, models: &ModelTable) {
         let (agent, inner) = event.unwrapped();
         let who = agent.map(|(id, _)| id.to_string()).unwrap_or_default();
         match inner {
@@ -36,7 +36,7 @@ impl ModelSpend {
                 let Some(model) = self.in_flight.get(&who) else {
                     return;
                 };
-                let cost = models.and_then(|t| t.cost_usd(model, usage));
+                let cost = models.cost_usd(model, usage);
                 let entry = self
                     .by_model
                     .entry(model.clone())
@@ -52,6 +52,15 @@ impl ModelSpend {
     /// The model of the request in flight, if one is.
     pub fn answering(&self) -> Option<&str> {
         self.answering.as_deref()
+    }
+
+    /// The models that answered and have no prices (what makes the session's cost unknown).
+    pub fn unpriced(&self) -> Vec<&str> {
+        self.by_model
+            .iter()
+            .filter(|(_, (_, cost))| cost.is_none())
+            .map(|(model, _)| model.as_str())
+            .collect()
     }
 
     /// `/cost`'s lines per model, once more than one model answered.
@@ -101,16 +110,17 @@ mod tests {
     #[test]
     fn the_answering_model_and_a_split_by_model_subagents_included() {
         let mut s = ModelSpend::default();
-        s.on_event(&request("big"), None);
+        let table = ModelTable::builtin();
+        s.on_event(&request("big"), &table);
         assert_eq!(s.answering(), Some("big"));
-        s.on_event(&end(10), None);
+        s.on_event(&end(10), &table);
         let child = |e: E| E::Subagent {
             agent_id: "a1".into(),
             parent_tool_use_id: "t1".into(),
             event: Box::new(e),
         };
-        s.on_event(&child(request("small")), None);
-        s.on_event(&child(end(3)), None);
+        s.on_event(&child(request("gpt-4o")), &table);
+        s.on_event(&child(end(3)), &table);
         assert_eq!(s.answering(), Some("big"), "a child does not take the bar");
         let lines = s.split_lines();
         assert_eq!(lines.len(), 2, "{lines:?}");
@@ -118,6 +128,7 @@ mod tests {
             lines[0].contains("big: unknown (0 in, 10 out)"),
             "{lines:?}"
         );
-        assert!(lines[1].contains("small"), "{lines:?}");
+        assert!(lines[1].contains("gpt-4o: $0.0000"), "{lines:?}");
+        assert_eq!(s.unpriced(), ["big"]);
     }
 }

@@ -41,6 +41,8 @@ pub struct Input {
     history_file: Option<std::path::PathBuf>,
     /// Ctrl+R, while it runs.
     search: Option<HistorySearch>,
+    /// What the empty box shows (a replay shows its keys, not a prompt's invitation).
+    placeholder: String,
 }
 
 impl Default for Input {
@@ -56,6 +58,7 @@ impl Default for Input {
             pastes: Vec::new(),
             history_file: None,
             search: None,
+            placeholder: strings::INPUT_PLACEHOLDER.into(),
         }
     }
 }
@@ -74,9 +77,15 @@ impl Input {
         self.textarea.insert_str(text);
     }
 
+    /// Replaces what the empty box shows, now and after every clear.
+    pub fn set_placeholder(&mut self, text: &str) {
+        self.placeholder = text.to_string();
+        self.textarea.set_placeholder_text(text);
+    }
+
     pub fn clear(&mut self) {
         let mut fresh = TextArea::default();
-        fresh.set_placeholder_text(strings::INPUT_PLACEHOLDER);
+        fresh.set_placeholder_text(self.placeholder.clone());
         fresh.set_cursor_line_style(Style::default());
         self.textarea = fresh;
         self.recall = None;

@@ -18,7 +18,7 @@ impl App {
     pub fn on_agent(&mut self, event: AgentEvent, now: Instant) {
         // Before the event is taken apart: both count a subagent's requests too.
         self.status_tally.observe(&event, now);
-        self.spend.on_event(&event, self.info.models.as_deref());
+        self.spend.on_event(&event, self.info.model_table());
         let Some((scope, event)) = self.scoped(event) else {
             return;
         };

@@ -76,14 +76,11 @@ impl App {
     /// keeps from `/`.
     pub(crate) fn show_skills(&mut self) {
         let catalog = crate::skills::Catalog::load(&crate::skills::dirs_for(&self.info.workspace));
-        let window = match &self.info.models {
-            Some(t) => t.lookup(&self.info.model).context_window,
-            None => {
-                crate::models::ModelTable::builtin()
-                    .lookup(&self.info.model)
-                    .context_window
-            }
-        };
+        let window = self
+            .info
+            .model_table()
+            .lookup(&self.info.model)
+            .context_window;
         let mut text = crate::skills::table::format(&catalog, window);
         for s in &catalog.skills {
             if s.user_invocable && super::slash::COMMANDS.iter().any(|c| c.name == s.name) {

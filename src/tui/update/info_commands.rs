@@ -146,7 +146,17 @@ tools   {}",
     fn cost_line(&self) -> String {
         let total = match self.turn.context.as_ref().map(|c| c.cost_usd) {
             Some(Some(usd)) => format!("${usd:.4} this session"),
-            Some(None) => format!("unknown (no prices for {})", self.info.model),
+            Some(None) => {
+                // Name the models that lack prices, not the current one: after `/model` the
+                // unknown part may come from a model used before.
+                let unpriced = self.spend.unpriced();
+                let names = if unpriced.is_empty() {
+                    self.info.model.clone()
+                } else {
+                    unpriced.join(", ")
+                };
+                format!("unknown (no prices for {names})")
+            }
             None => "$0 (nothing sent yet)".into(),
         };
         // By model, once more than one answered (`[models] plan / small`).

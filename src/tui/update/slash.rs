@@ -280,15 +280,8 @@ fn model(app: &mut App, args: &str, _: Instant) {
             .conversation
             .push(CellKind::Error(strings::MODEL_USAGE.into()));
     } else if name.is_empty() {
-        let builtin;
-        let table = match &app.info.models {
-            Some(t) => &**t,
-            None => {
-                builtin = crate::models::ModelTable::builtin();
-                &builtin
-            }
-        };
-        let text = crate::cli::model_list::format_table(table, Some(&app.info.model));
+        let text =
+            crate::cli::model_list::format_table(app.info.model_table(), Some(&app.info.model));
         app.panes
             .conversation
             .push(CellKind::Notice(strings::model_list(text.trim_end())));

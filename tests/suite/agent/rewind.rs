@@ -239,7 +239,7 @@ async fn a_prompt_merged_into_an_interrupted_turn_is_rewound_cleanly() {
     // Fork: a new id, the parent file unchanged from here on.
     let parent = info.handle.path();
     let parent_bytes = std::fs::read(&parent).expect("read");
-    let child = agent.fork().expect("forks");
+    let child = agent.fork().await.expect("forks");
     assert_ne!(child, info.id);
     assert_eq!(info.handle.id(), child, "the live handle follows the fork");
     assert_eq!(std::fs::read(&parent).expect("read"), parent_bytes);

@@ -83,6 +83,19 @@ fn a_wrong_type_is_an_error_naming_file_line_and_key() {
 }
 
 #[test]
+fn a_bad_permission_rule_is_an_error_naming_file_and_line() {
+    let (sb, run) = run_with_config(
+        "model = \"m\"\n\n[permissions]\nallow = [\n  \"bash(ls)\",\n  \"bash(unclosed\",\n]\n",
+    );
+    assert_eq!(run.code, 2);
+    let want = format!(
+        "{}:6: permission rule \"bash(unclosed\": `TOOL(…)` must end with `)`",
+        sb.config_file().display()
+    );
+    assert!(run.stderr.contains(&want), "{}", run.stderr);
+}
+
+#[test]
 fn a_named_config_file_must_exist() {
     let sb = Sandbox::new();
     let run = sb.demo("hi", &["--config", "/nonexistent/tooloop.toml"]);

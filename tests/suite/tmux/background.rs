@@ -163,3 +163,69 @@ fn a_job_row_fits_80x24_with_chinese_output() {
     t.type_text("还在打字");
     t.wait_text("还在打字");
 }
+
+#[test]
+fn a_session_left_with_fork_or_sessions_takes_its_jobs_along() {
+    if !support::tmux::available() {
+        return;
+    }
+    for (w, h) in [(80, 24), (200, 50)] {
+        leave_sessions_at(w, h);
+    }
+}
+
+fn leave_sessions_at(w: u16, h: u16) {
+    let mark = 5_000_000 + fastrand::u32(..1_000_000);
+    let server = MockServer::start();
+    for (id, seconds) in [("toolu_1", mark), ("toolu_2", mark + 1)] {
+        server.enqueue(tool_reply(&[(
+            id,
+            "bash",
+            json!({"command": format!("sleep {seconds}"), "run_in_background": true}),
+        )]));
+        server.enqueue(text_reply("started"));
+    }
+    let (t, _dir) = start(&format!("sessions-{w}"), &server, w, h);
+    t.wait_text("idle");
+    t.send_line("start a job");
+    t.wait_for("b1 running", |s| {
+        s.contains("bg 1") && s.contains("◷ b1 sleep")
+    });
+    assert_eq!(pgrep(&format!("sleep {mark}")).len(), 1);
+
+    // /fork: the job stays with the session left, stopped; nothing runs in the fork.
+    t.send_line("/fork");
+    let s = t.wait_for("the fork", |s| {
+        s.contains("forked: this is now session") && s.contains("⊘ b1 sleep")
+    });
+    eprintln!("{s}");
+    assert!(s.contains("stopped background job b1 (sleep"), "{s}");
+    assert!(!Tmux::status_line(&s).contains("bg 1"), "{s}");
+    assert!(
+        pgrep(&format!("sleep {mark}")).is_empty(),
+        "b1 outlived its session"
+    );
+
+    // The fork's own job, then /sessions back to the first session: b2 stops, and the
+    // list is the first session's alone.
+    t.send_line("start another");
+    t.wait_for("b2 running", |s| {
+        s.contains("bg 1") && s.contains("◷ b2 sleep")
+    });
+    t.send_line("/sessions");
+    t.wait_text("Enter resume");
+    t.keys(&["Down", "Enter"]);
+    let s = t.wait_for("the first session again", |s| {
+        s.contains("stopped background job b2") && s.contains("⊘ b1 sleep")
+    });
+    eprintln!("{s}");
+    assert!(!s.contains("b2 sleep"), "{s}");
+    assert!(!Tmux::status_line(&s).contains("bg "), "{s}");
+    assert!(
+        pgrep(&format!("sleep {}", mark + 1)).is_empty(),
+        "b2 outlived its session"
+    );
+    t.send_line("/jobs");
+    let s = t.wait_for("/jobs", |s| s.contains("• b1 sleep"));
+    assert!(!s.contains("• b2"), "{s}");
+}

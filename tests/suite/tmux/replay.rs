@@ -118,6 +118,11 @@ fn tool_rows_end_with_their_recorded_durations() {
     );
     assert!(done.contains("Replayed fine."), "{done}");
     assert!(started.elapsed() >= Duration::from_millis(700));
+    assert!(!done.contains("Ask something"), "{done}");
+    assert!(
+        done.contains("replay · nothing typed is sent · Ctrl+C: stop, twice: quit"),
+        "{done}"
+    );
 }
 
 #[test]
@@ -137,9 +142,12 @@ fn step_plays_one_block_or_tool_call_per_space() {
         .and_then(|n| n.parse().ok())
         .unwrap_or_else(|| panic!("event count in:\n{intro}"));
     assert!(n > 10, "{intro}");
-    // A replay offers no key that would send anything.
+    // A replay offers no key that would send anything, and the input does not invite a
+    // prompt: it names the keys a replay takes.
     let status = Tmux::status_line(&intro);
     assert!(!status.contains("send"), "{status}");
+    assert!(!intro.contains("Ask something"), "{intro}");
+    assert!(intro.contains("replay · Space: next step"), "{intro}");
     std::thread::sleep(Duration::from_millis(400));
     assert!(
         !pane.screen().contains("sleep a bit"),
@@ -166,9 +174,10 @@ fn step_plays_one_block_or_tool_call_per_space() {
     let after = pane.screen();
     assert!(after.contains("Replayed fine."), "{after}");
     assert!(
-        after.contains("Ask something"),
+        after.contains("replay · Space: next step · Ctrl+C: stop, twice: quit"),
         "Space never reached the input box (its placeholder still shows):\n{after}"
     );
+    assert!(!after.contains("Ask something"), "{after}");
 }
 
 /// The live TUI against the mock, recording, in its own HOME (120×40).

@@ -5,6 +5,7 @@ mod commands;
 mod compose;
 mod config_keys;
 mod context;
+mod cost_prices;
 mod event_loop;
 mod export;
 mod imports;

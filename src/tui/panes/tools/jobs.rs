@@ -1,7 +1,7 @@
 //! The tools pane's `background` group: one live row per background job (id, command, a
 //! running timer, its last output line, state). Its state only: what the agent reported in
-//! `AgentEvent::Background`, and which row `b` selected. It survives `/new` and resumes, as
-//! the jobs do.
+//! `AgentEvent::Background`, and which row `b` selected. It survives `/new`, as the jobs
+//! do; leaving a session (`/sessions`, `/fork`) drops its jobs' rows.
 
 use ratatui::text::{Line, Span};
 use tokio::time::Instant;
@@ -33,6 +33,11 @@ pub struct BackgroundGroup {
 impl BackgroundGroup {
     pub fn apply(&mut self, event: &JobEvent, now: Instant) {
         let id = &event.job.shell_id;
+        if event.change == JobChange::Dropped {
+            self.rows.retain(|r| &r.info.shell_id != id);
+            self.selected = self.selected.filter(|&i| i < self.rows.len());
+            return;
+        }
         match self.rows.iter_mut().find(|r| &r.info.shell_id == id) {
             Some(row) => {
                 if event.change == JobChange::Ended && row.ended.is_none() {
