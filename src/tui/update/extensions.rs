@@ -179,6 +179,8 @@ mod tests {
             state,
             tools: Vec::new(),
             error: None,
+            prompts: Vec::new(),
+            resources: Vec::new(),
         }
     }
 
