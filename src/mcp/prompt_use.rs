@@ -53,15 +53,25 @@ fn plural(n: usize) -> &'static str {
 
 /// How the prompt is typed: `/mcp__fx__greet <name> [style]`.
 pub fn usage(command: &str, prompt: &PromptInfo) -> String {
-    let mut out = format!("/{command}");
-    for a in &prompt.arguments {
-        if a.required {
-            out.push_str(&format!(" <{}>", a.name));
-        } else {
-            out.push_str(&format!(" [{}]", a.name));
-        }
-    }
-    out
+    format!("/{command} {}", argument_line(prompt))
+        .trim_end()
+        .to_string()
+}
+
+/// Its arguments as the `/` menu shows them: `<name> [style]` (required in angle brackets).
+pub fn argument_line(prompt: &PromptInfo) -> String {
+    let args: Vec<String> = prompt
+        .arguments
+        .iter()
+        .map(|a| {
+            if a.required {
+                format!("<{}>", a.name)
+            } else {
+                format!("[{}]", a.name)
+            }
+        })
+        .collect();
+    args.join(" ")
 }
 
 /// The arguments of `/command words…`: `name=value` for a named one, the rest in the

@@ -10,6 +10,7 @@ mod export;
 mod imports;
 mod info_commands;
 mod json_stepper;
+mod mcp_input;
 mod models;
 mod mouse;
 mod render;
