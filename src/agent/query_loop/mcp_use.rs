@@ -70,6 +70,16 @@ async fn prompt_blocks(
 ) -> Result<Vec<ContentBlock>, UseError> {
     let Some((server, info)) = mcp.prompt(command) else {
         let (server, prompt) = mcp.names_a_server_prompt(command).unwrap_or_default();
+        // A server that is down lists nothing: say that, not "no such prompt".
+        let status = mcp.server(&server).map(|s| s.status());
+        if let Some(s) = status.filter(|s| s.state == crate::protocol::status::ServerState::Failed)
+        {
+            return Err(UseError::Prompt {
+                command: command.to_string(),
+                server,
+                why: format!("is not running: {}", s.error.unwrap_or_default()),
+            });
+        }
         return Err(UseError::UnknownPrompt { server, prompt });
     };
     let arguments = prompt_use::bind(command, &info, &crate::text::words(args))?;

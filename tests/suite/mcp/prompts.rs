@@ -283,3 +283,24 @@ fn a_resource_whose_server_dies_stops_the_prompt_in_text_mode_too() {
         run.stderr
     );
 }
+
+#[test]
+fn a_prompt_of_a_server_that_failed_to_start_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("config.toml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "[mcp.servers.fx]\ncommand = {:?}\nargs = [\"--fail-start\"]\n",
+            mcp_fixture().display().to_string()
+        ),
+    )
+    .unwrap();
+    let server = MockServer::start();
+    let run = headless_with_config(&server, "/mcp__fx__greet Ada", &cfg, dir.path(), &[]).run();
+    assert_not_sent(
+        &run,
+        &server,
+        "/mcp__fx__greet was not sent: MCP server fx is not running: ",
+    );
+}
