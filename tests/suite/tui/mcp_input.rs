@@ -163,3 +163,38 @@ async fn tab_after_at_server_colon_lists_its_resources() {
         app.note(now)
     );
 }
+
+/// A resumed conversation shows an MCP prompt as one line and its resource as the
+/// "attached" line, not their text.
+#[tokio::test(start_paused = true)]
+async fn a_resumed_mcp_prompt_and_resource_are_one_line_each() {
+    use tooloop::message::markers::{mention, user_skill};
+    use tooloop::message::{ContentBlock, Message};
+    use tooloop::tui::panes::cells::CellKind;
+    let mut app = app();
+    let now = Instant::now();
+    let message = Message::user(vec![
+        ContentBlock::text("/mcp__fx__review"),
+        user_skill("mcp__fx__review", "Review these notes."),
+        ContentBlock::text(mention::resource("fx:fixture://notes/readme", 2, "a\nb")),
+    ]);
+    feed(&mut app, now, vec![history_reset(vec![message])]);
+    let shown: Vec<String> = app
+        .panes
+        .conversation
+        .cells()
+        .iter()
+        .filter_map(|c| match &c.kind {
+            CellKind::User(t) | CellKind::Notice(t) => Some(t.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            "/mcp__fx__review",
+            "MCP prompt /mcp__fx__review",
+            "attached fx:fixture://notes/readme (2 lines)"
+        ]
+    );
+}
