@@ -47,6 +47,39 @@ pub fn ellipsize(s: &str, max: usize) -> String {
     }
 }
 
+/// The words of a prompt (paths, `@` mentions, command arguments): whitespace-separated,
+/// except inside quotes or after a backslash (how shells and terminals quote a pasted path).
+/// A quote opens at the start of a word, after `@` or after `name=`.
+pub fn words(prompt: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut word = String::new();
+    let mut quote: Option<char> = None;
+    let mut chars = prompt.chars();
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (None, '\\') => {
+                if let Some(next) = chars.next() {
+                    word.push(next);
+                }
+            }
+            (None, '\'' | '"') if word.is_empty() || word == "@" || word.ends_with('=') => {
+                quote = Some(c)
+            }
+            (Some(q), c) if c == q => quote = None,
+            (None, c) if c.is_whitespace() => {
+                if !word.is_empty() {
+                    out.push(std::mem::take(&mut word));
+                }
+            }
+            (_, c) => word.push(c),
+        }
+    }
+    if !word.is_empty() {
+        out.push(word);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

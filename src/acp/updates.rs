@@ -348,6 +348,7 @@ pub fn stop_reason(
             why("the conversation is over the context limit; /compact it or start a new session"),
         ),
         Terminal::HookStopped => (S::EndTurn, why("a hook stopped the turn")),
+        Terminal::NotSent => (S::EndTurn, why("the prompt was not sent")),
         Terminal::StopHookPrevented => (
             S::EndTurn,
             why("the stop hook sent the model back too many times"),

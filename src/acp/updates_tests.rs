@@ -225,6 +225,7 @@ fn every_stop_reason_is_mapped() {
         (Terminal::BlockingLimit, S::EndTurn, true),
         (Terminal::PromptTooLong, S::EndTurn, true),
         (Terminal::HookStopped, S::EndTurn, true),
+        (Terminal::NotSent, S::EndTurn, true),
         (Terminal::StopHookPrevented, S::EndTurn, true),
         (Terminal::ModelError, S::EndTurn, true),
     ];

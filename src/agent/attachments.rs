@@ -28,35 +28,7 @@ impl Attachment {
     }
 }
 
-/// The words of `prompt` that may be paths: whitespace-separated, except inside quotes or
-/// after a backslash (how shells and terminals quote a pasted path).
-pub(super) fn words(prompt: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut word = String::new();
-    let mut quote: Option<char> = None;
-    let mut chars = prompt.chars();
-    while let Some(c) = chars.next() {
-        match (quote, c) {
-            (None, '\\') => {
-                if let Some(next) = chars.next() {
-                    word.push(next);
-                }
-            }
-            (None, '\'' | '"') if word.is_empty() || word == "@" => quote = Some(c),
-            (Some(q), c) if c == q => quote = None,
-            (None, c) if c.is_whitespace() => {
-                if !word.is_empty() {
-                    out.push(std::mem::take(&mut word));
-                }
-            }
-            (_, c) => word.push(c),
-        }
-    }
-    if !word.is_empty() {
-        out.push(word);
-    }
-    out
-}
+pub(super) use crate::text::words;
 
 /// The path a word names, if it is written as one: `@name`, an absolute path, `~/…`,
 /// `./…`, or a `file://` URL.

@@ -9,6 +9,7 @@ mod decide;
 mod extensions;
 mod failure;
 mod job_notices;
+mod mcp_use;
 mod open;
 mod skill_command;
 mod steering;
@@ -118,23 +119,12 @@ async fn run(agent: &mut Agent, prompt: &str, cancel: &CancellationToken) -> Tur
     extensions::refresh_skills(agent);
     let mut message = match extensions::prompt_message(agent, prompt, cancel).await {
         Ok(m) => m,
-        Err(reason) => {
-            // Not sent and not kept: the history is as it was before the prompt.
-            events.send(AgentEvent::Error {
-                message: reason.clone(),
-            });
-            return TurnSummary {
-                reason: Terminal::HookStopped,
-                turns: 0,
-                usage: Usage::default(),
-                text: String::new(),
-                transitions: Vec::new(),
-                error: Some(reason),
-                cost_usd: agent.context.tree_cost(),
-                context_tokens: prepare::current(agent, &agent.settings.model.clone()).0,
-            };
-        }
+        Err(reason) => return not_sent(agent, Terminal::HookStopped, reason),
     };
+    match mcp_use::expand(agent, prompt, cancel).await {
+        Ok(blocks) => message.content.extend(blocks),
+        Err(e) => return not_sent(agent, Terminal::NotSent, e.to_string()),
+    }
     super::mentions::attach_to_prompt(agent, prompt, &mut message.content);
     job_notices::append(&agent.exec.jobs, &mut message.content);
     let kept = agent.take_unanswered();
@@ -200,6 +190,23 @@ async fn run(agent: &mut Agent, prompt: &str, cancel: &CancellationToken) -> Tur
             cost_usd: agent.context.tree_cost(),
             context_tokens,
         };
+    }
+}
+
+/// A prompt that is not sent and not kept: the history is as it was before it.
+fn not_sent(agent: &Agent, reason: Terminal, why: String) -> TurnSummary {
+    agent.exec.events.send(AgentEvent::Error {
+        message: why.clone(),
+    });
+    TurnSummary {
+        reason,
+        turns: 0,
+        usage: Usage::default(),
+        text: String::new(),
+        transitions: Vec::new(),
+        error: Some(why),
+        cost_usd: agent.context.tree_cost(),
+        context_tokens: prepare::current(agent, &agent.settings.model.clone()).0,
     }
 }
 

@@ -40,7 +40,8 @@ pub fn exit_code(reason: Terminal) -> i32 {
         | Terminal::BudgetExceeded
         | Terminal::BlockingLimit
         | Terminal::HookStopped
-        | Terminal::StopHookPrevented => 1,
+        | Terminal::StopHookPrevented
+        | Terminal::NotSent => 1,
     }
 }
 

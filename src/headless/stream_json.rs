@@ -324,6 +324,8 @@ mod tests {
                 state: ServerState::Failed,
                 tools: vec![],
                 error: Some("boom".into()),
+                prompts: vec![],
+                resources: vec![],
             }),
             r#"{"type":"mcp","server":"s","state":"failed","tools":[],"error":"boom"}"#,
         );
@@ -409,6 +411,8 @@ mod tests {
                 state: ServerState::Starting,
                 tools: vec![],
                 error: None,
+                prompts: vec![],
+                resources: vec![],
             }),
             AgentEvent::Compacted {
                 info: Compaction {

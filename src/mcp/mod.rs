@@ -4,11 +4,14 @@
 //! waits for those still starting (each at most its startup timeout) so their tools are
 //! offered from request 1. A server that fails is reported and the rest work.
 
+pub mod catalog;
 pub mod config;
 pub mod connect;
+pub mod content;
 pub mod defer;
 pub mod list;
 pub mod notify;
+pub mod prompt_use;
 pub mod result;
 pub mod search_rank;
 pub mod server;
@@ -25,6 +28,23 @@ use crate::tools::Tool;
 pub use config::{McpConfigError, McpSection, ServerConfig};
 pub use connect::Lookup;
 pub use server::{McpServer, StatusSink};
+
+/// Lists a started server's prompts and resources again each time it says they changed;
+/// ends with the server (the manager holds the only strong reference).
+fn watch_catalog(server: std::sync::Weak<McpServer>) {
+    let Some(handler) = server.upgrade().map(|s| s.handler().clone()) else {
+        return;
+    };
+    tokio::spawn(async move {
+        loop {
+            handler.catalog_changed().await;
+            let Some(server) = server.upgrade() else {
+                return;
+            };
+            server.relist_catalog().await;
+        }
+    });
+}
 
 /// Every configured server and the tools of those that started.
 pub struct McpManager {
@@ -75,6 +95,7 @@ impl McpManager {
                             tools.push(Arc::new(tool::McpTool::new(server.clone(), def)));
                         }
                     }
+                    watch_catalog(Arc::downgrade(&server));
                 })
             })
             .collect();
@@ -182,6 +203,44 @@ impl McpManager {
         }
         (!entries.is_empty() && defer::should_defer(setting, total, window))
             .then(|| defer::Deferral::new(entries))
+    }
+
+    /// The server a configured name names.
+    pub fn server(&self, name: &str) -> Option<&Arc<McpServer>> {
+        self.servers.iter().find(|s| s.config.name == name)
+    }
+
+    /// The server and prompt `/mcp__SERVER__PROMPT` names (the longest server name that
+    /// fits, since a server's name may hold `__` too); None for any other command.
+    pub fn prompt(
+        &self,
+        command: &str,
+    ) -> Option<(Arc<McpServer>, crate::protocol::status::PromptInfo)> {
+        let rest = command.strip_prefix("mcp__")?;
+        let mut fits: Vec<&Arc<McpServer>> = self
+            .servers
+            .iter()
+            .filter(|s| rest.starts_with(&format!("{}__", s.config.name)))
+            .collect();
+        fits.sort_by_key(|s| std::cmp::Reverse(s.config.name.len()));
+        fits.into_iter().find_map(|s| {
+            let name = &rest[s.config.name.len() + 2..];
+            let info = s.status().prompts.into_iter().find(|p| p.name == name)?;
+            Some((s.clone(), info))
+        })
+    }
+
+    /// Whether `command` is shaped like an MCP prompt of a configured server (found or
+    /// not: one that is not found is said, not sent to the model as text).
+    pub fn names_a_server_prompt(&self, command: &str) -> Option<(String, String)> {
+        let rest = command.strip_prefix("mcp__")?;
+        self.servers
+            .iter()
+            .filter_map(|s| {
+                let prompt = rest.strip_prefix(&format!("{}__", s.config.name))?;
+                Some((s.config.name.clone(), prompt.to_string()))
+            })
+            .max_by_key(|(server, _)| server.len())
     }
 
     /// Ends every server's connection (stdio servers' processes exit).

@@ -78,6 +78,8 @@ impl McpServer {
             state: ServerState::Starting,
             tools: Vec::new(),
             error: None,
+            prompts: Vec::new(),
+            resources: Vec::new(),
         };
         McpServer {
             config,
@@ -146,6 +148,10 @@ impl McpServer {
             }
         };
         let defs = self.offered_defs(&tools);
+        // Prompts and resources are listed after the tools, outside the startup timeout: a
+        // server slow to list them still offers its tools.
+        let catalog = super::catalog::list(&client, &self.config.name).await;
+        self.set_catalog_quietly(catalog);
         *self.client.lock().await = Some(Arc::new(client));
         self.set_ready(&defs);
         Ok(defs)
@@ -168,6 +174,29 @@ impl McpServer {
         let defs = self.offered_defs(&tools);
         self.set_ready(&defs);
         Some(defs)
+    }
+
+    /// After `prompts/list_changed` or `resources/list_changed`: both listed again, and the
+    /// front ends told (the `/` menu and `@` completion follow).
+    pub async fn relist_catalog(&self) {
+        let Some(client) = self.client.lock().await.clone() else {
+            return;
+        };
+        let catalog = super::catalog::list(&client, &self.config.name).await;
+        self.set_catalog_quietly(catalog);
+        let snapshot = self.status();
+        (self.on_status)(snapshot);
+    }
+
+    fn set_catalog_quietly(&self, catalog: super::catalog::Catalog) {
+        let mut s = self.status.lock().unwrap_or_else(|p| p.into_inner());
+        s.prompts = catalog.prompts;
+        s.resources = catalog.resources;
+    }
+
+    /// Its notifications' handler (the manager waits on its catalog changes).
+    pub fn handler(&self) -> &super::notify::Handler {
+        &self.handler
     }
 
     fn set_ready(&self, defs: &[ToolDef]) {
@@ -199,6 +228,26 @@ impl McpServer {
     /// The tools it listed that were left out, and why (taken: said once).
     pub fn take_left_out(&self) -> Vec<String> {
         std::mem::take(&mut *self.left_out.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    /// The client for a prompt or a resource: the live one, or the server restarted.
+    pub(super) async fn client_for_use(&self) -> Result<Arc<Client>, StartError> {
+        self.live_client().await
+    }
+
+    /// A request failed because the server is gone: it is marked failed, and restarted on
+    /// its next use. Any other error leaves it as it is.
+    pub(super) async fn lost_if_down(&self, e: &ServiceError) -> Option<String> {
+        if !matches!(
+            e,
+            ServiceError::TransportClosed | ServiceError::TransportSend(_)
+        ) {
+            return None;
+        }
+        let why = format!("crashed during the call ({e})");
+        *self.client.lock().await = None;
+        self.set_status(ServerState::Failed, None, Some(why.clone()));
+        Some(why)
     }
 
     /// The live client, restarting a crashed server (within the restart budget).
@@ -270,9 +319,7 @@ impl McpServer {
                 self.config.name, e.message
             )),
             Err(e @ (ServiceError::TransportClosed | ServiceError::TransportSend(_))) => {
-                let why = format!("crashed during the call ({e})");
-                *self.client.lock().await = None;
-                self.set_status(ServerState::Failed, None, Some(why.clone()));
+                let why = self.lost_if_down(&e).await.unwrap_or_default();
                 ToolOutput::error(format!(
                     "MCP server {} {why}; it will be restarted on its next call",
                     self.config.name

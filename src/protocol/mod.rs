@@ -92,6 +92,9 @@ pub enum Terminal {
     StopHookPrevented,
     /// Headless plan mode: the model called `exit_plan_mode` (the plan is in `result.plan`).
     PlanReady,
+    /// The prompt was not sent: what it needs could not be had (an MCP prompt's missing
+    /// argument, a resource that did not read); the error says which.
+    NotSent,
 }
 
 impl Terminal {
@@ -109,6 +112,7 @@ impl Terminal {
             Terminal::HookStopped => "hook_stopped",
             Terminal::StopHookPrevented => "stop_hook_prevented",
             Terminal::PlanReady => "plan_ready",
+            Terminal::NotSent => "not_sent",
         }
     }
 

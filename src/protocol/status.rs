@@ -20,6 +20,41 @@ pub struct ServerStatus {
     /// The names offered to the model (`mcp__SERVER__TOOL`).
     pub tools: Vec<String>,
     pub error: Option<String>,
+    /// Its prompts (`prompts/list`): the `/mcp__SERVER__PROMPT` commands.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub prompts: Vec<PromptInfo>,
+    /// Its resources (`resources/list`) and templates: what `@SERVER:URI` completes to.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resources: Vec<ResourceInfo>,
+}
+
+/// One prompt a server offers, as the `/` menu shows it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PromptInfo {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub description: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub arguments: Vec<PromptArg>,
+}
+
+/// One argument of a prompt; `/mcp__S__P` takes them in this order.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PromptArg {
+    pub name: String,
+    #[serde(default)]
+    pub required: bool,
+}
+
+/// One resource (or resource template, `template` set) a server offers.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ResourceInfo {
+    /// The URI, or the template's URI template (`file:///{path}`).
+    pub uri: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub name: String,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub template: bool,
 }
 
 /// How one tool call ran, as the executor measured it.

@@ -293,6 +293,8 @@ fn examples() -> Vec<E> {
             state: ServerState::Failed,
             tools: vec!["mcp__fx__read".into()],
             error: Some("exited".into()),
+            prompts: vec![],
+            resources: vec![],
         }),
         E::Background(crate::background::JobEvent {
             change: crate::background::Change::Ended,
@@ -399,6 +401,7 @@ fn every_terminal_transition_trigger_and_outcome_round_trips() {
         T::HookStopped,
         T::StopHookPrevented,
         T::PlanReady,
+        T::NotSent,
     ] {
         let text = serde_json::to_value(reason).unwrap();
         assert_eq!(text, reason.as_str());

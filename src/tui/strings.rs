@@ -406,6 +406,11 @@ pub const QUEUED_EDITING: &str = " queued prompt back in the input: Enter queues
 pub const QUEUED_REMOVED: &str = " queued prompt removed ";
 
 /// Tab after `@` found nothing.
+pub fn no_resource_matches(partial: &str) -> String {
+    let server = partial.split(':').next().unwrap_or(partial);
+    format!(" MCP server {server} lists no resource that starts with {partial:?} ")
+}
+
 pub fn no_path_matches(partial: &str) -> String {
     format!(" no file in the workspace starts with {partial:?} ")
 }

@@ -21,6 +21,7 @@ use std::io::Write;
 pub const LANDLOCK: &str = "landlock";
 pub const TMUX: &str = "tmux";
 pub const ACP_CLIENT: &str = "acp-client";
+pub const MCP_EVERYTHING: &str = "mcp-everything";
 
 /// Whether a missing capability fails the test: under CI, or when asked for locally.
 pub fn strict() -> bool {
@@ -124,17 +125,33 @@ pub fn tmux() -> bool {
 /// Node and the official ACP client installed in tests/acp_client (`npm ci` there; CI does
 /// it in .ci/run): the folder of the client's script, or None (see `require`).
 pub fn acp_client() -> Option<std::path::PathBuf> {
-    require(ACP_CLIENT, || {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/acp_client");
+    node_package(
+        ACP_CLIENT,
+        "tests/acp_client",
+        "@agentclientprotocol/sdk/package.json",
+    )
+}
+
+/// Node and the MCP reference server `server-everything` installed in tests/mcp_everything
+/// (`npm ci` there; CI does it in .ci/run): that folder, or None (see `require`).
+pub fn mcp_everything() -> Option<std::path::PathBuf> {
+    node_package(
+        MCP_EVERYTHING,
+        "tests/mcp_everything",
+        "@modelcontextprotocol/server-everything/package.json",
+    )
+}
+
+/// `folder` (under the crate) when node runs and `npm ci` there installed `file`.
+fn node_package(key: &str, folder: &str, file: &str) -> Option<std::path::PathBuf> {
+    require(key, || {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(folder);
         match std::process::Command::new("node").arg("--version").output() {
             Ok(o) if o.status.success() => {}
             Ok(o) => return Err(format!("`node --version` exited with {}", o.status)),
             Err(e) => return Err(format!("`node --version` did not run: {e}")),
         }
-        if !dir
-            .join("node_modules/@agentclientprotocol/sdk/package.json")
-            .is_file()
-        {
+        if !dir.join("node_modules").join(file).is_file() {
             return Err(format!(
                 "{} has no node_modules: run `npm ci` there",
                 dir.display()

@@ -15,8 +15,13 @@
 //! `MCP_FIXTURE_ONCE=PATH` starts only while PATH does not exist (it creates it), so a server
 //! that died is not restarted.
 //!
-//! `grow` adds the tool `grown` and sends `notifications/tools/list_changed`.
+//! `grow` adds the tool `grown` and sends `notifications/tools/list_changed`; it also adds
+//! a prompt and a resource and sends `prompts/` and `resources/list_changed`.
+//!
+//! Prompts and resources: mcp_fixture_catalog.rs (`greet`, `review`, `fixture://notes/…`).
 
+#[path = "mcp_fixture_catalog.rs"]
+mod catalog;
 #[path = "mcp_synthetic.rs"]
 mod synthetic;
 
@@ -26,8 +31,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
+    GetPromptResponse, GetPromptResult, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
+    ReadResourceResponse, ReadResourceResult, ServerCapabilities, ServerConfig, Tool,
+    ToolAnnotations,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
@@ -123,7 +131,7 @@ fn builtin_tools() -> Vec<Tool> {
         ),
         Tool::new(
             "grow",
-            "Adds the tool `grown` (tools/list_changed).",
+            "Adds the tool `grown`, a prompt and a resource (each list_changed).",
             schema(json!({"type": "object"})),
         )
         .annotate(ToolAnnotations::new().read_only(true)),
@@ -142,6 +150,10 @@ impl ServerHandler for Fixture {
             ServerCapabilities::builder()
                 .enable_tools()
                 .enable_tool_list_changed()
+                .enable_prompts()
+                .enable_prompts_list_changed()
+                .enable_resources()
+                .enable_resources_list_changed()
                 .build(),
         )
     }
@@ -155,6 +167,59 @@ impl ServerHandler for Fixture {
             tools: tools(),
             ..Default::default()
         })
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, McpError> {
+        from_json(catalog::prompts())
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, McpError> {
+        let args = request.arguments.unwrap_or_default();
+        self.log(&format!(
+            "prompt {} {}",
+            request.name,
+            Value::Object(args.clone())
+        ));
+        match catalog::get_prompt(&request.name, &args) {
+            Ok(v) => Ok(from_json::<GetPromptResult>(v)?.into()),
+            Err(why) => Err(McpError::invalid_params(why, None)),
+        }
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        from_json(catalog::resources())
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, McpError> {
+        from_json(catalog::templates())
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        self.log(&format!("read {}", request.uri));
+        match catalog::read(&request.uri) {
+            Ok(v) => Ok(from_json::<ReadResourceResult>(v)?.into()),
+            Err(why) => Err(McpError::resource_not_found(why, None)),
+        }
     }
 
     async fn call_tool(
@@ -205,9 +270,13 @@ impl ServerHandler for Fixture {
             "grow" => {
                 GROWN.store(true, std::sync::atomic::Ordering::SeqCst);
                 let _ = context.peer.notify_tool_list_changed().await;
+                catalog::grow();
+                let _ = context.peer.notify_prompt_list_changed().await;
+                let _ = context.peer.notify_resource_list_changed().await;
                 text("grew a tool".into())
             }
             "grown" => text("grown ran".into()),
+
             "picture" => Ok(CallToolResult::success(vec![ContentBlock::image(
                 "iVBORw0KGgo=",
                 "image/png",
@@ -219,6 +288,11 @@ impl ServerHandler for Fixture {
             other => Err(McpError::invalid_params(format!("no tool {other}"), None)),
         }
     }
+}
+
+/// The spec's JSON as rmcp's type (the fixture writes its catalog as JSON).
+fn from_json<T: serde::de::DeserializeOwned>(v: Value) -> Result<T, McpError> {
+    serde_json::from_value(v).map_err(|e| McpError::internal_error(e.to_string(), None))
 }
 
 #[tokio::main]

@@ -21,17 +21,8 @@ pub(super) async fn join_mcp_tools(agent: &mut Agent, cancel: &CancellationToken
     if agent.mcp_joined {
         return;
     }
-    let pending = mcp.pending();
-    if !pending.is_empty() {
-        let many = if pending.len() == 1 { "" } else { "s" };
-        agent.exec.events.send(AgentEvent::Notice {
-            text: format!("waiting for MCP server{many} {}", pending.join(", ")),
-        });
-        tokio::select! {
-            biased;
-            _ = cancel.cancelled() => return,
-            _ = mcp.wait_started() => {}
-        }
+    if !wait_for_servers(agent, &mcp, cancel).await {
+        return;
     }
     let tools = mcp.tools();
     let (mut registry, errors) = agent.exec.registry.with_tools(tools.clone());
@@ -78,6 +69,28 @@ pub(super) async fn join_mcp_tools(agent: &mut Agent, cancel: &CancellationToken
     }
     agent.exec.registry = Arc::new(registry);
     agent.mcp_joined = true;
+}
+
+/// Waits for the MCP servers still starting (each bounded by its startup timeout), saying
+/// so; false when Ctrl+C stopped the wait.
+pub(super) async fn wait_for_servers(
+    agent: &Agent,
+    mcp: &crate::mcp::McpManager,
+    cancel: &CancellationToken,
+) -> bool {
+    let pending = mcp.pending();
+    if pending.is_empty() {
+        return true;
+    }
+    let many = if pending.len() == 1 { "" } else { "s" };
+    agent.exec.events.send(AgentEvent::Notice {
+        text: format!("waiting for MCP server{many} {}", pending.join(", ")),
+    });
+    tokio::select! {
+        biased;
+        _ = cancel.cancelled() => false,
+        _ = mcp.wait_started() => true,
+    }
 }
 
 /// Before every request: a server that sent `notifications/tools/list_changed` has its tools

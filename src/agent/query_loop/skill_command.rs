@@ -35,7 +35,7 @@ pub(super) fn expand(agent: &Agent, prompt: &str) -> Option<ContentBlock> {
 }
 
 /// `/NAME rest` → (NAME, rest); a slash followed by a path (`/tmp/x`) is no command.
-fn split(prompt: &str) -> Option<(&str, &str)> {
+pub(super) fn split(prompt: &str) -> Option<(&str, &str)> {
     let rest = prompt.trim_start().strip_prefix('/')?;
     let (name, args) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
     let ok = !name.is_empty()

@@ -1,6 +1,6 @@
 //! The text blocks an `@path` in a prompt adds: a file or a directory listing headed with
-//! its path, or a bracketed note that it was not attached. A resumed conversation shows
-//! each as one line ([`label`]), not the file.
+//! its path (an MCP resource, `@SERVER:URI`, headed with that), or a bracketed note that it
+//! was not attached. A resumed conversation shows each as one line ([`label`]), not the file.
 
 const ATTACHED: &str = ", attached by the user:";
 const NOT_ATTACHED: &str = " was not attached: ";
@@ -16,6 +16,17 @@ pub fn directory(shown: &str, entries: usize, listing: &str) -> String {
     let dir = shown.trim_end_matches('/');
     let ies = if entries == 1 { "y" } else { "ies" };
     format!("Directory {dir}/ ({entries} entr{ies}){ATTACHED}\n\n{listing}")
+}
+
+/// An MCP resource's text block (`@SERVER:URI`): where it is from, its line count, its text.
+pub fn resource(shown: &str, lines: usize, body: &str) -> String {
+    let s = if lines == 1 { "" } else { "s" };
+    format!("Resource {shown} ({lines} line{s}){ATTACHED}\n\n{body}")
+}
+
+/// The line before an MCP resource's image (the image block follows it).
+pub fn resource_image(shown: &str, media_type: &str, size: &str) -> String {
+    format!("Resource {shown} ({media_type}, {size}){ATTACHED}")
 }
 
 /// Why `@written` was not attached, as the user is told; [`refused_block`] is what the model
@@ -34,7 +45,9 @@ pub fn refused_block(notice: &str) -> String {
 pub fn label(text: &str) -> Option<String> {
     let head = text.lines().next()?;
     if let Some(what) = head.strip_suffix(ATTACHED)
-        && (what.starts_with("File ") || what.starts_with("Directory "))
+        && ["File ", "Directory ", "Resource "]
+            .iter()
+            .any(|kind| what.starts_with(kind))
     {
         return Some(format!("attached {}", what.split_once(' ')?.1));
     }
@@ -62,6 +75,20 @@ mod tests {
             "Directory src/ (1 entry), attached by the user:\n\nmain.rs"
         );
         assert_eq!(label(&d).as_deref(), Some("attached src/ (1 entry)"));
+        let r = resource("fx:fx://notes", 1, "hello");
+        assert_eq!(
+            r,
+            "Resource fx:fx://notes (1 line), attached by the user:\n\nhello"
+        );
+        assert_eq!(
+            label(&r).as_deref(),
+            Some("attached fx:fx://notes (1 line)")
+        );
+        let i = resource_image("fx:fx://dot", "image/png", "1 KB");
+        assert_eq!(
+            label(&i).as_deref(),
+            Some("attached fx:fx://dot (image/png, 1 KB)")
+        );
         let notice = refused("big.log", "it is 2 MB");
         let block = refused_block(&notice);
         assert_eq!(block, "[@big.log was not attached: it is 2 MB]");

@@ -1,7 +1,7 @@
-//! The input's helpers, the App's side: the `/` menu (built-in commands and commands from
-//! files), Tab after `@` (workspace paths), ↑ taking a queued prompt back, Ctrl+G (the
-//! editor; the event loop hands the terminal over). `input/menu.rs` holds and draws the
-//! menu; this file decides what a key means for it.
+//! The input's helpers, the App's side: the `/` menu (built-in commands, commands from
+//! files, MCP prompts), Tab after `@` (workspace paths, `@SERVER:` resources), ↑ taking a
+//! queued prompt back, Ctrl+G (the editor; the event loop hands the terminal over).
+//! `input/menu.rs` holds and draws the menu; this file decides what a key means for it.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use tokio::time::Instant;
@@ -103,7 +103,7 @@ impl App {
         self.compose.file_commands = commands;
     }
 
-    /// The built-in commands, then those from files.
+    /// The built-in commands, then those from files, then MCP servers' prompts.
     fn command_entries(&self) -> Vec<CommandEntry> {
         let builtin = super::slash::COMMANDS.iter().map(|c| CommandEntry {
             name: c.name.into(),
@@ -118,7 +118,10 @@ impl App {
             help: c.description.clone(),
             runs_bare: !c.takes_arguments(),
         });
-        builtin.chain(files).collect()
+        builtin
+            .chain(files)
+            .chain(self.mcp_command_entries())
+            .collect()
     }
 
     /// Tab or Enter on the menu's selection: the input gets it; Enter on a command that
@@ -151,28 +154,38 @@ impl App {
             return false;
         };
         let partial = partial.to_string();
-        let found = mention_complete::candidates(&self.info.workspace, &partial);
-        match found.as_slice() {
-            [] => {
-                let text = strings::no_path_matches(&partial);
-                self.status.note = Some((text, now + NOTE_WINDOW));
+        let (items, none) = match self.resource_candidates(&partial) {
+            Some(items) => (items, strings::no_resource_matches(&partial)),
+            None => {
+                let found = mention_complete::candidates(&self.info.workspace, &partial);
+                let items = found.iter().map(|p| path_item(&self.info.workspace, p));
+                (items.collect(), strings::no_path_matches(&partial))
             }
-            [one] => self.insert_path(&one.clone()),
+        };
+        self.show_candidates(&partial, items, none, now);
+        true
+    }
+
+    /// Completions of `@partial`: the one there is inserted, several are listed (after the
+    /// prefix they share), none is said (`none`).
+    fn show_candidates(&mut self, partial: &str, items: Vec<MenuItem>, none: String, now: Instant) {
+        match items.as_slice() {
+            [] => self.status.note = Some((none, now + NOTE_WINDOW)),
+            [one] => self.insert_path(&one.text.clone()),
             many => {
-                let common = menu::common_prefix(many);
+                let texts: Vec<String> = many.iter().map(|i| i.text.clone()).collect();
+                let common = menu::common_prefix(&texts);
                 if common.len() > partial.len() {
                     self.replace_partial(&common);
                 }
-                let items = many.iter().map(|p| path_item(&self.info.workspace, p));
                 self.compose.menu = Some(Menu {
                     kind: MenuKind::Paths,
-                    items: items.collect(),
+                    items,
                     selected: 0,
                     made_for: self.input.text(),
                 });
             }
         }
-        true
     }
 
     /// The `@word` before the caret becomes `path` (a file ends the word with a space, a

@@ -69,6 +69,16 @@ impl App {
             Some(s) => *s = status,
             None => self.status.mcp.push(status),
         }
+        // An open `/` menu shows the server's prompts as they are now (list_changed).
+        if self
+            .compose
+            .menu
+            .as_ref()
+            .is_some_and(|m| m.kind == crate::tui::input::menu::MenuKind::Commands)
+        {
+            self.compose.menu = None;
+            self.sync_menu();
+        }
     }
 
     /// The `/mcp` view.
@@ -176,6 +186,8 @@ mod tests {
             state,
             tools: Vec::new(),
             error: None,
+            prompts: Vec::new(),
+            resources: Vec::new(),
         }
     }
 

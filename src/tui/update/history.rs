@@ -192,11 +192,18 @@ impl App {
             }
             // Told to the model; the jobs pane showed the user.
             Some(Marker::JobNotice(_)) => {}
-            // The prompt as typed came first; the skill's text is for the model.
-            Some(Marker::Skill(name)) => self
-                .panes
-                .conversation
-                .push(CellKind::Notice(format!("skill /{name}"))),
+            // The prompt as typed came first; the skill's (or MCP prompt's) text is for the
+            // model.
+            Some(Marker::Skill(name)) => {
+                let kind = if name.starts_with("mcp__") {
+                    "MCP prompt"
+                } else {
+                    "skill"
+                };
+                self.panes
+                    .conversation
+                    .push(CellKind::Notice(format!("{kind} /{name}")))
+            }
             None => {
                 self.panes.tools.begin_group(text);
                 self.panes

@@ -15,6 +15,7 @@ pub mod history;
 pub mod info_commands;
 pub mod jobs;
 pub mod keys;
+pub mod mcp_input;
 pub mod mouse;
 pub mod paste_burst;
 pub mod rewind;

@@ -192,6 +192,8 @@ pub fn run(app: &mut App, text: &str, now: Instant) -> bool {
         Some(cmd) => (cmd.run)(app, args, now),
         // A command from a file (`.tooloop/commands/NAME.md`) sends its prompt.
         None if app.run_file_command(word, args) => {}
+        // An MCP server's prompt goes to the agent as typed.
+        None if app.run_mcp_prompt(word, text.trim()) => {}
         None => app
             .panes
             .conversation

@@ -285,9 +285,9 @@ struct Figures {
 
 /// Ten requests: with deferral the model searches, then calls what it found; without, it
 /// calls the tool at once; then eight more calls of it and an answer.
-fn session(defer: &str) -> Figures {
+fn session(defer: &str, other_servers: &str) -> Figures {
     let dir = tempfile::tempdir().unwrap();
-    let cfg = config(dir.path(), defer, "");
+    let cfg = config(dir.path(), defer, other_servers);
     let server = MockServer::start();
     server.enable_prompt_cache();
     let deferred = defer != "defer = false";
@@ -345,12 +345,10 @@ fn session(defer: &str) -> Figures {
     }
 }
 
-/// BENCHMARKS.md's deferral figures, side by side in one run (`--nocapture` prints them).
-#[test]
-fn deferral_cuts_the_first_request_and_keeps_the_cache() {
-    let off = session("defer = false");
-    let on = session("");
-    for (label, f) in [("without deferral", &off), ("with deferral", &on)] {
+/// Prints one run's figures side by side (`--nocapture`) and says how much deferral saved
+/// on the first request.
+fn report(off: &Figures, on: &Figures) -> f64 {
+    for (label, f) in [("without deferral", off), ("with deferral", on)] {
         println!(
             "{label}: {} tools, first request {} input tokens, cache-read share of requests \
              2-10 {:.1} % (input {} / cache write {} / cache read {}), {} of requests 2-10 \
@@ -367,6 +365,15 @@ fn deferral_cuts_the_first_request_and_keeps_the_cache() {
     }
     let saved = 1.0 - on.first_input as f64 / off.first_input as f64;
     println!("first request: {:.1} % fewer input tokens", saved * 100.0);
+    saved
+}
+
+/// BENCHMARKS.md's deferral figures, side by side in one run (`--nocapture` prints them).
+#[test]
+fn deferral_cuts_the_first_request_and_keeps_the_cache() {
+    let off = session("defer = false", "");
+    let on = session("", "");
+    let saved = report(&off, &on);
     assert!(
         saved >= 0.8,
         "goal: at least 80 % fewer ({:.1} %)",
@@ -380,5 +387,35 @@ fn deferral_cuts_the_first_request_and_keeps_the_cache() {
     assert_eq!(on.read_whole_previous, 9, "the cached prefix never changes");
     // The share itself is lower for a 10x smaller prompt (the same new messages weigh more);
     // BENCHMARKS.md has both figures. It must not fall back to the append path's 88 %.
+    assert!(on.cache_share_2_to_10 > 0.9, "{}", on.cache_share_2_to_10);
+}
+
+/// `@modelcontextprotocol/server-everything` (the MCP reference server, tests/mcp_everything)
+/// as a second server's table, started with `node`; None (a visible skip, a failure under
+/// CI) when it is not installed.
+fn everything_server() -> Option<String> {
+    let index = support::env::mcp_everything()?
+        .join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    Some(format!(
+        "[mcp.servers.everything]\ncommand = \"node\"\nargs = [{:?}, \"stdio\"]\n",
+        index.display().to_string()
+    ))
+}
+
+/// The same figures with server-everything connected beside the fixture's 150 tools, as
+/// issue 39 asks (its 13 tools are deferred too). Skipped, and said, without it.
+#[test]
+fn deferral_with_server_everything_beside_the_synthetic_tools() {
+    let Some(everything) = everything_server() else {
+        return;
+    };
+    let off = session("defer = false", &everything);
+    let on = session("", &everything);
+    let saved = report(&off, &on);
+    assert!(
+        saved >= 0.8,
+        "goal: at least 80 % fewer ({:.1} %)",
+        saved * 100.0
+    );
     assert!(on.cache_share_2_to_10 > 0.9, "{}", on.cache_share_2_to_10);
 }

@@ -72,3 +72,54 @@ fn a_server_that_changes_its_tools_is_listed_again_before_the_next_request() {
     );
     assert_valid_history(run.result());
 }
+
+/// `prompts/list_changed` and `resources/list_changed`: the server is listed again at once
+/// and the front ends get its new prompts and resources (the TUI's `/` menu and `@`
+/// completion follow the same `mcp` event).
+#[test]
+fn a_server_that_changes_its_prompts_and_resources_is_listed_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("config.toml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "[mcp.servers.fx]\ncommand = {:?}\n",
+            mcp_fixture().display().to_string()
+        ),
+    )
+    .unwrap();
+    let server = MockServer::start();
+    server.enqueue(
+        ReplyBuilder::new()
+            .tool_use("toolu_1", "mcp__fx__grow", json!({}))
+            .usage(10, 5)
+            .build(),
+    );
+    server.enqueue(ReplyBuilder::new().text("done").usage(10, 5).build());
+    let run = headless_with_config(&server, "grow", &cfg, dir.path(), &[]).run();
+    assert_eq!(run.code, Some(0), "stderr:\n{}", run.stderr);
+    let lines = run.of_type("mcp");
+    let has = |line: &serde_json::Value, key: &str, field: &str, want: &str| {
+        line[key]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|e| e[field] == want)
+    };
+    assert!(!has(lines[0], "prompts", "name", "later"), "{}", lines[0]);
+    let last = lines.last().unwrap();
+    assert!(
+        lines.len() >= 2,
+        "no mcp line after the change:\n{}",
+        run.stdout
+    );
+    assert!(has(last, "prompts", "name", "later"), "{last}");
+    assert!(
+        has(last, "resources", "uri", "fixture://notes/later"),
+        "{last}"
+    );
+    assert!(
+        has(last, "resources", "uri", "fixture://notes/{topic}"),
+        "{last}"
+    );
+}

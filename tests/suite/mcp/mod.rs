@@ -5,3 +5,4 @@ mod client;
 mod defer;
 mod headless;
 mod list_changed;
+mod prompts;

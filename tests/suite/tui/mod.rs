@@ -12,6 +12,7 @@ mod imports;
 mod info_commands;
 mod json_stepper;
 mod lanes;
+mod mcp_input;
 mod models;
 mod mouse;
 mod render;
