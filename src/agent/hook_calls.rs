@@ -19,7 +19,9 @@ use crate::tools::ToolOutput;
 /// The hooks of a run and what they said that outlives one call.
 #[derive(Default)]
 pub struct HookEnv {
-    hooks: Hooks,
+    /// Swapped whole when `/hooks` applies a reviewed settings change; a run holds the
+    /// hooks it started with.
+    hooks: std::sync::RwLock<Arc<Hooks>>,
     /// The session hooks are told about (it changes with /new and fork).
     session_id: Mutex<String>,
     /// The session's transcript file (`transcript_path` on a hook's stdin).
@@ -47,9 +49,19 @@ enum StartState {
 impl HookEnv {
     pub fn new(hooks: Hooks) -> Self {
         HookEnv {
-            hooks,
+            hooks: std::sync::RwLock::new(Arc::new(hooks)),
             ..HookEnv::default()
         }
+    }
+
+    /// The hooks in force now.
+    pub fn current(&self) -> Arc<Hooks> {
+        self.hooks.read().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// From the next event on, these hooks run (a settings change the user accepted).
+    pub fn replace(&self, hooks: Hooks) {
+        *self.hooks.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(hooks);
     }
 
     /// The same hooks for a subagent: its own `stop` (a hook that stops the subagent ends
@@ -58,7 +70,7 @@ impl HookEnv {
         let session = self.session_id.lock().unwrap_or_else(|p| p.into_inner());
         let transcript = self.transcript.lock().unwrap_or_else(|p| p.into_inner());
         HookEnv {
-            hooks: self.hooks.clone(),
+            hooks: std::sync::RwLock::new(self.current()),
             session_id: Mutex::new(session.clone()),
             transcript: Mutex::new(transcript.clone()),
             // SessionStart is the session's, not each subagent's.
@@ -81,7 +93,7 @@ impl HookEnv {
     }
 
     pub fn wants(&self, event: HookEvent, tool: Option<&str>) -> bool {
-        self.hooks.wants(event, tool)
+        self.current().wants(event, tool)
     }
 
     /// The session_start source not yet told (taken): `startup` or `resume` before the
@@ -120,7 +132,8 @@ impl HookEnv {
         mut fields: Map<String, Value>,
         cancel: &CancellationToken,
     ) -> HookOutcome {
-        if !self.hooks.wants(event, tool) {
+        let hooks = self.current();
+        if !hooks.wants(event, tool) {
             return HookOutcome::default();
         }
         let transcript = self
@@ -137,8 +150,7 @@ impl HookEnv {
             .unwrap_or_else(|p| p.into_inner())
             .clone();
         let mut ids: Vec<String> = Vec::new();
-        let outcome = self
-            .hooks
+        let outcome = hooks
             .run(event, tool, &session, fields, cancel, |step| match step {
                 HookStep::Start { index, command } => {
                     let id = format!("hook-{}", self.next_id.fetch_add(1, Ordering::Relaxed) + 1);

@@ -278,6 +278,13 @@ impl RuleSet {
         self.rules.retain(|r| !r.source.starts_with(prefix));
     }
 
+    /// Drops exactly the rules and unused notes of `source` (a settings file read again).
+    pub fn remove_source(&mut self, source: &str) {
+        self.rules.retain(|r| r.source != source);
+        let prefix = format!("{source}: ");
+        self.unused.retain(|u| !u.starts_with(&prefix));
+    }
+
     pub fn iter(&self) -> impl Iterator<Item = &SourcedRule> {
         self.rules.iter()
     }
