@@ -78,20 +78,33 @@ fn slash_hooks_reviews_a_changed_settings_file_at_80x24() {
     s.send_line("/hooks");
     let screen = s.wait_text("hooks in force:");
     assert!(screen.contains("PreToolUse"), "{screen}");
-    assert!(screen.contains("settings.json: hooks.PreToolUse[0]"), "{screen}");
+    assert!(
+        screen.contains("settings.json: hooks.PreToolUse[0]"),
+        "{screen}"
+    );
 
     // The file changes mid-session (as the model could write it): said, not applied.
     settings_with(&ws, "new");
     s.send_line("one");
     s.wait_text("first done");
     s.wait_text("changed during the session (hooks)");
-    assert_eq!(log(&ws), vec!["old"], "the hook in force ran, not the new one");
+    assert_eq!(
+        log(&ws),
+        vec!["old"],
+        "the hook in force ran, not the new one"
+    );
 
     // /hooks shows the change; accept applies it from the next call on.
     s.send_line("/hooks");
     let screen = s.wait_text("/hooks accept");
-    assert!(screen.contains("+ hook PreToolUse [Bash]: echo new"), "{screen}");
-    assert!(screen.contains("- hook PreToolUse [Bash]: echo old"), "{screen}");
+    assert!(
+        screen.contains("+ hook PreToolUse [Bash]: echo new"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("- hook PreToolUse [Bash]: echo old"),
+        "{screen}"
+    );
     s.send_line("/hooks accept");
     s.wait_text("accepted: the hooks and permission rules of .claude/settings.json");
     s.send_line("two");
@@ -106,5 +119,9 @@ fn slash_hooks_reviews_a_changed_settings_file_at_80x24() {
     s.wait_text("kept the hooks and permission rules in force");
     s.send_line("three");
     s.wait_text("third done");
-    assert_eq!(log(&ws), vec!["old", "new", "new"], "the declined hook never ran");
+    assert_eq!(
+        log(&ws),
+        vec!["old", "new", "new"],
+        "the declined hook never ran"
+    );
 }
