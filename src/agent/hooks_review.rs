@@ -91,6 +91,12 @@ impl Review {
             }
             settings.apply_rules(set);
         });
+        // The front end's `/permissions` lists the rules now in force.
+        let rules = self.policy.rules();
+        self.events.send(AgentEvent::RulesChanged {
+            rules: rules.lines(),
+            unused: rules.unused().to_vec(),
+        });
     }
 
     fn say(&self, text: String) {

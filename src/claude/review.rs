@@ -94,14 +94,14 @@ pub fn active(hooks: &Hooks) -> String {
             .map(|m| {
                 let s = m.as_str();
                 let s = s.strip_prefix("^(?:").unwrap_or(s);
-                format!(" [{}]", s.strip_suffix(")$").unwrap_or(s))
+                format!("[{}] ", s.strip_suffix(")$").unwrap_or(s))
             })
             .unwrap_or_default();
         let what = match &h.kind {
             HookKind::Command => h.command.clone(),
             HookKind::Prompt { .. } => format!("prompt {:?}", h.command),
         };
-        out.push_str(&format!("  {what}{matcher}  ({})\n", h.source));
+        out.push_str(&format!("  {matcher}{what}  ({})\n", h.source));
     }
     out
 }

@@ -363,6 +363,12 @@ pub enum AgentEvent {
     ApprovalChanged {
         mode: crate::protocol::approval_mode::ApprovalMode,
     },
+    /// The permission rules in force changed (`/hooks accept` of a settings file): all of
+    /// them, and those read but not applied, for `/permissions`.
+    RulesChanged {
+        rules: Vec<crate::protocol::approval::RuleLine>,
+        unused: Vec<String>,
+    },
     /// Headless plan mode: the model handed this plan over; the run ends with `plan_ready`.
     PlanReady {
         plan: String,

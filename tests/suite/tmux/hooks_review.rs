@@ -1,7 +1,8 @@
 //! `/hooks` in the real TUI (tmux, 80x24) against the mock model: a `.claude/settings.json`
 //! whose hooks change mid-session is said, the old hook keeps running, `/hooks` shows the
 //! change (added and removed hooks, with the file), `/hooks accept` makes the new hook run
-//! from the next call on, and a change answered with `/hooks keep` never runs. With no
+//! from the next call on (and `/permissions` lists its rules), and a change answered with
+//! `/hooks keep` never runs. With no
 //! change pending, `/hooks` lists the hooks in force. Skipped (with a message) when tmux is
 //! not installed.
 
@@ -17,11 +18,12 @@ use tmux::Tmux;
 
 const DEADLINE: Duration = Duration::from_secs(30);
 
-/// A Bash PreToolUse hook that appends `word` to hook.log in the project.
+/// A Bash PreToolUse hook that appends `word` to hook.log in the project, and an allow
+/// rule naming `word`.
 fn settings_with(ws: &Path, word: &str) {
     let settings = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
         {"type": "command", "command": format!("echo {word} >> \"$CLAUDE_PROJECT_DIR\"/hook.log")}
-    ]}]}});
+    ]}]}, "permissions": {"allow": [format!("Bash(echo {word})")]}});
     std::fs::write(ws.join(".claude/settings.json"), settings.to_string()).unwrap();
 }
 
@@ -87,7 +89,7 @@ fn slash_hooks_reviews_a_changed_settings_file_at_80x24() {
     settings_with(&ws, "new");
     s.send_line("one");
     s.wait_text("first done");
-    s.wait_text("changed during the session (hooks)");
+    s.wait_text("changed during the session (hooks and permissions)");
     assert_eq!(
         log(&ws),
         vec!["old"],
