@@ -8,6 +8,7 @@ pub mod context;
 pub mod exec_env;
 pub mod executor;
 pub mod hook_calls;
+pub mod hook_env;
 pub mod hooks_review;
 pub mod mentions;
 pub mod model_routes;
