@@ -123,7 +123,7 @@ pub const COMMANDS: &[SlashCommand] = &[
     SlashCommand {
         name: "hooks",
         args: "[accept|keep]",
-        help: "hooks in force; review a settings.json change",
+        help: "hooks in force; review settings changes",
         run: hooks,
     },
     SlashCommand {
