@@ -138,6 +138,14 @@ impl PermissionPolicy {
         }
     }
 
+    /// Changes the rules in force from the next decision on (a settings change the user
+    /// accepted in `/hooks`).
+    pub fn update_rules(&self, change: impl FnOnce(&mut rules::RuleSet)) {
+        if let Ok(mut set) = self.rules.write() {
+            change(&mut set);
+        }
+    }
+
     /// A copy of the rules now in force (for `/permissions`).
     pub fn rules(&self) -> rules::RuleSet {
         self.rules.read().map(|r| r.clone()).unwrap_or_default()

@@ -8,6 +8,8 @@ pub mod context;
 pub mod exec_env;
 pub mod executor;
 pub mod hook_calls;
+pub mod hook_env;
+pub mod hooks_review;
 pub mod mentions;
 pub mod model_routes;
 pub mod notification;
@@ -93,9 +95,10 @@ pub struct Agent {
     pub mcp: Option<Arc<crate::mcp::McpManager>>,
     /// The skills offered through the `skill` tool (None: not looked for, as in subagents).
     pub skills: Option<crate::skills::SkillState>,
-    /// The hooks and permissions of `.claude/settings*.json` as read at start: a change
-    /// during the session is said, never applied (None: not watched, as in subagents).
-    pub settings_watch: Option<crate::claude::watch::SettingsWatch>,
+    /// The hooks and permissions of Claude Code's settings files in force: a change during
+    /// the session is said, and applied only when the user accepts it in `/hooks` (None:
+    /// not watched, as in subagents).
+    pub settings_watch: Option<hooks_review::SharedWatch>,
     /// Whether they have.
     mcp_joined: bool,
     /// The session's todo list (`todo_write` writes it; compaction carries

@@ -114,6 +114,10 @@ async fn run(mut agent: Agent, mut rx: mpsc::UnboundedReceiver<AgentCommand>) ->
                     kill_job(&agent, id);
                     continue;
                 }
+                Some(AgentCommand::Hooks { action }) => {
+                    super::hooks_review::Review::of(&agent).handle(action);
+                    continue;
+                }
                 // Nothing runs: an abort or a late permission answer has nothing to reach.
                 Some(AgentCommand::Abort | AgentCommand::PermissionReply { .. }) => continue,
                 Some(AgentCommand::Shutdown) | None => return agent,
@@ -123,6 +127,7 @@ async fn run(mut agent: Agent, mut rx: mpsc::UnboundedReceiver<AgentCommand>) ->
         let policy = agent.exec.policy.clone();
         let events = agent.exec.events.clone();
         let jobs = agent.exec.jobs.clone();
+        let review = super::hooks_review::Review::of(&agent);
         let mut shutdown = false;
         let mut reset = false;
         // The running prompt borrows the agent; a switch waits for it to end.
@@ -151,6 +156,7 @@ async fn run(mut agent: Agent, mut rx: mpsc::UnboundedReceiver<AgentCommand>) ->
                             events.send(AgentEvent::ApprovalChanged { mode });
                         }
                         Some(AgentCommand::KillJob { id }) => kill_job_in(&jobs, &events, id),
+                        Some(AgentCommand::Hooks { action }) => review.handle(action),
                         Some(AgentCommand::NewConversation) => {
                             cancel.cancel();
                             reset = true;
@@ -232,6 +238,7 @@ struct Side {
     policy: std::sync::Arc<crate::permission::PermissionPolicy>,
     jobs: std::sync::Arc<crate::background::Jobs>,
     events: crate::protocol::events::EventSink,
+    review: super::hooks_review::Review,
 }
 
 impl Side {
@@ -240,6 +247,7 @@ impl Side {
             policy: agent.exec.policy.clone(),
             jobs: agent.exec.jobs.clone(),
             events: agent.exec.events.clone(),
+            review: super::hooks_review::Review::of(agent),
         }
     }
 
@@ -257,6 +265,7 @@ impl Side {
             policy,
             jobs,
             events,
+            review,
         } = self;
         let mut shutdown = false;
         tokio::pin!(work);
@@ -276,6 +285,7 @@ impl Side {
                         events.send(AgentEvent::ApprovalChanged { mode });
                     }
                     Some(AgentCommand::KillJob { id }) => kill_job_in(&jobs, &events, id),
+                    Some(AgentCommand::Hooks { action }) => review.handle(action),
                     Some(AgentCommand::Shutdown) | None => {
                         cancel.cancel();
                         shutdown = true;

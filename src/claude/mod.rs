@@ -2,6 +2,7 @@
 //! (permission rules, hooks, status line) and its tool names, translated at this edge onto
 //! tooloop's own rules, hooks and tools. Nothing here decides or runs anything itself.
 
+pub mod review;
 pub mod rules;
 pub mod settings;
 pub mod watch;

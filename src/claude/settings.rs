@@ -30,12 +30,14 @@ pub struct RuleLists {
     pub deny: Vec<String>,
 }
 
-/// One `{"type": "command", …}` entry of a `hooks` event.
+/// One `{"type": "command", …}` or `{"type": "prompt", …}` entry of a `hooks` event.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ClaudeHook {
     pub event: HookEvent,
     pub matcher: Option<String>,
+    /// The command, or the prompt of a prompt hook.
     pub command: String,
+    pub kind: crate::hooks::HookKind,
     pub timeout_secs: Option<u64>,
     /// `PATH: hooks.EVENT[i].hooks[j]`, for notices.
     pub source: String,
@@ -59,13 +61,15 @@ pub struct ClaudeSettings {
     pub status_line: Option<StatusLineSpec>,
     /// One per bad piece, each naming its file and key path or line.
     pub notices: Vec<String>,
+    /// The home directory the user's file was read from (None: no user file).
+    pub home: Option<PathBuf>,
 }
 
 impl ClaudeSettings {
     /// Adds the files' hooks after tooloop's own `[[hooks.*]]` (their matchers were
     /// checked when the files were read).
     pub fn add_hooks(&self, hooks: &mut crate::hooks::Hooks) {
-        use crate::hooks::{Dialect, Hook, config};
+        use crate::hooks::{Dialect, Hook, HookKind, config, prompt};
         for h in &self.hooks {
             let Ok(matcher) = config::compile_matcher(h.matcher.as_deref().unwrap_or("")) else {
                 continue;
@@ -75,10 +79,14 @@ impl ClaudeSettings {
                 Hook {
                     matcher,
                     command: h.command.clone(),
+                    kind: h.kind.clone(),
                     timeout: h
                         .timeout_secs
                         .map(std::time::Duration::from_secs)
-                        .unwrap_or(config::DEFAULT_HOOK_TIMEOUT),
+                        .unwrap_or(match h.kind {
+                            HookKind::Command => config::DEFAULT_HOOK_TIMEOUT,
+                            HookKind::Prompt { .. } => prompt::DEFAULT_PROMPT_TIMEOUT,
+                        }),
                     dialect: Dialect::Claude,
                     source: h.source.clone(),
                 },
@@ -135,7 +143,10 @@ pub fn summary(s: &ClaudeSettings) -> String {
 
 /// The files of `workspace` and of `home` (None: no user file).
 pub fn load(workspace: &Path, home: Option<&Path>) -> ClaudeSettings {
-    let mut out = ClaudeSettings::default();
+    let mut out = ClaudeSettings {
+        home: home.map(Path::to_path_buf),
+        ..ClaudeSettings::default()
+    };
     let mut files: Vec<(String, PathBuf)> = Vec::new();
     if let Some(h) = home {
         files.push((USER.into(), h.join(".claude/settings.json")));
@@ -301,11 +312,12 @@ fn read_hooks(out: &mut ClaudeSettings, shown: &str, hooks: &Value) {
             };
             for (j, h) in list.iter().enumerate() {
                 let here = format!("{at}.hooks[{j}]");
-                match hook(h) {
-                    Ok((command, timeout_secs)) => out.hooks.push(ClaudeHook {
+                match hook(h, event) {
+                    Ok((command, kind, timeout_secs)) => out.hooks.push(ClaudeHook {
                         event,
                         matcher: matcher.clone(),
                         command,
+                        kind,
                         timeout_secs,
                         source: here,
                     }),
@@ -333,23 +345,47 @@ impl From<String> for PieceError {
     }
 }
 
-/// `{"type": "command", "command": "…", "timeout": 30}`.
-fn hook(h: &Value) -> Result<(String, Option<u64>), PieceError> {
-    match h.get("type").and_then(Value::as_str) {
-        Some("command") => {}
-        // Claude Code asks a small model and reads {ok, reason}; tooloop does not (yet):
-        // said once per entry, and the entry is skipped rather than guessed at.
-        Some("prompt") => return Err("prompt hooks (type \"prompt\") are not supported".into()),
-        Some(other) => {
-            return Err(format!("type {other:?} is not supported (only \"command\")").into());
+/// `{"type": "command", "command": "…", "timeout": 30}` or `{"type": "prompt", "prompt":
+/// "…", "model": "…", "timeout": 30}` (on the events whose hooks decide something).
+fn hook(
+    h: &Value,
+    event: HookEvent,
+) -> Result<(String, crate::hooks::HookKind, Option<u64>), PieceError> {
+    use crate::hooks::{HookKind, prompt::PROMPT_EVENTS};
+    let (key, kind) = match h.get("type").and_then(Value::as_str) {
+        Some("command") => ("command", HookKind::Command),
+        Some("prompt") if !PROMPT_EVENTS.contains(&event) => {
+            return Err(format!(
+                "prompt hooks run only for {}",
+                PROMPT_EVENTS
+                    .iter()
+                    .map(|e| e.claude_name())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+            .into());
         }
-        None => return Err("no \"type\": \"command\"".into()),
-    }
-    let command = h
-        .get("command")
+        Some("prompt") => {
+            let model = match h.get("model") {
+                None | Some(Value::Null) => None,
+                Some(Value::String(m)) if !m.trim().is_empty() => Some(m.clone()),
+                Some(_) => return Err("\"model\" must be a model name".into()),
+            };
+            ("prompt", HookKind::Prompt { model })
+        }
+        Some(other) => {
+            return Err(format!(
+                "type {other:?} is not supported (only \"command\" and \"prompt\")"
+            )
+            .into());
+        }
+        None => return Err("no \"type\": \"command\" or \"prompt\"".into()),
+    };
+    let text = h
+        .get(key)
         .and_then(Value::as_str)
         .filter(|c| !c.trim().is_empty())
-        .ok_or("no \"command\" string")?;
+        .ok_or(format!("no \"{key}\" string"))?;
     let timeout = match h.get("timeout") {
         None | Some(Value::Null) => None,
         Some(t) => Some(
@@ -358,7 +394,7 @@ fn hook(h: &Value) -> Result<(String, Option<u64>), PieceError> {
                 .ok_or("\"timeout\" must be a whole number of seconds above 0")?,
         ),
     };
-    Ok((command.to_string(), timeout))
+    Ok((text.to_string(), kind, timeout))
 }
 
 fn status_line(s: &Value, source: &str) -> Result<StatusLineSpec, PieceError> {

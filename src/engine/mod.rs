@@ -257,6 +257,13 @@ fn start_parts(
     }
     let plan = crate::tools::exit_plan_mode::PlanSlot::default();
     let mut exec = exec_env(config, front, tools, sink.clone())?;
+    // Prompt hooks ask the session's provider, with the `small` route.
+    let mut hooks = config.hooks.clone();
+    hooks.set_judge(Arc::new(crate::hooks::prompt::ProviderJudge {
+        provider: provider.clone(),
+        model: settings.routes.small(&settings.model).to_string(),
+    }));
+    exec.hooks.replace(hooks);
     // Before the subagents' hub copies it: children reach files the same way.
     exec.files = files;
     let context = crate::agent::context::ContextState::new(config.context.clone());
@@ -268,9 +275,12 @@ fn start_parts(
     let (exec, skills) = with_skills(config, exec);
     let mut agent = Agent::new(provider, exec, settings);
     agent.skills = Some(skills);
-    agent.settings_watch = Some(crate::claude::watch::SettingsWatch::start(
-        &config.workspace,
-    ));
+    agent.settings_watch = Some(std::sync::Arc::new(std::sync::Mutex::new(
+        crate::claude::watch::SettingsWatch::start(
+            &config.workspace,
+            config.claude.home.as_deref(),
+        ),
+    )));
     agent.todos = todos;
     agent.plan = plan;
     agent.context = context;

@@ -62,6 +62,7 @@ pub fn stream_json(event: &AgentEvent) -> Option<Value> {
         | E::Context(_)
         | E::HookStart { .. }
         | E::PlanReady { .. }
+        | E::RulesChanged { .. }
         | E::Done(_) => None,
         // Starting is the TUI's "starting…"; scripts get one line per server when it is
         // ready or failed (and again if it fails later).

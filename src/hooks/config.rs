@@ -89,11 +89,23 @@ pub enum Dialect {
     Claude,
 }
 
+/// What a hook is: a command run with `bash -c`, or (Claude Code's `"type": "prompt"`) a
+/// prompt a small model answers with `{"ok": …}`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum HookKind {
+    #[default]
+    Command,
+    /// `model`: the entry's own model; None is the `small` route.
+    Prompt { model: Option<String> },
+}
+
 /// A hook ready to run: its matcher compiled once, at start.
 #[derive(Clone, Debug)]
 pub struct Hook {
     pub matcher: Option<Regex>,
+    /// The command, or for a prompt hook the prompt (`$ARGUMENTS` is the event's JSON).
     pub command: String,
+    pub kind: HookKind,
     pub timeout: Duration,
     pub dialect: Dialect,
     /// Where it was written (`config.toml`, `.claude/settings.json: hooks.PreToolUse[0]…`).
@@ -133,6 +145,7 @@ impl Hook {
         Ok(Hook {
             matcher,
             command: spec.command.clone(),
+            kind: HookKind::Command,
             timeout: spec
                 .timeout_secs
                 .map(Duration::from_secs)

@@ -14,16 +14,18 @@
 pub mod claude_tools;
 pub mod config;
 pub mod decision;
+pub mod prompt;
 pub mod runner;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use serde::Serialize;
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
-pub use config::{Dialect, Hook, HookSpec, HooksSection, MatcherError};
+pub use config::{Dialect, Hook, HookKind, HookSpec, HooksSection, MatcherError};
 pub use decision::{HookDecision, Verdict};
 
 /// A stop hook may send the model back to work this many times in a row; then the turn
@@ -181,6 +183,21 @@ impl HookOutcome {
 pub struct Hooks {
     by_event: HashMap<HookEvent, Vec<Hook>>,
     cwd: PathBuf,
+    /// Who answers prompt hooks (the engine sets the session's provider and small model).
+    judge: Judge,
+}
+
+#[derive(Clone, Default)]
+struct Judge(Option<Arc<dyn prompt::PromptJudge>>);
+
+impl std::fmt::Debug for Judge {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "Judge(set)"
+        } else {
+            "Judge(none)"
+        })
+    }
 }
 
 impl Hooks {
@@ -195,7 +212,27 @@ impl Hooks {
                     .push(Hook::compile(event.as_str(), s)?);
             }
         }
-        Ok(Hooks { by_event, cwd })
+        Ok(Hooks {
+            by_event,
+            cwd,
+            judge: Judge::default(),
+        })
+    }
+
+    /// Who answers the prompt hooks from now on.
+    pub fn set_judge(&mut self, judge: Arc<dyn prompt::PromptJudge>) {
+        self.judge = Judge(Some(judge));
+    }
+
+    /// The same hooks without those written in `dialect` (Claude Code's, to read its
+    /// settings files again after `/hooks` accepted a change).
+    pub fn without(&self, dialect: Dialect) -> Hooks {
+        let mut out = self.clone();
+        for list in out.by_event.values_mut() {
+            list.retain(|h| h.dialect != dialect);
+        }
+        out.by_event.retain(|_, l| !l.is_empty());
+        out
     }
 
     /// Adds one hook after those already there (Claude Code's settings.json entries).
@@ -264,22 +301,37 @@ impl Hooks {
                 _ => own.clone(),
             };
             let cwd = &self.cwd;
+            let judge = self.judge.0.as_ref();
             running.push(async move {
-                let p = runner::run_hook(&hook.command, cwd, stdin, hook.timeout, cancel).await;
-                (index, p)
+                let ran = match &hook.kind {
+                    HookKind::Command => {
+                        let p =
+                            runner::run_hook(&hook.command, cwd, stdin, hook.timeout, cancel).await;
+                        let verdict =
+                            decision::interpret(&p, plain_stdout_is_context(event, hook.dialect));
+                        (verdict, p.exit, p.duration)
+                    }
+                    HookKind::Prompt { model } => {
+                        let input = String::from_utf8_lossy(&stdin);
+                        let asked = prompt::fill(&hook.command, &input);
+                        let j =
+                            prompt::run(judge, asked, model.as_deref(), hook.timeout, cancel).await;
+                        (j.verdict, j.exit, j.duration)
+                    }
+                };
+                (index, ran)
             });
         }
         let mut verdicts: Vec<Option<Verdict>> = vec![None; hooks.len()];
-        while let Some((index, p)) = running.next().await {
+        while let Some((index, (verdict, exit, duration))) = running.next().await {
             let hook = hooks[index];
-            let verdict = decision::interpret(&p, plain_stdout_is_context(event, hook.dialect));
             report(HookStep::End {
                 index,
                 report: HookReport {
                     event,
                     command: hook.command.clone(),
-                    exit: p.exit,
-                    duration_ms: p.duration.as_millis() as u64,
+                    exit,
+                    duration_ms: duration.as_millis() as u64,
                     decision: verdict.decision,
                     reason: verdict.reason.clone(),
                 },

@@ -25,6 +25,12 @@ pub enum RuleKind {
 }
 
 impl RuleKind {
+    pub fn parse(s: &str) -> Option<RuleKind> {
+        [RuleKind::Allow, RuleKind::Ask, RuleKind::Deny]
+            .into_iter()
+            .find(|k| k.as_str() == s)
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             RuleKind::Allow => "allow",
@@ -278,8 +284,41 @@ impl RuleSet {
         self.rules.retain(|r| !r.source.starts_with(prefix));
     }
 
+    /// Drops exactly the rules and unused notes of `source` (a settings file read again).
+    pub fn remove_source(&mut self, source: &str) {
+        self.rules.retain(|r| r.source != source);
+        let prefix = format!("{source}: ");
+        self.unused.retain(|u| !u.starts_with(&prefix));
+    }
+
     pub fn iter(&self) -> impl Iterator<Item = &SourcedRule> {
         self.rules.iter()
+    }
+
+    /// Every rule as a front end lists it (the protocol's shape).
+    pub fn lines(&self) -> Vec<crate::protocol::approval::RuleLine> {
+        self.rules
+            .iter()
+            .map(|r| crate::protocol::approval::RuleLine {
+                kind: r.kind.as_str().into(),
+                rule: r.rule.text.clone(),
+                source: r.source.clone(),
+            })
+            .collect()
+    }
+
+    /// The set [`RuleSet::lines`] listed (a line that no longer parses is left out).
+    pub fn from_lines(lines: &[crate::protocol::approval::RuleLine], unused: Vec<String>) -> Self {
+        let mut set = RuleSet {
+            rules: Vec::new(),
+            unused,
+        };
+        for l in lines {
+            if let (Some(kind), Ok(rule)) = (RuleKind::parse(&l.kind), Rule::parse(&l.rule)) {
+                set.push(kind, rule, &l.source);
+            }
+        }
+        set
     }
 
     pub fn is_empty(&self) -> bool {

@@ -56,6 +56,16 @@ impl Decision {
     }
 }
 
+/// One rule in force, for a front end's listing (`/permissions`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RuleLine {
+    /// `allow`, `ask` or `deny`.
+    pub kind: String,
+    /// The rule as written (`bash(cargo test:*)`).
+    pub rule: String,
+    pub source: String,
+}
+
 /// The rule that decided, as `permission` lines and the approval box name it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RuleRef {

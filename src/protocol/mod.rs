@@ -67,8 +67,19 @@ pub enum AgentCommand {
     /// End a background job's process group (`/kill b1`); answered with its
     /// `AgentEvent::Background` end, or an Error for an unknown id.
     KillJob { id: String },
+    /// `/hooks`: show a pending change of Claude Code's settings files (or the hooks in
+    /// force), apply what was shown, or keep the old. Answered with notices.
+    Hooks { action: HooksAction },
     /// End the agent task.
     Shutdown,
+}
+
+/// What `/hooks` asks (only the user types it: nothing the model writes gets here).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HooksAction {
+    Show,
+    Accept,
+    Keep,
 }
 
 /// Why a prompt's loop ended (DESIGN.md §3).
@@ -355,6 +366,12 @@ pub enum AgentEvent {
     /// The approval mode changed (Shift+Tab, `/approval`, an approved plan).
     ApprovalChanged {
         mode: crate::protocol::approval_mode::ApprovalMode,
+    },
+    /// The permission rules in force changed (`/hooks accept` of a settings file): all of
+    /// them, and those read but not applied, for `/permissions`.
+    RulesChanged {
+        rules: Vec<crate::protocol::approval::RuleLine>,
+        unused: Vec<String>,
     },
     /// Headless plan mode: the model handed this plan over; the run ends with `plan_ready`.
     PlanReady {

@@ -21,7 +21,7 @@ use crate::provider::{RequestBody, Usage};
 
 /// How many variants [`E`] has. A new variant needs an arm in [`variant`] (the match is
 /// exhaustive) with the next number, this count raised, and an example in [`examples`].
-const VARIANTS: usize = 41;
+const VARIANTS: usize = 42;
 
 fn variant(e: &E) -> usize {
     match e {
@@ -67,6 +67,7 @@ fn variant(e: &E) -> usize {
         E::PlanReady { .. } => 38,
         E::PromptNotSent { .. } => 39,
         E::Steer { .. } => 40,
+        E::RulesChanged { .. } => 41,
     }
 }
 
@@ -110,6 +111,14 @@ fn examples() -> Vec<E> {
         },
         E::PlanReady {
             plan: "# Plan\n1. 读".into(),
+        },
+        E::RulesChanged {
+            rules: vec![crate::protocol::approval::RuleLine {
+                kind: "deny".into(),
+                rule: "bash(rm:*)".into(),
+                source: ".claude/settings.json".into(),
+            }],
+            unused: vec![".claude/settings.json: allow WebSearch (no such tool)".into()],
         },
         E::PromptNotSent {
             text: "你好 hello".into(),

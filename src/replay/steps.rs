@@ -50,7 +50,8 @@ pub fn unit(ev: &AgentEvent) -> Unit {
         | E::ModelChanged { .. }
         | E::Mcp(_)
         | E::Todos { .. }
-        | E::ApprovalChanged { .. } => Unit::Quiet,
+        | E::ApprovalChanged { .. }
+        | E::RulesChanged { .. } => Unit::Quiet,
         _ => Unit::Single,
     }
 }

@@ -218,6 +218,9 @@ pub const PROMPT_KEPT: &str = " · not sent: the prompt is back in the input (En
 pub const PERMISSIONS_USAGE: &str =
     "usage: /permissions (list) · /permissions revoke TOOL · /permissions revoke all";
 
+pub const HOOKS_USAGE: &str = "usage: /hooks (hooks in force, or a pending settings change) · \
+     /hooks accept (apply the change shown) · /hooks keep (keep those in force)";
+
 pub fn unknown_command(word: &str, known: &str) -> String {
     format!("unknown command /{word} (not sent to the model); commands: {known}")
 }

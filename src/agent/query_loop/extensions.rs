@@ -152,13 +152,14 @@ pub(super) fn refresh_skills(agent: &mut Agent) {
     agent.exec.registry = Arc::new(next);
 }
 
-/// Before every request: a changed hooks or permissions section of the workspace's
-/// `.claude/settings*.json` is said (once), never applied.
+/// Before every request: a changed hooks or permissions section of Claude Code's settings
+/// files is said (once), not applied (`/hooks` shows it for the user to accept).
 pub(super) fn check_settings(agent: &mut Agent) {
-    let Some(watch) = agent.settings_watch.as_mut() else {
+    let Some(watch) = agent.settings_watch.as_ref() else {
         return;
     };
-    for text in watch.check() {
+    let told = watch.lock().unwrap_or_else(|p| p.into_inner()).check();
+    for text in told {
         agent.exec.events.send(AgentEvent::Notice { text });
     }
 }

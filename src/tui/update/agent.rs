@@ -65,6 +65,9 @@ impl App {
             E::Mcp(status) => self.mcp_changed(status),
             E::Todos { todos } => self.steering.todos = todos,
             E::ApprovalChanged { mode } => self.approval_changed(mode, now),
+            E::RulesChanged { rules, unused } => {
+                self.steering.rules = crate::permission::rules::RuleSet::from_lines(&rules, unused);
+            }
             E::Background(e) => self.panes.tools.jobs.apply(&e, now),
             E::Done(summary) => self.done(summary, now),
             // Tool events went to on_tool_event; a subagent's own subagents are not shown;

@@ -121,6 +121,12 @@ pub const COMMANDS: &[SlashCommand] = &[
         run: model,
     },
     SlashCommand {
+        name: "hooks",
+        args: "[accept|keep]",
+        help: "hooks in force; review settings changes",
+        run: hooks,
+    },
+    SlashCommand {
         name: "permissions",
         args: "[revoke TOOL|all]",
         help: "rules by file and this session's grants; revoke grants",
@@ -273,6 +279,31 @@ fn permissions(app: &mut App, args: &str, _now: Instant) {
     app.panes.conversation.push(CellKind::Notice(text));
 }
 
+/// `/hooks` asks the agent (which holds the hooks and watches the settings files): it
+/// answers with the pending change or the hooks in force; accept / keep decide the change
+/// it showed.
+fn hooks(app: &mut App, args: &str, _: Instant) {
+    use crate::protocol::HooksAction;
+    let action = match args.trim() {
+        "" => HooksAction::Show,
+        "accept" => HooksAction::Accept,
+        "keep" => HooksAction::Keep,
+        _ => {
+            app.panes
+                .conversation
+                .push(CellKind::Error(strings::HOOKS_USAGE.into()));
+            return;
+        }
+    };
+    if !app.is_live() {
+        app.panes.conversation.push(CellKind::Notice(
+            "nothing runs in a replay: there are no hooks to review".into(),
+        ));
+        return;
+    }
+    app.send(AgentCommand::Hooks { action });
+}
+
 /// `/model` lists the models; `/model NAME` switches (the agent confirms with ModelChanged,
 /// which updates the status bar; during a turn the switch waits for its end).
 fn model(app: &mut App, args: &str, _: Instant) {
@@ -330,6 +361,7 @@ mod tests {
             "mcp",
             "agents",
             "permissions",
+            "hooks",
             "status",
             "context",
             "cost",

@@ -2,7 +2,7 @@
 //! stdin names the session's transcript (a file that exists), PreToolUse's
 //! `hookSpecificOutput.updatedInput` replaces the tool's input (checked like the model's),
 //! hooks of one event run at once and their answers merge with deny winning, and a
-//! `"type": "prompt"` hook is named in a notice and skipped.
+//! hook the model writes during the session is said, not applied (`/hooks` reviews it).
 
 use crate::support;
 
@@ -161,30 +161,6 @@ fn hooks_of_one_event_run_at_once_and_deny_wins() {
 }
 
 #[test]
-fn a_prompt_hook_is_named_and_skipped() {
-    let (dir, ws) = setup();
-    settings(
-        &ws,
-        pre_tool_use(json!([
-            {"type": "prompt", "prompt": "Is this safe? $ARGUMENTS"},
-            {"type": "command", "command": "cat >/dev/null; exit 0"}
-        ])),
-    );
-    let server = MockServer::start();
-    bash_then_done(&server, "echo ran > ran.txt");
-    let r = run(&server, dir.path(), &ws, &["--allow-tool", "bash"]);
-    assert_eq!(r.code, Some(0), "stderr:\n{}", r.stderr);
-    let all = format!("{}\n{}", r.stdout, r.stderr);
-    assert!(
-        all.contains("hooks.PreToolUse[0].hooks[0]: prompt hooks"),
-        "{all}"
-    );
-    assert!(all.contains("are not supported; skipped"), "{all}");
-    assert_eq!(r.of_type("hook").len(), 1, "the command hook still runs");
-    assert!(ws.join("ran.txt").exists());
-}
-
-#[test]
 fn hooks_written_during_the_session_are_said_and_not_applied() {
     let (dir, ws) = setup();
     settings(&ws, json!({"hooks": {}}));
@@ -228,5 +204,59 @@ fn hooks_written_during_the_session_are_said_and_not_applied() {
     assert!(all.contains("not applied"), "{all}");
     assert!(r.of_type("hook").is_empty(), "the written hook never ran");
     assert!(ws.join("ran.txt").exists(), "the hooks of the start hold");
+    assert_valid_history(r.result());
+}
+
+#[test]
+fn the_users_settings_file_is_watched_too() {
+    let (dir, ws) = setup();
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(home.join(".claude")).unwrap();
+    std::fs::write(home.join(".claude/settings.json"), "{}").unwrap();
+    let server = MockServer::start();
+    // The model writes a blocking hook into the user's own file, then calls bash.
+    let written = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": "echo blocked >&2; exit 2"}]}]}});
+    let write = format!(
+        "cat > '{}' <<'JSON'\n{written}\nJSON",
+        home.join(".claude/settings.json").display()
+    );
+    let server2 = server;
+    server2.enqueue(
+        ReplyBuilder::new()
+            .tool_use("toolu_1", "bash", json!({"command": write}))
+            .usage(10, 5)
+            .build(),
+    );
+    server2.enqueue(
+        ReplyBuilder::new()
+            .tool_use("toolu_2", "bash", json!({"command": "echo ran > ran.txt"}))
+            .usage(10, 5)
+            .build(),
+    );
+    server2.enqueue(ReplyBuilder::new().text("done").usage(10, 5).build());
+    let cfg = dir.path().join("config.toml");
+    std::fs::write(&cfg, "").unwrap();
+    // Sandbox off: the workspace-write sandbox alone would keep the write out of $HOME.
+    let args = ["--allow-tool", "bash", "--sandbox", "off"];
+    let r = headless_with_config(&server2, "hello", &cfg, &ws, &args)
+        .env("HOME", &home.display().to_string())
+        .run();
+    assert_eq!(r.code, Some(0), "stderr:\n{}", r.stderr);
+    let seen = std::fs::read_to_string(home.join(".claude/settings.json")).unwrap();
+    assert!(
+        seen.contains("exit 2"),
+        "the write happened: {seen}\n{}",
+        r.stdout
+    );
+    let all = format!("{}\n{}", r.stdout, r.stderr);
+    assert_eq!(
+        all.matches("~/.claude/settings.json changed during the session (hooks)")
+            .count(),
+        1,
+        "{all}"
+    );
+    assert!(r.of_type("hook").is_empty(), "the written hook never ran");
+    assert!(ws.join("ran.txt").exists(), "the hooks in force hold");
     assert_valid_history(r.result());
 }

@@ -3,6 +3,8 @@
 mod anthropic;
 mod anthropic_faults;
 mod claude_hook_answers;
+mod claude_hook_scripts;
+mod claude_prompt_hooks;
 mod claude_settings;
 mod demo;
 mod duplicate_ids;

@@ -4,6 +4,7 @@ mod background;
 mod basics;
 mod commands;
 mod extensions;
+mod hooks_review;
 mod input;
 mod keys;
 mod mock;

@@ -1,4 +1,4 @@
-//! `/status`, `/context`, `/cost`, `/init` and `/quit`: state tests on the App, drawn at 80×24 and
+//! `/status`, `/context`, `/cost`, `/init`, `/quit` and `/hooks`: state tests on the App, drawn at 80×24 and
 //! 200×50.
 
 use crate::support;
@@ -193,4 +193,49 @@ async fn context_and_status_show_the_tool_definitions_loaded_and_deferred() {
     // The meter in the status bar, wide enough for its optional items.
     let screen = render_text(&mut a, 200, 50, Instant::now());
     assert!(screen.contains("tools 3.1k +27k deferred"), "{screen}");
+}
+
+/// `/hooks` asks the agent (which holds the hooks and watches the settings files); a bad
+/// argument is the usage, sent nowhere; the rules an accepted change brings are what
+/// `/permissions` lists from then on.
+#[tokio::test(start_paused = true)]
+async fn slash_hooks_asks_the_agent_and_accepted_rules_reach_permissions() {
+    use tooloop::protocol::{AgentCommand, HooksAction};
+    let mut app = app();
+    // A live session (a replay has no agent to ask).
+    app.info.approval = "ask".into();
+    let now = Instant::now();
+    for (typed, action) in [
+        ("/hooks", HooksAction::Show),
+        ("/hooks accept", HooksAction::Accept),
+        ("/hooks keep", HooksAction::Keep),
+    ] {
+        type_text(&mut app, typed, now);
+        app.on_key(key(KeyCode::Enter), now);
+        assert_eq!(app.take_commands(), vec![AgentCommand::Hooks { action }]);
+    }
+    command(&mut app, "/hooks everything");
+    let last = app.panes.conversation.cells().last().unwrap();
+    assert!(
+        matches!(&last.kind, CellKind::Error(t) if t.starts_with("usage: /hooks")),
+        "the usage, as an error"
+    );
+    app.on_agent(
+        AgentEvent::RulesChanged {
+            rules: vec![tooloop::protocol::approval::RuleLine {
+                kind: "allow".into(),
+                rule: "bash(git status)".into(),
+                source: ".claude/settings.json".into(),
+            }],
+            unused: vec![],
+        },
+        now,
+    );
+    command(&mut app, "/permissions");
+    let last = app.panes.conversation.cells().last().unwrap();
+    assert!(
+        matches!(&last.kind, CellKind::Notice(t) if t.contains(".claude/settings.json")
+            && t.contains("bash(git status)")),
+        "the accepted rule is listed"
+    );
 }
