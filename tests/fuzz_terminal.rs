@@ -24,6 +24,18 @@ fn regression_terminal_input_unfinished_mouse_report() {
     terminal::terminal_input(&data);
 }
 
+/// Crash 15 (FUZZING.md): `CSI 97;5 u` then `CSI 1 u`, kitty-protocol keys; crossterm reports
+/// the second as the character U+0001, which reached the input line and the screen.
+#[test]
+fn regression_terminal_input_control_char_on_screen() {
+    let _turn = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz/crashes/terminal_input-control-char-on-screen");
+    let data = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    assert_eq!(data, b"\x1b[97;5u\x1b[1u");
+    terminal::terminal_input(&data);
+}
+
 #[test]
 fn corpus_terminal_input() {
     let _turn = SERIAL.lock().unwrap_or_else(|p| p.into_inner());

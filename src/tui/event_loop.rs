@@ -134,6 +134,14 @@ where
                         }
                     };
                     let now = Instant::now();
+                    // A key reported as a control character (the kitty keyboard protocol can
+                    // say `CSI 1 u`) is no text and names no binding: dropped at the door, so
+                    // neither the input nor a paste burst ever holds one (fuzz crash 15).
+                    if let Some(Ok(Event::Key(k))) = &ev
+                        && matches!(k.code, KeyCode::Char(c) if c.is_control())
+                    {
+                        continue;
+                    }
                     if let Some(Ok(Event::Key(k))) = &ev
                         && paste_burst::plain(k).is_some()
                     {
