@@ -1,5 +1,8 @@
 //! State reports that cross the channel: each MCP server's state (status bar, `/mcp`,
-//! stream-json `mcp` lines) and how each tool call ran (a resumed session's timings).
+//! stream-json `mcp` lines) and how each tool call ran (a resumed session's timings and
+//! subagents).
+
+use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
@@ -35,6 +38,19 @@ pub struct ToolTiming {
     /// The `tool_end` outcome, or Denied: consent was refused (an error to the model).
     /// Saved as `ok`, `error`, `cancelled`, `denied`, as it always was.
     pub outcome: crate::protocol::ToolOutcome,
+}
+
+/// A subagent of a resumed (or rewound) session as its transcript kept it, for front ends
+/// to list it as it ran: its number and task (`info`; `model` is empty, it was not kept),
+/// its conversation, and its calls' summaries and timings (by its own tool_use ids).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ResumedSubagent {
+    pub info: crate::protocol::AgentInfo,
+    pub messages: Vec<crate::message::Message>,
+    #[serde(default, skip_serializing_if = "HashMap::is_empty")]
+    pub summaries: HashMap<String, String>,
+    #[serde(default, skip_serializing_if = "HashMap::is_empty")]
+    pub timings: HashMap<String, ToolTiming>,
 }
 
 #[cfg(test)]

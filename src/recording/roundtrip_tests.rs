@@ -21,7 +21,7 @@ use crate::provider::{RequestBody, Usage};
 
 /// How many variants [`E`] has. A new variant needs an arm in [`variant`] (the match is
 /// exhaustive) with the next number, this count raised, and an example in [`examples`].
-const VARIANTS: usize = 41;
+const VARIANTS: usize = 42;
 
 fn variant(e: &E) -> usize {
     match e {
@@ -67,6 +67,7 @@ fn variant(e: &E) -> usize {
         E::PlanReady { .. } => 38,
         E::PromptNotSent { .. } => 39,
         E::Steer { .. } => 40,
+        E::ResumedSubagents { .. } => 41,
     }
 }
 
@@ -229,6 +230,22 @@ fn examples() -> Vec<E> {
         },
         E::EarlierHistory {
             messages: vec![Message::user_text("before")],
+            summaries: HashMap::from([("toolu_0".to_string(), "src".to_string())]),
+        },
+        E::ResumedSubagents {
+            agents: vec![crate::protocol::status::ResumedSubagent {
+                info: crate::protocol::AgentInfo {
+                    agent_id: "a1".into(),
+                    parent_tool_use_id: "toolu_1".into(),
+                    parent_agent_id: None,
+                    agent: "explore".into(),
+                    description: "find the parser".into(),
+                    model: String::new(),
+                },
+                messages: vec![Message::user_text("find it")],
+                summaries: HashMap::from([("c1".to_string(), "src".to_string())]),
+                timings: HashMap::new(),
+            }],
         },
         E::ToolTimings {
             timings: HashMap::from([(

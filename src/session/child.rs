@@ -9,6 +9,7 @@ use std::path::Path;
 
 use crate::message::Message;
 use crate::protocol::TurnSummary;
+use crate::protocol::status::ToolTiming;
 use crate::protocol::history_observer::HistoryObserver;
 
 /// Borrowing twin of `Record::AgentMessage`.
@@ -20,6 +21,8 @@ struct AgentMessageRecord<'a> {
     agent: &'a str,
     index: usize,
     message: &'a Message,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    tools: Vec<ToolTiming>,
 }
 
 pub struct ChildTranscript {
@@ -27,6 +30,8 @@ pub struct ChildTranscript {
     agent_id: String,
     parent_tool_use_id: String,
     agent: String,
+    /// How the latest reply's calls ran, written with the message that answers them.
+    pending: Vec<ToolTiming>,
 }
 
 impl ChildTranscript {
@@ -49,6 +54,7 @@ impl ChildTranscript {
             agent_id: agent_id.to_string(),
             parent_tool_use_id: parent_tool_use_id.to_string(),
             agent: agent.to_string(),
+            pending: Vec::new(),
         })
     }
 }
@@ -62,6 +68,7 @@ impl HistoryObserver for ChildTranscript {
             agent: &self.agent,
             index,
             message,
+            tools: super::transcript_line::answered(&mut self.pending, message),
         };
         let Ok(mut line) = serde_json::to_vec(&record) else {
             return;
@@ -71,6 +78,10 @@ impl HistoryObserver for ChildTranscript {
             tracing::warn!("subagent transcript: {e}; the rest of its history is not saved");
             self.file = None;
         }
+    }
+
+    fn tool_runs(&mut self, runs: &[ToolTiming]) {
+        self.pending = runs.to_vec();
     }
 
     fn prompt_start(&mut self, _prompt: &str, _model: &str) {}

@@ -24,6 +24,9 @@ pub struct Lane {
     pub doing: String,
     /// Its conversation so far, for the read-only view.
     pub messages: Vec<Arc<Message>>,
+    /// Rebuilt from a transcript (a resume or rewind): it ended, how long it took if the
+    /// `task` call's timing was kept; no report was kept.
+    pub resumed: Option<Option<u64>>,
 }
 
 impl Lane {
@@ -67,9 +70,10 @@ impl Lane {
     }
 
     pub fn elapsed(&self, now: Instant) -> Duration {
-        match &self.report {
-            Some(r) => Duration::from_millis(r.duration_ms),
-            None => now.saturating_duration_since(self.started),
+        match (&self.report, self.resumed) {
+            (Some(r), _) => Duration::from_millis(r.duration_ms),
+            (None, Some(ms)) => Duration::from_millis(ms.unwrap_or(0)),
+            (None, None) => now.saturating_duration_since(self.started),
         }
     }
 }
@@ -93,6 +97,28 @@ impl Subagents {
             tools: 0,
             doing: String::new(),
             messages: Vec::new(),
+            resumed: None,
+        });
+    }
+
+    /// A subagent of a resumed or rewound session, as its transcript kept it: ended,
+    /// `duration_ms` long when known.
+    pub fn resumed(
+        &mut self,
+        info: AgentInfo,
+        messages: &[Message],
+        duration_ms: Option<u64>,
+        now: Instant,
+    ) {
+        let tools = messages.iter().flat_map(Message::tool_uses).count();
+        self.lanes.push(Lane {
+            info,
+            started: now,
+            report: None,
+            tools: u32::try_from(tools).unwrap_or(u32::MAX),
+            doing: String::new(),
+            messages: messages.iter().cloned().map(Arc::new).collect(),
+            resumed: Some(duration_ms),
         });
     }
 
@@ -133,6 +159,9 @@ impl Subagents {
     }
 
     pub fn running(&self) -> usize {
-        self.lanes.iter().filter(|l| l.report.is_none()).count()
+        self.lanes
+            .iter()
+            .filter(|l| l.report.is_none() && l.resumed.is_none())
+            .count()
     }
 }
