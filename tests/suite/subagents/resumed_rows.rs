@@ -1,0 +1,161 @@
+//! Issue 41, item 19 (last clause): a session whose `task` call ran a subagent shows, once
+//! resumed (`--resume ID`, `--continue`), the rows it showed live: the `task` row names the
+//! agent with its number (`explore #1 · find the parser · …`) and the child's two calls are
+//! listed under it with how they ended. Before, the row fell back to the task's input and
+//! the child's calls were gone. A real engine on a scripted model; the transcript it writes
+//! is what the resumed engine reads.
+
+use crate::support;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::json;
+use support::harness::first_prompt;
+use support::tui::demo_engine::{config, start_on, until};
+use support::tui::*;
+use tokio::time::Instant;
+use tooloop::message::validate_history;
+use tooloop::protocol::{AgentCommand, AgentEvent, ToolOutcome};
+use tooloop::provider::scripted::{Reply, ReplyBuilder, ScriptedProvider};
+use tooloop::session::load;
+use tooloop::tui::app::App;
+use tooloop::tui::tool_calls::ToolState;
+
+/// The parent asks one `explore` child to look; the child lists the workspace and globs
+/// for Rust files, then answers.
+fn provider() -> ScriptedProvider {
+    let parent = vec![
+        ReplyBuilder::new()
+            .tool(
+                1,
+                2,
+                "t1",
+                "task",
+                json!({"description": "find the parser", "agent": "explore",
+                       "prompt": "child: find the parser"}),
+            )
+            .end(3, "tool_use"),
+        ReplyBuilder::new()
+            .text(1, "The parser is in src/parser.rs.")
+            .end(2, "end_turn"),
+    ];
+    let child = Arc::new(|_system: &str, messages: &[tooloop::message::Message]| {
+        if !first_prompt(messages).contains("child: find the parser") {
+            return None;
+        }
+        Some(match messages.len() {
+            1 => ReplyBuilder::new()
+                .tool(1, 2, "c1", "list_dir", json!({"path": "."}))
+                .tool(3, 4, "c2", "glob", json!({"pattern": "**/*.rs"}))
+                .end(5, "tool_use"),
+            _ => ReplyBuilder::new()
+                .text(1, "src/parser.rs")
+                .end(2, "end_turn"),
+        })
+    });
+    ScriptedProvider::new(parent).with_responder(child)
+}
+
+/// (id, name, state) of each listed row, and the task row's line.
+fn rows(app: &App) -> (Vec<(String, String, ToolState)>, String) {
+    let rows = app
+        .panes
+        .tools
+        .ids()
+        .iter()
+        .map(|id| {
+            let c = app.panes.tool_calls.get(id).expect("a listed row is known");
+            (id.clone(), c.name.clone(), c.state)
+        })
+        .collect();
+    let task = app.panes.tool_calls.get("t1").expect("the task row");
+    (rows, task.summary.clone())
+}
+
+/// The app after the events of an engine started with `args` up to its history reset.
+async fn reopened(workspace: &std::path::Path, dir: &std::path::Path, args: &[&str]) -> App {
+    let cfg = config(workspace, args);
+    let mut engine = start_on(&cfg, dir, Arc::new(ScriptedProvider::new(Vec::<Reply>::new())));
+    let events = until(&mut engine.events, |e| {
+        matches!(e, AgentEvent::HistoryReset { .. })
+    })
+    .await;
+    engine
+        .control
+        .stop(Duration::from_secs(10))
+        .await
+        .expect("the agent stops");
+    let mut app = app();
+    let now = Instant::now();
+    for e in events {
+        app.on_agent(e, now);
+    }
+    app
+}
+
+#[tokio::test]
+async fn a_resumed_subagent_keeps_its_number_and_its_calls() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    std::fs::create_dir_all(tmp.path().join("src")).expect("src");
+    std::fs::write(tmp.path().join("src/parser.rs"), "fn parse() {}\n").expect("write");
+    let dir = tmp.path().join("tooloop/sessions");
+    let cfg = config(tmp.path(), &[]);
+    let mut engine = start_on(&cfg, &dir, Arc::new(provider()));
+    let info = engine.session.clone().expect("sessions on");
+    engine.control.send(AgentCommand::Submit {
+        text: "find the parser".into(),
+    });
+    let events = until(&mut engine.events, |e| matches!(e, AgentEvent::Done(_))).await;
+    engine
+        .control
+        .stop(Duration::from_secs(10))
+        .await
+        .expect("the agent stops");
+    let mut live = app();
+    let now = Instant::now();
+    for e in events {
+        live.on_agent(e, now);
+    }
+    let (live_rows, live_task) = rows(&live);
+    assert_eq!(
+        live_rows,
+        [
+            ("t1".into(), "task".into(), ToolState::Ok),
+            ("a1/c1".into(), "list_dir".into(), ToolState::Ok),
+            ("a1/c2".into(), "glob".into(), ToolState::Ok),
+        ],
+        "live"
+    );
+    assert!(live_task.starts_with("explore #1 · find the parser · "), "{live_task}");
+
+    // The transcript keeps the child's conversation and how its calls ran.
+    let loaded = load::read(&info.path).expect("transcript");
+    validate_history(&loaded.messages).expect("valid history");
+    let [child] = loaded.agents.as_slice() else {
+        panic!("one child: {:?}", loaded.agents);
+    };
+    validate_history(&child.messages).expect("the child's history is valid");
+    for id in ["c1", "c2"] {
+        assert_eq!(child.timings.get(id).map(|t| t.outcome), Some(ToolOutcome::Ok), "{id}");
+    }
+
+    for args in [&["--resume", info.id.as_str()][..], &["--continue"]] {
+        let mut app = reopened(tmp.path(), &dir, args).await;
+        let (resumed_rows, task) = rows(&app);
+        assert_eq!(resumed_rows, live_rows, "{args:?}");
+        assert_eq!(task, "explore #1 · find the parser · 2 tools", "{args:?}");
+        for id in ["a1/c1", "a1/c2"] {
+            let live_ms = live.panes.tool_calls.get(id).and_then(|c| c.duration_ms);
+            let ms = app.panes.tool_calls.get(id).and_then(|c| c.duration_ms);
+            assert_eq!(ms, live_ms, "{args:?} {id}: the recorded duration");
+        }
+        assert_eq!(app.history.subagents.running(), 0, "nothing runs after a resume");
+        for (w, h) in [(80u16, 24u16), (200, 50)] {
+            let s = render_text(&mut app, w, h, now);
+            assert!(s.contains("explore #1 · find the parser"), "{w}x{h}\n{s}");
+            assert!(s.contains("list_dir ."), "{w}x{h}\n{s}");
+            assert!(s.contains("glob **/*.rs"), "{w}x{h}\n{s}");
+        }
+    }
+}
