@@ -49,19 +49,21 @@ fn resumed_subagents(
     summaries: impl Fn(&[Message]) -> HashMap<String, String>,
 ) -> Vec<ResumedSubagent> {
     let task_input = |messages: &[Message], id: &str| {
-        messages.iter().flat_map(|m| &m.content).find_map(|b| match b {
-            ContentBlock::ToolUse {
-                id: call, input, ..
-            } if call == id => Some(input.clone()),
-            _ => None,
-        })
+        messages
+            .iter()
+            .flat_map(|m| &m.content)
+            .find_map(|b| match b {
+                ContentBlock::ToolUse {
+                    id: call, input, ..
+                } if call == id => Some(input.clone()),
+                _ => None,
+            })
     };
     agents
         .iter()
         .filter_map(|child| {
             let id = child.parent_tool_use_id.as_str();
-            let (parent, input) = match task_input(earlier, id).or_else(|| task_input(shown, id))
-            {
+            let (parent, input) = match task_input(earlier, id).or_else(|| task_input(shown, id)) {
                 Some(input) => (None, input),
                 None => agents.iter().find_map(|other| {
                     let input = task_input(&other.messages, id)?;

@@ -295,7 +295,9 @@ impl Agent {
 
     /// The calls in `messages` left the history (compacted away): their ids stay taken.
     pub(crate) fn retire_tool_ids(&mut self, messages: &[Message]) {
-        let ids = messages.iter().flat_map(|m| m.tool_uses().map(|(id, _, _)| id));
+        let ids = messages
+            .iter()
+            .flat_map(|m| m.tool_uses().map(|(id, _, _)| id));
         self.retired_ids.extend(ids.map(str::to_string));
     }
 

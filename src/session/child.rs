@@ -9,8 +9,8 @@ use std::path::Path;
 
 use crate::message::Message;
 use crate::protocol::TurnSummary;
-use crate::protocol::status::ToolTiming;
 use crate::protocol::history_observer::HistoryObserver;
+use crate::protocol::status::ToolTiming;
 
 /// Borrowing twin of `Record::AgentMessage`.
 #[derive(serde::Serialize)]

@@ -41,7 +41,9 @@ impl App {
                 ContentBlock::Text { text, .. } if m.role == Role::User => {
                     use crate::message::markers::Marker;
                     match crate::message::markers::parse(text) {
-                        Some(Marker::Shell { command, .. }) => self.panes.tools.begin_group(&command),
+                        Some(Marker::Shell { command, .. }) => {
+                            self.panes.tools.begin_group(&command)
+                        }
                         Some(_) => {}
                         None => self.panes.tools.begin_group(text),
                     }

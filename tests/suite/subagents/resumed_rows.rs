@@ -76,7 +76,11 @@ fn rows(app: &App) -> (Vec<(String, String, ToolState)>, String) {
 /// The app after the events of an engine started with `args` up to its history reset.
 async fn reopened(workspace: &std::path::Path, dir: &std::path::Path, args: &[&str]) -> App {
     let cfg = config(workspace, args);
-    let mut engine = start_on(&cfg, dir, Arc::new(ScriptedProvider::new(Vec::<Reply>::new())));
+    let mut engine = start_on(
+        &cfg,
+        dir,
+        Arc::new(ScriptedProvider::new(Vec::<Reply>::new())),
+    );
     let events = until(&mut engine.events, |e| {
         matches!(e, AgentEvent::HistoryReset { .. })
     })
@@ -127,7 +131,10 @@ async fn a_resumed_subagent_keeps_its_number_and_its_calls() {
         ],
         "live"
     );
-    assert!(live_task.starts_with("explore #1 · find the parser · "), "{live_task}");
+    assert!(
+        live_task.starts_with("explore #1 · find the parser · "),
+        "{live_task}"
+    );
 
     // The transcript keeps the child's conversation and how its calls ran.
     let loaded = load::read(&info.path).expect("transcript");
@@ -137,7 +144,11 @@ async fn a_resumed_subagent_keeps_its_number_and_its_calls() {
     };
     validate_history(&child.messages).expect("the child's history is valid");
     for id in ["c1", "c2"] {
-        assert_eq!(child.timings.get(id).map(|t| t.outcome), Some(ToolOutcome::Ok), "{id}");
+        assert_eq!(
+            child.timings.get(id).map(|t| t.outcome),
+            Some(ToolOutcome::Ok),
+            "{id}"
+        );
     }
 
     for args in [&["--resume", info.id.as_str()][..], &["--continue"]] {
@@ -150,7 +161,11 @@ async fn a_resumed_subagent_keeps_its_number_and_its_calls() {
             let ms = app.panes.tool_calls.get(id).and_then(|c| c.duration_ms);
             assert_eq!(ms, live_ms, "{args:?} {id}: the recorded duration");
         }
-        assert_eq!(app.history.subagents.running(), 0, "nothing runs after a resume");
+        assert_eq!(
+            app.history.subagents.running(),
+            0,
+            "nothing runs after a resume"
+        );
         for (w, h) in [(80u16, 24u16), (200, 50)] {
             let s = render_text(&mut app, w, h, now);
             assert!(s.contains("explore #1 · find the parser"), "{w}x{h}\n{s}");

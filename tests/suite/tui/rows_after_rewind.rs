@@ -23,7 +23,9 @@ const PROMPTS: [&str; 3] = ["read big.txt", "list files", "what time is it"];
 /// Sends `text` and applies the events to `app` until the turn ends; a bash question is
 /// denied.
 async fn turn(engine: &mut tooloop::engine::Engine, app: &mut App, text: &str, now: Instant) {
-    engine.control.send(AgentCommand::Submit { text: text.into() });
+    engine
+        .control
+        .send(AgentCommand::Submit { text: text.into() });
     loop {
         let events = until(&mut engine.events, |e| {
             matches!(
@@ -65,7 +67,9 @@ fn rows(app: &App) -> Vec<(String, String, ToolState)> {
 #[tokio::test]
 async fn rows_keep_their_names_outcomes_and_groups_after_compact_and_undo() {
     let tmp = tempfile::tempdir().expect("tmp");
-    let big: String = (1..=300).map(|i| format!("line {i} of a long file\n")).collect();
+    let big: String = (1..=300)
+        .map(|i| format!("line {i} of a long file\n"))
+        .collect();
     std::fs::write(tmp.path().join("big.txt"), big).expect("write");
     let cfg = config(tmp.path(), &[]);
     let mut engine = start(&cfg, &tmp.path().join("sessions"));
@@ -121,7 +125,10 @@ async fn rows_keep_their_names_outcomes_and_groups_after_compact_and_undo() {
     // The history sent is the kept one, and valid.
     let loaded = load::read(&session.handle.path()).expect("transcript");
     validate_history(&loaded.messages).expect("valid history");
-    assert!(!loaded.earlier.is_empty(), "the compaction replaced messages");
+    assert!(
+        !loaded.earlier.is_empty(),
+        "the compaction replaced messages"
+    );
     let ids: Vec<&str> = loaded
         .earlier
         .iter()
@@ -129,7 +136,11 @@ async fn rows_keep_their_names_outcomes_and_groups_after_compact_and_undo() {
         .flat_map(|m| m.tool_uses().map(|(id, _, _)| id))
         .collect();
     let unique: std::collections::HashSet<&&str> = ids.iter().collect();
-    assert_eq!(unique.len(), ids.len(), "no id used twice in the session: {ids:?}");
+    assert_eq!(
+        unique.len(),
+        ids.len(),
+        "no id used twice in the session: {ids:?}"
+    );
 
     // Every row is the call it was live: 12 calls before the compaction, then the denied
     // bash and the list_dir.
@@ -158,7 +169,10 @@ async fn rows_keep_their_names_outcomes_and_groups_after_compact_and_undo() {
         focus_tools(&mut app, now);
         app.on_key(key(KeyCode::Home), now);
         let top = render_text(&mut app, w, h, now);
-        assert!(top.contains("▸ prompt 1 · read big.txt · 1 tool"), "{w}x{h}\n{top}");
+        assert!(
+            top.contains("▸ prompt 1 · read big.txt · 1 tool"),
+            "{w}x{h}\n{top}"
+        );
         app.on_key(key(KeyCode::Esc), now);
     }
     engine
