@@ -174,3 +174,76 @@ async fn a_resumed_subagent_keeps_its_number_and_its_calls() {
         }
     }
 }
+
+/// A transcript written before child timings were kept (`agent_message` lines without
+/// `tools`) still loads, and its child still gets its number and calls (outcomes from
+/// `is_error`, no durations).
+#[tokio::test]
+async fn an_older_transcripts_child_still_gets_its_rows() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let dir = tmp.path().join("tooloop/sessions");
+    let id = "dddd0004";
+    let user = |content: serde_json::Value| json!({"role": "user", "content": content});
+    let assistant = |content: serde_json::Value| json!({"role": "assistant", "content": content});
+    let child = |index: usize, message: serde_json::Value| {
+        json!({"type": "agent_message", "agent_id": "a1", "parent_tool_use_id": "t1",
+               "agent": "explore", "index": index, "message": message})
+    };
+    let lines = [
+        json!({"type":"header","id":id,"created":"2026-12-01T06:30:12Z",
+               "workspace":tmp.path(),"tooloop_version":"0.1.0","format":1}),
+        json!({"type":"prompt_start","time":"2026-12-01T06:30:13Z","prompt":"find it",
+               "model":"m"}),
+        json!({"type":"message","index":0,"message":user(json!([{"type":"text","text":"find it"}]))}),
+        json!({"type":"message","index":1,"message":assistant(json!([{"type":"tool_use",
+               "id":"t1","name":"task","input":{"description":"find the parser",
+               "prompt":"child: find it","agent":"explore"}}]))}),
+        child(0, user(json!([{"type":"text","text":"child: find it"}]))),
+        child(
+            1,
+            assistant(json!([
+            {"type":"tool_use","id":"c1","name":"list_dir","input":{"path":"."}},
+            {"type":"tool_use","id":"c2","name":"read_file","input":{"path":"nope.rs"}}])),
+        ),
+        child(
+            2,
+            user(json!([
+            {"type":"tool_result","tool_use_id":"c1","content":"src/"},
+            {"type":"tool_result","tool_use_id":"c2","content":"no such file",
+             "is_error":true}])),
+        ),
+        child(
+            3,
+            assistant(json!([{"type":"text","text":"src/parser.rs"}])),
+        ),
+        json!({"type":"message","index":2,"message":user(json!([{"type":"tool_result",
+               "tool_use_id":"t1","content":"src/parser.rs"}]))}),
+        json!({"type":"message","index":3,"message":assistant(json!([{"type":"text",
+               "text":"In src/parser.rs."}]))}),
+    ];
+    std::fs::create_dir_all(&dir).expect("dir");
+    let text: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    std::fs::write(
+        dir.join(format!("20261201T063012Z-{id}.jsonl")),
+        text.join("\n") + "\n",
+    )
+    .expect("write");
+    let app = reopened(tmp.path(), &dir, &["--resume", id]).await;
+    let (rows, task) = rows(&app);
+    assert_eq!(
+        rows,
+        [
+            ("t1".into(), "task".into(), ToolState::Ok),
+            ("a1/c1".into(), "list_dir".into(), ToolState::Ok),
+            ("a1/c2".into(), "read_file".into(), ToolState::Error),
+        ]
+    );
+    assert_eq!(task, "explore #1 · find the parser · 2 tools");
+    assert_eq!(
+        app.panes
+            .tool_calls
+            .get("a1/c1")
+            .and_then(|c| c.duration_ms),
+        None
+    );
+}
