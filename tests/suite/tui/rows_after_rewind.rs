@@ -192,3 +192,87 @@ fn focus_tools(app: &mut App, now: Instant) {
     }
     panic!("Tab never reached the tools pane");
 }
+
+/// A session recorded before the fix, where the model used an id again after the
+/// compaction: resumed, each call keeps its own row (name, input, outcome) and its group.
+#[tokio::test]
+async fn an_id_used_again_after_a_compaction_in_an_old_transcript_keeps_both_rows() {
+    use serde_json::json;
+    let tmp = tempfile::tempdir().expect("tmp");
+    let dir = tmp.path().join("tooloop/sessions");
+    let id = "eeee0005";
+    let text = |t: &str| json!([{"type": "text", "text": t}]);
+    let msg = |index: usize, role: &str, content: serde_json::Value| json!({"type": "message", "index": index, "message": {"role": role, "content": content}});
+    let summary = tooloop::message::markers::summary::render("read big.txt", "");
+    let lines = [
+        json!({"type":"header","id":id,"created":"2026-12-01T06:30:12Z",
+               "workspace":tmp.path(),"tooloop_version":"0.1.0","format":1}),
+        json!({"type":"prompt_start","time":"2026-12-01T06:30:13Z","prompt":"read big.txt",
+               "model":"m"}),
+        msg(0, "user", text("read big.txt")),
+        msg(
+            1,
+            "assistant",
+            json!([{"type":"tool_use","id":"toolu_demo_001",
+               "name":"read_file","input":{"path":"big.txt"}}]),
+        ),
+        msg(
+            2,
+            "user",
+            json!([{"type":"tool_result","tool_use_id":"toolu_demo_001",
+               "content":"1 line"}]),
+        ),
+        msg(3, "assistant", text("It has one line.")),
+        json!({"type":"compaction","time":"2026-12-01T06:30:20Z","trigger":"manual",
+               "summary":"read big.txt","replaced":4,"pre_tokens":100,"post_tokens":10,
+               "messages":[{"role":"user","content":text(&summary)},
+                           {"role":"assistant","content":text("Noted.")}]}),
+        json!({"type":"prompt_start","time":"2026-12-01T06:30:21Z","prompt":"run ls -la",
+               "model":"m"}),
+        msg(2, "user", text("run ls -la")),
+        msg(
+            3,
+            "assistant",
+            json!([{"type":"tool_use","id":"toolu_demo_001","name":"bash",
+               "input":{"command":"ls -la"}}]),
+        ),
+        json!({"type":"message","index":4,"message":{"role":"user","content":[
+               {"type":"tool_result","tool_use_id":"toolu_demo_001",
+                "content":"The user declined to run bash.","is_error":true}]},
+               "tools":[{"id":"toolu_demo_001","duration_ms":0,"outcome":"denied"}]}),
+        msg(5, "assistant", text("Not run.")),
+    ];
+    std::fs::create_dir_all(&dir).expect("dir");
+    let body: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    std::fs::write(
+        dir.join(format!("20261201T063012Z-{id}.jsonl")),
+        body.join("\n") + "\n",
+    )
+    .expect("write");
+    let cfg = config(tmp.path(), &["--resume", id]);
+    let mut engine = start(&cfg, &dir);
+    let events = until(&mut engine.events, |e| {
+        matches!(e, AgentEvent::HistoryReset { .. })
+    })
+    .await;
+    engine
+        .control
+        .stop(std::time::Duration::from_secs(10))
+        .await
+        .expect("the agent stops");
+    let mut app = app();
+    let now = Instant::now();
+    for e in events {
+        app.on_agent(e, now);
+    }
+    assert_eq!(
+        rows(&app),
+        [
+            ("read_file".into(), "big.txt".into(), ToolState::Ok),
+            ("bash".into(), "ls -la".into(), ToolState::Denied),
+        ]
+    );
+    let s = render_text(&mut app, 200, 50, now);
+    assert!(s.contains("▸ prompt 1 · read big.txt · 1 tool"), "{s}");
+    assert!(s.contains("▾ prompt 2 · run ls -la · 1 tool"), "{s}");
+}
