@@ -86,6 +86,7 @@ fn resumed_subagents(
                 summaries: summaries(&child.messages),
                 messages: child.messages.clone(),
                 timings: child.timings.clone(),
+                end: child.end.clone(),
             })
         })
         .collect()

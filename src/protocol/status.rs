@@ -51,6 +51,18 @@ pub struct ResumedSubagent {
     pub summaries: HashMap<String, String>,
     #[serde(default, skip_serializing_if = "HashMap::is_empty")]
     pub timings: HashMap<String, ToolTiming>,
+    /// How it ended (None: the transcript is older than this record, or it never ended).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end: Option<AgentEnded>,
+}
+
+/// How a subagent's loop ended, as its transcript keeps it: the parts of its `agent_end`
+/// report a resumed row shows (`completed · 30 tokens`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AgentEnded {
+    pub reason: crate::protocol::Terminal,
+    pub turns: u32,
+    pub usage: crate::provider::Usage,
 }
 
 #[cfg(test)]

@@ -245,6 +245,11 @@ fn examples() -> Vec<E> {
                 messages: vec![Message::user_text("find it")],
                 summaries: HashMap::from([("c1".to_string(), "src".to_string())]),
                 timings: HashMap::new(),
+                end: Some(crate::protocol::status::AgentEnded {
+                    reason: Terminal::Completed,
+                    turns: 2,
+                    usage: usage(),
+                }),
             }],
         },
         E::ToolTimings {

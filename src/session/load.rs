@@ -51,6 +51,8 @@ pub struct ChildHistory {
     pub messages: Vec<Message>,
     /// How its calls ran, by its own tool_use ids (transcripts before this was kept have none).
     pub timings: std::collections::HashMap<String, crate::protocol::status::ToolTiming>,
+    /// How it ended (None in older transcripts, or when it never ended).
+    pub end: Option<crate::protocol::status::AgentEnded>,
 }
 
 /// Reads `path`. A torn last line (a crash mid-write) is dropped with a notice; a bad line
@@ -165,6 +167,7 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Loaded, SessionError> {
                 index,
                 message,
                 tools,
+                end,
             }) => {
                 let pos = match agents.iter().position(|a| a.agent_id == agent_id) {
                     Some(p) => p,
@@ -175,6 +178,7 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Loaded, SessionError> {
                             agent,
                             messages: Vec::new(),
                             timings: Default::default(),
+                            end: None,
                         });
                         agents.len() - 1
                     }
@@ -185,6 +189,9 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Loaded, SessionError> {
                 child
                     .timings
                     .extend(tools.into_iter().map(|t| (t.id.clone(), t)));
+                if end.is_some() {
+                    child.end = end;
+                }
             }
             Some(Record::Todos { todos: list, .. }) => todos = list,
             Some(Record::Rewind(r)) => {

@@ -69,6 +69,10 @@ pub enum Record {
         /// How the calls answered in `message` ran (absent in older transcripts).
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         tools: Vec<ToolTiming>,
+        /// Set when the child ended: its last message is written again with how it ended
+        /// (replacing the last message by itself, so older readers load the same history).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        end: Option<crate::protocol::status::AgentEnded>,
     },
     /// A background job started or ended; the last record of a `shell_id` is how it was
     /// last seen (a resumed session lists it as ended, never running).

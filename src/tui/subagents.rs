@@ -9,6 +9,7 @@ use tokio::time::Instant;
 use std::sync::Arc;
 
 use crate::message::Message;
+use crate::protocol::status::ResumedSubagent;
 use crate::protocol::{AgentInfo, AgentReport, scoped_id};
 
 /// One subagent as the screen shows it.
@@ -102,22 +103,29 @@ impl Subagents {
     }
 
     /// A subagent of a resumed or rewound session, as its transcript kept it: ended,
-    /// `duration_ms` long when known.
-    pub fn resumed(
-        &mut self,
-        info: AgentInfo,
-        messages: &[Message],
-        duration_ms: Option<u64>,
-        now: Instant,
-    ) {
-        let tools = messages.iter().flat_map(Message::tool_uses).count();
+    /// `duration_ms` long when known, with how it ended when the transcript says.
+    pub fn resumed(&mut self, child: &ResumedSubagent, duration_ms: Option<u64>, now: Instant) {
+        let tools = child.messages.iter().flat_map(Message::tool_uses).count();
+        let tools = u32::try_from(tools).unwrap_or(u32::MAX);
+        let info = child.info.clone();
+        let report = child.end.as_ref().map(|end| AgentReport {
+            agent_id: info.agent_id.clone(),
+            parent_tool_use_id: info.parent_tool_use_id.clone(),
+            agent: info.agent.clone(),
+            reason: end.reason,
+            turns: end.turns,
+            tools,
+            usage: end.usage,
+            cost_usd: None,
+            duration_ms: duration_ms.unwrap_or(0),
+        });
         self.lanes.push(Lane {
             info,
             started: now,
-            report: None,
-            tools: u32::try_from(tools).unwrap_or(u32::MAX),
+            report,
+            tools,
             doing: String::new(),
-            messages: messages.iter().cloned().map(Arc::new).collect(),
+            messages: child.messages.iter().cloned().map(Arc::new).collect(),
             resumed: Some(duration_ms),
         });
     }

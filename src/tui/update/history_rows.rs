@@ -127,12 +127,8 @@ impl App {
                     .find(|s| s.info.agent_id == p)
                     .and_then(|s| s.timings.get(call)),
             };
-            self.history.subagents.resumed(
-                child.info.clone(),
-                &child.messages,
-                duration.map(|t| t.duration_ms),
-                now,
-            );
+            let duration = duration.map(|t| t.duration_ms);
+            self.history.subagents.resumed(child, duration, now);
             for block in child.messages.iter().flat_map(|m| &m.content) {
                 match block {
                     ContentBlock::ToolUse { id, name, .. } => {

@@ -1,9 +1,9 @@
 //! Issue 41, item 19 (last clause): a session whose `task` call ran a subagent shows, once
 //! resumed (`--resume ID`, `--continue`), the rows it showed live: the `task` row names the
-//! agent with its number (`explore #1 · find the parser · …`) and the child's two calls are
-//! listed under it with how they ended. Before, the row fell back to the task's input and
-//! the child's calls were gone. A real engine on a scripted model; the transcript it writes
-//! is what the resumed engine reads.
+//! agent with its number, task and end (`explore #1 · find the parser · completed · 2 tools
+//! · 30 tokens`) and the child's two calls are listed under it with how they ended. Before,
+//! the row fell back to the task's input and the child's calls were gone. A real engine on
+//! a scripted model; the transcript it writes is what the resumed engine reads.
 
 use crate::support;
 
@@ -143,6 +143,8 @@ async fn a_resumed_subagent_keeps_its_number_and_its_calls() {
         panic!("one child: {:?}", loaded.agents);
     };
     validate_history(&child.messages).expect("the child's history is valid");
+    let end = child.end.as_ref().expect("how the child ended is kept");
+    assert_eq!(end.reason, tooloop::protocol::Terminal::Completed);
     for id in ["c1", "c2"] {
         assert_eq!(
             child.timings.get(id).map(|t| t.outcome),
@@ -155,7 +157,8 @@ async fn a_resumed_subagent_keeps_its_number_and_its_calls() {
         let mut app = reopened(tmp.path(), &dir, args).await;
         let (resumed_rows, task) = rows(&app);
         assert_eq!(resumed_rows, live_rows, "{args:?}");
-        assert_eq!(task, "explore #1 · find the parser · 2 tools", "{args:?}");
+        // How it ended and its tokens too: the line it had live.
+        assert_eq!(task, live_task, "{args:?}");
         for id in ["a1/c1", "a1/c2"] {
             let live_ms = live.panes.tool_calls.get(id).and_then(|c| c.duration_ms);
             let ms = app.panes.tool_calls.get(id).and_then(|c| c.duration_ms);

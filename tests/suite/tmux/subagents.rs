@@ -216,6 +216,7 @@ fn a_resumed_childs_rows_keep_its_number_and_calls_at_80x24() {
         println!("{s}");
         assert!(s.contains("↳ list_dir ."), "{s}");
         assert!(s.contains("▾ prompt 1 · find the parser · 3 tools"), "{s}");
+        assert!(s.contains("find the parser · completed · 2 tools"), "{s}");
         // The status bar names the session: `--resume` opens it by that id.
         id = s
             .split("session ")
