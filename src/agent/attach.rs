@@ -155,16 +155,9 @@ pub(crate) fn attach_with(
         &agent.exec.registry,
         agent.exec.workspace.root(),
     );
-    if !loaded.earlier.is_empty() {
-        agent.events().send(AgentEvent::EarlierHistory {
-            messages: loaded.earlier,
-        });
-    }
-    if !loaded.timings.is_empty() {
-        agent.events().send(AgentEvent::ToolTimings {
-            timings: loaded.timings,
-        });
-    }
+    // A model that repeats an id a compaction took out gets a fresh one, as live.
+    agent.retire_tool_ids(&loaded.earlier);
+    agent.send_history_view(loaded.earlier, loaded.timings, &loaded.agents, &messages);
     agent.reset(messages);
     if let Some(text) = unsent {
         agent.events().send(AgentEvent::PromptNotSent { text });

@@ -7,6 +7,7 @@ mod checkpoints;
 pub mod context;
 pub mod exec_env;
 pub mod executor;
+mod history_view;
 pub mod hook_calls;
 pub mod hook_env;
 pub mod hooks_review;
@@ -84,6 +85,10 @@ pub struct Agent {
     pub history: History,
     /// Each new message is checked against the one before it (DESIGN.md §4).
     check: HistoryCheck,
+    /// tool_use ids of calls a compaction took out of the history (or a resumed session's
+    /// compactions had): a model that uses one again gets a fresh id, so the transcript's
+    /// timings and the screen's rows, keyed by id, never mix two calls (issue 41, item 3).
+    retired_ids: std::collections::HashSet<String>,
     /// Transcript writer, if sessions are on.
     pub observer: Option<Box<dyn crate::protocol::history_observer::HistoryObserver>>,
     /// Context window use, cost and compaction state (DESIGN.md §10).
@@ -125,6 +130,7 @@ impl Agent {
             settings,
             history: History::default(),
             check: HistoryCheck::default(),
+            retired_ids: Default::default(),
             observer: None,
             context: context::ContextState::default(),
             facts: Default::default(),
@@ -283,6 +289,19 @@ impl Agent {
                 break;
             }
         }
+    }
+
+    /// Whether a tool_use id is taken: in the history, or by a call compacted out of it.
+    pub(crate) fn tool_id_taken(&self, id: &str) -> bool {
+        self.check.knows(id) || self.retired_ids.contains(id)
+    }
+
+    /// The calls in `messages` left the history (compacted away): their ids stay taken.
+    pub(crate) fn retire_tool_ids(&mut self, messages: &[Message]) {
+        let ids = messages
+            .iter()
+            .flat_map(|m| m.tool_uses().map(|(id, _, _)| id));
+        self.retired_ids.extend(ids.map(str::to_string));
     }
 
     /// The text of the last assistant message.

@@ -426,7 +426,7 @@ async fn consume(
                 events.send(AgentEvent::RawSse { event, data });
                 continue;
             }
-            Ok(Some(Ok(ev))) => asm.with_unique_tool_id(ev, |id| agent.check.knows(id)),
+            Ok(Some(Ok(ev))) => asm.with_unique_tool_id(ev, |id| agent.tool_id_taken(id)),
         };
         forward(events, &event);
         if let StreamEvent::BlockStart {

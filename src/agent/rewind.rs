@@ -48,13 +48,17 @@ impl Agent {
                 self.exec.workspace.root(),
             );
             self.replace_history(history);
-            // How the kept calls ended (cancelled, denied, their durations), as a resume sends
-            // it: without it a front end could only guess from `is_error`.
-            if !loaded.timings.is_empty() {
-                self.exec.events.send(AgentEvent::ToolTimings {
-                    timings: loaded.timings.clone(),
-                });
-            }
+            // How the kept calls ended (cancelled, denied, their durations), what compactions
+            // replaced and the subagents, as a resume sends them: without them a front end
+            // could only guess from `is_error`, and would lose the rows before a compaction
+            // and the subagents' rows (issue 41, item 3).
+            self.retire_tool_ids(&loaded.earlier);
+            self.send_history_view(
+                loaded.earlier.clone(),
+                loaded.timings.clone(),
+                &loaded.agents,
+                &self.history.to_messages(),
+            );
             self.exec.events.send(AgentEvent::HistoryReset {
                 messages: self.history.to_vec(),
                 summaries: self.exec.registry.summaries(&self.history),

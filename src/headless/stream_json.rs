@@ -56,6 +56,7 @@ pub fn stream_json(event: &AgentEvent) -> Option<Value> {
         | E::Usage(_)
         | E::HistoryReset { .. }
         | E::EarlierHistory { .. }
+        | E::ResumedSubagents { .. }
         | E::ToolTimings { .. }
         | E::Session { .. }
         | E::ModelChanged { .. }

@@ -323,11 +323,20 @@ pub enum AgentEvent {
     /// the divider (they are no longer sent to the model).
     EarlierHistory {
         messages: Vec<Message>,
+        /// tool_use id → summary for the calls in `messages` (absent in older recordings).
+        #[serde(default, skip_serializing_if = "std::collections::HashMap::is_empty")]
+        summaries: std::collections::HashMap<String, String>,
     },
     /// Sent just before the [`AgentEvent::HistoryReset`] of a resumed session: how its tool
     /// calls ran (by tool_use id), so front ends show their recorded durations.
     ToolTimings {
         timings: std::collections::HashMap<String, status::ToolTiming>,
+    },
+    /// Sent just before the [`AgentEvent::HistoryReset`] of a resumed or rewound session
+    /// whose `task` calls ran subagents: each one as its transcript kept it, so front ends
+    /// list it under its `task` call as they did live.
+    ResumedSubagents {
+        agents: Vec<status::ResumedSubagent>,
     },
     /// The transcript now being written (after a new conversation or a resume).
     Session {

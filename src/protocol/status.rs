@@ -1,5 +1,8 @@
 //! State reports that cross the channel: each MCP server's state (status bar, `/mcp`,
-//! stream-json `mcp` lines) and how each tool call ran (a resumed session's timings).
+//! stream-json `mcp` lines) and how each tool call ran (a resumed session's timings and
+//! subagents).
+
+use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
@@ -70,6 +73,31 @@ pub struct ToolTiming {
     /// The `tool_end` outcome, or Denied: consent was refused (an error to the model).
     /// Saved as `ok`, `error`, `cancelled`, `denied`, as it always was.
     pub outcome: crate::protocol::ToolOutcome,
+}
+
+/// A subagent of a resumed (or rewound) session as its transcript kept it, for front ends
+/// to list it as it ran: its number and task (`info`; `model` is empty, it was not kept),
+/// its conversation, and its calls' summaries and timings (by its own tool_use ids).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ResumedSubagent {
+    pub info: crate::protocol::AgentInfo,
+    pub messages: Vec<crate::message::Message>,
+    #[serde(default, skip_serializing_if = "HashMap::is_empty")]
+    pub summaries: HashMap<String, String>,
+    #[serde(default, skip_serializing_if = "HashMap::is_empty")]
+    pub timings: HashMap<String, ToolTiming>,
+    /// How it ended (None: the transcript is older than this record, or it never ended).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end: Option<AgentEnded>,
+}
+
+/// How a subagent's loop ended, as its transcript keeps it: the parts of its `agent_end`
+/// report a resumed row shows (`completed · 30 tokens`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AgentEnded {
+    pub reason: crate::protocol::Terminal,
+    pub turns: u32,
+    pub usage: crate::provider::Usage,
 }
 
 #[cfg(test)]

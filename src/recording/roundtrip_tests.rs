@@ -21,7 +21,7 @@ use crate::provider::{RequestBody, Usage};
 
 /// How many variants [`E`] has. A new variant needs an arm in [`variant`] (the match is
 /// exhaustive) with the next number, this count raised, and an example in [`examples`].
-const VARIANTS: usize = 42;
+const VARIANTS: usize = 43;
 
 fn variant(e: &E) -> usize {
     match e {
@@ -68,6 +68,7 @@ fn variant(e: &E) -> usize {
         E::PromptNotSent { .. } => 39,
         E::Steer { .. } => 40,
         E::RulesChanged { .. } => 41,
+        E::ResumedSubagents { .. } => 42,
     }
 }
 
@@ -238,6 +239,27 @@ fn examples() -> Vec<E> {
         },
         E::EarlierHistory {
             messages: vec![Message::user_text("before")],
+            summaries: HashMap::from([("toolu_0".to_string(), "src".to_string())]),
+        },
+        E::ResumedSubagents {
+            agents: vec![crate::protocol::status::ResumedSubagent {
+                info: crate::protocol::AgentInfo {
+                    agent_id: "a1".into(),
+                    parent_tool_use_id: "toolu_1".into(),
+                    parent_agent_id: None,
+                    agent: "explore".into(),
+                    description: "find the parser".into(),
+                    model: String::new(),
+                },
+                messages: vec![Message::user_text("find it")],
+                summaries: HashMap::from([("c1".to_string(), "src".to_string())]),
+                timings: HashMap::new(),
+                end: Some(crate::protocol::status::AgentEnded {
+                    reason: Terminal::Completed,
+                    turns: 2,
+                    usage: usage(),
+                }),
+            }],
         },
         E::ToolTimings {
             timings: HashMap::from([(

@@ -46,6 +46,7 @@ pub fn unit(ev: &AgentEvent) -> Unit {
         | E::Context(_)
         | E::ToolTimings { .. }
         | E::EarlierHistory { .. }
+        | E::ResumedSubagents { .. }
         | E::Session { .. }
         | E::ModelChanged { .. }
         | E::Mcp(_)

@@ -10,6 +10,7 @@ use std::path::Path;
 use crate::message::Message;
 use crate::protocol::TurnSummary;
 use crate::protocol::history_observer::HistoryObserver;
+use crate::protocol::status::{AgentEnded, ToolTiming};
 
 /// Borrowing twin of `Record::AgentMessage`.
 #[derive(serde::Serialize)]
@@ -20,6 +21,10 @@ struct AgentMessageRecord<'a> {
     agent: &'a str,
     index: usize,
     message: &'a Message,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    tools: Vec<ToolTiming>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    end: Option<AgentEnded>,
 }
 
 pub struct ChildTranscript {
@@ -27,6 +32,10 @@ pub struct ChildTranscript {
     agent_id: String,
     parent_tool_use_id: String,
     agent: String,
+    /// How the latest reply's calls ran, written with the message that answers them.
+    pending: Vec<ToolTiming>,
+    /// The last message written (its index): written again with how the child ended.
+    last: Option<(usize, Message)>,
 }
 
 impl ChildTranscript {
@@ -49,12 +58,14 @@ impl ChildTranscript {
             agent_id: agent_id.to_string(),
             parent_tool_use_id: parent_tool_use_id.to_string(),
             agent: agent.to_string(),
+            pending: Vec::new(),
+            last: None,
         })
     }
 }
 
-impl HistoryObserver for ChildTranscript {
-    fn message(&mut self, index: usize, message: &Message) {
+impl ChildTranscript {
+    fn write(&mut self, index: usize, message: &Message, end: Option<AgentEnded>) {
         let Some(file) = &mut self.file else { return };
         let record = AgentMessageRecord {
             agent_id: &self.agent_id,
@@ -62,6 +73,8 @@ impl HistoryObserver for ChildTranscript {
             agent: &self.agent,
             index,
             message,
+            tools: super::transcript_line::answered(&mut self.pending, message),
+            end,
         };
         let Ok(mut line) = serde_json::to_vec(&record) else {
             return;
@@ -72,10 +85,33 @@ impl HistoryObserver for ChildTranscript {
             self.file = None;
         }
     }
+}
+
+impl HistoryObserver for ChildTranscript {
+    fn message(&mut self, index: usize, message: &Message) {
+        if self.file.is_none() {
+            return;
+        }
+        self.write(index, message, None);
+        self.last = Some((index, message.clone()));
+    }
+
+    fn tool_runs(&mut self, runs: &[ToolTiming]) {
+        self.pending = runs.to_vec();
+    }
 
     fn prompt_start(&mut self, _prompt: &str, _model: &str) {}
 
-    fn prompt_end(&mut self, _summary: &TurnSummary) {
+    fn prompt_end(&mut self, summary: &TurnSummary) {
+        // A resumed session shows how it ended (`completed · 30 tokens`), as live.
+        if let Some((index, message)) = self.last.take() {
+            let end = AgentEnded {
+                reason: summary.reason,
+                turns: summary.turns,
+                usage: summary.usage,
+            };
+            self.write(index, &message, Some(end));
+        }
         if let Some(f) = &self.file {
             let _ = f.sync_data();
         }

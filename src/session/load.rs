@@ -49,6 +49,10 @@ pub struct ChildHistory {
     pub parent_tool_use_id: String,
     pub agent: String,
     pub messages: Vec<Message>,
+    /// How its calls ran, by its own tool_use ids (transcripts before this was kept have none).
+    pub timings: std::collections::HashMap<String, crate::protocol::status::ToolTiming>,
+    /// How it ended (None in older transcripts, or when it never ended).
+    pub end: Option<crate::protocol::status::AgentEnded>,
 }
 
 /// Reads `path`. A torn last line (a crash mid-write) is dropped with a notice; a bad line
@@ -162,6 +166,8 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Loaded, SessionError> {
                 agent,
                 index,
                 message,
+                tools,
+                end,
             }) => {
                 let pos = match agents.iter().position(|a| a.agent_id == agent_id) {
                     Some(p) => p,
@@ -171,12 +177,21 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Loaded, SessionError> {
                             parent_tool_use_id,
                             agent,
                             messages: Vec::new(),
+                            timings: Default::default(),
+                            end: None,
                         });
                         agents.len() - 1
                     }
                 };
-                transcript_line::apply(&mut agents[pos].messages, index, message)
+                let child = &mut agents[pos];
+                transcript_line::apply(&mut child.messages, index, message)
                     .map_err(|e| bad(line_no, e.to_string()))?;
+                child
+                    .timings
+                    .extend(tools.into_iter().map(|t| (t.id.clone(), t)));
+                if end.is_some() {
+                    child.end = end;
+                }
             }
             Some(Record::Todos { todos: list, .. }) => todos = list,
             Some(Record::Rewind(r)) => {

@@ -66,6 +66,13 @@ pub enum Record {
         agent: String,
         index: usize,
         message: Message,
+        /// How the calls answered in `message` ran (absent in older transcripts).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        tools: Vec<ToolTiming>,
+        /// Set when the child ended: its last message is written again with how it ended
+        /// (replacing the last message by itself, so older readers load the same history).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        end: Option<crate::protocol::status::AgentEnded>,
     },
     /// A background job started or ended; the last record of a `shell_id` is how it was
     /// last seen (a resumed session lists it as ended, never running).
@@ -99,6 +106,29 @@ pub fn now_rfc3339() -> String {
     jiff::Timestamp::now()
         .strftime("%Y-%m-%dT%H:%M:%SZ")
         .to_string()
+}
+
+/// The timings in `pending` of the calls `message` answers, taken out of it (they go into
+/// that message's record).
+pub fn answered(pending: &mut Vec<ToolTiming>, message: &Message) -> Vec<ToolTiming> {
+    if pending.is_empty() {
+        return Vec::new();
+    }
+    let ids: Vec<&str> = message
+        .content
+        .iter()
+        .filter_map(|b| match b {
+            crate::message::ContentBlock::ToolResult { tool_use_id, .. } => {
+                Some(tool_use_id.as_str())
+            }
+            _ => None,
+        })
+        .collect();
+    let (these, rest) = std::mem::take(pending)
+        .into_iter()
+        .partition(|t| ids.contains(&t.id.as_str()));
+    *pending = rest;
+    these
 }
 
 /// Replays message records; Err names what is out of order.

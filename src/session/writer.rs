@@ -182,24 +182,7 @@ impl Transcript {
 
 impl HistoryObserver for Transcript {
     fn message(&mut self, index: usize, message: &Message) {
-        let mut tools = Vec::new();
-        if !self.pending.is_empty() {
-            let answered: Vec<&str> = message
-                .content
-                .iter()
-                .filter_map(|b| match b {
-                    crate::message::ContentBlock::ToolResult { tool_use_id, .. } => {
-                        Some(tool_use_id.as_str())
-                    }
-                    _ => None,
-                })
-                .collect();
-            let (these, rest) = std::mem::take(&mut self.pending)
-                .into_iter()
-                .partition(|t| answered.contains(&t.id.as_str()));
-            tools = these;
-            self.pending = rest;
-        }
+        let tools = transcript_line::answered(&mut self.pending, message);
         self.write(&MessageRecord {
             index,
             message,

@@ -109,6 +109,11 @@ pub struct History {
     /// Messages a compaction replaced in a resumed session, drawn dimmed by the next
     /// HistoryReset above the divider.
     pub(super) earlier: Vec<Message>,
+    /// tool_use id → summary of the calls in `earlier`.
+    pub(super) earlier_summaries: HashMap<String, String>,
+    /// A resumed or rewound session's subagents, listed by the next HistoryReset under
+    /// their `task` rows.
+    pub(super) resumed_subagents: Vec<crate::protocol::status::ResumedSubagent>,
     /// The messages compactions replaced in this conversation (or that a resumed session's
     /// compactions had), for `/export` without a transcript.
     pub(super) compacted: Vec<Message>,
@@ -125,6 +130,8 @@ impl Default for History {
     fn default() -> Self {
         History {
             earlier: Vec::new(),
+            earlier_summaries: HashMap::new(),
+            resumed_subagents: Vec::new(),
             compacted: Vec::new(),
             timings: HashMap::new(),
             sources_shown: (usize::MAX, 0),

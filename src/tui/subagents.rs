@@ -9,6 +9,7 @@ use tokio::time::Instant;
 use std::sync::Arc;
 
 use crate::message::Message;
+use crate::protocol::status::ResumedSubagent;
 use crate::protocol::{AgentInfo, AgentReport, scoped_id};
 
 /// One subagent as the screen shows it.
@@ -24,6 +25,9 @@ pub struct Lane {
     pub doing: String,
     /// Its conversation so far, for the read-only view.
     pub messages: Vec<Arc<Message>>,
+    /// Rebuilt from a transcript (a resume or rewind): it ended, how long it took if the
+    /// `task` call's timing was kept; no report was kept.
+    pub resumed: Option<Option<u64>>,
 }
 
 impl Lane {
@@ -67,9 +71,10 @@ impl Lane {
     }
 
     pub fn elapsed(&self, now: Instant) -> Duration {
-        match &self.report {
-            Some(r) => Duration::from_millis(r.duration_ms),
-            None => now.saturating_duration_since(self.started),
+        match (&self.report, self.resumed) {
+            (Some(r), _) => Duration::from_millis(r.duration_ms),
+            (None, Some(ms)) => Duration::from_millis(ms.unwrap_or(0)),
+            (None, None) => now.saturating_duration_since(self.started),
         }
     }
 }
@@ -93,6 +98,35 @@ impl Subagents {
             tools: 0,
             doing: String::new(),
             messages: Vec::new(),
+            resumed: None,
+        });
+    }
+
+    /// A subagent of a resumed or rewound session, as its transcript kept it: ended,
+    /// `duration_ms` long when known, with how it ended when the transcript says.
+    pub fn resumed(&mut self, child: &ResumedSubagent, duration_ms: Option<u64>, now: Instant) {
+        let tools = child.messages.iter().flat_map(Message::tool_uses).count();
+        let tools = u32::try_from(tools).unwrap_or(u32::MAX);
+        let info = child.info.clone();
+        let report = child.end.as_ref().map(|end| AgentReport {
+            agent_id: info.agent_id.clone(),
+            parent_tool_use_id: info.parent_tool_use_id.clone(),
+            agent: info.agent.clone(),
+            reason: end.reason,
+            turns: end.turns,
+            tools,
+            usage: end.usage,
+            cost_usd: None,
+            duration_ms: duration_ms.unwrap_or(0),
+        });
+        self.lanes.push(Lane {
+            info,
+            started: now,
+            report,
+            tools,
+            doing: String::new(),
+            messages: child.messages.iter().cloned().map(Arc::new).collect(),
+            resumed: Some(duration_ms),
         });
     }
 
@@ -133,6 +167,9 @@ impl Subagents {
     }
 
     pub fn running(&self) -> usize {
-        self.lanes.iter().filter(|l| l.report.is_none()).count()
+        self.lanes
+            .iter()
+            .filter(|l| l.report.is_none() && l.resumed.is_none())
+            .count()
     }
 }

@@ -155,6 +155,7 @@ pub async fn compact(
         state: block.text,
         kept: block.kept,
     };
+    agent.retire_tool_ids(&owned[..cut]);
     agent.replace_history(new_history);
     // The cached prefix starts over anyway: deferred tools found earlier that the kept
     // history no longer calls go back to being deferred (issue 39).

@@ -45,7 +45,14 @@ impl App {
             E::RawSse { event, data } => self.panes.json.push_sse(&event, &data),
             E::Usage(u) => self.turn.usage = u,
             E::Message { index, message } => self.message(index, message),
-            E::EarlierHistory { messages } => self.history.earlier = messages,
+            E::EarlierHistory {
+                messages,
+                summaries,
+            } => {
+                self.history.earlier = messages;
+                self.history.earlier_summaries = summaries;
+            }
+            E::ResumedSubagents { agents } => self.history.resumed_subagents = agents,
             E::PromptNotSent { text } => self.prompt_not_sent(text),
             E::ToolTimings { timings } => self.history.timings = timings,
             E::HistoryReset {

@@ -2,7 +2,7 @@
 //! a resume (HistoryReset, with the timings and earlier messages sent before it), a
 //! compaction, a resumed prompt that was never answered.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use tokio::time::Instant;
@@ -16,6 +16,7 @@ use crate::tui::panes::cells::CellKind;
 use crate::tui::strings;
 use crate::tui::text::streaming::StreamingMarkdown;
 use crate::tui::tool_calls::ToolState;
+use crate::tui::update::history_rows::RowSources;
 use crate::tui::update::tool_events::Scope;
 
 impl App {
@@ -26,13 +27,16 @@ impl App {
         now: Instant,
     ) {
         self.panes.conversation.clear();
+        let earlier = std::mem::take(&mut self.history.earlier);
+        let earlier_summaries = std::mem::take(&mut self.history.earlier_summaries);
+        let subagents = std::mem::take(&mut self.history.resumed_subagents);
         // A new conversation, rewind or resume: the resumed session's compacted
         // messages (if any) are the ones to export.
-        self.history.compacted = self.history.earlier.clone();
+        self.history.compacted = earlier.clone();
         self.panes.tools.reset();
         self.panes.tools.lanes.clear();
         self.history.subagents.clear();
-        for m in std::mem::take(&mut self.history.earlier) {
+        for m in &earlier {
             let text = m.text();
             if !text.trim().is_empty() {
                 self.panes.conversation.push(CellKind::Earlier {
@@ -47,7 +51,7 @@ impl App {
         // A rewind, /undo or /fork brings back calls this screen already showed: where
         // the reset carries no timing for them, their last known end (cancelled,
         // denied, with its duration) stands, not a guess from `is_error`.
-        for m in &messages {
+        for m in earlier.iter().chain(messages.iter().map(|m| &**m)) {
             for block in &m.content {
                 if let ContentBlock::ToolUse { id, .. } = block
                     && !timings.contains_key(id)
@@ -57,8 +61,19 @@ impl App {
                 }
             }
         }
+        let sources = RowSources {
+            timings: &timings,
+            subagents: &subagents,
+        };
+        let shown: HashSet<&str> = messages
+            .iter()
+            .flat_map(|m| m.tool_uses().map(|(id, _, _)| id))
+            .collect();
+        for m in &earlier {
+            self.replay_earlier_rows(m, &earlier_summaries, &shown, &sources, now);
+        }
         for m in &messages {
-            self.replay(m, &summaries, &timings, now);
+            self.replay(m, &summaries, &sources, now);
         }
         // Calls neither pane shows any more are forgotten.
         let (conversation, tools) = (&self.panes.conversation, &self.panes.tools);
@@ -107,13 +122,13 @@ impl App {
         self.input.set_text(&parts.join("\n"));
     }
 
-    /// Rebuilds cells and tool rows from a resumed history; `timings` (from the transcript)
-    /// give each call its outcome and duration as it ran.
+    /// Rebuilds cells and tool rows from a resumed history; the timings (from the
+    /// transcript) give each call its outcome and duration as it ran.
     fn replay(
         &mut self,
         m: &Message,
         summaries: &HashMap<String, String>,
-        timings: &HashMap<String, ToolTiming>,
+        sources: &RowSources,
         now: Instant,
     ) {
         for block in &m.content {
@@ -142,10 +157,9 @@ impl App {
                 )),
                 ContentBlock::ToolUse { id, name, .. } => {
                     let summary = summaries.get(id).map_or("", String::as_str);
-                    self.panes
-                        .tool_calls
-                        .upsert(id, name, summary, ToolState::Ok, now);
+                    self.replay_call(id, name, summary, now);
                     self.show_tool(&Scope::Main, id);
+                    self.replay_subagents(id, None, id, sources, now);
                 }
                 ContentBlock::ToolResult {
                     tool_use_id,
@@ -153,16 +167,8 @@ impl App {
                     is_error,
                     ..
                 } => {
-                    let timing = timings.get(tool_use_id);
-                    self.panes.tool_calls.update(tool_use_id, |c| {
-                        c.state = match timing {
-                            Some(t) => t.outcome.into(),
-                            None if *is_error => ToolState::Error,
-                            None => ToolState::Ok,
-                        };
-                        c.duration_ms = timing.map(|t| t.duration_ms);
-                        c.output = content.clone();
-                    })
+                    let timing = sources.timings.get(tool_use_id);
+                    self.replay_result(tool_use_id, timing, *is_error, content);
                 }
             }
         }

@@ -12,6 +12,7 @@ pub mod compose;
 pub mod export;
 pub mod extensions;
 pub mod history;
+pub mod history_rows;
 pub mod info_commands;
 pub mod jobs;
 pub mod keys;

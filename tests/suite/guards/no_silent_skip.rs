@@ -157,20 +157,29 @@ fn called(text: &str) -> Vec<String> {
     out
 }
 
-/// Whether `cond` asks the gate, directly or through a helper of `sources` whose first
-/// lines do.
+/// Whether `cond` asks the gate, directly or through helpers of `sources` whose first lines
+/// do (followed three calls deep: `acp_client()` asks it through `node_package(`).
 fn gated(cond: &str, sources: &[String]) -> bool {
+    gated_within(cond, sources, 3)
+}
+
+fn gated_within(cond: &str, sources: &[String], depth: usize) -> bool {
     if GATES.iter().any(|g| cond.contains(g)) {
         return true;
+    }
+    if depth == 0 {
+        return false;
     }
     called(cond).iter().any(|name| {
         sources.iter().any(|src| {
             let lines: Vec<&str> = src.lines().collect();
             lines.iter().enumerate().any(|(i, l)| {
                 l.contains(&format!("fn {name}("))
-                    && lines[i..(i + 12).min(lines.len())]
-                        .iter()
-                        .any(|body| GATES.iter().any(|g| body.contains(g)))
+                    && gated_within(
+                        &lines[i + 1..(i + 12).min(lines.len())].join("\n"),
+                        sources,
+                        depth - 1,
+                    )
             })
         })
     })

@@ -2,4 +2,5 @@
 
 mod headless;
 mod limits;
+mod resumed_rows;
 mod timing;

@@ -204,3 +204,69 @@ fn a_running_child_keeps_its_lane_and_rows_at_80x24() {
     assert!(done.contains("… 4 more"), "{done}");
     println!("{done}");
 }
+
+/// Issue 41, item 19: after `--continue` (and `--resume ID`) a session that ran a subagent
+/// lists it as it did live: the task row names `explore #1`, its two calls under it.
+#[test]
+fn a_resumed_childs_rows_keep_its_number_and_calls_at_80x24() {
+    if !support::tmux::available() {
+        return;
+    }
+    let server = MockServer::start();
+    server.respond_with(|req| {
+        if prompt_of(req).starts_with("child-1") {
+            return match turn_of(req) {
+                1 => ReplyBuilder::new()
+                    .text("Looking.")
+                    .tool_use("toolu_c1", "list_dir", json!({"path": "."}))
+                    .tool_use("toolu_c2", "glob", json!({"pattern": "**/*.rs"}))
+                    .build(),
+                _ => ReplyBuilder::new().text("Report: src/parse.rs:10.").build(),
+            };
+        }
+        if turn_of(req) == 1 {
+            let task = json!({"description": "find the parser", "agent": "explore",
+                              "prompt": "child-1: find the parser"});
+            return ReplyBuilder::new()
+                .tool_use("toolu_1", "task", task)
+                .build();
+        }
+        ReplyBuilder::new()
+            .text("The parser is in src/parse.rs.")
+            .build()
+    });
+    let home = tempfile::tempdir().expect("home");
+    let sessions_on = |extra: &str| command(&server, home.path()).replace(" --no-session", extra);
+    let live = Tmux::start("subagent-resume-live", 80, 24, &sessions_on(""))
+        .with_timing(Duration::from_secs(30), Duration::from_millis(100));
+    live.wait_for("the TUI", |s| s.contains("tools"));
+    live.send_line("find the parser");
+    let screen = live.wait_for("the end", |s| s.contains("The parser is in src/parse.rs."));
+    println!("{screen}");
+    assert!(screen.contains("explore #1 · find the parser"), "{screen}");
+    live.keys(&["C-c", "C-c"]);
+    drop(live);
+    let mut id = String::new();
+    for name in ["continue", "resume"] {
+        let extra = match name {
+            "continue" => " --continue".to_string(),
+            _ => format!(" --resume {id}"),
+        };
+        let t = Tmux::start(&format!("subagent-{name}"), 80, 24, &sessions_on(&extra))
+            .with_timing(Duration::from_secs(30), Duration::from_millis(100));
+        let s = t.wait_for("the resumed rows", |s| {
+            s.contains("explore #1 · find the parser") && s.contains("↳ glob **/*.rs")
+        });
+        println!("{s}");
+        assert!(s.contains("↳ list_dir ."), "{s}");
+        assert!(s.contains("▾ prompt 1 · find the parser · 3 tools"), "{s}");
+        assert!(s.contains("find the parser · completed · 2 tools"), "{s}");
+        // The status bar names the session: `--resume` opens it by that id.
+        id = s
+            .split("session ")
+            .last()
+            .and_then(|rest| rest.split_whitespace().next())
+            .unwrap_or_default()
+            .to_string();
+    }
+}

@@ -107,6 +107,7 @@ async fn a_resumed_session_shows_the_replaced_messages_dimmed_above_the_divider(
                         "Done: the parser is split.",
                     )]),
                 ],
+                summaries: Default::default(),
             },
             now,
         );

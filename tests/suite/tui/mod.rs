@@ -19,6 +19,7 @@ mod render;
 mod render_80x24;
 mod reset_states;
 mod resume;
+mod rows_after_rewind;
 mod sessions;
 mod state;
 mod steering;

@@ -133,20 +133,23 @@ fn settings_parse(text: &str) {
             set.add_lists("fuzz", &section.allow, &section.ask, &section.deny)
                 .expect("parse checked every rule");
         }
-        Err(e) => {
-            let shown = e.to_string();
-            let line: usize = shown
-                .strip_prefix(".tooloop/settings.toml:")
-                .and_then(|r| r.split(':').next())
-                .and_then(|n| n.parse().ok())
-                .unwrap_or_else(|| panic!("an error without the file and line: {shown}"));
-            let lines = text.split('\n').count();
-            assert!(
-                (1..=lines).contains(&line),
-                "line {line} of {lines}: {shown}"
-            );
-        }
+        Err(e) => names_its_line(&e.to_string(), ".tooloop/settings.toml", text),
     }
+}
+
+/// An error shown as `FILE:LINE: …`, with LINE a line of `text`.
+fn names_its_line(shown: &str, file: &str, text: &str) {
+    let line: usize = shown
+        .strip_prefix(file)
+        .and_then(|r| r.strip_prefix(':'))
+        .and_then(|r| r.split(':').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("an error without the file and line: {shown}"));
+    let lines = text.split('\n').count();
+    assert!(
+        (1..=lines).contains(&line),
+        "line {line} of {lines}: {shown}"
+    );
 }
 
 pub fn config_parse(data: &[u8]) {
@@ -175,6 +178,10 @@ pub fn config_parse(data: &[u8]) {
                 "line {line} of {lines}: {shown}"
             );
             return;
+        }
+        // A `[permissions]` rule off the grammar names the file and the rule's line.
+        Err(e @ ConfigFileError::Rule(_)) => {
+            return names_its_line(&e.to_string(), "config.toml", text);
         }
         Err(e) => panic!("unexpected error kind: {e}"),
     };

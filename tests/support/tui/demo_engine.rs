@@ -33,12 +33,22 @@ pub fn config(workspace: &Path, extra: &[&str]) -> Config {
 
 /// The engine with a demo model that answers at once and sessions kept in `dir`.
 pub fn start(cfg: &Config, dir: &Path) -> Engine {
+    let demo = DemoProvider::new(Pace {
+        word: Duration::ZERO,
+        json_chunk: Duration::ZERO,
+        first_byte: Duration::ZERO,
+    });
+    start_on(cfg, dir, Arc::new(demo))
+}
+
+/// The engine on `provider` (a scripted one, say) with sessions kept in `dir`.
+pub fn start_on(
+    cfg: &Config,
+    dir: &Path,
+    provider: Arc<dyn tooloop::provider::Provider>,
+) -> Engine {
     let overrides = Overrides {
-        provider: Some(Arc::new(DemoProvider::new(Pace {
-            word: Duration::ZERO,
-            json_chunk: Duration::ZERO,
-            first_byte: Duration::ZERO,
-        }))),
+        provider: Some(provider),
         sessions_dir: Some(dir.to_path_buf()),
         tools: None,
     };
