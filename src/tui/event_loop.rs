@@ -119,7 +119,7 @@ where
                 // Plain keys go through `burst`: a paste without bracketed paste is one
                 // paste (update/paste_burst.rs).
                 let mut next = Some(ev);
-                for _ in 0..MAX_DRAIN {
+                for drained in 0..MAX_DRAIN {
                     let ev = match next.take() {
                         Some(ev) => ev,
                         // Keys after a quit or Ctrl+G stay queued (the editor gets them).
@@ -145,7 +145,7 @@ where
                     if let Some(Ok(Event::Key(k))) = &ev
                         && paste_burst::plain(k).is_some()
                     {
-                        burst.key(app, *k, now);
+                        burst.key(app, *k, now, drained > 0);
                         continue;
                     }
                     burst.flush(app, now);

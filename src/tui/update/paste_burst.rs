@@ -4,8 +4,10 @@
 //! is held that long: a key in that time makes the run one paste (what the run already
 //! typed is taken back into it), which goes on until [`QUIET`] passes without a key; none
 //! lets the Enter go as typed. The terminal's reads split a paste anywhere, so this goes
-//! by time, not by read. Keys sent by separate programs (tmux send-keys) are slower
-//! than [`FAST`], so scripted typing is typing.
+//! by time, not by read — except that a key already waiting when the one before it was
+//! handled is fast whatever the clock says (a loaded machine can stall the loop between two
+//! keys of one paste for longer than [`FAST`]). Keys sent by separate programs (tmux
+//! send-keys) are slower than [`FAST`], so scripted typing is typing.
 
 use std::time::Duration;
 
@@ -51,14 +53,14 @@ pub struct Burst {
 }
 
 impl Burst {
-    /// A [`plain`] key.
-    pub fn key(&mut self, app: &mut App, key: KeyEvent, now: Instant) {
+    /// A [`plain`] key; `waiting`: it was already there when the key before it was handled.
+    pub fn key(&mut self, app: &mut App, key: KeyEvent, now: Instant, waiting: bool) {
         let Some(c) = plain(&key) else {
             return app.on_key(key, now);
         };
         let fast = self
             .last
-            .is_some_and(|t| now.saturating_duration_since(t) < FAST);
+            .is_some_and(|t| waiting || now.saturating_duration_since(t) < FAST);
         self.last = Some(now);
         if let Some(p) = &mut self.paste {
             p.push(c);
@@ -136,5 +138,47 @@ impl Burst {
         }
         self.typed = 0;
         self.typed_text.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tui::app::{App, RunInfo};
+
+    /// Forty lines whose keys were all waiting in one read, handled on a stalled loop (10 ms
+    /// between two keys, more than [`FAST`]): one paste, its first character in it too.
+    #[test]
+    fn keys_waiting_in_one_read_are_one_paste_however_slow_the_loop() {
+        let mut app = App::new(RunInfo::default());
+        let mut burst = Burst::default();
+        let text: String = (1..=40).map(|i| format!("第{i}行 line {i}\n")).collect();
+        let mut now = Instant::now();
+        for (i, c) in text.trim_end().chars().enumerate() {
+            let code = if c == '\n' {
+                KeyCode::Enter
+            } else {
+                KeyCode::Char(c)
+            };
+            burst.key(&mut app, KeyEvent::from(code), now, i > 0);
+            now += Duration::from_millis(10);
+        }
+        burst.settle(&mut app, now + QUIET);
+        assert_eq!(app.input.text(), "[Pasted 40 lines]");
+    }
+
+    /// The same keys one by one, each read alone and slower than [`FAST`]: typing, so the
+    /// first Enter sends what was typed before it.
+    #[test]
+    fn keys_read_one_by_one_at_typing_speed_are_typed() {
+        let mut app = App::new(RunInfo::default());
+        let mut burst = Burst::default();
+        let mut now = Instant::now();
+        for c in "第1行".chars() {
+            burst.key(&mut app, KeyEvent::from(KeyCode::Char(c)), now, false);
+            now += Duration::from_millis(10);
+        }
+        burst.settle(&mut app, now + QUIET);
+        assert_eq!(app.input.text(), "第1行");
     }
 }
