@@ -7,7 +7,7 @@ use crate::support;
 
 use std::path::Path;
 
-use support::fuzz::{acp, claude, files, git, readers, rules, sse, text, tools};
+use support::fuzz::{acp, claude, files, git, mcp_content, readers, rules, sse, text, tools};
 
 /// Runs `check` over every file in fuzz/corpus/`target`, naming the file that fails.
 fn corpus(target: &str, check: fn(&[u8])) {
@@ -106,6 +106,11 @@ fn corpus_command_file() {
 #[test]
 fn corpus_mcp_result() {
     corpus("mcp_result", readers::mcp_result);
+}
+
+#[test]
+fn corpus_mcp_content() {
+    corpus("mcp_content", mcp_content::mcp_content);
 }
 
 #[test]

@@ -12,6 +12,7 @@ pub mod acp;
 pub mod claude;
 pub mod files;
 pub mod git;
+pub mod mcp_content;
 pub mod readers;
 pub mod rules;
 pub mod sse;
