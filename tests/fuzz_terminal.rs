@@ -24,6 +24,14 @@ fn regression_terminal_input_unfinished_mouse_report() {
     terminal::terminal_input(&data);
 }
 
+/// Crash 16 (FUZZING.md): `ESC [ ?` then a control byte: crossterm reads on until a `c` or a
+/// `u`, blocking in its read once the pty is empty, so the harness hung (the fuzzer stalled).
+#[test]
+fn regression_terminal_input_unfinished_query_answer() {
+    let _turn = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    terminal::terminal_input(b"\x1b[?\x01;lg");
+}
+
 /// Crash 15 (FUZZING.md): `CSI 97;5 u` then `CSI 1 u`, kitty-protocol keys; crossterm reports
 /// the second as the character U+0001, which reached the input line and the screen.
 #[test]

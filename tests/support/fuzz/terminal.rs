@@ -23,11 +23,12 @@ use tooloop::tui::view;
 const MAX_TERMINAL_INPUT: usize = 2048;
 
 /// Ends a bracketed paste left open, then (twice, in case the first is eaten by a sequence the
-/// input left unfinished) a sequence that ends any other CSI sequence, then a mouse move to the
-/// top-left cell: crossterm reads an SGR mouse report (`ESC [ <`) until an `M` or `m` with no
-/// bound, so after an unfinished one every byte waits for that letter (crash 14). A real
-/// terminal's next report or a typed `m` ends it the same way, dropping what it held.
-const RESET: &[u8] = b"\x1b[201~\x1b[201~\x1b[201~\x1b[<35;1;1M";
+/// input left unfinished) a sequence that ends any other numbered CSI sequence, then the two
+/// sequences crossterm reads with no bound: an answer to a device-attributes query (`ESC [ ?`
+/// waits for a `c` or a `u`: crash 16; crossterm keeps it to itself) and a mouse move to the
+/// top-left cell (an SGR report `ESC [ <` waits for an `M` or `m`: crash 14). A terminal's next
+/// answer or report, or a typed `c`/`m`, ends them the same way, dropping what they held.
+const RESET: &[u8] = b"\x1b[201~\x1b[201~\x1b[201~\x1b[?1c\x1b[<35;1;1M";
 /// Focus lost, gained, lost: the marker that all before it was decoded.
 const MARKER: &[u8] = b"\x1b[O\x1b[I\x1b[O";
 
