@@ -15,10 +15,9 @@ fn names(r: &Recorded) -> Vec<String> {
         .collect()
 }
 
-#[test]
-fn a_server_that_changes_its_tools_is_listed_again_before_the_next_request() {
-    let dir = tempfile::tempdir().unwrap();
-    let cfg = dir.path().join("config.toml");
+/// A config.toml in `dir` connecting the fixture server as `fx`.
+fn fixture_config(dir: &std::path::Path) -> std::path::PathBuf {
+    let cfg = dir.join("config.toml");
     std::fs::write(
         &cfg,
         format!(
@@ -27,6 +26,13 @@ fn a_server_that_changes_its_tools_is_listed_again_before_the_next_request() {
         ),
     )
     .unwrap();
+    cfg
+}
+
+#[test]
+fn a_server_that_changes_its_tools_is_listed_again_before_the_next_request() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = fixture_config(dir.path());
     let server = MockServer::start();
     server.enqueue(
         ReplyBuilder::new()
@@ -79,15 +85,7 @@ fn a_server_that_changes_its_tools_is_listed_again_before_the_next_request() {
 #[test]
 fn a_server_that_changes_its_prompts_and_resources_is_listed_again() {
     let dir = tempfile::tempdir().unwrap();
-    let cfg = dir.path().join("config.toml");
-    std::fs::write(
-        &cfg,
-        format!(
-            "[mcp.servers.fx]\ncommand = {:?}\n",
-            mcp_fixture().display().to_string()
-        ),
-    )
-    .unwrap();
+    let cfg = fixture_config(dir.path());
     let server = MockServer::start();
     server.enqueue(
         ReplyBuilder::new()
