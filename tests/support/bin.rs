@@ -77,6 +77,13 @@ impl Run {
     pub fn of_type(&self, ty: &str) -> Vec<&Value> {
         self.lines.iter().filter(|l| l["type"] == ty).collect()
     }
+
+    /// The first tool call's output, which must be an error (a hook or rule refused it).
+    pub fn first_tool_error(&self) -> &str {
+        let end = self.of_type("tool_end")[0];
+        assert_eq!(end["is_error"], true, "{end}");
+        end["output"].as_str().unwrap()
+    }
 }
 
 /// How to run the binary. `Tooloop::new(&["-p", "hi"]).env("ANTHROPIC_API_KEY", "k").run()`.

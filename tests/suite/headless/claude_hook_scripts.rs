@@ -70,14 +70,10 @@ fn a_jq_guard_denies_a_force_push_with_its_reason() {
     assert_eq!(r.code, Some(0), "stderr:\n{}", r.stderr);
     let h = r.of_type("hook");
     assert_eq!(h[0]["decision"], "deny", "{}", r.stdout);
-    let end = r.of_type("tool_end")[0];
-    assert_eq!(end["is_error"], true);
+    let out = r.first_tool_error();
     assert!(
-        end["output"]
-            .as_str()
-            .unwrap()
-            .contains("Force pushes are not allowed from the agent: touch pushed"),
-        "{end}"
+        out.contains("Force pushes are not allowed from the agent: touch pushed"),
+        "{out}"
     );
     assert!(!ws.join("pushed").exists(), "the command never ran");
     assert_valid_history(r.result());

@@ -143,15 +143,8 @@ fn a_pre_tool_use_prompt_hook_denies_the_call() {
     let h = r.of_type("hook");
     assert_eq!(h[0]["event"], "pre_tool_use");
     assert_eq!(h[0]["decision"], "deny");
-    let end = r.of_type("tool_end")[0];
-    assert_eq!(end["is_error"], true);
-    assert!(
-        end["output"]
-            .as_str()
-            .unwrap()
-            .contains("writes outside the plan"),
-        "{end}"
-    );
+    let out = r.first_tool_error();
+    assert!(out.contains("writes outside the plan"), "{out}");
     assert!(!ws.join("ran.txt").exists(), "the command never ran");
     assert_valid_history(r.result());
 }

@@ -73,15 +73,8 @@ fn a_pre_tool_use_hook_denying_rm_with_exit_2_blocks_it() {
     assert_eq!(h[0]["event"], "pre_tool_use");
     assert_eq!(h[0]["exit"], 2);
     assert_eq!(h[0]["decision"], "deny");
-    let end = r.of_type("tool_end")[0];
-    assert_eq!(end["is_error"], true);
-    assert!(
-        end["output"]
-            .as_str()
-            .unwrap()
-            .contains("Blocked: rm is not allowed"),
-        "{end}"
-    );
+    let out = r.first_tool_error();
+    assert!(out.contains("Blocked: rm is not allowed"), "{out}");
     assert!(ws.join("keep.txt").exists(), "rm never ran");
     assert_valid_history(r.result());
 
