@@ -61,3 +61,28 @@ fn corpus_terminal_input() {
         assert!(result.is_ok(), "{} fails its check", path.display());
     }
 }
+
+/// What an input makes the app write (Ctrl+S saves the JSON pane; `/init` writes
+/// AGENTS.md) goes to the harness's scratch workspace, never to the directory the fuzzer
+/// or the suite runs in. The fuzzer's runs in fuzz/ left thousands of `history-*.json`
+/// saves and an AGENTS.md there before this.
+#[test]
+fn regression_terminal_input_writes_nowhere_but_its_scratch() {
+    let _turn = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let listing = || {
+        let mut names: Vec<_> = std::fs::read_dir(".")
+            .expect("cwd")
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
+        names.sort();
+        names
+    };
+    let before = listing();
+    terminal::terminal_input(b"\x13/init\r");
+    assert_eq!(
+        listing(),
+        before,
+        "the input wrote into the working directory"
+    );
+}

@@ -98,6 +98,27 @@ fn decode(bytes: &[u8]) -> Option<Vec<Event>> {
     }
 }
 
+/// The app's workspace and JSON save directory: what an input makes it write (`/init`'s
+/// AGENTS.md, `/export`, Ctrl+S) lands here, never in the directory the fuzzer or the suite
+/// runs in. Emptied after each input, so no input sees what an earlier one left.
+fn scratch() -> &'static std::path::Path {
+    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
+    DIR.get_or_init(|| {
+        tempfile::Builder::new()
+            .prefix("tooloop-fuzz-terminal")
+            .tempdir()
+            .expect("scratch dir")
+    })
+    .path()
+}
+
+fn empty(dir: &std::path::Path) {
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        let _ = std::fs::remove_dir_all(&path).or_else(|_| std::fs::remove_file(&path));
+    }
+}
+
 /// A screen that checks every frame it draws.
 struct Recorded {
     term: Terminal<TestBackend>,
@@ -142,7 +163,11 @@ pub fn terminal_input(data: &[u8]) {
             .expect("runtime")
     });
     rt.block_on(async move {
-        let mut app = App::new(RunInfo::default());
+        let mut app = App::new(RunInfo {
+            workspace: scratch().to_path_buf(),
+            save_dir: scratch().join("json"),
+            ..RunInfo::default()
+        });
         let mut screen = Recorded {
             term: Terminal::new(TestBackend::new(80, 24)).expect("terminal"),
         };
@@ -157,4 +182,5 @@ pub fn terminal_input(data: &[u8]) {
             .draw_frame(&mut app, tokio::time::Instant::now())
             .expect("draw");
     });
+    empty(scratch());
 }
