@@ -283,7 +283,8 @@ async fn one_request(agent: &mut Agent, state: &mut State, cancel: &Cancellation
     let mut message = results;
     message.extend(tail.map(ContentBlock::text));
     let steered = steering::joins_now(agent, &next, &message, state.turn, cancel);
-    message.extend(steered.iter().map(|t| ContentBlock::text(t.as_str())));
+    let (steered, blocks) = steering::screened(agent, steered, cancel).await;
+    message.extend(blocks);
     // Only with a request to follow: a reply without tools ends the prompt, and the notice
     // then goes with the next one.
     if !message.is_empty() {

@@ -37,6 +37,16 @@ impl SteerInbox {
             .collect()
     }
 
+    /// Texts taken but not sent (an abort came while their hooks ran): back at the front,
+    /// in their order, before anything that arrived meanwhile.
+    pub fn put_back(&self, texts: Vec<String>) {
+        let back = texts.into_iter().map(|text| Waiting {
+            text,
+            announced: false,
+        });
+        self.lock().splice(0..0, back);
+    }
+
     pub fn is_empty(&self) -> bool {
         self.lock().is_empty()
     }

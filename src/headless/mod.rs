@@ -397,7 +397,7 @@ pub fn print_result<H: serde::Serialize + ?Sized>(
             let _ = writeln!(out, "{}", crate::sanitize::output::for_stdout(text));
             for text in &extra.not_sent {
                 let text = crate::sanitize::output::for_stderr(text);
-                eprintln!("tooloop: not sent (the turn was aborted): {text}");
+                eprintln!("tooloop: not sent: {text}");
             }
             if let Some(err) = &summary.error {
                 let err = crate::sanitize::output::for_stderr(err);

@@ -18,6 +18,7 @@ mod readme_examples;
 mod skill_command;
 mod skill_folders;
 mod skills;
+mod steer_hooks;
 mod steer_stdin;
 mod steering;
 mod telemetry;
