@@ -86,3 +86,19 @@ fn regression_terminal_input_writes_nowhere_but_its_scratch() {
         "the input wrote into the working directory"
     );
 }
+
+/// Crash 17 (FUZZING.md): an X10 mouse report (`ESC [ M` and three bytes) whose column or
+/// row byte is below `!`. crossterm computes `byte - 32 - 1` unchecked: a panic where
+/// overflow checks are on (every debug build of tooloop: the TUI died on line noise), a
+/// wrap to 65535 in release. Debug builds now build crossterm as release does; the app
+/// takes the click at column 65535 like any other outside its panes.
+#[test]
+fn regression_terminal_input_x10_mouse_underflow() {
+    let _turn = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz/crashes/terminal_input-x10-mouse-underflow");
+    let data = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    assert!(data.ends_with(b"\x1b[M \x03"), "{data:?}");
+    terminal::terminal_input(&data);
+    terminal::terminal_input(b"\x1b[M   ");
+}
