@@ -249,7 +249,7 @@ pub async fn post_tool_use(
 pub enum PromptCheck {
     /// Send it, with the hooks' context (if any) as a second text block.
     Send(Option<String>),
-    /// Not sent; the reason for the user.
+    /// Not sent; the hook's reason (the caller says what was not sent).
     Blocked(String),
 }
 
@@ -265,10 +265,9 @@ pub async fn user_prompt_submit(
         .run(events, HookEvent::UserPromptSubmit, None, fields, cancel)
         .await;
     match out.decision() {
-        HookDecision::Deny | HookDecision::Stop => PromptCheck::Blocked(format!(
-            "the prompt was not sent: a user_prompt_submit hook blocked it: {}",
-            out.reason().unwrap_or("no reason given")
-        )),
+        HookDecision::Deny | HookDecision::Stop => {
+            PromptCheck::Blocked(out.reason().unwrap_or("no reason given").to_string())
+        }
         _ => PromptCheck::Send(out.context_text()),
     }
 }

@@ -188,7 +188,11 @@ pub(super) async fn prompt_message(
             PromptCheck::Send(Some(context)) => blocks.push(ContentBlock::text(format!(
                 "[user_prompt_submit hook]\n{context}"
             ))),
-            PromptCheck::Blocked(reason) => return Err(reason),
+            PromptCheck::Blocked(reason) => {
+                return Err(format!(
+                    "the prompt was not sent: a user_prompt_submit hook blocked it: {reason}"
+                ));
+            }
         }
     }
     // After the hooks let the prompt through: only then are the skill's tools granted.

@@ -100,7 +100,11 @@ pub(super) async fn screened(
         }
         match check {
             PromptCheck::Blocked(reason) => {
-                events.send(AgentEvent::Notice { text: reason });
+                let notice = format!(
+                    "not sent, handed back to you: a user_prompt_submit hook blocked a message \
+                     sent during the turn: {reason}"
+                );
+                events.send(AgentEvent::Notice { text: notice });
                 let fate = SteerFate::Returned;
                 events.send(AgentEvent::Steer { text, fate });
             }
