@@ -108,3 +108,22 @@ pub fn settle(
         events.send(AgentEvent::Steer { text: w.text, fate });
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Texts an abort caught while their hooks ran go back before the ones that arrived
+    /// meanwhile, in their order, so the abort hands them all back as typed.
+    #[test]
+    fn put_back_goes_before_what_arrived_meanwhile() {
+        let inbox = SteerInbox::default();
+        inbox.push("a".into());
+        inbox.push("b".into());
+        let taken = inbox.take();
+        inbox.push("c".into());
+        inbox.put_back(taken);
+        assert_eq!(inbox.take(), vec!["a", "b", "c"]);
+        assert!(inbox.is_empty());
+    }
+}
