@@ -244,7 +244,7 @@ fn ask(session: Arc<Session>, outbox: Arc<Outbox>, agent: Option<&str>, event: &
     };
     let (call_id, reply_id) = match agent {
         Some(a) => {
-            let scoped = crate::protocol::scoped_id(a, id);
+            let scoped = crate::protocol::subagent::scoped_id(a, id);
             (scoped.clone(), scoped)
         }
         None => (id.clone(), id.clone()),

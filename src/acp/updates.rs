@@ -124,7 +124,7 @@ impl Mapper {
             );
             Some(m)
         };
-        let scoped = |id: &str| crate::protocol::scoped_id(agent, id);
+        let scoped = |id: &str| crate::protocol::subagent::scoped_id(agent, id);
         match event {
             AgentEvent::ToolUse {
                 id,

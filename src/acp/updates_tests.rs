@@ -185,7 +185,7 @@ fn every_event_kind_becomes_its_update() {
     // The task call's title follows its subagent.
     let started = one(
         &mut m,
-        AgentEvent::AgentStart(crate::protocol::AgentInfo {
+        AgentEvent::AgentStart(crate::protocol::subagent::AgentInfo {
             agent_id: "a1".into(),
             parent_tool_use_id: "task_1".into(),
             parent_agent_id: None,

@@ -7,8 +7,9 @@ use std::collections::HashMap;
 
 use super::Agent;
 use crate::message::{ContentBlock, Message};
+use crate::protocol::AgentEvent;
 use crate::protocol::status::{ResumedSubagent, ToolTiming};
-use crate::protocol::{AgentEvent, AgentInfo};
+use crate::protocol::subagent::AgentInfo;
 use crate::session::load::ChildHistory;
 
 impl Agent {

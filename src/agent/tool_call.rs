@@ -14,7 +14,7 @@ use crate::hooks::HookEvent;
 use crate::message::markers::INTERRUPTED;
 use crate::permission::decide::Call as PermissionCall;
 use crate::permission::{Consent, Verdict};
-use crate::protocol::AskWhy;
+use crate::protocol::approval::AskWhy;
 use crate::protocol::approval::RuleRef;
 use crate::protocol::{AgentEvent, ToolOutcome};
 use crate::tools::exit_plan_mode::EXIT_PLAN_MODE;

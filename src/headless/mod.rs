@@ -10,7 +10,8 @@ use crate::cli::OutputFormat;
 use crate::engine;
 use crate::protocol::compaction::Trigger;
 use crate::protocol::steer::SteerFate;
-use crate::protocol::{AgentCommand, AgentEvent, AgentReport, Terminal, TurnSummary};
+use crate::protocol::subagent::AgentReport;
+use crate::protocol::{AgentCommand, AgentEvent, Terminal, TurnSummary};
 
 pub mod stdin_messages;
 mod stream_json;

@@ -192,7 +192,8 @@ mod tests {
     use crate::protocol::approval::RuleRef;
     use crate::protocol::compaction::Compaction;
     use crate::protocol::status::{ServerState, ServerStatus};
-    use crate::protocol::{AgentInfo, AgentReport, Terminal, ToolOutcome};
+    use crate::protocol::subagent::{AgentInfo, AgentReport};
+    use crate::protocol::{Terminal, ToolOutcome};
 
     fn line(e: AgentEvent) -> Option<String> {
         stream_json(&e).map(|v| v.to_string())

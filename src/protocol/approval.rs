@@ -74,3 +74,16 @@ pub struct RuleRef {
     /// The file it came from, or `session` / `--allow-tool` for grants.
     pub source: String,
 }
+
+/// Why a call asks, for the approval box.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct AskWhy {
+    /// An `ask` rule (and its file) made it ask.
+    pub rule: Option<RuleRef>,
+    /// The recursive-delete guard caught this target.
+    pub guarded: Option<String>,
+    /// The rule "always allow … in this project" proposes (`bash(cargo test:*)`); None when
+    /// no rule could cover the call.
+    pub suggestion: Option<String>,
+}

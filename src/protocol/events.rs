@@ -61,10 +61,10 @@ impl EventSink {
     }
 
     /// The id a permission question for call `id` waits under: unique across the agents
-    /// of a session (see [`crate::protocol::scoped_id`]).
+    /// of a session (see [`crate::protocol::subagent::scoped_id`]).
     pub fn question_id(&self, id: &str) -> String {
         match &self.tag {
-            Some(t) => crate::protocol::scoped_id(&t.agent_id, id),
+            Some(t) => crate::protocol::subagent::scoped_id(&t.agent_id, id),
             None => id.to_string(),
         }
     }

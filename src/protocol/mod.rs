@@ -9,6 +9,7 @@ pub mod history_observer;
 pub mod session_error;
 pub mod status;
 pub mod steer;
+pub mod subagent;
 pub mod wire;
 
 use std::sync::Arc;
@@ -24,8 +25,9 @@ use crate::hooks::{HookEvent, HookReport};
 use crate::message::Message;
 use crate::protocol::approval::RuleRef;
 use crate::provider::{RequestBody, Usage};
-use approval::{Decision, Preview};
+use approval::{AskWhy, Decision, Preview};
 use status::ServerStatus;
+use subagent::{AgentInfo, AgentReport};
 
 /// What a front end asks of the agent.
 #[derive(Clone, Debug, PartialEq)]
@@ -411,43 +413,6 @@ pub enum AgentEvent {
     },
 }
 
-/// Who a subagent is: `agent_start`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct AgentInfo {
-    /// `a1`, `a2`, … in the order they started in this session.
-    pub agent_id: String,
-    /// The `task` call that started it.
-    pub parent_tool_use_id: String,
-    /// The agent that made that call (None: the top-level agent).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub parent_agent_id: Option<String>,
-    /// The definition's name (`general`, `explore`, a file's `name`).
-    pub agent: String,
-    pub description: String,
-    pub model: String,
-}
-
-/// How a subagent's loop ended: `agent_end`, and one entry of `result.agents`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct AgentReport {
-    pub agent_id: String,
-    pub parent_tool_use_id: String,
-    pub agent: String,
-    pub reason: Terminal,
-    pub turns: u32,
-    /// Tool calls it made.
-    pub tools: u32,
-    pub usage: Usage,
-    pub cost_usd: Option<f64>,
-    pub duration_ms: u64,
-}
-
-/// The id a front end answers a subagent's permission question with: the subagent's own
-/// call ids may repeat the parent's, so they are qualified by the agent.
-pub fn scoped_id(agent_id: &str, id: &str) -> String {
-    format!("{agent_id}/{id}")
-}
-
 impl AgentEvent {
     /// The event with every `Subagent` wrapper taken off, and the innermost agent's id.
     pub fn unwrapped(&self) -> (Option<(&str, &str)>, &AgentEvent) {
@@ -460,19 +425,6 @@ impl AgentEvent {
             other => (None, other),
         }
     }
-}
-
-/// Why a call asks, for the approval box.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
-#[serde(default)]
-pub struct AskWhy {
-    /// An `ask` rule (and its file) made it ask.
-    pub rule: Option<RuleRef>,
-    /// The recursive-delete guard caught this target.
-    pub guarded: Option<String>,
-    /// The rule "always allow … in this project" proposes (`bash(cargo test:*)`); None when
-    /// no rule could cover the call.
-    pub suggestion: Option<String>,
 }
 
 /// The end of one prompt's loop: what `result` prints in headless mode.

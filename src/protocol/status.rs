@@ -80,7 +80,7 @@ pub struct ToolTiming {
 /// its conversation, and its calls' summaries and timings (by its own tool_use ids).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ResumedSubagent {
-    pub info: crate::protocol::AgentInfo,
+    pub info: crate::protocol::subagent::AgentInfo,
     pub messages: Vec<crate::message::Message>,
     #[serde(default, skip_serializing_if = "HashMap::is_empty")]
     pub summaries: HashMap<String, String>,

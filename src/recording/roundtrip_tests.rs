@@ -243,7 +243,7 @@ fn examples() -> Vec<E> {
         },
         E::ResumedSubagents {
             agents: vec![crate::protocol::status::ResumedSubagent {
-                info: crate::protocol::AgentInfo {
+                info: crate::protocol::subagent::AgentInfo {
                     agent_id: "a1".into(),
                     parent_tool_use_id: "toolu_1".into(),
                     parent_agent_id: None,
@@ -352,7 +352,7 @@ fn examples() -> Vec<E> {
             cost_usd: Some(0.5),
             context_tokens: 1234,
         }),
-        E::AgentStart(crate::protocol::AgentInfo {
+        E::AgentStart(crate::protocol::subagent::AgentInfo {
             agent_id: "a2".into(),
             parent_tool_use_id: "toolu_7".into(),
             parent_agent_id: Some("a1".into()),
@@ -360,7 +360,7 @@ fn examples() -> Vec<E> {
             description: "find the parser".into(),
             model: "claude-haiku-4-5".into(),
         }),
-        E::AgentEnd(crate::protocol::AgentReport {
+        E::AgentEnd(crate::protocol::subagent::AgentReport {
             agent_id: "a2".into(),
             parent_tool_use_id: "toolu_7".into(),
             agent: "explore".into(),

@@ -378,7 +378,7 @@ impl Observer {
         );
     }
 
-    fn agent_start(&mut self, info: &crate::protocol::AgentInfo) {
+    fn agent_start(&mut self, info: &crate::protocol::subagent::AgentInfo) {
         let parent_agent: Agent = info.parent_agent_id.clone();
         let parent = self
             .tools

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use crate::message::Message;
 use crate::protocol::status::ResumedSubagent;
-use crate::protocol::{AgentInfo, AgentReport, scoped_id};
+use crate::protocol::subagent::{AgentInfo, AgentReport, scoped_id};
 
 /// One subagent as the screen shows it.
 #[derive(Clone, Debug)]

@@ -18,9 +18,10 @@ use tooloop::agent::subagent::{AgentDefinition, AgentLimits, Subagents, definiti
 use tooloop::agent::{Agent, LoopSettings};
 use tooloop::cli::ToolExec;
 use tooloop::message::{Message, validate_history};
+use tooloop::protocol::AgentEvent;
 use tooloop::protocol::approval_mode::ApprovalMode;
 use tooloop::protocol::events::EventSink;
-use tooloop::protocol::{AgentEvent, AgentReport};
+use tooloop::protocol::subagent::AgentReport;
 use tooloop::provider::scripted::{Reply, Responder, ScriptedProvider};
 use tooloop::tools::{Effect, Tool, ToolContext, ToolOutput, ToolRegistry, Workspace};
 

@@ -13,7 +13,8 @@ use crate::agent::tool_call::cut_output;
 use crate::agent::{Agent, LoopSettings};
 use crate::message::markers::INTERRUPTED;
 use crate::message::{ContentBlock, Role};
-use crate::protocol::{AgentEvent, AgentInfo, AgentReport, Terminal, TurnSummary};
+use crate::protocol::subagent::{AgentInfo, AgentReport};
+use crate::protocol::{AgentEvent, Terminal, TurnSummary};
 use crate::provider::{SystemPart, SystemPrompt};
 use crate::tools::{ToolContext, ToolOutput};
 

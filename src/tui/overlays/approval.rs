@@ -42,7 +42,7 @@ pub struct ApprovalRequest {
     /// What the tool says the call would change; None shows the input as JSON.
     pub preview: Option<Preview>,
     /// Why it asks (an ask rule, the delete guard) and what "always allow" would write.
-    pub why: crate::protocol::AskWhy,
+    pub why: crate::protocol::approval::AskWhy,
     /// The subagent asking (`explore #2`); None: the main agent.
     pub agent: Option<String>,
 }

@@ -8,8 +8,8 @@ use std::collections::{HashMap, HashSet};
 use tokio::time::Instant;
 
 use crate::message::{ContentBlock, Message, Role};
-use crate::protocol::scoped_id;
 use crate::protocol::status::{ResumedSubagent, ToolTiming};
+use crate::protocol::subagent::scoped_id;
 use crate::tui::app::App;
 use crate::tui::tool_calls::ToolState;
 

@@ -5,7 +5,8 @@
 
 use tokio::time::Instant;
 
-use crate::protocol::{AgentEvent, AgentInfo, AgentReport};
+use crate::protocol::AgentEvent;
+use crate::protocol::subagent::{AgentInfo, AgentReport};
 use crate::tui::app::App;
 
 impl App {

@@ -5,7 +5,8 @@
 
 use tokio::time::Instant;
 
-use crate::protocol::{AgentEvent, scoped_id};
+use crate::protocol::AgentEvent;
+use crate::protocol::subagent::scoped_id;
 use crate::tui::app::App;
 use crate::tui::overlays::approval::ApprovalRequest;
 use crate::tui::tool_calls::ToolState;

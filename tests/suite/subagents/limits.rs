@@ -15,7 +15,8 @@ use tooloop::message::markers::INTERRUPT_MARKER;
 use tooloop::message::{ContentBlock, Message};
 use tooloop::protocol::approval::Decision;
 use tooloop::protocol::approval_mode::ApprovalMode;
-use tooloop::protocol::{AgentEvent, Terminal, scoped_id};
+use tooloop::protocol::subagent::scoped_id;
+use tooloop::protocol::{AgentEvent, Terminal};
 use tooloop::provider::scripted::{Reply, ReplyBuilder, Responder};
 
 fn task(n: u32, agent: &str) -> serde_json::Value {

@@ -12,7 +12,8 @@ use crossterm::event::KeyCode;
 use serde_json::json;
 use support::tui::*;
 use tokio::time::Instant;
-use tooloop::protocol::{AgentEvent, AgentInfo, AgentReport, Terminal, ToolOutcome};
+use tooloop::protocol::subagent::{AgentInfo, AgentReport};
+use tooloop::protocol::{AgentEvent, Terminal, ToolOutcome};
 use tooloop::provider::Usage;
 use tooloop::tui::app::{App, Focus};
 

@@ -7,9 +7,10 @@ use std::time::Duration;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde_json::json;
 use tokio::time::Instant;
+use tooloop::protocol::approval::AskWhy;
 use tooloop::protocol::approval::{Decision, Preview};
 use tooloop::protocol::approval_mode::ApprovalMode;
-use tooloop::protocol::{AgentCommand, AgentEvent, AskWhy};
+use tooloop::protocol::{AgentCommand, AgentEvent};
 use tooloop::tui::app::{App, RunInfo};
 
 use crate::support;
