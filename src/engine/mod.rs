@@ -25,6 +25,7 @@ use crate::tools::ToolRegistry;
 use crate::trace::Tap;
 
 mod parts;
+mod prompt_judge;
 pub mod worktree;
 pub use parts::{agent_definitions, exec_env, loop_settings, start_mcp};
 use parts::{
@@ -257,16 +258,19 @@ fn start_parts(
     }
     let plan = crate::tools::exit_plan_mode::PlanSlot::default();
     let mut exec = exec_env(config, front, tools, sink.clone())?;
-    // Prompt hooks ask the session's provider, with the `small` route.
+    let context = crate::agent::context::ContextState::new(config.context.clone());
+    // Prompt hooks ask the session's provider, with the `small` route; their cost is the
+    // session's.
     let mut hooks = config.hooks.clone();
-    hooks.set_judge(Arc::new(crate::hooks::prompt::ProviderJudge {
+    hooks.set_judge(Arc::new(prompt_judge::ProviderJudge {
         provider: provider.clone(),
         model: settings.routes.small(&settings.model).to_string(),
+        ledger: crate::agent::context::ledger::Ledger::child(&context.ledger),
+        models: config.context.models.clone(),
     }));
     exec.hooks.replace(hooks);
     // Before the subagents' hub copies it: children reach files the same way.
     exec.files = files;
-    let context = crate::agent::context::ContextState::new(config.context.clone());
     let mcp = start_mcp(config, &sink);
     let hub = subagents(config, &provider, &settings, &exec, mcp.clone());
     exec.registry = Arc::new(hub.with_task_tool(&exec.registry, context.ledger.clone(), sink));

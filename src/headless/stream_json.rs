@@ -317,6 +317,7 @@ mod tests {
                     duration_ms: 3,
                     decision: HookDecision::Deny,
                     reason: None,
+                    spent: None,
                 },
             },
             r#"{"type":"hook","event":"pre_tool_use","command":"c","exit":2,"duration_ms":3,"decision":"deny","reason":null}"#,

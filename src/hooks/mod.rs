@@ -134,6 +134,17 @@ pub struct HookReport {
     pub decision: HookDecision,
     /// Why it blocked or stopped, or why the hook itself failed.
     pub reason: Option<String>,
+    /// A prompt hook's model and the tokens its question used (None for a command hook,
+    /// and for a question that got no answer: its tokens still count in the session's cost).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spent: Option<HookSpend>,
+}
+
+/// What a prompt hook's question cost: the model that answered and its usage.
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
+pub struct HookSpend {
+    pub model: String,
+    pub usage: crate::provider::Usage,
 }
 
 /// A hook starting or ending, as [`Hooks::run`] goes (the timeline draws each as a bar).
@@ -309,21 +320,21 @@ impl Hooks {
                             runner::run_hook(&hook.command, cwd, stdin, hook.timeout, cancel).await;
                         let verdict =
                             decision::interpret(&p, plain_stdout_is_context(event, hook.dialect));
-                        (verdict, p.exit, p.duration)
+                        (verdict, p.exit, p.duration, None)
                     }
                     HookKind::Prompt { model } => {
                         let input = String::from_utf8_lossy(&stdin);
                         let asked = prompt::fill(&hook.command, &input);
                         let j =
                             prompt::run(judge, asked, model.as_deref(), hook.timeout, cancel).await;
-                        (j.verdict, j.exit, j.duration)
+                        (j.verdict, j.exit, j.duration, j.spent)
                     }
                 };
                 (index, ran)
             });
         }
         let mut verdicts: Vec<Option<Verdict>> = vec![None; hooks.len()];
-        while let Some((index, (verdict, exit, duration))) = running.next().await {
+        while let Some((index, (verdict, exit, duration, spent))) = running.next().await {
             let hook = hooks[index];
             report(HookStep::End {
                 index,
@@ -334,6 +345,7 @@ impl Hooks {
                     duration_ms: duration.as_millis() as u64,
                     decision: verdict.decision,
                     reason: verdict.reason.clone(),
+                    spent,
                 },
             });
             verdicts[index] = Some(verdict);

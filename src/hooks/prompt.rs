@@ -10,15 +10,12 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use futures::StreamExt;
 use futures::future::BoxFuture;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use super::HookEvent;
 use super::decision::{HookDecision, Verdict};
-use crate::message::Message;
-use crate::provider::{ModelRequest, Provider, StreamEvent};
+use super::{HookEvent, HookSpend};
 
 /// Claude Code's default for a prompt hook.
 pub const DEFAULT_PROMPT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -36,7 +33,7 @@ pub const PROMPT_EVENTS: [HookEvent; 7] = [
 ];
 
 /// What the judging model is told, whatever the hook's own prompt says.
-const SYSTEM: &str = "You evaluate a hook of a coding agent. You are given the hook's \
+pub const SYSTEM: &str = "You evaluate a hook of a coding agent. You are given the hook's \
 instructions and the event's JSON input. Answer with one JSON object and nothing else: \
 {\"ok\": true} when the condition is met (the action may proceed), or {\"ok\": false, \
 \"reason\": \"…\"} when it is not, with a short reason the agent will be told.";
@@ -52,50 +49,20 @@ pub enum JudgeError {
     Unavailable,
 }
 
-/// Asks a model one question and returns its text (the engine gives the session's provider
-/// and its `small` route).
+/// A model's answer to a prompt hook, and what the question cost.
+pub struct Answer {
+    pub text: String,
+    pub spent: HookSpend,
+}
+
+/// Asks a model one question and returns its answer (the engine gives the session's
+/// provider and its `small` route: src/engine/prompt_judge.rs).
 pub trait PromptJudge: Send + Sync {
     fn ask<'a>(
         &'a self,
         prompt: String,
         model: Option<&'a str>,
-    ) -> BoxFuture<'a, Result<String, JudgeError>>;
-}
-
-/// The session's own provider, asked with the `small` model (or the hook's `model`).
-pub struct ProviderJudge {
-    pub provider: Arc<dyn Provider>,
-    pub model: String,
-}
-
-impl PromptJudge for ProviderJudge {
-    fn ask<'a>(
-        &'a self,
-        prompt: String,
-        model: Option<&'a str>,
-    ) -> BoxFuture<'a, Result<String, JudgeError>> {
-        Box::pin(async move {
-            let req = ModelRequest {
-                model: model.unwrap_or(&self.model).to_string(),
-                system: SYSTEM.into(),
-                messages: vec![Message::user_text(prompt)],
-                tools: Vec::new(),
-                max_tokens: 1024,
-                disable_parallel_tool_use: false,
-                reasoning: Default::default(),
-            };
-            let mut stream = self.provider.start(&req).await?;
-            let mut text = String::new();
-            while let Some(ev) = stream.next().await {
-                match ev? {
-                    StreamEvent::TextDelta { text: t, .. } => text.push_str(&t),
-                    StreamEvent::MessageStop => return Ok(text),
-                    _ => {}
-                }
-            }
-            Err(JudgeError::Incomplete)
-        })
-    }
+    ) -> BoxFuture<'a, Result<Answer, JudgeError>>;
 }
 
 /// The prompt the model sees: `$ARGUMENTS` replaced by the event's JSON, or the JSON after
@@ -114,6 +81,8 @@ pub struct Judged {
     /// Some(0) when the model answered, None when it did not (timeout, error, Ctrl+C).
     pub exit: Option<i32>,
     pub duration: Duration,
+    /// The answering model and its usage, when it answered.
+    pub spent: Option<HookSpend>,
 }
 
 /// Asks `judge` within `timeout` (Ctrl+C stops the wait) and reads the answer.
@@ -140,18 +109,19 @@ pub async fn run(
             r = tokio::time::timeout(timeout, j.ask(prompt, model)) => match r {
                 Err(_) => Err(format!("no answer within {} s", timeout.as_secs())),
                 Ok(Err(e)) => Err(e.to_string()),
-                Ok(Ok(text)) => Ok(text),
+                Ok(Ok(answer)) => Ok(answer),
             },
         },
     };
-    let (verdict, exit) = match answer {
-        Ok(text) => (read_answer(&text), Some(0)),
-        Err(why) => (failed(why), None),
+    let (verdict, exit, spent) = match answer {
+        Ok(a) => (read_answer(&a.text), Some(0), Some(a.spent)),
+        Err(why) => (failed(why), None, None),
     };
     Judged {
         verdict,
         exit,
         duration: started.elapsed(),
+        spent,
     }
 }
 

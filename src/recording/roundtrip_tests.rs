@@ -317,6 +317,7 @@ fn examples() -> Vec<E> {
                 duration_ms: 40,
                 decision: HookDecision::Deny,
                 reason: Some("tests fail".into()),
+                spent: None,
             },
         },
         E::Mcp(ServerStatus {

@@ -1,7 +1,8 @@
 //! Which model is answering and what each model spent (issue 40), as the TUI hears it:
 //! every request names its model (RequestStart) and every response its usage (StreamEnd),
-//! the subagents' and compaction summaries' included. The status bar shows the model of
-//! the request in flight; `/cost` lists the split.
+//! the subagents' and compaction summaries' included; a prompt hook's question comes with
+//! its `hook` report. The status bar shows the model of the request in flight; `/cost`
+//! lists the split.
 
 use std::collections::BTreeMap;
 
@@ -33,20 +34,29 @@ impl ModelSpend {
             AgentEvent::StreamEnd {
                 usage: Some(usage), ..
             } => {
-                let Some(model) = self.in_flight.get(&who) else {
-                    return;
-                };
-                let cost = models.cost_usd(model, usage);
-                let entry = self
-                    .by_model
-                    .entry(model.clone())
-                    .or_insert((Usage::default(), Some(0.0)));
-                entry.0.add(*usage);
-                entry.1 = entry.1.zip(cost).map(|(a, b)| a + b);
+                if let Some(model) = self.in_flight.get(&who).cloned() {
+                    self.add(&model, usage, models);
+                }
+            }
+            // A prompt hook's question (its model answered outside any request of the loop).
+            AgentEvent::HookEnd { report, .. } => {
+                if let Some(spent) = &report.spent {
+                    self.add(&spent.model, &spent.usage, models);
+                }
             }
             AgentEvent::Done(_) if agent.is_none() => self.answering = None,
             _ => {}
         }
+    }
+
+    fn add(&mut self, model: &str, usage: &Usage, models: &ModelTable) {
+        let cost = models.cost_usd(model, usage);
+        let entry = self
+            .by_model
+            .entry(model.to_string())
+            .or_insert((Usage::default(), Some(0.0)));
+        entry.0.add(*usage);
+        entry.1 = entry.1.zip(cost).map(|(a, b)| a + b);
     }
 
     /// The model of the request in flight, if one is.
@@ -130,5 +140,44 @@ mod tests {
         );
         assert!(lines[1].contains("gpt-4o: $0.0000"), "{lines:?}");
         assert_eq!(s.unpriced(), ["big"]);
+    }
+
+    /// A prompt hook's question counts under its model, from the `hook` report.
+    #[test]
+    fn a_prompt_hooks_spend_counts_under_its_model() {
+        use crate::hooks::{HookDecision, HookEvent, HookReport, HookSpend};
+        let mut s = ModelSpend::default();
+        let table = ModelTable::builtin();
+        s.on_event(&request("big"), &table);
+        s.on_event(&end(10), &table);
+        let hook = |spent: Option<HookSpend>| E::HookEnd {
+            id: "hook-1".into(),
+            report: HookReport {
+                event: HookEvent::Stop,
+                command: "Did the tests run?".into(),
+                exit: Some(0),
+                duration_ms: 5,
+                decision: HookDecision::None,
+                reason: None,
+                spent,
+            },
+        };
+        s.on_event(&hook(None), &table);
+        assert_eq!(s.split_lines().len(), 0, "a command hook spends nothing");
+        let usage = Usage {
+            input_tokens: 7,
+            output_tokens: 2,
+            ..Default::default()
+        };
+        let model = "claude-haiku-4-5".to_string();
+        s.on_event(&hook(Some(HookSpend { model, usage })), &table);
+        let lines = s.split_lines();
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.contains("claude-haiku-4-5") && l.contains("(7 in, 2 out)")),
+            "{lines:?}"
+        );
     }
 }

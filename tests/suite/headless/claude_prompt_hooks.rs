@@ -106,6 +106,25 @@ fn a_stop_prompt_hook_blocks_the_stop_once_with_its_reason() {
     assert_eq!(hooks[1]["decision"], "none");
     let result = r.result();
     assert_eq!(result["text"], "Ran the tests: all pass.");
+    // The hook's questions are the session's spend: each hook line says what it cost, and
+    // `result.usage` and `usage_by_model` count them (two main requests, two questions,
+    // 10 in and 5 out each).
+    for h in &hooks {
+        assert_eq!(h["spent"]["model"], "claude-small-mock", "{h}");
+        assert_eq!(h["spent"]["usage"]["input_tokens"], 10, "{h}");
+        assert_eq!(h["spent"]["usage"]["output_tokens"], 5, "{h}");
+    }
+    assert_eq!(result["usage"]["input_tokens"], 40, "{result}");
+    assert_eq!(result["usage"]["output_tokens"], 20, "{result}");
+    let by_model = &result["usage_by_model"];
+    assert_eq!(
+        by_model["claude-small-mock"]["usage"]["input_tokens"], 20,
+        "{by_model}"
+    );
+    assert_eq!(
+        by_model["claude-mock"]["usage"]["input_tokens"], 20,
+        "{by_model}"
+    );
     assert_valid_history(result);
 }
 
