@@ -1,12 +1,16 @@
-//! Slash commands over ACP: the TUI's commands that make sense without it, and every
-//! command from files (`.tooloop/commands/`, `.claude/commands/`, …), advertised with
-//! `available_commands_update`; a prompt that starts with `/name` runs it.
+//! Slash commands over ACP: the TUI's commands that make sense without it, every command
+//! from files (`.tooloop/commands/`, `.claude/commands/`, …) and the MCP servers' prompts
+//! (`/mcp__SERVER__PROMPT`), advertised with `available_commands_update`; a prompt that
+//! starts with `/name` runs it (an MCP prompt goes to the agent as typed, which gets the
+//! prompt's messages, as in the TUI and `-p`).
 
 use std::path::Path;
 
 use agent_client_protocol_schema::v1 as acp;
 
+use crate::mcp::prompt_use::{argument_line, command_help, command_name};
 use crate::prompt::commands::FileCommand;
+use crate::protocol::status::ServerStatus;
 
 /// Built-in commands: name, description, input hint (None: takes no argument).
 pub const BUILTIN: &[(&str, &str, Option<&str>)] = &[
@@ -64,8 +68,8 @@ pub fn file_commands(workspace: &Path) -> Vec<FileCommand> {
     commands
 }
 
-/// Every command, for `available_commands_update`.
-pub fn available(files: &[FileCommand]) -> Vec<acp::AvailableCommand> {
+/// Every command, for `available_commands_update`; `servers` as their last `mcp` reports.
+pub fn available(files: &[FileCommand], servers: &[ServerStatus]) -> Vec<acp::AvailableCommand> {
     let hint =
         |h: &str| acp::AvailableCommandInput::Unstructured(acp::UnstructuredCommandInput::new(h));
     let builtin = BUILTIN.iter().map(|(name, description, input)| {
@@ -75,7 +79,14 @@ pub fn available(files: &[FileCommand]) -> Vec<acp::AvailableCommand> {
         acp::AvailableCommand::new(&f.name, &f.description)
             .input(f.takes_arguments().then(|| hint("arguments")))
     });
-    builtin.chain(from_files).collect()
+    let from_servers = servers.iter().flat_map(|s| {
+        s.prompts.iter().map(|p| {
+            let args = argument_line(p);
+            acp::AvailableCommand::new(command_name(&s.server, p), command_help(&s.server, p))
+                .input((!args.is_empty()).then(|| hint(&args)))
+        })
+    });
+    builtin.chain(from_files).chain(from_servers).collect()
 }
 
 /// `/name args` → what it runs; text that is not a known command is a prompt ("/etc/hosts"
@@ -131,7 +142,7 @@ mod tests {
         );
         assert_eq!(parse("/etc/hosts: what is it", &files), Parsed::Prompt);
         assert_eq!(parse("hello /compact", &files), Parsed::Prompt);
-        let listed = available(&files);
+        let listed = available(&files, &[]);
         let names: Vec<&str> = listed.iter().map(|c| c.name.as_str()).collect();
         assert!(
             names.contains(&"compact") && names.contains(&"review"),

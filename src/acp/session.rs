@@ -14,6 +14,7 @@ use super::updates::{self, Mapper};
 use crate::engine::Control;
 use crate::prompt::commands::FileCommand;
 use crate::protocol::approval_mode::ApprovalMode;
+use crate::protocol::status::ServerStatus;
 use crate::protocol::{AgentCommand, AgentEvent};
 
 /// How the prompt in progress ends: the `session/prompt` answer.
@@ -24,6 +25,8 @@ pub struct Session {
     pub workspace: std::path::PathBuf,
     /// The commands from files and skills, as last advertised.
     files: Mutex<Vec<FileCommand>>,
+    /// The MCP servers as their last `mcp` reports said (their prompts are commands).
+    servers: Mutex<Vec<ServerStatus>>,
     commands: mpsc::UnboundedSender<AgentCommand>,
     control: Mutex<Option<Control>>,
     /// The waiting `session/prompt` (one at a time per session).
@@ -52,6 +55,7 @@ impl Session {
     ) -> Session {
         Session {
             files: Mutex::new(super::commands::file_commands(&workspace)),
+            servers: Mutex::new(Vec::new()),
             id,
             workspace,
             commands: control.commands().clone(),
@@ -70,13 +74,34 @@ impl Session {
         self.files.lock().expect("files").clone()
     }
 
+    /// Every command the session offers now.
+    pub fn available_commands(&self) -> Vec<acp::AvailableCommand> {
+        let servers = self.servers.lock().expect("servers");
+        super::commands::available(&self.files.lock().expect("files"), &servers)
+    }
+
+    /// A server's report (started, failed, its lists changed); true when its prompts, and
+    /// so the advertised commands, changed.
+    pub fn server_changed(&self, status: &ServerStatus) -> bool {
+        let mut servers = self.servers.lock().expect("servers");
+        let before = servers
+            .iter()
+            .position(|s| s.server == status.server)
+            .map(|i| servers.remove(i));
+        let changed = before.as_ref().map_or(&[][..], |s| &s.prompts[..]) != status.prompts;
+        servers.push(status.clone());
+        changed
+    }
+
     /// Reads the command files and skills again (one may have appeared, changed or gone);
     /// true when the advertised set changed, so an `available_commands_update` is due.
     /// A changed body alone is taken in silently.
     pub fn refresh_commands(&self) -> bool {
         let fresh = super::commands::file_commands(&self.workspace);
         let mut files = self.files.lock().expect("files");
-        let changed = super::commands::available(&files) != super::commands::available(&fresh);
+        let servers = self.servers.lock().expect("servers");
+        let changed = super::commands::available(&files, &servers)
+            != super::commands::available(&fresh, &servers);
         *files = fresh;
         changed
     }
@@ -129,7 +154,7 @@ pub fn announce_commands(outbox: &Outbox, s: &Session) {
         outbox,
         &s.id,
         acp::SessionUpdate::AvailableCommandsUpdate(acp::AvailableCommandsUpdate::new(
-            super::commands::available(&s.file_commands()),
+            s.available_commands(),
         )),
     );
 }
@@ -176,6 +201,10 @@ fn handle(session: &Arc<Session>, outbox: &Arc<Outbox>, mapper: &mut Mapper, eve
         }
         AgentEvent::Context(status) if agent.is_none() => {
             *session.usage.lock().expect("usage") = Some(status.clone());
+        }
+        // A server's prompts appeared, changed (`list_changed`) or went with it.
+        AgentEvent::Mcp(status) if agent.is_none() && session.server_changed(status) => {
+            announce_commands(outbox, session);
         }
         AgentEvent::ModelChanged { model } if agent.is_none() => {
             *session.model.lock().expect("model") = model.clone();

@@ -51,6 +51,20 @@ fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
 
+/// The command a server's prompt is typed as, without its slash: `mcp__fx__greet`.
+pub fn command_name(server: &str, prompt: &PromptInfo) -> String {
+    format!("mcp__{server}__{}", prompt.name)
+}
+
+/// What a `/` menu (the TUI's, an editor's over ACP) says of it.
+pub fn command_help(server: &str, prompt: &PromptInfo) -> String {
+    if prompt.description.is_empty() {
+        format!("MCP prompt of {server}")
+    } else {
+        format!("{} (MCP {server})", prompt.description)
+    }
+}
+
 /// How the prompt is typed: `/mcp__fx__greet <name> [style]`.
 pub fn usage(command: &str, prompt: &PromptInfo) -> String {
     format!("/{command} {}", argument_line(prompt))

@@ -3,7 +3,7 @@
 //! messages, so `-p` works the same); Tab after `@SERVER:` lists the server's resources.
 //! Both follow the servers' `mcp` reports, so a `list_changed` shows at once.
 
-use crate::mcp::prompt_use::argument_line;
+use crate::mcp::prompt_use::{argument_line, command_help, command_name};
 use crate::tui::app::App;
 use crate::tui::input::menu::{CommandEntry, MenuItem};
 
@@ -16,13 +16,9 @@ impl App {
             .iter()
             .flat_map(|s| {
                 s.prompts.iter().map(|p| CommandEntry {
-                    name: format!("mcp__{}__{}", s.server, p.name),
+                    name: command_name(&s.server, p),
                     args: argument_line(p),
-                    help: if p.description.is_empty() {
-                        format!("MCP prompt of {}", s.server)
-                    } else {
-                        format!("{} (MCP {})", p.description, s.server)
-                    },
+                    help: command_help(&s.server, p),
                     runs_bare: !p.arguments.iter().any(|a| a.required),
                 })
             })

@@ -21,12 +21,23 @@ struct Agent {
 
 impl Agent {
     fn start() -> Agent {
+        Agent::start_with(&["--provider", "demo"])
+    }
+
+    /// `tooloop acp` with these provider flags (an API key for the mock when it is named).
+    fn start_with(provider: &[&str]) -> Agent {
         let home = tempfile::tempdir().unwrap();
         let h = home.path();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_tooloop"))
-            .args(["acp", "--provider", "demo"])
+        let mut command = Command::new(env!("CARGO_BIN_EXE_tooloop"));
+        command
+            .arg("acp")
+            .args(provider)
             .env_remove("ANTHROPIC_API_KEY")
-            .env_remove("OPENAI_API_KEY")
+            .env_remove("OPENAI_API_KEY");
+        if provider.contains(&"anthropic") {
+            command.env("ANTHROPIC_API_KEY", "sk-ant-acp-test");
+        }
+        let mut child = command
             .env("HOME", h)
             .env("XDG_CONFIG_HOME", h.join(".config"))
             .env("XDG_DATA_HOME", h.join(".local/share"))
@@ -250,4 +261,55 @@ fn bad_input_gets_standard_errors_and_the_process_goes_on() {
         .unwrap();
     let listed = String::from_utf8_lossy(&list.stdout);
     assert!(listed.contains(&s1) && listed.contains(&s2), "{listed}");
+}
+
+/// An MCP server's prompts are commands over ACP too: advertised once the server is ready
+/// (`/mcp__fx__greet` with its arguments as the input hint), and a prompt typed as one goes
+/// to the agent as in the TUI: the request carries the prompt's messages.
+#[test]
+fn an_mcp_servers_prompts_are_advertised_and_run_as_typed() {
+    let server = crate::support::MockServer::start();
+    server.enqueue(
+        crate::support::ReplyBuilder::new()
+            .text("hello back")
+            .usage(10, 5)
+            .build(),
+    );
+    let base = server.anthropic_base();
+    let mut a = Agent::start_with(&["--provider", "anthropic", "--base-url", &base]);
+    let log = a.home.path().join("fx.log").display().to_string();
+    let fixture = crate::support::mcp_fixture().display().to_string();
+    let cwd = a.cwd();
+    let fx = json!({"name": "fx", "command": fixture, "args": [],
+        "env": [{"name": "MCP_FIXTURE_LOG", "value": log}]});
+    a.request(1, "initialize", json!({"protocolVersion": 1}));
+    let s = a.request(2, "session/new", json!({"cwd": cwd, "mcpServers": [fx]}));
+    let s = s["result"]["sessionId"]
+        .as_str()
+        .expect("session")
+        .to_string();
+    // The first update (at session/new) cannot know the server yet; the next one does.
+    let greet = loop {
+        let v = a.next();
+        let update = &v["params"]["update"];
+        if update["sessionUpdate"] != "available_commands_update" {
+            continue;
+        }
+        let commands = update["availableCommands"].as_array().expect("commands");
+        if let Some(c) = commands.iter().find(|c| c["name"] == "mcp__fx__greet") {
+            break c.clone();
+        }
+    };
+    assert_eq!(greet["description"], "Greets someone by name (MCP fx)");
+    assert_eq!(greet["input"]["hint"], "<name> [style]", "{greet}");
+    let v = a.request(
+        3,
+        "session/prompt",
+        json!({"sessionId": s, "prompt": [{"type": "text", "text": "/mcp__fx__greet Ada"}]}),
+    );
+    assert_eq!(v["result"]["stopReason"], "end_turn", "{v}");
+    let sent = &server.accepted()[0].body_text;
+    assert!(sent.contains("Say hello to Ada"), "{sent}");
+    let log = std::fs::read_to_string(a.home.path().join("fx.log")).unwrap_or_default();
+    assert!(log.contains("prompt greet {"), "{log}");
 }
