@@ -43,6 +43,7 @@ impl Outcome {
     pub fn exit_line(&self) -> String {
         match self {
             Outcome::Kept {
+                folder,
                 branch,
                 carried_base,
                 ..
@@ -58,6 +59,10 @@ impl Outcome {
                         short(base)
                     ));
                 }
+                // The session's workspace is the folder: `--continue` finds it there.
+                line.push_str(&format!(
+                    "; go on with the session: cd {folder} && tooloop --continue"
+                ));
                 line
             }
             other => format!("tooloop: {}", other.summary()),

@@ -154,3 +154,68 @@ fn worktrees_clean_removes_only_those_without_changes() {
     let list = Tooloop::new(&["worktrees"]).workspace(r).run();
     assert!(!list.stdout.contains("other"), "{}", list.stdout);
 }
+
+/// The exit line of a kept worktree says how to go on with its session, and that works:
+/// `tooloop --continue` in the worktree's folder picks the session up there (its workspace
+/// is the folder, so the checkout's own `--continue` finds its own sessions, not this one).
+#[test]
+fn a_kept_worktrees_session_goes_on_there_with_continue() {
+    let repo = repo();
+    let r = repo.path();
+    let home = tempfile::tempdir().expect("home");
+    let h = home.path();
+    let server = MockServer::start();
+    server.respond_with(
+        |req| match req.body["messages"].as_array().map_or(0, Vec::len) {
+            1 => ReplyBuilder::new()
+                .tool_use(
+                    "toolu_1",
+                    "write_file",
+                    json!({"path": "added.txt", "content": "from the session\n"}),
+                )
+                .build(),
+            _ => ReplyBuilder::new().text("added").build(),
+        },
+    );
+    let base = server.anthropic_base();
+    let run_in = |dir: &std::path::Path, extra: &[&str]| {
+        let mut args = vec!["--provider", "anthropic", "--base-url", &base];
+        args.extend_from_slice(&["--approval", "yolo", "--output-format", "json"]);
+        args.extend_from_slice(extra);
+        let data = h.join(".local/share").display().to_string();
+        Tooloop::new(&args)
+            .env("ANTHROPIC_API_KEY", "test-key")
+            .env("HOME", &h.display().to_string())
+            .env("XDG_DATA_HOME", &data)
+            .workspace(dir)
+            .run()
+    };
+    let first = run_in(r, &["--worktree", "goon", "-p", "add a file"]);
+    assert_eq!(first.code, Some(0), "{}", first.stderr);
+    assert!(
+        first
+            .stderr
+            .contains("go on with the session: cd .tooloop/worktrees/goon && tooloop --continue"),
+        "{}",
+        first.stderr
+    );
+    let folder = r.join(".tooloop/worktrees/goon");
+    let again = run_in(&folder, &["--continue", "-p", "and now?"]);
+    assert_eq!(again.code, Some(0), "{}", again.stderr);
+    let last = server
+        .accepted()
+        .last()
+        .expect("a request")
+        .body_text
+        .clone();
+    assert!(
+        last.contains("add a file") && last.contains("and now?"),
+        "the continued request carries the first prompt: {last}"
+    );
+    assert!(
+        !again.stderr.contains("was recorded in"),
+        "the same workspace: {}",
+        again.stderr
+    );
+    assert_valid_history(again.result());
+}
