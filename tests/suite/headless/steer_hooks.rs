@@ -6,22 +6,17 @@
 
 use crate::support;
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::Stdio;
-
 use serde_json::{Value, json};
 use support::session::Sandbox;
 use support::{MockServer, ReplyBuilder, text_reply};
+
+use super::steer_stdin::{WAIT_FOR_GO, steered_run};
 
 const GUARD: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/tests/fixtures/claude_hooks/prompt-guard-context.py"
 );
 const KEY: &str = "sk-ant-api03-abcdefghijklmnopqrstuvwxyz";
-
-fn user_line(text: &str) -> String {
-    json!({"type": "user", "message": {"role": "user", "content": text}}).to_string()
-}
 
 /// The workspace's `.claude/`: the guard as its UserPromptSubmit hook, and the notes it
 /// adds as context.
@@ -42,11 +37,9 @@ fn a_steered_secret_is_blocked_and_returned_and_an_allowed_one_joins_with_contex
     let sb = Sandbox::new();
     guarded(&sb);
     let server = MockServer::start();
-    // Step 1's command waits for a file the test writes once both messages are on stdin.
-    let wait = "while [ ! -f go ]; do sleep 0.02; done; echo step1";
     server.enqueue(
         ReplyBuilder::new()
-            .tool_use("toolu_1", "bash", json!({"command": wait}))
+            .tool_use("toolu_1", "bash", json!({"command": WAIT_FOR_GO}))
             .build(),
     );
     server.enqueue(
@@ -55,39 +48,9 @@ fn a_steered_secret_is_blocked_and_returned_and_an_allowed_one_joins_with_contex
             .build(),
     );
     server.enqueue(text_reply("all done"));
-    let mut child = sb
-        .cmd()
-        .env("ANTHROPIC_API_KEY", "test-key")
-        .args(["--provider", "anthropic", "--base-url"])
-        .arg(server.anthropic_base())
-        .args(["--approval", "yolo", "--no-session"])
-        .args(["--input-format", "stream-json"])
-        .args(["--output-format", "stream-json"])
-        .args(["-p", "two steps please"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    let mut stdin = child.stdin.take().expect("stdin");
-    let stdout = BufReader::new(child.stdout.take().expect("stdout"));
-    let mut lines = Vec::new();
-    let mut written = false;
-    for line in stdout.lines() {
-        let v: Value = serde_json::from_str(&line.expect("line")).expect("json line");
-        if !written && v["type"] == "tool_start" && v["id"] == "toolu_1" {
-            writeln!(stdin, "{}", user_line(&format!("deploy with key {KEY}"))).expect("write");
-            writeln!(stdin, "{}", user_line("tidy the Makefile too")).expect("write");
-            stdin.flush().expect("flush");
-            std::thread::sleep(std::time::Duration::from_millis(300));
-            std::fs::write(sb.workspace.join("go"), "").expect("go");
-            written = true;
-        }
-        lines.push(v);
-    }
-    drop(stdin);
-    let status = child.wait().expect("wait");
-    assert_eq!(status.code(), Some(0), "{lines:#?}");
+    let secret = format!("deploy with key {KEY}");
+    let texts = [secret.as_str(), "tidy the Makefile too"];
+    let lines = steered_run(&sb, &server, "two steps please", &texts);
     let requests = server.accepted();
     assert_eq!(requests.len(), 3, "two steps and the answer");
     for r in &requests {

@@ -17,6 +17,56 @@ fn user_line(text: &str) -> String {
     json!({"type": "user", "message": {"role": "user", "content": text}}).to_string()
 }
 
+/// Step 1's command: it waits for a file [`steered_run`] writes once the messages are on
+/// stdin, so they arrive while step 1 runs.
+pub(super) const WAIT_FOR_GO: &str = "while [ ! -f go ]; do sleep 0.02; done; echo step1";
+
+/// `-p PROMPT` headless with stream-json in and out, yolo, against `server` (whose first
+/// reply runs [`WAIT_FOR_GO`] as `toolu_1`): when that call starts, `texts` are written to
+/// stdin as user messages, then the step is let go. Exit 0; every output line.
+pub(super) fn steered_run(
+    sb: &Sandbox,
+    server: &MockServer,
+    prompt: &str,
+    texts: &[&str],
+) -> Vec<Value> {
+    let mut child = sb
+        .cmd()
+        .env("ANTHROPIC_API_KEY", "test-key")
+        .args(["--provider", "anthropic", "--base-url"])
+        .arg(server.anthropic_base())
+        .args(["--approval", "yolo", "--no-session"])
+        .args(["--input-format", "stream-json"])
+        .args(["--output-format", "stream-json"])
+        .args(["-p", prompt])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    let mut lines = Vec::new();
+    let mut written = false;
+    for line in stdout.lines() {
+        let v: Value = serde_json::from_str(&line.expect("line")).expect("json line");
+        if !written && v["type"] == "tool_start" && v["id"] == "toolu_1" {
+            for text in texts {
+                writeln!(stdin, "{}", user_line(text)).expect("write");
+            }
+            stdin.flush().expect("flush");
+            // The reader forwards them at once; the step ends only when the file appears.
+            std::thread::sleep(std::time::Duration::from_millis(300));
+            std::fs::write(sb.workspace.join("go"), "").expect("go");
+            written = true;
+        }
+        lines.push(v);
+    }
+    drop(stdin);
+    let status = child.wait().expect("wait");
+    assert_eq!(status.code(), Some(0), "{lines:#?}");
+    lines
+}
+
 fn texts(message: &Value) -> Vec<String> {
     message["content"]
         .as_array()
@@ -34,11 +84,9 @@ fn texts(message: &Value) -> Vec<String> {
 fn a_stdin_message_during_step_one_joins_the_request_after_it() {
     let sb = Sandbox::new();
     let server = MockServer::start();
-    // Step 1's command waits for a file the test writes once the message is on stdin.
-    let wait = "while [ ! -f go ]; do sleep 0.02; done; echo step1";
     server.enqueue(
         ReplyBuilder::new()
-            .tool_use("toolu_1", "bash", json!({"command": wait}))
+            .tool_use("toolu_1", "bash", json!({"command": WAIT_FOR_GO}))
             .build(),
     );
     for i in 2..=3 {
@@ -49,46 +97,7 @@ fn a_stdin_message_during_step_one_joins_the_request_after_it() {
         );
     }
     server.enqueue(text_reply("all done"));
-    let mut child = sb
-        .cmd()
-        .env("ANTHROPIC_API_KEY", "test-key")
-        .args([
-            "--provider",
-            "anthropic",
-            "--base-url",
-            &server.anthropic_base(),
-        ])
-        .args(["--approval", "yolo", "--no-session"])
-        .args([
-            "--input-format",
-            "stream-json",
-            "--output-format",
-            "stream-json",
-        ])
-        .args(["-p", "three steps please"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    let mut stdin = child.stdin.take().expect("stdin");
-    let stdout = BufReader::new(child.stdout.take().expect("stdout"));
-    let mut lines = Vec::new();
-    let mut written = false;
-    for line in stdout.lines() {
-        let v: Value = serde_json::from_str(&line.expect("line")).expect("json line");
-        if !written && v["type"] == "tool_start" && v["id"] == "toolu_1" {
-            writeln!(stdin, "{}", user_line("use the other file")).expect("write");
-            stdin.flush().expect("flush");
-            // The reader forwards it at once; the step ends only when the file appears.
-            std::thread::sleep(std::time::Duration::from_millis(300));
-            std::fs::write(sb.workspace.join("go"), "").expect("go");
-            written = true;
-        }
-        lines.push(v);
-    }
-    drop(stdin);
-    let status = child.wait().expect("wait");
-    assert_eq!(status.code(), Some(0), "{lines:#?}");
+    let lines = steered_run(&sb, &server, "three steps please", &["use the other file"]);
     let requests = server.accepted();
     assert_eq!(
         requests.len(),

@@ -28,6 +28,22 @@ fn run(server: &MockServer, repo: &std::path::Path, extra: &[&str]) -> support::
         .run()
 }
 
+/// The first request writes `added.txt`; every later one answers "added".
+fn writes_a_file(server: &MockServer) {
+    server.respond_with(
+        |req| match req.body["messages"].as_array().map_or(0, Vec::len) {
+            1 => ReplyBuilder::new()
+                .tool_use(
+                    "toolu_1",
+                    "write_file",
+                    json!({"path": "added.txt", "content": "from the session\n"}),
+                )
+                .build(),
+            _ => ReplyBuilder::new().text("added").build(),
+        },
+    );
+}
+
 #[test]
 fn a_run_without_changes_removes_its_worktree_and_branch() {
     let repo = repo();
@@ -50,18 +66,7 @@ fn a_run_with_changes_keeps_its_branch_and_merges() {
     let repo = repo();
     let r = repo.path();
     let server = MockServer::start();
-    server.respond_with(
-        |req| match req.body["messages"].as_array().map_or(0, Vec::len) {
-            1 => ReplyBuilder::new()
-                .tool_use(
-                    "toolu_1",
-                    "write_file",
-                    json!({"path": "added.txt", "content": "from the session\n"}),
-                )
-                .build(),
-            _ => ReplyBuilder::new().text("added").build(),
-        },
-    );
+    writes_a_file(&server);
     let out = run(&server, r, &["--worktree", "keepme", "-p", "add a file"]);
     assert_eq!(out.code, Some(0), "{}", out.stderr);
     let result = out.result();
@@ -165,18 +170,7 @@ fn a_kept_worktrees_session_goes_on_there_with_continue() {
     let home = tempfile::tempdir().expect("home");
     let h = home.path();
     let server = MockServer::start();
-    server.respond_with(
-        |req| match req.body["messages"].as_array().map_or(0, Vec::len) {
-            1 => ReplyBuilder::new()
-                .tool_use(
-                    "toolu_1",
-                    "write_file",
-                    json!({"path": "added.txt", "content": "from the session\n"}),
-                )
-                .build(),
-            _ => ReplyBuilder::new().text("added").build(),
-        },
-    );
+    writes_a_file(&server);
     let base = server.anthropic_base();
     let run_in = |dir: &std::path::Path, extra: &[&str]| {
         let mut args = vec!["--provider", "anthropic", "--base-url", &base];
