@@ -46,6 +46,14 @@ const FILLER: &[&str] = &[
     "the", "file", "files", "for", "a", "me", "contents", "of", "in",
 ];
 
+/// "1 entry", "3 entries".
+fn counted(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// CJK punctuation, which comes without a space after it.
+const WIDE_PUNCTUATION: &str = "，。、；：！？（）「」『』";
+
 /// A word as a name: quotes and punctuation off, and the `@` of a mention (`@notes.md`
 /// names notes.md, which tooloop attached).
 fn clean(word: &str) -> String {
@@ -63,7 +71,11 @@ pub fn intents(prompt: &str) -> Vec<Intent> {
             found.push(i);
         }
     };
-    let words: Vec<&str> = prompt.split_whitespace().collect();
+    // Full-width punctuation parts words as a space does: "你好，list files" lists files.
+    let words: Vec<&str> = prompt
+        .split(|c: char| c.is_whitespace() || WIDE_PUNCTUATION.contains(c))
+        .filter(|w| !w.is_empty())
+        .collect();
     let lower: Vec<String> = words.iter().map(|w| clean(&w.to_lowercase())).collect();
     let arg_after = |i: usize| -> Option<String> {
         words
@@ -200,9 +212,9 @@ pub fn answer_from_results(results: &[(String, Value, String, bool)]) -> String 
                 let shown: Vec<String> = lines.iter().take(12).map(|l| format!("`{l}`")).collect();
                 let more = if lines.len() > 12 { ", …" } else { "" };
                 out.push_str(&format!(
-                    "**Files in `{}`** ({} entries): {}{more}\n\n",
+                    "**Files in `{}`** ({}): {}{more}\n\n",
                     arg("path"),
-                    lines.len(),
+                    counted(lines.len(), "entry", "entries"),
                     shown.join(", ")
                 ));
             }
@@ -215,8 +227,8 @@ pub fn answer_from_results(results: &[(String, Value, String, bool)]) -> String 
                     .map(|l| l.split_once('\t').map_or(*l, |(_, t)| t))
                     .collect();
                 out.push_str(&format!(
-                    "**`{path}`** — {} lines shown by the tool. It begins:\n\n```{ext}\n{}\n```\n\n",
-                    lines.len(),
+                    "**`{path}`** — {} shown by the tool. It begins:\n\n```{ext}\n{}\n```\n\n",
+                    counted(lines.len(), "line", "lines"),
                     body.join("\n")
                 ));
             }
@@ -285,6 +297,18 @@ mod tests {
         );
         assert_eq!(intents("find *.rs"), vec![Intent::Glob("*.rs".into())]);
         assert!(intents("hello there").is_empty());
+    }
+
+    #[test]
+    fn full_width_punctuation_parts_words() {
+        assert_eq!(
+            intents("你好，list files and tell me the time。"),
+            vec![Intent::ListDir(None), Intent::Time]
+        );
+        assert_eq!(
+            intents("好的：read notes.txt（谢谢）"),
+            vec![Intent::ReadFile("notes.txt".into())]
+        );
     }
 
     #[test]

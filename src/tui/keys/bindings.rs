@@ -204,7 +204,7 @@ pub const BINDINGS: &[Binding] = &[
         ],
         "Alt+Enter / Ctrl+J",
         Action::Newline,
-        "new line (also Shift+Enter where the terminal reports it)",
+        "new line (also Shift+Enter where reported); Alt+Enter in a turn queues",
     ),
     bind(
         Input,
