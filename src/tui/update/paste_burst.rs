@@ -6,8 +6,11 @@
 //! lets the Enter go as typed. The terminal's reads split a paste anywhere, so this goes
 //! by time, not by read — except that a key already waiting when the one before it was
 //! handled is fast whatever the clock says (a loaded machine can stall the loop between two
-//! keys of one paste for longer than [`FAST`]). Keys sent by separate programs (tmux
-//! send-keys) are slower than [`FAST`], so scripted typing is typing.
+//! keys of one paste for longer than [`FAST`]). What a paste takes back is the run of keys
+//! with no pause of [`QUIET`]: a paste's first key can come alone in its read, with a frame
+//! drawn before the next (on a slow machine its first character stayed typed in front of the
+//! paste). Keys sent by separate programs (tmux send-keys) are slower than [`FAST`], so
+//! scripted typing is typing.
 
 use std::time::Duration;
 
@@ -58,9 +61,10 @@ impl Burst {
         let Some(c) = plain(&key) else {
             return app.on_key(key, now);
         };
-        let fast = self
-            .last
-            .is_some_and(|t| waiting || now.saturating_duration_since(t) < FAST);
+        let gap = self.last.map(|t| now.saturating_duration_since(t));
+        let fast = gap.is_some_and(|g| waiting || g < FAST);
+        // Still the same run of keys (what a paste found after it takes back).
+        let same_run = gap.is_some_and(|g| waiting || g < QUIET);
         self.last = Some(now);
         if let Some(p) = &mut self.paste {
             p.push(c);
@@ -82,7 +86,7 @@ impl Burst {
             self.paste = Some(text);
             return;
         }
-        if !fast {
+        if !same_run {
             self.typed = 0;
             self.typed_text.clear();
         }
@@ -162,6 +166,32 @@ mod tests {
             };
             burst.key(&mut app, KeyEvent::from(code), now, i > 0);
             now += Duration::from_millis(10);
+        }
+        burst.settle(&mut app, now + QUIET);
+        assert_eq!(app.input.text(), "[Pasted 40 lines]");
+    }
+
+    /// A paste's first key read alone, a frame drawn before the rest (10 ms, more than
+    /// [`FAST`]), the rest in one read: one paste that holds the first character too, not a
+    /// character typed in front of it.
+    #[test]
+    fn a_pastes_first_key_read_alone_is_taken_into_it() {
+        let mut app = App::new(RunInfo::default());
+        let mut burst = Burst::default();
+        let text: String = (1..=40).map(|i| format!("第{i}行 line {i}\n")).collect();
+        let mut now = Instant::now();
+        for (i, c) in text.trim_end().chars().enumerate() {
+            let code = if c == '\n' {
+                KeyCode::Enter
+            } else {
+                KeyCode::Char(c)
+            };
+            burst.key(&mut app, KeyEvent::from(code), now, i > 1);
+            now += if i == 0 {
+                Duration::from_millis(10)
+            } else {
+                Duration::from_micros(20)
+            };
         }
         burst.settle(&mut app, now + QUIET);
         assert_eq!(app.input.text(), "[Pasted 40 lines]");
