@@ -27,6 +27,19 @@ pub fn columns(header: &[&str], rows: &[Vec<String>]) -> String {
     out
 }
 
+/// 12345 → "12,345": token counts in messages, as the TUI's /context and /cost show them.
+pub fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// The largest index <= `at` that is a char boundary of `s`.
 pub fn floor_boundary(s: &str, at: usize) -> usize {
     if at >= s.len() {
@@ -82,6 +95,14 @@ pub fn words(prompt: &str) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn thousands_are_grouped() {
+        assert_eq!(super::grouped(0), "0");
+        assert_eq!(super::grouped(999), "999");
+        assert_eq!(super::grouped(12_345), "12,345");
+        assert_eq!(super::grouped(1_000_000), "1,000,000");
+    }
+
     use super::*;
 
     #[test]

@@ -227,7 +227,8 @@ fn handle(session: &Arc<Session>, outbox: &Arc<Outbox>, mapper: &mut Mapper, eve
         AgentEvent::Compacted { info, .. } if agent.is_none() => {
             let text = format!(
                 "compacted the conversation: {} → {} tokens",
-                info.pre_tokens, info.post_tokens
+                crate::text::grouped(info.pre_tokens),
+                crate::text::grouped(info.post_tokens)
             );
             notify(
                 outbox,

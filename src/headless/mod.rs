@@ -285,8 +285,8 @@ fn print_event(event: &AgentEvent, format: OutputFormat, start: Instant, sandbox
             AgentEvent::Compacted { info, .. } if info.trigger != Trigger::Micro => eprintln!(
                 "tooloop: {who}compacted the conversation ({}): {} → {} tokens",
                 info.trigger.as_str(),
-                info.pre_tokens,
-                info.post_tokens
+                crate::text::grouped(info.pre_tokens),
+                crate::text::grouped(info.post_tokens)
             ),
             _ => {}
         },

@@ -1,6 +1,8 @@
 //! Why a compaction did not happen (its own file: the summary request and the compaction
 //! both return it).
 
+use crate::text::grouped;
+
 /// A compaction must take at least this share off the context, or it does nothing.
 pub const MIN_SHRINK_PERCENT: u64 = 30;
 
@@ -25,11 +27,16 @@ impl std::fmt::Display for CompactError {
             CompactError::Aborted => f.write_str("compaction aborted"),
             CompactError::Failed(e) => write!(f, "compaction failed: {e}"),
             CompactError::NothingToCompact { tokens, would_be } => {
-                write!(f, "nothing to compact: the conversation is {tokens} tokens")?;
+                write!(
+                    f,
+                    "nothing to compact: the conversation is {} tokens",
+                    grouped(*tokens)
+                )?;
                 match would_be {
                     Some(w) => write!(
                         f,
-                        " and a summary would leave {w} (less than {MIN_SHRINK_PERCENT} % off)"
+                        " and a summary would leave {} (less than {MIN_SHRINK_PERCENT} % off)",
+                        grouped(*w)
                     ),
                     None => Ok(()),
                 }

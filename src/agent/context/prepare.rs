@@ -8,6 +8,7 @@ use super::{Trigger, estimate, microcompact};
 use crate::agent::Agent;
 use crate::protocol::{AgentEvent, Terminal};
 use crate::provider::Usage;
+use crate::text::grouped;
 
 /// What the loop does after [`prepare`].
 pub enum Prepared {
@@ -169,9 +170,10 @@ fn blocking(
         "auto-compaction is off"
     };
     let message = format!(
-        "the conversation (about {tokens} tokens) no longer fits the context window of \
-         {window} tokens with room for the answer, and {auto}; run /compact or start a new \
-         conversation"
+        "the conversation (about {} tokens) no longer fits the context window of {} tokens \
+         with room for the answer, and {auto}; run /compact or start a new conversation",
+        grouped(tokens),
+        grouped(window)
     );
     agent.exec.events.send(AgentEvent::Error {
         message: message.clone(),

@@ -2,6 +2,7 @@
 //! workspace, mode, sandbox, session, context, tool definitions, cost), what it spent, and a
 //! starting AGENTS.md.
 
+use crate::text::grouped as group;
 use crate::tui::app::App;
 use crate::tui::panes::cells::CellKind;
 
@@ -166,29 +167,5 @@ tools   {}",
         } else {
             format!("{total}\n{}", split.join("\n"))
         }
-    }
-}
-
-/// 12345 → "12,345".
-fn group(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn thousands_are_grouped() {
-        assert_eq!(super::group(0), "0");
-        assert_eq!(super::group(999), "999");
-        assert_eq!(super::group(12_345), "12,345");
-        assert_eq!(super::group(1_000_000), "1,000,000");
     }
 }
