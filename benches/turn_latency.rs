@@ -236,14 +236,28 @@ fn median(v: &mut [f64]) -> f64 {
 
 fn main() {
     let short = std::env::var_os("BENCH_SHORT").is_some();
-    let cold_ms = cold::run(if short { 3 } else { 11 });
-    // Twice the goal: a loaded machine may miss the goal by a little; a validator compiled on
-    // the first call (16–20 ms) or anything like it fails the bench.
+    let figures = cold::run(if short { 3 } else { 11 });
+    // What only a first call costs (cold − warm, the same process) is held to the goal in
+    // every build: a validator compiled on the first call (16–20 ms in release, more in a
+    // debug build) or anything like it fails the bench, while a slow machine or a debug
+    // build (CI's short mode), which slows both calls alike, does not.
     assert!(
-        cold_ms <= 2.0 * cold::GOAL_MS,
-        "the cold fixed cost between two requests is {cold_ms:.2} ms (goal {} ms)",
+        figures.first_only <= cold::GOAL_MS,
+        "a first call costs {:.2} ms more than the next (cold {:.2} ms, warm {:.2} ms; goal {} ms)",
+        figures.first_only,
+        figures.cold,
+        figures.warm,
         cold::GOAL_MS
     );
+    // The goal itself is a release build's: twice it, as a loaded machine may miss it a little.
+    if !cfg!(debug_assertions) {
+        assert!(
+            figures.cold <= 2.0 * cold::GOAL_MS,
+            "the cold fixed cost between two requests is {:.2} ms (goal {} ms)",
+            figures.cold,
+            cold::GOAL_MS
+        );
+    }
     // `TURN_LATENCY_COLD_ONLY=1`: the cold part alone (a before/after of whole processes).
     if std::env::var_os("TURN_LATENCY_COLD_ONLY").is_some() {
         return;
