@@ -13,6 +13,8 @@ use support::tmux::Tmux;
 use support::*;
 
 const DEADLINE: Duration = Duration::from_secs(20);
+/// Long enough for any step's frame to be on the screen, on a slow machine too.
+const STEP_DRAWN: Duration = Duration::from_millis(750);
 
 fn have_tmux() -> bool {
     support::tmux::available()
@@ -42,6 +44,28 @@ impl Pane {
     fn space(&self, n: usize) {
         for _ in 0..n {
             self.keys(&["Space"]);
+        }
+    }
+
+    /// One Space (the next step), then the screen once `done` holds or [`STEP_DRAWN`] has
+    /// passed.
+    fn step(&self, done: impl Fn(&str) -> bool) -> String {
+        self.press("Space", done)
+    }
+
+    /// `key`, then the screen once `done` holds or [`STEP_DRAWN`] has passed. A fixed 60 ms
+    /// between keys let a slow machine take the key after the one the test looked for before
+    /// the screen showed it (the screen never settles while a stream is open: its timeline
+    /// bar grows).
+    fn press(&self, key: &str, done: impl Fn(&str) -> bool) -> String {
+        self.keys(&[key]);
+        let start = Instant::now();
+        loop {
+            let screen = self.screen();
+            if done(&screen) || start.elapsed() > STEP_DRAWN {
+                return screen;
+            }
+            std::thread::sleep(Duration::from_millis(30));
         }
     }
 }
@@ -161,11 +185,11 @@ fn step_plays_one_block_or_tool_call_per_space() {
     let s = pane.wait_for("the first block", |s| s.contains("Waiting a little."));
     assert!(!s.contains("get_current_time"), "{s}");
     let mut keys = 2;
-    while !pane.screen().contains("replay finished") {
-        assert!(keys < n, "more steps than events:\n{}", pane.screen());
-        pane.space(1);
+    let mut screen = pane.screen();
+    while !screen.contains("replay finished") {
+        assert!(keys < n, "more steps than events:\n{screen}");
+        screen = pane.step(|s| s.contains("replay finished"));
         keys += 1;
-        std::thread::sleep(Duration::from_millis(150));
     }
     // The prompt, two blocks, two tool calls (the slow one in two pieces, as the other
     // finished in between), the end of the turn: a handful of keys for a recording of many
@@ -308,10 +332,10 @@ fn a_replayed_approval_shows_and_closes_on_the_recorded_answer() {
         s.contains("one block or tool call per Space")
     });
     let start = Instant::now();
-    while !pane.screen().contains("allow bash?") {
-        assert!(start.elapsed() < DEADLINE, "{}", pane.screen());
-        pane.space(1);
-        std::thread::sleep(Duration::from_millis(60));
+    let mut screen = pane.screen();
+    while !screen.contains("allow bash?") {
+        assert!(start.elapsed() < DEADLINE, "{screen}");
+        screen = pane.step(|s| s.contains("allow bash?"));
     }
     pane.tmux(&["send-keys", "-t", "0", "Enter"]);
     pane.tmux(&["send-keys", "-t", "0", "Escape"]);
@@ -328,10 +352,10 @@ fn a_replayed_approval_shows_and_closes_on_the_recorded_answer() {
     assert!(!Tmux::status_line(&s).contains("send"), "{s}");
     // Space plays on (the rest of the stream, then the answer) until the answer closes it.
     let start = Instant::now();
-    while pane.screen().contains("allow bash?") {
-        assert!(start.elapsed() < DEADLINE, "{}", pane.screen());
-        pane.space(1);
-        std::thread::sleep(Duration::from_millis(60));
+    let mut screen = pane.screen();
+    while screen.contains("allow bash?") {
+        assert!(start.elapsed() < DEADLINE, "{screen}");
+        screen = pane.step(|s| !s.contains("allow bash?"));
     }
     pane.wait_for("the recorded answer", |s| {
         s.contains("approved by the user after")
@@ -354,12 +378,12 @@ fn a_timeline_bar_opens_in_the_json_pane() {
     // Tools pane (Tab twice); ← from the newest bar back to the last request's.
     keys(&["Tab", "Tab"]);
     let start = Instant::now();
-    while !pane.screen().contains("request 2 · Enter: open in JSON") {
-        assert!(start.elapsed() < DEADLINE, "{}", pane.screen());
-        keys(&["Left"]);
-        std::thread::sleep(Duration::from_millis(100));
+    let mut screen = pane.screen();
+    while !screen.contains("request 2 · Enter: open in JSON") {
+        assert!(start.elapsed() < DEADLINE, "{screen}");
+        screen = pane.press("Left", |s| s.contains("request 2 · Enter: open in JSON"));
     }
-    assert!(pane.screen().contains("═"), "{}", pane.screen());
+    assert!(screen.contains("═"), "{screen}");
     keys(&["Enter"]);
     pane.wait_for("that request in the JSON pane", |s| {
         s.contains("request 2 of 2") && s.contains("\"model\": \"claude-mock\"")
