@@ -236,18 +236,20 @@ fn median(v: &mut [f64]) -> f64 {
 
 fn main() {
     let short = std::env::var_os("BENCH_SHORT").is_some();
-    let figures = cold::run(if short { 3 } else { 11 });
+    let figures = cold::run(if short { 5 } else { 11 });
     // What only a first call costs (cold − warm, the same process) is held to the goal in
-    // every build: a validator compiled on the first call (16–20 ms in release, more in a
+    // every build: a validator compiled on the first call (16–20 ms in release, 230 ms in a
     // debug build) or anything like it fails the bench, while a slow machine or a debug
-    // build (CI's short mode), which slows both calls alike, does not.
+    // build (CI's short mode), which slows both calls alike, does not. Where the warm
+    // interval itself is long (a debug build on a loaded machine: 16 ms), so is its noise:
+    // the bound is then half of it.
+    let bound = cold::GOAL_MS.max(figures.warm / 2.0);
     assert!(
-        figures.first_only <= cold::GOAL_MS,
-        "a first call costs {:.2} ms more than the next (cold {:.2} ms, warm {:.2} ms; goal {} ms)",
+        figures.first_only <= bound,
+        "a first call costs {:.2} ms more than the next (cold {:.2} ms, warm {:.2} ms; at most {bound:.2} ms)",
         figures.first_only,
         figures.cold,
         figures.warm,
-        cold::GOAL_MS
     );
     // The goal itself is a release build's: twice it, as a loaded machine may miss it a little.
     if !cfg!(debug_assertions) {
