@@ -150,10 +150,9 @@ mod tests {
     use super::*;
     use crate::tui::app::{App, RunInfo};
 
-    /// Forty lines whose keys were all waiting in one read, handled on a stalled loop (10 ms
-    /// between two keys, more than [`FAST`]): one paste, its first character in it too.
-    #[test]
-    fn keys_waiting_in_one_read_are_one_paste_however_slow_the_loop() {
+    /// Forty pasted lines as keys: key `i` comes `gap(i)` after the one before it, and was
+    /// already waiting when that one was handled if `waiting(i)`. What the input then shows.
+    fn paste_40_lines(gap: impl Fn(usize) -> Duration, waiting: impl Fn(usize) -> bool) -> String {
         let mut app = App::new(RunInfo::default());
         let mut burst = Burst::default();
         let text: String = (1..=40).map(|i| format!("第{i}行 line {i}\n")).collect();
@@ -164,11 +163,21 @@ mod tests {
             } else {
                 KeyCode::Char(c)
             };
-            burst.key(&mut app, KeyEvent::from(code), now, i > 0);
-            now += Duration::from_millis(10);
+            if i > 0 {
+                now += gap(i);
+            }
+            burst.key(&mut app, KeyEvent::from(code), now, waiting(i));
         }
         burst.settle(&mut app, now + QUIET);
-        assert_eq!(app.input.text(), "[Pasted 40 lines]");
+        app.input.text()
+    }
+
+    /// Forty lines whose keys were all waiting in one read, handled on a stalled loop (10 ms
+    /// between two keys, more than [`FAST`]): one paste, its first character in it too.
+    #[test]
+    fn keys_waiting_in_one_read_are_one_paste_however_slow_the_loop() {
+        let text = paste_40_lines(|_| Duration::from_millis(10), |i| i > 0);
+        assert_eq!(text, "[Pasted 40 lines]");
     }
 
     /// A paste's first key read alone, a frame drawn before the rest (10 ms, more than
@@ -176,25 +185,11 @@ mod tests {
     /// character typed in front of it.
     #[test]
     fn a_pastes_first_key_read_alone_is_taken_into_it() {
-        let mut app = App::new(RunInfo::default());
-        let mut burst = Burst::default();
-        let text: String = (1..=40).map(|i| format!("第{i}行 line {i}\n")).collect();
-        let mut now = Instant::now();
-        for (i, c) in text.trim_end().chars().enumerate() {
-            let code = if c == '\n' {
-                KeyCode::Enter
-            } else {
-                KeyCode::Char(c)
-            };
-            burst.key(&mut app, KeyEvent::from(code), now, i > 1);
-            now += if i == 0 {
-                Duration::from_millis(10)
-            } else {
-                Duration::from_micros(20)
-            };
-        }
-        burst.settle(&mut app, now + QUIET);
-        assert_eq!(app.input.text(), "[Pasted 40 lines]");
+        let gap = |i| match i {
+            1 => Duration::from_millis(10),
+            _ => Duration::from_micros(20),
+        };
+        assert_eq!(paste_40_lines(gap, |i| i > 1), "[Pasted 40 lines]");
     }
 
     /// The same keys one by one, each read alone and slower than [`FAST`]: typing, so the
