@@ -11,15 +11,21 @@ use std::sync::Mutex;
 /// The pty is one for the process: its tests take turns.
 static SERIAL: Mutex<()> = Mutex::new(());
 
+/// A crash input kept in fuzz/crashes/.
+fn crash(name: &str) -> Vec<u8> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz/crashes")
+        .join(name);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
 /// Crash 14 (FUZZING.md): three SGR mouse reports, then one cut short by `!`. crossterm reads
 /// an unfinished `ESC [ <` report until an `M` or `m`; the bytes after it (the marker) waited for
 /// good. The input must decode, and what follows it must come back.
 #[test]
 fn regression_terminal_input_unfinished_mouse_report() {
     let _turn = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fuzz/crashes/terminal_input-unfinished-mouse-report");
-    let data = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let data = crash("terminal_input-unfinished-mouse-report");
     assert!(data.starts_with(b"\x1b[<0;10;5M") && data.ends_with(b"\x1b[<6!"));
     terminal::terminal_input(&data);
 }
@@ -37,9 +43,7 @@ fn regression_terminal_input_unfinished_query_answer() {
 #[test]
 fn regression_terminal_input_control_char_on_screen() {
     let _turn = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fuzz/crashes/terminal_input-control-char-on-screen");
-    let data = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let data = crash("terminal_input-control-char-on-screen");
     assert_eq!(data, b"\x1b[97;5u\x1b[1u");
     terminal::terminal_input(&data);
 }
@@ -95,9 +99,7 @@ fn regression_terminal_input_writes_nowhere_but_its_scratch() {
 #[test]
 fn regression_terminal_input_x10_mouse_underflow() {
     let _turn = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fuzz/crashes/terminal_input-x10-mouse-underflow");
-    let data = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let data = crash("terminal_input-x10-mouse-underflow");
     assert!(data.ends_with(b"\x1b[M \x03"), "{data:?}");
     terminal::terminal_input(&data);
     terminal::terminal_input(b"\x1b[M   ");
